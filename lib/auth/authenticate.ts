@@ -1,0 +1,44 @@
+import { config } from "@/lib/config";
+import { notAMember, unauthenticated } from "@/lib/http/errors";
+import { findRole } from "@/lib/workspaces/membership";
+import type { Principal } from "@/lib/workspaces/types";
+import { ensureUser } from "@/lib/workspaces/users";
+import { findLiveKey } from "./api-key-store";
+import { hasValidFormat, looksLikeApiKey } from "./api-keys";
+import { looksLikeJwt, verifySessionToken } from "./session-tokens";
+
+export type Credentials = { scheme: "bearer"; token: string } | { scheme: "payment"; credential: string } | null;
+
+/** Reads the Authorization header. Unknown schemes are refused as unauthenticated. */
+export function readCredentials(request: Request): Credentials {
+  const header = request.headers.get("authorization");
+  if (!header) return null;
+  const match = /^(\S+)\s+(\S+)\s*$/.exec(header);
+  const scheme = match?.[1]?.toLowerCase();
+  if (scheme === "bearer") return { scheme: "bearer", token: match![2]! };
+  if (scheme === "payment") return { scheme: "payment", credential: match![2]! };
+  throw unauthenticated();
+}
+
+/**
+ * Resolves a bearer credential to a principal, and the workspace it acts on. A caller asking
+ * for a workspace it is not a member of (or that does not exist) gets the same 401 either way.
+ */
+export async function authenticateBearer(request: Request, token: string): Promise<Principal> {
+  const prefix = config().API_KEY_PREFIX;
+  if (looksLikeApiKey(token, prefix)) {
+    const key = hasValidFormat(token, prefix) ? await findLiveKey(token) : null;
+    if (!key) throw unauthenticated();
+    return { kind: "api_key", apiKeyId: key.id, workspaceId: key.workspaceId };
+  }
+  const identity = looksLikeJwt(token) ? await verifySessionToken(token) : null;
+  if (!identity) throw unauthenticated();
+  const user = await ensureUser(identity);
+  const requested = request.headers.get("x-workspace-id")?.trim();
+  if (!requested || requested === user.personalWorkspaceId) {
+    return { kind: "session", userId: user.userId, workspaceId: user.personalWorkspaceId, role: "owner" };
+  }
+  const role = await findRole(requested, user.userId);
+  if (!role) throw notAMember();
+  return { kind: "session", userId: user.userId, workspaceId: requested, role };
+}

@@ -1,0 +1,71 @@
+import { z } from "zod";
+
+const optionalString = z
+  .string()
+  .trim()
+  .transform((value) => value || undefined)
+  .optional();
+
+const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+
+const hostPort = z
+  .string()
+  .regex(/^[^\s:]+:\d{1,5}$/, "must be host:port, for example 127.0.0.1:53");
+
+const positiveInt = z.coerce.number().int().positive();
+
+const configSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  BASE_URL: httpUrl.default("http://localhost:3000"),
+  SHORT_BASE_URL: httpUrl.optional(),
+  DATABASE_URL: optionalString.pipe(
+    z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
+  ),
+  REDIS_URL: optionalString.pipe(
+    z.string().regex(/^rediss?:\/\//, "must be a redis:// URL").optional(),
+  ),
+  UPSTASH_REDIS_REST_URL: optionalString.pipe(httpUrl.optional()),
+  UPSTASH_REDIS_REST_TOKEN: optionalString,
+  AUTH_SECRET: optionalString.pipe(z.string().min(32, "must be at least 32 characters").optional()),
+  AUTH_JWKS_URL: optionalString.pipe(httpUrl.optional()),
+  AUTH_ISSUER: z.string().min(1).default("permalink"),
+  AUTH_AUDIENCE: z.string().min(1).default("permalink-api"),
+  WRITE_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
+  SAFETY_BLOCKLIST_FILE: optionalString,
+  DNS_RESOLVER: optionalString.pipe(hostPort.optional()),
+  WEB_RISK_API_KEY: optionalString,
+  API_KEY_PREFIX: z
+    .string()
+    .regex(/^[a-z][a-z0-9]{1,15}$/, "must be 2 to 16 lower-case letters or digits, starting with a letter")
+    .default("plk"),
+  DATA_DIR: z.string().min(1).default(".data"),
+});
+
+export type Config = z.infer<typeof configSchema> & { SHORT_BASE_URL: string };
+
+export class ConfigError extends Error {}
+
+/** Validates an environment; the first problem becomes one line naming the variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const result = configSchema.safeParse(env);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const variable = issue.path.join(".");
+    throw new ConfigError(`Configuration error: ${variable} ${issue.message} (got ${JSON.stringify(env[variable] ?? "")}).`);
+  }
+  const parsed = result.data;
+  return { ...parsed, SHORT_BASE_URL: parsed.SHORT_BASE_URL ?? parsed.BASE_URL };
+}
+
+let cached: Config | undefined;
+
+/** The process configuration, validated once. Tests call resetConfig() after changing process.env. */
+export function config(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}
+
+export function resetConfig(): void {
+  cached = undefined;
+}

@@ -1,0 +1,29 @@
+import { PrismaPg } from "@prisma/adapter-pg";
+import { config } from "@/lib/config";
+import { PrismaClient } from "./generated/client";
+
+export type Db = InstanceType<typeof PrismaClient>;
+
+const globalForDb = globalThis as unknown as { permalinkDb?: Db };
+
+/** The process's one Prisma client (kept on globalThis so hot reloads and bundles share it). */
+export function db(): Db {
+  globalForDb.permalinkDb ??= createDb(databaseUrl());
+  return globalForDb.permalinkDb;
+}
+
+export function createDb(connectionString: string): Db {
+  return new PrismaClient({ adapter: new PrismaPg({ connectionString, max: 10 }) });
+}
+
+export async function disconnectDb(): Promise<void> {
+  const current = globalForDb.permalinkDb;
+  globalForDb.permalinkDb = undefined;
+  await current?.$disconnect();
+}
+
+function databaseUrl(): string {
+  const url = config().DATABASE_URL;
+  if (!url) throw new Error("DATABASE_URL is not set: start the service with `npm start`, which starts the embedded database.");
+  return url;
+}

@@ -1,0 +1,7 @@
+/** True when the error is PostgreSQL's unique violation, as surfaced by Prisma or pg. */
+export function isUniqueViolation(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, cause } = error as { code?: unknown; cause?: unknown };
+  if (code === "P2002" || code === "23505") return true;
+  return cause !== undefined && cause !== error && isUniqueViolation(cause);
+}

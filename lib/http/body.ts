@@ -1,0 +1,56 @@
+import type { z } from "zod";
+import { ApiError } from "./errors";
+
+export const MAX_JSON_BODY_BYTES = 16 * 1024;
+
+/** Reads a JSON body with a size cap; an absent body reads as `{}`. */
+export async function readJsonBody(request: Request): Promise<unknown> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_JSON_BODY_BYTES) throw tooLarge();
+  const text = await readCapped(request);
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError(400, "The request body is not valid JSON.");
+  }
+}
+
+/** Validates with a zod schema; the first issue becomes one sentence naming the field. */
+export function validate<Schema extends z.ZodType>(schema: Schema, input: unknown, where: "body" | "query"): z.infer<Schema> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ApiError(400, describeIssue(result.error.issues[0]!, where));
+}
+
+function describeIssue(issue: z.core.$ZodIssue, where: "body" | "query"): string {
+  const place = where === "body" ? "request body" : "query string";
+  if (issue.code === "unrecognized_keys") {
+    return `The ${place} has a field this operation does not accept: ${issue.keys.join(", ")}.`;
+  }
+  const field = issue.path.join(".");
+  if (!field) return `The ${place} is invalid: ${issue.message}.`;
+  return `The ${place} field "${field}" is invalid: ${issue.message}.`;
+}
+
+async function readCapped(request: Request): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_JSON_BODY_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function tooLarge(): ApiError {
+  return new ApiError(413, `The request body is larger than ${MAX_JSON_BODY_BYTES / 1024} KiB.`);
+}

@@ -1,0 +1,16 @@
+import { ApiError } from "./errors";
+
+const API_HEADERS = { "Cache-Control": "no-store", "Content-Type": "application/json; charset=utf-8" };
+
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...API_HEADERS, ...headers } });
+}
+
+export function errorResponse(error: ApiError): Response {
+  return json({ error: error.message }, error.status, error.headers);
+}
+
+export function internalError(error: unknown): Response {
+  console.error("Unhandled API error:", error instanceof Error ? error.stack : error);
+  return json({ error: "Something went wrong on our side; the request was not completed. Please try again." }, 500);
+}

@@ -1,0 +1,27 @@
+import { config } from "@/lib/config";
+import type { Principal } from "@/lib/workspaces/types";
+import { ApiError } from "./errors";
+import { createWriteLimiter, rateLimitHeaders, type WriteLimiter } from "./rate-limit";
+
+const globalForLimiter = globalThis as unknown as { permalinkWriteLimiter?: WriteLimiter };
+
+function writeLimiter(): WriteLimiter {
+  const { WRITE_RATE_LIMIT_PER_MINUTE, UPSTASH_REDIS_REST_URL, UPSTASH_REDIS_REST_TOKEN, REDIS_URL } = config();
+  globalForLimiter.permalinkWriteLimiter ??= createWriteLimiter({
+    perMinute: WRITE_RATE_LIMIT_PER_MINUTE,
+    upstash: UPSTASH_REDIS_REST_URL && UPSTASH_REDIS_REST_TOKEN ? { url: UPSTASH_REDIS_REST_URL, token: UPSTASH_REDIS_REST_TOKEN } : undefined,
+    redisUrl: REDIS_URL,
+  });
+  return globalForLimiter.permalinkWriteLimiter;
+}
+
+/** One write budget per workspace, shared by its members and its key. */
+export async function enforceWriteLimit(principal: Principal): Promise<void> {
+  const result = await writeLimiter().limit(`workspace:${principal.workspaceId}`);
+  if (result.success) return;
+  throw new ApiError(
+    429,
+    `Too many writes this minute for this workspace (limit ${result.limit} a minute); try again shortly.`,
+    rateLimitHeaders(result, Date.now()),
+  );
+}

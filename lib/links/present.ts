@@ -1,0 +1,32 @@
+import { config } from "@/lib/config";
+import type { LinkListItem, LinkView } from "./schemas";
+import type { LinkRow } from "./store";
+
+export function shortUrl(link: Pick<LinkRow, "host" | "slug">): string {
+  const base = link.host ? `https://${link.host}` : config().SHORT_BASE_URL.replace(/\/+$/, "");
+  return `${base}/${link.slug}`;
+}
+
+export function toLinkView(link: LinkRow): LinkView {
+  return {
+    id: link.id,
+    slug: link.slug,
+    destination: link.destination,
+    host: link.host,
+    status: link.status as LinkView["status"],
+    short_url: shortUrl(link),
+    created_at: link.createdAt.getTime(),
+    archived_at: link.archivedAt?.getTime() ?? null,
+  };
+}
+
+export function toListItem(link: LinkRow): LinkListItem {
+  return {
+    id: link.id,
+    slug: link.slug,
+    destination: link.destination,
+    status: link.status,
+    created_at: link.createdAt.getTime(),
+    host: link.host,
+  };
+}

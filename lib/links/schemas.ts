@@ -1,0 +1,68 @@
+import { z } from "zod";
+import { CUSTOM_SLUG_MAX, CUSTOM_SLUG_MIN, CUSTOM_SLUG_PATTERN, isReserved } from "./slugs";
+
+export const MAX_LIST_SIZE = 200;
+
+const destination = z
+  .string({ error: "must be a string" })
+  .min(1, "must not be empty")
+  .max(4096, "must be at most 4096 characters")
+  .meta({ description: "http or https URL; stored normalised", example: "https://example.com/spring-menu" });
+
+const slug = z
+  .string({ error: "must be a string" })
+  .min(CUSTOM_SLUG_MIN, `must be at least ${CUSTOM_SLUG_MIN} characters`)
+  .max(CUSTOM_SLUG_MAX, `must be at most ${CUSTOM_SLUG_MAX} characters`)
+  .regex(CUSTOM_SLUG_PATTERN, "may use letters and digits except 0, O, 1, l and I, plus - and _")
+  .refine((value) => !isReserved(value), "is reserved for the service's own pages")
+  .meta({ description: "case-sensitive; omitted means allocated (7 characters)", example: "spring-menu" });
+
+export const createLinkBody = z
+  .strictObject({
+    destination,
+    slug: slug.optional(),
+    domain_id: z.string().min(1).optional().meta({ description: "id of a verified custom domain of the workspace" }),
+  })
+  .meta({ id: "CreateLinkRequest" });
+
+export const updateLinkBody = z.strictObject({ destination }).meta({ id: "UpdateLinkRequest" });
+
+export const listLinksQuery = z.strictObject({
+  limit: z.coerce.number().int("must be a whole number").min(1, "must be at least 1").max(MAX_LIST_SIZE, `must be at most ${MAX_LIST_SIZE}`).optional(),
+  cursor: z.string().min(1).optional().meta({ description: "next_cursor from the previous page" }),
+});
+
+export const linkSchema = z
+  .object({
+    id: z.string(),
+    slug: z.string(),
+    destination: z.url(),
+    host: z.string().nullable().meta({ description: "custom domain the link resolves on; null means the default short host" }),
+    status: z.union([z.literal(0), z.literal(1), z.literal(2)]).meta({ description: "0 active, 1 quarantine, 2 abuse" }),
+    short_url: z.url(),
+    created_at: z.number().int().meta({ description: "epoch milliseconds" }),
+    archived_at: z.number().int().nullable().meta({ description: "epoch milliseconds; archived links keep resolving" }),
+  })
+  .meta({ id: "Link" });
+
+export const linkListItemSchema = z
+  .object({
+    id: z.string(),
+    slug: z.string(),
+    destination: z.url(),
+    status: z.number().int(),
+    created_at: z.number().int(),
+    host: z.string().nullable(),
+  })
+  .meta({ id: "LinkListItem" });
+
+export const linkListSchema = z
+  .object({
+    links: z.array(linkListItemSchema).max(MAX_LIST_SIZE),
+    next_cursor: z.string().nullable().meta({ description: "pass as cursor for the next page; null on the last page" }),
+  })
+  .meta({ id: "LinkList" });
+
+export type CreateLinkInput = z.infer<typeof createLinkBody>;
+export type LinkView = z.infer<typeof linkSchema>;
+export type LinkListItem = z.infer<typeof linkListItemSchema>;

@@ -1,0 +1,114 @@
+import { ApiError, notFound } from "@/lib/http/errors";
+import { can, requirePermission } from "@/lib/workspaces/permissions";
+import type { Principal } from "@/lib/workspaces/types";
+import { vetDestination } from "./destination-gate";
+import { toListItem } from "./present";
+import { MAX_LIST_SIZE, type CreateLinkInput } from "./schemas";
+import { allocateSlug } from "./slugs";
+import * as store from "./store";
+import type { LinkRow } from "./store";
+
+const SLUG_ATTEMPTS = 8;
+
+/** A create request that passed every check; committing it can only fail on a taken slug. */
+export type PreparedLink = { destination: string; slug: string | null; host: string | null; domainId: string | null };
+
+export type CreatedLink = { link: LinkRow; created: boolean };
+
+/** Validation, destination refusal and the safety check: everything that can refuse a create. */
+export async function prepareLink(workspaceId: string | null, input: CreateLinkInput): Promise<PreparedLink> {
+  const destination = await vetDestination(input.destination);
+  const domain = input.domain_id ? await requireVerifiedDomain(workspaceId, input.domain_id) : null;
+  return { destination, slug: input.slug ?? null, host: domain?.hostname ?? null, domainId: domain?.id ?? null };
+}
+
+/**
+ * Creates the link. Without a custom slug, a live link of the workspace that already points at
+ * this destination on this host is returned instead (created: false). Slug collisions are
+ * retried with a fresh slug; the unique indexes, not a prior read, decide.
+ */
+export async function commitLink(prepared: PreparedLink, workspaceId: string, createdByUserId: string | null): Promise<CreatedLink> {
+  const base = { workspaceId, host: prepared.host, domainId: prepared.domainId, destination: prepared.destination, createdByUserId };
+  if (prepared.slug) {
+    const link = await store.insertLink({ ...base, slug: prepared.slug, reusable: false });
+    if (!link) throw slugTaken(prepared.slug);
+    return { link, created: true };
+  }
+  for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
+    const existing = await store.findReusableLink(workspaceId, prepared.host, prepared.destination);
+    if (existing) return { link: existing, created: false };
+    const link = await store.insertLink({ ...base, slug: allocateSlug(), reusable: true });
+    if (link) return { link, created: true };
+  }
+  throw new Error(`No free slug found after ${SLUG_ATTEMPTS} attempts.`);
+}
+
+export async function createLink(principal: Principal, input: CreateLinkInput): Promise<CreatedLink> {
+  requirePermission(principal, "links.create", "Your role in this workspace does not allow creating links.");
+  const prepared = await prepareLink(principal.workspaceId, input);
+  return commitLink(prepared, principal.workspaceId, principal.kind === "session" ? principal.userId : null);
+}
+
+export async function listLinks(principal: Principal, limit = MAX_LIST_SIZE, cursor?: string) {
+  requirePermission(principal, "links.read", "Your role in this workspace does not allow listing links.");
+  const after = cursor ? decodeCursor(cursor) : undefined;
+  const rows = await store.listLiveLinks(principal.workspaceId, limit, after);
+  const last = rows.length === limit ? rows.at(-1) : undefined;
+  return { links: rows.map(toListItem), next_cursor: last ? encodeCursor(last) : null };
+}
+
+export async function getLink(principal: Principal, id: string): Promise<LinkRow> {
+  requirePermission(principal, "links.read", "Your role in this workspace does not allow reading links.");
+  return findOwnLink(principal, id);
+}
+
+export async function repoint(principal: Principal, id: string, rawDestination: string): Promise<LinkRow> {
+  const link = await findEditableLink(principal, id);
+  if (link.status === 2) {
+    throw new ApiError(409, "This link was blocked for abuse and cannot be repointed; contact support to appeal.");
+  }
+  const destination = await vetDestination(rawDestination);
+  if (destination === link.destination) return link;
+  return store.repointLink(link.id, destination);
+}
+
+export async function archive(principal: Principal, id: string): Promise<LinkRow> {
+  const link = await findEditableLink(principal, id);
+  return store.archiveLink(link.id);
+}
+
+async function findOwnLink(principal: Principal, id: string): Promise<LinkRow> {
+  const link = await store.findWorkspaceLink(principal.workspaceId, id);
+  if (!link) throw notFound("No link with this id exists in this workspace.");
+  return link;
+}
+
+async function findEditableLink(principal: Principal, id: string): Promise<LinkRow> {
+  const link = await findOwnLink(principal, id);
+  const ownsLink = principal.kind === "session" && link.createdByUserId === principal.userId;
+  if (!can(principal, "links.edit_any") && !(ownsLink && can(principal, "links.edit_own"))) {
+    throw new ApiError(403, "Your role in this workspace allows editing only the links you created.");
+  }
+  return link;
+}
+
+async function requireVerifiedDomain(workspaceId: string | null, domainId: string) {
+  const domain = workspaceId ? await store.findVerifiedDomain(workspaceId, domainId) : null;
+  if (!domain) throw new ApiError(400, "The domain_id does not name a verified custom domain of this workspace.");
+  return domain;
+}
+
+function slugTaken(slug: string): ApiError {
+  return new ApiError(409, `The slug "${slug}" is already taken on this host; choose another or omit it to get one allocated.`);
+}
+
+function encodeCursor(link: LinkRow): string {
+  return Buffer.from(`${link.createdAt.getTime()}:${link.id}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const [time, id] = Buffer.from(cursor, "base64url").toString().split(":");
+  const createdAt = new Date(Number(time));
+  if (!id || Number.isNaN(createdAt.getTime())) throw new ApiError(400, "The query string field \"cursor\" is not a cursor this service issued.");
+  return { createdAt, id };
+}

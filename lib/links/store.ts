@@ -1,0 +1,90 @@
+import { db } from "@/lib/db/client";
+import { isUniqueViolation } from "@/lib/db/errors";
+import { newId } from "@/lib/db/random";
+
+export type LinkRow = {
+  id: string;
+  workspaceId: string;
+  slug: string;
+  host: string | null;
+  destination: string;
+  status: number;
+  createdByUserId: string | null;
+  createdAt: Date;
+  archivedAt: Date | null;
+};
+
+const LINK_COLUMNS = {
+  id: true, workspaceId: true, slug: true, host: true, destination: true, status: true,
+  createdByUserId: true, createdAt: true, archivedAt: true,
+} as const;
+
+export type NewLink = {
+  workspaceId: string;
+  slug: string;
+  reusable: boolean;
+  host: string | null;
+  domainId: string | null;
+  destination: string;
+  createdByUserId: string | null;
+};
+
+/** Inserts a link; null when a unique index refused it (slug taken, or a reusable twin exists). */
+export async function insertLink(link: NewLink): Promise<LinkRow | null> {
+  try {
+    return await db().link.create({ data: { id: newId("lnk"), ...link }, select: LINK_COLUMNS });
+  } catch (error) {
+    if (isUniqueViolation(error)) return null;
+    throw error;
+  }
+}
+
+export async function findReusableLink(workspaceId: string, host: string | null, destination: string): Promise<LinkRow | null> {
+  return db().link.findFirst({
+    where: { workspaceId, host, destination, reusable: true, archivedAt: null },
+    select: LINK_COLUMNS,
+  });
+}
+
+export async function findWorkspaceLink(workspaceId: string, id: string): Promise<LinkRow | null> {
+  return db().link.findFirst({ where: { id, workspaceId }, select: LINK_COLUMNS });
+}
+
+/** Most recent first; keyset pagination on (created_at, id). */
+export async function listLiveLinks(workspaceId: string, limit: number, after?: { createdAt: Date; id: string }): Promise<LinkRow[]> {
+  return db().link.findMany({
+    where: {
+      workspaceId,
+      archivedAt: null,
+      ...(after && { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }),
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit,
+    select: LINK_COLUMNS,
+  });
+}
+
+/**
+ * Points a link at a new destination. A repointed link is no longer reused for its old
+ * destination, and goes back into quarantine so the new destination is checked live.
+ */
+export async function repointLink(id: string, destination: string): Promise<LinkRow> {
+  return db().link.update({
+    where: { id },
+    data: { destination, reusable: false, status: 1, updatedAt: new Date() },
+    select: LINK_COLUMNS,
+  });
+}
+
+/** Archives once; archiving again keeps the first time. */
+export async function archiveLink(id: string): Promise<LinkRow> {
+  await db().link.updateMany({ where: { id, archivedAt: null }, data: { archivedAt: new Date(), updatedAt: new Date() } });
+  return db().link.findUniqueOrThrow({ where: { id }, select: LINK_COLUMNS });
+}
+
+export async function findVerifiedDomain(workspaceId: string, domainId: string) {
+  return db().domain.findFirst({
+    where: { id: domainId, workspaceId, verifiedAt: { not: null } },
+    select: { id: true, hostname: true },
+  });
+}

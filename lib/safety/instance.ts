@@ -1,0 +1,21 @@
+import { config } from "@/lib/config";
+import { createDefaultChecker } from "./checkers";
+import type { SafetyChecker } from "./checkers";
+
+const globalForSafety = globalThis as unknown as { permalinkSafetyChecker?: SafetyChecker };
+
+/** The process's checker chain, built from configuration; shared by creation and resolution. */
+export function safetyChecker(): SafetyChecker {
+  const { SAFETY_BLOCKLIST_FILE, DNS_RESOLVER, WEB_RISK_API_KEY, BASE_URL, SHORT_BASE_URL } = config();
+  globalForSafety.permalinkSafetyChecker ??= createDefaultChecker({
+    blocklistFile: SAFETY_BLOCKLIST_FILE,
+    dnsResolver: DNS_RESOLVER,
+    webRiskApiKey: WEB_RISK_API_KEY,
+    ownHosts: [...new Set([new URL(SHORT_BASE_URL).hostname, new URL(BASE_URL).hostname])],
+  });
+  return globalForSafety.permalinkSafetyChecker;
+}
+
+export function resetSafetyChecker(): void {
+  globalForSafety.permalinkSafetyChecker = undefined;
+}

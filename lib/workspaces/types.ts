@@ -1,0 +1,6 @@
+export type Role = "owner" | "admin" | "member";
+
+/** Who is calling and on behalf of which workspace; decided once per request. */
+export type Principal =
+  | { kind: "session"; userId: string; workspaceId: string; role: Role }
+  | { kind: "api_key"; apiKeyId: string; workspaceId: string };

@@ -1,0 +1,34 @@
+import { ensureAuthSecret } from "@/lib/auth/dev-secret";
+import { ConfigError, config, resetConfig } from "@/lib/config";
+import { startEmbeddedDatabase, type EmbeddedDatabase } from "@/lib/db/embedded";
+import { migrate } from "@/lib/db/migrate";
+
+/**
+ * What every entry point does first: validate configuration (one clear line and exit 1 when
+ * wrong), settle the auth secret, start the embedded database when DATABASE_URL is unset,
+ * and apply pending migrations.
+ */
+export async function boot(options: { migrate: boolean }): Promise<{ embedded?: EmbeddedDatabase }> {
+  try {
+    config();
+    await ensureAuthSecret();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  let embedded: EmbeddedDatabase | undefined;
+  if (!config().DATABASE_URL) {
+    embedded = await startEmbeddedDatabase(config().DATA_DIR);
+    process.env.DATABASE_URL = embedded.url;
+    resetConfig();
+    console.log(`Embedded PostgreSQL started (data in ${config().DATA_DIR}/postgres); set DATABASE_URL to use your own.`);
+  }
+  if (options.migrate) {
+    const applied = await migrate(config().DATABASE_URL!);
+    if (applied.length) console.log(`Applied migrations: ${applied.join(", ")}`);
+  }
+  return { embedded };
+}

@@ -1,0 +1,6 @@
+import { boot } from "./boot";
+
+const { embedded } = await boot({ migrate: true });
+await embedded?.close();
+console.log("The database schema is up to date.");
+process.exit(0);

@@ -1,0 +1,55 @@
+import { mintSessionToken } from "@/lib/auth/session-tokens";
+
+type RouteModule = Record<string, unknown>;
+type RouteEntry = { pattern: RegExp; load: () => Promise<RouteModule> };
+
+/** The app's API routes, matched the way Next's file router would match them. */
+const ROUTES: RouteEntry[] = [
+  { pattern: /^\/api\/links$/, load: () => import("@/app/api/links/route") },
+  { pattern: /^\/api\/links\/(?<id>[^/]+)$/, load: () => import("@/app/api/links/[id]/route") },
+  { pattern: /^\/api\/billing\/claim$/, load: () => import("@/app/api/billing/claim/route") },
+  { pattern: /^\/api\/workspaces$/, load: () => import("@/app/api/workspaces/route") },
+  { pattern: /^\/api\/members$/, load: () => import("@/app/api/members/route") },
+  { pattern: /^\/api\/openapi\.json$/, load: () => import("@/app/api/openapi.json/route") },
+  { pattern: /^\/api\/(?<path>.+)$/, load: () => import("@/app/api/[...path]/route") },
+];
+
+export type ApiResponse = { status: number; headers: Headers; body: any; text: string };
+
+type CallOptions = { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> };
+
+/** Calls a route handler in-process with a real Request, as Next would. */
+export async function call(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse> {
+  const url = new URL(path, "http://app.test.example");
+  const route = ROUTES.find((entry) => entry.pattern.test(url.pathname));
+  if (!route) throw new Error(`No route for ${path}`);
+  const params = url.pathname.match(route.pattern)!.groups ?? {};
+  const handler = (await route.load())[method] as ((request: Request, context: unknown) => Promise<Response>) | undefined;
+  if (!handler) throw new Error(`${path} has no ${method} handler`);
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+  if (body !== undefined) headers["content-type"] ??= "application/json";
+  const response = await handler(new Request(url, { method, headers, body }), { params: Promise.resolve(params) });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, body: parseJson(text) };
+}
+
+export function sessionFor(email: string): Promise<string> {
+  return mintSessionToken(email);
+}
+
+let counter = 0;
+/** A fresh user, with a session token, for tests that must not share a workspace. */
+export async function newUser(label = "user"): Promise<{ email: string; token: string }> {
+  const email = `${label}-${process.pid}-${++counter}-${Date.now()}@example.com`;
+  return { email, token: await sessionFor(email) };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,21 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, inject } from "vitest";
+import { resetConfig } from "@/lib/config";
+import { disconnectDb } from "@/lib/db/client";
+import { cloneDatabase } from "./database";
+
+const { serverUrl, template, prefix } = inject("testDatabase");
+
+process.env.DATABASE_URL = await cloneDatabase(serverUrl, template, `${prefix}_${randomBytes(6).toString("hex")}`);
+process.env.DNS_RESOLVER = inject("dnsResolver");
+process.env.AUTH_SECRET ??= randomBytes(32).toString("base64url");
+process.env.BASE_URL = "http://app.test.example";
+process.env.SHORT_BASE_URL = "http://s.test.example";
+process.env.WRITE_RATE_LIMIT_PER_MINUTE ??= "10000";
+delete process.env.REDIS_URL;
+delete process.env.UPSTASH_REDIS_REST_URL;
+resetConfig();
+
+afterAll(async () => {
+  await disconnectDb();
+});
