@@ -6,24 +6,26 @@ export type KnownUser = { userId: string; personalWorkspaceId: string };
 
 /**
  * Finds the user behind a verified session, creating them with a personal workspace (as owner)
- * the first time they are seen. Concurrent first requests create exactly one user: the insert
- * is ON CONFLICT DO NOTHING on (issuer, subject), and the loser reads the winner's rows.
+ * the first time they are seen. One statement inserts all three rows, so it is atomic; under
+ * concurrent first requests ON CONFLICT on (issuer, subject) lets exactly one of them win.
  */
 export async function ensureUser(identity: SessionIdentity): Promise<KnownUser> {
   const existing = await findUser(identity);
   if (existing) return existing;
-  await db().$transaction(async (tx) => {
-    const userId = newId("usr");
-    const inserted = await tx.$executeRaw`
-      INSERT INTO users (id, issuer, subject, email) VALUES (${userId}, ${identity.issuer}, ${identity.subject}, ${identity.email})
-      ON CONFLICT (issuer, subject) DO NOTHING`;
-    if (inserted === 0) return;
-    const workspaceId = newId("ws");
-    await tx.workspace.create({
-      data: { id: workspaceId, name: personalWorkspaceName(identity), kind: "personal", personalForUserId: userId },
-    });
-    await tx.membership.create({ data: { id: newId("mem"), workspaceId, userId, role: "owner" } });
-  });
+  const [userId, workspaceId, membershipId] = [newId("usr"), newId("ws"), newId("mem")];
+  await db().$executeRaw`
+    WITH new_user AS (
+      INSERT INTO users (id, issuer, subject, email)
+      VALUES (${userId}, ${identity.issuer}, ${identity.subject}, ${identity.email})
+      ON CONFLICT (issuer, subject) DO NOTHING
+      RETURNING id
+    ), new_workspace AS (
+      INSERT INTO workspaces (id, name, kind, personal_for_user_id)
+      SELECT ${workspaceId}, ${personalWorkspaceName(identity)}, 'personal', id FROM new_user
+      RETURNING id, personal_for_user_id
+    )
+    INSERT INTO memberships (id, workspace_id, user_id, role)
+    SELECT ${membershipId}, id, personal_for_user_id, 'owner' FROM new_workspace`;
   const created = await findUser(identity);
   if (!created) throw new Error("A user created a moment ago could not be read back.");
   return created;

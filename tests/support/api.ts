@@ -1,4 +1,6 @@
 import { mintSessionToken } from "@/lib/auth/session-tokens";
+import { db } from "@/lib/db/client";
+import { newId } from "@/lib/db/random";
 
 type RouteModule = Record<string, unknown>;
 type RouteEntry = { pattern: RegExp; load: () => Promise<RouteModule> };
@@ -40,10 +42,22 @@ export function sessionFor(email: string): Promise<string> {
 }
 
 let counter = 0;
-/** A fresh user, with a session token, for tests that must not share a workspace. */
-export async function newUser(label = "user"): Promise<{ email: string; token: string }> {
+
+export type TestUser = { email: string; token: string; userId: string; workspaceId: string };
+
+/** A fresh signed-in user with their personal workspace, for tests that must not share rows. */
+export async function newUser(label = "user"): Promise<TestUser> {
   const email = `${label}-${process.pid}-${++counter}-${Date.now()}@example.com`;
-  return { email, token: await sessionFor(email) };
+  const token = await sessionFor(email);
+  const { workspace } = (await call("GET", "/api/workspaces", { token })).body;
+  const { id: userId } = await db().user.findFirstOrThrow({ where: { email }, select: { id: true } });
+  return { email, token, userId, workspaceId: workspace.id };
+}
+
+/** Adds `user` to `workspaceId` with `role`, and returns call options that act there. */
+export async function joinWorkspace(user: TestUser, workspaceId: string, role: "owner" | "admin" | "member") {
+  await db().membership.create({ data: { id: newId("mem"), workspaceId, userId: user.userId, role } });
+  return { token: user.token, headers: { "x-workspace-id": workspaceId } };
 }
 
 function parseJson(text: string): unknown {
