@@ -1,6 +1,6 @@
 import { ensureAuthSecret } from "@/lib/auth/dev-secret";
 import { ConfigError, config, resetConfig } from "@/lib/config";
-import { startEmbeddedDatabase, type EmbeddedDatabase } from "@/lib/db/embedded";
+import { EMBEDDED_POOL_SIZE, startEmbeddedDatabase, type EmbeddedDatabase } from "@/lib/db/embedded";
 import { migrate } from "@/lib/db/migrate";
 
 /**
@@ -23,6 +23,7 @@ export async function boot(options: { migrate: boolean }): Promise<{ embedded?: 
   if (!config().DATABASE_URL) {
     embedded = await startEmbeddedDatabase(config().DATA_DIR);
     process.env.DATABASE_URL = embedded.url;
+    process.env.DATABASE_POOL_SIZE = String(EMBEDDED_POOL_SIZE);
     resetConfig();
     console.log(`Embedded PostgreSQL started (data in ${config().DATA_DIR}/postgres); set DATABASE_URL to use your own.`);
   }

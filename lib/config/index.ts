@@ -22,6 +22,7 @@ const configSchema = z.object({
   DATABASE_URL: optionalString.pipe(
     z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
   ),
+  DATABASE_POOL_SIZE: positiveInt.default(10),
   REDIS_URL: optionalString.pipe(
     z.string().regex(/^rediss?:\/\//, "must be a redis:// URL").optional(),
   ),

@@ -8,12 +8,12 @@ const globalForDb = globalThis as unknown as { permalinkDb?: Db };
 
 /** The process's one Prisma client (kept on globalThis so hot reloads and bundles share it). */
 export function db(): Db {
-  globalForDb.permalinkDb ??= createDb(databaseUrl());
+  globalForDb.permalinkDb ??= createDb(databaseUrl(), config().DATABASE_POOL_SIZE);
   return globalForDb.permalinkDb;
 }
 
-export function createDb(connectionString: string): Db {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString, max: 10 }) });
+export function createDb(connectionString: string, poolSize: number): Db {
+  return new PrismaClient({ adapter: new PrismaPg({ connectionString, max: poolSize }) });
 }
 
 export async function disconnectDb(): Promise<void> {

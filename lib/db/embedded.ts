@@ -3,6 +3,12 @@ import path from "node:path";
 export type EmbeddedDatabase = { url: string; close(): Promise<void> };
 
 /**
+ * The embedded server multiplexes every client connection onto one PGlite instance, and
+ * concurrent connections reset each other after a failed statement; one connection is safe.
+ */
+export const EMBEDDED_POOL_SIZE = 1;
+
+/**
  * Starts Prisma's local PostgreSQL (PGlite) in this process, persisted under `dataDir`.
  * For development and the zero-configuration default only; production sets DATABASE_URL.
  */

@@ -6,12 +6,12 @@ const globalForSafety = globalThis as unknown as { permalinkSafetyChecker?: Safe
 
 /** The process's checker chain, built from configuration; shared by creation and resolution. */
 export function safetyChecker(): SafetyChecker {
-  const { SAFETY_BLOCKLIST_FILE, DNS_RESOLVER, WEB_RISK_API_KEY, BASE_URL, SHORT_BASE_URL } = config();
+  const { SAFETY_BLOCKLIST_FILE, DNS_RESOLVER, WEB_RISK_API_KEY, SHORT_BASE_URL } = config();
   globalForSafety.permalinkSafetyChecker ??= createDefaultChecker({
     blocklistFile: SAFETY_BLOCKLIST_FILE,
     dnsResolver: DNS_RESOLVER,
     webRiskApiKey: WEB_RISK_API_KEY,
-    ownHosts: [...new Set([new URL(SHORT_BASE_URL).hostname, new URL(BASE_URL).hostname])],
+    ownHosts: [new URL(SHORT_BASE_URL).hostname],
   });
   return globalForSafety.permalinkSafetyChecker;
 }

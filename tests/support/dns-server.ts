@@ -1,6 +1,7 @@
 import dns2 from "dns2";
 
 const { Packet } = dns2;
+const NXDOMAIN = 3;
 
 /** Names the test DNS server answers specially; every other name resolves to a public address. */
 export const TEST_ZONE = {
@@ -35,9 +36,11 @@ export async function startTestDnsServer(): Promise<{ resolver: string; close():
       const [question] = request.questions;
       const answers = question ? answersFor(question.name, question.type) : [];
       if (answers === "nxdomain") {
-        response.header.rcode = Packet.RCODE.NXDOMAIN;
+        response.header.rcode = NXDOMAIN;
       } else {
-        for (const answer of answers) response.answers.push({ name: question!.name, class: Packet.CLASS.IN, ttl: 60, ...answer });
+        for (const answer of answers) {
+          response.answers.push({ ...Packet.createResourceFromQuestion(question!, { ttl: 60 }), ...answer });
+        }
       }
       send(response);
     },
@@ -45,6 +48,6 @@ export async function startTestDnsServer(): Promise<{ resolver: string; close():
   const listening = new Promise<void>((resolve) => server.on("listening", () => resolve()));
   await server.listen({ udp: { port: 0, address: "127.0.0.1" } });
   await listening;
-  const { port } = server.addresses().udp;
+  const { port } = server.addresses().udp!;
   return { resolver: `127.0.0.1:${port}`, close: () => server.close() };
 }

@@ -6,7 +6,7 @@ import { startTestDnsServer } from "./dns-server";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    testDatabase: { serverUrl: string; template: string; prefix: string };
+    testDatabase: { serverUrl: string; template: string; prefix: string; embedded: boolean };
     dnsResolver: string;
   }
 }
@@ -21,7 +21,7 @@ export default async function setup(project: TestProject) {
   const template = `${prefix}_template`;
   await adminQuery(server.url, `CREATE DATABASE "${template}"`);
   await migrate(withDatabase(server.url, template));
-  project.provide("testDatabase", { serverUrl: server.url, template, prefix });
+  project.provide("testDatabase", { serverUrl: server.url, template, prefix, embedded: Boolean(server.embedded) });
   const dns = await startTestDnsServer();
   project.provide("dnsResolver", dns.resolver);
 

@@ -2,11 +2,13 @@ import { randomBytes } from "node:crypto";
 import { afterAll, inject } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
+import { EMBEDDED_POOL_SIZE } from "@/lib/db/embedded";
 import { cloneDatabase } from "./database";
 
-const { serverUrl, template, prefix } = inject("testDatabase");
+const { serverUrl, template, prefix, embedded } = inject("testDatabase");
 
 process.env.DATABASE_URL = await cloneDatabase(serverUrl, template, `${prefix}_${randomBytes(6).toString("hex")}`);
+if (embedded) process.env.DATABASE_POOL_SIZE = String(EMBEDDED_POOL_SIZE);
 process.env.DNS_RESOLVER = inject("dnsResolver");
 process.env.AUTH_SECRET ??= randomBytes(32).toString("base64url");
 process.env.BASE_URL = "http://app.test.example";

@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from "vitest";
+import type { z } from "zod";
+import type { claimKey, revokeKey } from "@/lib/auth/claim";
+import { resetConfig } from "@/lib/config";
+import type { claimResponseSchema, revokeResponseSchema } from "@/lib/auth/schemas";
+import type { describeWorkspaces, listMembers } from "@/lib/workspaces/service";
+import type { memberSchema, workspaceReportSchema } from "@/lib/workspaces/schemas";
+import { HTTP_METHODS, type JsonSchema, type OpenApiDocument, type Operation, openApiDocument } from "./openapi";
+
+let document: OpenApiDocument;
+
+beforeAll(() => {
+  vi.stubEnv("BASE_URL", "https://links.example/");
+  vi.stubEnv("WRITE_RATE_LIMIT_PER_MINUTE", "37");
+  resetConfig();
+  document = openApiDocument();
+});
+
+afterAll(() => {
+  vi.unstubAllEnvs();
+  resetConfig();
+});
+
+function operations(doc: OpenApiDocument): [string, Operation][] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    HTTP_METHODS.flatMap((method) => (item[method] ? [[`${method.toUpperCase()} ${path}`, item[method]] as [string, Operation]] : [])),
+  );
+}
+
+function collectRefs(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(collectRefs);
+  if (value === null || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([key, child]) => (key === "$ref" && typeof child === "string" ? [child] : collectRefs(child)));
+}
+
+/** Follows a local JSON Pointer (RFC 6901); undefined when any step is missing. */
+function resolvePointer(root: unknown, ref: string): unknown {
+  if (!ref.startsWith("#/")) return undefined;
+  return ref
+    .slice(2)
+    .split("/")
+    .map((token) => decodeURIComponent(token).replaceAll("~1", "/").replaceAll("~0", "~"))
+    .reduce<unknown>((node, token) => (node !== null && typeof node === "object" ? (node as Record<string, unknown>)[token] : undefined), root);
+}
+
+function componentSchema(id: string): JsonSchema {
+  const schema = document.components.schemas[id];
+  if (!schema) throw new Error(`components.schemas.${id} is missing`);
+  return schema;
+}
+
+describe("OpenAPI document", () => {
+  it("is OpenAPI 3.1 with the dated version and the configured server", () => {
+    expect(document.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(document.info.version).toBe("2026-08-21");
+    expect(document.info.title).not.toBe("");
+    expect(document.servers.map((server) => server.url)).toEqual(["https://links.example"]);
+  });
+
+  it("states the configured write limit on 429 responses", () => {
+    expect(document.paths["/api/links"]?.post?.responses["429"]?.description).toContain("limit 37 a minute");
+  });
+
+  it("survives a JSON round trip unchanged", () => {
+    expect(JSON.parse(JSON.stringify(document))).toEqual(document);
+  });
+
+  it("resolves every $ref inside the document", () => {
+    const refs = collectRefs(document);
+    expect(refs.length).toBeGreaterThan(0);
+    const dangling = refs.filter((ref) => resolvePointer(document, ref) === undefined);
+    expect(dangling).toEqual([]);
+  });
+
+  it("gives every operation a unique id, a summary, a success and an Error failure response", () => {
+    const ids = operations(document).map(([, op]) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const [name, op] of operations(document)) {
+      const statuses = Object.keys(op.responses);
+      expect(op.summary, name).not.toBe("");
+      expect(statuses.some((status) => status.startsWith("2")), name).toBe(true);
+      const failures = statuses.filter((status) => Number(status) >= 400);
+      expect(failures.length, name).toBeGreaterThan(0);
+      for (const status of failures) {
+        expect(op.responses[status]?.content?.["application/json"]?.schema, `${name} ${status}`).toEqual({ $ref: "#/components/schemas/Error" });
+      }
+    }
+  });
+
+  it("answers 401 and accepts X-Workspace-Id on every bearer operation", () => {
+    const bearerOperations = operations(document).filter(([, op]) => op.security.some((requirement) => "bearerAuth" in requirement));
+    expect(bearerOperations.length).toBeGreaterThan(0);
+    for (const [name, op] of bearerOperations) {
+      expect(op.responses["401"], name).toBeDefined();
+      expect(op.parameters, name).toContainEqual({ $ref: "#/components/parameters/WorkspaceId" });
+    }
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+  });
+
+  it("marks key management as session-token only", () => {
+    expect(document.paths["/api/billing/claim"]?.post?.["x-credentials"]).toBe("session");
+    expect(document.paths["/api/billing/claim"]?.delete?.["x-credentials"]).toBe("session");
+    expect(document.paths["/api/links"]?.post?.["x-credentials"]).toBe("api_key_or_session");
+  });
+
+  it("describes CreateLinkRequest as closed, with destination required", () => {
+    const schema = componentSchema("CreateLinkRequest");
+    expect(schema.additionalProperties).toBe(false);
+    expect(schema.required).toContain("destination");
+    expect(Object.keys(schema.properties ?? {})).toEqual(["destination", "slug", "domain_id"]);
+  });
+
+  it("describes the Error body as { error: string }", () => {
+    const schema = componentSchema("Error");
+    expect(schema.required).toEqual(["error"]);
+    expect(schema.properties?.error).toMatchObject({ type: "string" });
+  });
+
+  it("documents the limit query parameter of the list with its bounds", () => {
+    const list = document.paths["/api/links"]?.get;
+    expect(list?.parameters).toContainEqual(expect.objectContaining({ name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200 } }));
+  });
+});
+
+// Compile-time only: the documented response schemas must describe what the services return.
+describe("response schemas", () => {
+  it("match the services' return types", () => {
+    expectTypeOf<Awaited<ReturnType<typeof describeWorkspaces>>>().toExtend<z.output<typeof workspaceReportSchema>>();
+    expectTypeOf<Awaited<ReturnType<typeof listMembers>>>().toExtend<z.output<typeof memberSchema>[]>();
+    expectTypeOf<{ api_key: Awaited<ReturnType<typeof claimKey>> }>().toExtend<z.output<typeof claimResponseSchema>>();
+    expectTypeOf<Awaited<ReturnType<typeof revokeKey>>>().toExtend<z.output<typeof revokeResponseSchema>>();
+  });
+});

@@ -1,0 +1,403 @@
+import { z } from "zod";
+import { claimResponseSchema, revokeResponseSchema } from "@/lib/auth/schemas";
+import { config } from "@/lib/config";
+import {
+  createLinkBody,
+  linkListItemSchema,
+  linkListSchema,
+  linkSchema,
+  listLinksQuery,
+  MAX_LIST_SIZE,
+  updateLinkBody,
+} from "@/lib/links/schemas";
+import { memberListSchema, memberSchema, workspaceReportSchema } from "@/lib/workspaces/schemas";
+import { MAX_JSON_BODY_BYTES } from "./body";
+import { errorSchema } from "./schemas";
+
+export const API_VERSION = "2026-08-21";
+
+export type JsonSchema = z.core.JSONSchema.JSONSchema;
+export type Reference = { $ref: string };
+export type Parameter = {
+  name: string;
+  in: "query" | "path" | "header";
+  required: boolean;
+  description?: string;
+  schema: JsonSchema;
+};
+export type Header = { description: string; schema: JsonSchema };
+export type Content = Record<string, { schema: JsonSchema }>;
+export type ResponseObject = { description: string; headers?: Record<string, Reference>; content?: Content };
+export type RequestBody = { required: boolean; content: Content };
+export type SecurityRequirement = Record<string, string[]>;
+/** Which bearer credentials an operation accepts; OpenAPI's one bearer scheme cannot tell them apart. */
+export type Credentials = "api_key_or_session" | "session" | "none";
+export type Operation = {
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  security: SecurityRequirement[];
+  "x-credentials": Credentials;
+  parameters: (Parameter | Reference)[];
+  requestBody?: RequestBody;
+  responses: Record<string, ResponseObject>;
+};
+export const HTTP_METHODS = ["get", "post", "patch", "delete"] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+export type PathItem = Partial<Record<HttpMethod, Operation>>;
+export type Tag = { name: string; description: string };
+export type OpenApiDocument = {
+  openapi: string;
+  info: { title: string; version: string; description: string };
+  servers: { url: string; description: string }[];
+  tags: Tag[];
+  paths: Record<string, PathItem>;
+  components: {
+    schemas: Record<string, JsonSchema>;
+    securitySchemes: Record<string, { type: "http"; scheme: "bearer"; description: string }>;
+    parameters: Record<string, Parameter>;
+    headers: Record<string, Header>;
+  };
+};
+
+/** Request bodies are described as the handlers parse them; response bodies as they are sent. */
+const REQUEST_SCHEMAS = [createLinkBody, updateLinkBody];
+const RESPONSE_SCHEMAS = [
+  errorSchema,
+  linkSchema,
+  linkListItemSchema,
+  linkListSchema,
+  claimResponseSchema,
+  revokeResponseSchema,
+  workspaceReportSchema,
+  memberSchema,
+  memberListSchema,
+];
+
+const JSON_MEDIA_TYPE = "application/json";
+const BEARER: SecurityRequirement[] = [{ bearerAuth: [] }];
+const NO_CREDENTIALS: SecurityRequirement[] = [];
+
+const TAGS: Tag[] = [
+  { name: "Links", description: "Create, read, repoint and archive permanent short links." },
+  { name: "API keys", description: "Mint and revoke the workspace's API key." },
+  { name: "Workspaces", description: "The workspace a call acts on, and its members." },
+  { name: "Meta", description: "This description of the API." },
+];
+
+export function openApiDocument(): OpenApiDocument {
+  const { BASE_URL, API_KEY_PREFIX } = config();
+  return {
+    openapi: "3.1.1",
+    info: { title: "Permalink API", version: API_VERSION, description: apiDescription() },
+    servers: [{ url: BASE_URL.replace(/\/+$/, ""), description: "this deployment" }],
+    tags: TAGS,
+    paths: {
+      "/api/links": { post: createLinkOperation(), get: listLinksOperation() },
+      "/api/links/{id}": { get: getLinkOperation(), patch: updateLinkOperation(), delete: archiveLinkOperation() },
+      "/api/billing/claim": { post: claimKeyOperation(), delete: revokeKeyOperation() },
+      "/api/workspaces": { get: describeWorkspaceOperation() },
+      "/api/members": { get: listMembersOperation() },
+      "/api/openapi.json": { get: openApiOperation() },
+    },
+    components: {
+      schemas: { ...convertSchemas(RESPONSE_SCHEMAS, "output"), ...convertSchemas(REQUEST_SCHEMAS, "input") },
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: `An API key (\`${API_KEY_PREFIX}_…\`) or a session JWT from the dashboard's identity provider. Both resolve to the same workspace and behave identically, except that only a session token can mint or revoke keys.`,
+        },
+      },
+      parameters: { WorkspaceId: workspaceIdParameter() },
+      headers: RESPONSE_HEADERS,
+    },
+  };
+}
+
+function apiDescription(): string {
+  return [
+    "Permanent short links and QR codes. A code that has been issued never stops resolving: not when its destination changes, not when a subscription lapses, not when the link is archived.",
+    "Every new link starts in quarantine (status 1): it resolves normally, but each resolution runs a live safety check until the link is released (three clean checks and at least seven days old). Destinations on internal or private addresses, cloud metadata endpoints, or carrying userinfo are refused.",
+    "Every failure has the body `{ \"error\": string }` with a real HTTP status code; the string is a sentence for a human, not something to switch on. Unknown paths under /api answer 404 with the same body.",
+    "Planned: an agent without an account will be able to buy one permanent link by answering an HTTP 402 payment challenge (MPP or x402) on POST /api/links. That flow is not live yet.",
+  ].join("\n\n");
+}
+
+function createLinkOperation(): Operation {
+  return operation({
+    operationId: "createLink",
+    summary: "Create a permanent link",
+    description:
+      "Creates a link in quarantine (status 1). Without a custom slug, if a live link of this workspace already points at the same normalised destination on the same host, that link is returned with 200 instead of a duplicate. Paying without an account (HTTP 402, MPP or x402) is planned, not yet available.",
+    tag: "Links",
+    write: true,
+    body: createLinkBody,
+    responses: {
+      201: jsonResponse("The link was created.", linkSchema),
+      200: jsonResponse("An allocated-slug link of this workspace already pointed at this destination on this host; it is returned instead of a duplicate.", linkSchema),
+      400: failure("The body failed validation, is not JSON, or the destination is malformed; or domain_id names no verified custom domain of this workspace."),
+      403: failure("Your role in this workspace does not allow creating links."),
+      409: failure("The custom slug is already taken on this host."),
+      422: failure("The destination was refused (internal or private address, cloud metadata endpoint, userinfo in the URL) or failed a safety check."),
+    },
+  });
+}
+
+function listLinksOperation(): Operation {
+  return operation({
+    operationId: "listLinks",
+    summary: "List links",
+    description: `Live links of the workspace, most recent first; archived links are left out. At most ${MAX_LIST_SIZE} per page; follow next_cursor for more.`,
+    tag: "Links",
+    parameters: queryParameters(listLinksQuery, { limit: `page size; defaults to ${MAX_LIST_SIZE}` }),
+    responses: {
+      200: jsonResponse("A page of links.", linkListSchema),
+      400: failure("The query string failed validation, or the cursor was not issued by this service."),
+    },
+  });
+}
+
+function getLinkOperation(): Operation {
+  return operation({
+    operationId: "getLink",
+    summary: "Get a link",
+    description: "Any link of the workspace, archived ones included.",
+    tag: "Links",
+    parameters: [LINK_ID_PARAMETER],
+    responses: {
+      200: jsonResponse("The link.", linkSchema),
+      404: failure("No link with this id exists in this workspace."),
+    },
+  });
+}
+
+function updateLinkOperation(): Operation {
+  return operation({
+    operationId: "updateLink",
+    summary: "Repoint a link",
+    description: "Points the code at a new destination. The slug never changes; a repointed link goes back to quarantine (status 1).",
+    tag: "Links",
+    write: true,
+    parameters: [LINK_ID_PARAMETER],
+    body: updateLinkBody,
+    responses: {
+      200: jsonResponse("The repointed link.", linkSchema),
+      400: failure("The body failed validation, is not JSON, or the destination is malformed."),
+      403: failure("Members may edit only the links they created."),
+      404: failure("No link with this id exists in this workspace."),
+      409: failure("The link was blocked for abuse and cannot be repointed."),
+      422: failure("The destination was refused (internal or private address, cloud metadata endpoint, userinfo in the URL) or failed a safety check."),
+    },
+  });
+}
+
+function archiveLinkOperation(): Operation {
+  return operation({
+    operationId: "archiveLink",
+    summary: "Archive a link",
+    description: "Takes the link out of the list. The code keeps resolving. Archiving an archived link is harmless and returns it unchanged.",
+    tag: "Links",
+    write: true,
+    parameters: [LINK_ID_PARAMETER],
+    responses: {
+      200: jsonResponse("The link, with archived_at set.", linkSchema),
+      403: failure("Members may archive only the links they created."),
+      404: failure("No link with this id exists in this workspace."),
+    },
+  });
+}
+
+function claimKeyOperation(): Operation {
+  return operation({
+    operationId: "claimApiKey",
+    summary: "Mint the workspace's API key",
+    description: "Needs a session token of an owner or admin; takes no body. The raw key is returned once and stored only as a hash, so it cannot be recovered. A workspace has at most one live key.",
+    tag: "API keys",
+    credentials: "session",
+    write: true,
+    responses: {
+      200: jsonResponse("The raw key, shown once.", claimResponseSchema),
+      403: failure("An API key cannot mint keys, and members cannot claim one."),
+      409: failure("The workspace already has a live key; an owner must revoke it first."),
+    },
+  });
+}
+
+function revokeKeyOperation(): Operation {
+  return operation({
+    operationId: "revokeApiKey",
+    summary: "Revoke the workspace's API key",
+    description: "Needs an owner's session token. The key stops authenticating at once.",
+    tag: "API keys",
+    credentials: "session",
+    write: true,
+    responses: {
+      200: jsonResponse("When the key was revoked.", revokeResponseSchema),
+      403: failure("Only an owner's session token can revoke the key."),
+      404: failure("The workspace has no live key."),
+    },
+  });
+}
+
+function describeWorkspaceOperation(): Operation {
+  return operation({
+    operationId: "describeWorkspace",
+    summary: "Describe the current workspace",
+    description: "The workspace this call acts on, the credential used and the live key's hint; for a session token, also every workspace the user belongs to.",
+    tag: "Workspaces",
+    responses: { 200: jsonResponse("The workspace report.", workspaceReportSchema) },
+  });
+}
+
+function listMembersOperation(): Operation {
+  return operation({
+    operationId: "listMembers",
+    summary: "List workspace members",
+    description: "Members of the workspace, oldest first.",
+    tag: "Workspaces",
+    responses: {
+      200: jsonResponse("The members.", memberListSchema),
+      403: failure("Your role in this workspace does not allow listing members."),
+    },
+  });
+}
+
+function openApiOperation(): Operation {
+  return operation({
+    operationId: "getOpenApiDocument",
+    summary: "This OpenAPI document",
+    description: "The description of the API as OpenAPI 3.1; no credentials needed.",
+    tag: "Meta",
+    credentials: "none",
+    responses: {
+      200: { description: "The OpenAPI document.", content: { [JSON_MEDIA_TYPE]: { schema: { type: "object" } } } },
+    },
+  });
+}
+
+type OperationSpec = {
+  operationId: string;
+  summary: string;
+  description: string;
+  tag: string;
+  credentials?: Credentials;
+  /** Counts against the workspace's write budget, so it can answer 429. */
+  write?: boolean;
+  parameters?: Parameter[];
+  body?: z.ZodType;
+  responses: Record<string, ResponseObject>;
+};
+
+/** Adds what every operation of its kind shares: auth and 401, 413 on bodies, 429 on writes, 500. */
+function operation(spec: OperationSpec): Operation {
+  const credentials = spec.credentials ?? "api_key_or_session";
+  const bearer = credentials !== "none";
+  const responses: Record<string, ResponseObject> = { ...spec.responses, 500: INTERNAL_FAILURE };
+  if (bearer) responses[401] = UNAUTHORIZED;
+  if (spec.body) responses[413] = failure(`The request body is larger than ${MAX_JSON_BODY_BYTES / 1024} KiB.`);
+  if (spec.write) responses[429] = tooManyWrites();
+  return {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    description: spec.description,
+    tags: [spec.tag],
+    security: bearer ? BEARER : NO_CREDENTIALS,
+    "x-credentials": credentials,
+    parameters: [...(bearer ? [ref("parameters", "WorkspaceId")] : []), ...(spec.parameters ?? [])],
+    ...(spec.body && { requestBody: { required: true, content: jsonContent(spec.body) } }),
+    responses,
+  };
+}
+
+function jsonResponse(description: string, schema: z.ZodType): ResponseObject {
+  return { description, content: jsonContent(schema) };
+}
+
+function failure(description: string, headers?: Record<string, Reference>): ResponseObject {
+  return { description, ...(headers && { headers }), content: jsonContent(errorSchema) };
+}
+
+function tooManyWrites(): ResponseObject {
+  return failure(
+    `Too many writes this minute for this workspace (limit ${config().WRITE_RATE_LIMIT_PER_MINUTE} a minute, shared by its members and its key).`,
+    {
+      "Retry-After": ref("headers", "RetryAfter"),
+      "RateLimit-Policy": ref("headers", "RateLimitPolicy"),
+      RateLimit: ref("headers", "RateLimit"),
+    },
+  );
+}
+
+const UNAUTHORIZED = failure(
+  "No valid API key or session token was sent, or X-Workspace-Id names a workspace you are not a member of (decided before anything else about the request).",
+  { "WWW-Authenticate": ref("headers", "WWWAuthenticate") },
+);
+
+const INTERNAL_FAILURE = failure("Something went wrong on the service's side; the request was not completed.");
+
+const RESPONSE_HEADERS: Record<string, Header> = {
+  WWWAuthenticate: { description: 'The Bearer challenge: `Bearer realm="api"`.', schema: { type: "string" } },
+  RetryAfter: { description: "Seconds until the write budget refills.", schema: { type: "integer", minimum: 1 } },
+  RateLimitPolicy: { description: "The write policy, as in the IETF RateLimit headers draft: quota `q` per window `w` seconds.", schema: { type: "string" } },
+  RateLimit: { description: "Remaining writes `r` and seconds until reset `t`.", schema: { type: "string" } },
+};
+
+const LINK_ID_PARAMETER: Parameter = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "the link's id, as returned at creation",
+  schema: { type: "string" },
+};
+
+function workspaceIdParameter(): Parameter {
+  return {
+    name: "X-Workspace-Id",
+    in: "header",
+    required: false,
+    description: "Selects the workspace when a session token can reach several. An API key belongs to exactly one workspace and ignores it. Naming a workspace you are not a member of gives 401.",
+    schema: { type: "string" },
+  };
+}
+
+function queryParameters(schema: z.ZodObject, descriptions: Record<string, string>): Parameter[] {
+  const converted = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input" });
+  const required = new Set(converted.required ?? []);
+  return Object.entries(converted.properties ?? {}).map(([name, property]) => {
+    const { description, ...propertySchema } = property as JsonSchema;
+    return { name, in: "query", required: required.has(name), description: descriptions[name] ?? description, schema: propertySchema };
+  });
+}
+
+function jsonContent(schema: z.ZodType): Content {
+  return { [JSON_MEDIA_TYPE]: { schema: ref("schemas", schemaId(schema)) } };
+}
+
+function ref(section: keyof OpenApiDocument["components"], name: string): Reference {
+  return { $ref: `#/components/${section}/${name}` };
+}
+
+function schemaId(schema: z.ZodType): string {
+  const id = schema.meta()?.id;
+  if (typeof id !== "string") throw new Error("A schema used in the OpenAPI document needs .meta({ id }).");
+  return id;
+}
+
+/**
+ * Converts through a registry of just these schemas, not z.globalRegistry: the global one holds
+ * whatever other modules of the process happened to load, so the document would vary with them.
+ */
+function convertSchemas(schemas: z.ZodType[], io: "input" | "output"): Record<string, JsonSchema> {
+  const registry = z.registry<{ id: string }>();
+  for (const schema of schemas) registry.add(schema, { id: schemaId(schema) });
+  const converted = z.toJSONSchema(registry, { target: "draft-2020-12", io, uri: (id) => `#/components/schemas/${id}` });
+  return Object.fromEntries(Object.entries(converted.schemas).map(([id, schema]) => [id, withoutDialectKeywords(schema)]));
+}
+
+/** Each component is part of the document, not a standalone schema resource. */
+function withoutDialectKeywords(schema: JsonSchema): JsonSchema {
+  const { $schema: _dialect, $id: _resourceId, ...rest } = schema;
+  return rest;
+}
