@@ -3,12 +3,8 @@ import { ConfigError, config, resetConfig } from "@/lib/config";
 import { EMBEDDED_POOL_SIZE, startEmbeddedDatabase, type EmbeddedDatabase } from "@/lib/db/embedded";
 import { migrate } from "@/lib/db/migrate";
 
-/**
- * What every entry point does first: validate configuration (one clear line and exit 1 when
- * wrong), settle the auth secret, start the embedded database when DATABASE_URL is unset,
- * and apply pending migrations.
- */
-export async function boot(options: { migrate: boolean }): Promise<{ embedded?: EmbeddedDatabase }> {
+/** Validates configuration (one clear line and exit 1 when wrong) and settles the auth secret. */
+export async function loadConfiguration(): Promise<void> {
   try {
     config();
     await ensureAuthSecret();
@@ -19,6 +15,14 @@ export async function boot(options: { migrate: boolean }): Promise<{ embedded?: 
     }
     throw error;
   }
+}
+
+/**
+ * What the server and the migrate command do first: load configuration, start the embedded
+ * database when DATABASE_URL is unset, and apply pending migrations.
+ */
+export async function boot(): Promise<{ embedded?: EmbeddedDatabase }> {
+  await loadConfiguration();
   let embedded: EmbeddedDatabase | undefined;
   if (!config().DATABASE_URL) {
     embedded = await startEmbeddedDatabase(config().DATA_DIR);
@@ -27,9 +31,7 @@ export async function boot(options: { migrate: boolean }): Promise<{ embedded?: 
     resetConfig();
     console.log(`Embedded PostgreSQL started (data in ${config().DATA_DIR}/postgres); set DATABASE_URL to use your own.`);
   }
-  if (options.migrate) {
-    const applied = await migrate(config().DATABASE_URL!);
-    if (applied.length) console.log(`Applied migrations: ${applied.join(", ")}`);
-  }
+  const applied = await migrate(config().DATABASE_URL!);
+  if (applied.length) console.log(`Applied migrations: ${applied.join(", ")}`);
   return { embedded };
 }

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { mintSessionToken } from "@/lib/auth/session-tokens";
-import { boot } from "./boot";
+import { loadConfiguration } from "./boot";
 
 /** Prints a session token from the built-in identity provider, for scripts and tests. */
 const { values } = parseArgs({ options: { email: { type: "string" }, "ttl-seconds": { type: "string" } } });
@@ -8,7 +8,7 @@ if (!values.email || !/^[^@\s]+@[^@\s]+$/.test(values.email)) {
   console.error("Usage: npm run --silent session-token -- --email someone@example.com [--ttl-seconds 86400]");
   process.exit(2);
 }
-await boot({ migrate: false });
+await loadConfiguration();
 const ttl = values["ttl-seconds"] ? Number(values["ttl-seconds"]) : undefined;
 process.stdout.write(`${await mintSessionToken(values.email, ttl)}\n`);
 process.exit(0);

@@ -8,7 +8,7 @@ import { boot } from "./boot";
 const dev = process.argv.includes("--dev");
 
 async function main(): Promise<void> {
-  const { embedded } = await boot({ migrate: true });
+  const { embedded } = await boot();
   if (!dev) buildIfMissing();
   const { PORT } = config();
   const app = next({ dev, dir: process.cwd(), port: PORT });

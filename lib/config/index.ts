@@ -17,7 +17,7 @@ const positiveInt = z.coerce.number().int().positive();
 const configSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
-  BASE_URL: httpUrl.default("http://localhost:3000"),
+  BASE_URL: httpUrl.optional(),
   SHORT_BASE_URL: httpUrl.optional(),
   DATABASE_URL: optionalString.pipe(
     z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
@@ -43,7 +43,7 @@ const configSchema = z.object({
   DATA_DIR: z.string().min(1).default(".data"),
 });
 
-export type Config = z.infer<typeof configSchema> & { SHORT_BASE_URL: string };
+export type Config = z.infer<typeof configSchema> & { BASE_URL: string; SHORT_BASE_URL: string };
 
 export class ConfigError extends Error {}
 
@@ -56,7 +56,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`Configuration error: ${variable} ${issue.message} (got ${JSON.stringify(env[variable] ?? "")}).`);
   }
   const parsed = result.data;
-  return { ...parsed, SHORT_BASE_URL: parsed.SHORT_BASE_URL ?? parsed.BASE_URL };
+  const baseUrl = parsed.BASE_URL ?? `http://localhost:${parsed.PORT}`;
+  return { ...parsed, BASE_URL: baseUrl, SHORT_BASE_URL: parsed.SHORT_BASE_URL ?? baseUrl };
 }
 
 let cached: Config | undefined;
