@@ -2,7 +2,10 @@ import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import { spawnSync } from "node:child_process";
 import next from "next";
+import { scanBuffer } from "@/lib/analytics/scans";
 import { config } from "@/lib/config";
+import { createFrontDoor } from "@/lib/resolution/node-door";
+import { startRecheckTimer } from "@/lib/resolution/recheck-timer";
 import { boot } from "./boot";
 
 const dev = process.argv.includes("--dev");
@@ -14,14 +17,19 @@ async function main(): Promise<void> {
   const app = next({ dev, dir: process.cwd(), port: PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const server = createServer((request, response) => void handle(request, response));
-  server.listen(PORT, () => console.log(`Permalink is serving ${config().BASE_URL} on port ${PORT}.`));
+  const server = createServer(createFrontDoor((request, response) => void handle(request, response)));
+  server.listen(PORT, () => console.log(`Permalink is serving ${config().BASE_URL} (short links on ${config().SHORT_BASE_URL}) on port ${PORT}.`));
+  const recheck = startRecheckTimer();
 
   const shutdown = () => {
-    server.close(async () => {
-      await embedded?.close();
-      process.exit(0);
-    });
+    recheck.stop();
+    server.close();
+    void scanBuffer()
+      .flush()
+      .finally(async () => {
+        await embedded?.close();
+        process.exit(0);
+      });
   };
   process.once("SIGTERM", shutdown);
   process.once("SIGINT", shutdown);

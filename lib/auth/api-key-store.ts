@@ -1,3 +1,4 @@
+import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { isUniqueViolation } from "@/lib/db/errors";
@@ -46,7 +47,7 @@ export async function claimApiKey(workspaceId: string, userId: string | null): P
 
 /** Revokes the live key, recording who and when. Null when there was none. */
 export async function revokeApiKey(workspaceId: string, userId: string): Promise<{ revokedAt: Date } | null> {
-  const revokedAt = new Date();
+  const revokedAt = new Date(clock().now());
   const { count } = await db().apiKey.updateMany({
     where: { workspaceId, revokedAt: null },
     data: { revokedAt, revokedByUserId: userId },
@@ -69,7 +70,7 @@ function keyAlreadyLive(): ApiError {
 }
 
 async function recordUse(keyId: string): Promise<void> {
-  const now = new Date();
+  const now = new Date(clock().now());
   await db()
     .apiKey.updateMany({
       where: { id: keyId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now.getTime() - LAST_USED_PRECISION_MS) } }] },

@@ -36,6 +36,15 @@ const configSchema = z.object({
   SAFETY_BLOCKLIST_FILE: optionalString,
   DNS_RESOLVER: optionalString.pipe(hostPort.optional()),
   WEB_RISK_API_KEY: optionalString,
+  QUARANTINE_CHECK_SPACING_SECONDS: positiveInt.default(3600),
+  QUARANTINE_RELEASE_DAYS: positiveInt.default(7),
+  QUARANTINE_RELEASE_CHECKS: positiveInt.default(3),
+  SAFETY_VERDICT_CACHE_SECONDS: z.coerce.number().int().min(0).default(60),
+  RESOLUTION_CACHE_SECONDS: z.coerce.number().int().min(0).default(60),
+  ABUSE_REPORT_THRESHOLD: positiveInt.default(3),
+  OPERATOR_TOKEN: optionalString.pipe(z.string().min(32, "must be at least 32 characters").optional()),
+  CRON_SECRET: optionalString.pipe(z.string().min(16, "must be at least 16 characters").optional()),
+  RECHECK_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(300),
   API_KEY_PREFIX: z
     .string()
     .regex(/^[a-z][a-z0-9]{1,15}$/, "must be 2 to 16 lower-case letters or digits, starting with a letter")

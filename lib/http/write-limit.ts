@@ -1,11 +1,11 @@
 import { config } from "@/lib/config";
 import type { Principal } from "@/lib/workspaces/types";
 import { ApiError } from "./errors";
-import { createWriteLimiter, rateLimitHeaders, type WriteLimiter } from "./rate-limit";
+import { type ClosableWriteLimiter, createWriteLimiter, rateLimitHeaders } from "./rate-limit";
 
-const globalForLimiter = globalThis as unknown as { permalinkWriteLimiter?: WriteLimiter };
+const globalForLimiter = globalThis as unknown as { permalinkWriteLimiter?: ClosableWriteLimiter };
 
-function writeLimiter(): WriteLimiter {
+function writeLimiter(): ClosableWriteLimiter {
   const { WRITE_RATE_LIMIT_PER_MINUTE, UPSTASH_REDIS_REST_URL, UPSTASH_REDIS_REST_TOKEN, REDIS_URL } = config();
   globalForLimiter.permalinkWriteLimiter ??= createWriteLimiter({
     perMinute: WRITE_RATE_LIMIT_PER_MINUTE,
@@ -13,6 +13,13 @@ function writeLimiter(): WriteLimiter {
     redisUrl: REDIS_URL,
   });
   return globalForLimiter.permalinkWriteLimiter;
+}
+
+/** Drops the process's limiter (closing its Redis connection); the next write builds one from the current config(). */
+export async function resetWriteLimiter(): Promise<void> {
+  const current = globalForLimiter.permalinkWriteLimiter;
+  globalForLimiter.permalinkWriteLimiter = undefined;
+  await current?.close();
 }
 
 /** One write budget per workspace, shared by its members and its key. */

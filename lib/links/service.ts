@@ -1,4 +1,5 @@
 import { ApiError, notFound } from "@/lib/http/errors";
+import { publishInvalidation } from "@/lib/resolution/invalidation";
 import { can, requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { vetDestination } from "./destination-gate";
@@ -69,7 +70,9 @@ export async function repoint(principal: Principal, id: string, rawDestination: 
   }
   const destination = await vetDestination(rawDestination);
   if (destination === link.destination) return link;
-  return store.repointLink(link.id, destination);
+  const repointed = await store.repointLink(link.id, destination);
+  publishInvalidation({ kind: "link", host: repointed.host, slug: repointed.slug });
+  return repointed;
 }
 
 export async function archive(principal: Principal, id: string): Promise<LinkRow> {

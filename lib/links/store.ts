@@ -1,3 +1,4 @@
+import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
 import { isUniqueViolation } from "@/lib/db/errors";
 import { newId } from "@/lib/db/random";
@@ -32,7 +33,8 @@ export type NewLink = {
 /** Inserts a link; null when a unique index refused it (slug taken, or a reusable twin exists). */
 export async function insertLink(link: NewLink): Promise<LinkRow | null> {
   try {
-    return await db().link.create({ data: { id: newId("lnk"), ...link }, select: LINK_COLUMNS });
+    const now = new Date(clock().now());
+    return await db().link.create({ data: { id: newId("lnk"), ...link, createdAt: now, updatedAt: now }, select: LINK_COLUMNS });
   } catch (error) {
     if (isUniqueViolation(error)) return null;
     throw error;
@@ -71,14 +73,15 @@ export async function listLiveLinks(workspaceId: string, limit: number, after?: 
 export async function repointLink(id: string, destination: string): Promise<LinkRow> {
   return db().link.update({
     where: { id },
-    data: { destination, reusable: false, status: 1, updatedAt: new Date() },
+    data: { destination, reusable: false, status: 1, updatedAt: new Date(clock().now()) },
     select: LINK_COLUMNS,
   });
 }
 
 /** Archives once; archiving again keeps the first time. */
 export async function archiveLink(id: string): Promise<LinkRow> {
-  await db().link.updateMany({ where: { id, archivedAt: null }, data: { archivedAt: new Date(), updatedAt: new Date() } });
+  const now = new Date(clock().now());
+  await db().link.updateMany({ where: { id, archivedAt: null }, data: { archivedAt: now, updatedAt: now } });
   return db().link.findUniqueOrThrow({ where: { id }, select: LINK_COLUMNS });
 }
 

@@ -1,0 +1,72 @@
+export type ScanEvent = {
+  linkId: string;
+  host: string;
+  occurredAt: number;
+  userAgent: string | null;
+  referrer: string | null;
+  country: string | null;
+  viaQr: boolean;
+};
+
+export type ScanWriter = (events: ScanEvent[]) => Promise<void>;
+
+const BATCH_SIZE = 1000;
+const FLUSH_AT = 500;
+/** Bounded memory while the database is unreachable: the oldest events are dropped first. */
+const MAX_BUFFERED = 200_000;
+
+/**
+ * Collects scan events in memory and writes them in batches, off the redirect path. A failed
+ * write keeps the events for the next flush.
+ */
+export class ScanBuffer {
+  private events: ScanEvent[] = [];
+  private flushing: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  dropped = 0;
+
+  constructor(private readonly write: ScanWriter, private readonly log: (message: string, error?: unknown) => void) {}
+
+  record(event: ScanEvent): void {
+    this.events.push(event);
+    if (this.events.length > MAX_BUFFERED) this.dropped += this.events.splice(0, this.events.length - MAX_BUFFERED).length;
+    if (this.events.length >= FLUSH_AT) void this.flush();
+  }
+
+  get pending(): number {
+    return this.events.length;
+  }
+
+  /** Writes everything buffered so far; concurrent calls share one run. */
+  flush(): Promise<void> {
+    this.flushing ??= this.writeAll().finally(() => {
+      this.flushing = null;
+    });
+    return this.flushing;
+  }
+
+  /** Flushes every `intervalMs` without keeping the process alive. */
+  startTimer(intervalMs: number): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.flush(), intervalMs);
+    this.timer.unref();
+  }
+
+  stopTimer(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private async writeAll(): Promise<void> {
+    while (this.events.length > 0) {
+      const batch = this.events.splice(0, BATCH_SIZE);
+      try {
+        await this.write(batch);
+      } catch (error) {
+        this.events.unshift(...batch);
+        this.log(`Writing ${batch.length} scan events failed; they stay buffered for the next flush.`, error);
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,105 @@
+import { spawn } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "./index";
+
+const VALID_SECRET = "x".repeat(32);
+
+function configErrorFrom(env: Record<string, string>): ConfigError {
+  try {
+    parseConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error(`parseConfig accepted ${JSON.stringify(env)}`);
+}
+
+type CliResult = { exitCode: number | null; stdout: string; stderr: string };
+
+function runCli(script: string, env: NodeJS.ProcessEnv): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("node_modules/.bin/tsx", [script], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (exitCode) => resolve({ exitCode, stdout, stderr }));
+  });
+}
+
+describe("parseConfig defaults", () => {
+  it("serves on port 3000 at http://localhost:3000 with the plk key prefix and 60 writes a minute", () => {
+    const config = parseConfig({});
+    expect(config).toMatchObject({
+      PORT: 3000,
+      BASE_URL: "http://localhost:3000",
+      SHORT_BASE_URL: "http://localhost:3000",
+      API_KEY_PREFIX: "plk",
+      WRITE_RATE_LIMIT_PER_MINUTE: 60,
+    });
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.REDIS_URL).toBeUndefined();
+  });
+
+  it("derives BASE_URL from PORT when BASE_URL is unset", () => {
+    expect(parseConfig({ PORT: "4100" })).toMatchObject({ PORT: 4100, BASE_URL: "http://localhost:4100", SHORT_BASE_URL: "http://localhost:4100" });
+  });
+
+  it("falls back to BASE_URL for SHORT_BASE_URL, and keeps an explicit one", () => {
+    expect(parseConfig({ BASE_URL: "https://permalink.example" }).SHORT_BASE_URL).toBe("https://permalink.example");
+    expect(parseConfig({ BASE_URL: "https://permalink.example", SHORT_BASE_URL: "https://pl.example" })).toMatchObject({
+      BASE_URL: "https://permalink.example",
+      SHORT_BASE_URL: "https://pl.example",
+    });
+  });
+
+  it("treats blank optional values as unset", () => {
+    const config = parseConfig({ DATABASE_URL: "  ", REDIS_URL: "", AUTH_SECRET: "", DNS_RESOLVER: "" });
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.REDIS_URL).toBeUndefined();
+    expect(config.AUTH_SECRET).toBeUndefined();
+    expect(config.DNS_RESOLVER).toBeUndefined();
+  });
+
+  it("accepts a complete valid environment", () => {
+    const config = parseConfig({
+      PORT: "8080",
+      DATABASE_URL: "postgres://db.internal:5432/permalink",
+      REDIS_URL: "rediss://cache.internal:6380",
+      DNS_RESOLVER: "127.0.0.1:53",
+      API_KEY_PREFIX: "acme2",
+      AUTH_SECRET: VALID_SECRET,
+      WRITE_RATE_LIMIT_PER_MINUTE: "5",
+    });
+    expect(config).toMatchObject({ PORT: 8080, API_KEY_PREFIX: "acme2", WRITE_RATE_LIMIT_PER_MINUTE: 5, DNS_RESOLVER: "127.0.0.1:53" });
+  });
+});
+
+describe("parseConfig refusals", () => {
+  it.each([
+    ["PORT", "abc"],
+    ["PORT", "70000"],
+    ["BASE_URL", "ftp://x"],
+    ["DATABASE_URL", "mysql://root@localhost:3306/permalink"],
+    ["REDIS_URL", "http://cache.internal:6379"],
+    ["DNS_RESOLVER", "nonsense"],
+    ["API_KEY_PREFIX", "Bad_Prefix"],
+    ["AUTH_SECRET", "too-short"],
+    ["WRITE_RATE_LIMIT_PER_MINUTE", "0"],
+  ])("refuses %s=%s with one line naming the variable", (variable, value) => {
+    const error = configErrorFrom({ [variable]: value });
+    expect(error.message).not.toContain("\n");
+    expect(error.message).toMatch(new RegExp(`^Configuration error: ${variable} `));
+  });
+});
+
+describe("a command started with a wrong value", () => {
+  it("exits 1 with a single stderr line naming the variable", async () => {
+    const result = await runCli("scripts/migrate.ts", { ...process.env, PORT: "abc" });
+    expect(result.exitCode).toBe(1);
+    const lines = result.stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^Configuration error: PORT /);
+  }, 30_000);
+});

@@ -1,0 +1,41 @@
+import { db } from "@/lib/db/client";
+
+const REFRESH_MS = 60_000;
+const HOSTS_KEY = Symbol.for("permalink.verifiedHosts");
+
+type VerifiedHosts = { hosts: Set<string>; loadedAt: number; loading: Promise<void> | null };
+const holder = globalThis as unknown as { [HOSTS_KEY]?: VerifiedHosts };
+
+function state(): VerifiedHosts {
+  holder[HOSTS_KEY] ??= { hosts: new Set(), loadedAt: 0, loading: null };
+  return holder[HOSTS_KEY];
+}
+
+async function load(current: VerifiedHosts): Promise<void> {
+  const rows = await db().domain.findMany({ where: { verifiedAt: { not: null } }, select: { hostname: true } });
+  current.hosts = new Set(rows.map((row) => row.hostname));
+  current.loadedAt = Date.now();
+}
+
+/**
+ * Whether a request host is a verified custom domain. The set is cached and refreshed in the
+ * background; until the first load completes the caller waits, and a failed refresh keeps the
+ * last known set.
+ */
+export async function isVerifiedCustomDomain(hostname: string): Promise<boolean> {
+  const current = state();
+  if (Date.now() - current.loadedAt > REFRESH_MS && !current.loading) {
+    current.loading = load(current)
+      .catch(() => undefined)
+      .finally(() => {
+        current.loading = null;
+      });
+  }
+  if (current.loadedAt === 0 && current.loading) await current.loading;
+  return current.hosts.has(hostname);
+}
+
+/** Forget the cached set (a domain was verified or removed). */
+export function forgetVerifiedHosts(): void {
+  state().loadedAt = 0;
+}

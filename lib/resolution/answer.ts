@@ -1,0 +1,37 @@
+import { abuseWarningPage, notFoundPage, unavailablePage } from "./pages";
+import type { Answer, Outcome, Visit } from "./types";
+
+/** A redirect may be repointed at any time, so nothing may keep the old destination. */
+const COMMON_HEADERS = {
+  "Cache-Control": "no-store",
+  "X-Robots-Tag": "noindex",
+  "Referrer-Policy": "strict-origin-when-cross-origin",
+};
+
+const PAGE_HEADERS = {
+  ...COMMON_HEADERS,
+  "Content-Type": "text/html; charset=utf-8",
+  "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+  "X-Content-Type-Options": "nosniff",
+};
+
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 30;
+
+/** The HTTP answer for an outcome: the same status, headers and body from either door. */
+export function answerFor(outcome: Outcome, visit: Visit): Answer {
+  switch (outcome.kind) {
+    case "redirect":
+      return { status: 302, headers: { ...COMMON_HEADERS, Location: outcome.location, "Content-Length": "0" }, body: "" };
+    case "blocked":
+      return pageAnswer(403, abuseWarningPage(outcome.link.abuseReason), visit);
+    case "not_found":
+      return pageAnswer(404, notFoundPage(visit.slug), visit);
+    case "unavailable":
+      return pageAnswer(503, unavailablePage(), visit, { "Retry-After": String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
+  }
+}
+
+function pageAnswer(status: number, html: string, visit: Visit, extra: Record<string, string> = {}): Answer {
+  const headers = { ...PAGE_HEADERS, ...extra, "Content-Length": String(Buffer.byteLength(html)) };
+  return { status, headers, body: visit.method === "HEAD" ? "" : html };
+}

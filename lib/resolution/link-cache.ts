@@ -1,0 +1,49 @@
+import { LRUCache } from "lru-cache";
+import type { ResolvedLink } from "./types";
+
+type Entry = { link: ResolvedLink | null; freshUntil: number };
+
+const MAX_ENTRIES = 100_000;
+
+export function cacheKey(host: string | null, slug: string): string {
+  return `${host ?? ""}/${slug}`;
+}
+
+/**
+ * Resolved links (and misses) per host and slug. Entries are fresh for `ttlMs`; a stale entry
+ * is still served when the database cannot be reached, so cached links keep resolving.
+ */
+export class LinkCache {
+  private readonly entries = new LRUCache<string, Entry>({ max: MAX_ENTRIES });
+
+  constructor(private readonly ttlMs: number) {}
+
+  /** The fresh entry, `undefined` when absent or stale. `null` means a cached miss. */
+  fresh(key: string, now: number): ResolvedLink | null | undefined {
+    const entry = this.entries.get(key);
+    return entry && entry.freshUntil > now ? entry.link : undefined;
+  }
+
+  /** Any entry, however old: the fallback when the database is down. */
+  stale(key: string): ResolvedLink | null | undefined {
+    return this.entries.get(key)?.link;
+  }
+
+  set(key: string, link: ResolvedLink | null, now: number): void {
+    this.entries.set(key, { link, freshUntil: now + this.ttlMs });
+  }
+
+  /** Updates a cached link in place (after a counted check), keeping its freshness. */
+  update(key: string, link: ResolvedLink): void {
+    const entry = this.entries.get(key);
+    if (entry) entry.link = link;
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}

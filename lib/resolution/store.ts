@@ -1,0 +1,80 @@
+import { clock } from "@/lib/clock";
+import { db } from "@/lib/db/client";
+import { ABUSE, type LinkStatus, type ResolvedLink } from "./types";
+
+const RESOLUTION_COLUMNS = {
+  id: true, host: true, slug: true, destination: true, status: true, createdAt: true,
+  cleanChecks: true, lastCountedCheckAt: true, abuseReason: true,
+} as const;
+
+type Row = {
+  id: string; host: string | null; slug: string; destination: string; status: number; createdAt: Date;
+  cleanChecks: number; lastCountedCheckAt: Date | null; abuseReason: string | null;
+};
+
+function toResolved(row: Row): ResolvedLink {
+  return {
+    ...row,
+    status: row.status as LinkStatus,
+    createdAt: row.createdAt.getTime(),
+    lastCountedCheckAt: row.lastCountedCheckAt?.getTime() ?? null,
+  };
+}
+
+/** The link on this host and slug, archived or not: an issued code always resolves. */
+export async function findLink(host: string | null, slug: string): Promise<ResolvedLink | null> {
+  const row = await db().link.findFirst({ where: { host, slug }, select: RESOLUTION_COLUMNS });
+  return row ? toResolved(row) : null;
+}
+
+export async function findLinkById(id: string): Promise<ResolvedLink | null> {
+  const row = await db().link.findUnique({ where: { id }, select: RESOLUTION_COLUMNS });
+  return row ? toResolved(row) : null;
+}
+
+export type ReleasePolicy = { spacingMs: number; releaseChecks: number; releaseAgeMs: number };
+
+/**
+ * Counts one clean check, and releases the link when it has enough counted checks and is old
+ * enough, in one statement: concurrent visits can neither count twice within the spacing nor
+ * release twice. Null when the check did not count (too soon, or no longer quarantined).
+ */
+export async function countCleanCheck(linkId: string, now: number, policy: ReleasePolicy): Promise<ResolvedLink | null> {
+  const nowDate = new Date(now);
+  const countableBefore = new Date(now - policy.spacingMs);
+  const releasableBefore = new Date(now - policy.releaseAgeMs);
+  const rows = await db().$queryRaw<Row[]>`
+    UPDATE links SET
+      clean_checks = clean_checks + 1,
+      last_counted_check_at = ${nowDate},
+      last_checked_at = ${nowDate},
+      status = CASE WHEN clean_checks + 1 >= ${policy.releaseChecks} AND created_at <= ${releasableBefore} THEN 0 ELSE status END
+    WHERE id = ${linkId} AND status = 1
+      AND (last_counted_check_at IS NULL OR last_counted_check_at <= ${countableBefore})
+    RETURNING id, host, slug, destination, status, created_at AS "createdAt", clean_checks AS "cleanChecks",
+      last_counted_check_at AS "lastCountedCheckAt", abuse_reason AS "abuseReason"`;
+  return rows[0] ? toResolved(rows[0]) : null;
+}
+
+/** Records that a live check ran without counting (unknown verdict, or the background job). */
+export async function markChecked(linkId: string, now: number): Promise<void> {
+  await db().link.update({ where: { id: linkId }, data: { lastCheckedAt: new Date(now) } });
+}
+
+/** Moves a link to a status; returns the updated link, or null when it does not exist. */
+export async function setStatus(linkId: string, status: LinkStatus, abuseReason: string | null): Promise<ResolvedLink | null> {
+  const { count } = await db().link.updateMany({
+    where: { id: linkId },
+    data: { status, abuseReason: status === ABUSE ? abuseReason : null, updatedAt: new Date(clock().now()) },
+  });
+  return count === 0 ? null : findLinkById(linkId);
+}
+
+/** Blocks a link for abuse unless it already is; returns the updated link when this call blocked it. */
+export async function blockForAbuse(linkId: string, reason: string): Promise<ResolvedLink | null> {
+  const { count } = await db().link.updateMany({
+    where: { id: linkId, status: { not: ABUSE } },
+    data: { status: ABUSE, abuseReason: reason, updatedAt: new Date(clock().now()) },
+  });
+  return count === 0 ? null : findLinkById(linkId);
+}

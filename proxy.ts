@@ -1,0 +1,26 @@
+import { NextResponse, type NextFetchEvent, type NextRequest } from "next/server";
+import { scanBuffer } from "@/lib/analytics/scans";
+import { serveVisit, visitFor } from "@/lib/resolution/door";
+
+/**
+ * Short links on Vercel (and under `next start`): the same resolution core as the self-hosted
+ * front door, so both give identical answers. Everything else continues to the application.
+ */
+export async function proxy(request: NextRequest, event: NextFetchEvent): Promise<Response> {
+  const visit = await visitFor({
+    method: request.method,
+    hostHeader: request.headers.get("host"),
+    pathname: request.nextUrl.pathname,
+    search: request.nextUrl.search,
+    header: (name) => request.headers.get(name),
+  });
+  if (!visit) return NextResponse.next();
+  const answer = await serveVisit(visit);
+  event.waitUntil(scanBuffer().flush());
+  return new Response(answer.body === "" ? null : answer.body, { status: answer.status, headers: answer.headers });
+}
+
+export const config = {
+  // Short links are one path segment; the app's assets and API never are resolved here.
+  matcher: ["/((?!_next/|api/).+)"],
+};

@@ -1,0 +1,122 @@
+import { Redis as Ioredis } from "ioredis";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resetConfig } from "@/lib/config";
+import { LOCAL_REDIS_URL, waitUntilClearOfWindowBoundary } from "@/lib/http/rate-limit/redis-test-support";
+import { resetWriteLimiter } from "@/lib/http/write-limit";
+import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
+
+const WRITES_PER_MINUTE = 3;
+
+type Caller = { token: string; headers?: Record<string, string> };
+
+let destinationCounter = 0;
+
+/** A create with a destination never used before, so each call is a real write (201), not a dedupe hit. */
+function createLink(caller: Caller) {
+  return call("POST", "/api/links", { ...caller, body: { destination: `https://example.com/rate/${++destinationCounter}` } });
+}
+
+async function createLinks(caller: Caller, count: number): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let i = 0; i < count; i++) statuses.push((await createLink(caller)).status);
+  return statuses;
+}
+
+const allowedWrites = () => Array<number>(WRITES_PER_MINUTE).fill(201);
+
+/** Runs the file's tests with a small write budget, on Redis when `redisUrl` is given, else in memory. */
+function withWriteLimit(redisUrl?: string): void {
+  beforeAll(async () => {
+    process.env.WRITE_RATE_LIMIT_PER_MINUTE = String(WRITES_PER_MINUTE);
+    if (redisUrl) process.env.REDIS_URL = redisUrl;
+    resetConfig();
+    await resetWriteLimiter();
+  });
+
+  afterAll(async () => {
+    process.env.WRITE_RATE_LIMIT_PER_MINUTE = "10000";
+    delete process.env.REDIS_URL;
+    resetConfig();
+    await resetWriteLimiter();
+  });
+}
+
+function sharedBudgetTests(): void {
+  it(`refuses write ${WRITES_PER_MINUTE + 1} in a minute with 429, an error sentence and rate-limit headers`, async () => {
+    const user = await newUser();
+    expect(await createLinks(user, WRITES_PER_MINUTE)).toEqual(allowedWrites());
+
+    const refused = await createLink(user);
+
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ error: expect.stringMatching(/\S/) });
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(refused.headers.get("ratelimit-policy")).toBe(`"writes";q=${WRITES_PER_MINUTE};w=60`);
+    expect(refused.headers.get("ratelimit")).toMatch(/^"writes";r=0;t=\d+$/);
+  });
+
+  it("does not limit reads", async () => {
+    const user = await newUser();
+    await createLinks(user, WRITES_PER_MINUTE + 1);
+
+    const reads = await Promise.all(Array.from({ length: WRITES_PER_MINUTE * 2 }, () => call("GET", "/api/links", { token: user.token })));
+
+    expect(reads.map((read) => read.status)).toEqual(Array(WRITES_PER_MINUTE * 2).fill(200));
+    expect(reads[0]!.body.links).toHaveLength(WRITES_PER_MINUTE);
+  });
+
+  it("keeps one budget per workspace, shared by its members", async () => {
+    const owner = await newUser("owner");
+    const member = await newUser("member");
+    expect(await createLinks(member, WRITES_PER_MINUTE + 1)).toEqual([...allowedWrites(), 429]);
+
+    const inOwnersWorkspace = await joinWorkspace(member, owner.workspaceId, "member");
+    expect(await createLinks(inOwnersWorkspace, WRITES_PER_MINUTE - 1)).toEqual(allowedWrites().slice(1));
+    expect(await createLinks(owner, 2)).toEqual([201, 429]);
+    expect((await createLink(inOwnersWorkspace)).status).toBe(429);
+  });
+
+  it("answers 401 to a non-member naming a workspace, without spending that workspace's budget", async () => {
+    const victim = await newUser("victim");
+    const intruder = await newUser("intruder");
+    const asVictimsWorkspace = { token: intruder.token, headers: { "x-workspace-id": victim.workspaceId } };
+
+    const attempts = await Promise.all(Array.from({ length: WRITES_PER_MINUTE * 2 }, () => createLink(asVictimsWorkspace)));
+
+    expect(attempts.map((attempt) => attempt.status)).toEqual(Array(WRITES_PER_MINUTE * 2).fill(401));
+    expect(attempts[0]!.body).toEqual({ error: expect.any(String) });
+    expect(await createLinks(victim, WRITES_PER_MINUTE + 1)).toEqual([...allowedWrites(), 429]);
+  });
+}
+
+describe("write rate limit in memory", () => {
+  withWriteLimit();
+  sharedBudgetTests();
+});
+
+describe("write rate limit on Redis", () => {
+  const inspector = new Ioredis(LOCAL_REDIS_URL);
+  withWriteLimit(LOCAL_REDIS_URL);
+  beforeEach(() => waitUntilClearOfWindowBoundary());
+  afterAll(() => inspector.quit());
+
+  sharedBudgetTests();
+
+  /** Starting a fresh limiter between writes stands in for requests landing on different app instances. */
+  async function createLinkOnNewInstance(user: TestUser) {
+    await resetWriteLimiter();
+    return createLink(user);
+  }
+
+  it("shares one budget between app instances, counted in Redis", async () => {
+    const user = await newUser();
+    const statuses: number[] = [];
+    for (let i = 0; i <= WRITES_PER_MINUTE; i++) statuses.push((await createLinkOnNewInstance(user)).status);
+
+    expect(statuses).toEqual([...allowedWrites(), 429]);
+    expect(await inspector.keys(`permalink:rate-limit:writes:workspace:${user.workspaceId}:*`)).not.toHaveLength(0);
+  });
+});

@@ -1,0 +1,172 @@
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
+import { MIGRATIONS_DIR, migrate } from "@/lib/db/migrate";
+import { adminQuery, withDatabase } from "../support/database";
+
+const { serverUrl, prefix } = inject("testDatabase");
+const createdDatabases: string[] = [];
+const temporaryDirs: string[] = [];
+
+type MigrationRow = {
+  id: string;
+  checksum: string;
+  migration_name: string;
+  logs: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+  rolled_back_at: Date | null;
+  applied_steps_count: number;
+};
+
+/** A new, empty database on the test server; dropped after the file. */
+async function emptyDatabase(): Promise<string> {
+  const name = `${prefix}_migrate_${randomBytes(4).toString("hex")}`;
+  await adminQuery(serverUrl, `CREATE DATABASE "${name}"`);
+  createdDatabases.push(name);
+  return withDatabase(serverUrl, name);
+}
+
+async function query<Row extends pg.QueryResultRow>(databaseUrl: string, sql: string, values: unknown[] = []): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query<Row>(sql, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const migrationRows = (databaseUrl: string) =>
+  query<MigrationRow>(databaseUrl, `SELECT * FROM "_prisma_migrations" ORDER BY migration_name`);
+
+async function tableExists(databaseUrl: string, table: string): Promise<boolean> {
+  const [row] = await query<{ exists: boolean }>(databaseUrl, "SELECT to_regclass($1) IS NOT NULL AS exists", [`public.${table}`]);
+  return row!.exists;
+}
+
+async function projectMigrations(): Promise<{ name: string; checksum: string }[]> {
+  const entries = await readdir(MIGRATIONS_DIR, { withFileTypes: true });
+  const names = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  return Promise.all(
+    names.map(async (name) => {
+      const bytes = await readFile(path.join(MIGRATIONS_DIR, name, "migration.sql"));
+      return { name, checksum: createHash("sha256").update(bytes).digest("hex") };
+    }),
+  );
+}
+
+/** A migrations folder in the layout Prisma uses: one folder per migration holding migration.sql. */
+async function migrationsDir(migrations: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "permalink-migrations-"));
+  temporaryDirs.push(dir);
+  await writeFile(path.join(dir, "migration_lock.toml"), 'provider = "postgresql"\n');
+  for (const [name, sql] of Object.entries(migrations)) {
+    await mkdir(path.join(dir, name));
+    await writeFile(path.join(dir, name, "migration.sql"), sql);
+  }
+  return dir;
+}
+
+afterEach(async () => {
+  await Promise.all(temporaryDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+afterAll(async () => {
+  for (const name of createdDatabases) await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+});
+
+describe("migrate()", () => {
+  it("applies every migration folder and records each the way prisma migrate deploy does", async () => {
+    const databaseUrl = await emptyDatabase();
+    const expected = await projectMigrations();
+    expect(expected.length).toBeGreaterThan(0);
+
+    const applied = await migrate(databaseUrl);
+
+    expect(applied).toEqual(expected.map((migration) => migration.name));
+    const rows = await migrationRows(databaseUrl);
+    expect(rows).toEqual(
+      expected.map(({ name, checksum }) => ({
+        id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+        checksum,
+        migration_name: name,
+        logs: null,
+        started_at: expect.any(Date),
+        finished_at: expect.any(Date),
+        rolled_back_at: null,
+        applied_steps_count: 1,
+      })),
+    );
+    for (const row of rows) expect(row.finished_at!.getTime()).toBeGreaterThanOrEqual(row.started_at.getTime());
+    expect(await tableExists(databaseUrl, "links")).toBe(true);
+  });
+
+  it("creates _prisma_migrations with Prisma's own column types", async () => {
+    const databaseUrl = await emptyDatabase();
+    await migrate(databaseUrl);
+
+    const columns = await query<{ column_name: string; udt_name: string; is_nullable: string; length: number | null }>(
+      databaseUrl,
+      `SELECT column_name, udt_name, is_nullable, character_maximum_length AS length
+         FROM information_schema.columns WHERE table_name = '_prisma_migrations' ORDER BY ordinal_position`,
+    );
+    expect(columns).toEqual([
+      { column_name: "id", udt_name: "varchar", is_nullable: "NO", length: 36 },
+      { column_name: "checksum", udt_name: "varchar", is_nullable: "NO", length: 64 },
+      { column_name: "finished_at", udt_name: "timestamptz", is_nullable: "YES", length: null },
+      { column_name: "migration_name", udt_name: "varchar", is_nullable: "NO", length: 255 },
+      { column_name: "logs", udt_name: "text", is_nullable: "YES", length: null },
+      { column_name: "rolled_back_at", udt_name: "timestamptz", is_nullable: "YES", length: null },
+      { column_name: "started_at", udt_name: "timestamptz", is_nullable: "NO", length: null },
+      { column_name: "applied_steps_count", udt_name: "int4", is_nullable: "NO", length: null },
+    ]);
+  });
+
+  it("applies nothing on a second run", async () => {
+    const databaseUrl = await emptyDatabase();
+    await migrate(databaseUrl);
+    const before = await migrationRows(databaseUrl);
+
+    expect(await migrate(databaseUrl)).toEqual([]);
+    expect(await migrationRows(databaseUrl)).toEqual(before);
+  });
+
+  it("applies each migration once when two runs start together", async () => {
+    const databaseUrl = await emptyDatabase();
+    const expected = (await projectMigrations()).map((migration) => migration.name);
+
+    const runs = await Promise.all([migrate(databaseUrl), migrate(databaseUrl)]);
+
+    expect(runs.flat().sort()).toEqual(expected);
+    expect((await migrationRows(databaseUrl)).map((row) => row.migration_name)).toEqual(expected);
+  });
+
+  it("refuses to run when an applied migration's checksum differs, naming it", async () => {
+    const databaseUrl = await emptyDatabase();
+    const [first] = await migrate(databaseUrl);
+    await query(databaseUrl, `UPDATE "_prisma_migrations" SET checksum = $1 WHERE migration_name = $2`, ["0".repeat(64), first]);
+
+    await expect(migrate(databaseUrl)).rejects.toThrow(new RegExp(`Migration ${first} .*checksum`));
+  });
+
+  it("rolls a failing migration back entirely, records no finished row for it, and applies it once fixed", async () => {
+    const databaseUrl = await emptyDatabase();
+    const good = "CREATE TABLE first_table (id INTEGER PRIMARY KEY);";
+    const broken = "CREATE TABLE half_done (id INTEGER);\nSELECT no_such_column FROM first_table;";
+    const brokenDir = await migrationsDir({ "0001_first": good, "0002_broken": broken });
+
+    await expect(migrate(databaseUrl, brokenDir)).rejects.toThrow(/Migration 0002_broken failed: .*no_such_column/);
+
+    expect((await migrationRows(databaseUrl)).map((row) => [row.migration_name, row.finished_at !== null])).toEqual([["0001_first", true]]);
+    expect(await tableExists(databaseUrl, "first_table")).toBe(true);
+    expect(await tableExists(databaseUrl, "half_done")).toBe(false);
+
+    const fixedDir = await migrationsDir({ "0001_first": good, "0002_broken": "CREATE TABLE half_done (id INTEGER);" });
+    expect(await migrate(databaseUrl, fixedDir)).toEqual(["0002_broken"]);
+    expect(await tableExists(databaseUrl, "half_done")).toBe(true);
+  });
+});
