@@ -199,6 +199,8 @@ const AUTH_DESCRIPTIONS: Record<Credentials, string> = {
   api_key_or_session: "Bearer API key or session token; optional X-Workspace-Id header.",
   session: "Bearer session token only (an API key gets 403); optional X-Workspace-Id header.",
   none: "none.",
+  operator: "Bearer OPERATOR_TOKEN (the deployment's operator secret); 503 when it is not set.",
+  cron: "Bearer CRON_SECRET (Vercel Cron sends it); 503 when it is not set.",
 };
 
 function ParametersTable({ parameters }: { parameters: Parameter[] }) {

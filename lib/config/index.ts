@@ -45,6 +45,7 @@ const configSchema = z.object({
   OPERATOR_TOKEN: optionalString.pipe(z.string().min(32, "must be at least 32 characters").optional()),
   CRON_SECRET: optionalString.pipe(z.string().min(16, "must be at least 16 characters").optional()),
   RECHECK_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(300),
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   API_KEY_PREFIX: z
     .string()
     .regex(/^[a-z][a-z0-9]{1,15}$/, "must be 2 to 16 lower-case letters or digits, starting with a letter")

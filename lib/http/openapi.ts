@@ -10,6 +10,14 @@ import {
   MAX_LIST_SIZE,
   updateLinkBody,
 } from "@/lib/links/schemas";
+import {
+  abuseReportBody,
+  abuseReportReceiptSchema,
+  linkStatusChangeBody,
+  linkStatusSchema,
+  REPORTS_PER_MINUTE,
+} from "@/lib/resolution/abuse-reports";
+import { recheckTotalsSchema } from "@/lib/resolution/recheck";
 import { memberListSchema, memberSchema, workspaceReportSchema } from "@/lib/workspaces/schemas";
 import { MAX_JSON_BODY_BYTES } from "./body";
 import { errorSchema } from "./schemas";
@@ -30,8 +38,11 @@ export type Content = Record<string, { schema: JsonSchema }>;
 export type ResponseObject = { description: string; headers?: Record<string, Reference>; content?: Content };
 export type RequestBody = { required: boolean; content: Content };
 export type SecurityRequirement = Record<string, string[]>;
-/** Which bearer credentials an operation accepts; OpenAPI's one bearer scheme cannot tell them apart. */
-export type Credentials = "api_key_or_session" | "session" | "none";
+/**
+ * Which bearer credentials an operation accepts; OpenAPI's one bearer scheme cannot tell the
+ * workspace credentials apart. operator and cron are the deployment's own secrets.
+ */
+export type Credentials = "api_key_or_session" | "session" | "none" | "operator" | "cron";
 export type Operation = {
   operationId: string;
   summary: string;
@@ -43,7 +54,7 @@ export type Operation = {
   requestBody?: RequestBody;
   responses: Record<string, ResponseObject>;
 };
-export const HTTP_METHODS = ["get", "post", "patch", "delete"] as const;
+export const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 export type PathItem = Partial<Record<HttpMethod, Operation>>;
 export type Tag = { name: string; description: string };
@@ -62,7 +73,7 @@ export type OpenApiDocument = {
 };
 
 /** Request bodies are described as the handlers parse them; response bodies as they are sent. */
-const REQUEST_SCHEMAS = [createLinkBody, updateLinkBody];
+const REQUEST_SCHEMAS = [createLinkBody, updateLinkBody, abuseReportBody, linkStatusChangeBody];
 const RESPONSE_SCHEMAS = [
   errorSchema,
   linkSchema,
@@ -73,16 +84,28 @@ const RESPONSE_SCHEMAS = [
   workspaceReportSchema,
   memberSchema,
   memberListSchema,
+  abuseReportReceiptSchema,
+  linkStatusSchema,
+  recheckTotalsSchema,
 ];
 
 const JSON_MEDIA_TYPE = "application/json";
 const BEARER: SecurityRequirement[] = [{ bearerAuth: [] }];
-const NO_CREDENTIALS: SecurityRequirement[] = [];
+
+const SECURITY: Record<Credentials, SecurityRequirement[]> = {
+  api_key_or_session: BEARER,
+  session: BEARER,
+  none: [],
+  operator: [{ operatorAuth: [] }],
+  cron: [{ cronAuth: [] }],
+};
 
 const TAGS: Tag[] = [
   { name: "Links", description: "Create, read, repoint and archive permanent short links." },
   { name: "API keys", description: "Mint and revoke the workspace's API key." },
   { name: "Workspaces", description: "The workspace a call acts on, and its members." },
+  { name: "Abuse", description: "Reporting abusive links, and the operator's review of them." },
+  { name: "Operations", description: "Jobs the deployment runs on a schedule." },
   { name: "Meta", description: "This description of the API." },
 ];
 
@@ -99,6 +122,9 @@ export function openApiDocument(): OpenApiDocument {
       "/api/billing/claim": { post: claimKeyOperation(), delete: revokeKeyOperation() },
       "/api/workspaces": { get: describeWorkspaceOperation() },
       "/api/members": { get: listMembersOperation() },
+      "/api/abuse-reports": { post: reportAbuseOperation() },
+      "/api/operator/links/{id}/status": { put: setLinkStatusOperation() },
+      "/api/cron/recheck": { get: recheckOperation() },
       "/api/openapi.json": { get: openApiOperation() },
     },
     components: {
@@ -109,6 +135,8 @@ export function openApiDocument(): OpenApiDocument {
           scheme: "bearer",
           description: `An API key (\`${API_KEY_PREFIX}_…\`) or a session JWT from the dashboard's identity provider. Both resolve to the same workspace and behave identically, except that only a session token can mint or revoke keys.`,
         },
+        operatorAuth: { type: "http", scheme: "bearer", description: "The deployment's OPERATOR_TOKEN, held by the people who review abuse." },
+        cronAuth: { type: "http", scheme: "bearer", description: "The deployment's CRON_SECRET, which Vercel Cron sends with each scheduled call." },
       },
       parameters: { WorkspaceId: workspaceIdParameter() },
       headers: RESPONSE_HEADERS,
@@ -120,6 +148,7 @@ function apiDescription(): string {
   return [
     "Permanent short links and QR codes. A code that has been issued never stops resolving: not when its destination changes, not when a subscription lapses, not when the link is archived.",
     "Every new link starts in quarantine (status 1): it resolves normally, but each resolution runs a live safety check until the link is released (three clean checks and at least seven days old). Destinations on internal or private addresses, cloud metadata endpoints, or carrying userinfo are refused.",
+    "A link whose destination a live check finds malicious, that enough distinct people report, or that an operator blocks goes to abuse (status 2): it no longer redirects, and its short URL shows a warning page with the reason.",
     "Every failure has the body `{ \"error\": string }` with a real HTTP status code; the string is a sentence for a human, not something to switch on. Unknown paths under /api answer 404 with the same body.",
     "Planned: an agent without an account will be able to buy one permanent link by answering an HTTP 402 payment challenge (MPP or x402) on POST /api/links. That flow is not live yet.",
   ].join("\n\n");
@@ -264,6 +293,52 @@ function listMembersOperation(): Operation {
   });
 }
 
+function reportAbuseOperation(): Operation {
+  return operation({
+    operationId: "reportAbuse",
+    summary: "Report an abusive link",
+    description:
+      "Anyone may report a short URL; no credentials needed. One report per reporter and link counts (a repeat is accepted and ignored). The destination is checked again at once, and enough distinct reporters block the link pending review. The answer is the same whatever the report led to.",
+    tag: "Abuse",
+    credentials: "none",
+    body: abuseReportBody,
+    responses: {
+      202: jsonResponse("The report was received.", abuseReportReceiptSchema),
+      400: failure("The body failed validation or is not JSON."),
+      404: failure("No short link exists at this URL."),
+      429: failure(`Too many reports from your address this minute (limit ${REPORTS_PER_MINUTE} a minute).`, rateLimitHeaderRefs()),
+    },
+  });
+}
+
+function setLinkStatusOperation(): Operation {
+  return operation({
+    operationId: "setLinkStatus",
+    summary: "Set a link's status (operator)",
+    description: "Moves any link to active, quarantine or abuse, for example after reviewing abuse reports. Abuse needs a reason, which the warning page shows; leaving abuse clears it. Every instance drops its cached copy at once.",
+    tag: "Abuse",
+    credentials: "operator",
+    parameters: [LINK_ID_PARAMETER],
+    body: linkStatusChangeBody,
+    responses: {
+      200: jsonResponse("The link's new status.", linkStatusSchema),
+      400: failure("The body failed validation or is not JSON, or status is 2 without a reason."),
+      404: failure("No link with this id exists."),
+    },
+  });
+}
+
+function recheckOperation(): Operation {
+  return operation({
+    operationId: "recheckLinks",
+    summary: "Run the background re-check (cron)",
+    description: "Runs a live safety check on the quarantined links that are due one (a clean check counts toward release) and on a sample of active links (a destination that turned malicious is blocked), and says how many it checked, released and blocked.",
+    tag: "Operations",
+    credentials: "cron",
+    responses: { 200: jsonResponse("What this run did.", recheckTotalsSchema) },
+  });
+}
+
 function openApiOperation(): Operation {
   return operation({
     operationId: "getOpenApiDocument",
@@ -290,12 +365,11 @@ type OperationSpec = {
   responses: Record<string, ResponseObject>;
 };
 
-/** Adds what every operation of its kind shares: auth and 401, 413 on bodies, 429 on writes, 500. */
+/** Adds what every operation of its kind shares: auth and 401 (503), 413 on bodies, 429 on writes, 500. */
 function operation(spec: OperationSpec): Operation {
   const credentials = spec.credentials ?? "api_key_or_session";
-  const bearer = credentials !== "none";
-  const responses: Record<string, ResponseObject> = { ...spec.responses, 500: INTERNAL_FAILURE };
-  if (bearer) responses[401] = UNAUTHORIZED;
+  const workspaceBearer = credentials === "api_key_or_session" || credentials === "session";
+  const responses: Record<string, ResponseObject> = { ...spec.responses, ...AUTH_FAILURES[credentials], 500: INTERNAL_FAILURE };
   if (spec.body) responses[413] = failure(`The request body is larger than ${MAX_JSON_BODY_BYTES / 1024} KiB.`);
   if (spec.write) responses[429] = tooManyWrites();
   return {
@@ -303,9 +377,9 @@ function operation(spec: OperationSpec): Operation {
     summary: spec.summary,
     description: spec.description,
     tags: [spec.tag],
-    security: bearer ? BEARER : NO_CREDENTIALS,
+    security: SECURITY[credentials],
     "x-credentials": credentials,
-    parameters: [...(bearer ? [ref("parameters", "WorkspaceId")] : []), ...(spec.parameters ?? [])],
+    parameters: [...(workspaceBearer ? [ref("parameters", "WorkspaceId")] : []), ...(spec.parameters ?? [])],
     ...(spec.body && { requestBody: { required: true, content: jsonContent(spec.body) } }),
     responses,
   };
@@ -322,18 +396,38 @@ function failure(description: string, headers?: Record<string, Reference>): Resp
 function tooManyWrites(): ResponseObject {
   return failure(
     `Too many writes this minute for this workspace (limit ${config().WRITE_RATE_LIMIT_PER_MINUTE} a minute, shared by its members and its key).`,
-    {
-      "Retry-After": ref("headers", "RetryAfter"),
-      "RateLimit-Policy": ref("headers", "RateLimitPolicy"),
-      RateLimit: ref("headers", "RateLimit"),
-    },
+    rateLimitHeaderRefs(),
   );
+}
+
+function rateLimitHeaderRefs(): Record<string, Reference> {
+  return {
+    "Retry-After": ref("headers", "RetryAfter"),
+    "RateLimit-Policy": ref("headers", "RateLimitPolicy"),
+    RateLimit: ref("headers", "RateLimit"),
+  };
 }
 
 const UNAUTHORIZED = failure(
   "No valid API key or session token was sent, or X-Workspace-Id names a workspace you are not a member of (decided before anything else about the request).",
   { "WWW-Authenticate": ref("headers", "WWWAuthenticate") },
 );
+
+/** A deployment secret: wrong or missing is 401; a deployment that never set it answers 503. */
+function deploymentSecretFailures(variable: string): Record<string, ResponseObject> {
+  return {
+    401: failure(`The Authorization header is not \`Bearer <${variable}>\`.`, { "WWW-Authenticate": ref("headers", "WWWAuthenticate") }),
+    503: failure(`${variable} is not set on this deployment, so the operation is switched off.`),
+  };
+}
+
+const AUTH_FAILURES: Record<Credentials, Record<string, ResponseObject>> = {
+  api_key_or_session: { 401: UNAUTHORIZED },
+  session: { 401: UNAUTHORIZED },
+  none: {},
+  operator: deploymentSecretFailures("OPERATOR_TOKEN"),
+  cron: deploymentSecretFailures("CRON_SECRET"),
+};
 
 const INTERNAL_FAILURE = failure("Something went wrong on the service's side; the request was not completed.");
 

@@ -21,7 +21,7 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 30;
 export function answerFor(outcome: Outcome, visit: Visit): Answer {
   switch (outcome.kind) {
     case "redirect":
-      return { status: 302, headers: { ...COMMON_HEADERS, Location: outcome.location, "Content-Length": "0" }, body: "" };
+      return redirectAnswer(outcome.location, visit);
     case "blocked":
       return pageAnswer(403, abuseWarningPage(outcome.link.abuseReason), visit);
     case "not_found":
@@ -29,6 +29,12 @@ export function answerFor(outcome: Outcome, visit: Visit): Answer {
     case "unavailable":
       return pageAnswer(503, unavailablePage(), visit, { "Retry-After": String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
   }
+}
+
+/** The body names the destination in plain text, as Next does for redirects, so both doors match. */
+function redirectAnswer(location: string, visit: Visit): Answer {
+  const headers = { ...COMMON_HEADERS, Location: location, "Content-Type": "text/plain; charset=utf-8", "Content-Length": String(Buffer.byteLength(location)) };
+  return { status: 302, headers, body: visit.method === "HEAD" ? "" : location };
 }
 
 function pageAnswer(status: number, html: string, visit: Visit, extra: Record<string, string> = {}): Answer {

@@ -18,6 +18,15 @@ function doorRequest(request: IncomingMessage): DoorRequest {
   };
 }
 
+/** Appends the socket's peer to X-Forwarded-For, as a proxy does, so the app can trust the right end. */
+function withPeerAddress(request: IncomingMessage): IncomingMessage {
+  const peer = request.socket.remoteAddress;
+  if (!peer) return request;
+  const forwarded = request.headers["x-forwarded-for"];
+  request.headers["x-forwarded-for"] = forwarded ? `${forwarded}, ${peer}` : peer;
+  return request;
+}
+
 /**
  * The self-hosted front: answers short-link visits straight from node:http with the shared
  * resolution core, and hands every other request to the application (Next's handler).
@@ -26,7 +35,7 @@ export function createFrontDoor(application: Handler): Handler {
   return (request, response) => {
     visitFor(doorRequest(request))
       .then(async (visit) => {
-        if (!visit) return application(request, response);
+        if (!visit) return application(withPeerAddress(request), response);
         const answer = await serveVisit(visit);
         response.writeHead(answer.status, answer.headers);
         response.end(answer.body);

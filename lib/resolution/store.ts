@@ -1,6 +1,6 @@
 import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
-import { ABUSE, type LinkStatus, type ResolvedLink } from "./types";
+import { ABUSE, QUARANTINE, type LinkStatus, type ResolvedLink } from "./types";
 
 const RESOLUTION_COLUMNS = {
   id: true, host: true, slug: true, destination: true, status: true, createdAt: true,
@@ -65,7 +65,13 @@ export async function markChecked(linkId: string, now: number): Promise<void> {
 export async function setStatus(linkId: string, status: LinkStatus, abuseReason: string | null): Promise<ResolvedLink | null> {
   const { count } = await db().link.updateMany({
     where: { id: linkId },
-    data: { status, abuseReason: status === ABUSE ? abuseReason : null, updatedAt: new Date(clock().now()) },
+    data: {
+      status,
+      abuseReason: status === ABUSE ? abuseReason : null,
+      updatedAt: new Date(clock().now()),
+      // A link sent back to quarantine earns its release again from scratch.
+      ...(status === QUARANTINE && { cleanChecks: 0, lastCountedCheckAt: null }),
+    },
   });
   return count === 0 ? null : findLinkById(linkId);
 }

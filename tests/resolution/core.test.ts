@@ -41,7 +41,7 @@ describe("a visit", () => {
       "X-Robots-Tag": "noindex",
       "Referrer-Policy": "strict-origin-when-cross-origin",
     });
-    expect(answer.body).toBe("");
+    expect(answer.body).toBe("https://example.com/menu");
   });
 
   it("passes the short URL's query on; the destination's own parameters win, qr is consumed", async () => {

@@ -56,15 +56,18 @@ async function waitUntilAnswering(url: string): Promise<void> {
   throw new Error(`The server did not answer within ${STARTUP_TIMEOUT_MS} ms:\n${serverOutput}`);
 }
 
+/** SIGTERM, then a clean exit (code 0) within SHUTDOWN_TIMEOUT_MS; SIGKILL and fail otherwise. */
 async function stopServer(): Promise<void> {
   const exited = exitOf(server);
   server.kill("SIGTERM");
-  const stopped = await Promise.race([exited.then(() => true), sleep(SHUTDOWN_TIMEOUT_MS).then(() => false)]);
-  if (!stopped) {
+  const timedOut = Symbol("timed out");
+  const exitCode = await Promise.race([exited, sleep(SHUTDOWN_TIMEOUT_MS).then(() => timedOut)]);
+  if (exitCode === timedOut) {
     server.kill("SIGKILL");
     await exited;
     throw new Error(`The server ignored SIGTERM for ${SHUTDOWN_TIMEOUT_MS} ms:\n${serverOutput}`);
   }
+  if (exitCode !== 0) throw new Error(`The server exited with ${String(exitCode)} on SIGTERM:\n${serverOutput}`);
 }
 
 function apiRequest(method: string, path: string, options: { token?: string; body?: string } = {}): Promise<Response> {

@@ -13,6 +13,9 @@ const ROUTES: RouteEntry[] = [
   { pattern: /^\/api\/workspaces$/, load: () => import("@/app/api/workspaces/route") },
   { pattern: /^\/api\/members$/, load: () => import("@/app/api/members/route") },
   { pattern: /^\/api\/openapi\.json$/, load: () => import("@/app/api/openapi.json/route") },
+  { pattern: /^\/api\/abuse-reports$/, load: () => import("@/app/api/abuse-reports/route") },
+  { pattern: /^\/api\/operator\/links\/(?<id>[^/]+)\/status$/, load: () => import("@/app/api/operator/links/[id]/status/route") },
+  { pattern: /^\/api\/cron\/recheck$/, load: () => import("@/app/api/cron/recheck/route") },
   { pattern: /^\/api\/(?<path>.+)$/, load: () => import("@/app/api/[...path]/route") },
 ];
 

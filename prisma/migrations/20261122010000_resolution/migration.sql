@@ -38,7 +38,7 @@ CREATE INDEX "scan_events_link_id_occurred_at_idx" ON "scan_events"("link_id", "
 CREATE UNIQUE INDEX "abuse_reports_link_id_reporter_hash_key" ON "abuse_reports"("link_id", "reporter_hash");
 
 -- The background re-check job walks quarantined links by when they were last checked.
-CREATE INDEX "links_quarantine_recheck_idx" ON "links"("last_checked_at") WHERE "status" = 1;
+CREATE INDEX "links_quarantine_recheck_idx" ON "links"("last_checked_at" ASC NULLS FIRST) WHERE "status" = 1;
 
 -- AddForeignKey
 ALTER TABLE "scan_events" ADD CONSTRAINT "scan_events_link_id_fkey" FOREIGN KEY ("link_id") REFERENCES "links"("id") ON DELETE CASCADE ON UPDATE CASCADE;

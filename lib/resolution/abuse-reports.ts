@@ -1,0 +1,157 @@
+import { createHmac } from "node:crypto";
+import { z } from "zod";
+import { clock } from "@/lib/clock";
+import { config } from "@/lib/config";
+import { clientAddress } from "@/lib/http/client-address";
+import { db } from "@/lib/db/client";
+import { newId } from "@/lib/db/random";
+import { ApiError, notFound } from "@/lib/http/errors";
+import { type ClosableWriteLimiter, createWriteLimiter, rateLimitHeaders } from "@/lib/http/rate-limit";
+import { safetyChecker } from "@/lib/safety/instance";
+import type { Verdict } from "@/lib/safety/verdict";
+import { publishInvalidation } from "./invalidation";
+import { blockForAbuse, findLink, setStatus } from "./store";
+import { ABUSE, type ResolvedLink } from "./types";
+
+export const REPORTS_PER_MINUTE = 10;
+
+/**
+ * Keys the reporter hash when AUTH_SECRET is unset (a deployment signing in through AUTH_JWKS_URL).
+ * A public key lets anyone who reads the table test every IPv4 address, so set AUTH_SECRET.
+ */
+const FALLBACK_REPORTER_SALT = "permalink-abuse-reporter";
+
+const linkStatus = z.union([z.literal(0), z.literal(1), z.literal(2)]).meta({ description: "0 active, 1 quarantine, 2 abuse" });
+
+export const abuseReportBody = z
+  .strictObject({
+    url: z
+      .url({ protocol: /^https?$/, error: "must be the short URL, for example https://s.example/abc2345" })
+      .max(2048, "must be at most 2048 characters")
+      .meta({ description: "the short URL being reported, on the default short host or a custom domain" }),
+    reason: z.enum(["phishing", "malware", "spam", "illegal", "other"]),
+    details: z.string().max(2000, "must be at most 2000 characters").optional(),
+    contact: z.string().max(320, "must be at most 320 characters").optional().meta({ description: "how to reach the reporter, if they wish" }),
+  })
+  .meta({ id: "AbuseReportRequest" });
+
+export const abuseReportReceiptSchema = z
+  .object({ received: z.literal(true) })
+  .meta({ id: "AbuseReportReceipt", description: "The same answer whatever the report led to." });
+
+export const linkStatusChangeBody = z
+  .strictObject({
+    status: linkStatus,
+    reason: z.string().trim().min(1, "must not be empty").max(500, "must be at most 500 characters").optional()
+      .meta({ description: "shown on the warning page; required when status is 2" }),
+  })
+  .refine((change) => change.status !== ABUSE || change.reason !== undefined, { message: "is required when status is 2", path: ["reason"] })
+  .meta({ id: "LinkStatusChangeRequest" });
+
+export const linkStatusSchema = z
+  .object({ id: z.string(), status: linkStatus, abuse_reason: z.string().nullable() })
+  .meta({ id: "LinkStatus" });
+
+export type AbuseReport = z.infer<typeof abuseReportBody>;
+export type LinkStatusChange = z.infer<typeof linkStatusChangeBody>;
+
+/**
+ * Who is reporting, as a keyed hash of the client address: enough to tell reporters apart and
+ * rate-limit them without keeping the address.
+ */
+export function reporterOf(request: Request): string {
+  return createHmac("sha256", config().AUTH_SECRET ?? FALLBACK_REPORTER_SALT).update(clientAddress(request)).digest("hex");
+}
+
+/**
+ * Records a report (once per reporter and link), then runs a live check of the destination and
+ * blocks at once when it is malicious, or when enough distinct people have reported the link.
+ */
+export async function reportAbuse(report: AbuseReport, reporter: string): Promise<void> {
+  await enforceReportLimit(reporter);
+  const link = await findReportedLink(report.url);
+  const isNewReporter = await recordReport(link.id, report, reporter);
+  if (link.status === ABUSE) return;
+  const verdict = await safetyChecker().check(link.destination);
+  if (verdict.status === "malicious") await blockLink(link.id, verdictAbuseReason(verdict));
+  else if (isNewReporter) await blockWhenReportedEnough(link.id);
+}
+
+/** An operator's decision: moves the link to any status; null when no link has this id. */
+export async function changeLinkStatus(linkId: string, change: LinkStatusChange): Promise<ResolvedLink | null> {
+  const link = await setStatus(linkId, change.status, change.reason ?? null);
+  if (link) publishInvalidation({ kind: "link", host: link.host, slug: link.slug });
+  return link;
+}
+
+/** Blocks a link unless it already is, and drops every instance's cached copy; true when this call blocked it. */
+export async function blockLink(linkId: string, reason: string): Promise<boolean> {
+  const blocked = await blockForAbuse(linkId, reason);
+  if (blocked) publishInvalidation({ kind: "link", host: blocked.host, slug: blocked.slug });
+  return blocked !== null;
+}
+
+/** The warning page's reason for a link a safety check found malicious. */
+export function verdictAbuseReason(verdict: Extract<Verdict, { status: "malicious" }>): string {
+  return `${verdict.detail} (${verdict.source}: ${verdict.threat})`;
+}
+
+async function findReportedLink(shortUrl: string): Promise<ResolvedLink> {
+  const { hostname, pathname } = new URL(shortUrl);
+  const slug = /^\/([^/]+)$/.exec(pathname)?.[1];
+  const link = slug ? await findLink(linkHostOf(hostname), slug) : null;
+  if (!link) throw notFound("No short link exists at this URL.");
+  return link;
+}
+
+/** The default short host stores links with host null; any other host is a custom domain. */
+function linkHostOf(hostname: string): string | null {
+  return hostname === new URL(config().SHORT_BASE_URL).hostname ? null : hostname;
+}
+
+/** True when this reporter had not reported this link before (the unique index decides). */
+async function recordReport(linkId: string, report: AbuseReport, reporterHash: string): Promise<boolean> {
+  const { count } = await db().abuseReport.createMany({
+    data: {
+      id: newId("abr"),
+      linkId,
+      reason: report.reason,
+      details: report.details ?? null,
+      contact: report.contact ?? null,
+      reporterHash,
+      createdAt: new Date(clock().now()),
+    },
+    skipDuplicates: true,
+  });
+  return count === 1;
+}
+
+async function blockWhenReportedEnough(linkId: string): Promise<void> {
+  const reporters = await db().abuseReport.count({ where: { linkId } });
+  if (reporters >= config().ABUSE_REPORT_THRESHOLD) {
+    await blockLink(linkId, `Reported as abusive by ${reporters} people; under review`);
+  }
+}
+
+const globalForLimiter = globalThis as unknown as { permalinkAbuseReportLimiter?: ClosableWriteLimiter };
+
+function reportLimiter(): ClosableWriteLimiter {
+  const { UPSTASH_REDIS_REST_URL, UPSTASH_REDIS_REST_TOKEN, REDIS_URL } = config();
+  globalForLimiter.permalinkAbuseReportLimiter ??= createWriteLimiter({
+    perMinute: REPORTS_PER_MINUTE,
+    prefix: "permalink:rate-limit:abuse-reports",
+    upstash: UPSTASH_REDIS_REST_URL && UPSTASH_REDIS_REST_TOKEN ? { url: UPSTASH_REDIS_REST_URL, token: UPSTASH_REDIS_REST_TOKEN } : undefined,
+    redisUrl: REDIS_URL,
+  });
+  return globalForLimiter.permalinkAbuseReportLimiter;
+}
+
+async function enforceReportLimit(reporter: string): Promise<void> {
+  const result = await reportLimiter().limit(reporter);
+  if (result.success) return;
+  throw new ApiError(
+    429,
+    `Too many abuse reports from your address this minute (limit ${result.limit} a minute); try again shortly.`,
+    rateLimitHeaders(result, Date.now()),
+  );
+}

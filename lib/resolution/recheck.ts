@@ -1,0 +1,114 @@
+import { z } from "zod";
+import { clock } from "@/lib/clock";
+import { db } from "@/lib/db/client";
+import { safetyChecker } from "@/lib/safety/instance";
+import type { Verdict } from "@/lib/safety/verdict";
+import { blockLink, verdictAbuseReason } from "./abuse-reports";
+import { publishInvalidation } from "./invalidation";
+import { resolutionRuntime } from "./runtime";
+import { countCleanCheck, markChecked, type ReleasePolicy } from "./store";
+import { ACTIVE, QUARANTINE } from "./types";
+
+export type RecheckOptions = { quarantinedLimit: number; activeSample: number };
+
+export const recheckTotalsSchema = z
+  .object({
+    checked: z.number().int().min(0).meta({ description: "links given a live safety check in this run" }),
+    released: z.number().int().min(0).meta({ description: "quarantined links this run released to active" }),
+    blocked: z.number().int().min(0).meta({ description: "links this run moved to abuse" }),
+  })
+  .meta({ id: "RecheckResult" });
+
+export type RecheckTotals = z.infer<typeof recheckTotalsSchema>;
+
+type DueLink = { id: string; destination: string };
+type Outcome = "released" | "blocked" | "unchanged";
+
+const DUE_LINK_COLUMNS = { id: true, destination: true } as const;
+const CONCURRENT_CHECKS = 8;
+
+/**
+ * The background re-check. Quarantined links due a check (never checked, or not within the
+ * spacing), oldest first, each get a live check that can count toward release; a sample of
+ * active links, least recently checked first, is checked for destinations that turned bad.
+ * Two runs at once are safe: countCleanCheck counts at most once per spacing, blockForAbuse
+ * blocks once.
+ */
+export async function recheckLinks(options: RecheckOptions): Promise<RecheckTotals> {
+  const now = clock().now();
+  const { policy } = resolutionRuntime();
+  const quarantined = await quarantinedLinksDue(new Date(now - policy.spacingMs), options.quarantinedLimit);
+  const active = await leastRecentlyCheckedActiveLinks(options.activeSample);
+  const outcomes = await runConcurrently(
+    [
+      ...quarantined.map((link) => () => recheckQuarantined(link, now, policy)),
+      ...active.map((link) => () => recheckActive(link, now)),
+    ],
+    CONCURRENT_CHECKS,
+  );
+  return {
+    checked: outcomes.length,
+    released: outcomes.filter((outcome) => outcome === "released").length,
+    blocked: outcomes.filter((outcome) => outcome === "blocked").length,
+  };
+}
+
+function quarantinedLinksDue(checkedBefore: Date, limit: number): Promise<DueLink[]> {
+  return db().link.findMany({
+    where: { status: QUARANTINE, OR: [{ lastCheckedAt: null }, { lastCheckedAt: { lte: checkedBefore } }] },
+    orderBy: [{ lastCheckedAt: { sort: "asc", nulls: "first" } }, { id: "asc" }],
+    take: limit,
+    select: DUE_LINK_COLUMNS,
+  });
+}
+
+function leastRecentlyCheckedActiveLinks(limit: number): Promise<DueLink[]> {
+  return db().link.findMany({
+    where: { status: ACTIVE },
+    orderBy: [{ lastCheckedAt: { sort: "asc", nulls: "first" } }, { id: "asc" }],
+    take: limit,
+    select: DUE_LINK_COLUMNS,
+  });
+}
+
+async function recheckQuarantined(link: DueLink, now: number, policy: ReleasePolicy): Promise<Outcome> {
+  const verdict = await liveCheck(link);
+  if (verdict.status === "malicious") return block(link, verdict);
+  if (verdict.status === "unknown") {
+    await markChecked(link.id, now);
+    return "unchanged";
+  }
+  const counted = await countCleanCheck(link.id, now, policy);
+  if (counted?.status !== ACTIVE) return "unchanged";
+  publishInvalidation({ kind: "link", host: counted.host, slug: counted.slug });
+  return "released";
+}
+
+async function recheckActive(link: DueLink, now: number): Promise<Outcome> {
+  const verdict = await liveCheck(link);
+  if (verdict.status === "malicious") return block(link, verdict);
+  await markChecked(link.id, now);
+  return "unchanged";
+}
+
+/** The live chain, not resolution's verdict cache: a destination may have turned bad a minute ago. */
+function liveCheck(link: DueLink): Promise<Verdict> {
+  return safetyChecker().check(link.destination);
+}
+
+async function block(link: DueLink, verdict: Extract<Verdict, { status: "malicious" }>): Promise<Outcome> {
+  return (await blockLink(link.id, verdictAbuseReason(verdict))) ? "blocked" : "unchanged";
+}
+
+async function runConcurrently<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const index = next++;
+      results[index] = await tasks[index]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}

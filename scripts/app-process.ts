@@ -1,0 +1,77 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+
+/** Which door answers short links: the self-hosted node:http front, or Next's proxy.ts alone. */
+export type Door = "front" | "proxy";
+
+export type RunningApp = { url: string; port: number; stop(): Promise<void>; output(): string };
+
+const SOURCES = ["app", "lib", "components", "proxy.ts", "next.config.ts", "package.json"];
+
+function newestSourceTime(entry: string): number {
+  if (!existsSync(entry)) return 0;
+  const stats = statSync(entry);
+  if (!stats.isDirectory()) return stats.mtimeMs;
+  return Math.max(0, ...readdirSync(entry).map((child) => newestSourceTime(path.join(entry, child))));
+}
+
+/** Builds the app unless `.next` is newer than every source file. */
+export function ensureFreshBuild(): void {
+  const built = existsSync(".next/BUILD_ID") ? statSync(".next/BUILD_ID").mtimeMs : 0;
+  if (built > Math.max(...SOURCES.map(newestSourceTime))) return;
+  const result = spawnSync("node_modules/.bin/next", ["build"], { stdio: "pipe", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  if (result.status !== 0) throw new Error(`next build failed:\n${result.stdout}\n${result.stderr}`);
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts the built app on a free port with `env` added, and waits until it answers. */
+export async function startApp(door: Door, env: Record<string, string | undefined>): Promise<RunningApp> {
+  const port = await freePort();
+  const command = door === "front" ? ["node_modules/.bin/tsx", ["scripts/start.ts"]] : ["node_modules/.bin/next", ["start", "-p", String(port)]];
+  const child = spawn(command[0] as string, command[1] as string[], {
+    env: { ...process.env, ...env, PORT: String(port), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk) => (output += chunk));
+  child.stderr?.on("data", (chunk) => (output += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilAnswering(url, child, () => output);
+  return { url, port, stop: () => stopProcess(child), output: () => output };
+}
+
+async function waitUntilAnswering(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`The app exited with ${child.exitCode}:\n${output()}`);
+    const answered = await fetch(`${url}/api/openapi.json`).then((response) => response.ok, () => false);
+    if (answered) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  child.kill("SIGKILL");
+  throw new Error(`The app did not answer within 60 s:\n${output()}`);
+}
+
+function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.once("exit", () => {
+      clearTimeout(killer);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "@/lib/db/client";
+import { newId } from "@/lib/db/random";
+import { ensureFreshBuild, startApp, type RunningApp } from "@/scripts/app-process";
+import { call, newUser } from "../support/api";
+import { rawRequest, type RawResponse } from "../support/http";
+
+const SHORT_HOST = "s.test.example";
+// Content-Length is transport: Next streams proxy answers with chunked encoding.
+const COMPARED_HEADERS = ["location", "cache-control", "x-robots-tag", "referrer-policy", "content-type", "content-security-policy", "retry-after"];
+
+let front: RunningApp;
+let proxy: RunningApp;
+const slugs: Record<string, string> = {};
+let customHost = "";
+
+async function seedLinks(): Promise<void> {
+  const user = await newUser();
+  const make = async (name: string, destination: string, status: number, extra: Record<string, unknown> = {}) => {
+    const response = await call("POST", "/api/links", { token: user.token, body: { destination, ...extra } });
+    await db().link.update({ where: { id: response.body.id }, data: { status, ...(status === 2 && { abuseReason: "malware distribution" }) } });
+    slugs[name] = response.body.slug;
+    return response.body.id as string;
+  };
+  await make("active", "https://example.com/active?ref=poster", 0);
+  await make("quarantined", "https://example.com/new", 1);
+  await make("abuse", "https://example.com/bad", 2);
+  const archived = await make("archived", "https://example.com/archived", 0);
+  await call("DELETE", `/api/links/${archived}`, { token: user.token });
+  customHost = `go-${user.userId.toLowerCase()}.example.org`;
+  const domain = await db().domain.create({ data: { id: newId("dom"), workspaceId: user.workspaceId, hostname: customHost, verifiedAt: new Date() } });
+  await make("custom", "https://example.com/custom", 0, { domain_id: domain.id, slug: "menu" });
+}
+
+beforeAll(async () => {
+  ensureFreshBuild();
+  await seedLinks();
+  const env = {
+    DATABASE_URL: process.env.DATABASE_URL,
+    AUTH_SECRET: process.env.AUTH_SECRET,
+    DNS_RESOLVER: process.env.DNS_RESOLVER,
+    BASE_URL: "http://app.test.example",
+    SHORT_BASE_URL: `http://${SHORT_HOST}`,
+    RECHECK_INTERVAL_SECONDS: "0",
+  };
+  [front, proxy] = await Promise.all([startApp("front", env), startApp("proxy", env)]);
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all([front?.stop(), proxy?.stop()]);
+});
+
+type Case = { name: string; method?: "GET" | "HEAD"; host?: () => string; path: () => string; expect: (response: RawResponse) => void };
+
+const CASES: Case[] = [
+  { name: "active link", path: () => `/${slugs.active}`, expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location: "https://example.com/active?ref=poster" } }) },
+  { name: "query passed on, destination wins", path: () => `/${slugs.active}?ref=flyer&utm_medium=print`, expect: (r) => expect(r.headers.location).toBe("https://example.com/active?ref=poster&utm_medium=print") },
+  { name: "quarantined link (live check)", path: () => `/${slugs.quarantined}`, expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location: "https://example.com/new" } }) },
+  { name: "archived link", path: () => `/${slugs.archived}`, expect: (r) => expect(r.status).toBe(302) },
+  { name: "abuse link", path: () => `/${slugs.abuse}`, expect: (r) => expect(r.status).toBe(403) },
+  { name: "unknown slug", path: () => "/Unknown9", expect: (r) => expect(r.status).toBe(404) },
+  { name: "unknown slug, HEAD", method: "HEAD", path: () => "/Unknown9", expect: (r) => expect(r).toMatchObject({ status: 404, body: "" }) },
+  { name: "active link, HEAD", method: "HEAD", path: () => `/${slugs.active}`, expect: (r) => expect(r.status).toBe(302) },
+  { name: "custom domain", host: () => customHost, path: () => "/menu", expect: (r) => expect(r.headers.location).toBe("https://example.com/custom") },
+  { name: "custom domain slug on the short host", path: () => "/menu", expect: (r) => expect(r.status).toBe(404) },
+  { name: "not a slug character", path: () => "/%E2%9C%93", expect: (r) => expect(r.status).toBe(404) },
+];
+
+describe("both doors give the same answer", () => {
+  it.each(CASES.map((entry) => [entry.name, entry] as const))("%s", async (_name, entry) => {
+    const options = { method: entry.method, host: entry.host?.() ?? SHORT_HOST };
+    const [viaFront, viaProxy] = await Promise.all([rawRequest(front.url, entry.path(), options), rawRequest(proxy.url, entry.path(), options)]);
+    entry.expect(viaFront);
+    expect(viaProxy.status).toBe(viaFront.status);
+    for (const header of COMPARED_HEADERS) expect([header, viaProxy.headers[header]]).toEqual([header, viaFront.headers[header]]);
+    expect(viaProxy.body).toBe(viaFront.body);
+    if (viaFront.status !== 404 || entry.method !== "HEAD") expect(viaFront.headers["x-robots-tag"]).toBe("noindex");
+  });
+
+  it("hands everything else to the application", async () => {
+    for (const app of [front, proxy]) {
+      const docs = await rawRequest(app.url, "/docs", { host: "app.test.example" });
+      expect(docs.status).toBe(200);
+      expect(docs.body).toContain("/api/links");
+      const api = await rawRequest(app.url, "/api/links", { host: SHORT_HOST });
+      expect(api.status).toBe(401);
+    }
+  });
+});
