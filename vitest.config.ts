@@ -10,5 +10,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // The embedded database serves every database name from one instance, so without a real
+    // PostgreSQL the files share it and run one at a time.
+    fileParallelism: Boolean(process.env.TEST_DATABASE_URL || process.env.DATABASE_URL),
   },
 });

@@ -19,7 +19,7 @@ const CONNECTIONS = 50;
 const SHORT_HOST = "s.bench.example";
 const COLD_LINKS = 20_000;
 
-type Row = { scenario: string; requestsPerSecond: number; p50: number; p99: number; unexpected: number };
+type Row = { scenario: string; requestsPerSecond: number; p50: number; p99: number; unexpected: number; paced: boolean };
 type StatusClass = "2xx" | "3xx" | "4xx";
 
 async function seed(): Promise<{ active: string; quarantined: string; cold: string[] }> {
@@ -57,6 +57,7 @@ async function load(scenario: string, url: string, paths: string[], expected: St
     p50: result.latency.p50,
     p99: result.latency.p99,
     unexpected: result.errors + result.timeouts + answered(result) - result[expected],
+    paced: options.rate !== undefined,
   };
 }
 
@@ -74,7 +75,7 @@ async function startReference(): Promise<{ url: string; stop(): void }> {
 function table(rows: Row[], reference: Row): string {
   const lines = ["| scenario | requests/s | vs reference | p50 ms | p99 ms | unexpected answers |", "|---|---:|---:|---:|---:|---:|"];
   for (const row of rows) {
-    const ratio = (row.requestsPerSecond / reference.requestsPerSecond).toFixed(2);
+    const ratio = row.paced ? "paced" : (row.requestsPerSecond / reference.requestsPerSecond).toFixed(2);
     lines.push(`| ${row.scenario} | ${row.requestsPerSecond} | ${ratio} | ${row.p50} | ${row.p99} | ${row.unexpected} |`);
   }
   return lines.join("\n");

@@ -6,7 +6,7 @@ import path from "node:path";
 /** Which door answers short links: the self-hosted node:http front, or Next's proxy.ts alone. */
 export type Door = "front" | "proxy";
 
-export type RunningApp = { url: string; port: number; stop(): Promise<void>; output(): string };
+export type RunningApp = { url: string; port: number; stop(): Promise<number | null>; output(): string };
 
 const SOURCES = ["app", "lib", "components", "proxy.ts", "next.config.ts", "package.json"];
 
@@ -18,11 +18,15 @@ function newestSourceTime(entry: string): number {
 }
 
 /** Builds the app unless `.next` is newer than every source file. */
-export function ensureFreshBuild(): void {
+export function ensureFreshBuild(options: { showOutput?: boolean } = {}): void {
   const built = existsSync(".next/BUILD_ID") ? statSync(".next/BUILD_ID").mtimeMs : 0;
   if (built > Math.max(...SOURCES.map(newestSourceTime))) return;
-  const result = spawnSync("node_modules/.bin/next", ["build"], { stdio: "pipe", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
-  if (result.status !== 0) throw new Error(`next build failed:\n${result.stdout}\n${result.stderr}`);
+  if (options.showOutput) console.log("The production build is missing or older than the code; running `next build`.");
+  const result = spawnSync("node_modules/.bin/next", ["build"], {
+    stdio: options.showOutput ? "inherit" : "pipe",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
+  if (result.status !== 0) throw new Error(`next build failed:\n${result.stdout ?? ""}\n${result.stderr ?? ""}`);
 }
 
 export async function freePort(): Promise<number> {
@@ -36,12 +40,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts the built app on a free port with `env` added, and waits until it answers. */
+/** Starts the built app on a free port with only `env` (plus PATH and HOME), and waits until it answers. */
 export async function startApp(door: Door, env: Record<string, string | undefined>): Promise<RunningApp> {
   const port = await freePort();
   const command = door === "front" ? ["node_modules/.bin/tsx", ["scripts/start.ts"]] : ["node_modules/.bin/next", ["start", "-p", String(port)]];
   const child = spawn(command[0] as string, command[1] as string[], {
-    env: { ...process.env, ...env, PORT: String(port), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, PORT: String(port), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -64,13 +68,14 @@ async function waitUntilAnswering(url: string, child: ChildProcess, output: () =
   throw new Error(`The app did not answer within 60 s:\n${output()}`);
 }
 
-function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
+/** SIGTERM, then SIGKILL after 10 s; resolves to the exit code (null when it had to be killed). */
+function stopProcess(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => {
     const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    child.once("exit", () => {
+    child.once("exit", (code) => {
       clearTimeout(killer);
-      resolve();
+      resolve(code);
     });
     child.kill("SIGTERM");
   });

@@ -1,18 +1,17 @@
-import { existsSync } from "node:fs";
 import { createServer } from "node:http";
-import { spawnSync } from "node:child_process";
 import next from "next";
 import { scanBuffer } from "@/lib/analytics/scans";
 import { config } from "@/lib/config";
 import { createFrontDoor } from "@/lib/resolution/node-door";
 import { startRecheckTimer } from "@/lib/resolution/recheck-timer";
+import { ensureFreshBuild } from "./app-process";
 import { boot } from "./boot";
 
 const dev = process.argv.includes("--dev");
 
 async function main(): Promise<void> {
   const { embedded } = await boot();
-  if (!dev) buildIfMissing();
+  if (!dev) ensureFreshBuild({ showOutput: true });
   const { PORT } = config();
   const app = next({ dev, dir: process.cwd(), port: PORT });
   await app.prepare();
@@ -33,13 +32,6 @@ async function main(): Promise<void> {
   };
   process.once("SIGTERM", shutdown);
   process.once("SIGINT", shutdown);
-}
-
-function buildIfMissing(): void {
-  if (existsSync(".next/BUILD_ID")) return;
-  console.log("No production build found; running `next build` once (run `npm run build` after changing the code).");
-  const result = spawnSync("next", ["build"], { stdio: "inherit" });
-  if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
 main().catch((error) => {

@@ -10,8 +10,9 @@ export type ScanEvent = {
 
 export type ScanWriter = (events: ScanEvent[]) => Promise<void>;
 
-const BATCH_SIZE = 1000;
-const FLUSH_AT = 500;
+const BATCH_SIZE = 5000;
+/** Large enough that a busy instance writes a few batches a second, not hundreds. */
+const FLUSH_AT = 5000;
 /** Bounded memory while the database is unreachable: the oldest events are dropped first. */
 const MAX_BUFFERED = 200_000;
 

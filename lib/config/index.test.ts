@@ -94,6 +94,26 @@ describe("parseConfig refusals", () => {
   });
 });
 
+describe("what an error line repeats", () => {
+  it("treats a blank value as unset", () => {
+    const config = parseConfig({ PORT: "", BASE_URL: " ", DATABASE_URL: "" });
+    expect(config).toMatchObject({ PORT: 3000, BASE_URL: "http://localhost:3000" });
+    expect(config.DATABASE_URL).toBeUndefined();
+  });
+
+  it("never repeats a secret", () => {
+    const error = configErrorFrom({ AUTH_SECRET: "hunter2-is-my-password" });
+    expect(error.message).not.toContain("hunter2");
+    expect(error.message).toContain("AUTH_SECRET");
+  });
+
+  it("hides the credentials inside a connection string", () => {
+    const error = configErrorFrom({ DATABASE_URL: "mysql://root:hunter2@db.example/app" });
+    expect(error.message).not.toContain("hunter2");
+    expect(error.message).toContain("mysql://***@db.example/app");
+  });
+});
+
 describe("a command started with a wrong value", () => {
   it("exits 1 with a single stderr line naming the variable", async () => {
     const result = await runCli("scripts/migrate.ts", { ...process.env, PORT: "abc" });

@@ -3,7 +3,10 @@ export const QR_PARAM = "qr";
 
 export type IncomingQuery = { forward: URLSearchParams; viaQr: boolean };
 
+const NO_QUERY: IncomingQuery = { forward: new URLSearchParams(), viaQr: false };
+
 export function readIncomingQuery(query: string): IncomingQuery {
+  if (query === "" || query === "?") return NO_QUERY;
   const forward = new URLSearchParams(query);
   const viaQr = forward.has(QR_PARAM);
   forward.delete(QR_PARAM);

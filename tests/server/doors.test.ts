@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
-import { ensureFreshBuild, startApp, type RunningApp } from "@/scripts/app-process";
+import { startApp, type RunningApp } from "@/scripts/app-process";
 import { call, newUser } from "../support/api";
 import { rawRequest, type RawResponse } from "../support/http";
 
@@ -33,7 +33,6 @@ async function seedLinks(): Promise<void> {
 }
 
 beforeAll(async () => {
-  ensureFreshBuild();
   await seedLinks();
   const env = {
     DATABASE_URL: process.env.DATABASE_URL,

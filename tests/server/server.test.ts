@@ -1,74 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { createServer } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintSessionToken } from "@/lib/auth/session-tokens";
+import { startApp, type RunningApp } from "@/scripts/app-process";
 
-const BUILD_TIMEOUT_MS = 240_000;
-const STARTUP_TIMEOUT_MS = 60_000;
-const SHUTDOWN_TIMEOUT_MS = 15_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 
-/** What the server process is given: this file's database and secrets, nothing else from the test runner. */
-const SERVER_ENV_FROM_TEST = ["PATH", "HOME", "DATABASE_URL", "DATABASE_POOL_SIZE", "AUTH_SECRET", "DNS_RESOLVER"] as const;
-
-let server: ChildProcess;
-let serverOutput = "";
+let app: RunningApp;
 let baseUrl: string;
-
-function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const inherited = SERVER_ENV_FROM_TEST.filter((name) => process.env[name] !== undefined).map((name) => [name, process.env[name]]);
-  return { ...Object.fromEntries(inherited), NODE_ENV: "production", ...extra };
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no TCP address");
-  return address.port;
-}
-
-function exitOf(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
-}
-
-async function buildIfMissing(): Promise<void> {
-  if (existsSync(".next/BUILD_ID")) return;
-  const build = spawn("npx", ["next", "build"], { env: serverEnv({}), stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  build.stdout!.on("data", (chunk: Buffer) => (output += chunk));
-  build.stderr!.on("data", (chunk: Buffer) => (output += chunk));
-  if ((await exitOf(build)) !== 0) throw new Error(`next build failed:\n${output}`);
-}
-
-async function waitUntilAnswering(url: string): Promise<void> {
-  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`The server exited with ${server.exitCode}:\n${serverOutput}`);
-    const answered = await fetch(url).then(() => true, () => false);
-    if (answered) return;
-    await sleep(250);
-  }
-  throw new Error(`The server did not answer within ${STARTUP_TIMEOUT_MS} ms:\n${serverOutput}`);
-}
-
-/** SIGTERM, then a clean exit (code 0) within SHUTDOWN_TIMEOUT_MS; SIGKILL and fail otherwise. */
-async function stopServer(): Promise<void> {
-  const exited = exitOf(server);
-  server.kill("SIGTERM");
-  const timedOut = Symbol("timed out");
-  const exitCode = await Promise.race([exited, sleep(SHUTDOWN_TIMEOUT_MS).then(() => timedOut)]);
-  if (exitCode === timedOut) {
-    server.kill("SIGKILL");
-    await exited;
-    throw new Error(`The server ignored SIGTERM for ${SHUTDOWN_TIMEOUT_MS} ms:\n${serverOutput}`);
-  }
-  if (exitCode !== 0) throw new Error(`The server exited with ${String(exitCode)} on SIGTERM:\n${serverOutput}`);
-}
 
 function apiRequest(method: string, path: string, options: { token?: string; body?: string } = {}): Promise<Response> {
   const headers: Record<string, string> = {};
@@ -82,18 +19,14 @@ function expectJson(response: Response): void {
 }
 
 beforeAll(async () => {
-  await buildIfMissing();
-  const port = await freePort();
-  baseUrl = `http://localhost:${port}`;
-  server = spawn("node_modules/.bin/tsx", ["scripts/start.ts"], { env: serverEnv({ PORT: String(port) }), stdio: ["ignore", "pipe", "pipe"] });
-  server.stdout!.on("data", (chunk: Buffer) => (serverOutput += chunk));
-  server.stderr!.on("data", (chunk: Buffer) => (serverOutput += chunk));
-  await waitUntilAnswering(`${baseUrl}/api/openapi.json`);
-}, BUILD_TIMEOUT_MS + STARTUP_TIMEOUT_MS);
+  const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
+  app = await startApp("front", { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER });
+  baseUrl = `http://localhost:${app.port}`;
+}, 300_000);
 
 afterAll(async () => {
-  if (server) await stopServer();
-}, SHUTDOWN_TIMEOUT_MS + 5_000);
+  expect(await app?.stop(), "the server exits cleanly on SIGTERM").toBe(0);
+}, 20_000);
 
 describe("the production server over HTTP", () => {
   it("creates a link for a session token (201 JSON) and lists it", async () => {

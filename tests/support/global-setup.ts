@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { TestProject } from "vitest/node";
 import { migrate } from "@/lib/db/migrate";
+import { ensureFreshBuild } from "@/scripts/app-process";
 import { adminQuery, testServerUrl, withDatabase } from "./database";
 import { startTestDnsServer } from "./dns-server";
 
@@ -13,9 +14,11 @@ declare module "vitest" {
 
 /**
  * One migrated template database per run (each test file gets its own copy in per-file-setup)
- * and one DNS server that every destination lookup in the tests goes to.
+ * and one DNS server that every destination lookup in the tests goes to. The server suites
+ * need a current production build; it is made here, once, so no two files build at once.
  */
 export default async function setup(project: TestProject) {
+  ensureFreshBuild();
   const server = await testServerUrl();
   const prefix = `plk_test_${randomBytes(4).toString("hex")}`;
   const template = `${prefix}_template`;
