@@ -1,0 +1,75 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mintSessionToken } from "@/lib/auth/session-tokens";
+import { startApp, type RunningApp } from "@/scripts/app-process";
+import { rawRequest } from "../support/http";
+
+const SHORT_HOST = "s.test.example";
+const apps: RunningApp[] = [];
+
+/** Two instances of the self-hosted server on one database; caches that would stay warm for an hour. */
+async function startPair(redisUrl: string | undefined): Promise<[RunningApp, RunningApp]> {
+  const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
+  const env = {
+    DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER, REDIS_URL: redisUrl,
+    SHORT_BASE_URL: `http://${SHORT_HOST}`, BASE_URL: "http://app.test.example",
+    RESOLUTION_CACHE_SECONDS: "3600", RECHECK_INTERVAL_SECONDS: "0",
+  };
+  const pair = await Promise.all([startApp("front", env), startApp("front", env)]);
+  apps.push(...pair);
+  return pair;
+}
+
+async function createLink(app: RunningApp, token: string, destination: string): Promise<{ id: string; slug: string }> {
+  const response = await fetch(`${app.url}/api/links`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", host: "app.test.example" },
+    body: JSON.stringify({ destination }),
+  });
+  expect(response.status).toBe(201);
+  return response.json();
+}
+
+async function repoint(app: RunningApp, token: string, id: string, destination: string): Promise<void> {
+  const response = await fetch(`${app.url}/api/links/${id}`, {
+    method: "PATCH",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ destination }),
+  });
+  expect(response.status).toBe(200);
+}
+
+const locationOn = async (app: RunningApp, slug: string) => (await rawRequest(app.url, `/${slug}`, { host: SHORT_HOST })).headers.location;
+
+async function repointSeenByTheOtherInstance(pair: [RunningApp, RunningApp]): Promise<string | undefined> {
+  const [first, second] = pair;
+  const token = await mintSessionToken(`instances-${randomBytes(4).toString("hex")}@example.com`);
+  const link = await createLink(first, token, "https://example.com/before");
+  expect(await locationOn(first, link.slug)).toBe("https://example.com/before");
+  expect(await locationOn(second, link.slug)).toBe("https://example.com/before");
+  await repoint(first, token, link.id, "https://example.com/after");
+  expect(await locationOn(first, link.slug)).toBe("https://example.com/after");
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  return locationOn(second, link.slug);
+}
+
+afterAll(async () => {
+  await Promise.all(apps.map((app) => app.stop()));
+});
+
+describe("a repoint across instances", () => {
+  let withRedis: [RunningApp, RunningApp];
+  let withoutRedis: [RunningApp, RunningApp];
+
+  beforeAll(async () => {
+    [withRedis, withoutRedis] = await Promise.all([startPair("redis://127.0.0.1:6379"), startPair(undefined)]);
+  }, 120_000);
+
+  it("is visible on the next visit to every instance when they share Redis", async () => {
+    expect(await repointSeenByTheOtherInstance(withRedis)).toBe("https://example.com/after");
+  });
+
+  it("would otherwise be hidden by the other instance's cache (the control case)", async () => {
+    expect(await repointSeenByTheOtherInstance(withoutRedis)).toBe("https://example.com/before");
+  });
+});
