@@ -1,9 +1,13 @@
-/** A failure that becomes `{ error }` with a real status code; `message` is a sentence for a human. */
+/**
+ * A failure that becomes `{ error, ...details }` with a real status code; `message` is a
+ * sentence for a human, `details` are fields some failures add (a 402's price and ways to pay).
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly headers: Record<string, string> = {},
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
   }

@@ -7,7 +7,7 @@ export function json(body: unknown, status = 200, headers: Record<string, string
 }
 
 export function errorResponse(error: ApiError): Response {
-  return json({ error: error.message }, error.status, error.headers);
+  return json({ error: error.message, ...error.details }, error.status, error.headers);
 }
 
 export function internalError(error: unknown): Response {

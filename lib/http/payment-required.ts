@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { ApiError } from "./errors";
+import { json } from "./respond";
+
+/**
+ * What a 402 carries. `pay` names the way forward: "mpp" and "x402" for a machine payment
+ * challenge; "subscribe" when the account's subscription is inactive; "upgrade" when its
+ * plan's link allowance for this cycle is spent.
+ */
+export const paymentRequiredSchema = z
+  .object({
+    error: z.string().meta({ description: "what to do; always says that existing links keep resolving" }),
+    price: z.string().meta({ example: "0.50" }),
+    currency: z.string().meta({ example: "USDC" }),
+    pay: z.array(z.enum(["mpp", "x402", "subscribe", "upgrade"])),
+    docs: z.url(),
+  })
+  .meta({ id: "PaymentRequired" });
+
+export type PaymentRequired = z.infer<typeof paymentRequiredSchema>;
+
+export const KEEP_RESOLVING = "Existing links keep resolving.";
+
+export function paymentRequiredResponse(body: PaymentRequired, headers: Record<string, string> = {}): Response {
+  return json(body, 402, { ...headers, "Cache-Control": "no-store" });
+}
+
+/** Thrown from deep in a capability (an inactive subscription, a spent allowance) to answer 402. */
+export function paymentRequiredError(body: PaymentRequired, headers: Record<string, string> = {}): ApiError {
+  const { error, ...details } = body;
+  return new ApiError(402, error, { ...headers, "Cache-Control": "no-store" }, details);
+}
