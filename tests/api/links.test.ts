@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
-import { newId } from "@/lib/db/random";
+import { newId, randomString } from "@/lib/db/random";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
@@ -126,10 +126,11 @@ describe("POST /api/links", () => {
     const pending = await db().domain.create({
       data: { id: newId("dom"), workspaceId: user.workspaceId, hostname: `pending-${user.userId.toLowerCase()}.example.org` },
     });
-    const onDomain = await create(user, { destination: "https://example.com/", domain_id: verified.id, slug: "menu" });
+    const slug = `menu-${randomString(SLUG_ALPHABET, 6)}`;
+    const onDomain = await create(user, { destination: "https://example.com/", domain_id: verified.id, slug });
     expect(onDomain.status).toBe(201);
-    expect(onDomain.body).toMatchObject({ host: verified.hostname, short_url: `https://${verified.hostname}/menu` });
-    expect((await create(user, { destination: "https://example.com/", slug: "menu" })).status).toBe(201);
+    expect(onDomain.body).toMatchObject({ host: verified.hostname, short_url: `https://${verified.hostname}/${slug}` });
+    expect((await create(user, { destination: "https://example.com/", slug })).status).toBe(201);
     expect((await create(user, { destination: "https://example.com/", domain_id: pending.id })).status).toBe(400);
     expect((await create(await newUser(), { destination: "https://example.com/", domain_id: verified.id })).status).toBe(400);
   });

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scanBuffer } from "@/lib/analytics/scans";
 import { setClock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
-import { newId } from "@/lib/db/random";
+import { newId, randomString } from "@/lib/db/random";
+import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { resetResolutionRuntime } from "@/lib/resolution/runtime";
 import { call, newUser, type TestUser } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
@@ -86,12 +87,13 @@ describe("a visit", () => {
     const user = await newUser();
     const hostname = `go-${user.userId.toLowerCase()}.example.org`;
     const domain = await db().domain.create({ data: { id: newId("dom"), workspaceId: user.workspaceId, hostname, verifiedAt: new Date() } });
-    const onDomain = await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/d", slug: "menu", domain_id: domain.id } });
+    const slug = `menu-${randomString(SLUG_ALPHABET, 6)}`;
+    const onDomain = await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/d", slug, domain_id: domain.id } });
     expect(onDomain.status).toBe(201);
     const { forgetVerifiedHosts } = await import("@/lib/domains/verified-hosts");
     forgetVerifiedHosts();
-    expect((await visit("/menu", { host: hostname })).headers.Location).toBe("https://example.com/d");
-    expect((await visit("/menu")).status).toBe(404);
+    expect((await visit(`/${slug}`, { host: hostname })).headers.Location).toBe("https://example.com/d");
+    expect((await visit(`/${slug}`)).status).toBe(404);
   });
 
   it("records a scan event after the response, with host, agent, referrer, country and QR origin", async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
-import { newId } from "@/lib/db/random";
+import { newId, randomString } from "@/lib/db/random";
+import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { startApp, type RunningApp } from "@/scripts/app-process";
 import { call, newUser } from "../support/api";
 import { rawRequest, type RawResponse } from "../support/http";
@@ -29,7 +30,7 @@ async function seedLinks(): Promise<void> {
   await call("DELETE", `/api/links/${archived}`, { token: user.token });
   customHost = `go-${user.userId.toLowerCase()}.example.org`;
   const domain = await db().domain.create({ data: { id: newId("dom"), workspaceId: user.workspaceId, hostname: customHost, verifiedAt: new Date() } });
-  await make("custom", "https://example.com/custom", 0, { domain_id: domain.id, slug: "menu" });
+  await make("custom", "https://example.com/custom", 0, { domain_id: domain.id, slug: `menu-${randomString(SLUG_ALPHABET, 6)}` });
 }
 
 beforeAll(async () => {
@@ -60,8 +61,8 @@ const CASES: Case[] = [
   { name: "unknown slug", path: () => "/Unknown9", expect: (r) => expect(r.status).toBe(404) },
   { name: "unknown slug, HEAD", method: "HEAD", path: () => "/Unknown9", expect: (r) => expect(r).toMatchObject({ status: 404, body: "" }) },
   { name: "active link, HEAD", method: "HEAD", path: () => `/${slugs.active}`, expect: (r) => expect(r.status).toBe(302) },
-  { name: "custom domain", host: () => customHost, path: () => "/menu", expect: (r) => expect(r.headers.location).toBe("https://example.com/custom") },
-  { name: "custom domain slug on the short host", path: () => "/menu", expect: (r) => expect(r.status).toBe(404) },
+  { name: "custom domain", host: () => customHost, path: () => `/${slugs.custom}`, expect: (r) => expect(r.headers.location).toBe("https://example.com/custom") },
+  { name: "custom domain slug on the short host", path: () => `/${slugs.custom}`, expect: (r) => expect(r.status).toBe(404) },
   { name: "not a slug character", path: () => "/%E2%9C%93", expect: (r) => expect(r.status).toBe(404) },
 ];
 
