@@ -20,7 +20,10 @@ async function main(): Promise<void> {
   server.listen(PORT, () => console.log(`Permalink is serving ${config().BASE_URL} (short links on ${config().SHORT_BASE_URL}) on port ${PORT}.`));
   const recheck = startRecheckTimer();
 
+  let stopping = false;
   const shutdown = () => {
+    if (stopping) return;
+    stopping = true;
     recheck.stop();
     server.close();
     void scanBuffer()
@@ -30,8 +33,9 @@ async function main(): Promise<void> {
         process.exit(0);
       });
   };
-  process.once("SIGTERM", shutdown);
-  process.once("SIGINT", shutdown);
+  // `on`, not `once`: a second signal (tsx relays them too) must not kill the flush half-way.
+  process.on("SIGTERM", shutdown);
+  process.on("SIGINT", shutdown);
 }
 
 main().catch((error) => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintSessionToken } from "@/lib/auth/session-tokens";
+import { db } from "@/lib/db/client";
 import { startApp, type RunningApp } from "@/scripts/app-process";
 
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -90,4 +91,22 @@ describe("the production server over HTTP", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/html/);
   }, REQUEST_TIMEOUT_MS);
+});
+
+describe("shutting down", () => {
+  it("writes the scans still buffered when the server receives SIGTERM", async () => {
+    const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
+    const instance = await startApp("front", { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER });
+    const token = await mintSessionToken(`shutdown-${process.pid}@example.com`);
+    const created = await fetch(`${instance.url}/api/links`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ destination: "https://example.com/last-scan" }),
+    });
+    const link = await created.json();
+    const visits = await Promise.all(Array.from({ length: 5 }, () => fetch(`http://localhost:${instance.port}/${link.slug}`, { redirect: "manual" })));
+    expect(visits.map((response) => response.status)).toEqual([302, 302, 302, 302, 302]);
+    expect(await instance.stop()).toBe(0);
+    expect(await db().scanEvent.count({ where: { linkId: link.id } })).toBe(5);
+  }, 60_000);
 });
