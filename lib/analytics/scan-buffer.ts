@@ -24,18 +24,16 @@ export class ScanBuffer {
   private events: ScanEvent[] = [];
   private flushing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
-  dropped = 0;
 
   constructor(private readonly write: ScanWriter, private readonly log: (message: string, error?: unknown) => void) {}
 
   record(event: ScanEvent): void {
     this.events.push(event);
-    if (this.events.length > MAX_BUFFERED) this.dropped += this.events.splice(0, this.events.length - MAX_BUFFERED).length;
+    if (this.events.length > MAX_BUFFERED) {
+      const dropped = this.events.splice(0, MAX_BUFFERED / 10).length;
+      this.log(`The scan buffer is full (the database is not taking writes); dropped the ${dropped} oldest events.`);
+    }
     if (this.events.length >= FLUSH_AT) void this.flush();
-  }
-
-  get pending(): number {
-    return this.events.length;
   }
 
   /** Writes everything buffered so far; concurrent calls share one run. */
@@ -51,11 +49,6 @@ export class ScanBuffer {
     if (this.timer) return;
     this.timer = setInterval(() => void this.flush(), intervalMs);
     this.timer.unref();
-  }
-
-  stopTimer(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
   }
 
   private async writeAll(): Promise<void> {

@@ -28,11 +28,6 @@ function knownHosts(): Hosts {
   return hosts;
 }
 
-/** Tests only: forget the hosts read from configuration. */
-export function resetDoorHosts(): void {
-  hosts = undefined;
-}
-
 /**
  * A visit when the request is GET or HEAD of one path segment on the short host or a verified
  * custom domain; null hands the request to the application. When short links share the app's

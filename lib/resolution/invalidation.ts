@@ -47,9 +47,3 @@ export function publishInvalidation(invalidation: Invalidation): void {
 export function onInvalidation(listener: (invalidation: Invalidation) => void): void {
   bus().local.on("invalidate", listener);
 }
-
-/** Resolves once the Redis subscription (if any) is live; for start-up and tests. */
-export async function invalidationsReady(): Promise<void> {
-  const publisher = bus().publisher;
-  if (publisher && publisher.status !== "ready") await new Promise((resolve) => publisher.once("ready", resolve));
-}

@@ -42,8 +42,4 @@ export class LinkCache {
   delete(key: string): void {
     this.entries.delete(key);
   }
-
-  clear(): void {
-    this.entries.clear();
-  }
 }
