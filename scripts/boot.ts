@@ -2,6 +2,7 @@ import { ensureAuthSecret } from "@/lib/auth/dev-secret";
 import { ConfigError, config, resetConfig } from "@/lib/config";
 import { EMBEDDED_POOL_SIZE, startEmbeddedDatabase, type EmbeddedDatabase } from "@/lib/db/embedded";
 import { migrate } from "@/lib/db/migrate";
+import { ensurePaymentSettings } from "@/lib/payments/dev-settings";
 
 /** Validates configuration (one clear line and exit 1 when wrong) and settles the auth secret. */
 export async function loadConfiguration(): Promise<void> {
@@ -9,20 +10,25 @@ export async function loadConfiguration(): Promise<void> {
     config();
     await ensureAuthSecret();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(1);
-    }
-    throw error;
+    exitOnConfigError(error);
   }
 }
 
+function exitOnConfigError(error: unknown): never {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}
+
 /**
- * What the server and the migrate command do first: load configuration, start the embedded
- * database when DATABASE_URL is unset, and apply pending migrations.
+ * What the server and the migrate command do first: load configuration, settle the payment
+ * settings, start the embedded database when DATABASE_URL is unset, and apply pending migrations.
  */
 export async function boot(): Promise<{ embedded?: EmbeddedDatabase }> {
   await loadConfiguration();
+  await ensurePaymentSettings().catch(exitOnConfigError);
   let embedded: EmbeddedDatabase | undefined;
   if (!config().DATABASE_URL) {
     embedded = await startEmbeddedDatabase(config().DATA_DIR);

@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import next from "next";
 import { scanBuffer } from "@/lib/analytics/scans";
+import { settleBillingProvider } from "@/lib/billing/provider";
 import { config } from "@/lib/config";
 import { createFrontDoor } from "@/lib/resolution/node-door";
 import { startRecheckTimer } from "@/lib/resolution/recheck-timer";
@@ -11,6 +12,7 @@ const dev = process.argv.includes("--dev");
 
 async function main(): Promise<void> {
   const { embedded } = await boot();
+  settleBillingProvider();
   if (!dev) ensureFreshBuild({ showOutput: true });
   const { PORT } = config();
   const app = next({ dev, dir: process.cwd(), port: PORT });

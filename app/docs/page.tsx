@@ -78,6 +78,7 @@ function Authentication({ apiKeyPrefix }: { apiKeyPrefix: string }) {
 const ERROR_STATUSES: [number, string][] = [
   [400, "The body or query string failed validation, the body is not JSON, or the destination is malformed."],
   [401, "Missing or invalid credential, or a workspace you are not a member of."],
+  [402, "Payment needed: the machine-payment challenge of POST /api/links without credentials (see /docs/payments); or, when creating or editing with a bearer credential, no active subscription or a spent link allowance. Existing links keep resolving."],
   [403, "Your role or credential kind does not allow this action."],
   [404, "No such link (or no live key to revoke); also any unknown path under /api."],
   [409, "The custom slug is taken, a live API key already exists, or the link was blocked for abuse."],
@@ -112,7 +113,9 @@ function Errors() {
         </tbody>
       </table>
       <p>
-        Coming later: <strong>402</strong>, the payment challenge (MPP or x402) that lets an agent buy a link without an account.
+        A <strong>402</strong> body carries more than <code>error</code>: <code>price</code>, <code>currency</code>,{" "}
+        <code>pay</code> (the ways forward) and <code>docs</code>. An agent without an account buys a link by answering it:{" "}
+        <a href="/docs/payments">machine payments</a>.
       </p>
     </section>
   );
@@ -187,6 +190,11 @@ function OperationSection({ method, path, operation, document }: { method: strin
       <p>{operation.description}</p>
       <p>
         <strong>Auth:</strong> {AUTH_DESCRIPTIONS[operation["x-credentials"]]}
+        {operation["x-payment"] && (
+          <>
+            {" "}Or none: an agent pays {operation["x-payment"].price} {operation["x-payment"].currency} per call with MPP or x402 (<a href="/docs/payments">how</a>).
+          </>
+        )}
       </p>
       {parameters.length > 0 && <ParametersTable parameters={parameters} />}
       {bodyRef && <RequestBody schemaRef={bodyRef} document={document} />}
@@ -201,6 +209,7 @@ const AUTH_DESCRIPTIONS: Record<Credentials, string> = {
   none: "none.",
   operator: "Bearer OPERATOR_TOKEN (the deployment's operator secret); 503 when it is not set.",
   cron: "Bearer CRON_SECRET (Vercel Cron sends it); 503 when it is not set.",
+  stripe_signature: "the Stripe-Signature header, verified with STRIPE_WEBHOOK_SECRET; 503 when this deployment does not bill through Stripe.",
 };
 
 function ParametersTable({ parameters }: { parameters: Parameter[] }) {
@@ -258,11 +267,21 @@ function ResponsesTable({ operation }: { operation: Operation }) {
       </thead>
       <tbody>
         {Object.entries(operation.responses).map(([status, response]) => {
-          const name = referencedName(response.content?.["application/json"]?.schema);
+          const schema = response.content?.["application/json"]?.schema;
+          const names = (schema?.oneOf ?? [schema]).map((option) => referencedName(option as JsonSchema | undefined)).filter((name) => name !== undefined);
           return (
             <tr key={status}>
               <td>{status}</td>
-              <td>{name ? <a href={`#schema-${name}`}>{name}</a> : "JSON"}</td>
+              <td>
+                {names.length === 0
+                  ? "JSON"
+                  : names.map((name, index) => (
+                      <span key={name}>
+                        {index > 0 && " or "}
+                        <a href={`#schema-${name}`}>{name}</a>
+                      </span>
+                    ))}
+              </td>
               <td>{response.description}</td>
             </tr>
           );

@@ -1,6 +1,6 @@
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
-import { db } from "@/lib/db/client";
+import { db, type DbClient } from "@/lib/db/client";
 import { isUniqueViolation } from "@/lib/db/errors";
 import { newId } from "@/lib/db/random";
 import { ApiError } from "@/lib/http/errors";
@@ -27,22 +27,32 @@ export async function findLiveKey(rawKey: string): Promise<LiveKey | null> {
  * The partial unique index on live keys makes a second concurrent claim fail, not duplicate.
  */
 export async function claimApiKey(workspaceId: string, userId: string | null): Promise<string> {
-  const rawKey = generateApiKey(config().API_KEY_PREFIX);
   try {
-    await db().apiKey.create({
-      data: {
-        id: newId("key"),
-        workspaceId,
-        keyHash: hashApiKey(rawKey),
-        hint: apiKeyHint(rawKey, config().API_KEY_PREFIX),
-        createdByUserId: userId,
-      },
-    });
+    return await mintApiKey(workspaceId, userId);
   } catch (error) {
     if (isUniqueViolation(error)) throw keyAlreadyLive();
     throw error;
   }
+}
+
+/** Stores a new key's hash and returns the raw key; inside a transaction when given one. */
+export async function mintApiKey(workspaceId: string, userId: string | null, client: DbClient = db()): Promise<string> {
+  const rawKey = generateApiKey(config().API_KEY_PREFIX);
+  await client.apiKey.create({
+    data: {
+      id: newId("key"),
+      workspaceId,
+      keyHash: hashApiKey(rawKey),
+      hint: apiKeyHint(rawKey, config().API_KEY_PREFIX),
+      createdByUserId: userId,
+    },
+  });
   return rawKey;
+}
+
+/** True while the key with this raw value exists and is not revoked; unlike findLiveKey, records no use. */
+export async function isLiveKey(rawKey: string): Promise<boolean> {
+  return (await db().apiKey.count({ where: { keyHash: hashApiKey(rawKey), revokedAt: null } })) > 0;
 }
 
 /** Revokes the live key, recording who and when. Null when there was none. */

@@ -94,6 +94,42 @@ describe("parseConfig refusals", () => {
   });
 });
 
+describe("the billing provider", () => {
+  const STRIPE = {
+    STRIPE_SECRET_KEY: "sk_test_abc123",
+    STRIPE_WEBHOOK_SECRET: "whsec_abc123",
+    STRIPE_PRICE_STARTER_MONTH: "price_starter",
+    STRIPE_PRICE_UNLIMITED_MONTH: "price_unlimited_m",
+    STRIPE_PRICE_UNLIMITED_YEAR: "price_unlimited_y",
+  };
+
+  it("is local outside production, Stripe when its key is set, and none in production unless BILLING_PROVIDER=local", () => {
+    expect(parseConfig({}).BILLING_PROVIDER).toBe("local");
+    expect(parseConfig(STRIPE).BILLING_PROVIDER).toBe("stripe");
+    expect(parseConfig({ NODE_ENV: "production" }).BILLING_PROVIDER).toBeUndefined();
+    expect(parseConfig({ NODE_ENV: "production", BILLING_PROVIDER: "local" }).BILLING_PROVIDER).toBe("local");
+    expect(parseConfig({ ...STRIPE, BILLING_PROVIDER: "local" }).BILLING_PROVIDER).toBe("local");
+    expect(parseConfig({}).BILLING_PAST_DUE_GRACE_DAYS).toBe(7);
+  });
+
+  it.each([
+    ["STRIPE_SECRET_KEY", { BILLING_PROVIDER: "stripe" }],
+    ["STRIPE_WEBHOOK_SECRET", { ...STRIPE, STRIPE_WEBHOOK_SECRET: "" }],
+    ["STRIPE_PRICE_UNLIMITED_YEAR", { ...STRIPE, STRIPE_PRICE_UNLIMITED_YEAR: "" }],
+    ["STRIPE_PRICE_STARTER_MONTH", { ...STRIPE, STRIPE_PRICE_STARTER_MONTH: "19.00" }],
+    ["STRIPE_API_BASE", { ...STRIPE, STRIPE_API_BASE: "localhost:12111" }],
+    ["BILLING_PROVIDER", { BILLING_PROVIDER: "paypal" }],
+  ])("refuses a Stripe setup without a valid %s, naming it", (variable, env) => {
+    expect(configErrorFrom(env).message).toMatch(new RegExp(`^Configuration error: ${variable} `));
+  });
+
+  it("never repeats the Stripe secrets", () => {
+    const error = configErrorFrom({ STRIPE_SECRET_KEY: "pk_live_not-a-secret-key" });
+    expect(error.message).not.toContain("pk_live");
+    expect(configErrorFrom({ ...STRIPE, STRIPE_WEBHOOK_SECRET: "oops-hunter2" }).message).not.toContain("hunter2");
+  });
+});
+
 describe("what an error line repeats", () => {
   it("treats a blank value as unset", () => {
     const config = parseConfig({ PORT: "", BASE_URL: " ", DATABASE_URL: "" });

@@ -8,6 +8,10 @@ const hostPort = z
 
 const positiveInt = z.coerce.number().int().positive();
 
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
+
+const stripePriceId = z.string().regex(/^price_\w+$/, "must be a Stripe price id (price_…)");
+
 const configSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
@@ -41,18 +45,68 @@ const configSchema = z.object({
     .regex(/^[a-z][a-z0-9]{1,15}$/, "must be 2 to 16 lower-case letters or digits, starting with a letter")
     .default("plk"),
   DATA_DIR: z.string().min(1).default(".data"),
+  LINK_PRICE: z.string().regex(/^\d+(\.\d+)?$/, "must be a decimal number such as 0.50").refine((price) => Number(price) > 0, "must be more than zero").default("0.50"),
+  PAYMENT_NETWORK: z.string().regex(/^eip155:[1-9]\d*$/, "must be a CAIP-2 EVM network such as eip155:8453").default("eip155:84532"),
+  PAYMENT_ASSET: evmAddress.default("0x036CbD53842c5426634e7929541eC2318f3dCF7e"),
+  PAYMENT_ASSET_NAME: z.string().min(1).default("USDC"),
+  PAYMENT_ASSET_VERSION: z.string().min(1).default("2"),
+  PAYMENT_ASSET_DECIMALS: z.coerce.number().int().min(0).max(36).default(6),
+  PAYMENT_RECIPIENT: evmAddress.optional(),
+  X402_FACILITATOR_URL: httpUrl.default("https://x402.org/facilitator"),
+  MPP_SECRET_KEY: z.string().min(32, "must be at least 32 characters").optional(),
+  BILLING_PROVIDER: z.enum(["stripe", "local"]).optional(),
+  BILLING_PAST_DUE_GRACE_DAYS: z.coerce.number().int().min(0).max(60).default(7),
+  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_\w+$/, "must be a Stripe secret or restricted key (sk_… or rk_…)").optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_\w+$/, "must be a webhook signing secret (whsec_…)").optional(),
+  STRIPE_API_BASE: httpUrl.optional(),
+  STRIPE_PRICE_STARTER_MONTH: stripePriceId.optional(),
+  STRIPE_PRICE_UNLIMITED_MONTH: stripePriceId.optional(),
+  STRIPE_PRICE_UNLIMITED_YEAR: stripePriceId.optional(),
 });
 
-export type Config = z.infer<typeof configSchema> & { BASE_URL: string; SHORT_BASE_URL: string };
+const STRIPE_SETTINGS_REQUIRED = [
+  "STRIPE_WEBHOOK_SECRET",
+  "STRIPE_PRICE_STARTER_MONTH",
+  "STRIPE_PRICE_UNLIMITED_MONTH",
+  "STRIPE_PRICE_UNLIMITED_YEAR",
+] as const;
+
+/**
+ * Stripe runs when chosen or when its key is set; the local provider (no real payment) runs by
+ * default outside production, and in production only when BILLING_PROVIDER=local says so.
+ * Without either, a production deployment has no billing provider (checkout answers 503).
+ */
+const configWithBilling = configSchema
+  .transform((parsed) => ({ ...parsed, BILLING_PROVIDER: effectiveBillingProvider(parsed) }))
+  .superRefine((parsed, context) => {
+    if (parsed.BILLING_PROVIDER !== "stripe") return;
+    if (!parsed.STRIPE_SECRET_KEY) {
+      context.addIssue({ code: "custom", path: ["STRIPE_SECRET_KEY"], message: "is required when BILLING_PROVIDER is stripe" });
+    }
+    for (const variable of STRIPE_SETTINGS_REQUIRED) {
+      if (!parsed[variable]) context.addIssue({ code: "custom", path: [variable], message: "is required when billing runs on Stripe" });
+    }
+  });
+
+function effectiveBillingProvider(parsed: z.infer<typeof configSchema>): "stripe" | "local" | undefined {
+  if (parsed.BILLING_PROVIDER) return parsed.BILLING_PROVIDER;
+  if (parsed.STRIPE_SECRET_KEY) return "stripe";
+  return parsed.NODE_ENV === "production" ? undefined : "local";
+}
+
+export type Config = z.infer<typeof configWithBilling> & { BASE_URL: string; SHORT_BASE_URL: string };
 
 export class ConfigError extends Error {}
 
-const SECRET_VARIABLES = new Set(["AUTH_SECRET", "UPSTASH_REDIS_REST_TOKEN", "WEB_RISK_API_KEY", "OPERATOR_TOKEN", "CRON_SECRET"]);
+const SECRET_VARIABLES = new Set([
+  "AUTH_SECRET", "UPSTASH_REDIS_REST_TOKEN", "WEB_RISK_API_KEY", "OPERATOR_TOKEN", "CRON_SECRET", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET",
+  "MPP_SECRET_KEY",
+]);
 
 /** Validates an environment; the first problem becomes one line naming the variable. A blank value counts as unset. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ""));
-  const result = configSchema.safeParse(given);
+  const result = configWithBilling.safeParse(given);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const variable = issue.path.join(".");

@@ -1,8 +1,11 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import { config } from "@/lib/config";
-import { PrismaClient } from "./generated/client";
+import { type Prisma, PrismaClient } from "./generated/client";
 
 export type Db = InstanceType<typeof PrismaClient>;
+
+/** The process client or an interactive transaction's: what data access that may run inside a transaction takes. */
+export type DbClient = Prisma.TransactionClient;
 
 const globalForDb = globalThis as unknown as { permalinkDb?: Db };
 

@@ -5,9 +5,7 @@ export const MAX_JSON_BODY_BYTES = 16 * 1024;
 
 /** Reads a JSON body with a size cap; an absent body reads as `{}`. */
 export async function readJsonBody(request: Request): Promise<unknown> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_JSON_BODY_BYTES) throw tooLarge();
-  const text = await readCapped(request);
+  const text = await readTextBody(request, MAX_JSON_BODY_BYTES);
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);
@@ -33,7 +31,10 @@ function describeIssue(issue: z.core.$ZodIssue, where: "body" | "query"): string
   return `The ${place} field "${field}" is invalid: ${issue.message}.`;
 }
 
-async function readCapped(request: Request): Promise<string> {
+/** Reads the body as text, refusing more than `maxBytes` with 413 before reading it all. */
+export async function readTextBody(request: Request, maxBytes: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw tooLarge(maxBytes);
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -42,15 +43,15 @@ async function readCapped(request: Request): Promise<string> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_JSON_BODY_BYTES) {
+    if (size > maxBytes) {
       await reader.cancel();
-      throw tooLarge();
+      throw tooLarge(maxBytes);
     }
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString("utf8");
 }
 
-function tooLarge(): ApiError {
-  return new ApiError(413, `The request body is larger than ${MAX_JSON_BODY_BYTES / 1024} KiB.`);
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError(413, `The request body is larger than ${maxBytes / 1024} KiB.`);
 }

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from "vitest";
 import type { z } from "zod";
 import type { claimKey, revokeKey } from "@/lib/auth/claim";
+import type { accountSchema, checkoutResponseSchema, portalResponseSchema } from "@/lib/billing/schemas";
+import type { describeAccount, openPortal, startCheckout } from "@/lib/billing/service";
 import { resetConfig } from "@/lib/config";
 import type { claimResponseSchema, revokeResponseSchema } from "@/lib/auth/schemas";
 import type { describeWorkspaces, listMembers } from "@/lib/workspaces/service";
@@ -72,7 +74,7 @@ describe("OpenAPI document", () => {
     expect(dangling).toEqual([]);
   });
 
-  it("gives every operation a unique id, a summary, a success and an Error failure response", () => {
+  it("gives every operation a unique id, a summary, a success and an Error failure response (PaymentRequired on 402)", () => {
     const ids = operations(document).map(([, op]) => op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
     for (const [name, op] of operations(document)) {
@@ -82,7 +84,8 @@ describe("OpenAPI document", () => {
       const failures = statuses.filter((status) => Number(status) >= 400);
       expect(failures.length, name).toBeGreaterThan(0);
       for (const status of failures) {
-        expect(op.responses[status]?.content?.["application/json"]?.schema, `${name} ${status}`).toEqual({ $ref: "#/components/schemas/Error" });
+        const body = status === "402" ? "PaymentRequired" : "Error";
+        expect(op.responses[status]?.content?.["application/json"]?.schema, `${name} ${status}`).toEqual({ $ref: `#/components/schemas/${body}` });
       }
     }
   });
@@ -101,6 +104,33 @@ describe("OpenAPI document", () => {
     expect(document.paths["/api/billing/claim"]?.post?.["x-credentials"]).toBe("session");
     expect(document.paths["/api/billing/claim"]?.delete?.["x-credentials"]).toBe("session");
     expect(document.paths["/api/links"]?.post?.["x-credentials"]).toBe("api_key_or_session");
+  });
+
+  it("marks creating a link as payable without an account: x-payment, the payment scheme, a 402 with both challenge headers", () => {
+    const create = document.paths["/api/links"]?.post;
+    expect(create?.["x-payment"]).toMatchObject({ protocols: ["mpp", "x402"], price: "0.50", currency: "USDC", network: "eip155:84532", docs: "https://links.example/docs/payments" });
+    expect(create?.security).toEqual([{ bearerAuth: [] }, { paymentAuth: [] }, {}]);
+    expect(document.components.securitySchemes.paymentAuth).toMatchObject({ type: "http", scheme: "payment" });
+    expect(Object.keys(create?.responses["402"]?.headers ?? {})).toEqual(["WWW-Authenticate", "PAYMENT-REQUIRED"]);
+    expect(Object.keys(create?.responses["201"]?.headers ?? {})).toEqual(["Payment-Receipt", "PAYMENT-RESPONSE"]);
+    expect(componentSchema("PaidLink").required).toEqual(expect.arrayContaining(["id", "slug", "destination", "host", "status", "short_url", "receipt"]));
+    expect(componentSchema("PaymentRequired").required).toEqual(["error", "price", "currency", "pay", "docs"]);
+  });
+
+  it("describes billing: a closed checkout body with its defaults, the account report, and 402 on creating and editing", () => {
+    const checkout = componentSchema("CheckoutRequest");
+    expect(checkout.additionalProperties).toBe(false);
+    expect(checkout.required ?? []).toEqual([]);
+    expect(checkout.properties?.plan).toMatchObject({ enum: ["starter", "unlimited"], default: "unlimited" });
+    expect(checkout.properties?.interval).toMatchObject({ enum: ["month", "year"], default: "month" });
+    expect(document.paths["/api/billing/checkout"]?.post?.responses["200"]?.content?.["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/CheckoutResponse" });
+    expect(document.paths["/api/billing/portal"]?.post?.responses["200"]).toBeDefined();
+    expect(document.paths["/api/billing/webhook"]?.post?.["x-credentials"]).toBe("stripe_signature");
+    expect(componentSchema("Account").required).toEqual(expect.arrayContaining(["plan", "interval", "status", "cycle_start", "cycle_end", "links_created_this_cycle", "cap", "can"]));
+    for (const operation of [document.paths["/api/links"]?.post, document.paths["/api/links/{id}"]?.patch]) {
+      expect(operation?.responses["402"]?.content?.["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/PaymentRequired" });
+    }
+    expect(document.paths["/api/links/{id}"]?.delete?.responses["402"]).toBeUndefined();
   });
 
   it("describes CreateLinkRequest as closed, with destination required", () => {
@@ -129,5 +159,8 @@ describe("response schemas", () => {
     expectTypeOf<Awaited<ReturnType<typeof listMembers>>>().toExtend<z.output<typeof memberSchema>[]>();
     expectTypeOf<{ api_key: Awaited<ReturnType<typeof claimKey>> }>().toExtend<z.output<typeof claimResponseSchema>>();
     expectTypeOf<Awaited<ReturnType<typeof revokeKey>>>().toExtend<z.output<typeof revokeResponseSchema>>();
+    expectTypeOf<Awaited<ReturnType<typeof startCheckout>>>().toExtend<z.output<typeof checkoutResponseSchema>>();
+    expectTypeOf<Awaited<ReturnType<typeof openPortal>>>().toExtend<z.output<typeof portalResponseSchema>>();
+    expectTypeOf<Awaited<ReturnType<typeof describeAccount>>>().toExtend<z.output<typeof accountSchema>>();
   });
 });

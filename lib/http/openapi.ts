@@ -1,5 +1,13 @@
 import { z } from "zod";
 import { claimResponseSchema, revokeResponseSchema } from "@/lib/auth/schemas";
+import {
+  accountSchema,
+  checkoutBody,
+  checkoutResponseSchema,
+  MAX_WEBHOOK_BYTES,
+  portalResponseSchema,
+  webhookReceiptSchema,
+} from "@/lib/billing/schemas";
 import { config } from "@/lib/config";
 import {
   createLinkBody,
@@ -17,9 +25,11 @@ import {
   linkStatusSchema,
   REPORTS_PER_MINUTE,
 } from "@/lib/resolution/abuse-reports";
+import { paidLinkSchema } from "@/lib/payments/schemas";
 import { recheckTotalsSchema } from "@/lib/resolution/recheck";
 import { memberListSchema, memberSchema, workspaceReportSchema } from "@/lib/workspaces/schemas";
 import { MAX_JSON_BODY_BYTES } from "./body";
+import { paymentRequiredSchema } from "./payment-required";
 import { errorSchema } from "./schemas";
 
 export const API_VERSION = "2026-08-21";
@@ -42,7 +52,7 @@ export type SecurityRequirement = Record<string, string[]>;
  * Which bearer credentials an operation accepts; OpenAPI's one bearer scheme cannot tell the
  * workspace credentials apart. operator and cron are the deployment's own secrets.
  */
-export type Credentials = "api_key_or_session" | "session" | "none" | "operator" | "cron";
+export type Credentials = "api_key_or_session" | "session" | "none" | "operator" | "cron" | "stripe_signature";
 export type Operation = {
   operationId: string;
   summary: string;
@@ -53,6 +63,17 @@ export type Operation = {
   parameters: (Parameter | Reference)[];
   requestBody?: RequestBody;
   responses: Record<string, ResponseObject>;
+  /** On an operation an agent can pay for without an account: what it costs and how to pay. */
+  "x-payment"?: PaymentExtension;
+};
+export type PaymentExtension = {
+  protocols: ("mpp" | "x402")[];
+  price: string;
+  currency: string;
+  network: string;
+  asset: string;
+  challenge: string;
+  docs: string;
 };
 export const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -66,17 +87,19 @@ export type OpenApiDocument = {
   paths: Record<string, PathItem>;
   components: {
     schemas: Record<string, JsonSchema>;
-    securitySchemes: Record<string, { type: "http"; scheme: "bearer"; description: string }>;
+    securitySchemes: Record<string, { type: "http"; scheme: "bearer" | "payment"; description: string }>;
     parameters: Record<string, Parameter>;
     headers: Record<string, Header>;
   };
 };
 
 /** Request bodies are described as the handlers parse them; response bodies as they are sent. */
-const REQUEST_SCHEMAS = [createLinkBody, updateLinkBody, abuseReportBody, linkStatusChangeBody];
+const REQUEST_SCHEMAS = [createLinkBody, updateLinkBody, abuseReportBody, linkStatusChangeBody, checkoutBody];
 const RESPONSE_SCHEMAS = [
   errorSchema,
+  paymentRequiredSchema,
   linkSchema,
+  paidLinkSchema,
   linkListItemSchema,
   linkListSchema,
   claimResponseSchema,
@@ -87,6 +110,10 @@ const RESPONSE_SCHEMAS = [
   abuseReportReceiptSchema,
   linkStatusSchema,
   recheckTotalsSchema,
+  checkoutResponseSchema,
+  portalResponseSchema,
+  accountSchema,
+  webhookReceiptSchema,
 ];
 
 const JSON_MEDIA_TYPE = "application/json";
@@ -98,12 +125,14 @@ const SECURITY: Record<Credentials, SecurityRequirement[]> = {
   none: [],
   operator: [{ operatorAuth: [] }],
   cron: [{ cronAuth: [] }],
+  stripe_signature: [],
 };
 
 const TAGS: Tag[] = [
   { name: "Links", description: "Create, read, repoint and archive permanent short links." },
   { name: "API keys", description: "Mint and revoke the workspace's API key." },
   { name: "Workspaces", description: "The workspace a call acts on, and its members." },
+  { name: "Billing", description: "Subscriptions in Australian dollars: checkout, the billing portal, the account's tier and quota, and Stripe's webhook." },
   { name: "Abuse", description: "Reporting abusive links, and the operator's review of them." },
   { name: "Operations", description: "Jobs the deployment runs on a schedule." },
   { name: "Meta", description: "This description of the API." },
@@ -120,6 +149,10 @@ export function openApiDocument(): OpenApiDocument {
       "/api/links": { post: createLinkOperation(), get: listLinksOperation() },
       "/api/links/{id}": { get: getLinkOperation(), patch: updateLinkOperation(), delete: archiveLinkOperation() },
       "/api/billing/claim": { post: claimKeyOperation(), delete: revokeKeyOperation() },
+      "/api/billing/checkout": { post: startCheckoutOperation() },
+      "/api/billing/portal": { post: openBillingPortalOperation() },
+      "/api/billing/webhook": { post: stripeWebhookOperation() },
+      "/api/account": { get: describeAccountOperation() },
       "/api/workspaces": { get: describeWorkspaceOperation() },
       "/api/members": { get: listMembersOperation() },
       "/api/abuse-reports": { post: reportAbuseOperation() },
@@ -137,6 +170,11 @@ export function openApiDocument(): OpenApiDocument {
         },
         operatorAuth: { type: "http", scheme: "bearer", description: "The deployment's OPERATOR_TOKEN, held by the people who review abuse." },
         cronAuth: { type: "http", scheme: "bearer", description: "The deployment's CRON_SECRET, which Vercel Cron sends with each scheduled call." },
+        paymentAuth: {
+          type: "http",
+          scheme: "payment",
+          description: "A machine payment answering the 402 challenge: an MPP credential (`Authorization: Payment <credential>`), or an x402 payload (`PAYMENT-SIGNATURE`, also accepted as `Authorization: Payment`). No account needed.",
+        },
       },
       parameters: { WorkspaceId: workspaceIdParameter() },
       headers: RESPONSE_HEADERS,
@@ -150,7 +188,8 @@ function apiDescription(): string {
     "Every new link starts in quarantine (status 1): it resolves normally, but each resolution runs a live safety check until the link is released (three clean checks and at least seven days old). Destinations on internal or private addresses, cloud metadata endpoints, or carrying userinfo are refused.",
     "A link whose destination a live check finds malicious, that enough distinct people report, or that an operator blocks goes to abuse (status 2): it no longer redirects, and its short URL shows a warning page with the reason.",
     "Every failure has the body `{ \"error\": string }` with a real HTTP status code; the string is a sentence for a human, not something to switch on. Unknown paths under /api answer 404 with the same body.",
-    "Planned: an agent without an account will be able to buy one permanent link by answering an HTTP 402 payment challenge (MPP or x402) on POST /api/links. That flow is not live yet.",
+    "Creating and editing links with an API key or session token needs an active subscription (billed in Australian dollars: starter 19 a month with 100 new links per billing cycle, or unlimited 49 a month or 490 a year). Without one they answer 402 with a PaymentRequired body whose pay field names the way forward; signing in, listing, archiving, the billing portal and the resolution of every existing link never depend on it.",
+    "An agent without an account buys one permanent link by answering the HTTP 402 payment challenge of POST /api/links (MPP or x402, see x-payment and /docs/payments); its first paid link also returns an API key for its machine account.",
   ].join("\n\n");
 }
 
@@ -159,19 +198,46 @@ function createLinkOperation(): Operation {
     operationId: "createLink",
     summary: "Create a permanent link",
     description:
-      "Creates a link in quarantine (status 1). Without a custom slug, if a live link of this workspace already points at the same normalised destination on the same host, that link is returned with 200 instead of a duplicate. Paying without an account (HTTP 402, MPP or x402) is planned, not yet available.",
+      "Creates a link in quarantine (status 1). With an API key or session token the link belongs to the workspace; without a custom slug, if a live link of this workspace already points at the same normalised destination on the same host, that link is returned with 200 instead of a duplicate. Without credentials the answer is 402 with a payment challenge in two headers (MPP and x402); paying either one and sending the same request again buys the link (201 PaidLink). Every validation (400, 409, 422) is decided before any challenge, so a request that cannot succeed is never paid for.",
     tag: "Links",
     write: true,
     body: createLinkBody,
+    payment: paymentExtension(),
     responses: {
-      201: jsonResponse("The link was created.", linkSchema),
+      201: {
+        description: "The link was created: a Link with an API key or session token, a PaidLink when the request paid (with the payment's receipt headers).",
+        headers: { "Payment-Receipt": ref("headers", "PaymentReceipt"), "PAYMENT-RESPONSE": ref("headers", "PaymentResponse") },
+        content: { [JSON_MEDIA_TYPE]: { schema: { oneOf: [ref("schemas", schemaId(linkSchema)), ref("schemas", schemaId(paidLinkSchema))] } } },
+      },
       200: jsonResponse("An allocated-slug link of this workspace already pointed at this destination on this host; it is returned instead of a duplicate.", linkSchema),
-      400: failure("The body failed validation, is not JSON, or the destination is malformed; or domain_id names no verified custom domain of this workspace."),
+      400: failure("The body failed validation, is not JSON, or the destination is malformed; or domain_id names no verified custom domain of this workspace (a paid link without an account cannot use one)."),
+      402: {
+        description:
+          "Without credentials: the challenge, or a payment credential that could not pay (the error says why, with a fresh challenge). With a bearer credential, pay names the way forward: subscribe (no active subscription), upgrade (the plan's link allowance for this cycle is spent) or mpp and x402 (a machine account's key: buy each link without Authorization). Existing links keep resolving.",
+        headers: { "WWW-Authenticate": ref("headers", "PaymentChallenge"), "PAYMENT-REQUIRED": ref("headers", "PaymentRequired") },
+        content: jsonContent(paymentRequiredSchema),
+      },
       403: failure("Your role in this workspace does not allow creating links."),
-      409: failure("The custom slug is already taken on this host."),
+      409: failure("The custom slug is already taken on this host; or the same payment credential is still being settled by an earlier request (Retry-After)."),
       422: failure("The destination was refused (internal or private address, cloud metadata endpoint, userinfo in the URL) or failed a safety check."),
+      503: failure("Sent without credentials to a deployment that does not take machine payments."),
     },
   });
+}
+
+/** The price and the ways to pay, from the configuration (the recipient is named in each challenge). */
+function paymentExtension(): PaymentExtension {
+  const { LINK_PRICE, PAYMENT_ASSET_NAME, PAYMENT_NETWORK, PAYMENT_ASSET, BASE_URL } = config();
+  return {
+    protocols: ["mpp", "x402"],
+    price: LINK_PRICE,
+    currency: PAYMENT_ASSET_NAME,
+    network: PAYMENT_NETWORK,
+    asset: PAYMENT_ASSET,
+    challenge:
+      "402 carrying WWW-Authenticate: Payment (MPP, method evm, intent charge: an EIP-3009 authorization) and PAYMENT-REQUIRED (x402 version 2, scheme exact); retry with Authorization: Payment or PAYMENT-SIGNATURE.",
+    docs: `${BASE_URL.replace(/\/+$/, "")}/docs/payments`,
+  };
 }
 
 function listLinksOperation(): Operation {
@@ -206,7 +272,8 @@ function updateLinkOperation(): Operation {
   return operation({
     operationId: "updateLink",
     summary: "Repoint a link",
-    description: "Points the code at a new destination. The slug never changes; a repointed link goes back to quarantine (status 1).",
+    description:
+      "Points the code at a new destination. The slug never changes; a repointed link goes back to quarantine (status 1). Needs an active subscription, except for a machine account's key, which repoints the links it bought.",
     tag: "Links",
     write: true,
     parameters: [LINK_ID_PARAMETER],
@@ -214,6 +281,7 @@ function updateLinkOperation(): Operation {
     responses: {
       200: jsonResponse("The repointed link.", linkSchema),
       400: failure("The body failed validation, is not JSON, or the destination is malformed."),
+      402: paymentRequired("The workspace has no active subscription (pay: subscribe). The link keeps resolving to its current destination."),
       403: failure("Members may edit only the links they created."),
       404: failure("No link with this id exists in this workspace."),
       409: failure("The link was blocked for abuse and cannot be repointed."),
@@ -226,7 +294,8 @@ function archiveLinkOperation(): Operation {
   return operation({
     operationId: "archiveLink",
     summary: "Archive a link",
-    description: "Takes the link out of the list. The code keeps resolving. Archiving an archived link is harmless and returns it unchanged.",
+    description:
+      "Takes the link out of the list. The code keeps resolving. Archiving an archived link is harmless and returns it unchanged. Needs no subscription: it changes no destination.",
     tag: "Links",
     write: true,
     parameters: [LINK_ID_PARAMETER],
@@ -267,6 +336,70 @@ function revokeKeyOperation(): Operation {
       403: failure("Only an owner's session token can revoke the key."),
       404: failure("The workspace has no live key."),
     },
+  });
+}
+
+function startCheckoutOperation(): Operation {
+  return operation({
+    operationId: "startCheckout",
+    summary: "Start a subscription",
+    description:
+      "Answers the address of a checkout page for the chosen plan, billed in Australian dollars: starter (19 a month, monthly only, 100 new links per billing cycle) or unlimited (49 a month or 490 a year, no cap); both include custom domains, scan analytics and teammates. The body may be empty: unlimited, monthly. The subscription becomes active when the payment completes. Needs an owner, an admin or the workspace's API key.",
+    tag: "Billing",
+    write: true,
+    body: checkoutBody,
+    responses: {
+      200: jsonResponse("Where to send the customer to pay.", checkoutResponseSchema),
+      400: failure("The body failed validation or is not JSON; starter with yearly billing is refused."),
+      403: failure("Members cannot manage the subscription, and a machine account has none (it pays per link)."),
+      409: failure("The workspace already has an active subscription; change its plan in the billing portal."),
+      502: failure("The payment provider did not complete the request; nothing was charged."),
+      503: failure("Billing is not set up on this deployment."),
+    },
+  });
+}
+
+function openBillingPortalOperation(): Operation {
+  return operation({
+    operationId: "openBillingPortal",
+    summary: "Open the billing portal",
+    description:
+      "Answers the address of the billing portal: payment method, invoices, change of plan (the way to upgrade from starter) and cancellation. Open whatever the state of the subscription, so a lapsed customer can always pay again.",
+    tag: "Billing",
+    write: true,
+    responses: {
+      200: jsonResponse("Where to send the customer.", portalResponseSchema),
+      403: failure("Members cannot manage the subscription, and a machine account has none (it pays per link)."),
+      502: failure("The payment provider did not complete the request."),
+      503: failure("Billing is not set up on this deployment."),
+    },
+  });
+}
+
+function stripeWebhookOperation(): Operation {
+  return operation({
+    operationId: "receiveStripeWebhook",
+    summary: "Receive Stripe's events",
+    description:
+      "For Stripe, not for clients: a Stripe event (JSON) signed in the Stripe-Signature header. checkout.session.completed, customer.subscription.created, updated and deleted, invoice.paid and invoice.payment_failed change the subscription; each event id is applied once, and an event older than the state on record changes nothing. Other events are acknowledged and ignored.",
+    tag: "Billing",
+    credentials: "stripe_signature",
+    parameters: [STRIPE_SIGNATURE_PARAMETER],
+    responses: {
+      200: jsonResponse("The event was received; outcome says whether it changed the subscription.", webhookReceiptSchema),
+      413: failure(`The event is larger than ${MAX_WEBHOOK_BYTES / 1024} KiB.`),
+    },
+  });
+}
+
+function describeAccountOperation(): Operation {
+  return operation({
+    operationId: "describeAccount",
+    summary: "Tier and quota",
+    description:
+      "The workspace's plan, billing interval and subscription status, the current billing cycle, the links created in it against the plan's cap, and what the caller may do now. Creating and editing need an active subscription (trialing, active, or past_due within its grace period); listing, archiving, the billing portal and the resolution of every link never do.",
+    tag: "Billing",
+    responses: { 200: jsonResponse("The account report.", accountSchema) },
   });
 }
 
@@ -362,6 +495,8 @@ type OperationSpec = {
   write?: boolean;
   parameters?: Parameter[];
   body?: z.ZodType;
+  /** Also open to agents without an account, who pay per call. */
+  payment?: PaymentExtension;
   responses: Record<string, ResponseObject>;
 };
 
@@ -377,8 +512,9 @@ function operation(spec: OperationSpec): Operation {
     summary: spec.summary,
     description: spec.description,
     tags: [spec.tag],
-    security: SECURITY[credentials],
+    security: spec.payment ? [...SECURITY[credentials], { paymentAuth: [] }, {}] : SECURITY[credentials],
     "x-credentials": credentials,
+    ...(spec.payment && { "x-payment": spec.payment }),
     parameters: [...(workspaceBearer ? [ref("parameters", "WorkspaceId")] : []), ...(spec.parameters ?? [])],
     ...(spec.body && { requestBody: { required: true, content: jsonContent(spec.body) } }),
     responses,
@@ -408,6 +544,11 @@ function rateLimitHeaderRefs(): Record<string, Reference> {
   };
 }
 
+/** A 402 whose body names the way forward in pay. */
+function paymentRequired(description: string): ResponseObject {
+  return { description, content: jsonContent(paymentRequiredSchema) };
+}
+
 const UNAUTHORIZED = failure(
   "No valid API key or session token was sent, or X-Workspace-Id names a workspace you are not a member of (decided before anything else about the request).",
   { "WWW-Authenticate": ref("headers", "WWWAuthenticate") },
@@ -427,15 +568,34 @@ const AUTH_FAILURES: Record<Credentials, Record<string, ResponseObject>> = {
   none: {},
   operator: deploymentSecretFailures("OPERATOR_TOKEN"),
   cron: deploymentSecretFailures("CRON_SECRET"),
+  stripe_signature: {
+    400: failure("The Stripe-Signature header is missing, or does not match the payload and STRIPE_WEBHOOK_SECRET, or is too old."),
+    503: failure("This deployment does not bill through Stripe."),
+  },
 };
 
 const INTERNAL_FAILURE = failure("Something went wrong on the service's side; the request was not completed.");
 
 const RESPONSE_HEADERS: Record<string, Header> = {
+  PaymentChallenge: {
+    description: "The MPP challenge: `Payment id=…, realm=…, method=\"evm\", intent=\"charge\", request=…, expires=…, opaque=…` (request: price, asset, recipient and chain, covered by the id's HMAC; opaque: a hash of the destination and the slug; expires within five minutes).",
+    schema: { type: "string" },
+  },
+  PaymentRequired: { description: "The x402 version 2 challenge: base64 JSON `{x402Version: 2, resource, accepts: [{scheme: \"exact\", network, amount, asset, payTo, maxTimeoutSeconds, extra}]}`.", schema: { type: "string" } },
+  PaymentReceipt: { description: "On a paid 201: base64url JSON `{status: \"success\", method: \"evm\", reference, timestamp}`; reference is the settlement transaction, also the body's receipt.", schema: { type: "string" } },
+  PaymentResponse: { description: "On a 201 paid with x402: base64 JSON `{success: true, transaction, network, payer}`.", schema: { type: "string" } },
   WWWAuthenticate: { description: 'The Bearer challenge: `Bearer realm="api"`.', schema: { type: "string" } },
   RetryAfter: { description: "Seconds until the write budget refills.", schema: { type: "integer", minimum: 1 } },
   RateLimitPolicy: { description: "The write policy, as in the IETF RateLimit headers draft: quota `q` per window `w` seconds.", schema: { type: "string" } },
   RateLimit: { description: "Remaining writes `r` and seconds until reset `t`.", schema: { type: "string" } },
+};
+
+const STRIPE_SIGNATURE_PARAMETER: Parameter = {
+  name: "Stripe-Signature",
+  in: "header",
+  required: true,
+  description: "Stripe's signature of the payload (t=…,v1=…), verified with STRIPE_WEBHOOK_SECRET",
+  schema: { type: "string" },
 };
 
 const LINK_ID_PARAMETER: Parameter = {

@@ -14,3 +14,8 @@ export function internalError(error: unknown): Response {
   console.error("Unhandled API error:", error instanceof Error ? error.stack : error);
   return json({ error: "Something went wrong on our side; the request was not completed. Please try again." }, 500);
 }
+
+/** After a form's POST: the browser follows with a GET, so reloading does not submit twice. */
+export function seeOther(location: string): Response {
+  return new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
+}

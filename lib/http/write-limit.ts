@@ -1,5 +1,6 @@
 import { config } from "@/lib/config";
 import type { Principal } from "@/lib/workspaces/types";
+import { clientAddress } from "./client-address";
 import { ApiError } from "./errors";
 import { type ClosableWriteLimiter, createWriteLimiter, rateLimitHeaders } from "./rate-limit";
 
@@ -24,11 +25,20 @@ export async function resetWriteLimiter(): Promise<void> {
 
 /** One write budget per workspace, shared by its members and its key. */
 export async function enforceWriteLimit(principal: Principal): Promise<void> {
-  const result = await writeLimiter().limit(`workspace:${principal.workspaceId}`);
+  await enforceLimit(`workspace:${principal.workspaceId}`, "for this workspace");
+}
+
+/** Callers without an account (an agent buying a link) get one write budget per client address. */
+export async function enforceClientWriteLimit(request: Request): Promise<void> {
+  await enforceLimit(`client:${clientAddress(request)}`, "from your address");
+}
+
+async function enforceLimit(key: string, whose: string): Promise<void> {
+  const result = await writeLimiter().limit(key);
   if (result.success) return;
   throw new ApiError(
     429,
-    `Too many writes this minute for this workspace (limit ${result.limit} a minute); try again shortly.`,
+    `Too many writes this minute ${whose} (limit ${result.limit} a minute); try again shortly.`,
     rateLimitHeaders(result, Date.now()),
   );
 }

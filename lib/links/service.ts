@@ -1,3 +1,5 @@
+import { requireCreateEntitlement, requireEditEntitlement, spendAllowance } from "@/lib/billing/entitlement";
+import { db, type DbClient } from "@/lib/db/client";
 import { ApiError, notFound } from "@/lib/http/errors";
 import { publishInvalidation } from "@/lib/resolution/invalidation";
 import { can, requirePermission } from "@/lib/workspaces/permissions";
@@ -23,31 +25,44 @@ export async function prepareLink(workspaceId: string | null, input: CreateLinkI
   return { destination, slug: input.slug ?? null, host: domain?.hostname ?? null, domainId: domain?.id ?? null };
 }
 
+/** 409 when the custom slug is already taken on its host: for callers that must refuse before committing (a payment). */
+export async function ensureSlugAvailable(prepared: PreparedLink): Promise<void> {
+  if (prepared.slug && (await store.isSlugTaken(prepared.host, prepared.slug))) throw slugTaken(prepared.slug);
+}
+
 /**
  * Creates the link. Without a custom slug, a live link of the workspace that already points at
  * this destination on this host is returned instead (created: false). Slug collisions are
- * retried with a fresh slug; the unique indexes, not a prior read, decide.
+ * retried with a fresh slug; the unique indexes, not a prior read, decide. `client` is a
+ * transaction's when the create also spends a plan's allowance.
  */
-export async function commitLink(prepared: PreparedLink, workspaceId: string, createdByUserId: string | null): Promise<CreatedLink> {
+export async function commitLink(prepared: PreparedLink, workspaceId: string, createdByUserId: string | null, client: DbClient = db()): Promise<CreatedLink> {
   const base = { workspaceId, host: prepared.host, domainId: prepared.domainId, destination: prepared.destination, createdByUserId };
   if (prepared.slug) {
-    const link = await store.insertLink({ ...base, slug: prepared.slug, reusable: false });
+    const link = await store.insertLink({ ...base, slug: prepared.slug, reusable: false }, client);
     if (!link) throw slugTaken(prepared.slug);
     return { link, created: true };
   }
   for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
-    const existing = await store.findReusableLink(workspaceId, prepared.host, prepared.destination);
+    const existing = await store.findReusableLink(workspaceId, prepared.host, prepared.destination, client);
     if (existing) return { link: existing, created: false };
-    const link = await store.insertLink({ ...base, slug: allocateSlug(), reusable: true });
+    const link = await store.insertLink({ ...base, slug: allocateSlug(), reusable: true }, client);
     if (link) return { link, created: true };
   }
   throw new Error(`No free slug found after ${SLUG_ATTEMPTS} attempts.`);
 }
 
+/**
+ * A create with a bearer credential. The subscription is checked after the body's validation
+ * and before the destination's safety check (402 comes before 422); a capped plan's allowance
+ * is spent only when the commit creates a link.
+ */
 export async function createLink(principal: Principal, input: CreateLinkInput): Promise<CreatedLink> {
   requirePermission(principal, "links.create", "Your role in this workspace does not allow creating links.");
+  const entitlement = await requireCreateEntitlement(principal.workspaceId);
   const prepared = await prepareLink(principal.workspaceId, input);
-  return commitLink(prepared, principal.workspaceId, principal.kind === "session" ? principal.userId : null);
+  const createdBy = principal.kind === "session" ? principal.userId : null;
+  return spendAllowance(entitlement, (client) => commitLink(prepared, principal.workspaceId, createdBy, client));
 }
 
 export async function listLinks(principal: Principal, limit = MAX_LIST_SIZE, cursor?: string) {
@@ -65,6 +80,7 @@ export async function getLink(principal: Principal, id: string): Promise<LinkRow
 
 export async function repoint(principal: Principal, id: string, rawDestination: string): Promise<LinkRow> {
   const link = await findEditableLink(principal, id);
+  await requireEditEntitlement(principal.workspaceId);
   if (link.status === 2) {
     throw new ApiError(409, "This link was blocked for abuse and cannot be repointed; contact support to appeal.");
   }
@@ -75,6 +91,7 @@ export async function repoint(principal: Principal, id: string, rawDestination: 
   return repointed;
 }
 
+/** Archiving needs no subscription: it changes no destination and the code keeps resolving. */
 export async function archive(principal: Principal, id: string): Promise<LinkRow> {
   const link = await findEditableLink(principal, id);
   return store.archiveLink(link.id);

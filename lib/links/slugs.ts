@@ -14,7 +14,7 @@ export const CUSTOM_SLUG_PATTERN = /^[23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghij
  */
 const RESERVED_SLUGS = new Set([
   "api", "docs", "dashboard", "signin", "signout", "login", "logout", "billing", "account", "settings",
-  "pricing", "abuse", "report", "health", "status", "static", "assets", "_next", "robots.txt", "favicon.ico",
+  "pricing", "abuse", "report", "health", "status", "static", "assets", "_next", "robots.txt", "favicon.ico", "llms.txt",
 ]);
 
 export function allocateSlug(): string {

@@ -1,6 +1,5 @@
 import { clock } from "@/lib/clock";
-import { db } from "@/lib/db/client";
-import { isUniqueViolation } from "@/lib/db/errors";
+import { db, type DbClient } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
 
 export type LinkRow = {
@@ -30,22 +29,30 @@ export type NewLink = {
   createdByUserId: string | null;
 };
 
-/** Inserts a link; null when a unique index refused it (slug taken, or a reusable twin exists). */
-export async function insertLink(link: NewLink): Promise<LinkRow | null> {
-  try {
-    const now = new Date(clock().now());
-    return await db().link.create({ data: { id: newId("lnk"), ...link, createdAt: now, updatedAt: now }, select: LINK_COLUMNS });
-  } catch (error) {
-    if (isUniqueViolation(error)) return null;
-    throw error;
-  }
+/**
+ * Inserts a link; null when a unique index refused it (slug taken, or a reusable twin exists).
+ * ON CONFLICT DO NOTHING (skipDuplicates) rather than a caught unique violation, because a
+ * violation would abort the transaction a capped plan's create runs in.
+ */
+export async function insertLink(link: NewLink, client: DbClient = db()): Promise<LinkRow | null> {
+  const now = new Date(clock().now());
+  const [inserted] = await client.link.createManyAndReturn({
+    data: [{ id: newId("lnk"), ...link, createdAt: now, updatedAt: now }],
+    skipDuplicates: true,
+    select: LINK_COLUMNS,
+  });
+  return inserted ?? null;
 }
 
-export async function findReusableLink(workspaceId: string, host: string | null, destination: string): Promise<LinkRow | null> {
-  return db().link.findFirst({
+export async function findReusableLink(workspaceId: string, host: string | null, destination: string, client: DbClient = db()): Promise<LinkRow | null> {
+  return client.link.findFirst({
     where: { workspaceId, host, destination, reusable: true, archivedAt: null },
     select: LINK_COLUMNS,
   });
+}
+
+export async function isSlugTaken(host: string | null, slug: string): Promise<boolean> {
+  return (await db().link.count({ where: { host, slug } })) > 0;
 }
 
 export async function findWorkspaceLink(workspaceId: string, id: string): Promise<LinkRow | null> {

@@ -4,8 +4,10 @@ import type { Principal } from "./types";
 /**
  * What each kind of caller may do. An API key acts for its workspace on links, but cannot
  * manage keys (a key must never mint or revoke keys). Members create links and edit their own.
+ * Owners and admins (and the key) start and manage the subscription.
  */
-export type Action = "links.read" | "links.create" | "links.edit_any" | "links.edit_own" | "api_key.claim" | "api_key.revoke" | "members.read";
+export type Action =
+  | "links.read" | "links.create" | "links.edit_any" | "links.edit_own" | "api_key.claim" | "api_key.revoke" | "members.read" | "billing.manage";
 
 const ALLOWED: Record<Action, { roles: readonly string[]; apiKey: boolean }> = {
   "links.read": { roles: ["owner", "admin", "member"], apiKey: true },
@@ -15,6 +17,7 @@ const ALLOWED: Record<Action, { roles: readonly string[]; apiKey: boolean }> = {
   "api_key.claim": { roles: ["owner", "admin"], apiKey: false },
   "api_key.revoke": { roles: ["owner"], apiKey: false },
   "members.read": { roles: ["owner", "admin", "member"], apiKey: true },
+  "billing.manage": { roles: ["owner", "admin"], apiKey: true },
 };
 
 export function can(principal: Principal, action: Action): boolean {

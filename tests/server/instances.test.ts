@@ -1,7 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mintSessionToken } from "@/lib/auth/session-tokens";
 import { startApp, type RunningApp } from "@/scripts/app-process";
+import { newUser } from "../support/api";
 import { rawRequest } from "../support/http";
 
 const SHORT_HOST = "s.test.example";
@@ -43,7 +42,7 @@ const locationOn = async (app: RunningApp, slug: string) => (await rawRequest(ap
 
 async function repointSeenByTheOtherInstance(pair: [RunningApp, RunningApp]): Promise<string | undefined> {
   const [first, second] = pair;
-  const token = await mintSessionToken(`instances-${randomBytes(4).toString("hex")}@example.com`);
+  const { token } = await newUser("instances");
   const link = await createLink(first, token, "https://example.com/before");
   expect(await locationOn(first, link.slug)).toBe("https://example.com/before");
   expect(await locationOn(second, link.slug)).toBe("https://example.com/before");

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintSessionToken } from "@/lib/auth/session-tokens";
 import { db } from "@/lib/db/client";
 import { startApp, type RunningApp } from "@/scripts/app-process";
+import { newUser } from "../support/api";
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -30,8 +31,8 @@ afterAll(async () => {
 }, 20_000);
 
 describe("the production server over HTTP", () => {
-  it("creates a link for a session token (201 JSON) and lists it", async () => {
-    const token = await mintSessionToken(`server-${process.pid}@example.com`);
+  it("creates a link for a subscribed user's session token (201 JSON) and lists it", async () => {
+    const { token } = await newUser("server");
 
     const created = await apiRequest("POST", "/api/links", { token, body: JSON.stringify({ destination: "https://example.com/over-http" }) });
 
@@ -97,7 +98,7 @@ describe("shutting down", () => {
   it("writes the scans still buffered when the server receives SIGTERM", async () => {
     const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
     const instance = await startApp("front", { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER });
-    const token = await mintSessionToken(`shutdown-${process.pid}@example.com`);
+    const { token } = await newUser("shutdown");
     const created = await fetch(`${instance.url}/api/links`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },

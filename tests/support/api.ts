@@ -1,4 +1,6 @@
 import { mintSessionToken } from "@/lib/auth/session-tokens";
+import type { PlanChoice } from "@/lib/billing/plans";
+import { startCheckout } from "@/lib/billing/service";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
 
@@ -16,6 +18,13 @@ const ROUTES: RouteEntry[] = [
   { pattern: /^\/api\/abuse-reports$/, load: () => import("@/app/api/abuse-reports/route") },
   { pattern: /^\/api\/operator\/links\/(?<id>[^/]+)\/status$/, load: () => import("@/app/api/operator/links/[id]/status/route") },
   { pattern: /^\/api\/cron\/recheck$/, load: () => import("@/app/api/cron/recheck/route") },
+  { pattern: /^\/api\/billing\/checkout$/, load: () => import("@/app/api/billing/checkout/route") },
+  { pattern: /^\/api\/billing\/portal$/, load: () => import("@/app/api/billing/portal/route") },
+  { pattern: /^\/api\/billing\/webhook$/, load: () => import("@/app/api/billing/webhook/route") },
+  { pattern: /^\/api\/account$/, load: () => import("@/app/api/account/route") },
+  { pattern: /^\/billing\/local\/checkout\/(?<id>[^/]+)\/complete$/, load: () => import("@/app/billing/local/checkout/[id]/complete/route") },
+  { pattern: /^\/billing\/local\/portal\/(?<id>[^/]+)\/cancel$/, load: () => import("@/app/billing/local/portal/[id]/cancel/route") },
+  { pattern: /^\/billing\/local\/portal\/(?<id>[^/]+)\/change$/, load: () => import("@/app/billing/local/portal/[id]/change/route") },
   { pattern: /^\/api\/(?<path>.+)$/, load: () => import("@/app/api/[...path]/route") },
 ];
 
@@ -25,19 +34,26 @@ type CallOptions = { token?: string; body?: unknown; rawBody?: string; headers?:
 
 /** Calls a route handler in-process with a real Request, as Next would. */
 export async function call(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse> {
-  const url = new URL(path, "http://app.test.example");
-  const route = ROUTES.find((entry) => entry.pattern.test(url.pathname));
-  if (!route) throw new Error(`No route for ${path}`);
-  const params = url.pathname.match(route.pattern)!.groups ?? {};
-  const handler = (await route.load())[method] as ((request: Request, context: unknown) => Promise<Response>) | undefined;
-  if (!handler) throw new Error(`${path} has no ${method} handler`);
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   if (body !== undefined) headers["content-type"] ??= "application/json";
-  const response = await handler(new Request(url, { method, headers, body }), { params: Promise.resolve(params) });
+  const response = await dispatch(new Request(new URL(path, APP_ORIGIN), { method, headers, body }));
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, body: parseJson(text) };
+}
+
+export const APP_ORIGIN = "http://app.test.example";
+
+/** A fetch that reaches the app's route handlers in-process: for real HTTP clients (payment agents) in tests. */
+export async function dispatch(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const route = ROUTES.find((entry) => entry.pattern.test(url.pathname));
+  if (!route) throw new Error(`No route for ${url.pathname}`);
+  const params = url.pathname.match(route.pattern)!.groups ?? {};
+  const handler = (await route.load())[request.method] as ((request: Request, context: unknown) => Promise<Response>) | undefined;
+  if (!handler) throw new Error(`${url.pathname} has no ${request.method} handler`);
+  return handler(request, { params: Promise.resolve(params) });
 }
 
 export function sessionFor(email: string): Promise<string> {
@@ -48,13 +64,32 @@ let counter = 0;
 
 export type TestUser = { email: string; token: string; userId: string; workspaceId: string };
 
-/** A fresh signed-in user with their personal workspace, for tests that must not share rows. */
-export async function newUser(label = "user"): Promise<TestUser> {
+/** `false` for a workspace that never subscribed; otherwise the plan its subscription is on (default: unlimited, monthly). */
+type NewUserOptions = { subscription?: false | PlanChoice };
+
+/**
+ * A fresh signed-in user with their personal workspace, for tests that must not share rows.
+ * The workspace is subscribed, because creating and editing links needs a subscription.
+ */
+export async function newUser(label = "user", options: NewUserOptions = {}): Promise<TestUser> {
   const email = `${label}-${process.pid}-${++counter}-${Date.now()}@example.com`;
   const token = await sessionFor(email);
   const { workspace } = (await call("GET", "/api/workspaces", { token })).body;
   const { id: userId } = await db().user.findFirstOrThrow({ where: { email }, select: { id: true } });
-  return { email, token, userId, workspaceId: workspace.id };
+  const user = { email, token, userId, workspaceId: workspace.id };
+  if (options.subscription !== false) await subscribe(user, options.subscription);
+  return user;
+}
+
+/**
+ * Subscribes the user's workspace the way a customer does with the local provider: checkout
+ * (the service behind POST /api/billing/checkout, so the test's write budget stays untouched),
+ * then the checkout page's "Complete purchase" form.
+ */
+export async function subscribe(user: Pick<TestUser, "userId" | "workspaceId">, choice: PlanChoice = { plan: "unlimited", interval: "month" }): Promise<void> {
+  const { url } = await startCheckout({ kind: "session", userId: user.userId, workspaceId: user.workspaceId, role: "owner" }, choice);
+  const completed = await call("POST", `${new URL(url).pathname}/complete`);
+  if (completed.status !== 303) throw new Error(`The local checkout did not complete: ${completed.status} ${completed.text}`);
 }
 
 /** Adds `user` to `workspaceId` with `role`, and returns call options that act there. */

@@ -1,0 +1,25 @@
+import { config } from "@/lib/config";
+
+// The addresses and the price come from runtime configuration, not the build's.
+export const dynamic = "force-dynamic";
+
+/** The llms.txt convention: where an agent starts. */
+export function GET(): Response {
+  const { BASE_URL, LINK_PRICE, PAYMENT_ASSET_NAME, PAYMENT_NETWORK } = config();
+  const base = BASE_URL.replace(/\/+$/, "");
+  const text = [
+    "# Permalink",
+    "",
+    "> Permanent short links and QR codes: a code that has been issued never stops resolving. New links start in quarantine, where each visit runs a live safety check.",
+    "",
+    `An agent without an account can buy one permanent link for ${LINK_PRICE} ${PAYMENT_ASSET_NAME} (${PAYMENT_NETWORK}): POST /api/links without credentials answers 402 with an MPP challenge (WWW-Authenticate: Payment) and an x402 challenge (PAYMENT-REQUIRED); pay either and send the same request again. The first purchase of a wallet also returns an API key that lists and repoints the links it bought.`,
+    "",
+    "## Docs",
+    "",
+    `- [Machine payments](${base}/docs/payments): the purchase step by step, with a working example for MPP (mppx) and for x402 (@x402/fetch)`,
+    `- [OpenAPI document](${base}/api/openapi.json): every operation; POST /api/links carries x-payment`,
+    `- [API reference](${base}/docs): the same, for people`,
+    "",
+  ].join("\n");
+  return new Response(text, { headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "public, max-age=300" } });
+}

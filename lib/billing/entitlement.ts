@@ -1,0 +1,112 @@
+import { clock } from "@/lib/clock";
+import { config } from "@/lib/config";
+import { db, type DbClient } from "@/lib/db/client";
+import type { ApiError } from "@/lib/http/errors";
+import { KEEP_RESOLVING, paymentRequiredError } from "@/lib/http/payment-required";
+import type { Cycle } from "./cycles";
+import { CURRENCY, DEFAULT_INTERVAL, DEFAULT_PLAN, PLANS, UPGRADE_PLAN, describePrice, offeredChoices, priceOf } from "./plans";
+import { type Standing, standingOf } from "./state";
+import * as store from "./store";
+import type { AccountState } from "./types";
+
+/** Long enough for a burst of creates on one capped workspace to queue on its allowance row. */
+const ALLOWANCE_TRANSACTION = { maxWait: 10_000, timeout: 15_000 };
+
+/** A create that passed the subscription check; `limit` is the capped plan's allowance to spend on commit. */
+export type CreateEntitlement = { workspaceId: string; limit: { cap: number; cycle: Cycle } | null };
+
+export function standingNow(account: AccountState | null): Standing {
+  return standingOf(account, new Date(clock().now()), config().BILLING_PAST_DUE_GRACE_DAYS);
+}
+
+/**
+ * May this workspace create a link with a bearer credential? An active subscription is needed
+ * (custom domains included); a machine account buys each link instead. Refusals are 402 naming
+ * the way forward. A capped plan's allowance is checked when the link is committed.
+ */
+export async function requireCreateEntitlement(workspaceId: string): Promise<CreateEntitlement> {
+  const subject = await store.findBillingSubject(workspaceId);
+  if (subject.kind === "machine") throw machineAccountMustPay();
+  const standing = standingNow(subject.account);
+  if (!standing.active) throw subscriptionInactive(standing, "create");
+  const limit = standing.cap !== null && standing.cycle ? { cap: standing.cap, cycle: standing.cycle } : null;
+  return { workspaceId, limit };
+}
+
+/** Editing needs an active subscription; a machine account repoints the links it bought without one. */
+export async function requireEditEntitlement(workspaceId: string): Promise<void> {
+  const subject = await store.findBillingSubject(workspaceId);
+  if (subject.kind === "machine") return;
+  const standing = standingNow(subject.account);
+  if (!standing.active) throw subscriptionInactive(standing, "edit");
+}
+
+/**
+ * Runs the commit of a create. On a capped plan it takes one unit of the cycle's allowance in
+ * the same transaction: a commit that returns the workspace's existing link gives the unit back
+ * (and is answered even when the allowance is spent), one that fails rolls it back, and a new
+ * link without a unit is rolled back and refused with 402.
+ */
+export async function spendAllowance<Result extends { created: boolean }>(
+  entitlement: CreateEntitlement,
+  commit: (client: DbClient) => Promise<Result>,
+): Promise<Result> {
+  const { workspaceId, limit } = entitlement;
+  if (!limit) return commit(db());
+  return db().$transaction(async (tx) => {
+    const reserved = await store.reserveUnit(tx, workspaceId, limit.cycle.start, limit.cap);
+    const result = await commit(tx);
+    if (result.created && !reserved) throw allowanceSpent(limit);
+    if (!result.created && reserved) await store.releaseUnit(tx, workspaceId, limit.cycle.start);
+    return result;
+  }, ALLOWANCE_TRANSACTION);
+}
+
+function subscriptionInactive(standing: Standing, action: "create" | "edit"): ApiError {
+  const doing = action === "create" ? "create links" : "edit links";
+  const reason =
+    standing.status === "past_due"
+      ? `This workspace's subscription payment is overdue and its grace period has ended, so it cannot ${doing}. Update the payment method in the billing portal (POST /api/billing/portal).`
+      : `This workspace has no active subscription, so it cannot ${doing}. Subscribe with POST /api/billing/checkout (${planSummary()}).`;
+  return paymentRequiredError({
+    error: `${reason} ${KEEP_RESOLVING}`,
+    price: priceOf({ plan: DEFAULT_PLAN, interval: DEFAULT_INTERVAL }),
+    currency: CURRENCY,
+    pay: ["subscribe"],
+    docs: docsUrl("startCheckout"),
+  });
+}
+
+function allowanceSpent(limit: { cap: number; cycle: Cycle }): ApiError {
+  const renews = limit.cycle.end.toISOString().slice(0, 10);
+  const upgrade = { plan: UPGRADE_PLAN, interval: DEFAULT_INTERVAL } as const;
+  return paymentRequiredError({
+    error: `This workspace has created all ${limit.cap} new links its plan allows this billing cycle; the allowance renews on ${renews}. Upgrade to ${PLANS[UPGRADE_PLAN].name} (${describePrice(upgrade)}, no cap) in the billing portal (POST /api/billing/portal) to create more now. ${KEEP_RESOLVING}`,
+    price: priceOf(upgrade),
+    currency: CURRENCY,
+    pay: ["upgrade"],
+    docs: docsUrl("openBillingPortal"),
+  });
+}
+
+function machineAccountMustPay(): ApiError {
+  const { LINK_PRICE, PAYMENT_ASSET_NAME } = config();
+  return paymentRequiredError({
+    error: `A machine account buys each link and has no subscription: send POST /api/links again without an Authorization header to receive a payment challenge (MPP or x402). Its API key still repoints the links it bought. ${KEEP_RESOLVING}`,
+    price: LINK_PRICE,
+    currency: PAYMENT_ASSET_NAME,
+    pay: ["mpp", "x402"],
+    docs: docsUrl("createLink"),
+  });
+}
+
+function planSummary(): string {
+  return offeredChoices()
+    .map((choice) => `${PLANS[choice.plan].name} ${describePrice(choice)}`)
+    .join(", ");
+}
+
+/** The operation's section of the API reference. */
+function docsUrl(operationId: string): string {
+  return `${config().BASE_URL.replace(/\/+$/, "")}/docs#${operationId}`;
+}

@@ -1,0 +1,59 @@
+import { config } from "@/lib/config";
+import { ApiError } from "@/lib/http/errors";
+import { localProvider } from "./local-provider";
+import type { PlanChoice } from "./plans";
+import type { BillingSubject } from "./store";
+import { stripeProvider } from "./stripe-provider";
+import type { ProviderName } from "./types";
+
+/** What checkout and the portal need from a payment provider; Stripe and the local stand-in both offer it. */
+export type BillingProvider = {
+  name: ProviderName;
+  /** Where to send the customer to pay for `choice`. */
+  checkoutUrl(subject: BillingSubject, choice: PlanChoice): Promise<string>;
+  /** Where the customer manages, changes or cancels the subscription. */
+  portalUrl(subject: BillingSubject): Promise<string>;
+};
+
+/** The configured provider; 503 on a production deployment that set up neither Stripe nor BILLING_PROVIDER=local. */
+export function billingProvider(): BillingProvider {
+  const { BILLING_PROVIDER: name, NODE_ENV } = config();
+  if (!name) {
+    throw new ApiError(503, "Billing is not set up on this deployment, so subscriptions cannot be started or managed here. Existing links keep resolving.");
+  }
+  if (name === "local" && NODE_ENV === "production") announceOnce(() => console.warn(LOCAL_IN_PRODUCTION_WARNING));
+  return name === "stripe" ? stripeProvider : localProvider;
+}
+
+export const LOCAL_PROVIDER_NOTICE =
+  "The local billing provider takes no payment: its checkout grants subscriptions without charging anyone. Set STRIPE_SECRET_KEY to bill for real.";
+
+const LOCAL_IN_PRODUCTION_WARNING = `WARNING: BILLING_PROVIDER=local on a production deployment. ${LOCAL_PROVIDER_NOTICE}`;
+
+/**
+ * At start, with the operator's NODE_ENV: says which provider bills (loudly when production gives
+ * subscriptions away), and pins it into the environment, because Next then sets NODE_ENV to
+ * production for the app's own code, which would switch a development server's local provider off.
+ */
+export function settleBillingProvider(): void {
+  const { BILLING_PROVIDER: provider, NODE_ENV } = config();
+  if (provider) process.env.BILLING_PROVIDER = provider;
+  announceOnce(() => {
+    if (provider === "local" && NODE_ENV === "production") console.warn(LOCAL_IN_PRODUCTION_WARNING);
+    else if (!provider) console.warn("Billing is not set up (neither STRIPE_SECRET_KEY nor BILLING_PROVIDER=local): checkout and the billing portal answer 503.");
+    else console.log(`Billing provider: ${provider}${provider === "local" ? " (no real payment is taken)" : ""}.`);
+  });
+}
+
+const ANNOUNCED = Symbol.for("permalink.billing.announced");
+const holder = globalThis as unknown as { [ANNOUNCED]?: boolean };
+
+/**
+ * Once per process. The start script speaks first when it runs; without it (Vercel, `next
+ * start`) the first billing request of a production deployment on the local provider does.
+ */
+function announceOnce(announce: () => void): void {
+  if (holder[ANNOUNCED]) return;
+  holder[ANNOUNCED] = true;
+  announce();
+}

@@ -1,0 +1,150 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { isLiveKey, mintApiKey } from "@/lib/auth/api-key-store";
+import { clock } from "@/lib/clock";
+import { db, type DbClient } from "@/lib/db/client";
+import { allocateSlug } from "@/lib/links/slugs";
+import { insertLink, type LinkRow } from "@/lib/links/store";
+import { bindingMismatch } from "./binding";
+import { charge, sha256 } from "./gateway";
+import { ASK_AGAIN, challenge, paidLinkResponse, paymentRequired, receiptOf, refusalReason, stillSettling, toPaidLink } from "./responses";
+import type { PaidLink } from "./schemas";
+import { openApiKey, sealApiKey } from "./seal";
+import { paymentSettings } from "./settings";
+import * as store from "./store";
+import type { PaymentRow } from "./store";
+import type { PaymentCredential, Purchase } from "./types";
+
+const SLUG_ATTEMPTS = 8;
+const PENDING_POLL_MS = 100;
+/** How long a resend waits for an earlier request with the same credential to finish before 409. */
+const PENDING_WAIT_MS = 10_000;
+/** A claim this old was abandoned (its process died while settling); longer than any facilitator settles. */
+const ABANDONED_AFTER_MS = 2 * 60_000;
+/** How long an identical resend still receives a new machine account's api_key. */
+export const API_KEY_REPLAY_WINDOW_MS = 60 * 60_000;
+const FULFILMENT_TRANSACTION = { maxWait: 10_000, timeout: 15_000 };
+
+const ALREADY_SPENT = "This payment is spent, or being spent, on another request; one payment buys one link.";
+
+type Attempt = { purchase: Purchase; purchaseHash: string; credential: PaymentCredential; payerDid: string; waitUntil: number };
+
+/**
+ * Exactly one link per payment, whatever happens. The payments table, keyed by the payment and
+ * by the credential's hash, is the single source of truth: a new payment is claimed (pending),
+ * settled by mppx (settled), then the link, machine account and answer are written in one
+ * transaction (fulfilled). A resend replays the stored answer; a concurrent duplicate waits for
+ * it; a settled payment whose link was never written (a crash) is fulfilled by the next resend,
+ * never charged again.
+ */
+export async function payForLink(purchase: Purchase, credential: PaymentCredential): Promise<Response> {
+  const attempt: Attempt = {
+    purchase,
+    purchaseHash: sha256(JSON.stringify([purchase.destination, purchase.slug])),
+    credential,
+    payerDid: `did:pkh:${credential.terms.network}:${credential.payer}`,
+    waitUntil: Date.now() + PENDING_WAIT_MS,
+  };
+  for (;;) {
+    const response = await nextStep(attempt);
+    if (response) return response;
+  }
+}
+
+/** One look at the payment's state and the step it allows; null means look again. */
+async function nextStep(attempt: Attempt): Promise<Response | null> {
+  const payment = await store.findPayment(attempt.credential);
+  if (payment && payment.status !== "failed" && payment.purchase !== attempt.purchaseHash) {
+    return challenge(attempt.purchase, `${ALREADY_SPENT} ${ASK_AGAIN}`);
+  }
+  switch (payment?.status) {
+    case undefined:
+      return (await store.claimNewPayment(attempt.credential, attempt.purchaseHash, attempt.payerDid)) ? settle(attempt) : null;
+    case "fulfilled":
+      return replay(payment);
+    case "settled":
+      return fulfil(payment, attempt.purchase);
+    case "failed":
+    case "pending":
+      if (await store.reclaimPayment(attempt.credential, attempt.purchaseHash, attempt.payerDid, new Date(clock().now() - ABANDONED_AFTER_MS))) {
+        return settle(attempt);
+      }
+      if (payment.status === "pending") await waitForEarlierAttempt(attempt.waitUntil);
+      return null;
+  }
+}
+
+/** Checks the terms, then lets mppx verify and settle; a refusal leaves the payment failed, free to be tried again. */
+async function settle(attempt: Attempt): Promise<Response | null> {
+  const { credential, purchase } = attempt;
+  const mismatch = bindingMismatch(credential, purchase, paymentSettings());
+  if (mismatch) {
+    await store.markFailed(credential.paymentKey, mismatch);
+    return challenge(purchase, mismatch);
+  }
+  const outcome = await charge(purchase, credential.headers).catch(async (error: unknown) => {
+    await store.markFailed(credential.paymentKey, "internal error");
+    throw error;
+  });
+  if (outcome.status === 402) {
+    const reason = await refusalReason(outcome.challenge);
+    await store.markFailed(credential.paymentKey, reason);
+    return paymentRequired(outcome.challenge, `The payment was refused: ${reason} ${ASK_AGAIN}`, paymentSettings());
+  }
+  const receipt = receiptOf(outcome.withReceipt(new Response(null)));
+  return fulfil(await store.markSettled(credential.paymentKey, receipt.reference, receipt.headers), purchase);
+}
+
+/** Writes the link for a settled payment; null when a concurrent request wrote it first. */
+async function fulfil(payment: PaymentRow, purchase: Purchase): Promise<Response | null> {
+  const { secretKey } = paymentSettings();
+  const written = await db().$transaction(async (tx) => {
+    if (!(await store.takeSettledPayment(tx, payment.paymentKey))) return null;
+    const account = await store.ensureMachineAccount(tx, payment.payerDid);
+    const apiKey = account.created ? await mintApiKey(account.workspaceId, null, tx) : null;
+    const { link, notice } = await insertPaidLink(tx, account.workspaceId, purchase);
+    const body = toPaidLink(link, payment.reference!, notice);
+    await store.recordFulfilment(tx, payment.paymentKey, { linkId: link.id, response: body, apiKeySealed: apiKey && sealApiKey(apiKey, secretKey) });
+    return { body, apiKey };
+  }, FULFILMENT_TRANSACTION);
+  if (!written) return null;
+  void store.forgetSealedKeys(db(), new Date(clock().now() - API_KEY_REPLAY_WINDOW_MS)).catch(() => undefined);
+  return paidLinkResponse(written.body, written.apiKey, payment.receiptHeaders ?? {});
+}
+
+/**
+ * The paid link on the requested slug; if that slug was taken between the check before payment
+ * and now, the payment still buys a link, on an allocated slug, and the answer says so.
+ */
+async function insertPaidLink(tx: DbClient, workspaceId: string, purchase: Purchase): Promise<{ link: LinkRow; notice: string | null }> {
+  const base = { workspaceId, host: null, domainId: null, destination: purchase.destination, createdByUserId: null, reusable: false };
+  if (purchase.slug) {
+    const link = await insertLink({ ...base, slug: purchase.slug }, tx);
+    if (link) return { link, notice: null };
+  }
+  for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
+    const link = await insertLink({ ...base, slug: allocateSlug() }, tx);
+    if (link) return { link, notice: purchase.slug ? slugTakenNotice(purchase.slug, link.slug) : null };
+  }
+  throw new Error(`No free slug found after ${SLUG_ATTEMPTS} attempts.`);
+}
+
+function slugTakenNotice(requested: string, allocated: string): string {
+  return `The slug "${requested}" was taken by someone else while your payment settled, so your link got the allocated slug "${allocated}"; it points where you asked.`;
+}
+
+/** The stored answer again, with the same receipt; the api_key too while the replay window lasts and the key is live. */
+async function replay(payment: PaymentRow): Promise<Response> {
+  return paidLinkResponse(payment.response as PaidLink, await replayableApiKey(payment), payment.receiptHeaders ?? {});
+}
+
+async function replayableApiKey(payment: PaymentRow): Promise<string | null> {
+  if (!payment.apiKeySealed || !payment.fulfilledAt) return null;
+  if (clock().now() - payment.fulfilledAt.getTime() > API_KEY_REPLAY_WINDOW_MS) return null;
+  const apiKey = openApiKey(payment.apiKeySealed, paymentSettings().secretKey);
+  return apiKey && (await isLiveKey(apiKey)) ? apiKey : null;
+}
+
+async function waitForEarlierAttempt(waitUntil: number): Promise<void> {
+  if (Date.now() > waitUntil) throw stillSettling();
+  await sleep(PENDING_POLL_MS);
+}

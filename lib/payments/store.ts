@@ -1,0 +1,112 @@
+import { clock } from "@/lib/clock";
+import { db, type DbClient } from "@/lib/db/client";
+import type { Prisma } from "@/lib/db/generated/client";
+import { newId } from "@/lib/db/random";
+import type { PaymentCredential } from "./types";
+
+export type PaymentRow = {
+  paymentKey: string;
+  purchase: string;
+  status: "pending" | "settled" | "fulfilled" | "failed";
+  claimedAt: Date;
+  payerDid: string;
+  reference: string | null;
+  receiptHeaders: Record<string, string> | null;
+  response: Record<string, unknown> | null;
+  apiKeySealed: string | null;
+  fulfilledAt: Date | null;
+};
+
+const PAYMENT_COLUMNS = {
+  paymentKey: true, purchase: true, status: true, claimedAt: true, payerDid: true, reference: true,
+  receiptHeaders: true, response: true, apiKeySealed: true, fulfilledAt: true,
+} as const;
+
+/** The payment this credential belongs to: the same authorization, or the same bytes. */
+export async function findPayment(credential: PaymentCredential): Promise<PaymentRow | null> {
+  const row = await db().payment.findFirst({
+    where: { OR: [{ paymentKey: credential.paymentKey }, { credentialHash: credential.credentialHash }] },
+    select: PAYMENT_COLUMNS,
+  });
+  return row as PaymentRow | null;
+}
+
+/** Claims a payment nobody has seen; false when another request claimed it first (the primary key decides). */
+export async function claimNewPayment(credential: PaymentCredential, purchase: string, payerDid: string): Promise<boolean> {
+  const { count } = await db().payment.createMany({
+    data: [{ ...claimFields(credential, purchase, payerDid), paymentKey: credential.paymentKey, status: "pending" }],
+    skipDuplicates: true,
+  });
+  return count === 1;
+}
+
+/**
+ * Claims again a payment whose attempt failed, or whose attempt was abandoned (pending since
+ * before `staleBefore`): nothing settled then, so this attempt may try. One claimer wins.
+ */
+export async function reclaimPayment(credential: PaymentCredential, purchase: string, payerDid: string, staleBefore: Date): Promise<boolean> {
+  const { count } = await db().payment.updateMany({
+    where: {
+      paymentKey: credential.paymentKey,
+      OR: [{ status: "failed" }, { status: "pending", claimedAt: { lt: staleBefore } }],
+    },
+    data: { ...claimFields(credential, purchase, payerDid), status: "pending", failure: null },
+  });
+  return count === 1;
+}
+
+export async function markFailed(paymentKey: string, failure: string): Promise<void> {
+  await db().payment.update({ where: { paymentKey }, data: { status: "failed", failure } });
+}
+
+export async function markSettled(paymentKey: string, reference: string, receiptHeaders: Record<string, string>): Promise<PaymentRow> {
+  const row = await db().payment.update({ where: { paymentKey }, data: { status: "settled", reference, receiptHeaders }, select: PAYMENT_COLUMNS });
+  return row as PaymentRow;
+}
+
+/** Moves a settled payment to fulfilled; false when another request already did (run inside the fulfilment's transaction, this row lock serialises them). */
+export async function takeSettledPayment(tx: DbClient, paymentKey: string): Promise<boolean> {
+  const { count } = await tx.payment.updateMany({
+    where: { paymentKey, status: "settled" },
+    data: { status: "fulfilled", fulfilledAt: new Date(clock().now()) },
+  });
+  return count === 1;
+}
+
+export async function recordFulfilment(
+  tx: DbClient,
+  paymentKey: string,
+  fulfilment: { linkId: string; response: Record<string, unknown>; apiKeySealed: string | null },
+): Promise<void> {
+  await tx.payment.update({ where: { paymentKey }, data: { ...fulfilment, response: fulfilment.response as Prisma.InputJsonObject } });
+}
+
+export async function forgetSealedKeys(client: DbClient, fulfilledBefore: Date): Promise<void> {
+  await client.payment.updateMany({ where: { apiKeySealed: { not: null }, fulfilledAt: { lt: fulfilledBefore } }, data: { apiKeySealed: null } });
+}
+
+/**
+ * The machine account of this wallet, created on its first purchase (created: true). ON
+ * CONFLICT keeps concurrent first purchases by one wallet to one account without aborting the
+ * transaction this runs in.
+ */
+export async function ensureMachineAccount(tx: DbClient, payerDid: string): Promise<{ workspaceId: string; created: boolean }> {
+  const workspaceId = newId("ws");
+  const inserted = await tx.$executeRaw`
+    INSERT INTO workspaces (id, name, kind, payer_did)
+    VALUES (${workspaceId}, ${`Machine account ${payerDid}`}, 'machine', ${payerDid})
+    ON CONFLICT (payer_did) DO NOTHING`;
+  if (inserted === 1) return { workspaceId, created: true };
+  const existing = await tx.workspace.findUniqueOrThrow({ where: { payerDid }, select: { id: true } });
+  return { workspaceId: existing.id, created: false };
+}
+
+function claimFields(credential: PaymentCredential, purchase: string, payerDid: string) {
+  return {
+    credentialHash: credential.credentialHash,
+    protocol: credential.protocol,
+    payerDid,
+    purchase,
+    claimedAt: new Date(clock().now()),
+  };
+}
