@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { runCommand } from "@/tests/support/command";
 import { ConfigError, parseConfig } from "./index";
 
 const VALID_SECRET = "x".repeat(32);
@@ -14,19 +14,6 @@ function configErrorFrom(env: Record<string, string>): ConfigError {
   throw new Error(`parseConfig accepted ${JSON.stringify(env)}`);
 }
 
-type CliResult = { exitCode: number | null; stdout: string; stderr: string };
-
-function runCli(script: string, env: NodeJS.ProcessEnv): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("node_modules/.bin/tsx", [script], { env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (exitCode) => resolve({ exitCode, stdout, stderr }));
-  });
-}
 
 describe("parseConfig defaults", () => {
   it("serves on port 3000 at http://localhost:3000 with the plk key prefix and 60 writes a minute", () => {
@@ -152,7 +139,7 @@ describe("what an error line repeats", () => {
 
 describe("a command started with a wrong value", () => {
   it("exits 1 with a single stderr line naming the variable", async () => {
-    const result = await runCli("scripts/migrate.ts", { ...process.env, PORT: "abc" });
+    const result = await runCommand("node_modules/.bin/tsx", ["scripts/migrate.ts"], { ...process.env, PORT: "abc" });
     expect(result.exitCode).toBe(1);
     const lines = result.stderr.trimEnd().split("\n");
     expect(lines).toHaveLength(1);

@@ -1,19 +1,15 @@
-import { appendFile, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
-import { resetResolutionRuntime } from "@/lib/resolution/runtime";
-import { resetSafetyChecker } from "@/lib/safety/instance";
+import { refreshRuntime, useTestBlocklist } from "../support/blocklist";
 import { call, newUser, type TestUser } from "../support/api";
 import { visit } from "../support/visits";
 
 const OPERATOR_TOKEN = "operator-token-for-the-tests-0123456789";
 const SHORT_BASE = "http://s.test.example";
 
-let blocklistFile: string;
+let blocklist: Awaited<ReturnType<typeof useTestBlocklist>>;
 let addressCounter = 0;
 let linkCounter = 0;
 
@@ -42,30 +38,15 @@ function setStatus(id: string, body: unknown, token = OPERATOR_TOKEN) {
 
 const stored = (id: string) => db().link.findUniqueOrThrow({ where: { id } });
 
-/** Puts a domain on the blocklist and waits out the checker's once-a-second reload. */
-async function blocklist(domain: string): Promise<void> {
-  await appendFile(blocklistFile, `${domain} phishing\n`);
-  await new Promise((resolve) => setTimeout(resolve, 1100));
-}
-
-function refreshRuntime(): void {
-  resetConfig();
-  resetSafetyChecker();
-  resetResolutionRuntime();
-}
-
 beforeAll(async () => {
-  blocklistFile = path.join(await mkdtemp(path.join(tmpdir(), "abuse-test-")), "blocklist.txt");
-  await writeFile(blocklistFile, "# domains that turned bad during the tests\n");
-  process.env.SAFETY_BLOCKLIST_FILE = blocklistFile;
+  blocklist = await useTestBlocklist();
   process.env.OPERATOR_TOKEN = OPERATOR_TOKEN;
   refreshRuntime();
 });
 
 afterAll(() => {
-  delete process.env.SAFETY_BLOCKLIST_FILE;
   delete process.env.OPERATOR_TOKEN;
-  refreshRuntime();
+  blocklist.remove();
 });
 
 describe("POST /api/abuse-reports", () => {
@@ -132,7 +113,7 @@ describe("POST /api/abuse-reports", () => {
   it("blocks at once when the live check finds the destination malicious", async () => {
     const domain = `reported-${Date.now()}.example.com`;
     const link = await createLink(undefined, { destination: `https://${domain}/login` });
-    await blocklist(domain);
+    await blocklist.add(domain, "phishing");
 
     const response = await report({ url: link.short_url, reason: "phishing" });
 

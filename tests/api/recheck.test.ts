@@ -1,14 +1,10 @@
-import { appendFile, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { onInvalidation, type Invalidation } from "@/lib/resolution/invalidation";
 import { recheckLinks } from "@/lib/resolution/recheck";
-import { resetResolutionRuntime } from "@/lib/resolution/runtime";
-import { resetSafetyChecker } from "@/lib/safety/instance";
+import { useTestBlocklist } from "../support/blocklist";
 import { call, newUser } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 
@@ -17,7 +13,7 @@ const DAY_MS = 24 * HOUR_MS;
 const FULL_RUN = { quarantinedLimit: 200, activeSample: 20 };
 const CRON_SECRET = "cron-secret-for-the-tests";
 
-let blocklistFile: string;
+let blocklist: Awaited<ReturnType<typeof useTestBlocklist>>;
 let startedAt: number;
 let now: number;
 let linkCounter = 0;
@@ -35,35 +31,17 @@ async function createLink(destination = `https://example.com/recheck/${++linkCou
 
 const stored = (id: string) => db().link.findUniqueOrThrow({ where: { id } });
 
-/** Puts a domain on the blocklist and waits out the checker's once-a-second reload. */
-async function blocklist(domain: string): Promise<void> {
-  await appendFile(blocklistFile, `${domain} malware\n`);
-  await new Promise((resolve) => setTimeout(resolve, 1100));
-}
-
 function rememberInvalidations(): Invalidation[] {
   const heard: Invalidation[] = [];
   onInvalidation((invalidation) => heard.push(invalidation));
   return heard;
 }
 
-function refreshRuntime(): void {
-  resetConfig();
-  resetSafetyChecker();
-  resetResolutionRuntime();
-}
-
 beforeAll(async () => {
-  blocklistFile = path.join(await mkdtemp(path.join(tmpdir(), "recheck-test-")), "blocklist.txt");
-  await writeFile(blocklistFile, "# domains that turned bad during the tests\n");
-  process.env.SAFETY_BLOCKLIST_FILE = blocklistFile;
-  refreshRuntime();
+  blocklist = await useTestBlocklist();
 });
 
-afterAll(() => {
-  delete process.env.SAFETY_BLOCKLIST_FILE;
-  refreshRuntime();
-});
+afterAll(() => blocklist.remove());
 
 beforeEach(async () => {
   // Each test sees only its own links: a run walks every due link in the database.
@@ -119,7 +97,7 @@ describe("recheckLinks: quarantined links", () => {
   it("blocks a link whose destination became malicious, and every instance drops its copy", async () => {
     const domain = `turned-bad-${Date.now()}.example.com`;
     const link = await createLink(`https://${domain}/offer`);
-    await blocklist(domain);
+    await blocklist.add(domain, "malware");
     const heard = rememberInvalidations();
 
     travelTo(HOUR_MS);
@@ -163,7 +141,7 @@ describe("recheckLinks: active links", () => {
     const [fine, recentlyChecked] = [await createLink(), await createLink()];
     await db().link.updateMany({ where: { id: { in: [rogue.id, fine.id, recentlyChecked.id] } }, data: { status: 0 } });
     await db().link.update({ where: { id: recentlyChecked.id }, data: { lastCheckedAt: new Date(startedAt - HOUR_MS) } });
-    await blocklist(domain);
+    await blocklist.add(domain, "malware");
 
     expect(await recheckLinks({ quarantinedLimit: 200, activeSample: 2 })).toEqual({ checked: 2, released: 0, blocked: 1 });
 

@@ -1,23 +1,13 @@
-import { spawn } from "node:child_process";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { describe, expect, it } from "vitest";
 import { config } from "@/lib/config";
 import { call } from "../support/api";
+import { runCommand } from "../support/command";
 
 const CLI_TIMEOUT_MS = 60_000;
 
-type CliResult = { exitCode: number | null; stdout: string; stderr: string };
-
-function runNpmScript(script: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("npm", ["run", "--silent", script, "--", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (exitCode) => resolve({ exitCode, stdout, stderr }));
-  });
+function runNpmScript(script: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
+  return runCommand("npm", ["run", "--silent", script, "--", ...args], env);
 }
 
 /** The test process's environment with the given AUTH_SECRET for the built-in identity provider. */
