@@ -48,7 +48,8 @@ async function repointSeenByTheOtherInstance(pair: [RunningApp, RunningApp]): Pr
   expect(await locationOn(second, link.slug)).toBe("https://example.com/before");
   await repoint(first, token, link.id, "https://example.com/after");
   expect(await locationOn(first, link.slug)).toBe("https://example.com/after");
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  // Pub/sub delivery is asynchronous; a second is ample on a loaded CI machine.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
   return locationOn(second, link.slug);
 }
 
