@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { Table } from "@/components/table";
 import { config } from "@/lib/config";
 import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
 import {
@@ -96,22 +97,7 @@ function Errors() {
         Every failure answers a real HTTP status with the body <code>{'{ "error": "…" }'}</code>. The message is a sentence for a
         human; switch on the status, never on the text.
       </p>
-      <table>
-        <thead>
-          <tr>
-            <th>Status</th>
-            <th>When</th>
-          </tr>
-        </thead>
-        <tbody>
-          {ERROR_STATUSES.map(([status, condition]) => (
-            <tr key={status}>
-              <td>{status}</td>
-              <td>{condition}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table headings={["Status", "When"]} rows={ERROR_STATUSES.map(([status, condition]) => ({ key: status, cells: [status, condition] }))} />
       <p>
         A <strong>402</strong> body carries more than <code>error</code>: <code>price</code>, <code>currency</code>,{" "}
         <code>pay</code> (the ways forward) and <code>docs</code>. An agent without an account buys a link by answering it:{" "}
@@ -213,31 +199,19 @@ const AUTH_DESCRIPTIONS: Record<Credentials, string> = {
 };
 
 function ParametersTable({ parameters }: { parameters: Parameter[] }) {
-  return (
-    <table>
-      <thead>
-        <tr>
-          <th>Parameter</th>
-          <th>In</th>
-          <th>Type</th>
-          <th>Notes</th>
-        </tr>
-      </thead>
-      <tbody>
-        {parameters.map((parameter) => (
-          <tr key={`${parameter.in}:${parameter.name}`}>
-            <td>
-              <code>{parameter.name}</code>
-              {parameter.required ? " (required)" : ""}
-            </td>
-            <td>{parameter.in}</td>
-            <td>{describeType(parameter.schema)}</td>
-            <td>{joinNotes(parameter.description, describeRules(parameter.schema))}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+  const rows = parameters.map((parameter) => ({
+    key: `${parameter.in}:${parameter.name}`,
+    cells: [
+      <>
+        <code>{parameter.name}</code>
+        {parameter.required ? " (required)" : ""}
+      </>,
+      parameter.in,
+      describeType(parameter.schema),
+      joinNotes(parameter.description, describeRules(parameter.schema)),
+    ],
+  }));
+  return <Table headings={["Parameter", "In", "Type", "Notes"]} rows={rows} />;
 }
 
 function RequestBody({ schemaRef, document }: { schemaRef: JsonSchema; document: OpenApiDocument }) {
@@ -256,39 +230,21 @@ function RequestBody({ schemaRef, document }: { schemaRef: JsonSchema; document:
 }
 
 function ResponsesTable({ operation }: { operation: Operation }) {
-  return (
-    <table>
-      <thead>
-        <tr>
-          <th>Status</th>
-          <th>Body</th>
-          <th>When</th>
-        </tr>
-      </thead>
-      <tbody>
-        {Object.entries(operation.responses).map(([status, response]) => {
-          const schema = response.content?.["application/json"]?.schema;
-          const names = (schema?.oneOf ?? [schema]).map((option) => referencedName(option as JsonSchema | undefined)).filter((name) => name !== undefined);
-          return (
-            <tr key={status}>
-              <td>{status}</td>
-              <td>
-                {names.length === 0
-                  ? "JSON"
-                  : names.map((name, index) => (
-                      <span key={name}>
-                        {index > 0 && " or "}
-                        <a href={`#schema-${name}`}>{name}</a>
-                      </span>
-                    ))}
-              </td>
-              <td>{response.description}</td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
-  );
+  const rows = Object.entries(operation.responses).map(([status, response]) => {
+    const schema = response.content?.["application/json"]?.schema;
+    const names = (schema?.oneOf ?? [schema]).map((option) => referencedName(option as JsonSchema | undefined)).filter((name) => name !== undefined);
+    const body =
+      names.length === 0
+        ? "JSON"
+        : names.map((name, index) => (
+            <span key={name}>
+              {index > 0 && " or "}
+              <a href={`#schema-${name}`}>{name}</a>
+            </span>
+          ));
+    return { key: status, cells: [status, body, response.description] };
+  });
+  return <Table headings={["Status", "Body", "When"]} rows={rows} />;
 }
 
 function Schemas({ document }: { document: OpenApiDocument }) {
@@ -307,29 +263,18 @@ function Schemas({ document }: { document: OpenApiDocument }) {
 }
 
 function FieldsTable({ fields }: { fields: Field[] }) {
-  return (
-    <table>
-      <thead>
-        <tr>
-          <th>Field</th>
-          <th>Type</th>
-          <th>Notes</th>
-        </tr>
-      </thead>
-      <tbody>
-        {fields.map((field) => (
-          <tr key={field.name}>
-            <td>
-              <code>{field.name}</code>
-              {field.required ? "" : " (optional)"}
-            </td>
-            <td>{describeType(field.schema)}</td>
-            <td>{joinNotes(field.schema.description, describeRules(field.schema))}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+  const rows = fields.map((field) => ({
+    key: field.name,
+    cells: [
+      <>
+        <code>{field.name}</code>
+        {field.required ? "" : " (optional)"}
+      </>,
+      describeType(field.schema),
+      joinNotes(field.schema.description, describeRules(field.schema)),
+    ],
+  }));
+  return <Table headings={["Field", "Type", "Notes"]} rows={rows} />;
 }
 
 /** Flattens nested objects into dotted names (`workspace.api_key.hint`, `members[].role`). */

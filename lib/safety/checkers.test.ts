@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeDnsServer, type FakeDnsServer } from "../../tests/fixtures/safety/fake-dns-server";
+import { startFakeDnsServer, type FakeDnsServer } from "@/tests/support/fake-dns-server";
 import {
   createCompositeChecker,
   createDefaultChecker,

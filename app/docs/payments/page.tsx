@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { Table } from "@/components/table";
 import { config } from "@/lib/config";
 import { CHALLENGE_LIFETIME_SECONDS } from "@/lib/payments/gateway";
 
@@ -220,22 +221,7 @@ function Rules() {
         <li>New links start in quarantine (status 1): they resolve normally while each visit runs a live safety check.</li>
         <li>Existing links keep resolving whatever happens to a payment.</li>
       </ul>
-      <table>
-        <thead>
-          <tr>
-            <th>Answer</th>
-            <th>When</th>
-          </tr>
-        </thead>
-        <tbody>
-          {REFUSALS.map(([answer, when]) => (
-            <tr key={answer}>
-              <td>{answer}</td>
-              <td>{when}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table headings={["Answer", "When"]} rows={REFUSALS.map(([answer, when]) => ({ key: answer, cells: [answer, when] }))} />
     </section>
   );
 }
