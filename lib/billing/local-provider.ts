@@ -8,6 +8,7 @@ import type { BillingProvider } from "./provider";
 import * as store from "./store";
 import type { LocalSession } from "./store";
 import { applyBillingEvent } from "./subscriptions";
+import { LIVE_STATUSES } from "./state";
 import type { AccountState, SubscriptionSnapshot } from "./types";
 
 const CHECKOUT_LIFETIME_MS = 24 * 60 * 60 * 1000;
@@ -128,7 +129,7 @@ type LiveAccount = AccountState & {
 function isLive(account: AccountState | null): account is LiveAccount {
   return (
     account !== null &&
-    (account.status === "trialing" || account.status === "active" || account.status === "past_due") &&
+    LIVE_STATUSES.has(account.status) &&
     account.customerId !== null && account.subscriptionId !== null && account.plan !== null && account.interval !== null &&
     account.currentPeriodStart !== null && account.currentPeriodEnd !== null
   );

@@ -6,15 +6,20 @@ import { standingNow } from "./entitlement";
 import type { PlanChoice } from "./plans";
 import { billingProvider } from "./provider";
 import type { AccountReport } from "./schemas";
-import type { Standing } from "./state";
+import { LIVE_STATUSES, type Standing } from "./state";
 import * as store from "./store";
 import type { BillingSubject } from "./store";
 
-/** Where to send the customer to subscribe. Refused while a subscription is active: the portal changes plans. */
+/**
+ * Where to send the customer to subscribe. Refused while the workspace has a subscription that
+ * may still bill (live, even past due, or incomplete): a second one would charge twice. The
+ * portal changes plans and settles a failed payment.
+ */
 export async function startCheckout(principal: Principal, choice: PlanChoice): Promise<{ url: string }> {
   const subject = await billingSubjectFor(principal);
-  if (standingNow(subject.account).active) {
-    throw new ApiError(409, "This workspace already has an active subscription; change its plan in the billing portal (POST /api/billing/portal).");
+  const status = subject.account?.status ?? "none";
+  if (LIVE_STATUSES.has(status) || status === "incomplete") {
+    throw new ApiError(409, `This workspace already has a subscription (${status}); change its plan or settle its payment in the billing portal (POST /api/billing/portal).`);
   }
   return { url: await billingProvider().checkoutUrl(subject, choice) };
 }

@@ -51,6 +51,12 @@ describe("nextState", () => {
     expect(nextState(replaced, snapshotAt(30, { subscriptionId: "sub_2", status: "canceled" }))).toMatchObject({ status: "canceled" });
   });
 
+  it.each(["canceled", "unpaid", "paused", "incomplete"] as const)("never revives a %s subscription from an invoice event", (status) => {
+    const ended = applyAll([snapshotAt(10, { status })]);
+    expect(nextState(ended, event(t(20), { kind: "invoice", subscriptionId: "sub_1", paid: true }))).toBeNull();
+    expect(nextState(ended, event(t(20), { kind: "invoice", subscriptionId: "sub_1", paid: false }))).toBeNull();
+  });
+
   it("applies an invoice outcome only to the subscription on record", () => {
     const state = applyAll([snapshotAt(10)]);
     expect(nextState(state, event(t(20), { kind: "invoice", subscriptionId: "sub_1", paid: false }))).toMatchObject({ status: "past_due", pastDueSince: t(20) });

@@ -5,7 +5,7 @@ import type { AccountState, BillingEvent, SubscriptionStatus } from "./types";
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Statuses that may still grant access: a late event about another subscription must not replace one of these with an ended one. */
-const LIVE_STATUSES: ReadonlySet<SubscriptionStatus> = new Set(["trialing", "active", "past_due"]);
+export const LIVE_STATUSES: ReadonlySet<SubscriptionStatus> = new Set(["trialing", "active", "past_due"]);
 
 /**
  * Breaks ties between events of the same second (Stripe's `created` has one-second resolution):
@@ -18,7 +18,7 @@ const STATUS_RANK: Record<SubscriptionStatus, number> = {
 
 /**
  * The state after `event`, or null when the event changes nothing: it is older than the state
- * on record, or it reports an invoice of a subscription this workspace no longer has.
+ * on record, or it reports an invoice of a subscription this workspace no longer has or that ended.
  */
 export function nextState(current: AccountState | null, event: BillingEvent): AccountState | null {
   const proposed = proposedState(current, event);
@@ -32,6 +32,9 @@ function proposedState(current: AccountState | null, event: BillingEvent): Accou
     return { ...change.snapshot, provider: event.provider, pastDueSince: null, stateAsOf: event.occurredAt };
   }
   if (!current || current.subscriptionId !== change.subscriptionId) return null;
+  // An invoice moves a live subscription between active and past_due; it never revives one that
+  // ended (a final proration invoice is paid after cancellation). Only a snapshot leaves those.
+  if (!LIVE_STATUSES.has(current.status)) return null;
   return { ...current, status: change.paid ? "active" : "past_due", stateAsOf: event.occurredAt };
 }
 

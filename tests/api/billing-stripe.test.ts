@@ -241,6 +241,8 @@ describe("POST /api/billing/webhook", () => {
     expect(overdue.status).toBe(402);
     expect(overdue.body).toMatchObject({ pay: ["subscribe"], error: expect.stringMatching(/overdue/) });
     expect(overdue.body.error).toMatch(KEEP_RESOLVING_SENTENCE);
+    const secondCheckout = await call("POST", "/api/billing/checkout", { token: user.token, body: {} });
+    expect(secondCheckout.status, "a past-due subscription still bills: no second one").toBe(409);
 
     await deliver(stripeEvent("invoice.paid", invoice, start + 20));
     expect(await account(user)).toMatchObject({ status: "active", active: true, grace_ends_at: null });
