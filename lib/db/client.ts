@@ -16,7 +16,8 @@ export function db(): Db {
 }
 
 export function createDb(connectionString: string, poolSize: number): Db {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString, max: poolSize }) });
+  // A bounded connect so a hung database fails fast instead of stacking requests.
+  return new PrismaClient({ adapter: new PrismaPg({ connectionString, max: poolSize, connectionTimeoutMillis: 5000 }) });
 }
 
 export async function disconnectDb(): Promise<void> {

@@ -62,7 +62,14 @@ export async function createLink(principal: Principal, input: CreateLinkInput): 
   const entitlement = await requireCreateEntitlement(principal.workspaceId);
   const prepared = await prepareLink(principal.workspaceId, input);
   const createdBy = principal.kind === "session" ? principal.userId : null;
-  return spendAllowance(entitlement, (client) => commitLink(prepared, principal.workspaceId, createdBy, client));
+  const result = await spendAllowance(entitlement, (client) => commitLink(prepared, principal.workspaceId, createdBy, client));
+  if (result.created) announceNewLink(result.link);
+  return result;
+}
+
+/** After the commit: an instance that cached this host and slug as unknown must look again. */
+export function announceNewLink(link: Pick<LinkRow, "host" | "slug">): void {
+  publishInvalidation({ kind: "link", host: link.host, slug: link.slug });
 }
 
 export async function listLinks(principal: Principal, limit = MAX_LIST_SIZE, cursor?: string) {

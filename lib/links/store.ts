@@ -1,4 +1,5 @@
 import { clock } from "@/lib/clock";
+import { quarantineEntry } from "@/lib/resolution/quarantine";
 import { db, type DbClient } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
 
@@ -37,7 +38,7 @@ export type NewLink = {
 export async function insertLink(link: NewLink, client: DbClient = db()): Promise<LinkRow | null> {
   const now = new Date(clock().now());
   const [inserted] = await client.link.createManyAndReturn({
-    data: [{ id: newId("lnk"), ...link, createdAt: now, updatedAt: now }],
+    data: [{ id: newId("lnk"), ...link, ...quarantineEntry(now), createdAt: now, updatedAt: now }],
     skipDuplicates: true,
     select: LINK_COLUMNS,
   });
@@ -75,12 +76,13 @@ export async function listLiveLinks(workspaceId: string, limit: number, after?: 
 
 /**
  * Points a link at a new destination. A repointed link is no longer reused for its old
- * destination, and goes back into quarantine so the new destination is checked live.
+ * destination, and enters quarantine afresh so the new destination earns its release.
  */
 export async function repointLink(id: string, destination: string): Promise<LinkRow> {
+  const now = new Date(clock().now());
   return db().link.update({
     where: { id },
-    data: { destination, reusable: false, status: 1, updatedAt: new Date(clock().now()) },
+    data: { destination, reusable: false, ...quarantineEntry(now), updatedAt: now },
     select: LINK_COLUMNS,
   });
 }

@@ -5,15 +5,17 @@ import { config } from "@/lib/config";
 import { clientAddress } from "@/lib/http/client-address";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
-import { ApiError, notFound } from "@/lib/http/errors";
-import { type ClosableWriteLimiter, createWriteLimiter, rateLimitHeaders } from "@/lib/http/rate-limit";
+import { notFound } from "@/lib/http/errors";
+import { enforceLimit, limiterFor } from "@/lib/http/write-limit";
 import { safetyChecker } from "@/lib/safety/instance";
-import type { Verdict } from "@/lib/safety/verdict";
 import { publishInvalidation } from "./invalidation";
-import { blockForAbuse, findLink, setStatus } from "./store";
+import { blockLink, verdictAbuseReason } from "./link-status";
+import { findLink, setStatus } from "./store";
 import { ABUSE, type ResolvedLink } from "./types";
 
 export const REPORTS_PER_MINUTE = 10;
+
+const REPORT_LIMIT_PREFIX = "permalink:rate-limit:abuse-reports";
 
 /**
  * Keys the reporter hash when AUTH_SECRET is unset (a deployment signing in through AUTH_JWKS_URL).
@@ -73,28 +75,22 @@ export async function reportAbuse(report: AbuseReport, reporter: string): Promis
   const isNewReporter = await recordReport(link.id, report, reporter);
   if (link.status === ABUSE) return;
   const verdict = await safetyChecker().check(link.destination);
-  if (verdict.status === "malicious") await blockLink(link.id, verdictAbuseReason(verdict));
+  if (verdict.status === "malicious") await blockLink(link.id, verdictAbuseReason(verdict), link.destination);
   else if (isNewReporter) await blockWhenReportedEnough(link.id);
 }
 
-/** An operator's decision: moves the link to any status; null when no link has this id. */
+/**
+ * An operator's decision: moves the link to any status and marks its reports reviewed, so only
+ * later reports count toward the next block; null when no link has this id.
+ */
 export async function changeLinkStatus(linkId: string, change: LinkStatusChange): Promise<ResolvedLink | null> {
   const link = await setStatus(linkId, change.status, change.reason ?? null);
-  if (link) publishInvalidation({ kind: "link", host: link.host, slug: link.slug });
+  if (!link) return null;
+  await markReportsReviewed(link.id);
+  publishInvalidation({ kind: "link", host: link.host, slug: link.slug });
   return link;
 }
 
-/** Blocks a link unless it already is, and drops every instance's cached copy; true when this call blocked it. */
-export async function blockLink(linkId: string, reason: string): Promise<boolean> {
-  const blocked = await blockForAbuse(linkId, reason);
-  if (blocked) publishInvalidation({ kind: "link", host: blocked.host, slug: blocked.slug });
-  return blocked !== null;
-}
-
-/** The warning page's reason for a link a safety check found malicious. */
-export function verdictAbuseReason(verdict: Extract<Verdict, { status: "malicious" }>): string {
-  return `${verdict.detail} (${verdict.source}: ${verdict.threat})`;
-}
 
 async function findReportedLink(shortUrl: string): Promise<ResolvedLink> {
   const { hostname, pathname } = new URL(shortUrl);
@@ -126,32 +122,22 @@ async function recordReport(linkId: string, report: AbuseReport, reporterHash: s
   return count === 1;
 }
 
+/** Reports an operator has not yet reviewed, one per reporter (the unique index keeps them distinct). */
+function countUnreviewedReporters(linkId: string): Promise<number> {
+  return db().abuseReport.count({ where: { linkId, reviewedAt: null } });
+}
+
+async function markReportsReviewed(linkId: string): Promise<void> {
+  await db().abuseReport.updateMany({ where: { linkId, reviewedAt: null }, data: { reviewedAt: new Date(clock().now()) } });
+}
+
 async function blockWhenReportedEnough(linkId: string): Promise<void> {
-  const reporters = await db().abuseReport.count({ where: { linkId } });
+  const reporters = await countUnreviewedReporters(linkId);
   if (reporters >= config().ABUSE_REPORT_THRESHOLD) {
     await blockLink(linkId, `Reported as abusive by ${reporters} people; under review`);
   }
 }
 
-const globalForLimiter = globalThis as unknown as { permalinkAbuseReportLimiter?: ClosableWriteLimiter };
-
-function reportLimiter(): ClosableWriteLimiter {
-  const { UPSTASH_REDIS_REST_URL, UPSTASH_REDIS_REST_TOKEN, REDIS_URL } = config();
-  globalForLimiter.permalinkAbuseReportLimiter ??= createWriteLimiter({
-    perMinute: REPORTS_PER_MINUTE,
-    prefix: "permalink:rate-limit:abuse-reports",
-    upstash: UPSTASH_REDIS_REST_URL && UPSTASH_REDIS_REST_TOKEN ? { url: UPSTASH_REDIS_REST_URL, token: UPSTASH_REDIS_REST_TOKEN } : undefined,
-    redisUrl: REDIS_URL,
-  });
-  return globalForLimiter.permalinkAbuseReportLimiter;
-}
-
 async function enforceReportLimit(reporter: string): Promise<void> {
-  const result = await reportLimiter().limit(reporter);
-  if (result.success) return;
-  throw new ApiError(
-    429,
-    `Too many abuse reports from your address this minute (limit ${result.limit} a minute); try again shortly.`,
-    rateLimitHeaders(result, Date.now()),
-  );
+  await enforceLimit(limiterFor(REPORT_LIMIT_PREFIX, REPORTS_PER_MINUTE), reporter, "Too many abuse reports from your address this minute");
 }

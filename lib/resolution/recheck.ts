@@ -3,7 +3,7 @@ import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
 import { safetyChecker } from "@/lib/safety/instance";
 import type { Verdict } from "@/lib/safety/verdict";
-import { blockLink, verdictAbuseReason } from "./abuse-reports";
+import { blockLink, verdictAbuseReason } from "./link-status";
 import { publishInvalidation } from "./invalidation";
 import { resolutionRuntime } from "./runtime";
 import { countCleanCheck, markChecked, type ReleasePolicy } from "./store";
@@ -78,7 +78,7 @@ async function recheckQuarantined(link: DueLink, now: number, policy: ReleasePol
     await markChecked(link.id, now);
     return "unchanged";
   }
-  const counted = await countCleanCheck(link.id, now, policy);
+  const counted = await countCleanCheck(link.id, link.destination, now, policy);
   if (counted?.status !== ACTIVE) return "unchanged";
   publishInvalidation({ kind: "link", host: counted.host, slug: counted.slug });
   return "released";
@@ -97,7 +97,7 @@ function liveCheck(link: DueLink): Promise<Verdict> {
 }
 
 async function block(link: DueLink, verdict: Extract<Verdict, { status: "malicious" }>): Promise<Outcome> {
-  return (await blockLink(link.id, verdictAbuseReason(verdict))) ? "blocked" : "unchanged";
+  return (await blockLink(link.id, verdictAbuseReason(verdict), link.destination)) ? "blocked" : "unchanged";
 }
 
 async function runConcurrently<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]> {

@@ -1,6 +1,7 @@
 import type { Clock } from "@/lib/clock";
 import type { SafetyChecker, Verdict } from "@/lib/safety/verdict";
 import { mergeQuery } from "./destination-query";
+import { verdictAbuseReason } from "./link-status";
 import { cacheKey, type LinkCache } from "./link-cache";
 import type { ReleasePolicy } from "./store";
 import { ABUSE, ACTIVE, QUARANTINE, type Outcome, type ResolvedLink, type Visit } from "./types";
@@ -13,8 +14,8 @@ export type ResolutionDeps = {
   policy: ReleasePolicy;
   store: {
     findLink(host: string | null, slug: string): Promise<ResolvedLink | null>;
-    countCleanCheck(linkId: string, now: number, policy: ReleasePolicy): Promise<ResolvedLink | null>;
-    blockForAbuse(linkId: string, reason: string): Promise<ResolvedLink | null>;
+    countCleanCheck(linkId: string, checkedDestination: string, now: number, policy: ReleasePolicy): Promise<ResolvedLink | null>;
+    blockForAbuse(linkId: string, reason: string, checkedDestination?: string): Promise<ResolvedLink | null>;
   };
   /** Tells every instance that a link changed (status), so none serves a stale copy. */
   linkChanged(link: ResolvedLink): void;
@@ -23,28 +24,35 @@ export type ResolutionDeps = {
 
 /** Host and slug to an outcome: redirect, abuse warning, unknown slug or database unavailable. */
 export async function resolveVisit(visit: Visit, deps: ResolutionDeps): Promise<Outcome> {
-  const link = await lookUp(visit.host, visit.slug, deps);
-  if (link === "unavailable") return { kind: "unavailable" };
+  const found = await lookUp(visit.host, visit.slug, deps);
+  if (found === "unavailable") return { kind: "unavailable" };
+  const { link, databaseAnswered } = found;
   if (!link) return { kind: "not_found" };
-  const checked = link.status === QUARANTINE ? await checkQuarantined(link, deps) : link;
+  const checked = link.status === QUARANTINE ? await checkQuarantined(link, databaseAnswered, deps) : link;
   if (checked.status === ABUSE) return { kind: "blocked", link: checked };
   return { kind: "redirect", link: checked, location: mergeQuery(checked.destination, visit.forward) };
 }
 
-/** Fresh cache, else the database, else (database down) a stale cached copy. */
-async function lookUp(host: string | null, slug: string, deps: ResolutionDeps): Promise<ResolvedLink | null | "unavailable"> {
+/** A link as found, and whether the database answered (when it did not, nothing is written to it). */
+type Found = { link: ResolvedLink | null; databaseAnswered: boolean };
+
+/** A database that hangs rather than refuses must not hold a visit longer than this, per query. */
+const STORE_DEADLINE_MS = 2000;
+
+/** Fresh cache, else the database, else (database down or hung) a stale cached copy. */
+async function lookUp(host: string | null, slug: string, deps: ResolutionDeps): Promise<Found | "unavailable"> {
   const key = cacheKey(host, slug);
   const now = deps.clock.now();
   const fresh = deps.cache.fresh(key, now);
-  if (fresh !== undefined) return fresh;
+  if (fresh !== undefined) return { link: fresh, databaseAnswered: true };
   try {
-    const link = await deps.store.findLink(host, slug);
+    const link = await withDeadline(deps.store.findLink(host, slug), STORE_DEADLINE_MS);
     deps.cache.set(key, link, now);
-    return link;
+    return { link, databaseAnswered: true };
   } catch (error) {
     deps.log("Link lookup failed; serving the cached copy if there is one.", error);
     const stale = deps.cache.stale(key);
-    return stale === undefined ? "unavailable" : stale;
+    return stale === undefined ? "unavailable" : { link: stale, databaseAnswered: false };
   }
 }
 
@@ -52,10 +60,10 @@ async function lookUp(host: string | null, slug: string, deps: ResolutionDeps): 
  * The live safety check every resolution of a quarantined link runs. Malicious blocks at once;
  * clean counts toward release when the spacing allows; unknown fails open without counting.
  */
-async function checkQuarantined(link: ResolvedLink, deps: ResolutionDeps): Promise<ResolvedLink> {
+async function checkQuarantined(link: ResolvedLink, databaseAnswered: boolean, deps: ResolutionDeps): Promise<ResolvedLink> {
   const verdict = await deps.checker.check(link.destination).catch((): Verdict => ({ status: "unknown", source: "chain", reason: "error" }));
-  if (verdict.status === "malicious") return block(link, `${verdict.detail} (${verdict.source}: ${verdict.threat})`, deps);
-  if (verdict.status === "clean" && spacingElapsed(link, deps)) return countCheck(link, deps);
+  if (verdict.status === "malicious") return block(link, verdictAbuseReason(verdict), databaseAnswered, deps);
+  if (verdict.status === "clean" && databaseAnswered && spacingElapsed(link, deps)) return countCheck(link, deps);
   return link;
 }
 
@@ -65,8 +73,14 @@ function spacingElapsed(link: ResolvedLink, deps: ResolutionDeps): boolean {
 
 async function countCheck(link: ResolvedLink, deps: ResolutionDeps): Promise<ResolvedLink> {
   try {
-    const counted = await deps.store.countCleanCheck(link.id, deps.clock.now(), deps.policy);
-    if (!counted) return link;
+    const now = deps.clock.now();
+    const counted = await withDeadline(deps.store.countCleanCheck(link.id, link.destination, now, deps.policy), STORE_DEADLINE_MS);
+    if (!counted) {
+      // Counted elsewhere first (another instance, the background job): skip the UPDATE until the spacing passes again.
+      const seen = { ...link, lastCountedCheckAt: now };
+      deps.cache.update(cacheKey(link.host, link.slug), seen);
+      return seen;
+    }
     deps.cache.update(cacheKey(link.host, link.slug), counted);
     if (counted.status === ACTIVE) deps.linkChanged(counted);
     return counted;
@@ -76,14 +90,23 @@ async function countCheck(link: ResolvedLink, deps: ResolutionDeps): Promise<Res
   }
 }
 
-async function block(link: ResolvedLink, reason: string, deps: ResolutionDeps): Promise<ResolvedLink> {
+async function block(link: ResolvedLink, reason: string, databaseAnswered: boolean, deps: ResolutionDeps): Promise<ResolvedLink> {
   const blocked: ResolvedLink = { ...link, status: ABUSE, abuseReason: reason };
   deps.cache.update(cacheKey(link.host, link.slug), blocked);
+  if (!databaseAnswered) return blocked;
   try {
-    const stored = await deps.store.blockForAbuse(link.id, reason);
+    const stored = await withDeadline(deps.store.blockForAbuse(link.id, reason, link.destination), STORE_DEADLINE_MS);
     if (stored) deps.linkChanged(stored);
   } catch (error) {
     deps.log("Recording an abuse block failed; the link is blocked in this instance.", error);
   }
   return blocked;
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

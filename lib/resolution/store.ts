@@ -1,5 +1,6 @@
 import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
+import { quarantineEntry } from "./quarantine";
 import { ABUSE, QUARANTINE, type LinkStatus, type ResolvedLink } from "./types";
 
 const RESOLUTION_COLUMNS = {
@@ -37,9 +38,10 @@ export type ReleasePolicy = { spacingMs: number; releaseChecks: number; releaseA
 /**
  * Counts one clean check, and releases the link when it has enough counted checks and is old
  * enough, in one statement: concurrent visits can neither count twice within the spacing nor
- * release twice. Null when the check did not count (too soon, or no longer quarantined).
+ * release twice. Null when the check did not count (too soon, no longer quarantined, or the link
+ * was repointed after `checkedDestination` was checked).
  */
-export async function countCleanCheck(linkId: string, now: number, policy: ReleasePolicy): Promise<ResolvedLink | null> {
+export async function countCleanCheck(linkId: string, checkedDestination: string, now: number, policy: ReleasePolicy): Promise<ResolvedLink | null> {
   const nowDate = new Date(now);
   const countableBefore = new Date(now - policy.spacingMs);
   const releasableBefore = new Date(now - policy.releaseAgeMs);
@@ -48,8 +50,8 @@ export async function countCleanCheck(linkId: string, now: number, policy: Relea
       clean_checks = clean_checks + 1,
       last_counted_check_at = ${nowDate},
       last_checked_at = ${nowDate},
-      status = CASE WHEN clean_checks + 1 >= ${policy.releaseChecks} AND created_at <= ${releasableBefore} THEN 0 ELSE status END
-    WHERE id = ${linkId} AND status = 1
+      status = CASE WHEN clean_checks + 1 >= ${policy.releaseChecks} AND quarantined_at <= ${releasableBefore} THEN 0 ELSE status END
+    WHERE id = ${linkId} AND status = 1 AND destination = ${checkedDestination}
       AND (last_counted_check_at IS NULL OR last_counted_check_at <= ${countableBefore})
     RETURNING id, host, slug, destination, status, created_at AS "createdAt", clean_checks AS "cleanChecks",
       last_counted_check_at AS "lastCountedCheckAt", abuse_reason AS "abuseReason"`;
@@ -69,17 +71,20 @@ export async function setStatus(linkId: string, status: LinkStatus, abuseReason:
       status,
       abuseReason: status === ABUSE ? abuseReason : null,
       updatedAt: new Date(clock().now()),
-      // A link sent back to quarantine earns its release again from scratch.
-      ...(status === QUARANTINE && { cleanChecks: 0, lastCountedCheckAt: null }),
+      ...(status === QUARANTINE && quarantineEntry(new Date(clock().now()))),
     },
   });
   return count === 0 ? null : findLinkById(linkId);
 }
 
-/** Blocks a link for abuse unless it already is; returns the updated link when this call blocked it. */
-export async function blockForAbuse(linkId: string, reason: string): Promise<ResolvedLink | null> {
+/**
+ * Blocks a link for abuse unless it already is; returns the updated link when this call blocked
+ * it. With `checkedDestination`, only while the link still points there (a verdict about a
+ * destination it was repointed away from blocks nothing).
+ */
+export async function blockForAbuse(linkId: string, reason: string, checkedDestination?: string): Promise<ResolvedLink | null> {
   const { count } = await db().link.updateMany({
-    where: { id: linkId, status: { not: ABUSE } },
+    where: { id: linkId, status: { not: ABUSE }, ...(checkedDestination && { destination: checkedDestination }) },
     data: { status: ABUSE, abuseReason: reason, updatedAt: new Date(clock().now()) },
   });
   return count === 0 ? null : findLinkById(linkId);

@@ -62,6 +62,13 @@ describe("a visit", () => {
     expect(head.body).toBe("");
   });
 
+  it("resolves a custom slug created after a visit found it unknown (the cached miss is dropped)", async () => {
+    const slug = `soon-${randomString(SLUG_ALPHABET, 6)}`;
+    expect((await visit(`/${slug}`)).status).toBe(404);
+    await createLink(await newUser(), "https://example.com/later", slug);
+    expect((await visit(`/${slug}`)).headers.Location).toBe("https://example.com/later");
+  });
+
   it("keeps resolving an archived link, and follows a repoint on the next visit", async () => {
     const user = await newUser();
     const link = await createLink(user, "https://example.com/old");
@@ -133,10 +140,23 @@ describe("quarantine", () => {
 
   it("counts one check, and releases once, under concurrent visits", async () => {
     const link = await createLink(await newUser(), "https://example.com/busy");
-    await db().link.update({ where: { id: link.id }, data: { cleanChecks: 2, lastCountedCheckAt: new Date(now - 2 * HOUR), createdAt: new Date(now - 8 * DAY) } });
+    await db().link.update({ where: { id: link.id }, data: { cleanChecks: 2, lastCountedCheckAt: new Date(now - 2 * HOUR), quarantinedAt: new Date(now - 8 * DAY) } });
     const answers = await Promise.all(Array.from({ length: 25 }, () => visit(`/${link.slug}`)));
     expect(answers.every((answer) => answer.status === 302)).toBe(true);
     expect(await statusOf(link.id)).toMatchObject({ status: 0, cleanChecks: 3 });
+  });
+
+  it("starts quarantine afresh on a repoint: a week-old released link earns its release again", async () => {
+    const user = await newUser();
+    const link = await createLink(user, "https://example.com/harmless");
+    await db().link.update({ where: { id: link.id }, data: { status: 0, cleanChecks: 3, lastCountedCheckAt: new Date(now - 2 * HOUR), quarantinedAt: new Date(now - 8 * DAY) } });
+    await call("PATCH", `/api/links/${link.id}`, { token: user.token, body: { destination: "https://example.com/new-target" } });
+    expect(await db().link.findUniqueOrThrow({ where: { id: link.id } })).toMatchObject({ status: 1, cleanChecks: 0, lastCountedCheckAt: null, quarantinedAt: new Date(now) });
+    for (let i = 0; i < 3; i++) {
+      now += HOUR;
+      await visit(`/${link.slug}`);
+    }
+    expect(await statusOf(link.id)).toMatchObject({ status: 1, cleanChecks: 3 });
   });
 
   it("fails open on an unknown verdict and does not count it", async () => {

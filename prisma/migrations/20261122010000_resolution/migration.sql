@@ -1,5 +1,6 @@
 -- AlterTable
-ALTER TABLE "links" ADD COLUMN "clean_checks" INTEGER NOT NULL DEFAULT 0,
+ALTER TABLE "links" ADD COLUMN "quarantined_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+ADD COLUMN "clean_checks" INTEGER NOT NULL DEFAULT 0,
 ADD COLUMN "last_counted_check_at" TIMESTAMPTZ(3),
 ADD COLUMN "last_checked_at" TIMESTAMPTZ(3),
 ADD COLUMN "abuse_reason" TEXT;
@@ -27,6 +28,7 @@ CREATE TABLE "abuse_reports" (
     "contact" TEXT,
     "reporter_hash" TEXT NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "reviewed_at" TIMESTAMPTZ(3),
 
     CONSTRAINT "abuse_reports_pkey" PRIMARY KEY ("id")
 );
