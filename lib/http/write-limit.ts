@@ -2,43 +2,62 @@ import { config } from "@/lib/config";
 import type { Principal } from "@/lib/workspaces/types";
 import { clientAddress } from "./client-address";
 import { ApiError } from "./errors";
-import { type ClosableWriteLimiter, createWriteLimiter, rateLimitHeaders } from "./rate-limit";
+import { type ClosableWriteLimiter, createWriteLimiter, rateLimitHeaders, type WriteLimiter } from "./rate-limit";
 
-const globalForLimiter = globalThis as unknown as { permalinkWriteLimiter?: ClosableWriteLimiter };
+const WRITE_LIMIT_PREFIX = "permalink:rate-limit:writes";
 
-function writeLimiter(): ClosableWriteLimiter {
-  const { WRITE_RATE_LIMIT_PER_MINUTE, UPSTASH_REDIS_REST_URL, UPSTASH_REDIS_REST_TOKEN, REDIS_URL } = config();
-  globalForLimiter.permalinkWriteLimiter ??= createWriteLimiter({
-    perMinute: WRITE_RATE_LIMIT_PER_MINUTE,
+const globalForLimiters = globalThis as unknown as { permalinkLimiters?: Map<string, ClosableWriteLimiter> };
+
+function limiters(): Map<string, ClosableWriteLimiter> {
+  globalForLimiters.permalinkLimiters ??= new Map();
+  return globalForLimiters.permalinkLimiters;
+}
+
+/**
+ * The process's limiter for one budget, built from the current config() on first use and kept per
+ * prefix (so `perMinute` takes effect only after resetWriteLimiter()).
+ */
+export function limiterFor(prefix: string, perMinute: number): ClosableWriteLimiter {
+  const cached = limiters().get(prefix);
+  if (cached) return cached;
+  const { UPSTASH_REDIS_REST_URL, UPSTASH_REDIS_REST_TOKEN, REDIS_URL } = config();
+  const limiter = createWriteLimiter({
+    perMinute,
+    prefix,
     upstash: UPSTASH_REDIS_REST_URL && UPSTASH_REDIS_REST_TOKEN ? { url: UPSTASH_REDIS_REST_URL, token: UPSTASH_REDIS_REST_TOKEN } : undefined,
     redisUrl: REDIS_URL,
   });
-  return globalForLimiter.permalinkWriteLimiter;
+  limiters().set(prefix, limiter);
+  return limiter;
 }
 
-/** Drops the process's limiter (closing its Redis connection); the next write builds one from the current config(). */
+/** Drops the process's limiters (closing their Redis connections); the next request builds them from the current config(). */
 export async function resetWriteLimiter(): Promise<void> {
-  const current = globalForLimiter.permalinkWriteLimiter;
-  globalForLimiter.permalinkWriteLimiter = undefined;
-  await current?.close();
+  const current = [...limiters().values()];
+  limiters().clear();
+  await Promise.all(current.map((limiter) => limiter.close()));
 }
 
 /** One write budget per workspace, shared by its members and its key. */
 export async function enforceWriteLimit(principal: Principal): Promise<void> {
-  await enforceLimit(`workspace:${principal.workspaceId}`, "for this workspace");
+  await enforceLimit(writeLimiter(), `workspace:${principal.workspaceId}`, "Too many writes this minute for this workspace");
 }
 
 /** Callers without an account (an agent buying a link) get one write budget per client address. */
 export async function enforceClientWriteLimit(request: Request): Promise<void> {
-  await enforceLimit(`client:${clientAddress(request)}`, "from your address");
+  await enforceLimit(writeLimiter(), `client:${clientAddress(request)}`, "Too many writes this minute from your address");
 }
 
-async function enforceLimit(key: string, whose: string): Promise<void> {
-  const result = await writeLimiter().limit(key);
+/**
+ * Spends one request from `key`'s budget; over budget, throws a 429 with rate-limit headers whose
+ * message is `sentence` followed by the limit, for example "Too many writes this minute".
+ */
+export async function enforceLimit(limiter: WriteLimiter, key: string, sentence: string): Promise<void> {
+  const result = await limiter.limit(key);
   if (result.success) return;
-  throw new ApiError(
-    429,
-    `Too many writes this minute ${whose} (limit ${result.limit} a minute); try again shortly.`,
-    rateLimitHeaders(result, Date.now()),
-  );
+  throw new ApiError(429, `${sentence} (limit ${result.limit} a minute); try again shortly.`, rateLimitHeaders(result, Date.now()));
+}
+
+function writeLimiter(): ClosableWriteLimiter {
+  return limiterFor(WRITE_LIMIT_PREFIX, config().WRITE_RATE_LIMIT_PER_MINUTE);
 }

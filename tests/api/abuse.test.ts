@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resetConfig } from "@/lib/config";
+import { config, resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
 import { refreshRuntime, useTestBlocklist } from "../support/blocklist";
@@ -37,6 +37,11 @@ function setStatus(id: string, body: unknown, token = OPERATOR_TOKEN) {
 }
 
 const stored = (id: string) => db().link.findUniqueOrThrow({ where: { id } });
+
+/** Reports the link once from each of `count` addresses never used before. */
+async function reportFromNewAddresses(link: Link, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) expect((await report({ url: link.short_url, reason: "phishing" })).status).toBe(202);
+}
 
 beforeAll(async () => {
   blocklist = await useTestBlocklist();
@@ -214,6 +219,21 @@ describe("PUT /api/operator/links/{id}/status", () => {
     expect(restored.status).toBe(200);
     expect(restored.body).toEqual({ id: link.id, status: 1, abuse_reason: null });
     expect((await visit(`/${link.slug}`)).status).toBe(302);
+  });
+
+  it("counts only reports made after the operator's last decision toward the next block", async () => {
+    const link = await createLink();
+    const threshold = config().ABUSE_REPORT_THRESHOLD;
+    await reportFromNewAddresses(link, threshold);
+    expect((await stored(link.id)).status).toBe(2);
+
+    expect((await setStatus(link.id, { status: 1 })).status).toBe(200);
+    expect(await db().abuseReport.count({ where: { linkId: link.id, reviewedAt: null } })).toBe(0);
+    await reportFromNewAddresses(link, 1);
+    expect((await stored(link.id)).status).toBe(1);
+
+    await reportFromNewAddresses(link, threshold - 1);
+    expect(await stored(link.id)).toMatchObject({ status: 2, abuseReason: `Reported as abusive by ${threshold} people; under review` });
   });
 
   it.each([
