@@ -26,12 +26,33 @@ describe("ScanBuffer", () => {
     expect(writer.batches[0]![0]!.linkId).toBe("l0");
   });
 
-  it("flushes by itself once 5000 events are waiting", async () => {
+  it("flushes by itself once 5000 events are waiting, and splits larger backlogs into batches of 5000", async () => {
     const writer = recordingWriter();
     const buffer = new ScanBuffer(writer.write, () => undefined);
     for (let i = 0; i < 5000; i++) buffer.record(event(`l${i}`));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writer.batches.map((batch) => batch.length)).toEqual([5000]);
+
+    const backlogWriter = recordingWriter();
+    const backlog = new ScanBuffer(backlogWriter.write, () => undefined);
+    for (let i = 0; i < 12_000; i++) backlog.record(event(`b${i}`));
+    await backlog.flush();
+    expect(backlogWriter.batches.map((batch) => batch.length)).toEqual([5000, 5000, 2000]);
+  });
+
+  it("while writes fail, retries on the timer only and logs once", async () => {
+    let attempts = 0;
+    const messages: string[] = [];
+    const buffer = new ScanBuffer(async () => {
+      attempts++;
+      throw new Error("database unavailable");
+    }, (message) => messages.push(message));
+    for (let i = 0; i < 5000; i++) buffer.record(event(`l${i}`));
+    await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 200; i++) buffer.record(event(`more${i}`));
     await buffer.flush();
-    expect(writer.batches.flat()).toHaveLength(5000);
+    expect(attempts).toBe(2);
+    expect(messages).toHaveLength(1);
   });
 
   it("keeps the events of a failed write for the next flush, in order", async () => {

@@ -18,12 +18,14 @@ const MAX_BUFFERED = 200_000;
 
 /**
  * Collects scan events in memory and writes them in batches, off the redirect path. A failed
- * write keeps the events for the next flush.
+ * write keeps the events, and only the timer retries until a write succeeds again: a database
+ * outage costs one attempt and one log line a tick, not one per visit.
  */
 export class ScanBuffer {
   private events: ScanEvent[] = [];
   private flushing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private failing = false;
 
   constructor(private readonly write: ScanWriter, private readonly log: (message: string, error?: unknown) => void) {}
 
@@ -33,7 +35,7 @@ export class ScanBuffer {
       const dropped = this.events.splice(0, MAX_BUFFERED / 10).length;
       this.log(`The scan buffer is full (the database is not taking writes); dropped the ${dropped} oldest events.`);
     }
-    if (this.events.length >= FLUSH_AT) void this.flush();
+    if (this.events.length >= FLUSH_AT && !this.failing) void this.flush();
   }
 
   /** Writes everything buffered so far; concurrent calls share one run. */
@@ -56,9 +58,11 @@ export class ScanBuffer {
       const batch = this.events.splice(0, BATCH_SIZE);
       try {
         await this.write(batch);
+        this.failing = false;
       } catch (error) {
         this.events.unshift(...batch);
-        this.log(`Writing ${batch.length} scan events failed; they stay buffered for the next flush.`, error);
+        if (!this.failing) this.log(`Writing ${batch.length} scan events failed; they stay buffered and are retried each second.`, error);
+        this.failing = true;
         return;
       }
     }
