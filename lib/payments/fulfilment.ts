@@ -5,7 +5,7 @@ import { db, type DbClient } from "@/lib/db/client";
 import { allocateSlug } from "@/lib/links/slugs";
 import { insertLink, type LinkRow } from "@/lib/links/store";
 import { bindingMismatch } from "./binding";
-import { charge, sha256 } from "./gateway";
+import { charge, FACILITATOR_TIMEOUT_MS, sha256 } from "./gateway";
 import { ASK_AGAIN, challenge, paidLinkResponse, paymentRequired, receiptOf, refusalReason, stillSettling, toPaidLink } from "./responses";
 import type { PaidLink } from "./schemas";
 import { openApiKey, sealApiKey } from "./seal";
@@ -18,8 +18,8 @@ const SLUG_ATTEMPTS = 8;
 const PENDING_POLL_MS = 100;
 /** How long a resend waits for an earlier request with the same credential to finish before 409. */
 const PENDING_WAIT_MS = 10_000;
-/** A claim this old was abandoned (its process died while settling); longer than any facilitator settles. */
-const ABANDONED_AFTER_MS = 2 * 60_000;
+/** A claim this old was abandoned (its process died while settling): a charge's facilitator calls (verify, settle) time out well before. */
+const ABANDONED_AFTER_MS = 4 * FACILITATOR_TIMEOUT_MS;
 /** How long an identical resend still receives a new machine account's api_key. */
 export const API_KEY_REPLAY_WINDOW_MS = 60 * 60_000;
 const FULFILMENT_TRANSACTION = { maxWait: 10_000, timeout: 15_000 };
@@ -34,7 +34,9 @@ type Attempt = { purchase: Purchase; purchaseHash: string; credential: PaymentCr
  * settled by mppx (settled), then the link, machine account and answer are written in one
  * transaction (fulfilled). A resend replays the stored answer; a concurrent duplicate waits for
  * it; a settled payment whose link was never written (a crash) is fulfilled by the next resend,
- * never charged again.
+ * never charged again. Each of these belongs to the exact credential that claimed the payment:
+ * the authorization's payer and nonce are public once it settles, so another credential naming
+ * them proves nothing.
  */
 export async function payForLink(purchase: Purchase, credential: PaymentCredential): Promise<Response> {
   const attempt: Attempt = {
@@ -53,7 +55,7 @@ export async function payForLink(purchase: Purchase, credential: PaymentCredenti
 /** One look at the payment's state and the step it allows; null means look again. */
 async function nextStep(attempt: Attempt): Promise<Response | null> {
   const payment = await store.findPayment(attempt.credential);
-  if (payment && payment.status !== "failed" && payment.purchase !== attempt.purchaseHash) {
+  if (payment && payment.status !== "failed" && !heldBy(payment, attempt)) {
     return challenge(attempt.purchase, `${ALREADY_SPENT} ${ASK_AGAIN}`);
   }
   switch (payment?.status) {
@@ -73,32 +75,41 @@ async function nextStep(attempt: Attempt): Promise<Response | null> {
   }
 }
 
-/** Checks the terms, then lets mppx verify and settle; a refusal leaves the payment failed, free to be tried again. */
+/** The same credential bytes for the same purchase: the only request this payment answers. */
+function heldBy(payment: PaymentRow, attempt: Attempt): boolean {
+  return payment.credentialHash === attempt.credential.credentialHash && payment.purchase === attempt.purchaseHash;
+}
+
+/**
+ * Checks the terms, then lets mppx verify and settle; a refusal leaves the payment failed, free to
+ * be tried again. Null when the claim was lost meanwhile (the payment moved on without this
+ * attempt): the caller looks again.
+ */
 async function settle(attempt: Attempt): Promise<Response | null> {
   const { credential, purchase } = attempt;
   const mismatch = bindingMismatch(credential, purchase, paymentSettings());
   if (mismatch) {
-    await store.markFailed(credential.paymentKey, mismatch);
-    return challenge(purchase, mismatch);
+    return (await store.markFailed(credential, mismatch)) ? challenge(purchase, mismatch) : null;
   }
   const outcome = await charge(purchase, credential.headers).catch(async (error: unknown) => {
-    await store.markFailed(credential.paymentKey, "internal error");
+    await store.markFailed(credential, "internal error");
     throw error;
   });
   if (outcome.status === 402) {
     const reason = await refusalReason(outcome.challenge);
-    await store.markFailed(credential.paymentKey, reason);
+    if (!(await store.markFailed(credential, reason))) return null;
     return paymentRequired(outcome.challenge, `The payment was refused: ${reason} ${ASK_AGAIN}`, paymentSettings());
   }
   const receipt = receiptOf(outcome.withReceipt(new Response(null)));
-  return fulfil(await store.markSettled(credential.paymentKey, receipt.reference, receipt.headers), purchase);
+  const settled = await store.markSettled(credential, receipt.reference, receipt.headers);
+  return settled && fulfil(settled, purchase);
 }
 
 /** Writes the link for a settled payment; null when a concurrent request wrote it first. */
 async function fulfil(payment: PaymentRow, purchase: Purchase): Promise<Response | null> {
   const { secretKey } = paymentSettings();
   const written = await db().$transaction(async (tx) => {
-    if (!(await store.takeSettledPayment(tx, payment.paymentKey))) return null;
+    if (!(await store.takeSettledPayment(tx, payment))) return null;
     const account = await store.ensureMachineAccount(tx, payment.payerDid);
     const apiKey = account.created ? await mintApiKey(account.workspaceId, null, tx) : null;
     const { link, notice } = await insertPaidLink(tx, account.workspaceId, purchase);

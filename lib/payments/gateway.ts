@@ -7,6 +7,12 @@ import type { Purchase } from "./types";
 /** How long a challenge (MPP `expires`) and an x402 authorization (maxTimeoutSeconds) stay payable. */
 export const CHALLENGE_LIFETIME_SECONDS = 300;
 
+/**
+ * The longest one facilitator call (verify, settle) may take; a timed-out charge is refused like
+ * any facilitator error. Bounded so that a live attempt never looks abandoned to a resend.
+ */
+export const FACILITATOR_TIMEOUT_MS = 30_000;
+
 const PAYMENT_DESCRIPTION = "One permanent short link";
 
 type Gateway = ReturnType<typeof createGateway>;
@@ -38,12 +44,16 @@ function createGateway(settings: PaymentSettings) {
         chainId: settings.chainId,
         decimals: settings.decimals,
         authorization: { name: settings.assetName, version: settings.assetVersion },
-        x402: { facilitator: settings.facilitatorUrl, maxTimeoutSeconds: CHALLENGE_LIFETIME_SECONDS },
+        x402: { facilitator: settings.facilitatorUrl, fetch: fetchWithTimeout, maxTimeoutSeconds: CHALLENGE_LIFETIME_SECONDS },
       }),
     ],
     secretKey: settings.secretKey,
     realm: settings.realm,
   });
+}
+
+function fetchWithTimeout(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  return fetch(input, { ...init, signal: AbortSignal.timeout(FACILITATOR_TIMEOUT_MS) });
 }
 
 /**

@@ -6,6 +6,8 @@ import type { PaymentCredential } from "./types";
 
 export type PaymentRow = {
   paymentKey: string;
+  /** The credential that claimed this payment: only its exact bytes may wait for, fulfil or replay it. */
+  credentialHash: string;
   purchase: string;
   status: "pending" | "settled" | "fulfilled" | "failed";
   claimedAt: Date;
@@ -17,8 +19,11 @@ export type PaymentRow = {
   fulfilledAt: Date | null;
 };
 
+/** Who holds a payment: the authorization it spends and the exact credential that claimed it. */
+export type Claim = Pick<PaymentCredential, "paymentKey" | "credentialHash">;
+
 const PAYMENT_COLUMNS = {
-  paymentKey: true, purchase: true, status: true, claimedAt: true, payerDid: true, reference: true,
+  paymentKey: true, credentialHash: true, purchase: true, status: true, claimedAt: true, payerDid: true, reference: true,
   receiptHeaders: true, response: true, apiKeySealed: true, fulfilledAt: true,
 } as const;
 
@@ -31,6 +36,12 @@ export async function findPayment(credential: PaymentCredential): Promise<Paymen
   return row as PaymentRow | null;
 }
 
+/** True when these exact credential bytes hold a payment that has not failed: a resend. */
+export async function isClaimed(credential: PaymentCredential): Promise<boolean> {
+  const row = await db().payment.findFirst({ where: { credentialHash: credential.credentialHash, status: { not: "failed" } }, select: { paymentKey: true } });
+  return row !== null;
+}
+
 /** Claims a payment nobody has seen; false when another request claimed it first (the primary key decides). */
 export async function claimNewPayment(credential: PaymentCredential, purchase: string, payerDid: string): Promise<boolean> {
   const { count } = await db().payment.createMany({
@@ -41,33 +52,37 @@ export async function claimNewPayment(credential: PaymentCredential, purchase: s
 }
 
 /**
- * Claims again a payment whose attempt failed, or whose attempt was abandoned (pending since
- * before `staleBefore`): nothing settled then, so this attempt may try. One claimer wins.
+ * Claims again a payment whose attempt failed, or whose attempt by these same credential bytes
+ * was abandoned (pending since before `staleBefore`): nothing settled then, so this attempt may
+ * try. One claimer wins.
  */
 export async function reclaimPayment(credential: PaymentCredential, purchase: string, payerDid: string, staleBefore: Date): Promise<boolean> {
   const { count } = await db().payment.updateMany({
     where: {
       paymentKey: credential.paymentKey,
-      OR: [{ status: "failed" }, { status: "pending", claimedAt: { lt: staleBefore } }],
+      OR: [{ status: "failed" }, { status: "pending", credentialHash: credential.credentialHash, claimedAt: { lt: staleBefore } }],
     },
     data: { ...claimFields(credential, purchase, payerDid), status: "pending", failure: null },
   });
   return count === 1;
 }
 
-export async function markFailed(paymentKey: string, failure: string): Promise<void> {
-  await db().payment.update({ where: { paymentKey }, data: { status: "failed", failure } });
+/** Ends this claim's attempt as failed; false (and nothing written) when the payment is no longer pending under this claim. */
+export async function markFailed(claim: Claim, failure: string): Promise<boolean> {
+  const { count } = await db().payment.updateMany({ where: pendingUnder(claim), data: { status: "failed", failure } });
+  return count === 1;
 }
 
-export async function markSettled(paymentKey: string, reference: string, receiptHeaders: Record<string, string>): Promise<PaymentRow> {
-  const row = await db().payment.update({ where: { paymentKey }, data: { status: "settled", reference, receiptHeaders }, select: PAYMENT_COLUMNS });
-  return row as PaymentRow;
+/** Records this claim's settlement; null (and nothing written) when the payment is no longer pending under this claim. */
+export async function markSettled(claim: Claim, reference: string, receiptHeaders: Record<string, string>): Promise<PaymentRow | null> {
+  const [row] = await db().payment.updateManyAndReturn({ where: pendingUnder(claim), data: { status: "settled", reference, receiptHeaders }, select: PAYMENT_COLUMNS });
+  return (row as PaymentRow | undefined) ?? null;
 }
 
 /** Moves a settled payment to fulfilled; false when another request already did (run inside the fulfilment's transaction, this row lock serialises them). */
-export async function takeSettledPayment(tx: DbClient, paymentKey: string): Promise<boolean> {
+export async function takeSettledPayment(tx: DbClient, claim: Claim): Promise<boolean> {
   const { count } = await tx.payment.updateMany({
-    where: { paymentKey, status: "settled" },
+    where: { paymentKey: claim.paymentKey, credentialHash: claim.credentialHash, status: "settled" },
     data: { status: "fulfilled", fulfilledAt: new Date(clock().now()) },
   });
   return count === 1;
@@ -99,6 +114,10 @@ export async function ensureMachineAccount(tx: DbClient, payerDid: string): Prom
   if (inserted === 1) return { workspaceId, created: true };
   const existing = await tx.workspace.findUniqueOrThrow({ where: { payerDid }, select: { id: true } });
   return { workspaceId: existing.id, created: false };
+}
+
+function pendingUnder(claim: Claim) {
+  return { paymentKey: claim.paymentKey, credentialHash: claim.credentialHash, status: "pending" as const };
 }
 
 function claimFields(credential: PaymentCredential, purchase: string, payerDid: string) {

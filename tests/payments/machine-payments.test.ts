@@ -14,7 +14,7 @@ import { API_KEY_REPLAY_WINDOW_MS } from "@/lib/payments/fulfilment";
 import { APP_ORIGIN, type ApiResponse, call, newUser } from "../support/api";
 import { appFetch, mppAgent, x402Agent } from "../support/payments/agents";
 import { startFacilitator, type RunningFacilitator } from "../support/payments/facilitator";
-import { Eip3009Ledger } from "../support/payments/ledger";
+import { Eip3009Ledger, type Transfer } from "../support/payments/ledger";
 
 const NETWORK = "eip155:84532";
 const TOKEN = { address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e" as Address, chainId: 84532, name: "USDC", version: "2" };
@@ -103,6 +103,39 @@ function expectRefusal(response: ApiResponse, reason: RegExp): void {
 
 function decodedMpp(credential: string) {
   return Credential.deserialize(credential);
+}
+
+/** What anyone can write once a payment is on chain: an x402 payload naming its payer and nonce, with no signature. */
+function forgedX402({ from, nonce }: Transfer): string {
+  const payload = {
+    x402Version: 2,
+    accepted: { scheme: "exact", network: NETWORK, asset: TOKEN.address, payTo: recipient, amount: String(PRICE), maxTimeoutSeconds: 300 },
+    payload: { authorization: { from, nonce } },
+  };
+  return Buffer.from(JSON.stringify(payload)).toString("base64");
+}
+
+/** Runs `steps` while the first link written for `destination` fails: a crash between settlement and link creation. */
+async function withCrashAfterSettlement(destination: string, steps: () => Promise<void>): Promise<void> {
+  await db().$executeRawUnsafe(`CREATE SEQUENCE crash_once`);
+  await db().$executeRawUnsafe(`
+    CREATE FUNCTION crash_once() RETURNS trigger AS $$
+    BEGIN
+      IF NEW.destination = '${destination}' THEN
+        IF nextval('crash_once') = 1 THEN RAISE EXCEPTION 'simulated crash after settlement'; END IF;
+      END IF;
+      RETURN NEW;
+    END $$ LANGUAGE plpgsql`);
+  await db().$executeRawUnsafe(`CREATE TRIGGER crash_once BEFORE INSERT ON links FOR EACH ROW EXECUTE FUNCTION crash_once()`);
+  vi.spyOn(console, "error").mockImplementation(() => undefined);
+  try {
+    await steps();
+  } finally {
+    vi.restoreAllMocks();
+    await db().$executeRawUnsafe(`DROP TRIGGER crash_once ON links`);
+    await db().$executeRawUnsafe(`DROP FUNCTION crash_once`);
+    await db().$executeRawUnsafe(`DROP SEQUENCE crash_once`);
+  }
 }
 
 describe("a request without credentials", () => {
@@ -313,22 +346,30 @@ describe("one payment, exactly one link", () => {
     expect(transfersFrom(wallet)).toHaveLength(1);
   });
 
+  it("replays the same 201 to an identical resend of a custom-slug purchase, whose slug is now its own", async () => {
+    const wallet = newWallet();
+    const latecomer = newWallet();
+    const body = order({ slug: "resent-custom" });
+    const headers = { authorization: await mppCredential(wallet, body) };
+    const latecomerHeaders = { authorization: await mppCredential(latecomer, body) };
+    const first = await buy(body, headers);
+    const again = await buy(body, headers);
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ slug: "resent-custom", api_key: expect.stringMatching(/^plk_/) });
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get("payment-receipt")).toBe(first.headers.get("payment-receipt"));
+    expect(transfersFrom(wallet)).toHaveLength(1);
+
+    expect((await buy(body, latecomerHeaders)).status).toBe(409);
+    expect(transfersFrom(latecomer)).toHaveLength(0);
+  });
+
   it("heals a crash between settlement and link creation on the next resend, never charging twice", async () => {
-    await db().$executeRawUnsafe(`CREATE SEQUENCE crash_once`);
-    await db().$executeRawUnsafe(`
-      CREATE FUNCTION crash_once() RETURNS trigger AS $$
-      BEGIN
-        IF NEW.destination = 'https://example.com/crash-after-settlement' THEN
-          IF nextval('crash_once') = 1 THEN RAISE EXCEPTION 'simulated crash after settlement'; END IF;
-        END IF;
-        RETURN NEW;
-      END $$ LANGUAGE plpgsql`);
-    await db().$executeRawUnsafe(`CREATE TRIGGER crash_once BEFORE INSERT ON links FOR EACH ROW EXECUTE FUNCTION crash_once()`);
-    try {
-      const wallet = newWallet();
-      const body = { destination: "https://example.com/crash-after-settlement" };
+    const wallet = newWallet();
+    const body = order();
+    await withCrashAfterSettlement(body.destination, async () => {
       const headers = { "payment-signature": await x402Signature(wallet, body) };
-      vi.spyOn(console, "error").mockImplementation(() => undefined);
       const lost = await buy(body, headers);
       expect(lost.status).toBe(500);
       expect(transfersFrom(wallet)).toHaveLength(1);
@@ -339,12 +380,59 @@ describe("one payment, exactly one link", () => {
       expect(healed.body).toMatchObject({ destination: body.destination, receipt: transfersFrom(wallet)[0]!.transaction, api_key: expect.any(String) });
       expect(transfersFrom(wallet)).toHaveLength(1);
       expect(await db().link.count({ where: { destination: body.destination } })).toBe(1);
-    } finally {
-      vi.restoreAllMocks();
-      await db().$executeRawUnsafe(`DROP TRIGGER crash_once ON links`);
-      await db().$executeRawUnsafe(`DROP FUNCTION crash_once`);
-      await db().$executeRawUnsafe(`DROP SEQUENCE crash_once`);
-    }
+    });
+  });
+
+  it("heals a crash after settlement even when someone else took the custom slug meanwhile: an allocated slug, and a notice", async () => {
+    const wallet = newWallet();
+    const squatter = await newUser();
+    const body = order({ slug: "taken-during-crash" });
+    await withCrashAfterSettlement(body.destination, async () => {
+      const headers = { "payment-signature": await x402Signature(wallet, body) };
+      expect((await buy(body, headers)).status).toBe(500);
+      await db().link.create({
+        data: { id: newId("lnk"), workspaceId: squatter.workspaceId, slug: "taken-during-crash", reusable: false, destination: "https://example.org/" },
+      });
+
+      const healed = await buy(body, headers);
+      expect(healed.status).toBe(201);
+      expect(healed.body).toMatchObject({ destination: body.destination, receipt: transfersFrom(wallet)[0]!.transaction, api_key: expect.any(String) });
+      expect(healed.body.slug).toMatch(new RegExp(`^[${SLUG_ALPHABET}]{7}$`));
+      expect(healed.body.notice).toMatch(/"taken-during-crash" was taken/);
+      expect(transfersFrom(wallet)).toHaveLength(1);
+    });
+  });
+
+  it("refuses a forged x402 payload naming a fulfilled payment's payer and nonce: no replay of its link or api_key", async () => {
+    const victim = newWallet();
+    const body = order();
+    expect((await buy(body, { "payment-signature": await x402Signature(victim, body) })).status).toBe(201);
+
+    const forged = await buy(body, { "payment-signature": forgedX402(transfersFrom(victim)[0]!) });
+    expectRefusal(forged, /payment is spent/);
+    expect(forged.body).not.toHaveProperty("api_key");
+    expect(forged.body).not.toHaveProperty("short_url");
+    expect(await db().link.count({ where: { destination: body.destination } })).toBe(1);
+    expect(transfersFrom(victim)).toHaveLength(1);
+  });
+
+  it("refuses a forged x402 payload naming a settled payment's payer and nonce, and leaves the link to the payer's resend", async () => {
+    const victim = newWallet();
+    const body = order();
+    await withCrashAfterSettlement(body.destination, async () => {
+      const headers = { "payment-signature": await x402Signature(victim, body) };
+      expect((await buy(body, headers)).status).toBe(500);
+
+      const forged = await buy(body, { "payment-signature": forgedX402(transfersFrom(victim)[0]!) });
+      expectRefusal(forged, /payment is spent/);
+      expect(forged.body).not.toHaveProperty("api_key");
+      expect(await db().link.count({ where: { destination: body.destination } })).toBe(0);
+
+      const healed = await buy(body, headers);
+      expect(healed.status).toBe(201);
+      expect(healed.body.api_key).toMatch(/^plk_/);
+      expect(transfersFrom(victim)).toHaveLength(1);
+    });
   });
 
   it("still delivers a link when the slug is taken while the payment settles: an allocated slug, and a notice", async () => {
