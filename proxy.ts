@@ -15,8 +15,9 @@ export async function proxy(request: NextRequest, event: NextFetchEvent): Promis
     header: (name) => request.headers.get(name),
   });
   if (!visit) return NextResponse.next();
-  const answer = await serveVisit(visit);
-  event.waitUntil(scanBuffer().flush());
+  const { answer, scanRecorded } = await serveVisit(visit);
+  // On Vercel an instance may freeze after the response: the scan must be written before then.
+  if (scanRecorded) event.waitUntil(scanBuffer().flush());
   return new Response(answer.body === "" ? null : answer.body, { status: answer.status, headers: answer.headers });
 }
 

@@ -1,4 +1,5 @@
 import { createServer } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import next from "next";
 import { scanBuffer } from "@/lib/analytics/scans";
 import { settleBillingProvider } from "@/lib/billing/provider";
@@ -9,6 +10,8 @@ import { ensureFreshBuild } from "./app-process";
 import { boot } from "./boot";
 
 const dev = process.argv.includes("--dev");
+/** How long in-flight requests get to finish on SIGTERM before the buffer is written anyway. */
+const SHUTDOWN_GRACE_MS = 8000;
 
 async function main(): Promise<void> {
   const { embedded } = await boot();
@@ -27,9 +30,11 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     recheck.stop();
-    server.close();
-    void scanBuffer()
-      .flush()
+    // Answer the requests in flight (their scans join the buffer), then write the buffer.
+    const closed = new Promise((resolve) => server.close(resolve));
+    server.closeIdleConnections();
+    void Promise.race([closed, sleep(SHUTDOWN_GRACE_MS)])
+      .then(() => scanBuffer().flush())
       .finally(async () => {
         await embedded?.close();
         process.exit(0);

@@ -53,9 +53,10 @@ export async function visitFor(request: DoorRequest): Promise<Visit | null> {
 }
 
 /** Resolves a visit, records the scan for after the response, and shapes the answer. */
-export async function serveVisit(visit: Visit): Promise<Answer> {
+export async function serveVisit(visit: Visit): Promise<{ answer: Answer; scanRecorded: boolean }> {
   const outcome = SLUG_CHARACTERS.test(visit.slug) ? await resolveVisit(visit, resolutionRuntime()) : { kind: "not_found" as const };
-  if (outcome.kind === "redirect" || outcome.kind === "blocked") {
+  const scanRecorded = outcome.kind === "redirect" || outcome.kind === "blocked";
+  if (scanRecorded) {
     scanBuffer().record({
       linkId: outcome.link.id,
       host: visit.requestHost,
@@ -66,7 +67,7 @@ export async function serveVisit(visit: Visit): Promise<Answer> {
       viaQr: visit.viaQr,
     });
   }
-  return answerFor(outcome, visit);
+  return { answer: answerFor(outcome, visit), scanRecorded };
 }
 
 /** null: the default short host; a string: that custom domain; undefined: not a short-link host. */

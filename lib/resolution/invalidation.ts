@@ -3,8 +3,8 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { config } from "@/lib/config";
 
-/** A link whose cached copy must be dropped, or every custom domain (domain list changed). */
-export type Invalidation = { kind: "link"; host: string | null; slug: string } | { kind: "domains" };
+/** A link whose cached copy must be dropped, or everything (messages may have been missed). */
+export type Invalidation = { kind: "link"; host: string | null; slug: string } | { kind: "everything" };
 
 const CHANNEL = "permalink:invalidations";
 const BUS_KEY = Symbol.for("permalink.invalidationBus");
@@ -16,7 +16,6 @@ const holder = globalThis as unknown as { [BUS_KEY]?: Bus };
 function bus(): Bus {
   if (holder[BUS_KEY]) return holder[BUS_KEY];
   const created: Bus = { local: new EventEmitter(), instanceId: randomUUID(), publisher: null };
-  created.local.setMaxListeners(50);
   holder[BUS_KEY] = created;
   const redisUrl = config().REDIS_URL;
   if (redisUrl) connectRedis(created, redisUrl);
@@ -31,10 +30,24 @@ function connectRedis(target: Bus, redisUrl: string): void {
     connection.on("error", () => undefined);
   }
   void subscriber.subscribe(CHANNEL);
-  subscriber.on("message", (_channel, raw: string) => {
-    const message = JSON.parse(raw) as { from: string; invalidation: Invalidation };
-    if (message.from !== target.instanceId) target.local.emit("invalidate", message.invalidation);
+  let connectedBefore = false;
+  subscriber.on("ready", () => {
+    // Invalidations published while this instance was disconnected are lost: forget everything.
+    if (connectedBefore) target.local.emit("invalidate", { kind: "everything" } satisfies Invalidation);
+    connectedBefore = true;
   });
+  subscriber.on("message", (_channel, raw: string) => {
+    const message = parseMessage(raw);
+    if (message && message.from !== target.instanceId) target.local.emit("invalidate", message.invalidation);
+  });
+}
+
+function parseMessage(raw: string): { from: string; invalidation: Invalidation } | null {
+  try {
+    return JSON.parse(raw) as { from: string; invalidation: Invalidation };
+  } catch {
+    return null;
+  }
 }
 
 /** Drops the cached copy here at once and tells every other instance through Redis. */
@@ -44,6 +57,9 @@ export function publishInvalidation(invalidation: Invalidation): void {
   current.publisher?.publish(CHANNEL, JSON.stringify({ from: current.instanceId, invalidation })).catch(() => undefined);
 }
 
-export function onInvalidation(listener: (invalidation: Invalidation) => void): void {
-  bus().local.on("invalidate", listener);
+/** Listens for invalidations; returns the function that stops listening. */
+export function onInvalidation(listener: (invalidation: Invalidation) => void): () => void {
+  const { local } = bus();
+  local.on("invalidate", listener);
+  return () => local.off("invalidate", listener);
 }

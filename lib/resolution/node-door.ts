@@ -36,7 +36,7 @@ export function createFrontDoor(application: Handler): Handler {
     visitFor(doorRequest(request))
       .then(async (visit) => {
         if (!visit) return application(withPeerAddress(request), response);
-        const answer = await serveVisit(visit);
+        const { answer } = await serveVisit(visit);
         response.writeHead(answer.status, answer.headers);
         response.end(answer.body);
       })

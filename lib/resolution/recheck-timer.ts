@@ -1,9 +1,6 @@
 import { config } from "@/lib/config";
 import { recheckLinks } from "./recheck";
 
-const QUARANTINED_PER_RUN = 200;
-const ACTIVE_SAMPLE_PER_RUN = 20;
-
 /** The self-hosted server's schedule for the background re-check (Vercel Cron calls the route instead). */
 export function startRecheckTimer(): { stop(): void } {
   const intervalSeconds = config().RECHECK_INTERVAL_SECONDS;
@@ -12,7 +9,7 @@ export function startRecheckTimer(): { stop(): void } {
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    recheckLinks({ quarantinedLimit: QUARANTINED_PER_RUN, activeSample: ACTIVE_SAMPLE_PER_RUN })
+    recheckLinks()
       .catch((error) => console.error("Background re-check failed:", error instanceof Error ? error.message : error))
       .finally(() => {
         running = false;

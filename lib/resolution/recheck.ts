@@ -5,7 +5,7 @@ import { safetyChecker } from "@/lib/safety/instance";
 import type { Verdict } from "@/lib/safety/verdict";
 import { blockLink, verdictAbuseReason } from "./link-status";
 import { publishInvalidation } from "./invalidation";
-import { resolutionRuntime } from "./runtime";
+import { releasePolicy } from "./runtime";
 import { countCleanCheck, markChecked, type ReleasePolicy } from "./store";
 import { ACTIVE, QUARANTINE } from "./types";
 
@@ -34,9 +34,12 @@ const CONCURRENT_CHECKS = 8;
  * Two runs at once are safe: countCleanCheck counts at most once per spacing, blockForAbuse
  * blocks once.
  */
-export async function recheckLinks(options: RecheckOptions): Promise<RecheckTotals> {
+/** One run's share: enough to keep up with a busy day, small enough to finish within a cron call. */
+export const DEFAULT_RUN: RecheckOptions = { quarantinedLimit: 200, activeSample: 20 };
+
+export async function recheckLinks(options: RecheckOptions = DEFAULT_RUN): Promise<RecheckTotals> {
   const now = clock().now();
-  const { policy } = resolutionRuntime();
+  const policy = releasePolicy();
   const quarantined = await quarantinedLinksDue(new Date(now - policy.spacingMs), options.quarantinedLimit);
   const active = await leastRecentlyCheckedActiveLinks(options.activeSample);
   const outcomes = await runConcurrently(

@@ -7,41 +7,55 @@ import { onInvalidation, publishInvalidation } from "./invalidation";
 import { cacheKey, LinkCache } from "./link-cache";
 import type { ResolutionDeps } from "./resolve";
 import * as store from "./store";
+import type { ReleasePolicy } from "./store";
 
 const RUNTIME_KEY = Symbol.for("permalink.resolutionRuntime");
-const holder = globalThis as unknown as { [RUNTIME_KEY]?: ResolutionDeps };
+type Runtime = { deps: ResolutionDeps; stopListening(): void };
+const holder = globalThis as unknown as { [RUNTIME_KEY]?: Runtime };
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The process's resolution dependencies, built once from configuration and shared by both doors. */
 export function resolutionRuntime(): ResolutionDeps {
   holder[RUNTIME_KEY] ??= createRuntime();
-  return holder[RUNTIME_KEY];
+  return holder[RUNTIME_KEY].deps;
 }
 
 /** Tests only: rebuild from the current configuration and clock. */
 export function resetResolutionRuntime(): void {
+  holder[RUNTIME_KEY]?.stopListening();
   holder[RUNTIME_KEY] = undefined;
 }
 
-function createRuntime(): ResolutionDeps {
+/** The quarantine rules from configuration: spacing of counted checks, and what releases a link. */
+export function releasePolicy(): ReleasePolicy {
+  const settings = config();
+  return {
+    spacingMs: settings.QUARANTINE_CHECK_SPACING_SECONDS * 1000,
+    releaseChecks: settings.QUARANTINE_RELEASE_CHECKS,
+    releaseAgeMs: settings.QUARANTINE_RELEASE_DAYS * DAY_MS,
+  };
+}
+
+function createRuntime(): Runtime {
   const settings = config();
   const cache = new LinkCache(settings.RESOLUTION_CACHE_SECONDS * 1000);
-  onInvalidation((invalidation) => {
-    if (invalidation.kind === "link") cache.delete(cacheKey(invalidation.host, invalidation.slug));
-    else forgetVerifiedHosts();
+  const stopListening = onInvalidation((invalidation) => {
+    if (invalidation.kind === "link") {
+      cache.delete(cacheKey(invalidation.host, invalidation.slug));
+    } else {
+      cache.clear();
+      forgetVerifiedHosts();
+    }
   });
-  return {
+  const deps: ResolutionDeps = {
     cache,
     clock: { now: () => clock().now() },
     checker: withVerdictCache(safetyChecker(), settings.SAFETY_VERDICT_CACHE_SECONDS * 1000, { now: () => clock().now() }),
-    policy: {
-      spacingMs: settings.QUARANTINE_CHECK_SPACING_SECONDS * 1000,
-      releaseChecks: settings.QUARANTINE_RELEASE_CHECKS,
-      releaseAgeMs: settings.QUARANTINE_RELEASE_DAYS * DAY_MS,
-    },
+    policy: releasePolicy(),
     store,
     linkChanged: (link) => publishInvalidation({ kind: "link", host: link.host, slug: link.slug }),
     log: (message, error) => console.error(message, error instanceof Error ? error.message : (error ?? "")),
   };
+  return { deps, stopListening };
 }

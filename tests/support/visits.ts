@@ -14,5 +14,5 @@ export async function visit(path: string, options: { host?: string; method?: "GE
   };
   const resolved = await visitFor(request);
   if (!resolved) throw new Error(`${path} on ${request.hostHeader} is not a short-link visit`);
-  return serveVisit(resolved);
+  return (await serveVisit(resolved)).answer;
 }

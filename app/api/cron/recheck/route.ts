@@ -5,14 +5,11 @@ import { json } from "@/lib/http/respond";
 import { handleErrors } from "@/lib/http/route";
 import { recheckLinks } from "@/lib/resolution/recheck";
 
-const QUARANTINED_PER_RUN = 200;
-const ACTIVE_SAMPLE_PER_RUN = 20;
-
 /** Vercel Cron's call to the background re-check; it sends `Authorization: Bearer <CRON_SECRET>`. */
 export function GET(request: Request): Promise<Response> {
   return handleErrors(async () => {
     requireCronSecret(request);
-    return json(await recheckLinks({ quarantinedLimit: QUARANTINED_PER_RUN, activeSample: ACTIVE_SAMPLE_PER_RUN }));
+    return json(await recheckLinks());
   });
 }
 
