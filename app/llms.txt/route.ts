@@ -6,7 +6,7 @@ export const dynamic = "force-dynamic";
 /** The llms.txt convention: where an agent starts. */
 export function GET(): Response {
   const { BASE_URL, LINK_PRICE, PAYMENT_ASSET_NAME, PAYMENT_NETWORK } = config();
-  const base = BASE_URL.replace(/\/+$/, "");
+  const base = BASE_URL;
   const text = [
     "# Permalink",
     "",

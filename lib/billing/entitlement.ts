@@ -108,5 +108,5 @@ function planSummary(): string {
 
 /** The operation's section of the API reference. */
 function docsUrl(operationId: string): string {
-  return `${config().BASE_URL.replace(/\/+$/, "")}/docs#${operationId}`;
+  return `${config().BASE_URL}/docs#${operationId}`;
 }

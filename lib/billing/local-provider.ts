@@ -155,5 +155,5 @@ function expiresIn(milliseconds: number): Date {
 }
 
 function appUrl(path: string): string {
-  return `${config().BASE_URL.replace(/\/+$/, "")}${path}`;
+  return `${config().BASE_URL}${path}`;
 }

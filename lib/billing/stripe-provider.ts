@@ -75,7 +75,7 @@ async function ensureCustomer(subject: BillingSubject): Promise<string> {
 }
 
 function returnUrl(query: string): string {
-  return `${config().BASE_URL.replace(/\/+$/, "")}/billing/return?${query}`;
+  return `${config().BASE_URL}/billing/return?${query}`;
 }
 
 function apiAddress(base: string): { host: string; port: number; protocol: "http" | "https" } {

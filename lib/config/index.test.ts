@@ -117,6 +117,16 @@ describe("the billing provider", () => {
   });
 });
 
+describe("public addresses", () => {
+  it("are origins: a trailing slash is dropped, a path is refused", () => {
+    expect(parseConfig({ BASE_URL: "https://permalink.example/", SHORT_BASE_URL: "https://pl.example/" })).toMatchObject({
+      BASE_URL: "https://permalink.example",
+      SHORT_BASE_URL: "https://pl.example",
+    });
+    expect(configErrorFrom({ SHORT_BASE_URL: "https://pl.example/go" }).message).toMatch(/^Configuration error: SHORT_BASE_URL must be an origin/);
+  });
+});
+
 describe("what an error line repeats", () => {
   it("treats a blank value as unset", () => {
     const config = parseConfig({ PORT: "", BASE_URL: " ", DATABASE_URL: "" });

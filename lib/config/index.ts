@@ -2,6 +2,11 @@ import { z } from "zod";
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
+/** A public origin the app builds addresses on: no path, query or fragment; stored without a trailing slash. */
+const origin = httpUrl
+  .refine((value) => ["/", ""].includes(new URL(value).pathname) && !new URL(value).search && !new URL(value).hash, "must be an origin such as https://go.example.com, with no path")
+  .transform((value) => value.replace(/\/+$/, ""));
+
 const hostPort = z
   .string()
   .regex(/^[^\s:]+:\d{1,5}$/, "must be host:port, for example 127.0.0.1:53");
@@ -15,8 +20,8 @@ const stripePriceId = z.string().regex(/^price_\w+$/, "must be a Stripe price id
 const configSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
-  BASE_URL: httpUrl.optional(),
-  SHORT_BASE_URL: httpUrl.optional(),
+  BASE_URL: origin.optional(),
+  SHORT_BASE_URL: origin.optional(),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
   DATABASE_POOL_SIZE: positiveInt.default(10),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// URL").optional(),

@@ -143,7 +143,7 @@ export function openApiDocument(): OpenApiDocument {
   return {
     openapi: "3.1.1",
     info: { title: "Permalink API", version: API_VERSION, description: apiDescription() },
-    servers: [{ url: BASE_URL.replace(/\/+$/, ""), description: "this deployment" }],
+    servers: [{ url: BASE_URL, description: "this deployment" }],
     tags: TAGS,
     paths: {
       "/api/links": { post: createLinkOperation(), get: listLinksOperation() },
@@ -236,7 +236,7 @@ function paymentExtension(): PaymentExtension {
     asset: PAYMENT_ASSET,
     challenge:
       "402 carrying WWW-Authenticate: Payment (MPP, method evm, intent charge: an EIP-3009 authorization) and PAYMENT-REQUIRED (x402 version 2, scheme exact); retry with Authorization: Payment or PAYMENT-SIGNATURE.",
-    docs: `${BASE_URL.replace(/\/+$/, "")}/docs/payments`,
+    docs: `${BASE_URL}/docs/payments`,
   };
 }
 

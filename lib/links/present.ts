@@ -3,7 +3,7 @@ import type { LinkListItem, LinkView } from "./schemas";
 import type { LinkRow } from "./store";
 
 export function shortUrl(link: Pick<LinkRow, "host" | "slug">): string {
-  const base = link.host ? `https://${link.host}` : config().SHORT_BASE_URL.replace(/\/+$/, "");
+  const base = link.host ? `https://${link.host}` : config().SHORT_BASE_URL;
   return `${base}/${link.slug}`;
 }
 

@@ -43,7 +43,7 @@ export function atomicAmount(price: string, decimals: number): string {
 export function paymentSettings(): PaymentSettings {
   const settings = config();
   if (!settings.PAYMENT_RECIPIENT || !settings.MPP_SECRET_KEY) throw paymentsOff();
-  const base = settings.BASE_URL.replace(/\/+$/, "");
+  const base = settings.BASE_URL;
   return {
     price: settings.LINK_PRICE,
     amount: atomicAmount(settings.LINK_PRICE, settings.PAYMENT_ASSET_DECIMALS),

@@ -10,7 +10,7 @@ export const metadata: Metadata = { title: "Machine payments — Permalink" };
 
 export default function PaymentsPage() {
   const settings = config();
-  const base = settings.BASE_URL.replace(/\/+$/, "");
+  const base = settings.BASE_URL;
   const terms = {
     base,
     price: settings.LINK_PRICE,
