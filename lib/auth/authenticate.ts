@@ -7,17 +7,16 @@ import { findLiveKey } from "./api-key-store";
 import { hasValidFormat, looksLikeApiKey } from "./api-keys";
 import { looksLikeJwt, verifySessionToken } from "./session-tokens";
 
-export type Credentials = { scheme: "bearer"; token: string } | { scheme: "payment"; credential: string } | null;
+/** The Authorization header's scheme, lower-cased ("bearer", "payment", …), or null without one. */
+export function authorizationScheme(request: Request): string | null {
+  return request.headers.get("authorization")?.trim().split(/\s+/)[0]?.toLowerCase() || null;
+}
 
-/** Reads the Authorization header. Unknown schemes are refused as unauthenticated. */
-export function readCredentials(request: Request): Credentials {
-  const header = request.headers.get("authorization");
-  if (!header) return null;
-  const match = /^(\S+)\s+(\S+)\s*$/.exec(header);
-  const scheme = match?.[1]?.toLowerCase();
-  if (scheme === "bearer") return { scheme: "bearer", token: match![2]! };
-  if (scheme === "payment") return { scheme: "payment", credential: match![2]! };
-  throw unauthenticated();
+/** The bearer token; anything else (no header, another scheme, a malformed value) is unauthenticated. */
+export function bearerToken(request: Request): string {
+  const match = /^bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "");
+  if (!match) throw unauthenticated();
+  return match[1]!;
 }
 
 /**

@@ -2,7 +2,8 @@ import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { db, type DbClient } from "@/lib/db/client";
 import type { ApiError } from "@/lib/http/errors";
-import { KEEP_RESOLVING, paymentRequiredError } from "@/lib/http/payment-required";
+import { paymentRequiredError } from "@/lib/http/payment-required";
+import { paymentSettings } from "@/lib/payments/settings";
 import type { Cycle } from "./cycles";
 import { CURRENCY, DEFAULT_INTERVAL, DEFAULT_PLAN, PLANS, UPGRADE_PLAN, describePrice, offeredChoices, priceOf } from "./plans";
 import { type Standing, standingOf } from "./state";
@@ -69,7 +70,7 @@ function subscriptionInactive(standing: Standing, action: "create" | "edit"): Ap
       ? `This workspace's subscription payment is overdue and its grace period has ended, so it cannot ${doing}. Update the payment method in the billing portal (POST /api/billing/portal).`
       : `This workspace has no active subscription, so it cannot ${doing}. Subscribe with POST /api/billing/checkout (${planSummary()}).`;
   return paymentRequiredError({
-    error: `${reason} ${KEEP_RESOLVING}`,
+    reason,
     price: priceOf({ plan: DEFAULT_PLAN, interval: DEFAULT_INTERVAL }),
     currency: CURRENCY,
     pay: ["subscribe"],
@@ -81,7 +82,7 @@ function allowanceSpent(limit: { cap: number; cycle: Cycle }): ApiError {
   const renews = limit.cycle.end.toISOString().slice(0, 10);
   const upgrade = { plan: UPGRADE_PLAN, interval: DEFAULT_INTERVAL } as const;
   return paymentRequiredError({
-    error: `This workspace has created all ${limit.cap} new links its plan allows this billing cycle; the allowance renews on ${renews}. Upgrade to ${PLANS[UPGRADE_PLAN].name} (${describePrice(upgrade)}, no cap) in the billing portal (POST /api/billing/portal) to create more now. ${KEEP_RESOLVING}`,
+    reason: `This workspace has created all ${limit.cap} new links its plan allows this billing cycle; the allowance renews on ${renews}. Upgrade to ${PLANS[UPGRADE_PLAN].name} (${describePrice(upgrade)}, no cap) in the billing portal (POST /api/billing/portal) to create more now.`,
     price: priceOf(upgrade),
     currency: CURRENCY,
     pay: ["upgrade"],
@@ -90,13 +91,13 @@ function allowanceSpent(limit: { cap: number; cycle: Cycle }): ApiError {
 }
 
 function machineAccountMustPay(): ApiError {
-  const { LINK_PRICE, PAYMENT_ASSET_NAME } = config();
+  const payments = paymentSettings();
   return paymentRequiredError({
-    error: `A machine account buys each link and has no subscription: send POST /api/links again without an Authorization header to receive a payment challenge (MPP or x402). Its API key still repoints the links it bought. ${KEEP_RESOLVING}`,
-    price: LINK_PRICE,
-    currency: PAYMENT_ASSET_NAME,
+    reason: "A machine account buys each link and has no subscription: send POST /api/links again without an Authorization header to receive a payment challenge (MPP or x402). Its API key still repoints the links it bought.",
+    price: payments.price,
+    currency: payments.assetName,
     pay: ["mpp", "x402"],
-    docs: docsUrl("createLink"),
+    docs: payments.docsUrl,
   });
 }
 

@@ -21,12 +21,19 @@ export type PaymentRequired = z.infer<typeof paymentRequiredSchema>;
 
 export const KEEP_RESOLVING = "Existing links keep resolving.";
 
-export function paymentRequiredResponse(body: PaymentRequired, headers: Record<string, string> = {}): Response {
-  return json(body, 402, { ...headers, "Cache-Control": "no-store" });
+/** A 402's content: `reason` says what to do; the sentence that existing links keep resolving is added here, for every 402. */
+export type PaymentOffer = Omit<PaymentRequired, "error"> & { reason: string };
+
+function withKeepResolving({ reason, ...offer }: PaymentOffer): PaymentRequired {
+  return { error: `${reason} ${KEEP_RESOLVING}`, ...offer };
+}
+
+export function paymentRequiredResponse(offer: PaymentOffer, headers: Record<string, string> = {}): Response {
+  return json(withKeepResolving(offer), 402, { ...headers, "Cache-Control": "no-store" });
 }
 
 /** Thrown from deep in a capability (an inactive subscription, a spent allowance) to answer 402. */
-export function paymentRequiredError(body: PaymentRequired, headers: Record<string, string> = {}): ApiError {
-  const { error, ...details } = body;
-  return new ApiError(402, error, { ...headers, "Cache-Control": "no-store" }, details);
+export function paymentRequiredError(offer: PaymentOffer): ApiError {
+  const { error, ...details } = withKeepResolving(offer);
+  return new ApiError(402, error, { "Cache-Control": "no-store" }, details);
 }

@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import { authenticateBearer, readCredentials } from "@/lib/auth/authenticate";
+import { authenticateBearer, bearerToken } from "@/lib/auth/authenticate";
 import type { Principal } from "@/lib/workspaces/types";
 import { readJsonBody, validate } from "./body";
-import { ApiError, unauthenticated } from "./errors";
+import { ApiError } from "./errors";
 import { errorResponse, internalError } from "./respond";
 import { enforceWriteLimit } from "./write-limit";
 
@@ -57,9 +57,7 @@ export async function handleErrors(work: () => Promise<Response>): Promise<Respo
 }
 
 async function authenticate(request: Request): Promise<Principal> {
-  const credentials = readCredentials(request);
-  if (credentials?.scheme !== "bearer") throw unauthenticated();
-  return authenticateBearer(request, credentials.token);
+  return authenticateBearer(request, bearerToken(request));
 }
 
 function queryObject(request: Request): Record<string, string> {

@@ -1,6 +1,7 @@
 import { Credential, PaymentRequest } from "mppx";
 import { getAddress, isAddress } from "viem";
 import { z } from "zod";
+import { authorizationScheme } from "@/lib/auth/authenticate";
 import { sha256 } from "./gateway";
 import type { CredentialReading, PaymentCredential, PaymentTerms } from "./types";
 
@@ -21,8 +22,8 @@ const x402Payload = z.object({
 
 /** True when the request pays (a Payment credential, or PAYMENT-SIGNATURE) or carries no credentials at all. */
 export function paysWithoutAccount(request: Request): boolean {
-  const scheme = request.headers.get("authorization")?.trim().split(/\s+/)[0]?.toLowerCase();
-  return scheme === undefined || scheme === "payment";
+  const scheme = authorizationScheme(request);
+  return scheme === null || scheme === "payment";
 }
 
 /**

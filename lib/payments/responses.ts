@@ -1,6 +1,6 @@
 import { Receipt } from "mppx";
 import { ApiError } from "@/lib/http/errors";
-import { KEEP_RESOLVING, paymentRequiredResponse } from "@/lib/http/payment-required";
+import { paymentRequiredResponse } from "@/lib/http/payment-required";
 import { json } from "@/lib/http/respond";
 import { toLinkView } from "@/lib/links/present";
 import type { LinkRow } from "@/lib/links/store";
@@ -22,7 +22,7 @@ export function paymentRequired(challenge: Response, message: string, settings: 
     if (value) headers[name] = value;
   }
   return paymentRequiredResponse(
-    { error: `${message} ${KEEP_RESOLVING}`, price: settings.price, currency: settings.assetName, pay: ["mpp", "x402"], docs: settings.docsUrl },
+    { reason: message, price: settings.price, currency: settings.assetName, pay: ["mpp", "x402"], docs: settings.docsUrl },
     headers,
   );
 }

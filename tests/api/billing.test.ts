@@ -165,6 +165,7 @@ describe("the unlimited plan", () => {
   });
 });
 
+// Creating and repointing with a machine account's key are proven end to end in tests/payments.
 describe("a machine account (created by a paid link)", () => {
   async function machineAccount() {
     const workspaceId = newId("ws");
@@ -173,23 +174,6 @@ describe("a machine account (created by a paid link)", () => {
     const link = await insertLink({ workspaceId, slug: `m${Date.now()}`, reusable: false, host: null, domainId: null, destination: "https://example.com/paid", createdByUserId: null });
     return { workspaceId, apiKey, link: link! };
   }
-
-  it("is told to pay per link without Authorization (402 mpp, x402) when it creates with its API key", async () => {
-    const machine = await machineAccount();
-    const response = await createLink({ token: machine.apiKey }, { destination: "https://example.com/another" });
-
-    expect(response.status).toBe(402);
-    expect(response.body).toMatchObject({ pay: ["mpp", "x402"], price: expect.any(String), currency: expect.any(String), docs: expect.stringMatching(/^http/) });
-    expect(response.body.error).toMatch(/without an Authorization header/);
-    expect(response.body.error).toMatch(KEEP_RESOLVING_SENTENCE);
-  });
-
-  it("repoints the links it bought with its API key, without a subscription", async () => {
-    const machine = await machineAccount();
-    const response = await call("PATCH", `/api/links/${machine.link.id}`, { token: machine.apiKey, body: { destination: "https://example.com/repointed" } });
-    expect(response.status).toBe(200);
-    expect(response.body.destination).toBe("https://example.com/repointed");
-  });
 
   it("has no subscription to start or manage (403), and its account says so", async () => {
     const machine = await machineAccount();

@@ -603,7 +603,8 @@ describe("the machine account", () => {
 
     const createdWithKey = await call("POST", "/api/links", { token: apiKey, body: order() });
     expect(createdWithKey.status).toBe(402);
-    expect(createdWithKey.body.pay).toEqual(["mpp", "x402"]);
+    expect(createdWithKey.body).toMatchObject({ pay: ["mpp", "x402"], docs: "http://app.test.example/docs/payments" });
+    expect(createdWithKey.body.error).toMatch(/without an Authorization header.*Existing links keep resolving\.$/);
   });
 });
 
