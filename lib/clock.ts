@@ -1,7 +1,7 @@
 /** Where every rule that depends on time gets "now", so tests can move time without waiting. */
 export type Clock = { now(): number };
 
-export const systemClock: Clock = { now: () => Date.now() };
+const systemClock: Clock = { now: () => Date.now() };
 
 const CLOCK_KEY = Symbol.for("permalink.clock");
 const holder = globalThis as unknown as { [CLOCK_KEY]?: Clock };

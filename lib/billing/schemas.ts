@@ -68,5 +68,4 @@ export const webhookReceiptSchema = z
   })
   .meta({ id: "WebhookReceipt" });
 
-export type CheckoutInput = z.infer<typeof checkoutBody>;
 export type AccountReport = z.infer<typeof accountSchema>;

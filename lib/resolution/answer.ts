@@ -15,7 +15,7 @@ const PAGE_HEADERS = {
   "X-Content-Type-Options": "nosniff",
 };
 
-export const UNAVAILABLE_RETRY_AFTER_SECONDS = 30;
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 30;
 
 /** The HTTP answer for an outcome: the same status, headers and body from either door. */
 export function answerFor(outcome: Outcome, visit: Visit): Answer {

@@ -1,7 +1,8 @@
+import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
-import { SLUG_ALPHABET } from "@/lib/links/slugs";
+import { isReserved, SLUG_ALPHABET } from "@/lib/links/slugs";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 
@@ -254,5 +255,15 @@ describe("unknown API routes", () => {
     expect(response.status).toBe(404);
     expect(response.headers.get("content-type")).toMatch(/application\/json/);
     expect(response.body.error).toMatch(/no API operation/);
+  });
+});
+
+describe("reserved slugs", () => {
+  it("cover every top-level path the application serves, so no slug can shadow a page", () => {
+    const topLevel = readdirSync("app", { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !/^[([_]/.test(entry.name))
+      .map((entry) => entry.name);
+    expect(topLevel.length).toBeGreaterThan(3);
+    for (const path of topLevel) expect([path, isReserved(path)]).toEqual([path, true]);
   });
 });
