@@ -205,8 +205,8 @@ describe("POST /api/billing/webhook", () => {
   it("keeps active when Stripe's created (incomplete) and updated (active) share a second and arrive reversed", async () => {
     const user = await newUser("webhook", { subscription: false });
     const second = nowSeconds();
-    await deliver(stripeEvent("customer.subscription.updated", subscriptionObject(user, { status: "active" }), second));
-    const created = await deliver(stripeEvent("customer.subscription.created", subscriptionObject(user, { status: "incomplete" }), second));
+    await deliver(stripeEvent("customer.subscription.updated", subscriptionObject(user, { status: "active", periodStart: second }), second));
+    const created = await deliver(stripeEvent("customer.subscription.created", subscriptionObject(user, { status: "incomplete", periodStart: second }), second));
 
     expect(created.body.outcome).toBe("stale");
     expect((await account(user)).status).toBe("active");
