@@ -1,9 +1,9 @@
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { db, type DbClient } from "@/lib/db/client";
+import { configuredPaymentSettings } from "@/lib/config/payments";
 import type { ApiError } from "@/lib/http/errors";
-import { paymentRequiredError } from "@/lib/http/payment-required";
-import { paymentSettings } from "@/lib/payments/settings";
+import { machinePaymentsOff, paymentRequiredError } from "@/lib/http/payment-required";
 import type { Cycle } from "./cycles";
 import { CURRENCY, DEFAULT_INTERVAL, DEFAULT_PLAN, PLANS, UPGRADE_PLAN, describePrice, offeredChoices, priceOf } from "./plans";
 import { type Standing, standingOf } from "./state";
@@ -91,7 +91,8 @@ function allowanceSpent(limit: { cap: number; cycle: Cycle }): ApiError {
 }
 
 function machineAccountMustPay(): ApiError {
-  const payments = paymentSettings();
+  const payments = configuredPaymentSettings();
+  if (!payments) return machinePaymentsOff();
   return paymentRequiredError({
     reason: "A machine account buys each link and has no subscription: send POST /api/links again without an Authorization header to receive a payment challenge (MPP or x402). Its API key still repoints the links it bought.",
     price: payments.price,

@@ -4,7 +4,7 @@ import { newId } from "@/lib/db/random";
 import { ApiError, notFound } from "@/lib/http/errors";
 import { intervalEnd } from "./cycles";
 import { type PlanChoice, isOffered } from "./plans";
-import type { BillingProvider } from "./provider";
+import type { BillingProvider } from "./provider-contract";
 import * as store from "./store";
 import type { LocalSession } from "./store";
 import { applyBillingEvent } from "./subscriptions";

@@ -1,19 +1,8 @@
 import { config } from "@/lib/config";
 import { ApiError } from "@/lib/http/errors";
 import { localProvider } from "./local-provider";
-import type { PlanChoice } from "./plans";
-import type { BillingSubject } from "./store";
+import type { BillingProvider } from "./provider-contract";
 import { stripeProvider } from "./stripe-provider";
-import type { ProviderName } from "./types";
-
-/** What checkout and the portal need from a payment provider; Stripe and the local stand-in both offer it. */
-export type BillingProvider = {
-  name: ProviderName;
-  /** Where to send the customer to pay for `choice`. */
-  checkoutUrl(subject: BillingSubject, choice: PlanChoice): Promise<string>;
-  /** Where the customer manages, changes or cancels the subscription. */
-  portalUrl(subject: BillingSubject): Promise<string>;
-};
 
 /** The configured provider; 503 on a production deployment that set up neither Stripe nor BILLING_PROVIDER=local. */
 export function billingProvider(): BillingProvider {

@@ -2,7 +2,7 @@ import Stripe from "stripe";
 import { config } from "@/lib/config";
 import { ApiError } from "@/lib/http/errors";
 import { CURRENCY, stripePriceId } from "./plans";
-import type { BillingProvider } from "./provider";
+import type { BillingProvider } from "./provider-contract";
 import * as store from "./store";
 import type { BillingSubject } from "./store";
 

@@ -3,6 +3,9 @@ import { ApiError } from "./errors";
 
 export const MAX_JSON_BODY_BYTES = 16 * 1024;
 
+/** An HTML form of a few fields. */
+export const MAX_FORM_BODY_BYTES = 1024;
+
 /** Reads a JSON body with a size cap; an absent body reads as `{}`. */
 export async function readJsonBody(request: Request): Promise<unknown> {
   const text = await readTextBody(request, MAX_JSON_BODY_BYTES);

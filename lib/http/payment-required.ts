@@ -37,3 +37,11 @@ export function paymentRequiredError(offer: PaymentOffer): ApiError {
   const { error, ...details } = withKeepResolving(offer);
   return new ApiError(402, error, { "Cache-Control": "no-store" }, details);
 }
+
+/** 503 from a deployment that has no recipient or MPP secret, wherever a machine payment is offered. */
+export function machinePaymentsOff(): ApiError {
+  return new ApiError(
+    503,
+    `This deployment does not take machine payments (MPP_SECRET_KEY and PAYMENT_RECIPIENT are not set); use an API key instead. ${KEEP_RESOLVING}`,
+  );
+}

@@ -1,5 +1,4 @@
 import { config } from "@/lib/config";
-import type { Principal } from "@/lib/workspaces/types";
 import { clientAddress } from "./client-address";
 import { ApiError } from "./errors";
 import { type ClosableWriteLimiter, createWriteLimiter, rateLimitHeaders, type WriteLimiter } from "./rate-limit";
@@ -39,8 +38,8 @@ export async function resetWriteLimiter(): Promise<void> {
 }
 
 /** One write budget per workspace, shared by its members and its key. */
-export async function enforceWriteLimit(principal: Principal): Promise<void> {
-  await enforceLimit(writeLimiter(), `workspace:${principal.workspaceId}`, "Too many writes this minute for this workspace");
+export async function enforceWriteLimit(workspaceId: string): Promise<void> {
+  await enforceLimit(writeLimiter(), `workspace:${workspaceId}`, "Too many writes this minute for this workspace");
 }
 
 /** Callers without an account (an agent buying a link) get one write budget per client address. */

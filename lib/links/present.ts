@@ -1,5 +1,6 @@
 import { config } from "@/lib/config";
 import type { LinkListItem, LinkView } from "./schemas";
+import { asLinkStatus } from "./status";
 import type { LinkRow } from "./store";
 
 export function shortUrl(link: Pick<LinkRow, "host" | "slug">): string {
@@ -13,7 +14,7 @@ export function toLinkView(link: LinkRow): LinkView {
     slug: link.slug,
     destination: link.destination,
     host: link.host,
-    status: link.status as LinkView["status"],
+    status: asLinkStatus(link.status),
     short_url: shortUrl(link),
     created_at: link.createdAt.getTime(),
     archived_at: link.archivedAt?.getTime() ?? null,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { linkStatusField } from "./status";
 import { CUSTOM_SLUG_MAX, CUSTOM_SLUG_MIN, CUSTOM_SLUG_PATTERN, isReserved } from "./slugs";
 
 export const MAX_LIST_SIZE = 200;
@@ -38,7 +39,7 @@ export const linkSchema = z
     slug: z.string(),
     destination: z.url(),
     host: z.string().nullable().meta({ description: "custom domain the link resolves on; null means the default short host" }),
-    status: z.union([z.literal(0), z.literal(1), z.literal(2)]).meta({ description: "0 active, 1 quarantine, 2 abuse" }),
+    status: linkStatusField,
     short_url: z.url(),
     created_at: z.number().int().meta({ description: "epoch milliseconds" }),
     archived_at: z.number().int().nullable().meta({ description: "epoch milliseconds; archived links keep resolving" }),
@@ -63,6 +64,15 @@ export const linkListSchema = z
   })
   .meta({ id: "LinkList" });
 
+export const paidLinkSchema = linkSchema
+  .extend({
+    receipt: z.string().meta({ description: "the payment reference (settlement transaction hash), echoed back" }),
+    api_key: z.string().optional().meta({ description: "only on the first paid link of a new machine account; shown once" }),
+    notice: z.string().optional().meta({ description: "present when the link differs from the request: the custom slug was taken while the payment settled, so an allocated slug was used" }),
+  })
+  .meta({ id: "PaidLink" });
+
 export type CreateLinkInput = z.infer<typeof createLinkBody>;
 export type LinkView = z.infer<typeof linkSchema>;
 export type LinkListItem = z.infer<typeof linkListItemSchema>;
+export type PaidLink = z.infer<typeof paidLinkSchema>;

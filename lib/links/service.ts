@@ -1,13 +1,14 @@
 import { requireCreateEntitlement, requireEditEntitlement, spendAllowance } from "@/lib/billing/entitlement";
 import { db, type DbClient } from "@/lib/db/client";
 import { ApiError, notFound } from "@/lib/http/errors";
-import { publishInvalidation } from "@/lib/resolution/invalidation";
 import { can, requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { vetDestination } from "./destination-gate";
 import { toListItem } from "./present";
 import { MAX_LIST_SIZE, type CreateLinkInput } from "./schemas";
+import { publishInvalidation } from "./invalidation";
 import { allocateSlug } from "./slugs";
+import { ABUSE } from "./status";
 import * as store from "./store";
 import type { LinkRow } from "./store";
 
@@ -88,7 +89,7 @@ export async function getLink(principal: Principal, id: string): Promise<LinkRow
 export async function repoint(principal: Principal, id: string, rawDestination: string): Promise<LinkRow> {
   const link = await findEditableLink(principal, id);
   await requireEditEntitlement(principal.workspaceId);
-  if (link.status === 2) {
+  if (link.status === ABUSE) {
     throw new ApiError(409, "This link was blocked for abuse and cannot be repointed; contact support to appeal.");
   }
   const destination = await vetDestination(rawDestination);

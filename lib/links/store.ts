@@ -1,24 +1,16 @@
 import { clock } from "@/lib/clock";
-import { quarantineEntry } from "@/lib/resolution/quarantine";
 import { db, type DbClient } from "@/lib/db/client";
+import type { Prisma } from "@/lib/db/generated/client";
 import { newId } from "@/lib/db/random";
-
-export type LinkRow = {
-  id: string;
-  workspaceId: string;
-  slug: string;
-  host: string | null;
-  destination: string;
-  status: number;
-  createdByUserId: string | null;
-  createdAt: Date;
-  archivedAt: Date | null;
-};
+import { quarantineEntry } from "./status";
 
 const LINK_COLUMNS = {
   id: true, workspaceId: true, slug: true, host: true, destination: true, status: true,
   createdByUserId: true, createdAt: true, archivedAt: true,
-} as const;
+} as const satisfies Prisma.LinkSelect;
+
+/** A link as the account's operations read it (status is the stored integer; see asLinkStatus). */
+export type LinkRow = Prisma.LinkGetPayload<{ select: typeof LINK_COLUMNS }>;
 
 export type NewLink = {
   workspaceId: string;

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { config, resetConfig } from "@/lib/config";
 import { readOrCreateDevValue } from "@/lib/config/dev-values";
-import { atomicAmount } from "./settings";
+import { atomicAmount } from "@/lib/config/payments";
 
 /**
  * Checks the price against the asset at start, and outside production fills in what machine

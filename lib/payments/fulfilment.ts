@@ -7,7 +7,7 @@ import { insertLink, type LinkRow } from "@/lib/links/store";
 import { bindingMismatch } from "./binding";
 import { charge, FACILITATOR_TIMEOUT_MS, sha256 } from "./gateway";
 import { ASK_AGAIN, challenge, paidLinkResponse, paymentRequired, receiptOf, refusalReason, stillSettling, toPaidLink } from "./responses";
-import type { PaidLink } from "./schemas";
+import type { PaidLink } from "@/lib/links/schemas";
 import { openApiKey, sealApiKey } from "./seal";
 import { paymentSettings } from "./settings";
 import * as store from "./store";

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { Mppx, evm } from "mppx/server";
 import { config, type Config } from "@/lib/config";
-import { paymentSettings, type PaymentSettings } from "./settings";
+import type { PaymentSettings } from "@/lib/config/payments";
+import { paymentSettings } from "./settings";
 import type { Purchase } from "./types";
 
 /** How long a challenge (MPP `expires`) and an x402 authorization (maxTimeoutSeconds) stay payable. */

@@ -1,8 +1,5 @@
-import { readJsonBody, validate } from "@/lib/http/body";
 import { ApiError } from "@/lib/http/errors";
-import { handleErrors } from "@/lib/http/route";
-import { enforceClientWriteLimit } from "@/lib/http/write-limit";
-import { createLinkBody, type CreateLinkInput } from "@/lib/links/schemas";
+import type { CreateLinkInput } from "@/lib/links/schemas";
 import { ensureSlugAvailable, prepareLink } from "@/lib/links/service";
 import { checkDestination } from "@/lib/safety/destination";
 import { readPaymentCredential } from "./credential";
@@ -13,22 +10,19 @@ import { isClaimed } from "./store";
 import type { CredentialReading, Purchase } from "./types";
 
 /**
- * POST /api/links without an account. Every check that can refuse the link (400, 409, 422) runs
- * before any challenge, so an agent never pays for a request that cannot succeed (a resend of a
- * credential on record has paid already and skips 409 and the safety check). Then: no credential
- * → 402 with both challenges; a credential → settle, and 201 with the paid link.
+ * POST /api/links without an account, after the route's client write limit and body validation.
+ * Every check that can refuse the link (400, 409, 422) runs before any challenge, so an agent
+ * never pays for a request that cannot succeed (a resend of a credential on record has paid
+ * already and skips 409 and the safety check). Then: no credential → 402 with both challenges;
+ * a credential → settle, and 201 with the paid link.
  */
-export function buyLink(request: Request): Promise<Response> {
-  return handleErrors(async () => {
-    await enforceClientWriteLimit(request);
-    const input = validate(createLinkBody, await readJsonBody(request), "body");
-    refuseDomain(input);
-    const reading = readPaymentCredential(request);
-    const purchase = (await isResend(reading)) ? await resentPurchase(input) : await newPurchase(input);
-    if (reading.kind === "none") return challenge(purchase, priceSentence(paymentSettings()));
-    if (reading.kind === "malformed") return challenge(purchase, `${reading.reason} ${ASK_AGAIN}`);
-    return payForLink(purchase, reading.credential);
-  });
+export async function buyLink(request: Request, input: CreateLinkInput): Promise<Response> {
+  refuseDomain(input);
+  const reading = readPaymentCredential(request);
+  const purchase = (await isResend(reading)) ? await resentPurchase(input) : await newPurchase(input);
+  if (reading.kind === "none") return challenge(purchase, priceSentence(paymentSettings()));
+  if (reading.kind === "malformed") return challenge(purchase, `${reading.reason} ${ASK_AGAIN}`);
+  return payForLink(purchase, reading.credential);
 }
 
 /** These exact credential bytes already hold a payment: its outcome is on record, whatever changed since. */

@@ -5,8 +5,9 @@ import { json } from "@/lib/http/respond";
 import { toLinkView } from "@/lib/links/present";
 import type { LinkRow } from "@/lib/links/store";
 import { charge } from "./gateway";
-import { paymentSettings, type PaymentSettings } from "./settings";
-import type { PaidLink } from "./schemas";
+import type { PaymentSettings } from "@/lib/config/payments";
+import { paymentSettings } from "./settings";
+import type { PaidLink } from "@/lib/links/schemas";
 import type { Purchase } from "./types";
 
 /** The headers a paid answer carries: Payment-Receipt (MPP), and PAYMENT-RESPONSE when x402 paid. */

@@ -1,4 +1,4 @@
-import type { Address } from "./settings";
+import type { Address } from "@/lib/config/payments";
 
 /** What a payment buys: one link to this normalised destination, on this slug or an allocated one. */
 export type Purchase = { destination: string; slug: string | null };

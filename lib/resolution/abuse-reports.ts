@@ -8,10 +8,11 @@ import { newId } from "@/lib/db/random";
 import { notFound } from "@/lib/http/errors";
 import { enforceLimit, limiterFor } from "@/lib/http/write-limit";
 import { safetyChecker } from "@/lib/safety/instance";
-import { publishInvalidation } from "./invalidation";
+import { publishInvalidation } from "@/lib/links/invalidation";
 import { blockLink, verdictAbuseReason } from "./link-status";
 import { findLink, setStatus } from "./store";
-import { ABUSE, type ResolvedLink } from "./types";
+import { ABUSE, linkStatusField } from "@/lib/links/status";
+import type { ResolvedLink } from "./types";
 
 export const REPORTS_PER_MINUTE = 10;
 
@@ -22,8 +23,6 @@ const REPORT_LIMIT_PREFIX = "permalink:rate-limit:abuse-reports";
  * A public key lets anyone who reads the table test every IPv4 address, so set AUTH_SECRET.
  */
 const FALLBACK_REPORTER_SALT = "permalink-abuse-reporter";
-
-const linkStatus = z.union([z.literal(0), z.literal(1), z.literal(2)]).meta({ description: "0 active, 1 quarantine, 2 abuse" });
 
 export const abuseReportBody = z
   .strictObject({
@@ -43,7 +42,7 @@ export const abuseReportReceiptSchema = z
 
 export const linkStatusChangeBody = z
   .strictObject({
-    status: linkStatus,
+    status: linkStatusField,
     reason: z.string().trim().min(1, "must not be empty").max(500, "must be at most 500 characters").optional()
       .meta({ description: "shown on the warning page; required when status is 2" }),
   })
@@ -51,7 +50,7 @@ export const linkStatusChangeBody = z
   .meta({ id: "LinkStatusChangeRequest" });
 
 export const linkStatusSchema = z
-  .object({ id: z.string(), status: linkStatus, abuse_reason: z.string().nullable() })
+  .object({ id: z.string(), status: linkStatusField, abuse_reason: z.string().nullable() })
   .meta({ id: "LinkStatus" });
 
 export type AbuseReport = z.infer<typeof abuseReportBody>;

@@ -1,5 +1,5 @@
 import type { Verdict } from "@/lib/safety/verdict";
-import { publishInvalidation } from "./invalidation";
+import { publishInvalidation } from "@/lib/links/invalidation";
 import { blockForAbuse } from "./store";
 
 /** The warning page's reason for a link a safety check found malicious. */

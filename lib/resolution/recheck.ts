@@ -1,25 +1,15 @@
-import { z } from "zod";
 import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
 import { safetyChecker } from "@/lib/safety/instance";
 import type { Verdict } from "@/lib/safety/verdict";
 import { blockLink, verdictAbuseReason } from "./link-status";
-import { publishInvalidation } from "./invalidation";
+import { publishInvalidation } from "@/lib/links/invalidation";
 import { releasePolicy } from "./runtime";
+import type { RecheckTotals } from "./schemas";
 import { countCleanCheck, markChecked, type ReleasePolicy } from "./store";
-import { ACTIVE, QUARANTINE } from "./types";
+import { ACTIVE, QUARANTINE } from "@/lib/links/status";
 
 export type RecheckOptions = { quarantinedLimit: number; activeSample: number };
-
-export const recheckTotalsSchema = z
-  .object({
-    checked: z.number().int().min(0).meta({ description: "links given a live safety check in this run" }),
-    released: z.number().int().min(0).meta({ description: "quarantined links this run released to active" }),
-    blocked: z.number().int().min(0).meta({ description: "links this run moved to abuse" }),
-  })
-  .meta({ id: "RecheckResult" });
-
-export type RecheckTotals = z.infer<typeof recheckTotalsSchema>;
 
 type DueLink = { id: string; destination: string };
 type Outcome = "released" | "blocked" | "unchanged";

@@ -4,7 +4,8 @@ import { mergeQuery } from "./destination-query";
 import { verdictAbuseReason } from "./link-status";
 import { cacheKey, type LinkCache } from "./link-cache";
 import type { ReleasePolicy } from "./store";
-import { ABUSE, ACTIVE, QUARANTINE, type Outcome, type ResolvedLink, type Visit } from "./types";
+import { ABUSE, ACTIVE, QUARANTINE } from "@/lib/links/status";
+import type { Outcome, ResolvedLink, Visit } from "./types";
 
 /** Everything resolution touches, injected so both doors and the tests share one core. */
 export type ResolutionDeps = {

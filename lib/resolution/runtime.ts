@@ -3,7 +3,7 @@ import { config } from "@/lib/config";
 import { forgetVerifiedHosts } from "@/lib/domains/verified-hosts";
 import { safetyChecker } from "@/lib/safety/instance";
 import { withVerdictCache } from "@/lib/safety/verdict-cache";
-import { onInvalidation, publishInvalidation } from "./invalidation";
+import { onInvalidation, publishInvalidation } from "@/lib/links/invalidation";
 import { cacheKey, LinkCache } from "./link-cache";
 import type { ResolutionDeps } from "./resolve";
 import * as store from "./store";

@@ -1,22 +1,20 @@
 import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
-import { quarantineEntry } from "./quarantine";
-import { ABUSE, QUARANTINE, type LinkStatus, type ResolvedLink } from "./types";
+import type { Prisma } from "@/lib/db/generated/client";
+import { ABUSE, asLinkStatus, type LinkStatus, QUARANTINE, quarantineEntry } from "@/lib/links/status";
+import type { ResolvedLink } from "./types";
 
 const RESOLUTION_COLUMNS = {
   id: true, host: true, slug: true, destination: true, status: true, createdAt: true,
   cleanChecks: true, lastCountedCheckAt: true, abuseReason: true,
-} as const;
+} as const satisfies Prisma.LinkSelect;
 
-type Row = {
-  id: string; host: string | null; slug: string; destination: string; status: number; createdAt: Date;
-  cleanChecks: number; lastCountedCheckAt: Date | null; abuseReason: string | null;
-};
+type Row = Prisma.LinkGetPayload<{ select: typeof RESOLUTION_COLUMNS }>;
 
 function toResolved(row: Row): ResolvedLink {
   return {
     ...row,
-    status: row.status as LinkStatus,
+    status: asLinkStatus(row.status),
     createdAt: row.createdAt.getTime(),
     lastCountedCheckAt: row.lastCountedCheckAt?.getTime() ?? null,
   };

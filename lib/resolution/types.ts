@@ -1,8 +1,4 @@
-export type LinkStatus = 0 | 1 | 2;
-
-export const ACTIVE: LinkStatus = 0;
-export const QUARANTINE: LinkStatus = 1;
-export const ABUSE: LinkStatus = 2;
+import type { LinkStatus } from "@/lib/links/status";
 
 /** What resolution needs to know about a link; cached per host and slug. */
 export type ResolvedLink = {

@@ -1,7 +1,7 @@
 import { Redis as Ioredis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/config";
-import { LOCAL_REDIS_URL, waitUntilClearOfWindowBoundary } from "@/lib/http/rate-limit/redis-test-support";
+import { LOCAL_REDIS_URL, waitUntilClearOfWindowBoundary } from "../support/redis";
 import { resetWriteLimiter } from "@/lib/http/write-limit";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
 

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
-import { onInvalidation, type Invalidation } from "@/lib/resolution/invalidation";
+import { onInvalidation, type Invalidation } from "@/lib/links/invalidation";
 import { recheckLinks } from "@/lib/resolution/recheck";
 import { useTestBlocklist } from "../support/blocklist";
 import { call, newUser } from "../support/api";

@@ -7,26 +7,31 @@ import { newId } from "@/lib/db/random";
 type RouteModule = Record<string, unknown>;
 type RouteEntry = { pattern: RegExp; load: () => Promise<RouteModule> };
 
-/** The app's API routes, matched the way Next's file router would match them. */
-const ROUTES: RouteEntry[] = [
-  { pattern: /^\/api\/links$/, load: () => import("@/app/api/links/route") },
-  { pattern: /^\/api\/links\/(?<id>[^/]+)$/, load: () => import("@/app/api/links/[id]/route") },
-  { pattern: /^\/api\/billing\/claim$/, load: () => import("@/app/api/billing/claim/route") },
-  { pattern: /^\/api\/workspaces$/, load: () => import("@/app/api/workspaces/route") },
-  { pattern: /^\/api\/members$/, load: () => import("@/app/api/members/route") },
-  { pattern: /^\/api\/openapi\.json$/, load: () => import("@/app/api/openapi.json/route") },
-  { pattern: /^\/api\/abuse-reports$/, load: () => import("@/app/api/abuse-reports/route") },
-  { pattern: /^\/api\/operator\/links\/(?<id>[^/]+)\/status$/, load: () => import("@/app/api/operator/links/[id]/status/route") },
-  { pattern: /^\/api\/cron\/recheck$/, load: () => import("@/app/api/cron/recheck/route") },
-  { pattern: /^\/api\/billing\/checkout$/, load: () => import("@/app/api/billing/checkout/route") },
-  { pattern: /^\/api\/billing\/portal$/, load: () => import("@/app/api/billing/portal/route") },
-  { pattern: /^\/api\/billing\/webhook$/, load: () => import("@/app/api/billing/webhook/route") },
-  { pattern: /^\/api\/account$/, load: () => import("@/app/api/account/route") },
-  { pattern: /^\/billing\/local\/checkout\/(?<id>[^/]+)\/complete$/, load: () => import("@/app/billing/local/checkout/[id]/complete/route") },
-  { pattern: /^\/billing\/local\/portal\/(?<id>[^/]+)\/cancel$/, load: () => import("@/app/billing/local/portal/[id]/cancel/route") },
-  { pattern: /^\/billing\/local\/portal\/(?<id>[^/]+)\/change$/, load: () => import("@/app/billing/local/portal/[id]/change/route") },
-  { pattern: /^\/api\/(?<path>.+)$/, load: () => import("@/app/api/[...path]/route") },
-];
+// Every route file of the app (app/**/route.ts), loaded on first use.
+const ROUTE_FILES = import.meta.glob<RouteModule>("/app/**/route.ts");
+
+/**
+ * The app's routes, matched the way Next's file router matches them: static segments first,
+ * then dynamic ones ([id]), a catch-all ([...path]) last.
+ */
+const ROUTES: RouteEntry[] = Object.entries(ROUTE_FILES)
+  .map(([file, load]) => ({ segments: file.replace(/^\/app/, "").replace(/\/route\.ts$/, "").split("/").slice(1), load }))
+  .sort((a, b) => rank(a.segments) - rank(b.segments))
+  .map(({ segments, load }) => ({ pattern: new RegExp(`^/${segments.map(segmentPattern).join("/")}$`), load }));
+
+function segmentPattern(segment: string): string {
+  const catchAll = /^\[\.\.\.(\w+)\]$/.exec(segment);
+  if (catchAll) return `(?<${catchAll[1]}>.+)`;
+  const dynamic = /^\[(\w+)\]$/.exec(segment);
+  if (dynamic) return `(?<${dynamic[1]}>[^/]+)`;
+  return segment.replace(/[.]/g, "\\.");
+}
+
+/** Lower for routes Next prefers when several match: a catch-all last, then more dynamic segments later. */
+function rank(segments: string[]): number {
+  const catchAll = segments.some((segment) => segment.startsWith("[..."));
+  return (catchAll ? 100 : 0) + segments.filter((segment) => segment.startsWith("[")).length;
+}
 
 export type ApiResponse = { status: number; headers: Headers; body: any; text: string };
 

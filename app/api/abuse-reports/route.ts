@@ -1,13 +1,10 @@
-import { readJsonBody, validate } from "@/lib/http/body";
+import { apiRoute } from "@/lib/api/route";
 import { json } from "@/lib/http/respond";
-import { handleErrors } from "@/lib/http/route";
-import { abuseReportBody, reportAbuse, reporterOf } from "@/lib/resolution/abuse-reports";
+import { reportAbuse, reporterOf } from "@/lib/resolution/abuse-reports";
+import { reportAbuse as reportAbuseOperation } from "@/lib/resolution/operations";
 
 /** Public: anyone may report a short link. The answer never says what the report led to. */
-export function POST(request: Request): Promise<Response> {
-  return handleErrors(async () => {
-    const report = validate(abuseReportBody, await readJsonBody(request), "body");
-    await reportAbuse(report, reporterOf(request));
-    return json({ received: true }, 202);
-  });
-}
+export const POST = apiRoute(reportAbuseOperation, async ({ request, body }) => {
+  await reportAbuse(body, reporterOf(request));
+  return json({ received: true }, 202);
+});

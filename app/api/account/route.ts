@@ -1,5 +1,6 @@
+import { apiRoute } from "@/lib/api/route";
+import { describeAccount as describeAccountOperation } from "@/lib/billing/operations";
 import { describeAccount } from "@/lib/billing/service";
 import { json } from "@/lib/http/respond";
-import { apiRoute } from "@/lib/http/route";
 
-export const GET = apiRoute({}, async ({ principal }) => json(await describeAccount(principal)));
+export const GET = apiRoute(describeAccountOperation, async ({ principal }) => json(await describeAccount(principal)));

@@ -1,5 +1,6 @@
+import { apiRoute } from "@/lib/api/route";
 import { json } from "@/lib/http/respond";
-import { apiRoute } from "@/lib/http/route";
+import { listMembers as listMembersOperation } from "@/lib/workspaces/operations";
 import { listMembers } from "@/lib/workspaces/service";
 
-export const GET = apiRoute({}, async ({ principal }) => json({ members: await listMembers(principal) }));
+export const GET = apiRoute(listMembersOperation, async ({ principal }) => json({ members: await listMembers(principal) }));

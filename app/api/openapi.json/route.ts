@@ -1,10 +1,6 @@
-import { openApiDocument } from "@/lib/http/openapi";
-import { internalError } from "@/lib/http/respond";
+import { apiRoute } from "@/lib/api/route";
+import { getOpenApiDocument, openApiDocument } from "@/lib/openapi/document";
 
-export function GET(): Response {
-  try {
-    return Response.json(openApiDocument(), { headers: { "Cache-Control": "public, max-age=300" } });
-  } catch (error) {
-    return internalError(error);
-  }
-}
+export const GET = apiRoute(getOpenApiDocument, async () =>
+  Response.json(openApiDocument(), { headers: { "Cache-Control": "public, max-age=300" } }),
+);

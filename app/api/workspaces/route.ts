@@ -1,5 +1,6 @@
+import { apiRoute } from "@/lib/api/route";
 import { json } from "@/lib/http/respond";
-import { apiRoute } from "@/lib/http/route";
+import { describeWorkspace } from "@/lib/workspaces/operations";
 import { describeWorkspaces } from "@/lib/workspaces/service";
 
-export const GET = apiRoute({}, async ({ principal }) => json(await describeWorkspaces(principal)));
+export const GET = apiRoute(describeWorkspace, async ({ principal }) => json(await describeWorkspaces(principal)));

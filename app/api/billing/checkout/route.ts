@@ -1,6 +1,6 @@
-import { checkoutBody } from "@/lib/billing/schemas";
+import { apiRoute } from "@/lib/api/route";
+import { startCheckout as startCheckoutOperation } from "@/lib/billing/operations";
 import { startCheckout } from "@/lib/billing/service";
 import { json } from "@/lib/http/respond";
-import { apiRoute } from "@/lib/http/route";
 
-export const POST = apiRoute({ write: true, body: checkoutBody }, async ({ principal, body }) => json(await startCheckout(principal, body)));
+export const POST = apiRoute(startCheckoutOperation, async ({ principal, body }) => json(await startCheckout(principal, body)));

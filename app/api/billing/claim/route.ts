@@ -1,9 +1,8 @@
+import { apiRoute } from "@/lib/api/route";
 import { json } from "@/lib/http/respond";
-import { apiRoute } from "@/lib/http/route";
-import { claimKey, revokeKey } from "@/lib/auth/claim";
+import { claimKey, revokeKey } from "@/lib/workspaces/api-key";
+import { claimApiKey, revokeApiKey } from "@/lib/workspaces/operations";
 
-export const POST = apiRoute({ write: true }, async ({ principal }) =>
-  json({ api_key: await claimKey(principal) }),
-);
+export const POST = apiRoute(claimApiKey, async ({ principal }) => json({ api_key: await claimKey(principal) }));
 
-export const DELETE = apiRoute({ write: true }, async ({ principal }) => json(await revokeKey(principal)));
+export const DELETE = apiRoute(revokeApiKey, async ({ principal }) => json(await revokeKey(principal)));

@@ -1,5 +1,6 @@
+import { apiRoute } from "@/lib/api/route";
+import { openBillingPortal } from "@/lib/billing/operations";
 import { openPortal } from "@/lib/billing/service";
 import { json } from "@/lib/http/respond";
-import { apiRoute } from "@/lib/http/route";
 
-export const POST = apiRoute({ write: true }, async ({ principal }) => json(await openPortal(principal)));
+export const POST = apiRoute(openBillingPortal, async ({ principal }) => json(await openPortal(principal)));

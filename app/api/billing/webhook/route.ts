@@ -1,14 +1,10 @@
-import { MAX_WEBHOOK_BYTES } from "@/lib/billing/schemas";
+import { apiRoute } from "@/lib/api/route";
+import { receiveStripeWebhook } from "@/lib/billing/operations";
 import { handleStripeWebhook } from "@/lib/billing/stripe-webhook";
-import { readTextBody } from "@/lib/http/body";
 import { json } from "@/lib/http/respond";
-import { handleErrors } from "@/lib/http/route";
 
-/** Stripe's events; the signature, not a bearer credential, proves where they come from. */
-export async function POST(request: Request): Promise<Response> {
-  return handleErrors(async () => {
-    const payload = await readTextBody(request, MAX_WEBHOOK_BYTES);
-    const outcome = await handleStripeWebhook(payload, request.headers.get("stripe-signature"));
-    return json({ received: true, outcome });
-  });
-}
+/** Stripe's events; the signature of the raw body, not a bearer credential, proves where they come from. */
+export const POST = apiRoute(receiveStripeWebhook, async ({ request, body }) => {
+  const outcome = await handleStripeWebhook(body, request.headers.get("stripe-signature"));
+  return json({ received: true, outcome });
+});

@@ -1,14 +1,9 @@
+import { apiRoute } from "@/lib/api/route";
 import { completeLocalCheckout, localCheckoutPath } from "@/lib/billing/local-provider";
 import { seeOther } from "@/lib/http/respond";
-import { handleErrors } from "@/lib/http/route";
 
-type Context = { params: Promise<{ id: string }> };
-
-/** The checkout page's "Complete purchase" form. */
-export async function POST(_request: Request, { params }: Context): Promise<Response> {
-  return handleErrors(async () => {
-    const { id } = await params;
-    await completeLocalCheckout(id);
-    return seeOther(localCheckoutPath(id));
-  });
-}
+/** The checkout page's "Complete purchase" form; the checkout id in the path is the capability. */
+export const POST = apiRoute<{ auth: "public" }, { id: string }>({ auth: "public" }, async ({ params }) => {
+  await completeLocalCheckout(params.id);
+  return seeOther(localCheckoutPath(params.id));
+});

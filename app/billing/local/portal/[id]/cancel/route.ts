@@ -1,14 +1,9 @@
+import { apiRoute } from "@/lib/api/route";
 import { cancelLocalSubscription, localPortalPath } from "@/lib/billing/local-provider";
 import { seeOther } from "@/lib/http/respond";
-import { handleErrors } from "@/lib/http/route";
 
-type Context = { params: Promise<{ id: string }> };
-
-/** The portal page's "Cancel subscription" form. */
-export async function POST(_request: Request, { params }: Context): Promise<Response> {
-  return handleErrors(async () => {
-    const { id } = await params;
-    await cancelLocalSubscription(id);
-    return seeOther(localPortalPath(id));
-  });
-}
+/** The portal page's "Cancel subscription" form; the portal session id in the path is the capability. */
+export const POST = apiRoute<{ auth: "public" }, { id: string }>({ auth: "public" }, async ({ params }) => {
+  await cancelLocalSubscription(params.id);
+  return seeOther(localPortalPath(params.id));
+});

@@ -3,21 +3,9 @@ import { notAMember, unauthenticated } from "@/lib/http/errors";
 import { findRole } from "@/lib/workspaces/membership";
 import type { Principal } from "@/lib/workspaces/types";
 import { ensureUser } from "@/lib/workspaces/users";
-import { findLiveKey } from "./api-key-store";
-import { hasValidFormat, looksLikeApiKey } from "./api-keys";
-import { looksLikeJwt, verifySessionToken } from "./session-tokens";
-
-/** The Authorization header's scheme, lower-cased ("bearer", "payment", …), or null without one. */
-export function authorizationScheme(request: Request): string | null {
-  return request.headers.get("authorization")?.trim().split(/\s+/)[0]?.toLowerCase() || null;
-}
-
-/** The bearer token; anything else (no header, another scheme, a malformed value) is unauthenticated. */
-export function bearerToken(request: Request): string {
-  const match = /^bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "");
-  if (!match) throw unauthenticated();
-  return match[1]!;
-}
+import { findLiveKey } from "@/lib/auth/api-key-store";
+import { hasValidFormat, looksLikeApiKey } from "@/lib/auth/api-keys";
+import { looksLikeJwt, verifySessionToken } from "@/lib/auth/session-tokens";
 
 /**
  * Resolves a bearer credential to a principal, and the workspace it acts on. A caller asking

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import { Redis as Ioredis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { createIoredisScriptingClient } from "./ioredis-adapter";
-import { LOCAL_REDIS_URL, uniquePrefix } from "./redis-test-support";
+import { createIoredisScriptingClient } from "@/lib/http/rate-limit/ioredis-adapter";
+import { LOCAL_REDIS_URL, uniquePrefix } from "../support/redis";
 
 const redis = new Ioredis(LOCAL_REDIS_URL);
 const client = createIoredisScriptingClient(redis);

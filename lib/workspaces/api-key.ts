@@ -1,7 +1,7 @@
 import { ApiError } from "@/lib/http/errors";
-import { requirePermission } from "@/lib/workspaces/permissions";
-import type { Principal } from "@/lib/workspaces/types";
-import { claimApiKey, revokeApiKey } from "./api-key-store";
+import { claimApiKey, revokeApiKey } from "@/lib/auth/api-key-store";
+import { requirePermission } from "./permissions";
+import type { Principal } from "./types";
 
 /** Mints the workspace's API key for a signed-in owner or admin; the raw key is returned once. */
 export async function claimKey(principal: Principal): Promise<string> {

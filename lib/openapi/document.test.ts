@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from "vitest";
 import type { z } from "zod";
-import type { claimKey, revokeKey } from "@/lib/auth/claim";
+import type { claimKey, revokeKey } from "@/lib/workspaces/api-key";
 import type { accountSchema, checkoutResponseSchema, portalResponseSchema } from "@/lib/billing/schemas";
 import type { describeAccount, openPortal, startCheckout } from "@/lib/billing/service";
 import { resetConfig } from "@/lib/config";
 import type { claimResponseSchema, revokeResponseSchema } from "@/lib/auth/schemas";
 import type { describeWorkspaces, listMembers } from "@/lib/workspaces/service";
 import type { memberSchema, workspaceReportSchema } from "@/lib/workspaces/schemas";
-import { HTTP_METHODS, type JsonSchema, type OpenApiDocument, type Operation, openApiDocument } from "./openapi";
+import { HTTP_METHODS } from "@/lib/http/operation";
+import { type ApiDocument, type ApiOperation, type JsonSchema, openApiDocument } from "./document";
 
-let document: OpenApiDocument;
+let document: ApiDocument;
 
 beforeAll(() => {
   vi.stubEnv("BASE_URL", "https://links.example/");
@@ -23,9 +24,9 @@ afterAll(() => {
   resetConfig();
 });
 
-function operations(doc: OpenApiDocument): [string, Operation][] {
+function operations(doc: ApiDocument): [string, ApiOperation][] {
   return Object.entries(doc.paths).flatMap(([path, item]) =>
-    HTTP_METHODS.flatMap((method) => (item[method] ? [[`${method.toUpperCase()} ${path}`, item[method]] as [string, Operation]] : [])),
+    HTTP_METHODS.flatMap((method) => (item[method] ? [[`${method.toUpperCase()} ${path}`, item[method]] as [string, ApiOperation]] : [])),
   );
 }
 

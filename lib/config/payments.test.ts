@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "@/lib/config";
-import { atomicAmount } from "./settings";
+import { atomicAmount } from "./payments";
 
 describe("payment configuration", () => {
   it("defaults to USDC on Base Sepolia through the public testnet facilitator, with no recipient or secret", () => {

@@ -1,7 +1,7 @@
 import { Redis as Ioredis } from "ioredis";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type ClosableWriteLimiter, createWriteLimiter } from "./index";
-import { LOCAL_REDIS_URL, uniquePrefix, unusedLocalPort, waitUntilClearOfWindowBoundary } from "./redis-test-support";
+import { type ClosableWriteLimiter, createWriteLimiter } from "@/lib/http/rate-limit";
+import { LOCAL_REDIS_URL, uniquePrefix, unusedLocalPort, waitUntilClearOfWindowBoundary } from "../support/redis";
 
 const inspector = new Ioredis(LOCAL_REDIS_URL);
 const openLimiters: ClosableWriteLimiter[] = [];

@@ -1,0 +1,21 @@
+import { constantTimeEqual } from "@/lib/auth/api-keys";
+import { config } from "@/lib/config";
+import { ApiError, unauthenticated } from "@/lib/http/errors";
+
+/** The deployment's own secrets, each switching its operations off (503) while unset. */
+const SECRETS = {
+  operator: { variable: "OPERATOR_TOKEN", switchedOff: "Operator actions are", name: "the operator token" },
+  cron: { variable: "CRON_SECRET", switchedOff: "The re-check job is", name: "the deployment's cron secret" },
+} as const;
+
+export type DeploymentSecret = keyof typeof SECRETS;
+
+/** Requires `Authorization: Bearer <secret>`, compared in constant time; 503 when the deployment never set the secret. */
+export function requireDeploymentSecret(request: Request, which: DeploymentSecret): void {
+  const { variable, switchedOff, name } = SECRETS[which];
+  const secret = config()[variable];
+  if (!secret) throw new ApiError(503, `${switchedOff} not configured on this deployment: ${variable} is not set.`);
+  if (!constantTimeEqual(request.headers.get("authorization") ?? "", `Bearer ${secret}`)) {
+    throw unauthenticated(`Send ${name} as Authorization: Bearer <${variable}>.`);
+  }
+}

@@ -1,0 +1,106 @@
+import type { z } from "zod";
+import { bearerToken } from "@/lib/http/authorization";
+import { MAX_FORM_BODY_BYTES, readJsonBody, readTextBody, validate } from "@/lib/http/body";
+import { ApiError } from "@/lib/http/errors";
+import type { AuthMode, RouteSpec } from "@/lib/http/operation";
+import { errorResponse, internalError } from "@/lib/http/respond";
+import { enforceClientWriteLimit, enforceWriteLimit } from "@/lib/http/write-limit";
+import { paysWithoutAccount } from "@/lib/payments/credential";
+import type { Principal } from "@/lib/workspaces/types";
+import { authenticateBearer } from "./authenticate";
+import { requireDeploymentSecret } from "./deployment-secret";
+
+type RouteContext<Params> = { params: Promise<Params> };
+
+/** `/api/links/{id}` → `{ id: string }`. */
+type PathParams<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? { [Key in Name]: string } & PathParams<Rest> : unknown;
+
+type ParamsOf<Spec> = Spec extends { path: infer Path extends string } ? PathParams<Path> : Record<string, string>;
+
+/** The caller the auth mode yields: a principal for workspace credentials, null for a caller who pays. */
+type CallerOf<Mode extends AuthMode> = Mode extends "workspace" | "session"
+  ? { principal: Principal }
+  : Mode extends "payment_or_workspace"
+    ? { principal: Principal | null }
+    : { principal?: undefined };
+
+type BodyOf<Spec> = Spec extends { body: infer Schema extends z.ZodType }
+  ? z.output<Schema>
+  : Spec extends { form: infer Schema extends z.ZodType }
+    ? z.output<Schema>
+    : Spec extends { rawBodyMaxBytes: number }
+      ? string
+      : undefined;
+
+type QueryOf<Spec> = Spec extends { query: infer Schema extends z.ZodType } ? z.output<Schema> : undefined;
+
+export type HandlerInput<Spec extends RouteSpec, Params> = CallerOf<Spec["auth"]> & {
+  request: Request;
+  body: BodyOf<Spec>;
+  query: QueryOf<Spec>;
+  params: Params;
+};
+
+/** A route handler as Next calls it, carrying the declaration it was built from. */
+export type RouteHandler<Params> = ((request: Request, context: RouteContext<Params>) => Promise<Response>) & { spec: RouteSpec };
+
+/**
+ * Every route goes through here, in this order: authentication as the declaration's auth mode
+ * says (credentials and workspace membership, or a deployment secret: 401, 503), the write rate
+ * limit (429), body and query validation (400, 413), then the handler. Failures become
+ * `{ error }` with a real status; nothing else reaches the client.
+ */
+export function apiRoute<const Spec extends RouteSpec, Params = ParamsOf<Spec>>(
+  spec: Spec,
+  handler: (input: HandlerInput<Spec, Params>) => Promise<Response>,
+): RouteHandler<Params> {
+  const route = async (request: Request, context: RouteContext<Params>): Promise<Response> => {
+    try {
+      const principal = await authenticate(spec.auth, request);
+      if (spec.write) await enforceWriteBudget(principal, request);
+      const body = await readBody(spec, request);
+      const query = spec.query ? validate(spec.query, queryObject(request), "query") : undefined;
+      const params = await context.params;
+      return await handler({ request, principal, body, query, params } as unknown as HandlerInput<Spec, Params>);
+    } catch (error) {
+      if (error instanceof ApiError) return errorResponse(error);
+      return internalError(error);
+    }
+  };
+  return Object.assign(route, { spec });
+}
+
+/** The principal for workspace credentials; null when the mode names no workspace (or the caller pays). */
+async function authenticate(mode: AuthMode, request: Request): Promise<Principal | null> {
+  switch (mode) {
+    case "workspace":
+    case "session":
+      return authenticateBearer(request, bearerToken(request));
+    case "payment_or_workspace":
+      return paysWithoutAccount(request) ? null : authenticateBearer(request, bearerToken(request));
+    case "operator":
+    case "cron":
+      requireDeploymentSecret(request, mode);
+      return null;
+    case "stripe_signature":
+    case "public":
+      return null;
+  }
+}
+
+/** One budget per workspace, shared by its members and its key; callers without an account get one per client address. */
+async function enforceWriteBudget(principal: Principal | null, request: Request): Promise<void> {
+  if (principal) await enforceWriteLimit(principal.workspaceId);
+  else await enforceClientWriteLimit(request);
+}
+
+async function readBody(spec: RouteSpec, request: Request): Promise<unknown> {
+  if (spec.body) return validate(spec.body, await readJsonBody(request), "body");
+  if (spec.form) return validate(spec.form, Object.fromEntries(new URLSearchParams(await readTextBody(request, MAX_FORM_BODY_BYTES))), "body");
+  if (spec.rawBodyMaxBytes !== undefined) return readTextBody(request, spec.rawBodyMaxBytes);
+  return undefined;
+}
+
+function queryObject(request: Request): Record<string, string> {
+  return Object.fromEntries(new URL(request.url).searchParams);
+}

@@ -1,0 +1,86 @@
+import type { z } from "zod";
+import { paymentRequiredSchema } from "./payment-required";
+import { errorSchema } from "./schemas";
+
+/**
+ * Who may call a route. The route wrapper (lib/api/route.ts) enforces it before anything else;
+ * the OpenAPI document (lib/openapi) describes it.
+ * - workspace: an API key or a session token, resolved to a principal acting on one workspace.
+ * - session: the same; the capability refuses an API key (documented as session-only).
+ * - payment_or_workspace: a bearer credential acts on its workspace; a payment credential, or
+ *   none at all, is a caller without an account who pays.
+ * - operator, cron: the deployment's OPERATOR_TOKEN or CRON_SECRET as a bearer token.
+ * - stripe_signature: the capability verifies Stripe's signature of the raw body.
+ * - public: anyone.
+ */
+export type AuthMode = "workspace" | "session" | "payment_or_workspace" | "operator" | "cron" | "stripe_signature" | "public";
+
+export const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/** What a route needs from a request, checked by the wrapper in this order: auth, write budget, body, query. */
+export type RouteSpec = {
+  auth: AuthMode;
+  /** Counts against the caller's write budget (429 when spent). */
+  write?: boolean;
+  /** A JSON body, validated with this schema. */
+  body?: z.ZodType;
+  /** An HTML form body (application/x-www-form-urlencoded), validated with this schema. */
+  form?: z.ZodType;
+  /** The body as text, unparsed, up to this many bytes (a signed webhook verifies the exact bytes). */
+  rawBodyMaxBytes?: number;
+  /** The query string, validated with this schema. */
+  query?: z.ZodObject;
+};
+
+/** A header or path parameter, as the document lists it; every one is a string. */
+export type ParameterSpec = { name: string; in: "path" | "header"; required: boolean; description: string };
+
+/** A response: its body's schema (several: one of them) and the named response headers it carries. */
+export type ResponseSpec = {
+  description: string;
+  body?: z.ZodType | readonly z.ZodType[];
+  /** Header name → the name of its description in the document's components.headers. */
+  headers?: Readonly<Record<string, ResponseHeader>>;
+};
+
+export type ResponseHeader =
+  | "PaymentChallenge" | "PaymentRequired" | "PaymentReceipt" | "PaymentResponse" | "WWWAuthenticate" | "RetryAfter" | "RateLimitPolicy" | "RateLimit";
+
+/**
+ * One API operation, declared once beside its capability: the route wrapper validates with it
+ * and the OpenAPI document is generated from it.
+ */
+export type OperationSpec = RouteSpec & {
+  method: HttpMethod;
+  /** The path as OpenAPI writes it: /api/links/{id}. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  tag: string;
+  parameters?: readonly ParameterSpec[];
+  /** Descriptions of query parameters that the query schema does not carry. */
+  queryDescriptions?: Readonly<Record<string, string>>;
+  responses: Readonly<Record<number, ResponseSpec>>;
+};
+
+export function defineOperation<const Spec extends OperationSpec>(spec: Spec): Spec {
+  return spec;
+}
+
+export function ok(description: string, body: ResponseSpec["body"]): ResponseSpec {
+  return { description, body };
+}
+
+/** A failure: the `{ error }` body. */
+export function failure(description: string, headers?: ResponseSpec["headers"]): ResponseSpec {
+  return { description, body: errorSchema, ...(headers && { headers }) };
+}
+
+/** A 402 whose body names the way forward in pay. */
+export function paymentRequired(description: string, headers?: ResponseSpec["headers"]): ResponseSpec {
+  return { description, body: paymentRequiredSchema, ...(headers && { headers }) };
+}
+
+export const RATE_LIMIT_HEADERS = { "Retry-After": "RetryAfter", "RateLimit-Policy": "RateLimitPolicy", RateLimit: "RateLimit" } as const;

@@ -1,0 +1,114 @@
+import { defineOperation, failure, ok, type ParameterSpec, paymentRequired } from "@/lib/http/operation";
+import {
+  createLinkBody,
+  linkListSchema,
+  linkSchema,
+  listLinksQuery,
+  MAX_LIST_SIZE,
+  paidLinkSchema,
+  updateLinkBody,
+} from "./schemas";
+
+export const LINK_ID_PARAMETER: ParameterSpec = { name: "id", in: "path", required: true, description: "the link's id, as returned at creation" };
+
+export const createLink = defineOperation({
+  method: "post",
+  path: "/api/links",
+  auth: "payment_or_workspace",
+  operationId: "createLink",
+  summary: "Create a permanent link",
+  description:
+    "Creates a link in quarantine (status 1). With an API key or session token the link belongs to the workspace; without a custom slug, if a live link of this workspace already points at the same normalised destination on the same host, that link is returned with 200 instead of a duplicate. Without credentials the answer is 402 with a payment challenge in two headers (MPP and x402); paying either one and sending the same request again buys the link (201 PaidLink). Every validation (400, 409, 422) is decided before any challenge, so a request that cannot succeed is never paid for.",
+  tag: "Links",
+  write: true,
+  body: createLinkBody,
+  responses: {
+    201: {
+      description: "The link was created: a Link with an API key or session token, a PaidLink when the request paid (with the payment's receipt headers).",
+      headers: { "Payment-Receipt": "PaymentReceipt", "PAYMENT-RESPONSE": "PaymentResponse" },
+      body: [linkSchema, paidLinkSchema],
+    },
+    200: ok("An allocated-slug link of this workspace already pointed at this destination on this host; it is returned instead of a duplicate.", linkSchema),
+    400: failure("The body failed validation, is not JSON, or the destination is malformed; or domain_id names no verified custom domain of this workspace (a paid link without an account cannot use one)."),
+    402: paymentRequired(
+      "Without credentials: the challenge, or a payment credential that could not pay (the error says why, with a fresh challenge). With a bearer credential, pay names the way forward: subscribe (no active subscription), upgrade (the plan's link allowance for this cycle is spent) or mpp and x402 (a machine account's key: buy each link without Authorization). Existing links keep resolving.",
+      { "WWW-Authenticate": "PaymentChallenge", "PAYMENT-REQUIRED": "PaymentRequired" },
+    ),
+    403: failure("Your role in this workspace does not allow creating links."),
+    409: failure("The custom slug is already taken on this host; or the same payment credential is still being settled by an earlier request (Retry-After)."),
+    422: failure("The destination was refused (internal or private address, cloud metadata endpoint, userinfo in the URL) or failed a safety check."),
+    503: failure("Sent without credentials to a deployment that does not take machine payments."),
+  },
+});
+
+export const listLinks = defineOperation({
+  method: "get",
+  path: "/api/links",
+  auth: "workspace",
+  operationId: "listLinks",
+  summary: "List links",
+  description: `Live links of the workspace, most recent first; archived links are left out. At most ${MAX_LIST_SIZE} per page; follow next_cursor for more.`,
+  tag: "Links",
+  query: listLinksQuery,
+  queryDescriptions: { limit: `page size; defaults to ${MAX_LIST_SIZE}` },
+  responses: {
+    200: ok("A page of links.", linkListSchema),
+    400: failure("The query string failed validation, or the cursor was not issued by this service."),
+  },
+});
+
+export const getLink = defineOperation({
+  method: "get",
+  path: "/api/links/{id}",
+  auth: "workspace",
+  operationId: "getLink",
+  summary: "Get a link",
+  description: "Any link of the workspace, archived ones included.",
+  tag: "Links",
+  parameters: [LINK_ID_PARAMETER],
+  responses: {
+    200: ok("The link.", linkSchema),
+    404: failure("No link with this id exists in this workspace."),
+  },
+});
+
+export const updateLink = defineOperation({
+  method: "patch",
+  path: "/api/links/{id}",
+  auth: "workspace",
+  operationId: "updateLink",
+  summary: "Repoint a link",
+  description:
+    "Points the code at a new destination. The slug never changes; a repointed link goes back to quarantine (status 1). Needs an active subscription, except for a machine account's key, which repoints the links it bought.",
+  tag: "Links",
+  write: true,
+  parameters: [LINK_ID_PARAMETER],
+  body: updateLinkBody,
+  responses: {
+    200: ok("The repointed link.", linkSchema),
+    400: failure("The body failed validation, is not JSON, or the destination is malformed."),
+    402: paymentRequired("The workspace has no active subscription (pay: subscribe). The link keeps resolving to its current destination."),
+    403: failure("Members may edit only the links they created."),
+    404: failure("No link with this id exists in this workspace."),
+    409: failure("The link was blocked for abuse and cannot be repointed."),
+    422: failure("The destination was refused (internal or private address, cloud metadata endpoint, userinfo in the URL) or failed a safety check."),
+  },
+});
+
+export const archiveLink = defineOperation({
+  method: "delete",
+  path: "/api/links/{id}",
+  auth: "workspace",
+  operationId: "archiveLink",
+  summary: "Archive a link",
+  description:
+    "Takes the link out of the list. The code keeps resolving. Archiving an archived link is harmless and returns it unchanged. Needs no subscription: it changes no destination.",
+  tag: "Links",
+  write: true,
+  parameters: [LINK_ID_PARAMETER],
+  responses: {
+    200: ok("The link, with archived_at set.", linkSchema),
+    403: failure("Members may archive only the links they created."),
+    404: failure("No link with this id exists in this workspace."),
+  },
+});

@@ -1,0 +1,345 @@
+import type {
+  HeaderObject,
+  OpenAPIObject,
+  OperationObject,
+  ParameterObject,
+  ReferenceObject,
+  RequestBodyObject,
+  ResponseObject,
+  SchemaObject,
+  SecurityRequirementObject,
+  ServerObject,
+  TagObject,
+} from "openapi3-ts/oas31";
+import { z } from "zod";
+import * as billing from "@/lib/billing/operations";
+import { config } from "@/lib/config";
+import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
+import { type AuthMode, defineOperation, type HttpMethod, failure, type OperationSpec, RATE_LIMIT_HEADERS, type ResponseSpec } from "@/lib/http/operation";
+import * as links from "@/lib/links/operations";
+import * as resolution from "@/lib/resolution/operations";
+import * as workspaces from "@/lib/workspaces/operations";
+
+export const API_VERSION = "2026-08-21";
+
+export const getOpenApiDocument = defineOperation({
+  method: "get",
+  path: "/api/openapi.json",
+  auth: "public",
+  operationId: "getOpenApiDocument",
+  summary: "This OpenAPI document",
+  description: "The description of the API as OpenAPI 3.1; no credentials needed.",
+  tag: "Meta",
+  responses: { 200: { description: "The OpenAPI document.", body: z.looseObject({}) } },
+});
+
+/** Every operation of the API, in the document's order; each is declared beside its capability. */
+export const OPERATIONS: readonly OperationSpec[] = [
+  links.createLink,
+  links.listLinks,
+  links.getLink,
+  links.updateLink,
+  links.archiveLink,
+  workspaces.claimApiKey,
+  workspaces.revokeApiKey,
+  billing.startCheckout,
+  billing.openBillingPortal,
+  billing.receiveStripeWebhook,
+  billing.describeAccount,
+  workspaces.describeWorkspace,
+  workspaces.listMembers,
+  resolution.reportAbuse,
+  resolution.setLinkStatus,
+  resolution.recheckLinks,
+  getOpenApiDocument,
+];
+
+/**
+ * What `x-credentials` says: which bearer credentials an operation accepts (OpenAPI's one bearer
+ * scheme cannot tell the workspace credentials apart); operator and cron are the deployment's secrets.
+ */
+export type Credentials = "api_key_or_session" | "session" | "none" | "operator" | "cron" | "stripe_signature";
+
+const CREDENTIALS: Record<AuthMode, Credentials> = {
+  workspace: "api_key_or_session",
+  payment_or_workspace: "api_key_or_session",
+  session: "session",
+  public: "none",
+  operator: "operator",
+  cron: "cron",
+  stripe_signature: "stripe_signature",
+};
+
+export type JsonSchema = z.core.JSONSchema.JSONSchema;
+
+
+
+/** OpenAPI's operation, with what this document always fills in and its two extensions. */
+export type ApiOperation = Omit<OperationObject, "parameters" | "requestBody" | "responses"> & {
+  operationId: string;
+  summary: string;
+  description: string;
+  security: SecurityRequirementObject[];
+  parameters: (ApiParameter | ReferenceObject)[];
+  requestBody?: RequestBodyObject;
+  responses: Record<string, ResponseObject>;
+  "x-credentials": Credentials;
+  "x-payment"?: ReturnType<typeof paymentExtension>;
+};
+
+export type ApiParameter = Omit<ParameterObject, "schema"> & { schema: JsonSchema };
+
+/** OpenAPI's document, with what this one always fills in; schemas as zod writes them (JSON Schema 2020-12). */
+export type ApiDocument = Omit<OpenAPIObject, "paths" | "components" | "servers"> & {
+  servers: ServerObject[];
+  paths: Record<string, Partial<Record<HttpMethod, ApiOperation>>>;
+  components: { schemas: Record<string, JsonSchema>; securitySchemes: NonNullable<NonNullable<OpenAPIObject["components"]>["securitySchemes"]>; parameters: Record<string, ApiParameter>; headers: Record<string, HeaderObject> };
+};
+
+const BEARER: SecurityRequirementObject[] = [{ bearerAuth: [] }];
+
+const SECURITY: Record<Credentials, SecurityRequirementObject[]> = {
+  api_key_or_session: BEARER,
+  session: BEARER,
+  none: [],
+  operator: [{ operatorAuth: [] }],
+  cron: [{ cronAuth: [] }],
+  stripe_signature: [],
+};
+
+const TAGS: TagObject[] = [
+  { name: "Links", description: "Create, read, repoint and archive permanent short links." },
+  { name: "API keys", description: "Mint and revoke the workspace's API key." },
+  { name: "Workspaces", description: "The workspace a call acts on, and its members." },
+  { name: "Billing", description: "Subscriptions in Australian dollars: checkout, the billing portal, the account's tier and quota, and Stripe's webhook." },
+  { name: "Abuse", description: "Reporting abusive links, and the operator's review of them." },
+  { name: "Operations", description: "Jobs the deployment runs on a schedule." },
+  { name: "Meta", description: "This description of the API." },
+];
+
+const JSON_MEDIA_TYPE = "application/json";
+
+export function openApiDocument(): ApiDocument {
+  const { BASE_URL, API_KEY_PREFIX } = config();
+  const schemas = new SchemaCollector();
+  return {
+    openapi: "3.1.1",
+    info: { title: "Permalink API", version: API_VERSION, description: apiDescription() },
+    servers: [{ url: BASE_URL, description: "this deployment" }],
+    tags: TAGS,
+    paths: paths(schemas),
+    components: {
+      schemas: schemas.convert(),
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: `An API key (\`${API_KEY_PREFIX}_…\`) or a session JWT from the dashboard's identity provider. Both resolve to the same workspace and behave identically, except that only a session token can mint or revoke keys.`,
+        },
+        operatorAuth: { type: "http", scheme: "bearer", description: "The deployment's OPERATOR_TOKEN, held by the people who review abuse." },
+        cronAuth: { type: "http", scheme: "bearer", description: "The deployment's CRON_SECRET, which Vercel Cron sends with each scheduled call." },
+        paymentAuth: {
+          type: "http",
+          scheme: "payment",
+          description: "A machine payment answering the 402 challenge: an MPP credential (`Authorization: Payment <credential>`), or an x402 payload (`PAYMENT-SIGNATURE`, also accepted as `Authorization: Payment`). No account needed.",
+        },
+      },
+      parameters: { WorkspaceId: WORKSPACE_ID_PARAMETER },
+      headers: RESPONSE_HEADERS,
+    },
+  };
+}
+
+function apiDescription(): string {
+  return [
+    "Permanent short links and QR codes. A code that has been issued never stops resolving: not when its destination changes, not when a subscription lapses, not when the link is archived.",
+    "Every new link starts in quarantine (status 1): it resolves normally, but each resolution runs a live safety check until the link is released (three clean checks and at least seven days old). Destinations on internal or private addresses, cloud metadata endpoints, or carrying userinfo are refused.",
+    "A link whose destination a live check finds malicious, that enough distinct people report, or that an operator blocks goes to abuse (status 2): it no longer redirects, and its short URL shows a warning page with the reason.",
+    "Every failure has the body `{ \"error\": string }` with a real HTTP status code; the string is a sentence for a human, not something to switch on. Unknown paths under /api answer 404 with the same body.",
+    "Creating and editing links with an API key or session token needs an active subscription (billed in Australian dollars: starter 19 a month with 100 new links per billing cycle, or unlimited 49 a month or 490 a year). Without one they answer 402 with a PaymentRequired body whose pay field names the way forward; signing in, listing, archiving, the billing portal and the resolution of every existing link never depend on it.",
+    "An agent without an account buys one permanent link by answering the HTTP 402 payment challenge of POST /api/links (MPP or x402, see x-payment and /docs/payments); its first paid link also returns an API key for its machine account.",
+  ].join("\n\n");
+}
+
+function paths(schemas: SchemaCollector): ApiDocument["paths"] {
+  const result: ApiDocument["paths"] = {};
+  for (const spec of OPERATIONS) {
+    result[spec.path] ??= {};
+    result[spec.path]![spec.method] = operationObject(spec, schemas);
+  }
+  return result;
+}
+
+/** The declaration, plus what every operation of its kind shares: auth failures, 413 on bodies, 429 on writes, 500. */
+function operationObject(spec: OperationSpec, schemas: SchemaCollector): ApiOperation {
+  const credentials = CREDENTIALS[spec.auth];
+  const workspaceBearer = credentials === "api_key_or_session" || credentials === "session";
+  const declared: Record<string, ResponseSpec> = { ...spec.responses, ...AUTH_FAILURES[credentials], 500: INTERNAL_FAILURE };
+  if (spec.body) declared[413] = failure(`The request body is larger than ${MAX_JSON_BODY_BYTES / 1024} KiB.`);
+  if (spec.write) declared[429] = tooManyWrites();
+  const payable = spec.auth === "payment_or_workspace";
+  return {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    description: spec.description,
+    tags: [spec.tag],
+    security: payable ? [...SECURITY[credentials], { paymentAuth: [] }, {}] : SECURITY[credentials],
+    "x-credentials": credentials,
+    ...(payable && { "x-payment": paymentExtension() }),
+    parameters: [
+      ...(workspaceBearer ? [ref("parameters", "WorkspaceId")] : []),
+      ...(spec.parameters ?? []).map((parameter): ApiParameter => ({ ...parameter, schema: { type: "string" } })),
+      ...(spec.query ? queryParameters(spec.query, spec.queryDescriptions ?? {}) : []),
+    ],
+    ...(spec.body && { requestBody: { required: true, content: jsonContent(schemas.reference(spec.body, "input")) } }),
+    responses: Object.fromEntries(Object.entries(declared).map(([status, response]) => [status, responseObject(response, schemas)])),
+  };
+}
+
+function responseObject(response: ResponseSpec, schemas: SchemaCollector): ResponseObject {
+  const headers = response.headers && Object.fromEntries(Object.entries(response.headers).map(([name, component]) => [name, ref("headers", component)]));
+  return {
+    description: response.description,
+    ...(headers && { headers }),
+    ...(response.body !== undefined && { content: jsonContent(bodySchema(response.body, schemas)) }),
+  };
+}
+
+function bodySchema(body: NonNullable<ResponseSpec["body"]>, schemas: SchemaCollector): SchemaObject | ReferenceObject {
+  if (!Array.isArray(body)) return schemas.reference(body as z.ZodType, "output");
+  return { oneOf: body.map((schema) => schemas.reference(schema, "output")) };
+}
+
+/** The price and the ways to pay, from the configuration (the recipient is named in each challenge). */
+function paymentExtension(): { protocols: ("mpp" | "x402")[]; price: string; currency: string; network: string; asset: string; challenge: string; docs: string } {
+  const { LINK_PRICE, PAYMENT_ASSET_NAME, PAYMENT_NETWORK, PAYMENT_ASSET, BASE_URL } = config();
+  return {
+    protocols: ["mpp", "x402"],
+    price: LINK_PRICE,
+    currency: PAYMENT_ASSET_NAME,
+    network: PAYMENT_NETWORK,
+    asset: PAYMENT_ASSET,
+    challenge:
+      "402 carrying WWW-Authenticate: Payment (MPP, method evm, intent charge: an EIP-3009 authorization) and PAYMENT-REQUIRED (x402 version 2, scheme exact); retry with Authorization: Payment or PAYMENT-SIGNATURE.",
+    docs: `${BASE_URL}/docs/payments`,
+  };
+}
+
+function tooManyWrites(): ResponseSpec {
+  return failure(
+    `Too many writes this minute for this workspace (limit ${config().WRITE_RATE_LIMIT_PER_MINUTE} a minute, shared by its members and its key).`,
+    RATE_LIMIT_HEADERS,
+  );
+}
+
+const UNAUTHORIZED = failure(
+  "No valid API key or session token was sent, or X-Workspace-Id names a workspace you are not a member of (decided before anything else about the request).",
+  { "WWW-Authenticate": "WWWAuthenticate" },
+);
+
+/** A deployment secret: wrong or missing is 401; a deployment that never set it answers 503. */
+function deploymentSecretFailures(variable: string): Record<string, ResponseSpec> {
+  return {
+    401: failure(`The Authorization header is not \`Bearer <${variable}>\`.`, { "WWW-Authenticate": "WWWAuthenticate" }),
+    503: failure(`${variable} is not set on this deployment, so the operation is switched off.`),
+  };
+}
+
+const AUTH_FAILURES: Record<Credentials, Record<string, ResponseSpec>> = {
+  api_key_or_session: { 401: UNAUTHORIZED },
+  session: { 401: UNAUTHORIZED },
+  none: {},
+  operator: deploymentSecretFailures("OPERATOR_TOKEN"),
+  cron: deploymentSecretFailures("CRON_SECRET"),
+  stripe_signature: {
+    400: failure("The Stripe-Signature header is missing, or does not match the payload and STRIPE_WEBHOOK_SECRET, or is too old."),
+    503: failure("This deployment does not bill through Stripe."),
+  },
+};
+
+const INTERNAL_FAILURE = failure("Something went wrong on the service's side; the request was not completed.");
+
+const RESPONSE_HEADERS: Record<string, HeaderObject> = {
+  PaymentChallenge: {
+    description: "The MPP challenge: `Payment id=…, realm=…, method=\"evm\", intent=\"charge\", request=…, expires=…, opaque=…` (request: price, asset, recipient and chain, covered by the id's HMAC; opaque: a hash of the destination and the slug; expires within five minutes).",
+    schema: { type: "string" },
+  },
+  PaymentRequired: { description: "The x402 version 2 challenge: base64 JSON `{x402Version: 2, resource, accepts: [{scheme: \"exact\", network, amount, asset, payTo, maxTimeoutSeconds, extra}]}`.", schema: { type: "string" } },
+  PaymentReceipt: { description: "On a paid 201: base64url JSON `{status: \"success\", method: \"evm\", reference, timestamp}`; reference is the settlement transaction, also the body's receipt.", schema: { type: "string" } },
+  PaymentResponse: { description: "On a 201 paid with x402: base64 JSON `{success: true, transaction, network, payer}`.", schema: { type: "string" } },
+  WWWAuthenticate: { description: 'The Bearer challenge: `Bearer realm="api"`.', schema: { type: "string" } },
+  RetryAfter: { description: "Seconds until the write budget refills.", schema: { type: "integer", minimum: 1 } },
+  RateLimitPolicy: { description: "The write policy, as in the IETF RateLimit headers draft: quota `q` per window `w` seconds.", schema: { type: "string" } },
+  RateLimit: { description: "Remaining writes `r` and seconds until reset `t`.", schema: { type: "string" } },
+};
+
+const WORKSPACE_ID_PARAMETER: ApiParameter = {
+  name: "X-Workspace-Id",
+  in: "header",
+  required: false,
+  description: "Selects the workspace when a session token can reach several. An API key belongs to exactly one workspace and ignores it. Naming a workspace you are not a member of gives 401.",
+  schema: { type: "string" },
+};
+
+function queryParameters(schema: z.ZodObject, descriptions: Readonly<Record<string, string>>): ApiParameter[] {
+  const converted = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input" });
+  const required = new Set(converted.required ?? []);
+  return Object.entries(converted.properties ?? {}).map(([name, property]) => {
+    const { description, ...propertySchema } = property as JsonSchema;
+    return { name, in: "query", required: required.has(name), description: descriptions[name] ?? description, schema: propertySchema };
+  });
+}
+
+function jsonContent(schema: SchemaObject | ReferenceObject) {
+  return { [JSON_MEDIA_TYPE]: { schema } };
+}
+
+function ref(section: "schemas" | "parameters" | "headers", name: string): ReferenceObject {
+  return { $ref: `#/components/${section}/${name}` };
+}
+
+/**
+ * The schemas the operations name, each converted once under its `.meta({ id })`: request bodies
+ * as the handlers parse them, response bodies as they are sent. Conversion goes through a
+ * registry of just these schemas, not z.globalRegistry, which holds whatever other modules of the
+ * process happened to load, so the document would vary with them.
+ */
+class SchemaCollector {
+  private readonly used = { input: new Set<z.ZodType>(), output: new Set<z.ZodType>() };
+
+  /** A reference to the schema's component; a schema without an id is written in place. */
+  reference(schema: z.ZodType, io: "input" | "output"): SchemaObject | ReferenceObject {
+    if (typeof schema.meta()?.id !== "string") return withoutDialectKeywords(z.toJSONSchema(schema, { target: "draft-2020-12", io })) as SchemaObject;
+    this.used[io].add(schema);
+    return ref("schemas", schemaId(schema));
+  }
+
+  convert(): Record<string, JsonSchema> {
+    return { ...convertSchemas([...this.used.output], "output"), ...convertSchemas([...this.used.input], "input") };
+  }
+}
+
+function schemaId(schema: z.ZodType): string {
+  const id = schema.meta()?.id;
+  if (typeof id !== "string") throw new Error("A schema used in the OpenAPI document needs .meta({ id }).");
+  return id;
+}
+
+function convertSchemas(schemas: z.ZodType[], io: "input" | "output"): Record<string, JsonSchema> {
+  const registry = z.registry<{ id: string }>();
+  for (const schema of schemas) registry.add(schema, { id: schemaId(schema) });
+  const converted = z.toJSONSchema(registry, { target: "draft-2020-12", io, uri: (id) => `#/components/schemas/${id}` });
+  const { [SHARED]: shared, ...named } = converted.schemas;
+  // A schema with an id that is only nested in others (a list's item) comes out under __shared; it is a component too.
+  const all = { ...named, ...(shared?.$defs ?? {}) } as Record<string, JsonSchema>;
+  const components = JSON.parse(JSON.stringify(all).replaceAll(`#/components/schemas/${SHARED}#/$defs/`, "#/components/schemas/")) as Record<string, JsonSchema>;
+  return Object.fromEntries(Object.entries(components).map(([id, schema]) => [id, withoutDialectKeywords(schema)]));
+}
+
+const SHARED = "__shared";
+
+/** Each component is part of the document, not a standalone schema resource. */
+function withoutDialectKeywords(schema: JsonSchema): JsonSchema {
+  const { $schema: _dialect, $id: _resourceId, ...rest } = schema;
+  return rest;
+}

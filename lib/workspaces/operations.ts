@@ -1,0 +1,60 @@
+import { claimResponseSchema, revokeResponseSchema } from "@/lib/auth/schemas";
+import { defineOperation, failure, ok } from "@/lib/http/operation";
+import { memberListSchema, workspaceReportSchema } from "./schemas";
+
+export const claimApiKey = defineOperation({
+  method: "post",
+  path: "/api/billing/claim",
+  auth: "session",
+  operationId: "claimApiKey",
+  summary: "Mint the workspace's API key",
+  description: "Needs a session token of an owner or admin; takes no body. The raw key is returned once and stored only as a hash, so it cannot be recovered. A workspace has at most one live key.",
+  tag: "API keys",
+  write: true,
+  responses: {
+    200: ok("The raw key, shown once.", claimResponseSchema),
+    403: failure("An API key cannot mint keys, and members cannot claim one."),
+    409: failure("The workspace already has a live key; an owner must revoke it first."),
+  },
+});
+
+export const revokeApiKey = defineOperation({
+  method: "delete",
+  path: "/api/billing/claim",
+  auth: "session",
+  operationId: "revokeApiKey",
+  summary: "Revoke the workspace's API key",
+  description: "Needs an owner's session token. The key stops authenticating at once.",
+  tag: "API keys",
+  write: true,
+  responses: {
+    200: ok("When the key was revoked.", revokeResponseSchema),
+    403: failure("Only an owner's session token can revoke the key."),
+    404: failure("The workspace has no live key."),
+  },
+});
+
+export const describeWorkspace = defineOperation({
+  method: "get",
+  path: "/api/workspaces",
+  auth: "workspace",
+  operationId: "describeWorkspace",
+  summary: "Describe the current workspace",
+  description: "The workspace this call acts on, the credential used and the live key's hint; for a session token, also every workspace the user belongs to.",
+  tag: "Workspaces",
+  responses: { 200: ok("The workspace report.", workspaceReportSchema) },
+});
+
+export const listMembers = defineOperation({
+  method: "get",
+  path: "/api/members",
+  auth: "workspace",
+  operationId: "listMembers",
+  summary: "List workspace members",
+  description: "Members of the workspace, oldest first.",
+  tag: "Workspaces",
+  responses: {
+    200: ok("The members.", memberListSchema),
+    403: failure("Your role in this workspace does not allow listing members."),
+  },
+});

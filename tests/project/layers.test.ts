@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { cycles, importsOf, sourceFiles } from "../support/import-graph";
+
+/**
+ * lib/ in layers that point one way:
+ * - the floor (config, db, clock, http) imports no capability;
+ * - capabilities import the floor and each other downward only;
+ * - the roof (api: the route wrapper; openapi: the document) imports anything below and is imported by app/ only.
+ */
+const FLOOR = ["clock", "config", "db", "http"];
+const ROOF = ["api", "openapi"];
+
+const LIB_FILES = sourceFiles("lib").filter((file) => !file.endsWith(".test.ts"));
+
+function folderOf(file: string): string {
+  return file.split("/")[1]!;
+}
+
+/** Folder → the lib/ folders its files import. */
+function folderGraph(): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const file of LIB_FILES) {
+    const from = folderOf(file);
+    const targets = graph.get(from) ?? new Set<string>();
+    graph.set(from, targets);
+    for (const imported of importsOf(file)) {
+      if (imported.startsWith("lib/") && folderOf(imported) !== from) targets.add(folderOf(imported));
+    }
+  }
+  return graph;
+}
+
+function fileGraph(): Map<string, Set<string>> {
+  return new Map(LIB_FILES.map((file) => [file, new Set(importsOf(file).filter((imported) => imported.startsWith("lib/")))]));
+}
+
+describe("the layers of lib/", () => {
+  it("has no import cycle between folders", () => {
+    expect(cycles(folderGraph())).toEqual([]);
+  });
+
+  it("has no import cycle between files, type-only imports included", () => {
+    expect(cycles(fileGraph())).toEqual([]);
+  });
+
+  it("keeps the floor free of capabilities", () => {
+    const upward = [...folderGraph()]
+      .filter(([folder]) => FLOOR.includes(folder))
+      .flatMap(([folder, targets]) => [...targets].filter((target) => !FLOOR.includes(target)).map((target) => `${folder} → ${target}`));
+    expect(upward).toEqual([]);
+  });
+
+  it("imports the roof from nowhere below it", () => {
+    const intoRoof = [...folderGraph()]
+      .filter(([folder]) => !ROOF.includes(folder))
+      .flatMap(([folder, targets]) => [...targets].filter((target) => ROOF.includes(target)).map((target) => `${folder} → ${target}`));
+    expect(intoRoof).toEqual([]);
+  });
+
+  it("keeps test helpers out of lib/", () => {
+    const helpers = sourceFiles("lib").filter((file) => /test-support|\/testing\/|fixtures?\./.test(file));
+    expect(helpers).toEqual([]);
+  });
+});

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { HTTP_METHODS, type OperationSpec, type RouteSpec } from "@/lib/http/operation";
+import { openApiDocument, OPERATIONS } from "@/lib/openapi/document";
+
+type RouteModule = Record<string, unknown>;
+
+const API_ROUTES = import.meta.glob<RouteModule>("/app/api/**/route.ts", { eager: true });
+const OTHER_ROUTES = import.meta.glob<RouteModule>(["/app/**/route.ts", "!/app/api/**"], { eager: true });
+
+/** The only API route that is no operation: the catch-all answering 404 for unknown paths. */
+const UNDOCUMENTED_API_ROUTES = ["/api/{path}"];
+
+/** Routes that are not under /api serve people, not the API: forms (through the wrapper) and llms.txt. */
+const ROUTES_OUTSIDE_THE_WRAPPER = ["/llms.txt"];
+
+/** app/api/links/[id]/route.ts → /api/links/{id}, as OpenAPI writes paths. */
+function routePath(file: string): string {
+  return file
+    .replace(/^\/app/, "")
+    .replace(/\/route\.ts$/, "")
+    .replace(/\[(?:\.\.\.)?(\w+)\]/g, "{$1}");
+}
+
+type Handler = { spec?: RouteSpec };
+
+function handlers(modules: Record<string, RouteModule>): { path: string; method: string; handler: Handler }[] {
+  return Object.entries(modules).flatMap(([file, module]) =>
+    HTTP_METHODS.flatMap((method) => {
+      const handler = module[method.toUpperCase()] as Handler | undefined;
+      return handler ? [{ path: routePath(file), method, handler }] : [];
+    }),
+  );
+}
+
+describe("routes and the OpenAPI document", () => {
+  it("finds the route files", () => {
+    expect(Object.keys(API_ROUTES).length).toBeGreaterThan(10);
+  });
+
+  it("builds every handler of every route with the route wrapper", () => {
+    const unwrapped = [...handlers(API_ROUTES), ...handlers(OTHER_ROUTES)]
+      .filter(({ path, handler }) => !handler.spec && !ROUTES_OUTSIDE_THE_WRAPPER.includes(path))
+      .map(({ method, path }) => `${method.toUpperCase()} ${path}`);
+    expect(unwrapped).toEqual([]);
+  });
+
+  it("serves each route under /api with the operation declared for its path and method", () => {
+    for (const { path, method, handler } of handlers(API_ROUTES)) {
+      if (UNDOCUMENTED_API_ROUTES.includes(path)) continue;
+      const spec = handler.spec as Partial<OperationSpec>;
+      expect({ path: spec.path, method: spec.method }, `${method.toUpperCase()} ${path}`).toEqual({ path, method });
+    }
+  });
+
+  it("documents exactly the operations the routes serve, one to one", () => {
+    const served = handlers(API_ROUTES)
+      .filter(({ path }) => !UNDOCUMENTED_API_ROUTES.includes(path))
+      .map(({ method, path }) => `${method.toUpperCase()} ${path}`)
+      .sort();
+    const declared = OPERATIONS.map((operation) => `${operation.method.toUpperCase()} ${operation.path}`).sort();
+    const documented = Object.entries(openApiDocument().paths)
+      .flatMap(([path, item]) => HTTP_METHODS.filter((method) => item[method]).map((method) => `${method.toUpperCase()} ${path}`))
+      .sort();
+    expect(new Set(declared).size).toBe(declared.length);
+    expect(declared).toEqual(served);
+    expect(documented).toEqual(served);
+  });
+});
