@@ -33,6 +33,8 @@ function rank(segments: string[]): number {
   return (catchAll ? 100 : 0) + segments.filter((segment) => segment.startsWith("[")).length;
 }
 
+// Suites read response fields directly and assert them; the body is whatever JSON the route sent.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ApiResponse = { status: number; headers: Headers; body: any; text: string };
 
 type CallOptions = { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> };
