@@ -1,4 +1,5 @@
 import { config } from "@/lib/config";
+import { processSingleton } from "@/lib/process-singleton";
 import { ApiError } from "@/lib/http/errors";
 import { localProvider } from "./local-provider";
 import type { BillingProvider } from "./provider-contract";
@@ -34,15 +35,14 @@ export function settleBillingProvider(): void {
   });
 }
 
-const ANNOUNCED = Symbol.for("permalink.billing.announced");
-const holder = globalThis as unknown as { [ANNOUNCED]?: boolean };
+const announced = processSingleton("billingProviderAnnounced", () => ({ done: false }));
 
 /**
  * Once per process. The start script speaks first when it runs; without it (Vercel, `next
  * start`) the first billing request of a production deployment on the local provider does.
  */
 function announceOnce(announce: () => void): void {
-  if (holder[ANNOUNCED]) return;
-  holder[ANNOUNCED] = true;
+  if (announced.get().done) return;
+  announced.get().done = true;
   announce();
 }

@@ -1,5 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import { config } from "@/lib/config";
+import { processSingleton } from "@/lib/process-singleton";
 import { type Prisma, PrismaClient } from "./generated/client";
 
 export type Db = InstanceType<typeof PrismaClient>;
@@ -7,12 +8,11 @@ export type Db = InstanceType<typeof PrismaClient>;
 /** The process client or an interactive transaction's: what data access that may run inside a transaction takes. */
 export type DbClient = Prisma.TransactionClient;
 
-const globalForDb = globalThis as unknown as { permalinkDb?: Db };
+const processDb = processSingleton("db", () => createDb(databaseUrl(), config().DATABASE_POOL_SIZE));
 
-/** The process's one Prisma client (kept on globalThis so hot reloads and bundles share it). */
+/** The process's one Prisma client (shared by hot reloads and bundles). */
 export function db(): Db {
-  globalForDb.permalinkDb ??= createDb(databaseUrl(), config().DATABASE_POOL_SIZE);
-  return globalForDb.permalinkDb;
+  return processDb.get();
 }
 
 export function createDb(connectionString: string, poolSize: number): Db {
@@ -21,9 +21,7 @@ export function createDb(connectionString: string, poolSize: number): Db {
 }
 
 export async function disconnectDb(): Promise<void> {
-  const current = globalForDb.permalinkDb;
-  globalForDb.permalinkDb = undefined;
-  await current?.$disconnect();
+  await processDb.reset()?.$disconnect();
 }
 
 function databaseUrl(): string {

@@ -1,14 +1,13 @@
 import { db } from "@/lib/db/client";
+import { processSingleton } from "@/lib/process-singleton";
 
 const REFRESH_MS = 60_000;
-const HOSTS_KEY = Symbol.for("permalink.verifiedHosts");
 
 type VerifiedHosts = { hosts: Set<string>; loadedAt: number; loading: Promise<void> | null };
-const holder = globalThis as unknown as { [HOSTS_KEY]?: VerifiedHosts };
+const processHosts = processSingleton<VerifiedHosts>("verifiedHosts", () => ({ hosts: new Set(), loadedAt: 0, loading: null }));
 
 function state(): VerifiedHosts {
-  holder[HOSTS_KEY] ??= { hosts: new Set(), loadedAt: 0, loading: null };
-  return holder[HOSTS_KEY];
+  return processHosts.get();
 }
 
 async function load(current: VerifiedHosts): Promise<void> {

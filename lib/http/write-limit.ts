@@ -1,15 +1,15 @@
 import { config } from "@/lib/config";
+import { processSingleton } from "@/lib/process-singleton";
 import { clientAddress } from "./client-address";
 import { ApiError } from "./errors";
 import { type ClosableWriteLimiter, createWriteLimiter, rateLimitHeaders, type WriteLimiter } from "./rate-limit";
 
 const WRITE_LIMIT_PREFIX = "permalink:rate-limit:writes";
 
-const globalForLimiters = globalThis as unknown as { permalinkLimiters?: Map<string, ClosableWriteLimiter> };
+const processLimiters = processSingleton("writeLimiters", () => new Map<string, ClosableWriteLimiter>());
 
 function limiters(): Map<string, ClosableWriteLimiter> {
-  globalForLimiters.permalinkLimiters ??= new Map();
-  return globalForLimiters.permalinkLimiters;
+  return processLimiters.get();
 }
 
 /**

@@ -2,24 +2,24 @@ import { EventEmitter } from "node:events";
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { config } from "@/lib/config";
+import { processSingleton } from "@/lib/process-singleton";
 
 /** A link whose cached copy must be dropped, or everything (messages may have been missed). */
 export type Invalidation = { kind: "link"; host: string | null; slug: string } | { kind: "everything" };
 
 const CHANNEL = "permalink:invalidations";
-const BUS_KEY = Symbol.for("permalink.invalidationBus");
-
 type Bus = { local: EventEmitter; instanceId: string; publisher: Redis | null };
-const holder = globalThis as unknown as { [BUS_KEY]?: Bus };
 
 /** One bus per process, so both doors (which may be separate bundles) hear every change. */
-function bus(): Bus {
-  if (holder[BUS_KEY]) return holder[BUS_KEY];
+const processBus = processSingleton("invalidationBus", (): Bus => {
   const created: Bus = { local: new EventEmitter(), instanceId: randomUUID(), publisher: null };
-  holder[BUS_KEY] = created;
   const redisUrl = config().REDIS_URL;
   if (redisUrl) connectRedis(created, redisUrl);
   return created;
+});
+
+function bus(): Bus {
+  return processBus.get();
 }
 
 function connectRedis(target: Bus, redisUrl: string): void {
