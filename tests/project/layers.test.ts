@@ -10,6 +10,9 @@ import { cycles, importsOf, sourceFiles } from "../support/import-graph";
 const FLOOR = ["clock", "config", "db", "http", "process-singleton"];
 const ROOF = ["api", "openapi"];
 
+/** The capabilities from the top down, as the README draws them: each may import only those after it. */
+const CAPABILITIES = ["payments", "resolution", "links", "billing", "workspaces", "auth", "analytics", "domains", "safety"];
+
 const LIB_FILES = sourceFiles("lib").filter((file) => !file.endsWith(".test.ts"));
 
 /** lib/links/service.ts → links; a file directly in lib/ is its own folder: lib/clock.ts → clock. */
@@ -48,6 +51,20 @@ describe("the layers of lib/", () => {
     const upward = [...folderGraph()]
       .filter(([folder]) => FLOOR.includes(folder))
       .flatMap(([folder, targets]) => [...targets].filter((target) => !FLOOR.includes(target)).map((target) => `${folder} → ${target}`));
+    expect(upward).toEqual([]);
+  });
+
+  it("names every folder of lib/ as floor, capability or roof", () => {
+    const unplaced = [...folderGraph().keys()].filter((folder) => ![...FLOOR, ...CAPABILITIES, ...ROOF].includes(folder));
+    expect(unplaced).toEqual([]);
+  });
+
+  it("has capabilities import each other downward only", () => {
+    const upward = [...folderGraph()]
+      .filter(([folder]) => CAPABILITIES.includes(folder))
+      .flatMap(([folder, targets]) =>
+        [...targets].filter((target) => CAPABILITIES.indexOf(target) >= 0 && CAPABILITIES.indexOf(target) < CAPABILITIES.indexOf(folder)).map((target) => `${folder} → ${target}`),
+      );
     expect(upward).toEqual([]);
   });
 
