@@ -1,6 +1,6 @@
 import { constantTimeEqual } from "@/lib/auth/api-keys";
 import { config } from "@/lib/config";
-import { ApiError, unauthenticated } from "@/lib/http/errors";
+import { DomainError, unauthenticated } from "@/lib/http/errors";
 
 /** The deployment's own secrets, each switching its operations off (503) while unset. */
 const SECRETS = {
@@ -14,7 +14,7 @@ export type DeploymentSecret = keyof typeof SECRETS;
 export function requireDeploymentSecret(request: Request, which: DeploymentSecret): void {
   const { variable, switchedOff, name } = SECRETS[which];
   const secret = config()[variable];
-  if (!secret) throw new ApiError(503, `${switchedOff} not configured on this deployment: ${variable} is not set.`);
+  if (!secret) throw new DomainError("not_configured", `${switchedOff} not configured on this deployment: ${variable} is not set.`);
   if (!constantTimeEqual(request.headers.get("authorization") ?? "", `Bearer ${secret}`)) {
     throw unauthenticated(`Send ${name} as Authorization: Bearer <${variable}>.`);
   }

@@ -1,9 +1,9 @@
 import type { z } from "zod";
 import { bearerToken } from "@/lib/http/authorization";
 import { MAX_FORM_BODY_BYTES, readJsonBody, readTextBody, validate } from "@/lib/http/body";
-import { ApiError } from "@/lib/http/errors";
+import { DomainError, type ErrorCode } from "@/lib/http/errors";
 import type { AuthMode, RouteSpec } from "@/lib/http/operation";
-import { errorResponse, internalError } from "@/lib/http/respond";
+import { internalError, json } from "@/lib/http/respond";
 import { enforceClientWriteLimit, enforceWriteLimit } from "@/lib/http/write-limit";
 import { paysWithoutAccount } from "@/lib/payments/credential";
 import type { Principal } from "@/lib/workspaces/types";
@@ -63,7 +63,7 @@ export function apiRoute<const Spec extends RouteSpec, Params = ParamsOf<Spec>>(
       const params = await context.params;
       return await handler({ request, principal, body, query, params } as unknown as HandlerInput<Spec, Params>);
     } catch (error) {
-      if (error instanceof ApiError) return errorResponse(error);
+      if (error instanceof DomainError) return errorResponse(error);
       return internalError(error);
     }
   };
@@ -99,6 +99,26 @@ async function readBody(spec: RouteSpec, request: Request): Promise<unknown> {
   if (spec.form) return validate(spec.form, Object.fromEntries(new URLSearchParams(await readTextBody(request, MAX_FORM_BODY_BYTES))), "body");
   if (spec.rawBodyMaxBytes !== undefined) return readTextBody(request, spec.rawBodyMaxBytes);
   return undefined;
+}
+
+/** The one place a domain error becomes an HTTP status. */
+const STATUS: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  unauthenticated: 401,
+  payment_required: 402,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  too_large: 413,
+  refused: 422,
+  rate_limited: 429,
+  provider_failed: 502,
+  not_configured: 503,
+};
+
+function errorResponse(error: DomainError): Response {
+  return json({ error: error.message, ...error.details }, STATUS[error.code], error.headers);
 }
 
 function queryObject(request: Request): Record<string, string> {

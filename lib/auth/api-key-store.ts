@@ -3,7 +3,7 @@ import { config } from "@/lib/config";
 import { db, type DbClient } from "@/lib/db/client";
 import { isUniqueViolation } from "@/lib/db/errors";
 import { newId } from "@/lib/db/random";
-import { ApiError } from "@/lib/http/errors";
+import { DomainError } from "@/lib/http/errors";
 import { apiKeyHint, constantTimeEqual, generateApiKey, hashApiKey } from "./api-keys";
 
 const LAST_USED_PRECISION_MS = 5 * 60 * 1000;
@@ -72,9 +72,8 @@ export async function liveKeySummary(workspaceId: string) {
   });
 }
 
-function keyAlreadyLive(): ApiError {
-  return new ApiError(
-    409,
+function keyAlreadyLive(): DomainError {
+  return new DomainError("conflict",
     "This workspace already has a live API key; an owner must revoke it (DELETE /api/billing/claim) before a new one can be claimed.",
   );
 }

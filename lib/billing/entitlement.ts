@@ -2,7 +2,7 @@ import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { db, type DbClient } from "@/lib/db/client";
 import { configuredPaymentSettings } from "@/lib/config/payments";
-import type { ApiError } from "@/lib/http/errors";
+import type { DomainError } from "@/lib/http/errors";
 import { machinePaymentsOff, paymentRequiredError } from "@/lib/http/payment-required";
 import type { Cycle } from "./cycles";
 import { CURRENCY, DEFAULT_INTERVAL, DEFAULT_PLAN, PLANS, UPGRADE_PLAN, describePrice, offeredChoices, priceOf } from "./plans";
@@ -63,7 +63,7 @@ export async function spendAllowance<Result extends { created: boolean }>(
   }, ALLOWANCE_TRANSACTION);
 }
 
-function subscriptionInactive(standing: Standing, action: "create" | "edit"): ApiError {
+function subscriptionInactive(standing: Standing, action: "create" | "edit"): DomainError {
   const doing = action === "create" ? "create links" : "edit links";
   const reason =
     standing.status === "past_due"
@@ -78,7 +78,7 @@ function subscriptionInactive(standing: Standing, action: "create" | "edit"): Ap
   });
 }
 
-function allowanceSpent(limit: { cap: number; cycle: Cycle }): ApiError {
+function allowanceSpent(limit: { cap: number; cycle: Cycle }): DomainError {
   const renews = limit.cycle.end.toISOString().slice(0, 10);
   const upgrade = { plan: UPGRADE_PLAN, interval: DEFAULT_INTERVAL } as const;
   return paymentRequiredError({
@@ -90,7 +90,7 @@ function allowanceSpent(limit: { cap: number; cycle: Cycle }): ApiError {
   });
 }
 
-function machineAccountMustPay(): ApiError {
+function machineAccountMustPay(): DomainError {
   const payments = configuredPaymentSettings();
   if (!payments) return machinePaymentsOff();
   return paymentRequiredError({

@@ -1,7 +1,7 @@
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { newId } from "@/lib/db/random";
-import { ApiError, notFound } from "@/lib/http/errors";
+import { DomainError, notFound } from "@/lib/http/errors";
 import { intervalEnd } from "./cycles";
 import { type PlanChoice, isOffered } from "./plans";
 import type { BillingProvider } from "./provider-contract";
@@ -69,7 +69,7 @@ export async function completeLocalCheckout(sessionId: string): Promise<void> {
 export async function cancelLocalSubscription(portalSessionId: string): Promise<void> {
   const session = await usableSession(portalSessionId, "portal");
   const { account } = await store.findBillingSubject(session.workspaceId);
-  if (!isLive(account)) throw new ApiError(409, "This workspace has no live subscription to cancel.");
+  if (!isLive(account)) throw new DomainError("conflict", "This workspace has no live subscription to cancel.");
   await applyLocalChange(newId("evt_local"), "customer.subscription.deleted", session.workspaceId, { ...localSnapshot(account), status: "canceled" });
 }
 
@@ -78,7 +78,7 @@ export async function cancelLocalSubscription(portalSessionId: string): Promise<
  * checkout for the chosen plan instead. Returns the path of the page to show next.
  */
 export async function changeLocalPlan(portalSessionId: string, choice: PlanChoice): Promise<string> {
-  if (!isOffered(choice)) throw new ApiError(400, `The ${choice.plan} plan is not sold by the ${choice.interval}.`);
+  if (!isOffered(choice)) throw new DomainError("invalid_request", `The ${choice.plan} plan is not sold by the ${choice.interval}.`);
   const session = await usableSession(portalSessionId, "portal");
   const { account } = await store.findBillingSubject(session.workspaceId);
   if (!isLive(account)) return startLocalCheckout(session.workspaceId, choice);
@@ -97,13 +97,13 @@ async function startLocalCheckout(workspaceId: string, choice: PlanChoice): Prom
 async function usableSession(sessionId: string, kind: LocalSession["kind"]): Promise<LocalSession> {
   const session = await store.findLocalSession(sessionId, kind);
   if (!session) throw notFound(`No local billing ${kind} page has this address.`);
-  if (isExpired(session)) throw new ApiError(410, `This local billing ${kind} page has expired; start again from the API.`);
+  if (isExpired(session)) throw new DomainError("gone", `This local billing ${kind} page has expired; start again from the API.`);
   return session;
 }
 
 /** The live subscription as a snapshot to change; one billed by Stripe is managed in Stripe's portal, not here. */
 function localSnapshot(account: LiveAccount): SubscriptionSnapshot {
-  if (account.provider !== "local") throw new ApiError(409, "This workspace's subscription is billed by Stripe; manage it in Stripe's billing portal.");
+  if (account.provider !== "local") throw new DomainError("conflict", "This workspace's subscription is billed by Stripe; manage it in Stripe's billing portal.");
   return {
     subscriptionId: account.subscriptionId,
     customerId: account.customerId,

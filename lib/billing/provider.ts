@@ -1,6 +1,6 @@
 import { config } from "@/lib/config";
 import { processSingleton } from "@/lib/process-singleton";
-import { ApiError } from "@/lib/http/errors";
+import { DomainError } from "@/lib/http/errors";
 import { localProvider } from "./local-provider";
 import type { BillingProvider } from "./provider-contract";
 import { stripeProvider } from "./stripe-provider";
@@ -9,7 +9,7 @@ import { stripeProvider } from "./stripe-provider";
 export function billingProvider(): BillingProvider {
   const { BILLING_PROVIDER: name, NODE_ENV } = config();
   if (!name) {
-    throw new ApiError(503, "Billing is not set up on this deployment, so subscriptions cannot be started or managed here. Existing links keep resolving.");
+    throw new DomainError("not_configured", "Billing is not set up on this deployment, so subscriptions cannot be started or managed here. Existing links keep resolving.");
   }
   if (name === "local" && NODE_ENV === "production") announceOnce(() => console.warn(LOCAL_IN_PRODUCTION_WARNING));
   return name === "stripe" ? stripeProvider : localProvider;

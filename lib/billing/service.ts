@@ -1,5 +1,5 @@
 import { config } from "@/lib/config";
-import { ApiError, forbidden } from "@/lib/http/errors";
+import { DomainError, forbidden } from "@/lib/http/errors";
 import { can, requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { standingNow } from "./entitlement";
@@ -19,7 +19,7 @@ export async function startCheckout(principal: Principal, choice: PlanChoice): P
   const subject = await billingSubjectFor(principal);
   const status = subject.account?.status ?? "none";
   if (LIVE_STATUSES.has(status) || status === "incomplete") {
-    throw new ApiError(409, `This workspace already has a subscription (${status}); change its plan or settle its payment in the billing portal (POST /api/billing/portal).`);
+    throw new DomainError("conflict", `This workspace already has a subscription (${status}); change its plan or settle its payment in the billing portal (POST /api/billing/portal).`);
   }
   return { url: await billingProvider().checkoutUrl(subject, choice) };
 }

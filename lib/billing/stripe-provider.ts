@@ -1,6 +1,6 @@
 import Stripe from "stripe";
 import { config } from "@/lib/config";
-import { ApiError } from "@/lib/http/errors";
+import { DomainError } from "@/lib/http/errors";
 import { CURRENCY, stripePriceId } from "./plans";
 import type { BillingProvider } from "./provider-contract";
 import * as store from "./store";
@@ -56,7 +56,7 @@ export async function callStripe<Result>(request: (stripe: Stripe) => Promise<Re
   } catch (error) {
     if (!(error instanceof Stripe.errors.StripeError)) throw error;
     console.error(`Stripe request failed (${error.type}, ${error.statusCode ?? "no status"}): ${error.message}`);
-    throw new ApiError(502, "The payment provider did not complete the request; nothing was charged. Please try again shortly.");
+    throw new DomainError("provider_failed", "The payment provider did not complete the request; nothing was charged. Please try again shortly.");
   }
 }
 

@@ -1,6 +1,6 @@
 import Stripe from "stripe";
 import { config } from "@/lib/config";
-import { ApiError } from "@/lib/http/errors";
+import { DomainError } from "@/lib/http/errors";
 import { choiceForStripePrice } from "./plans";
 import * as store from "./store";
 import { callStripe, WORKSPACE_METADATA_KEY } from "./stripe-provider";
@@ -17,7 +17,7 @@ export type WebhookOutcome = ApplyOutcome | "ignored";
 export async function handleStripeWebhook(payload: string, signature: string | null): Promise<WebhookOutcome> {
   const { BILLING_PROVIDER, STRIPE_WEBHOOK_SECRET } = config();
   if (BILLING_PROVIDER !== "stripe" || !STRIPE_WEBHOOK_SECRET) {
-    throw new ApiError(503, "This deployment does not bill through Stripe, so it accepts no Stripe webhooks.");
+    throw new DomainError("not_configured", "This deployment does not bill through Stripe, so it accepts no Stripe webhooks.");
   }
   const event = verifiedEvent(payload, signature, STRIPE_WEBHOOK_SECRET);
   const billingEvent = await toBillingEvent(event);
@@ -25,12 +25,12 @@ export async function handleStripeWebhook(payload: string, signature: string | n
 }
 
 function verifiedEvent(payload: string, signature: string | null, secret: string): Stripe.Event {
-  if (!signature) throw new ApiError(400, "The Stripe-Signature header is missing.");
+  if (!signature) throw new DomainError("invalid_request", "The Stripe-Signature header is missing.");
   try {
     return Stripe.webhooks.constructEvent(payload, signature, secret);
   } catch (error) {
     if (error instanceof Stripe.errors.StripeSignatureVerificationError) {
-      throw new ApiError(400, "The Stripe-Signature header does not match this payload and the webhook secret, or is too old.");
+      throw new DomainError("invalid_request", "The Stripe-Signature header does not match this payload and the webhook secret, or is too old.");
     }
     throw error;
   }

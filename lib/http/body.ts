@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { ApiError } from "./errors";
+import { DomainError } from "./errors";
 
 export const MAX_JSON_BODY_BYTES = 16 * 1024;
 
@@ -13,7 +13,7 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch {
-    throw new ApiError(400, "The request body is not valid JSON.");
+    throw new DomainError("invalid_request", "The request body is not valid JSON.");
   }
 }
 
@@ -21,7 +21,7 @@ export async function readJsonBody(request: Request): Promise<unknown> {
 export function validate<Schema extends z.ZodType>(schema: Schema, input: unknown, where: "body" | "query"): z.infer<Schema> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw new ApiError(400, describeIssue(result.error.issues[0]!, where));
+  throw new DomainError("invalid_request", describeIssue(result.error.issues[0]!, where));
 }
 
 function describeIssue(issue: z.core.$ZodIssue, where: "body" | "query"): string {
@@ -55,6 +55,6 @@ export async function readTextBody(request: Request, maxBytes: number): Promise<
   return Buffer.concat(chunks).toString("utf8");
 }
 
-function tooLarge(maxBytes: number): ApiError {
-  return new ApiError(413, `The request body is larger than ${maxBytes / 1024} KiB.`);
+function tooLarge(maxBytes: number): DomainError {
+  return new DomainError("too_large", `The request body is larger than ${maxBytes / 1024} KiB.`);
 }

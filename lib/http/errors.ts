@@ -1,10 +1,29 @@
 /**
- * A failure that becomes `{ error, ...details }` with a real status code; `message` is a
- * sentence for a human, `details` are fields some failures add (a 402's price and ways to pay).
+ * What went wrong, in the domain's words. Capabilities throw a DomainError with one of these;
+ * the route wrapper (lib/api/route.ts) decides the HTTP status for each, in one table.
  */
-export class ApiError extends Error {
+export type ErrorCode =
+  | "invalid_request" // the input cannot be used as sent
+  | "unauthenticated" // no caller we know
+  | "payment_required" // a payment or a subscription is needed first
+  | "forbidden" // a caller we know, not allowed this
+  | "not_found"
+  | "conflict" // the current state does not allow it (taken, already live, still settling)
+  | "gone" // it existed and has expired
+  | "too_large"
+  | "refused" // well-formed, and refused on its merits (an unsafe destination)
+  | "rate_limited"
+  | "provider_failed" // a provider we depend on did not complete the request
+  | "not_configured"; // this deployment has the feature switched off
+
+/**
+ * A failure that reaches the caller as `{ error, ...details }`: `message` is a sentence for a
+ * human, `details` are fields some failures add (a 402's price and ways to pay), `headers` go
+ * with the answer (a challenge, rate-limit state).
+ */
+export class DomainError extends Error {
   constructor(
-    readonly status: number,
+    readonly code: ErrorCode,
     message: string,
     readonly headers: Record<string, string> = {},
     readonly details: Record<string, unknown> = {},
@@ -21,18 +40,18 @@ export const NOT_A_MEMBER_MESSAGE =
 
 const BEARER_CHALLENGE = { "WWW-Authenticate": 'Bearer realm="api"' };
 
-export function unauthenticated(message = UNAUTHENTICATED_MESSAGE): ApiError {
-  return new ApiError(401, message, BEARER_CHALLENGE);
+export function unauthenticated(message = UNAUTHENTICATED_MESSAGE): DomainError {
+  return new DomainError("unauthenticated", message, BEARER_CHALLENGE);
 }
 
-export function notAMember(): ApiError {
-  return new ApiError(401, NOT_A_MEMBER_MESSAGE, BEARER_CHALLENGE);
+export function notAMember(): DomainError {
+  return new DomainError("unauthenticated", NOT_A_MEMBER_MESSAGE, BEARER_CHALLENGE);
 }
 
-export function forbidden(message: string): ApiError {
-  return new ApiError(403, message);
+export function forbidden(message: string): DomainError {
+  return new DomainError("forbidden", message);
 }
 
-export function notFound(message: string): ApiError {
-  return new ApiError(404, message);
+export function notFound(message: string): DomainError {
+  return new DomainError("not_found", message);
 }

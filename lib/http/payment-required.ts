@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError } from "./errors";
+import { DomainError } from "./errors";
 import { json } from "./respond";
 
 /**
@@ -33,15 +33,14 @@ export function paymentRequiredResponse(offer: PaymentOffer, headers: Record<str
 }
 
 /** Thrown from deep in a capability (an inactive subscription, a spent allowance) to answer 402. */
-export function paymentRequiredError(offer: PaymentOffer): ApiError {
+export function paymentRequiredError(offer: PaymentOffer): DomainError {
   const { error, ...details } = withKeepResolving(offer);
-  return new ApiError(402, error, { "Cache-Control": "no-store" }, details);
+  return new DomainError("payment_required", error, { "Cache-Control": "no-store" }, details);
 }
 
 /** 503 from a deployment that has no recipient or MPP secret, wherever a machine payment is offered. */
-export function machinePaymentsOff(): ApiError {
-  return new ApiError(
-    503,
+export function machinePaymentsOff(): DomainError {
+  return new DomainError("not_configured",
     `This deployment does not take machine payments (MPP_SECRET_KEY and PAYMENT_RECIPIENT are not set); use an API key instead. ${KEEP_RESOLVING}`,
   );
 }

@@ -1,13 +1,7 @@
-import { ApiError } from "./errors";
-
 const API_HEADERS = { "Cache-Control": "no-store", "Content-Type": "application/json; charset=utf-8" };
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { ...API_HEADERS, ...headers } });
-}
-
-export function errorResponse(error: ApiError): Response {
-  return json({ error: error.message, ...error.details }, error.status, error.headers);
 }
 
 export function internalError(error: unknown): Response {

@@ -1,7 +1,7 @@
 import { config } from "@/lib/config";
 import { processSingleton } from "@/lib/process-singleton";
 import { clientAddress } from "./client-address";
-import { ApiError } from "./errors";
+import { DomainError } from "./errors";
 import { type ClosableWriteLimiter, createWriteLimiter, rateLimitHeaders, type WriteLimiter } from "./rate-limit";
 
 const WRITE_LIMIT_PREFIX = "permalink:rate-limit:writes";
@@ -54,7 +54,7 @@ export async function enforceClientWriteLimit(request: Request): Promise<void> {
 export async function enforceLimit(limiter: WriteLimiter, key: string, sentence: string): Promise<void> {
   const result = await limiter.limit(key);
   if (result.success) return;
-  throw new ApiError(429, `${sentence} (limit ${result.limit} a minute); try again shortly.`, rateLimitHeaders(result, Date.now()));
+  throw new DomainError("rate_limited", `${sentence} (limit ${result.limit} a minute); try again shortly.`, rateLimitHeaders(result, Date.now()));
 }
 
 function writeLimiter(): ClosableWriteLimiter {

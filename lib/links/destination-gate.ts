@@ -1,4 +1,4 @@
-import { ApiError } from "@/lib/http/errors";
+import { DomainError } from "@/lib/http/errors";
 import { checkDestination, type RefusalReason } from "@/lib/safety/destination";
 import { safetyChecker } from "@/lib/safety/instance";
 
@@ -13,11 +13,11 @@ const VALIDATION_REASONS: ReadonlySet<RefusalReason> = new Set(["invalid_url", "
 export async function vetDestination(raw: string): Promise<string> {
   const decision = checkDestination(raw);
   if (!decision.ok) {
-    throw new ApiError(VALIDATION_REASONS.has(decision.reason) ? 400 : 422, decision.message);
+    throw new DomainError(VALIDATION_REASONS.has(decision.reason) ? "invalid_request" : "refused", decision.message);
   }
   const verdict = await safetyChecker().check(decision.url);
   if (verdict.status === "malicious") {
-    throw new ApiError(422, `The destination failed a safety check: ${verdict.detail}`);
+    throw new DomainError("refused", `The destination failed a safety check: ${verdict.detail}`);
   }
   return decision.url;
 }

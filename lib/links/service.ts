@@ -1,6 +1,6 @@
 import { requireCreateEntitlement, requireEditEntitlement, spendAllowance } from "@/lib/billing/entitlement";
 import { db, type DbClient } from "@/lib/db/client";
-import { ApiError, notFound } from "@/lib/http/errors";
+import { DomainError, notFound } from "@/lib/http/errors";
 import { can, requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { vetDestination } from "./destination-gate";
@@ -90,7 +90,7 @@ export async function repoint(principal: Principal, id: string, rawDestination: 
   const link = await findEditableLink(principal, id);
   await requireEditEntitlement(principal.workspaceId);
   if (link.status === ABUSE) {
-    throw new ApiError(409, "This link was blocked for abuse and cannot be repointed; contact support to appeal.");
+    throw new DomainError("conflict", "This link was blocked for abuse and cannot be repointed; contact support to appeal.");
   }
   const destination = await vetDestination(rawDestination);
   if (destination === link.destination) return link;
@@ -115,19 +115,19 @@ async function findEditableLink(principal: Principal, id: string): Promise<LinkR
   const link = await findOwnLink(principal, id);
   const ownsLink = principal.kind === "session" && link.createdByUserId === principal.userId;
   if (!can(principal, "links.edit_any") && !(ownsLink && can(principal, "links.edit_own"))) {
-    throw new ApiError(403, "Your role in this workspace allows editing only the links you created.");
+    throw new DomainError("forbidden", "Your role in this workspace allows editing only the links you created.");
   }
   return link;
 }
 
 async function requireVerifiedDomain(workspaceId: string | null, domainId: string) {
   const domain = workspaceId ? await store.findVerifiedDomain(workspaceId, domainId) : null;
-  if (!domain) throw new ApiError(400, "The domain_id does not name a verified custom domain of this workspace.");
+  if (!domain) throw new DomainError("invalid_request", "The domain_id does not name a verified custom domain of this workspace.");
   return domain;
 }
 
-function slugTaken(slug: string): ApiError {
-  return new ApiError(409, `The slug "${slug}" is already taken on this host; choose another or omit it to get one allocated.`);
+function slugTaken(slug: string): DomainError {
+  return new DomainError("conflict", `The slug "${slug}" is already taken on this host; choose another or omit it to get one allocated.`);
 }
 
 function encodeCursor(link: LinkRow): string {
@@ -137,6 +137,6 @@ function encodeCursor(link: LinkRow): string {
 function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   const [time, id] = Buffer.from(cursor, "base64url").toString().split(":");
   const createdAt = new Date(Number(time));
-  if (!id || Number.isNaN(createdAt.getTime())) throw new ApiError(400, "The query string field \"cursor\" is not a cursor this service issued.");
+  if (!id || Number.isNaN(createdAt.getTime())) throw new DomainError("invalid_request", "The query string field \"cursor\" is not a cursor this service issued.");
   return { createdAt, id };
 }

@@ -1,4 +1,4 @@
-import { ApiError } from "@/lib/http/errors";
+import { DomainError } from "@/lib/http/errors";
 import type { CreateLinkInput } from "@/lib/links/schemas";
 import { ensureSlugAvailable, prepareLink } from "@/lib/links/service";
 import { checkDestination } from "@/lib/safety/destination";
@@ -50,6 +50,6 @@ async function resentPurchase(input: CreateLinkInput): Promise<Purchase> {
 
 function refuseDomain(input: CreateLinkInput): void {
   if (input.domain_id) {
-    throw new ApiError(400, "A link bought without an account lives on the default short host; domain_id needs an account's API key.");
+    throw new DomainError("invalid_request", "A link bought without an account lives on the default short host; domain_id needs an account's API key.");
   }
 }

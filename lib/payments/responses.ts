@@ -1,5 +1,5 @@
 import { Receipt } from "mppx";
-import { ApiError } from "@/lib/http/errors";
+import { DomainError } from "@/lib/http/errors";
 import { paymentRequiredResponse } from "@/lib/http/payment-required";
 import { json } from "@/lib/http/respond";
 import { toLinkView } from "@/lib/links/present";
@@ -58,8 +58,8 @@ export function paidLinkResponse(body: PaidLink, apiKey: string | null, receiptH
   return json({ ...body, ...(apiKey && { api_key: apiKey }) }, 201, receiptHeaders);
 }
 
-export function stillSettling(): ApiError {
-  return new ApiError(409, "This payment is still being settled by an earlier request with the same credential; send it again in a few seconds.", {
+export function stillSettling(): DomainError {
+  return new DomainError("conflict", "This payment is still being settled by an earlier request with the same credential; send it again in a few seconds.", {
     "Retry-After": "2",
   });
 }

@@ -1,4 +1,4 @@
-import { ApiError } from "@/lib/http/errors";
+import { DomainError } from "@/lib/http/errors";
 import { claimApiKey, revokeApiKey } from "@/lib/auth/api-key-store";
 import { requirePermission } from "./permissions";
 import type { Principal } from "./types";
@@ -6,7 +6,7 @@ import type { Principal } from "./types";
 /** Mints the workspace's API key for a signed-in owner or admin; the raw key is returned once. */
 export async function claimKey(principal: Principal): Promise<string> {
   if (principal.kind !== "session") {
-    throw new ApiError(403, "An API key cannot mint API keys; claim a key with a session token.");
+    throw new DomainError("forbidden", "An API key cannot mint API keys; claim a key with a session token.");
   }
   requirePermission(principal, "api_key.claim", "Only an owner or admin of this workspace can claim its API key.");
   return claimApiKey(principal.workspaceId, principal.userId);
@@ -14,10 +14,10 @@ export async function claimKey(principal: Principal): Promise<string> {
 
 export async function revokeKey(principal: Principal): Promise<{ revoked_at: number }> {
   if (principal.kind !== "session") {
-    throw new ApiError(403, "An API key cannot revoke API keys; revoke the key with an owner's session token.");
+    throw new DomainError("forbidden", "An API key cannot revoke API keys; revoke the key with an owner's session token.");
   }
   requirePermission(principal, "api_key.revoke", "Only an owner of this workspace can revoke its API key.");
   const revoked = await revokeApiKey(principal.workspaceId, principal.userId);
-  if (!revoked) throw new ApiError(404, "This workspace has no live API key to revoke.");
+  if (!revoked) throw new DomainError("not_found", "This workspace has no live API key to revoke.");
   return { revoked_at: revoked.revokedAt.getTime() };
 }
