@@ -1,0 +1,184 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ABUSE, ACTIVE, QUARANTINE } from "@/lib/links/status";
+import type { Verdict } from "@/lib/safety/verdict";
+import { LinkCache } from "./link-cache";
+import { type ResolutionDeps, resolveVisit } from "./resolve";
+import type { ReleasePolicy } from "./store";
+import type { ResolvedLink, Visit } from "./types";
+
+const SPACING_MS = 60_000;
+const POLICY: ReleasePolicy = { spacingMs: SPACING_MS, releaseChecks: 2, releaseAgeMs: 0 };
+const CACHE_MS = 5_000;
+
+function quarantined(overrides: Partial<ResolvedLink> = {}): ResolvedLink {
+  return {
+    id: "lnk_1",
+    host: null,
+    slug: "abc2345",
+    destination: "https://example.com/",
+    status: QUARANTINE,
+    createdAt: 0,
+    cleanChecks: 0,
+    lastCountedCheckAt: null,
+    abuseReason: null,
+    ...overrides,
+  };
+}
+
+function visitOf(link: ResolvedLink): Visit {
+  return {
+    method: "GET",
+    host: link.host,
+    requestHost: "s.example",
+    slug: link.slug,
+    forward: new URLSearchParams(),
+    viaQr: false,
+    userAgent: null,
+    referrer: null,
+    country: null,
+  };
+}
+
+/**
+ * A world of one link held in memory: the store counts clean checks and releases the way the SQL
+ * statement does, the clock is moved by hand, and the checker answers what the test says.
+ */
+function world(link: ResolvedLink, verdict: Verdict = { status: "clean", source: "test" }) {
+  let now = 1_000_000;
+  let stored = link;
+  let databaseUp = true;
+  let databaseHangs = false;
+  const calls = { find: 0, count: 0, block: [] as string[], changed: [] as ResolvedLink[], logged: [] as string[] };
+  const answer = <T>(value: () => T): Promise<T> => {
+    if (databaseHangs) return new Promise<T>(() => undefined);
+    return databaseUp ? Promise.resolve(value()) : Promise.reject(new Error("connection refused"));
+  };
+  const deps: ResolutionDeps = {
+    cache: new LinkCache(CACHE_MS),
+    clock: { now: () => now },
+    checker: { name: "test", check: async () => verdict },
+    policy: POLICY,
+    store: {
+      findLink: () => {
+        calls.find++;
+        return answer(() => stored);
+      },
+      countCleanCheck: (_id, destination, at, policy) => {
+        calls.count++;
+        return answer(() => {
+          const spaced = stored.lastCountedCheckAt === null || at - stored.lastCountedCheckAt >= policy.spacingMs;
+          if (stored.status !== QUARANTINE || stored.destination !== destination || !spaced) return null;
+          const cleanChecks = stored.cleanChecks + 1;
+          const released = cleanChecks >= policy.releaseChecks && stored.createdAt <= at - policy.releaseAgeMs;
+          stored = { ...stored, cleanChecks, lastCountedCheckAt: at, status: released ? ACTIVE : QUARANTINE };
+          return stored;
+        });
+      },
+      blockForAbuse: (_id, reason) => {
+        calls.block.push(reason);
+        return answer(() => {
+          stored = { ...stored, status: ABUSE, abuseReason: reason };
+          return stored;
+        });
+      },
+    },
+    linkChanged: (changed) => calls.changed.push(changed),
+    log: (message) => calls.logged.push(message),
+  };
+  return {
+    deps,
+    calls,
+    advance: (ms: number) => {
+      now += ms;
+    },
+    databaseDown: () => {
+      databaseUp = false;
+    },
+    databaseHanging: () => {
+      databaseHangs = true;
+    },
+    stored: () => stored,
+  };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("resolving a visit, with fakes through ResolutionDeps", () => {
+  it("redirects a quarantined link after a clean live check and counts the check", async () => {
+    const w = world(quarantined());
+    const outcome = await resolveVisit(visitOf(w.stored()), w.deps);
+    expect(outcome).toMatchObject({ kind: "redirect", location: "https://example.com/" });
+    expect(w.calls.count).toBe(1);
+    expect(w.stored().cleanChecks).toBe(1);
+  });
+
+  it("counts at most one clean check per spacing, and releases once enough are counted", async () => {
+    const w = world(quarantined());
+    const visit = visitOf(w.stored());
+    await resolveVisit(visit, w.deps);
+    w.advance(SPACING_MS - 1);
+    await resolveVisit(visit, w.deps);
+    expect(w.calls.count).toBe(1);
+    w.advance(1);
+    await resolveVisit(visit, w.deps);
+    expect(w.stored()).toMatchObject({ cleanChecks: 2, status: ACTIVE });
+    expect(w.calls.changed.map((link) => link.status)).toEqual([ACTIVE]);
+  });
+
+  it("serves the cached link while fresh, and asks the database again once the cache is stale", async () => {
+    const w = world(quarantined({ status: ACTIVE }));
+    const visit = visitOf(w.stored());
+    await resolveVisit(visit, w.deps);
+    w.advance(CACHE_MS - 1);
+    await resolveVisit(visit, w.deps);
+    expect(w.calls.find).toBe(1);
+    w.advance(1);
+    await resolveVisit(visit, w.deps);
+    expect(w.calls.find).toBe(2);
+  });
+
+  it("serves a stale cached copy when the database is down, and is unavailable without one", async () => {
+    const w = world(quarantined({ status: ACTIVE }));
+    await resolveVisit(visitOf(w.stored()), w.deps);
+    w.advance(CACHE_MS * 10);
+    w.databaseDown();
+    expect(await resolveVisit(visitOf(w.stored()), w.deps)).toMatchObject({ kind: "redirect" });
+    expect(await resolveVisit({ ...visitOf(w.stored()), slug: "other77" }, w.deps)).toEqual({ kind: "unavailable" });
+  });
+
+  it("gives up on a database that hangs after its deadline, serving the stale copy", async () => {
+    const w = world(quarantined({ status: ACTIVE }));
+    await resolveVisit(visitOf(w.stored()), w.deps);
+    w.advance(CACHE_MS * 10);
+    w.databaseHanging();
+    vi.useFakeTimers();
+    const pending = resolveVisit(visitOf(w.stored()), w.deps);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(await pending).toMatchObject({ kind: "redirect" });
+    expect(w.calls.logged).toHaveLength(1);
+  });
+
+  it("blocks a link whose live check is malicious, records it and tells every instance", async () => {
+    const w = world(quarantined(), { status: "malicious", source: "blocklist", threat: "phishing", detail: "listed" });
+    const outcome = await resolveVisit(visitOf(w.stored()), w.deps);
+    expect(outcome).toMatchObject({ kind: "blocked", link: { status: ABUSE } });
+    expect(w.calls.block).toEqual(["listed (blocklist: phishing)"]);
+    expect(w.calls.changed.map((link) => link.status)).toEqual([ABUSE]);
+  });
+
+  it("fails open on an unknown verdict: redirects without counting", async () => {
+    const w = world(quarantined(), { status: "unknown", source: "dns", reason: "timeout" });
+    expect(await resolveVisit(visitOf(w.stored()), w.deps)).toMatchObject({ kind: "redirect" });
+    expect(w.calls.count).toBe(0);
+  });
+
+  it("writes nothing when the database did not answer: a malicious stale copy is blocked here only", async () => {
+    const w = world(quarantined(), { status: "malicious", source: "blocklist", threat: "malware", detail: "listed" });
+    w.deps.cache.set("/abc2345", quarantined(), 0);
+    w.databaseDown();
+    expect(await resolveVisit(visitOf(w.stored()), w.deps)).toMatchObject({ kind: "blocked" });
+    expect(w.calls.block).toEqual([]);
+  });
+});
