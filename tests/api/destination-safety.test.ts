@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { db } from "@/lib/db/client";
+import { call, newUser } from "../support/api";
+import { TEST_ZONE } from "../support/dns-server";
+
+/** Each name of the test DNS zone that points inside a network, with every address it resolves to. */
+const INTERNAL_NAMES = [
+  [TEST_ZONE.privateName, ["10.0.0.7", "10.0.0.0"]],
+  [TEST_ZONE.mixedName, ["192.168.1.20", "192.168.0.0"]],
+  [TEST_ZONE.loopbackV6Name, ["::1"]],
+] as const;
+
+describe("no DNS oracle: a refused destination never says where its name points", () => {
+  it.each(INTERNAL_NAMES)("answers %s without credentials with 422 and no address", async (name, addresses) => {
+    const response = await call("POST", "/api/links", { body: { destination: `https://${name}/admin` } });
+    expect(response.status).toBe(422);
+    expect(response.body.error).toMatch(/internal or private address/);
+    for (const address of addresses) expect(response.text).not.toContain(address);
+    expect(response.text).not.toMatch(/loopback|unique-local|network address \(/);
+  });
+
+  it.each(INTERNAL_NAMES)("answers %s for an account with 422 and no address", async (name, addresses) => {
+    const user = await newUser();
+    const response = await call("POST", "/api/links", { token: user.token, body: { destination: `https://${name}/admin` } });
+    expect(response.status).toBe(422);
+    expect(response.body.error).toMatch(/internal or private address/);
+    for (const address of addresses) expect(response.text).not.toContain(address);
+    expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(0);
+  });
+
+  it("gives the same sentence for every internal answer, so the kind of network does not leak either", async () => {
+    const user = await newUser();
+    const sentences = await Promise.all(
+      INTERNAL_NAMES.map(async ([name]) => (await call("POST", "/api/links", { token: user.token, body: { destination: `https://${name}/` } })).body.error),
+    );
+    expect(new Set(sentences).size).toBe(1);
+  });
+});
