@@ -36,3 +36,16 @@ describe("no DNS oracle: a refused destination never says where its name points"
     expect(new Set(sentences).size).toBe(1);
   });
 });
+
+describe("special-use and private-use names", () => {
+  it.each(["http://nas.lan/", "http://fritz.box/admin", "http://router.home.arpa/", "http://api.default.svc/", "http://1.0.168.192.in-addr.arpa/"])(
+    "refuses %s with 422 and writes nothing",
+    async (destination) => {
+      const user = await newUser();
+      const response = await call("POST", "/api/links", { token: user.token, body: { destination } });
+      expect(response.status).toBe(422);
+      expect(response.body.error).toMatch(/local or reserved name/);
+      expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(0);
+    },
+  );
+});
