@@ -1,5 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
+import { newId } from "@/lib/db/random";
+import { forgetVerifiedHosts } from "@/lib/domains/verified-hosts";
+import { resetSafetyChecker } from "@/lib/safety/instance";
 import { call, newUser } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 
@@ -48,4 +52,46 @@ describe("special-use and private-use names", () => {
       expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(0);
     },
   );
+});
+
+describe("a destination on a host we serve short links on (a redirect loop)", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    resetConfig();
+    resetSafetyChecker();
+  });
+
+  it("is refused on any workspace's verified custom domain, and accepted on a pending one", async () => {
+    const owner = await newUser("domain-owner");
+    const suffix = owner.userId.toLowerCase();
+    await db().domain.createMany({
+      data: [
+        { id: newId("dom"), workspaceId: owner.workspaceId, hostname: `go-${suffix}.example.org`, verifiedAt: new Date() },
+        { id: newId("dom"), workspaceId: owner.workspaceId, hostname: `pending-${suffix}.example.org` },
+      ],
+    });
+    forgetVerifiedHosts();
+    const stranger = await newUser("stranger");
+    const looping = await call("POST", "/api/links", { token: stranger.token, body: { destination: `https://GO-${suffix}.example.org./menu` } });
+    expect(looping.status).toBe(422);
+    expect(looping.body.error).toMatch(/redirect loop/);
+    const anonymous = await call("POST", "/api/links", { body: { destination: `https://go-${suffix}.example.org/menu` } });
+    expect(anonymous.status).toBe(422);
+    const pending = await call("POST", "/api/links", { token: stranger.token, body: { destination: `https://pending-${suffix}.example.org/menu` } });
+    expect(pending.status).toBe(201);
+  });
+
+  it("is refused on the short host and on the app's own host", async () => {
+    vi.stubEnv("BASE_URL", "https://app.permalink-test.net");
+    vi.stubEnv("SHORT_BASE_URL", "https://go.permalink-test.net");
+    resetConfig();
+    resetSafetyChecker();
+    const user = await newUser();
+    for (const destination of ["https://go.permalink-test.net/abc", "https://APP.permalink-test.net:8443/docs"]) {
+      const response = await call("POST", "/api/links", { token: user.token, body: { destination } });
+      expect(response.status).toBe(422);
+      expect(response.body.error).toMatch(/redirect loop/);
+    }
+    expect((await call("POST", "/api/links", { token: user.token, body: { destination: "https://www.permalink-test.net/" } })).status).toBe(201);
+  });
 });
