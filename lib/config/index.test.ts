@@ -29,6 +29,12 @@ describe("parseConfig defaults", () => {
     expect(config.REDIS_URL).toBeUndefined();
   });
 
+  it("lets a session token live at most 30 days unless AUTH_TOKEN_MAX_LIFETIME_SECONDS says otherwise", () => {
+    expect(parseConfig({}).AUTH_TOKEN_MAX_LIFETIME_SECONDS).toBe(30 * 24 * 60 * 60);
+    expect(parseConfig({ AUTH_TOKEN_MAX_LIFETIME_SECONDS: "3600" }).AUTH_TOKEN_MAX_LIFETIME_SECONDS).toBe(3600);
+    expect(configErrorFrom({ AUTH_TOKEN_MAX_LIFETIME_SECONDS: "0" }).message).toMatch(/^Configuration error: AUTH_TOKEN_MAX_LIFETIME_SECONDS /);
+  });
+
   it("derives BASE_URL from PORT when BASE_URL is unset", () => {
     expect(parseConfig({ PORT: "4100" })).toMatchObject({ PORT: 4100, BASE_URL: "http://localhost:4100", SHORT_BASE_URL: "http://localhost:4100" });
   });

@@ -31,6 +31,7 @@ const configSchema = z.object({
   AUTH_JWKS_URL: httpUrl.optional(),
   AUTH_ISSUER: z.string().min(1).default("permalink"),
   AUTH_AUDIENCE: z.string().min(1).default("permalink-api"),
+  AUTH_TOKEN_MAX_LIFETIME_SECONDS: positiveInt.default(30 * 24 * 60 * 60),
   WRITE_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
   SAFETY_BLOCKLIST_FILE: z.string().optional(),
   DNS_RESOLVER: hostPort.optional(),
