@@ -1,5 +1,6 @@
 import type { NextConfig } from "next";
 import { PHASE_DEVELOPMENT_SERVER } from "next/constants";
+import { APP_TOP_LEVEL_PATHS } from "./lib/links/app-paths";
 
 /**
  * The app's pages load only their own scripts, styles, images and fonts, may not be framed, and
@@ -37,8 +38,15 @@ const nextConfig = (phase: string): NextConfig => ({
   // by Node at run time rather than bundled.
   serverExternalPackages: ["@prisma/dev", "@electric-sql/pglite", "pg", "ioredis", "mppx"],
   typedRoutes: false,
+  // The app's own paths only: the short-link doors answer the rest with headers of their own
+  // (lib/resolution/answer.ts), the same from the node:http front door and from proxy.ts.
   async headers() {
-    return [{ source: "/:path*", headers: securityHeaders(phase === PHASE_DEVELOPMENT_SERVER) }];
+    const headers = securityHeaders(phase === PHASE_DEVELOPMENT_SERVER);
+    const appPaths = APP_TOP_LEVEL_PATHS.map((path) => path.replace(/[.]/g, "\\.")).join("|");
+    return [
+      { source: "/", headers },
+      { source: `/:top(${appPaths})/:rest*`, headers },
+    ];
   },
 });
 
