@@ -8,13 +8,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { resetWriteLimiter } from "@/lib/http/write-limit";
-import { newId } from "@/lib/db/random";
+import { newId, randomString } from "@/lib/db/random";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { API_KEY_REPLAY_WINDOW_MS } from "@/lib/payments/fulfilment";
 import { APP_ORIGIN, type ApiResponse, call, newUser } from "../support/api";
 import { appFetch, mppAgent, x402Agent } from "../support/payments/agents";
 import { startFacilitator, type RunningFacilitator } from "../support/payments/facilitator";
 import { Eip3009Ledger, type Transfer } from "../support/payments/ledger";
+import { visit } from "../support/visits";
 
 const NETWORK = "eip155:84532";
 const TOKEN = { address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e" as Address, chainId: 84532, name: "USDC", version: "2" };
@@ -265,6 +266,23 @@ describe("paying with MPP", () => {
 
     const workspace = await db().workspace.findFirstOrThrow({ where: { links: { some: { id: paid.id } } } });
     expect(workspace).toMatchObject({ kind: "machine", payerDid: `did:pkh:${NETWORK}:${wallet.address}` });
+  });
+});
+
+describe("a bought link resolves at once", () => {
+  it("drops the short host's cached miss for a custom slug when a payment commits it", async () => {
+    const slug = `bought-${randomString(SLUG_ALPHABET, 6)}`;
+    expect((await visit(`/${slug}`)).status).toBe(404);
+    const body = order({ slug });
+    const response = await mppAgent(newWallet(), TOKEN).fetch(LINKS_URL, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    expect(response.status).toBe(201);
+    const visited = await visit(`/${slug}`);
+    expect(visited.status).toBe(302);
+    expect(visited.headers.Location).toBe(body.destination);
   });
 });
 
