@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { isLiveKey, mintApiKey } from "@/lib/auth/api-key-store";
+import { findReplaySeal, forgetReplaySeals, mintReplayableApiKey } from "@/lib/auth/api-key-store";
 import { clock } from "@/lib/clock";
-import { db } from "@/lib/db/client";
 import { commitLink, type LinkDraft, LinkTransaction } from "@/lib/links/commit";
 import { bindingMismatch } from "./binding";
 import { charge, FACILITATOR_TIMEOUT_MS, sha256 } from "./gateway";
@@ -41,7 +40,7 @@ export async function payForLink(purchase: Purchase, credential: PaymentCredenti
     purchase,
     purchaseHash: sha256(JSON.stringify([purchase.destination, purchase.slug])),
     credential,
-    payerDid: `did:pkh:${credential.terms.network}:${credential.payer}`,
+    payerDid: store.payerDidOf(credential.terms.network, credential.payer),
     waitUntil: Date.now() + PENDING_WAIT_MS,
   };
   for (;;) {
@@ -110,14 +109,14 @@ async function fulfil(payment: PaymentRow, purchase: Purchase): Promise<Response
     const tx = transaction.client;
     if (!(await store.takeSettledPayment(tx, payment))) return null;
     const account = await store.ensureMachineAccount(tx, payment.payerDid);
-    const apiKey = account.created ? await mintApiKey(account.workspaceId, null, tx) : null;
+    const key = account.created ? await mintReplayableApiKey(account.workspaceId, tx, (apiKey) => sealApiKey(apiKey, secretKey)) : null;
     const { link, slugFellBack } = await commitLink(paidLinkDraft(account.workspaceId, purchase), { transaction });
     const body = toPaidLink(link, payment.reference!, slugFellBack ? slugTakenNotice(purchase.slug!, link.slug) : null);
-    await store.recordFulfilment(tx, payment.paymentKey, { linkId: link.id, response: body, apiKeySealed: apiKey && sealApiKey(apiKey, secretKey) });
-    return { body, apiKey };
+    await store.recordFulfilment(tx, payment.paymentKey, { linkId: link.id, response: body, apiKeyId: key?.keyId ?? null });
+    return { body, apiKey: key?.apiKey ?? null };
   }, FULFILMENT_TRANSACTION);
   if (!written) return null;
-  void store.forgetSealedKeys(db(), new Date(clock().now() - API_KEY_REPLAY_WINDOW_MS)).catch(() => undefined);
+  void forgetReplaySeals(replayWindowStart()).catch(() => undefined);
   return paidLinkResponse(written.body, written.apiKey, payment.receiptHeaders ?? {});
 }
 
@@ -143,16 +142,21 @@ function slugTakenNotice(requested: string, allocated: string): string {
   return `The slug "${requested}" was taken by someone else while your payment settled, so your link got the allocated slug "${allocated}"; it points where you asked.`;
 }
 
-/** The stored answer again, with the same receipt; the api_key too while the replay window lasts and the key is live. */
+/**
+ * The stored answer again, with the same receipt; the api_key too while the replay window lasts
+ * and the key is live and has never been used (its first use erases the sealed copy).
+ */
 async function replay(payment: PaymentRow): Promise<Response> {
   return paidLinkResponse(payment.response as PaidLink, await replayableApiKey(payment), payment.receiptHeaders ?? {});
 }
 
 async function replayableApiKey(payment: PaymentRow): Promise<string | null> {
-  if (!payment.apiKeySealed || !payment.fulfilledAt) return null;
-  if (clock().now() - payment.fulfilledAt.getTime() > API_KEY_REPLAY_WINDOW_MS) return null;
-  const apiKey = openApiKey(payment.apiKeySealed, paymentSettings().secretKey);
-  return apiKey && (await isLiveKey(apiKey)) ? apiKey : null;
+  const sealed = payment.apiKeyId && (await findReplaySeal(payment.apiKeyId, replayWindowStart()));
+  return sealed ? openApiKey(sealed, paymentSettings().secretKey) : null;
+}
+
+function replayWindowStart(): Date {
+  return new Date(clock().now() - API_KEY_REPLAY_WINDOW_MS);
 }
 
 async function waitForEarlierAttempt(waitUntil: number): Promise<void> {
