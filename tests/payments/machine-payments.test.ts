@@ -4,6 +4,7 @@ import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { type Address, getAddress } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import { createSiweMessage } from "viem/siwe";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
@@ -352,6 +353,24 @@ describe("one payment, exactly one link", () => {
     expect(await db().link.count({ where: { workspaceId: (await machineAccountOf(wallet)).id } })).toBe(1);
   });
 
+  it("stops replaying the api_key once the key has authenticated a request, its sealed copy erased by that first use", async () => {
+    const wallet = newWallet();
+    const body = order();
+    const headers = { authorization: await mppCredential(wallet, body) };
+    const first = await buy(body, headers);
+    const apiKey = first.body.api_key as string;
+    expect((await buy(body, headers)).body.api_key).toBe(apiKey);
+    const sealedCopy = () => db().apiKey.findFirstOrThrow({ where: { workspace: { payerDid: `did:pkh:${NETWORK}:${wallet.address}` } }, select: { replaySealed: true } });
+    expect((await sealedCopy()).replaySealed).toEqual(expect.any(String));
+
+    expect((await call("GET", "/api/links", { token: apiKey })).status).toBe(200);
+    expect((await sealedCopy()).replaySealed).toBeNull();
+    const again = await buy(body, headers);
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual({ ...first.body, api_key: undefined });
+    expect(transfersFrom(wallet)).toHaveLength(1);
+  });
+
   it("gives one link and one settlement to the same credential sent twice at once", async () => {
     const wallet = newWallet();
     const body = order();
@@ -623,6 +642,38 @@ describe("the machine account", () => {
     expect(createdWithKey.status).toBe(402);
     expect(createdWithKey.body).toMatchObject({ pay: ["mpp", "x402"], docs: "http://app.test.example/docs/payments" });
     expect(createdWithKey.body.error).toMatch(/without an Authorization header.*Existing links keep resolving\.$/);
+  });
+});
+
+describe("a lost machine key", () => {
+  it("is replaced by signing in with the paying wallet (EIP-4361); the old key stops working and the new one holds the links", async () => {
+    const wallet = newWallet();
+    const body = order();
+    const payment = { authorization: await mppCredential(wallet, body) };
+    const bought = await buy(body, payment);
+    expect(bought.status).toBe(201);
+    const lostKey = bought.body.api_key as string;
+
+    const fields = (await call("GET", "/api/machine-accounts/nonce")).body;
+    const message = createSiweMessage({
+      address: wallet.address,
+      domain: fields.domain,
+      uri: fields.uri,
+      chainId: fields.chain_id,
+      version: "1",
+      nonce: fields.nonce,
+      issuedAt: new Date(),
+    });
+    const recovered = await call("POST", "/api/machine-accounts/key", { body: { message, signature: await wallet.signMessage({ message }) } });
+    expect(recovered.status).toBe(200);
+    const newKey = recovered.body.api_key as string;
+
+    expect((await call("GET", "/api/links", { token: lostKey })).status).toBe(401);
+    const listed = await call("GET", "/api/links", { token: newKey });
+    expect(listed.body.links.map((link: { id: string }) => link.id)).toEqual([bought.body.id]);
+    const resent = await buy(body, payment);
+    expect(resent.status).toBe(201);
+    expect(resent.body).toEqual({ ...bought.body, api_key: undefined });
   });
 });
 
