@@ -692,10 +692,11 @@ describe("how agents find out", () => {
     expect(text).toMatch(/0\.50 USDC/);
   });
 
-  it("the payments page walks through the purchase with a working example for each protocol", async () => {
+  it("the payments page walks through the purchase with a working example for each protocol, and key rotation and recovery", async () => {
     const { default: PaymentsPage } = await import("@/app/docs/payments/page");
     const html = renderToStaticMarkup(createElement(PaymentsPage));
-    for (const expected of ["402 Payment Required", "Authorization: Payment", "PAYMENT-SIGNATURE", "mppx/client", "@x402/fetch", "api_key", `${APP_ORIGIN}/api/links`]) {
+    const keyManagement = ["/api/keys/rotate", `${APP_ORIGIN}/api/machine-accounts/nonce`, `${APP_ORIGIN}/api/machine-accounts/key`, "createSiweMessage", "EIP-4361"];
+    for (const expected of ["402 Payment Required", "Authorization: Payment", "PAYMENT-SIGNATURE", "mppx/client", "@x402/fetch", "api_key", `${APP_ORIGIN}/api/links`, ...keyManagement]) {
       expect(html).toContain(expected);
     }
   });
