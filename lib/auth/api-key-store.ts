@@ -135,6 +135,8 @@ async function insertKey(client: DbClient, workspaceId: string, userId: string |
       hint: apiKeyHint(apiKey, config().API_KEY_PREFIX),
       createdByUserId: userId,
       replaySealed: seal?.(apiKey) ?? null,
+      // On the process clock, like the replay window it starts.
+      createdAt: new Date(clock().now()),
     },
     select: { id: true },
   });
