@@ -25,7 +25,7 @@ import {
   linkStatusSchema,
   REPORTS_PER_MINUTE,
 } from "@/lib/resolution/abuse-reports";
-import { paidLinkSchema } from "@/lib/payments/schemas";
+import { paidLinkSchema, recoverKeyBody, recoveryNonceSchema } from "@/lib/payments/schemas";
 import { recheckTotalsSchema } from "@/lib/resolution/recheck";
 import { memberListSchema, memberSchema, workspaceReportSchema } from "@/lib/workspaces/schemas";
 import { MAX_JSON_BODY_BYTES } from "./body";
@@ -52,7 +52,7 @@ export type SecurityRequirement = Record<string, string[]>;
  * Which bearer credentials an operation accepts; OpenAPI's one bearer scheme cannot tell the
  * workspace credentials apart. operator and cron are the deployment's own secrets.
  */
-export type Credentials = "api_key_or_session" | "session" | "none" | "operator" | "cron" | "stripe_signature";
+export type Credentials = "api_key_or_session" | "api_key" | "session" | "none" | "operator" | "cron" | "stripe_signature";
 export type Operation = {
   operationId: string;
   summary: string;
@@ -94,7 +94,7 @@ export type OpenApiDocument = {
 };
 
 /** Request bodies are described as the handlers parse them; response bodies as they are sent. */
-const REQUEST_SCHEMAS = [createLinkBody, updateLinkBody, abuseReportBody, linkStatusChangeBody, checkoutBody];
+const REQUEST_SCHEMAS = [createLinkBody, updateLinkBody, abuseReportBody, linkStatusChangeBody, checkoutBody, recoverKeyBody];
 const RESPONSE_SCHEMAS = [
   errorSchema,
   paymentRequiredSchema,
@@ -104,6 +104,7 @@ const RESPONSE_SCHEMAS = [
   linkListSchema,
   claimResponseSchema,
   revokeResponseSchema,
+  recoveryNonceSchema,
   workspaceReportSchema,
   memberSchema,
   memberListSchema,
@@ -121,6 +122,7 @@ const BEARER: SecurityRequirement[] = [{ bearerAuth: [] }];
 
 const SECURITY: Record<Credentials, SecurityRequirement[]> = {
   api_key_or_session: BEARER,
+  api_key: BEARER,
   session: BEARER,
   none: [],
   operator: [{ operatorAuth: [] }],
@@ -130,7 +132,7 @@ const SECURITY: Record<Credentials, SecurityRequirement[]> = {
 
 const TAGS: Tag[] = [
   { name: "Links", description: "Create, read, repoint and archive permanent short links." },
-  { name: "API keys", description: "Mint and revoke the workspace's API key." },
+  { name: "API keys", description: "Mint, rotate and revoke the workspace's API key; recover a machine account's key by signing in with its wallet." },
   { name: "Workspaces", description: "The workspace a call acts on, and its members." },
   { name: "Billing", description: "Subscriptions in Australian dollars: checkout, the billing portal, the account's tier and quota, and Stripe's webhook." },
   { name: "Abuse", description: "Reporting abusive links, and the operator's review of them." },
@@ -149,6 +151,9 @@ export function openApiDocument(): OpenApiDocument {
       "/api/links": { post: createLinkOperation(), get: listLinksOperation() },
       "/api/links/{id}": { get: getLinkOperation(), patch: updateLinkOperation(), delete: archiveLinkOperation() },
       "/api/billing/claim": { post: claimKeyOperation(), delete: revokeKeyOperation() },
+      "/api/keys/rotate": { post: rotateKeyOperation() },
+      "/api/machine-accounts/nonce": { get: recoveryNonceOperation() },
+      "/api/machine-accounts/key": { post: recoverMachineKeyOperation() },
       "/api/billing/checkout": { post: startCheckoutOperation() },
       "/api/billing/portal": { post: openBillingPortalOperation() },
       "/api/billing/webhook": { post: stripeWebhookOperation() },
@@ -166,7 +171,7 @@ export function openApiDocument(): OpenApiDocument {
         bearerAuth: {
           type: "http",
           scheme: "bearer",
-          description: `An API key (\`${API_KEY_PREFIX}_…\`) or a session JWT from the dashboard's identity provider. Both resolve to the same workspace and behave identically, except that only a session token can mint or revoke keys.`,
+          description: `An API key (\`${API_KEY_PREFIX}_…\`) or a session JWT from the dashboard's identity provider. Both resolve to the same workspace and behave identically, except that only a session token can claim or revoke a key, and only a key can rotate itself.`,
         },
         operatorAuth: { type: "http", scheme: "bearer", description: "The deployment's OPERATOR_TOKEN, held by the people who review abuse." },
         cronAuth: { type: "http", scheme: "bearer", description: "The deployment's CRON_SECRET, which Vercel Cron sends with each scheduled call." },
@@ -339,6 +344,58 @@ function revokeKeyOperation(): Operation {
   });
 }
 
+function rotateKeyOperation(): Operation {
+  return operation({
+    operationId: "rotateApiKey",
+    summary: "Rotate the API key",
+    description:
+      "Send it with the API key to replace (any workspace's, a machine account's too); takes no body. The new raw key is returned once and the old key stops authenticating at once. Of concurrent rotations with one key, exactly one succeeds.",
+    tag: "API keys",
+    credentials: "api_key",
+    write: true,
+    responses: {
+      200: jsonResponse("The new raw key, shown once.", claimResponseSchema),
+      403: failure("A session token was sent: rotate with the key itself, or revoke and claim with an owner's session."),
+    },
+  });
+}
+
+function recoveryNonceOperation(): Operation {
+  return operation({
+    operationId: "getRecoveryNonce",
+    summary: "Get a nonce to recover a machine account's key",
+    description:
+      "No credentials needed. A single-use nonce, valid for ten minutes, with the domain, URI, chain ID and version the Sign-In-with-Ethereum (EIP-4361) message must carry; see recoverMachineAccountKey and /docs/payments.",
+    tag: "API keys",
+    credentials: "none",
+    responses: {
+      200: jsonResponse("The nonce and the message's fields.", recoveryNonceSchema),
+      429: clientWriteLimit(),
+    },
+  });
+}
+
+function recoverMachineKeyOperation(): Operation {
+  return operation({
+    operationId: "recoverMachineAccountKey",
+    summary: "Recover a machine account's key with its wallet",
+    description:
+      "No credentials needed: the wallet that paid for the account's links proves itself by signing an EIP-4361 message (personal_sign) whose domain and URI are this service, whose chain ID is the payment network's, and whose nonce came from getRecoveryNonce. The account's key is replaced: the new raw key is returned once and the old key stops authenticating at once.",
+    tag: "API keys",
+    credentials: "none",
+    body: recoverKeyBody,
+    responses: {
+      200: jsonResponse("The new raw key, shown once.", claimResponseSchema),
+      400: failure("The body failed validation, or the message is not EIP-4361, or it names another domain, URI origin or chain, or is not valid yet."),
+      401: failure("The signature was not made by the message's address, or the nonce is unknown or already used."),
+      404: failure("No machine account belongs to the message's address on the payment network."),
+      409: failure("Another key was issued for the account at the same moment."),
+      410: failure("The message or its nonce has expired."),
+      429: clientWriteLimit(),
+    },
+  });
+}
+
 function startCheckoutOperation(): Operation {
   return operation({
     operationId: "startCheckout",
@@ -503,7 +560,7 @@ type OperationSpec = {
 /** Adds what every operation of its kind shares: auth and 401 (503), 413 on bodies, 429 on writes, 500. */
 function operation(spec: OperationSpec): Operation {
   const credentials = spec.credentials ?? "api_key_or_session";
-  const workspaceBearer = credentials === "api_key_or_session" || credentials === "session";
+  const workspaceBearer = credentials === "api_key_or_session" || credentials === "api_key" || credentials === "session";
   const responses: Record<string, ResponseObject> = { ...spec.responses, ...AUTH_FAILURES[credentials], 500: INTERNAL_FAILURE };
   if (spec.body) responses[413] = failure(`The request body is larger than ${MAX_JSON_BODY_BYTES / 1024} KiB.`);
   if (spec.write) responses[429] = tooManyWrites();
@@ -536,6 +593,11 @@ function tooManyWrites(): ResponseObject {
   );
 }
 
+/** Callers without an account share one write budget per client address. */
+function clientWriteLimit(): ResponseObject {
+  return failure(`Too many writes this minute from your address (limit ${config().WRITE_RATE_LIMIT_PER_MINUTE} a minute).`, rateLimitHeaderRefs());
+}
+
 function rateLimitHeaderRefs(): Record<string, Reference> {
   return {
     "Retry-After": ref("headers", "RetryAfter"),
@@ -564,6 +626,7 @@ function deploymentSecretFailures(variable: string): Record<string, ResponseObje
 
 const AUTH_FAILURES: Record<Credentials, Record<string, ResponseObject>> = {
   api_key_or_session: { 401: UNAUTHORIZED },
+  api_key: { 401: UNAUTHORIZED },
   session: { 401: UNAUTHORIZED },
   none: {},
   operator: deploymentSecretFailures("OPERATOR_TOKEN"),
