@@ -1,12 +1,19 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { randomBytes } from "node:crypto";
+import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { abuseQueueSchema, type AbuseQueueEntry } from "@/lib/abuse/schemas";
 import { REPORT_CHECK_INTERVAL_MS } from "@/lib/abuse/service";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
+import { MIGRATIONS_DIR, migrate } from "@/lib/db/migrate";
 import { newId } from "@/lib/db/random";
 import { useTestBlocklist } from "../support/blocklist";
 import { call, newUser, type TestUser } from "../support/api";
+import { adminQuery, withDatabase } from "../support/database";
 import { TEST_ZONE } from "../support/dns-server";
 import { type FakeDnsRecord, type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
 import { visit } from "../support/visits";
@@ -51,8 +58,8 @@ function setStatus(id: string, body: unknown, token = OPERATOR_TOKEN) {
   return call("PUT", `/api/operator/links/${id}/status`, { token, body });
 }
 
-function queuePage(query = "", token: string | undefined = OPERATOR_TOKEN) {
-  return call("GET", `/api/operator/abuse-reports${query}`, { token });
+function queuePage(query = "", options: { token?: string } = { token: OPERATOR_TOKEN }) {
+  return call("GET", `/api/operator/abuse-reports${query}`, options);
 }
 
 /** The whole queue, page by page, each page checked against the documented schema. */
@@ -83,6 +90,11 @@ async function reportFromNewNetworks(link: Link, count: number, reason = "phishi
 /** Moves the process clock `offsetMs` ahead of the real one (for the rules that count time). */
 function moveClock(offsetMs: number): void {
   setClock({ now: () => Date.now() + offsetMs });
+}
+
+/** Stops the process clock at `at`, for report times a test compares exactly. */
+function stopClockAt(at: number): void {
+  setClock({ now: () => at });
 }
 
 beforeAll(async () => {
@@ -150,7 +162,7 @@ describe("POST /api/abuse-reports", () => {
     expect(await stored(link.id)).toMatchObject({ status: 0, abuseReason: null });
     const visited = await visit(`/${link.slug}`);
     expect(visited.status).toBe(302);
-    expect(visited.headers.location).toBe(link.destination);
+    expect(visited.headers.Location).toBe(link.destination);
     expect((await queueEntry(link.id))?.reporters).toBe(12);
     const repointed = await call("PATCH", `/api/links/${link.id}`, { token: owner.token, body: { destination: "https://example.com/abuse/moved" } });
     expect(repointed.status, repointed.text).toBe(200);
@@ -169,7 +181,7 @@ describe("POST /api/abuse-reports", () => {
 
   it("counts many addresses inside one IPv6 /64 as one reporter, with one rate limit", async () => {
     const link = await createLink();
-    const inOneSlash64 = Array.from({ length: 11 }, (_, i) => `2001:db8:77:${(linkCounter % 65535).toString(16)}:${i.toString(16)}:${(i * 7919).toString(16)}::${i + 1}`);
+    const inOneSlash64 = Array.from({ length: 11 }, (_, i) => `2001:db8:77:${(linkCounter % 65535).toString(16)}:${i.toString(16)}:${((i * 7919) & 0xffff).toString(16)}::${i + 1}`);
     for (const address of inOneSlash64.slice(0, 10)) {
       expect((await report({ url: link.short_url, reason: "malware" }, address, "x-real-ip")).status).toBe(202);
     }
@@ -286,13 +298,13 @@ describe("GET /api/operator/abuse-reports", () => {
     ["no Authorization header", undefined],
     ["a wrong token", "operator-token-for-the-tests-wrong-one"],
   ])("refuses %s with 401", async (_label, token) => {
-    const response = await queuePage("", token);
+    const response = await queuePage("", { token });
     expect(response.status).toBe(401);
     expect(response.body).toEqual({ error: expect.any(String) });
   });
 
   it("refuses a workspace's own session token", async () => {
-    expect((await queuePage("", (await newUser()).token)).status).toBe(401);
+    expect((await queuePage("", { token: (await newUser()).token })).status).toBe(401);
   });
 
   it("answers 503 when OPERATOR_TOKEN is not set", async () => {
@@ -324,11 +336,12 @@ describe("GET /api/operator/abuse-reports", () => {
     // Only this test's reports are pending.
     await db().abuseReport.updateMany({ where: { reviewedAt: null }, data: { reviewedAt: new Date() } });
     const [most, least, older, newer] = [await createLink(), await createLink(), await createLink(), await createLink()];
+    const startedAt = Date.now();
     let offset = 0;
     const reportAt = async (link: Link, count: number) => {
       for (let i = 0; i < count; i++) {
         offset += 1000;
-        moveClock(offset);
+        stopClockAt(startedAt + offset);
         expect((await report({ url: link.short_url, reason: "spam", details: `report ${offset / 1000}` })).status).toBe(202);
       }
     };
@@ -360,8 +373,9 @@ describe("GET /api/operator/abuse-reports", () => {
 
   it("shows only the ten most recent reports of a link, and counts them all", async () => {
     const link = await createLink();
+    const startedAt = Date.now();
     for (let i = 1; i <= 12; i++) {
-      moveClock(i * 1000);
+      stopClockAt(startedAt + i * 1000);
       expect((await report({ url: link.short_url, reason: i % 2 ? "phishing" : "malware", details: `report ${i}`, contact: `reporter-${i}@example.net` })).status).toBe(202);
     }
 
@@ -469,7 +483,61 @@ describe("PUT /api/operator/links/{id}/status", () => {
   });
 });
 
-describe("the migration", () => {
+describe("the abuse review migration", () => {
+  const REVIEW_MIGRATION = "20261123000000_abuse_review";
+  const { serverUrl, prefix, embedded } = inject("testDatabase");
+
+  /** A fresh database migrated up to, not including, the abuse review migration. */
+  async function databaseBeforeReviewMigration(): Promise<{ url: string; drop(): Promise<void> }> {
+    const name = `${prefix}_abuse_${randomBytes(4).toString("hex")}`;
+    await adminQuery(serverUrl, `CREATE DATABASE "${name}"`);
+    const earlier = await mkdtemp(path.join(tmpdir(), "permalink-migrations-"));
+    for (const entry of await readdir(MIGRATIONS_DIR)) {
+      if (entry < REVIEW_MIGRATION) await cp(path.join(MIGRATIONS_DIR, entry), path.join(earlier, entry), { recursive: true });
+    }
+    const url = withDatabase(serverUrl, name);
+    await migrate(url, earlier);
+    await rm(earlier, { recursive: true, force: true });
+    return { url, drop: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+  }
+
+  // The embedded database serves one database under every name, already migrated.
+  it.skipIf(embedded)("sends links that reports alone blocked back to quarantine, and keeps the blocks of checks and operators", async () => {
+    const database = await databaseBeforeReviewMigration();
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      await client.query(`INSERT INTO workspaces (id, name, kind) VALUES ('wsp_m', 'Migrated', 'team')`);
+      const blocked = [
+        ["lnk_byReports", "Reported as abusive by 3 people; under review"],
+        ["lnk_byOperator", "Phishing page for a bank"],
+        ["lnk_byCheck", "listed (blocklist: phishing)"],
+      ];
+      for (const [id, reason] of blocked) {
+        await client.query(
+          `INSERT INTO links (id, workspace_id, slug, reusable, destination, status, abuse_reason, quarantined_at, clean_checks)
+           VALUES ($1, 'wsp_m', $1, false, 'https://example.com/', 2, $2, now() - interval '30 days', 2)`,
+          [id, reason],
+        );
+      }
+      await client.query(`INSERT INTO abuse_reports (id, link_id, reason, reporter_hash) VALUES ('abr_1', 'lnk_byReports', 'spam', 'aaaa'), ('abr_2', 'lnk_byReports', 'spam', 'bbbb')`);
+
+      expect(await migrate(database.url)).toEqual([REVIEW_MIGRATION]);
+
+      const { rows } = await client.query(`SELECT id, status, abuse_reason, clean_checks, quarantined_at > now() - interval '1 minute' AS quarantined_afresh FROM links ORDER BY id`);
+      expect(rows).toEqual([
+        { id: "lnk_byCheck", status: 2, abuse_reason: "listed (blocklist: phishing)", clean_checks: 2, quarantined_afresh: false },
+        { id: "lnk_byOperator", status: 2, abuse_reason: "Phishing page for a bank", clean_checks: 2, quarantined_afresh: false },
+        { id: "lnk_byReports", status: 1, abuse_reason: null, clean_checks: 0, quarantined_afresh: true },
+      ]);
+      expect((await client.query(`SELECT count(*)::int AS pending FROM abuse_reports WHERE reviewed_at IS NULL`)).rows).toEqual([{ pending: 2 }]);
+    } finally {
+      await client.end();
+      await database.drop();
+    }
+  });
+
+
   it("refuses a second pending report from one reporter for one link in the database itself", async () => {
     const link = await createLink();
     const row = { linkId: link.id, reason: "spam", reporterHash: "a".repeat(64) };
