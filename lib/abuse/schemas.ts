@@ -59,7 +59,7 @@ export const abuseQueueQuery = z.strictObject({
   cursor: z.string().min(1).max(200).optional().meta({ description: "next_cursor from the previous page" }),
 });
 
-const pendingReportSchema = z
+export const pendingReportSchema = z
   .object({
     reason: z.enum(REPORT_REASONS),
     details: z.string().nullable(),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  abuseQueueEntrySchema,
   abuseQueueQuery,
   abuseQueueSchema,
   abuseReportBody,
@@ -7,6 +8,7 @@ import {
   linkStatusChangeBody,
   linkStatusSchema,
   MAX_QUEUE_PAGE,
+  pendingReportSchema,
   REPORTS_PER_MINUTE,
 } from "@/lib/abuse/schemas";
 import { claimResponseSchema, revokeResponseSchema } from "@/lib/auth/schemas";
@@ -111,6 +113,8 @@ const RESPONSE_SCHEMAS = [
   memberSchema,
   memberListSchema,
   abuseReportReceiptSchema,
+  pendingReportSchema,
+  abuseQueueEntrySchema,
   abuseQueueSchema,
   linkStatusSchema,
   recheckTotalsSchema,
