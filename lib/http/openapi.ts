@@ -1,4 +1,16 @@
 import { z } from "zod";
+import {
+  abuseQueueEntrySchema,
+  abuseQueueQuery,
+  abuseQueueSchema,
+  abuseReportBody,
+  abuseReportReceiptSchema,
+  linkStatusChangeBody,
+  linkStatusSchema,
+  MAX_QUEUE_PAGE,
+  pendingReportSchema,
+  REPORTS_PER_MINUTE,
+} from "@/lib/abuse/schemas";
 import { claimResponseSchema, revokeResponseSchema } from "@/lib/auth/schemas";
 import {
   accountSchema,
@@ -18,13 +30,6 @@ import {
   MAX_LIST_SIZE,
   updateLinkBody,
 } from "@/lib/links/schemas";
-import {
-  abuseReportBody,
-  abuseReportReceiptSchema,
-  linkStatusChangeBody,
-  linkStatusSchema,
-  REPORTS_PER_MINUTE,
-} from "@/lib/resolution/abuse-reports";
 import { paidLinkSchema, recoverKeyBody, recoveryNonceSchema } from "@/lib/payments/schemas";
 import { recheckTotalsSchema } from "@/lib/resolution/recheck";
 import { memberListSchema, memberSchema, workspaceReportSchema } from "@/lib/workspaces/schemas";
@@ -109,6 +114,9 @@ const RESPONSE_SCHEMAS = [
   memberSchema,
   memberListSchema,
   abuseReportReceiptSchema,
+  pendingReportSchema,
+  abuseQueueEntrySchema,
+  abuseQueueSchema,
   linkStatusSchema,
   recheckTotalsSchema,
   checkoutResponseSchema,
@@ -161,6 +169,7 @@ export function openApiDocument(): OpenApiDocument {
       "/api/workspaces": { get: describeWorkspaceOperation() },
       "/api/members": { get: listMembersOperation() },
       "/api/abuse-reports": { post: reportAbuseOperation() },
+      "/api/operator/abuse-reports": { get: listAbuseQueueOperation() },
       "/api/operator/links/{id}/status": { put: setLinkStatusOperation() },
       "/api/cron/recheck": { get: recheckOperation() },
       "/api/openapi.json": { get: openApiOperation() },
@@ -191,7 +200,7 @@ function apiDescription(): string {
   return [
     "Permanent short links and QR codes. A code that has been issued never stops resolving: not when its destination changes, not when a subscription lapses, not when the link is archived.",
     "Every new link starts in quarantine (status 1): it resolves normally, but each resolution runs a live safety check until the link is released (three clean checks and at least seven days old). Destinations on internal or private addresses, cloud metadata endpoints, or carrying userinfo are refused.",
-    "A link whose destination a live check finds malicious, that enough distinct people report, or that an operator blocks goes to abuse (status 2): it no longer redirects, and its short URL shows a warning page with the reason.",
+    "A link whose destination a live check finds malicious, or that an operator blocks, goes to abuse (status 2): it no longer redirects, and its short URL shows a warning page with the reason. Abuse reports alone never block a link: they trigger a live check and queue the link for an operator.",
     "Every failure has the body `{ \"error\": string }` with a real HTTP status code; the string is a sentence for a human, not something to switch on. Unknown paths under /api answer 404 with the same body.",
     "Creating and editing links with an API key or session token needs an active subscription (billed in Australian dollars: starter 19 a month with 100 new links per billing cycle, or unlimited 49 a month or 490 a year). Without one they answer 402 with a PaymentRequired body whose pay field names the way forward; signing in, listing, archiving, the billing portal and the resolution of every existing link never depend on it.",
     "An agent without an account buys one permanent link by answering the HTTP 402 payment challenge of POST /api/links (MPP or x402, see x-payment and /docs/payments); its first paid link also returns an API key for its machine account.",
@@ -488,7 +497,7 @@ function reportAbuseOperation(): Operation {
     operationId: "reportAbuse",
     summary: "Report an abusive link",
     description:
-      "Anyone may report a short URL; no credentials needed. One report per reporter and link counts (a repeat is accepted and ignored). The destination is checked again at once, and enough distinct reporters block the link pending review. The answer is the same whatever the report led to.",
+      "Anyone may report a short URL; no credentials needed. A reporter is a network (IPv4 /24, IPv6 /64), kept only as a keyed hash; one pending report per reporter and link counts (a repeat is accepted and ignored). A report never changes the link's status by itself: it queues the link for an operator's review and triggers a live safety check of the destination (at most one per link every 10 minutes), which blocks the link only when the destination is found malicious. The answer is the same whatever the report led to.",
     tag: "Abuse",
     credentials: "none",
     body: abuseReportBody,
@@ -496,7 +505,22 @@ function reportAbuseOperation(): Operation {
       202: jsonResponse("The report was received.", abuseReportReceiptSchema),
       400: failure("The body failed validation or is not JSON."),
       404: failure("No short link exists at this URL."),
-      429: failure(`Too many reports from your address this minute (limit ${REPORTS_PER_MINUTE} a minute).`, rateLimitHeaderRefs()),
+      429: failure(`Too many reports from your network this minute (limit ${REPORTS_PER_MINUTE} a minute).`, rateLimitHeaderRefs()),
+    },
+  });
+}
+
+function listAbuseQueueOperation(): Operation {
+  return operation({
+    operationId: "listAbuseQueue",
+    summary: "The abuse review queue (operator)",
+    description: `Links with pending abuse reports, most distinct reporters first, then the most recently reported: each with the link, the number of reporters, the first and last report times and its most recent reports. At most ${MAX_QUEUE_PAGE} per page; follow next_cursor for more. Setting a link's status retires its pending reports, which takes it off the queue until someone reports it again.`,
+    tag: "Abuse",
+    credentials: "operator",
+    parameters: queryParameters(abuseQueueQuery, { limit: `page size; defaults to ${MAX_QUEUE_PAGE}` }),
+    responses: {
+      200: jsonResponse("A page of the queue.", abuseQueueSchema),
+      400: failure("The query string failed validation, or the cursor was not issued by this service."),
     },
   });
 }
@@ -505,7 +529,7 @@ function setLinkStatusOperation(): Operation {
   return operation({
     operationId: "setLinkStatus",
     summary: "Set a link's status (operator)",
-    description: "Moves any link to active, quarantine or abuse, for example after reviewing abuse reports. Abuse needs a reason, which the warning page shows; leaving abuse clears it. Every instance drops its cached copy at once.",
+    description: "Moves any link to active, quarantine or abuse, for example after reviewing abuse reports; the link's pending reports are retired with the decision. Abuse needs a reason, which the warning page shows; leaving abuse clears it; quarantine starts afresh. Every instance drops its cached copy at once.",
     tag: "Abuse",
     credentials: "operator",
     parameters: [LINK_ID_PARAMETER],

@@ -17,6 +17,7 @@ const ROUTES: RouteEntry[] = [
   { pattern: /^\/api\/openapi\.json$/, load: () => import("@/app/api/openapi.json/route") },
   { pattern: /^\/api\/abuse-reports$/, load: () => import("@/app/api/abuse-reports/route") },
   { pattern: /^\/api\/operator\/links\/(?<id>[^/]+)\/status$/, load: () => import("@/app/api/operator/links/[id]/status/route") },
+  { pattern: /^\/api\/operator\/abuse-reports$/, load: () => import("@/app/api/operator/abuse-reports/route") },
   { pattern: /^\/api\/cron\/recheck$/, load: () => import("@/app/api/cron/recheck/route") },
   { pattern: /^\/api\/billing\/checkout$/, load: () => import("@/app/api/billing/checkout/route") },
   { pattern: /^\/api\/billing\/portal$/, load: () => import("@/app/api/billing/portal/route") },
