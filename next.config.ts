@@ -1,12 +1,53 @@
 import type { NextConfig } from "next";
+import { PHASE_DEVELOPMENT_SERVER } from "next/constants";
+import { APP_TOP_LEVEL_PATHS } from "./lib/links/app-paths";
 
-const nextConfig: NextConfig = {
+/**
+ * The app's pages load only their own scripts, styles, images and fonts, may not be framed, and
+ * post forms only to themselves. Next's App Router streams its page data in inline scripts
+ * (`self.__next_f.push(…)`) whose content changes per page, so scripts need 'unsafe-inline' unless
+ * every page is rendered with a per-request nonce; the development server also evaluates code.
+ */
+const contentSecurityPolicy = (development: boolean) => [
+  "default-src 'self'",
+  `script-src 'self' 'unsafe-inline'${development ? " 'unsafe-eval'" : ""}`,
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/** Decided by Next's phase, not NODE_ENV: a production build is what serves production, whatever NODE_ENV the build ran under. */
+const securityHeaders = (development: boolean) => [
+  { key: "Content-Security-Policy", value: contentSecurityPolicy(development) },
+  { key: "X-Content-Type-Options", value: "nosniff" },
+  { key: "X-Frame-Options", value: "DENY" },
+  { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
+  // Two years; browsers honour it only when it arrives over HTTPS.
+  ...(development ? [] : [{ key: "Strict-Transport-Security", value: "max-age=63072000" }]),
+];
+
+const nextConfig = (phase: string): NextConfig => ({
   poweredByHeader: false,
   // The embedded database and Prisma's driver adapter are server-only Node modules. mppx
   // lazily imports optional peers (the MCP SDK) that this app does not install, so it is loaded
   // by Node at run time rather than bundled.
   serverExternalPackages: ["@prisma/dev", "@electric-sql/pglite", "pg", "ioredis", "mppx"],
   typedRoutes: false,
-};
+  // The app's own paths only: the short-link doors answer the rest with headers of their own
+  // (lib/resolution/answer.ts), the same from the node:http front door and from proxy.ts.
+  async headers() {
+    const headers = securityHeaders(phase === PHASE_DEVELOPMENT_SERVER);
+    const appPaths = APP_TOP_LEVEL_PATHS.map((path) => path.replace(/[.]/g, "\\.")).join("|");
+    return [
+      { source: "/", headers },
+      { source: `/:top(${appPaths})/:rest*`, headers },
+    ];
+  },
+});
 
 export default nextConfig;

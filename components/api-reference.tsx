@@ -54,6 +54,7 @@ function OperationSection({ method, path, operation, document }: { method: strin
 
 const AUTH_DESCRIPTIONS: Record<Credentials, string> = {
   api_key_or_session: "Bearer API key or session token; optional X-Workspace-Id header.",
+  api_key: "Bearer API key only (a session token gets 403).",
   session: "Bearer session token only (an API key gets 403); optional X-Workspace-Id header.",
   none: "none.",
   operator: "Bearer OPERATOR_TOKEN (the deployment's operator secret); 503 when it is not set.",

@@ -10,5 +10,11 @@ if (!values.email || !/^[^@\s]+@[^@\s]+$/.test(values.email)) {
 }
 await loadConfiguration();
 const ttl = values["ttl-seconds"] ? Number(values["ttl-seconds"]) : undefined;
-process.stdout.write(`${await mintSessionToken(values.email, ttl)}\n`);
+try {
+  process.stdout.write(`${await mintSessionToken(values.email, ttl)}\n`);
+} catch (error) {
+  if (!(error instanceof RangeError)) throw error;
+  console.error(error.message);
+  process.exit(2);
+}
 process.exit(0);

@@ -18,7 +18,7 @@ type PathParams<Path extends string> = Path extends `${string}{${infer Name}}${i
 type ParamsOf<Spec> = Spec extends { path: infer Path extends string } ? PathParams<Path> : Record<string, string>;
 
 /** The caller the auth mode yields: a principal for workspace credentials, null for a caller who pays. */
-type CallerOf<Mode extends AuthMode> = Mode extends "workspace" | "session"
+type CallerOf<Mode extends AuthMode> = Mode extends "workspace" | "session" | "api_key"
   ? { principal: Principal }
   : Mode extends "payment_or_workspace"
     ? { principal: Principal | null }
@@ -75,6 +75,7 @@ async function authenticate(mode: AuthMode, request: Request): Promise<Principal
   switch (mode) {
     case "workspace":
     case "session":
+    case "api_key":
       return authenticateBearer(request, bearerToken(request));
     case "payment_or_workspace":
       return paysWithoutAccount(request) ? null : authenticateBearer(request, bearerToken(request));

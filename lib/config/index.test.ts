@@ -1,6 +1,7 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { runCommand } from "@/tests/support/command";
-import { ConfigError, parseConfig } from "./index";
+import { CONFIG_VARIABLES, ConfigError, parseConfig } from "./index";
 
 const VALID_SECRET = "x".repeat(32);
 
@@ -27,6 +28,12 @@ describe("parseConfig defaults", () => {
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.REDIS_URL).toBeUndefined();
+  });
+
+  it("lets a session token live at most 30 days unless AUTH_TOKEN_MAX_LIFETIME_SECONDS says otherwise", () => {
+    expect(parseConfig({}).AUTH_TOKEN_MAX_LIFETIME_SECONDS).toBe(30 * 24 * 60 * 60);
+    expect(parseConfig({ AUTH_TOKEN_MAX_LIFETIME_SECONDS: "3600" }).AUTH_TOKEN_MAX_LIFETIME_SECONDS).toBe(3600);
+    expect(configErrorFrom({ AUTH_TOKEN_MAX_LIFETIME_SECONDS: "0" }).message).toMatch(/^Configuration error: AUTH_TOKEN_MAX_LIFETIME_SECONDS /);
   });
 
   it("derives BASE_URL from PORT when BASE_URL is unset", () => {
@@ -155,4 +162,24 @@ describe("a command started with a wrong value", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^Configuration error: PORT /);
   }, 30_000);
+});
+
+describe("the documented variables", () => {
+  /** Set by the runtime, not by an operator. */
+  const UNDOCUMENTED = ["NODE_ENV"];
+  /** Read by the test suite, not by the service. */
+  const TEST_ONLY = ["TEST_DATABASE_URL"];
+  const exampleVariables = [...readFileSync(".env.example", "utf8").matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((match) => match[1]!);
+  const readme = readFileSync("README.md", "utf8");
+
+  it("are exactly the variables the service reads, in .env.example and the README", () => {
+    const read = CONFIG_VARIABLES.filter((variable) => !UNDOCUMENTED.includes(variable));
+    expect(exampleVariables.filter((variable) => !TEST_ONLY.includes(variable)).sort()).toEqual([...read].sort());
+    expect(read.filter((variable) => !readme.includes(`\`${variable}\``))).toEqual([]);
+  });
+
+  it("no longer name ABUSE_REPORT_THRESHOLD: reports never block a link", () => {
+    expect(CONFIG_VARIABLES).not.toContain("ABUSE_REPORT_THRESHOLD");
+    expect(readme).not.toContain("ABUSE_REPORT_THRESHOLD");
+  });
 });

@@ -31,6 +31,7 @@ const configSchema = z.object({
   AUTH_JWKS_URL: httpUrl.optional(),
   AUTH_ISSUER: z.string().min(1).default("permalink"),
   AUTH_AUDIENCE: z.string().min(1).default("permalink-api"),
+  AUTH_TOKEN_MAX_LIFETIME_SECONDS: positiveInt.default(30 * 24 * 60 * 60),
   WRITE_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
   SAFETY_BLOCKLIST_FILE: z.string().optional(),
   DNS_RESOLVER: hostPort.optional(),
@@ -40,7 +41,6 @@ const configSchema = z.object({
   QUARANTINE_RELEASE_CHECKS: positiveInt.default(3),
   SAFETY_VERDICT_CACHE_SECONDS: z.coerce.number().int().min(0).default(60),
   RESOLUTION_CACHE_SECONDS: z.coerce.number().int().min(0).default(60),
-  ABUSE_REPORT_THRESHOLD: positiveInt.default(3),
   OPERATOR_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   CRON_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
   RECHECK_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(300),
@@ -68,6 +68,9 @@ const configSchema = z.object({
   STRIPE_PRICE_UNLIMITED_MONTH: stripePriceId.optional(),
   STRIPE_PRICE_UNLIMITED_YEAR: stripePriceId.optional(),
 });
+
+/** Every environment variable the service reads (.env.example documents each). */
+export const CONFIG_VARIABLES = Object.keys(configSchema.shape);
 
 const STRIPE_SETTINGS_REQUIRED = [
   "STRIPE_WEBHOOK_SECRET",

@@ -1,4 +1,11 @@
+import { createHmac } from "node:crypto";
 import { config } from "@/lib/config";
+
+/**
+ * Keys the address hash when AUTH_SECRET is unset (a deployment signing in through AUTH_JWKS_URL).
+ * A public key lets anyone who reads the store test every IPv4 address, so set AUTH_SECRET.
+ */
+const FALLBACK_ADDRESS_KEY = "permalink-client-address";
 
 /**
  * The caller's address for per-client limits. X-Forwarded-For entries added by proxies we run
@@ -13,4 +20,12 @@ export function clientAddress(request: Request): string {
     .filter(Boolean);
   const trusted = entries[Math.max(0, entries.length - 1 - config().TRUSTED_PROXY_HOPS)];
   return trusted ?? request.headers.get("x-real-ip")?.trim() ?? "unknown";
+}
+
+/**
+ * The caller's address as a keyed hash (HMAC-SHA256, base64url): what shared stores such as the
+ * Redis rate-limit keys hold, so they can tell callers apart without keeping anyone's address.
+ */
+export function hashedClientAddress(request: Request): string {
+  return createHmac("sha256", config().AUTH_SECRET ?? FALLBACK_ADDRESS_KEY).update(clientAddress(request)).digest("base64url");
 }

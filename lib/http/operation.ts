@@ -7,13 +7,14 @@ import { errorSchema } from "./schemas";
  * the OpenAPI document (lib/openapi) describes it.
  * - workspace: an API key or a session token, resolved to a principal acting on one workspace.
  * - session: the same; the capability refuses an API key (documented as session-only).
+ * - api_key: the same; the capability refuses a session token (documented as key-only).
  * - payment_or_workspace: a bearer credential acts on its workspace; a payment credential, or
  *   none at all, is a caller without an account who pays.
  * - operator, cron: the deployment's OPERATOR_TOKEN or CRON_SECRET as a bearer token.
  * - stripe_signature: the capability verifies Stripe's signature of the raw body.
  * - public: anyone.
  */
-export type AuthMode = "workspace" | "session" | "payment_or_workspace" | "operator" | "cron" | "stripe_signature" | "public";
+export type AuthMode = "workspace" | "session" | "api_key" | "payment_or_workspace" | "operator" | "cron" | "stripe_signature" | "public";
 
 export const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];

@@ -1,6 +1,6 @@
 import { config } from "@/lib/config";
 import { processSingleton } from "@/lib/process-singleton";
-import { clientAddress } from "./client-address";
+import { hashedClientAddress } from "./client-address";
 import { DomainError } from "./errors";
 import { type ClosableWriteLimiter, createWriteLimiter, rateLimitHeaders, type WriteLimiter } from "./rate-limit";
 
@@ -44,7 +44,7 @@ export async function enforceWriteLimit(workspaceId: string): Promise<void> {
 
 /** Callers without an account (an agent buying a link) get one write budget per client address. */
 export async function enforceClientWriteLimit(request: Request): Promise<void> {
-  await enforceLimit(writeLimiter(), `client:${clientAddress(request)}`, "Too many writes this minute from your address");
+  await enforceLimit(writeLimiter(), `client:${hashedClientAddress(request)}`, "Too many writes this minute from your address");
 }
 
 /**

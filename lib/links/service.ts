@@ -1,23 +1,18 @@
-import { requireCreateEntitlement, requireEditEntitlement, spendAllowance } from "@/lib/billing/entitlement";
-import { db, type DbClient } from "@/lib/db/client";
+import { requireCreateEntitlement, requireEditEntitlement } from "@/lib/billing/entitlement";
 import { DomainError, notFound } from "@/lib/http/errors";
 import { can, requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
+import { type CommittedLink, commitLink, slugTaken } from "./commit";
 import { vetDestination } from "./destination-gate";
+import { publishInvalidation } from "./invalidation";
 import { toListItem } from "./present";
 import { MAX_LIST_SIZE, type CreateLinkInput } from "./schemas";
-import { publishInvalidation } from "./invalidation";
-import { allocateSlug } from "./slugs";
 import { ABUSE } from "./status";
 import * as store from "./store";
 import type { LinkRow } from "./store";
 
-const SLUG_ATTEMPTS = 8;
-
 /** A create request that passed every check; committing it can only fail on a taken slug. */
 export type PreparedLink = { destination: string; slug: string | null; host: string | null; domainId: string | null };
-
-export type CreatedLink = { link: LinkRow; created: boolean };
 
 /** Validation, destination refusal and the safety check: everything that can refuse a create. */
 export async function prepareLink(workspaceId: string | null, input: CreateLinkInput): Promise<PreparedLink> {
@@ -32,45 +27,18 @@ export async function ensureSlugAvailable(prepared: PreparedLink): Promise<void>
 }
 
 /**
- * Creates the link. Without a custom slug, a live link of the workspace that already points at
- * this destination on this host is returned instead (created: false). Slug collisions are
- * retried with a fresh slug; the unique indexes, not a prior read, decide. `client` is a
- * transaction's when the create also spends a plan's allowance.
- */
-export async function commitLink(prepared: PreparedLink, workspaceId: string, createdByUserId: string | null, client: DbClient = db()): Promise<CreatedLink> {
-  const base = { workspaceId, host: prepared.host, domainId: prepared.domainId, destination: prepared.destination, createdByUserId };
-  if (prepared.slug) {
-    const link = await store.insertLink({ ...base, slug: prepared.slug, reusable: false }, client);
-    if (!link) throw slugTaken(prepared.slug);
-    return { link, created: true };
-  }
-  for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
-    const existing = await store.findReusableLink(workspaceId, prepared.host, prepared.destination, client);
-    if (existing) return { link: existing, created: false };
-    const link = await store.insertLink({ ...base, slug: allocateSlug(), reusable: true }, client);
-    if (link) return { link, created: true };
-  }
-  throw new Error(`No free slug found after ${SLUG_ATTEMPTS} attempts.`);
-}
-
-/**
  * A create with a bearer credential. The subscription is checked after the body's validation
  * and before the destination's safety check (402 comes before 422); a capped plan's allowance
- * is spent only when the commit creates a link.
+ * is spent only when the commit creates a link. Without a custom slug, the workspace's live link
+ * to this destination on this host is returned instead (created: false).
  */
-export async function createLink(principal: Principal, input: CreateLinkInput): Promise<CreatedLink> {
+export async function createLink(principal: Principal, input: CreateLinkInput): Promise<CommittedLink> {
   requirePermission(principal, "links.create", "Your role in this workspace does not allow creating links.");
   const entitlement = await requireCreateEntitlement(principal.workspaceId);
   const prepared = await prepareLink(principal.workspaceId, input);
-  const createdBy = principal.kind === "session" ? principal.userId : null;
-  const result = await spendAllowance(entitlement, (client) => commitLink(prepared, principal.workspaceId, createdBy, client));
-  if (result.created) announceNewLink(result.link);
-  return result;
-}
-
-/** After the commit: an instance that cached this host and slug as unknown must look again. */
-export function announceNewLink(link: Pick<LinkRow, "host" | "slug">): void {
-  publishInvalidation({ kind: "link", host: link.host, slug: link.slug });
+  const createdByUserId = principal.kind === "session" ? principal.userId : null;
+  const draft = { ...prepared, workspaceId: principal.workspaceId, createdByUserId, slugPolicy: "fail_when_taken", reuse: true } as const;
+  return commitLink(draft, { entitlement });
 }
 
 export async function listLinks(principal: Principal, limit = MAX_LIST_SIZE, cursor?: string) {
@@ -124,10 +92,6 @@ async function requireVerifiedDomain(workspaceId: string | null, domainId: strin
   const domain = workspaceId ? await store.findVerifiedDomain(workspaceId, domainId) : null;
   if (!domain) throw new DomainError("invalid_request", "The domain_id does not name a verified custom domain of this workspace.");
   return domain;
-}
-
-function slugTaken(slug: string): DomainError {
-  return new DomainError("conflict", `The slug "${slug}" is already taken on this host; choose another or omit it to get one allocated.`);
 }
 
 function encodeCursor(link: LinkRow): string {

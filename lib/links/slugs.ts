@@ -1,4 +1,5 @@
 import { randomString } from "@/lib/db/random";
+import { APP_TOP_LEVEL_PATHS } from "./app-paths";
 
 /** No 0, O, 1, l or I: a printed or spoken code cannot be misread. Slugs are case-sensitive. */
 export const SLUG_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
@@ -8,14 +9,8 @@ export const CUSTOM_SLUG_MAX = 64;
 /** Custom slugs may also use - and _ as separators. */
 export const CUSTOM_SLUG_PATTERN = /^[23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz_-]+$/;
 
-/**
- * Paths the application itself serves; a slug may not shadow them when short links share the
- * application's host. Compared case-insensitively.
- */
-const RESERVED_SLUGS = new Set([
-  "api", "docs", "dashboard", "signin", "signout", "login", "logout", "billing", "account", "settings",
-  "pricing", "abuse", "report", "health", "status", "static", "assets", "_next", "robots.txt", "favicon.ico", "llms.txt",
-]);
+/** A slug may not shadow a page when short links share the application's host. */
+const RESERVED_SLUGS: ReadonlySet<string> = new Set(APP_TOP_LEVEL_PATHS);
 
 export function allocateSlug(): string {
   for (;;) {

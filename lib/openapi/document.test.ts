@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from "vitest";
 import type { z } from "zod";
-import type { claimKey, revokeKey } from "@/lib/workspaces/api-key";
+import type { claimKey, revokeKey, rotateKey } from "@/lib/workspaces/api-key";
 import type { accountSchema, checkoutResponseSchema, portalResponseSchema } from "@/lib/billing/schemas";
 import type { describeAccount, openPortal, startCheckout } from "@/lib/billing/service";
 import { resetConfig } from "@/lib/config";
 import type { claimResponseSchema, revokeResponseSchema } from "@/lib/auth/schemas";
+import type { issueRecoveryNonce, recoverMachineKey } from "@/lib/payments/key-recovery";
+import type { recoveryNonceSchema } from "@/lib/payments/schemas";
 import type { describeWorkspaces, listMembers } from "@/lib/workspaces/service";
 import type { memberSchema, workspaceReportSchema } from "@/lib/workspaces/schemas";
 import { HTTP_METHODS } from "@/lib/http/operation";
@@ -104,6 +106,13 @@ describe("OpenAPI document", () => {
   it("marks key management as session-token only", () => {
     expect(document.paths["/api/billing/claim"]?.post?.["x-credentials"]).toBe("session");
     expect(document.paths["/api/billing/claim"]?.delete?.["x-credentials"]).toBe("session");
+    expect(document.paths["/api/keys/rotate"]?.post?.["x-credentials"]).toBe("api_key");
+    expect(document.paths["/api/machine-accounts/nonce"]?.get?.["x-credentials"]).toBe("none");
+    expect(document.paths["/api/machine-accounts/key"]?.post).toMatchObject({
+      "x-credentials": "none",
+      requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/RecoverKeyRequest" } } } },
+    });
+    expect(Object.keys(document.paths["/api/machine-accounts/key"]?.post?.responses ?? {})).toEqual(expect.arrayContaining(["200", "400", "401", "404", "410", "429"]));
     expect(document.paths["/api/links"]?.post?.["x-credentials"]).toBe("api_key_or_session");
   });
 
@@ -160,6 +169,9 @@ describe("response schemas", () => {
     expectTypeOf<Awaited<ReturnType<typeof listMembers>>>().toExtend<z.output<typeof memberSchema>[]>();
     expectTypeOf<{ api_key: Awaited<ReturnType<typeof claimKey>> }>().toExtend<z.output<typeof claimResponseSchema>>();
     expectTypeOf<Awaited<ReturnType<typeof revokeKey>>>().toExtend<z.output<typeof revokeResponseSchema>>();
+    expectTypeOf<{ api_key: Awaited<ReturnType<typeof rotateKey>> }>().toExtend<z.output<typeof claimResponseSchema>>();
+    expectTypeOf<{ api_key: Awaited<ReturnType<typeof recoverMachineKey>> }>().toExtend<z.output<typeof claimResponseSchema>>();
+    expectTypeOf<Awaited<ReturnType<typeof issueRecoveryNonce>>>().toExtend<z.output<typeof recoveryNonceSchema>>();
     expectTypeOf<Awaited<ReturnType<typeof startCheckout>>>().toExtend<z.output<typeof checkoutResponseSchema>>();
     expectTypeOf<Awaited<ReturnType<typeof openPortal>>>().toExtend<z.output<typeof portalResponseSchema>>();
     expectTypeOf<Awaited<ReturnType<typeof describeAccount>>>().toExtend<z.output<typeof accountSchema>>();

@@ -12,11 +12,13 @@ import type {
   TagObject,
 } from "openapi3-ts/oas31";
 import { z } from "zod";
+import * as abuse from "@/lib/abuse/operations";
 import * as billing from "@/lib/billing/operations";
 import { config } from "@/lib/config";
 import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
 import { type AuthMode, defineOperation, type HttpMethod, failure, type OperationSpec, RATE_LIMIT_HEADERS, type ResponseSpec } from "@/lib/http/operation";
 import * as links from "@/lib/links/operations";
+import * as payments from "@/lib/payments/operations";
 import * as resolution from "@/lib/resolution/operations";
 import * as workspaces from "@/lib/workspaces/operations";
 
@@ -42,14 +44,18 @@ export const OPERATIONS: readonly OperationSpec[] = [
   links.archiveLink,
   workspaces.claimApiKey,
   workspaces.revokeApiKey,
+  workspaces.rotateApiKey,
+  payments.getRecoveryNonce,
+  payments.recoverMachineAccountKey,
   billing.startCheckout,
   billing.openBillingPortal,
   billing.receiveStripeWebhook,
   billing.describeAccount,
   workspaces.describeWorkspace,
   workspaces.listMembers,
-  resolution.reportAbuse,
-  resolution.setLinkStatus,
+  abuse.reportAbuse,
+  abuse.listAbuseQueue,
+  abuse.setLinkStatus,
   resolution.recheckLinks,
   getOpenApiDocument,
 ];
@@ -58,12 +64,13 @@ export const OPERATIONS: readonly OperationSpec[] = [
  * What `x-credentials` says: which bearer credentials an operation accepts (OpenAPI's one bearer
  * scheme cannot tell the workspace credentials apart); operator and cron are the deployment's secrets.
  */
-export type Credentials = "api_key_or_session" | "session" | "none" | "operator" | "cron" | "stripe_signature";
+export type Credentials = "api_key_or_session" | "api_key" | "session" | "none" | "operator" | "cron" | "stripe_signature";
 
 const CREDENTIALS: Record<AuthMode, Credentials> = {
   workspace: "api_key_or_session",
   payment_or_workspace: "api_key_or_session",
   session: "session",
+  api_key: "api_key",
   public: "none",
   operator: "operator",
   cron: "cron",
@@ -100,6 +107,7 @@ const BEARER: SecurityRequirementObject[] = [{ bearerAuth: [] }];
 
 const SECURITY: Record<Credentials, SecurityRequirementObject[]> = {
   api_key_or_session: BEARER,
+  api_key: BEARER,
   session: BEARER,
   none: [],
   operator: [{ operatorAuth: [] }],
@@ -109,7 +117,7 @@ const SECURITY: Record<Credentials, SecurityRequirementObject[]> = {
 
 const TAGS: TagObject[] = [
   { name: "Links", description: "Create, read, repoint and archive permanent short links." },
-  { name: "API keys", description: "Mint and revoke the workspace's API key." },
+  { name: "API keys", description: "Mint, rotate and revoke the workspace's API key; recover a machine account's key by signing in with its wallet." },
   { name: "Workspaces", description: "The workspace a call acts on, and its members." },
   { name: "Billing", description: "Subscriptions in Australian dollars: checkout, the billing portal, the account's tier and quota, and Stripe's webhook." },
   { name: "Abuse", description: "Reporting abusive links, and the operator's review of them." },
@@ -134,7 +142,7 @@ export function openApiDocument(): ApiDocument {
         bearerAuth: {
           type: "http",
           scheme: "bearer",
-          description: `An API key (\`${API_KEY_PREFIX}_…\`) or a session JWT from the dashboard's identity provider. Both resolve to the same workspace and behave identically, except that only a session token can mint or revoke keys.`,
+          description: `An API key (\`${API_KEY_PREFIX}_…\`) or a session JWT from the dashboard's identity provider. Both resolve to the same workspace and behave identically, except that only a session token can claim or revoke a key, and only a key can rotate itself.`,
         },
         operatorAuth: { type: "http", scheme: "bearer", description: "The deployment's OPERATOR_TOKEN, held by the people who review abuse." },
         cronAuth: { type: "http", scheme: "bearer", description: "The deployment's CRON_SECRET, which Vercel Cron sends with each scheduled call." },
@@ -154,7 +162,7 @@ function apiDescription(): string {
   return [
     "Permanent short links and QR codes. A code that has been issued never stops resolving: not when its destination changes, not when a subscription lapses, not when the link is archived.",
     "Every new link starts in quarantine (status 1): it resolves normally, but each resolution runs a live safety check until the link is released (three clean checks and at least seven days old). Destinations on internal or private addresses, cloud metadata endpoints, or carrying userinfo are refused.",
-    "A link whose destination a live check finds malicious, that enough distinct people report, or that an operator blocks goes to abuse (status 2): it no longer redirects, and its short URL shows a warning page with the reason.",
+    "A link whose destination a live check finds malicious, or that an operator blocks, goes to abuse (status 2): it no longer redirects, and its short URL shows a warning page with the reason. Abuse reports alone never block a link: they trigger a live check and queue the link for an operator.",
     "Every failure has the body `{ \"error\": string }` with a real HTTP status code; the string is a sentence for a human, not something to switch on. Unknown paths under /api answer 404 with the same body.",
     "Creating and editing links with an API key or session token needs an active subscription (billed in Australian dollars: starter 19 a month with 100 new links per billing cycle, or unlimited 49 a month or 490 a year). Without one they answer 402 with a PaymentRequired body whose pay field names the way forward; signing in, listing, archiving, the billing portal and the resolution of every existing link never depend on it.",
     "An agent without an account buys one permanent link by answering the HTTP 402 payment challenge of POST /api/links (MPP or x402, see x-payment and /docs/payments); its first paid link also returns an API key for its machine account.",
@@ -173,10 +181,10 @@ function paths(schemas: SchemaCollector): ApiDocument["paths"] {
 /** The declaration, plus what every operation of its kind shares: auth failures, 413 on bodies, 429 on writes, 500. */
 function operationObject(spec: OperationSpec, schemas: SchemaCollector): ApiOperation {
   const credentials = CREDENTIALS[spec.auth];
-  const workspaceBearer = credentials === "api_key_or_session" || credentials === "session";
+  const workspaceBearer = credentials === "api_key_or_session" || credentials === "api_key" || credentials === "session";
   const declared: Record<string, ResponseSpec> = { ...spec.responses, ...AUTH_FAILURES[credentials], 500: INTERNAL_FAILURE };
   if (spec.body) declared[413] = failure(`The request body is larger than ${MAX_JSON_BODY_BYTES / 1024} KiB.`);
-  if (spec.write) declared[429] = tooManyWrites();
+  if (spec.write) declared[429] = spec.auth === "public" ? clientWriteLimit() : tooManyWrites();
   const payable = spec.auth === "payment_or_workspace";
   return {
     operationId: spec.operationId,
@@ -232,6 +240,11 @@ function tooManyWrites(): ResponseSpec {
   );
 }
 
+/** Callers without an account share one write budget per client address. */
+function clientWriteLimit(): ResponseSpec {
+  return failure(`Too many writes this minute from your address (limit ${config().WRITE_RATE_LIMIT_PER_MINUTE} a minute).`, RATE_LIMIT_HEADERS);
+}
+
 const UNAUTHORIZED = failure(
   "No valid API key or session token was sent, or X-Workspace-Id names a workspace you are not a member of (decided before anything else about the request).",
   { "WWW-Authenticate": "WWWAuthenticate" },
@@ -247,6 +260,7 @@ function deploymentSecretFailures(variable: string): Record<string, ResponseSpec
 
 const AUTH_FAILURES: Record<Credentials, Record<string, ResponseSpec>> = {
   api_key_or_session: { 401: UNAUTHORIZED },
+  api_key: { 401: UNAUTHORIZED },
   session: { 401: UNAUTHORIZED },
   none: {},
   operator: deploymentSecretFailures("OPERATOR_TOKEN"),

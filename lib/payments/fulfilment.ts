@@ -1,9 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { isLiveKey, mintApiKey } from "@/lib/auth/api-key-store";
+import { findReplaySeal, forgetReplaySeals, mintReplayableApiKey } from "@/lib/auth/api-key-store";
 import { clock } from "@/lib/clock";
-import { db, type DbClient } from "@/lib/db/client";
-import { allocateSlug } from "@/lib/links/slugs";
-import { insertLink, type LinkRow } from "@/lib/links/store";
+import { commitLink, type LinkDraft, LinkTransaction } from "@/lib/links/commit";
 import { bindingMismatch } from "./binding";
 import { charge, FACILITATOR_TIMEOUT_MS, sha256 } from "./gateway";
 import { ASK_AGAIN, challenge, paidLinkResponse, paymentRequired, receiptOf, refusalReason, stillSettling, toPaidLink } from "./responses";
@@ -14,7 +12,6 @@ import * as store from "./store";
 import type { PaymentRow } from "./store";
 import type { PaymentCredential, Purchase } from "./types";
 
-const SLUG_ATTEMPTS = 8;
 const PENDING_POLL_MS = 100;
 /** How long a resend waits for an earlier request with the same credential to finish before 409. */
 const PENDING_WAIT_MS = 10_000;
@@ -43,7 +40,7 @@ export async function payForLink(purchase: Purchase, credential: PaymentCredenti
     purchase,
     purchaseHash: sha256(JSON.stringify([purchase.destination, purchase.slug])),
     credential,
-    payerDid: `did:pkh:${credential.terms.network}:${credential.payer}`,
+    payerDid: store.payerDidOf(credential.terms.network, credential.payer),
     waitUntil: Date.now() + PENDING_WAIT_MS,
   };
   for (;;) {
@@ -108,51 +105,58 @@ async function settle(attempt: Attempt): Promise<Response | null> {
 /** Writes the link for a settled payment; null when a concurrent request wrote it first. */
 async function fulfil(payment: PaymentRow, purchase: Purchase): Promise<Response | null> {
   const { secretKey } = paymentSettings();
-  const written = await db().$transaction(async (tx) => {
+  const written = await LinkTransaction.run(async (transaction) => {
+    const tx = transaction.client;
     if (!(await store.takeSettledPayment(tx, payment))) return null;
     const account = await store.ensureMachineAccount(tx, payment.payerDid);
-    const apiKey = account.created ? await mintApiKey(account.workspaceId, null, tx) : null;
-    const { link, notice } = await insertPaidLink(tx, account.workspaceId, purchase);
-    const body = toPaidLink(link, payment.reference!, notice);
-    await store.recordFulfilment(tx, payment.paymentKey, { linkId: link.id, response: body, apiKeySealed: apiKey && sealApiKey(apiKey, secretKey) });
-    return { body, apiKey };
+    const key = account.created ? await mintReplayableApiKey(account.workspaceId, tx, (apiKey) => sealApiKey(apiKey, secretKey)) : null;
+    const { link, slugFellBack } = await commitLink(paidLinkDraft(account.workspaceId, purchase), { transaction });
+    const body = toPaidLink(link, payment.reference!, slugFellBack ? slugTakenNotice(purchase.slug!, link.slug) : null);
+    await store.recordFulfilment(tx, payment.paymentKey, { linkId: link.id, response: body, apiKeyId: key?.keyId ?? null });
+    return { body, apiKey: key?.apiKey ?? null };
   }, FULFILMENT_TRANSACTION);
   if (!written) return null;
-  void store.forgetSealedKeys(db(), new Date(clock().now() - API_KEY_REPLAY_WINDOW_MS)).catch(() => undefined);
+  void forgetReplaySeals(replayWindowStart()).catch(() => undefined);
   return paidLinkResponse(written.body, written.apiKey, payment.receiptHeaders ?? {});
 }
 
 /**
  * The paid link on the requested slug; if that slug was taken between the check before payment
- * and now, the payment still buys a link, on an allocated slug, and the answer says so.
+ * and now, the payment still buys a link, on an allocated slug, and the answer says so. Each
+ * payment buys a new link, never the wallet's earlier one to the same destination.
  */
-async function insertPaidLink(tx: DbClient, workspaceId: string, purchase: Purchase): Promise<{ link: LinkRow; notice: string | null }> {
-  const base = { workspaceId, host: null, domainId: null, destination: purchase.destination, createdByUserId: null, reusable: false };
-  if (purchase.slug) {
-    const link = await insertLink({ ...base, slug: purchase.slug }, tx);
-    if (link) return { link, notice: null };
-  }
-  for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
-    const link = await insertLink({ ...base, slug: allocateSlug() }, tx);
-    if (link) return { link, notice: purchase.slug ? slugTakenNotice(purchase.slug, link.slug) : null };
-  }
-  throw new Error(`No free slug found after ${SLUG_ATTEMPTS} attempts.`);
+function paidLinkDraft(workspaceId: string, purchase: Purchase): LinkDraft {
+  return {
+    workspaceId,
+    host: null,
+    domainId: null,
+    destination: purchase.destination,
+    createdByUserId: null,
+    slug: purchase.slug,
+    slugPolicy: "fall_back_to_allocated",
+    reuse: false,
+  };
 }
 
 function slugTakenNotice(requested: string, allocated: string): string {
   return `The slug "${requested}" was taken by someone else while your payment settled, so your link got the allocated slug "${allocated}"; it points where you asked.`;
 }
 
-/** The stored answer again, with the same receipt; the api_key too while the replay window lasts and the key is live. */
+/**
+ * The stored answer again, with the same receipt; the api_key too while the replay window lasts
+ * and the key is live and has never been used (its first use erases the sealed copy).
+ */
 async function replay(payment: PaymentRow): Promise<Response> {
   return paidLinkResponse(payment.response as PaidLink, await replayableApiKey(payment), payment.receiptHeaders ?? {});
 }
 
 async function replayableApiKey(payment: PaymentRow): Promise<string | null> {
-  if (!payment.apiKeySealed || !payment.fulfilledAt) return null;
-  if (clock().now() - payment.fulfilledAt.getTime() > API_KEY_REPLAY_WINDOW_MS) return null;
-  const apiKey = openApiKey(payment.apiKeySealed, paymentSettings().secretKey);
-  return apiKey && (await isLiveKey(apiKey)) ? apiKey : null;
+  const sealed = payment.apiKeyId && (await findReplaySeal(payment.apiKeyId, replayWindowStart()));
+  return sealed ? openApiKey(sealed, paymentSettings().secretKey) : null;
+}
+
+function replayWindowStart(): Date {
+  return new Date(clock().now() - API_KEY_REPLAY_WINDOW_MS);
 }
 
 async function waitForEarlierAttempt(waitUntil: number): Promise<void> {

@@ -5,8 +5,9 @@ const TAG_BYTES = 16;
 
 /**
  * The api_key of a new machine account is kept only sealed (AES-256-GCM under a key derived
- * from MPP_SECRET_KEY) and only for the replay window, so an identical resend after a lost
- * response still receives it; the key itself is stored as a hash like every other.
+ * from MPP_SECRET_KEY), on the key's row, and only for the replay window and until the key is
+ * first used, so an identical resend after a lost response still receives it; the key itself is
+ * stored as a hash like every other.
  */
 export function sealApiKey(apiKey: string, secret: string): string {
   const iv = randomBytes(IV_BYTES);

@@ -1,3 +1,4 @@
+import { getAddress } from "viem";
 import { clock } from "@/lib/clock";
 import { db, type DbClient } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client";
@@ -15,7 +16,8 @@ export type PaymentRow = {
   reference: string | null;
   receiptHeaders: Record<string, string> | null;
   response: Record<string, unknown> | null;
-  apiKeySealed: string | null;
+  /** The key this payment minted for a new machine account. */
+  apiKeyId: string | null;
   fulfilledAt: Date | null;
 };
 
@@ -24,7 +26,7 @@ export type Claim = Pick<PaymentCredential, "paymentKey" | "credentialHash">;
 
 const PAYMENT_COLUMNS = {
   paymentKey: true, credentialHash: true, purchase: true, status: true, claimedAt: true, payerDid: true, reference: true,
-  receiptHeaders: true, response: true, apiKeySealed: true, fulfilledAt: true,
+  receiptHeaders: true, response: true, apiKeyId: true, fulfilledAt: true,
 } as const;
 
 /** The payment this credential belongs to: the same authorization, or the same bytes. */
@@ -91,13 +93,20 @@ export async function takeSettledPayment(tx: DbClient, claim: Claim): Promise<bo
 export async function recordFulfilment(
   tx: DbClient,
   paymentKey: string,
-  fulfilment: { linkId: string; response: Record<string, unknown>; apiKeySealed: string | null },
+  fulfilment: { linkId: string; response: Record<string, unknown>; apiKeyId: string | null },
 ): Promise<void> {
   await tx.payment.update({ where: { paymentKey }, data: { ...fulfilment, response: fulfilment.response as Prisma.InputJsonObject } });
 }
 
-export async function forgetSealedKeys(client: DbClient, fulfilledBefore: Date): Promise<void> {
-  await client.payment.updateMany({ where: { apiKeySealed: { not: null }, fulfilledAt: { lt: fulfilledBefore } }, data: { apiKeySealed: null } });
+/** How a machine account names its wallet (workspaces.payer_did): did:pkh:eip155:<chain>:<checksummed address>. */
+export function payerDidOf(network: string, address: string): string {
+  return `did:pkh:${network}:${getAddress(address)}`;
+}
+
+/** The machine account this wallet's payments made, or null. */
+export async function findMachineAccount(payerDid: string): Promise<{ workspaceId: string } | null> {
+  const workspace = await db().workspace.findFirst({ where: { payerDid, kind: "machine" }, select: { id: true } });
+  return workspace && { workspaceId: workspace.id };
 }
 
 /**

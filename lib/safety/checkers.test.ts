@@ -42,6 +42,22 @@ describe("createHeuristicChecker", () => {
     expect(verdict.status === "malicious" && verdict.detail).toContain("redirect loop");
   });
 
+  it("refuses a loop through a host served at run time (a verified custom domain), asking with the canonical name", async () => {
+    const asked: string[] = [];
+    const withDomains = createHeuristicChecker({
+      ownHosts: ["prml.ink"],
+      isServedHost: async (hostname) => {
+        asked.push(hostname);
+        return hostname === "go.customer.example";
+      },
+    });
+    const verdict = await withDomains.check("https://GO.Customer.Example./menu");
+    expect(verdict).toMatchObject({ status: "malicious", source: "heuristics", threat: "policy" });
+    expect(verdict.status === "malicious" && verdict.detail).toContain("redirect loop");
+    expect(asked).toEqual(["go.customer.example"]);
+    await expect(withDomains.check("https://other.customer.example/menu")).resolves.toEqual({ status: "clean", source: "heuristics" });
+  });
+
   it.each([
     "https://example.com/setup.exe",
     "https://example.com/SETUP.EXE",
@@ -54,6 +70,14 @@ describe("createHeuristicChecker", () => {
     "https://example.com/script.vbs",
     "https://example.com/tool.jar#top",
     "https://example.com/file%2Eexe",
+    "https://example.com/file.exe/",
+    "https://example.com/file.exe//",
+    "https://example.com/file.exe;",
+    "https://example.com/file.exe;jsessionid=1",
+    "https://example.com/file.exe%3B",
+    "https://example.com/file.exe.",
+    "https://example.com/file.exe%20",
+    "https://example.com/file.exe%2F",
   ])("refuses an executable download: %s", async (url) => {
     await expect(checker.check(url)).resolves.toMatchObject({ status: "malicious", threat: "policy" });
   });
@@ -63,6 +87,8 @@ describe("createHeuristicChecker", () => {
     "https://example.com/readme.exe.txt",
     "https://example.com/exe",
     "https://example.com/download?file=setup.exe",
+    "https://example.com/setup.exe/readme",
+    "https://example.com/a;setup.exe/readme",
     "https://example.com/",
   ])("lets %s through", async (url) => {
     await expect(checker.check(url)).resolves.toEqual({ status: "clean", source: "heuristics" });

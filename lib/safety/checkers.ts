@@ -14,6 +14,8 @@ export { createWebRiskChecker } from "./web-risk";
 export type DefaultCheckerOptions = {
   blocklistFile?: string;
   ownHosts: string[];
+  /** Hosts served that change at run time (verified custom domains). */
+  isServedHost?: (hostname: string) => Promise<boolean>;
   /** "host:port" of a DNS server; unset means the system resolver. */
   dnsResolver?: string;
   /** Enables the Google Web Risk adapter. */
@@ -70,7 +72,7 @@ function combineHarmless(name: string, verdicts: Verdict[]): Verdict {
 export function createDefaultChecker(options: DefaultCheckerOptions): SafetyChecker {
   const checkers: SafetyChecker[] = [
     createBlocklistChecker({ file: options.blocklistFile, now: options.now }),
-    createHeuristicChecker({ ownHosts: options.ownHosts }),
+    createHeuristicChecker({ ownHosts: options.ownHosts, isServedHost: options.isServedHost }),
     createDnsSafetyChecker(createDnsChecker({ resolver: options.dnsResolver })),
   ];
   if (options.webRiskApiKey !== undefined) {

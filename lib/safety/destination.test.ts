@@ -170,6 +170,25 @@ const NAME_CASES: ReadonlyArray<readonly [string, Expectation]> = [
   ["http://intranet/", "internal_name"],
   ["http://kubernetes./", "internal_name"],
   ["http://notlocal.com/", accepted("http://notlocal.com/")],
+  // Private-use and special-use suffixes (RFC 6762 appendix G, RFC 8375, RFC 9476, the IANA registry).
+  ["http://nas.lan/", "internal_name"],
+  ["http://router.home/", "internal_name"],
+  ["http://printer.HOME.ARPA./", "internal_name"],
+  ["http://wiki.corp/", "internal_name"],
+  ["http://fritz.box/", "internal_name"],
+  ["http://webmail.mail/", "internal_name"],
+  ["http://portal.intranet/", "internal_name"],
+  ["http://files.private/", "internal_name"],
+  ["http://build.internal/", "internal_name"],
+  ["http://name.alt/", "internal_name"],
+  ["http://api.default.svc/", "internal_name"],
+  ["http://1.0.168.192.in-addr.arpa/", "internal_name"],
+  ["http://1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.ip6.arpa/", "internal_name"],
+  ["http://ipv4only.arpa/", "internal_name"],
+  ["http://lan.example.com/", accepted("http://lan.example.com/")],
+  ["http://corp.example.com/", accepted("http://corp.example.com/")],
+  ["http://mybox.com/", accepted("http://mybox.com/")],
+  ["http://email.example.net/", accepted("http://email.example.net/")],
 ];
 
 const SYNTAX_CASES: ReadonlyArray<readonly [string, Expectation]> = [
@@ -263,7 +282,7 @@ describe("refusal messages", () => {
     ["http://[::7f00:1]/", "a loopback address (127.0.0.0/8) wrapped in an IPv4-compatible"],
     ["http://[::1]/", "a loopback address (::1/128)"],
     ["http://printer.local/", '"printer.local" is a local or reserved name (.local)'],
-    ["http://intranet/", "a single-label name"],
+    ["http://wiki/", "a single-label name"],
     ["gopher://example.com/", '"gopher" scheme'],
   ])("%s explains itself", (input, phrase) => {
     const decision = checkDestination(input);

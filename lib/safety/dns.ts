@@ -4,7 +4,7 @@ import { stripTrailingDots } from "./hostnames";
 
 export type DnsVerdict =
   | { status: "public" }
-  | { status: "internal"; address: string; message: string }
+  | { status: "internal"; message: string }
   | { status: "unresolved"; message: string };
 
 export type DnsCheckerOptions = {
@@ -17,6 +17,14 @@ export type DnsChecker = { check(hostname: string): Promise<DnsVerdict> };
 
 const DEFAULT_TIMEOUT_MS = 1500;
 const PUBLIC: DnsVerdict = { status: "public" };
+/**
+ * One sentence for every internal answer: naming the address, or even its kind (loopback,
+ * private, metadata), would let anyone map a network through our resolver.
+ */
+const INTERNAL: DnsVerdict = {
+  status: "internal",
+  message: "The destination points to an internal or private address, which short links may not redirect to.",
+};
 
 type FamilyAnswer = { addresses: string[] } | { errorCode: string };
 
@@ -78,19 +86,12 @@ function dnsErrorCode(error: unknown): string {
 }
 
 function judgeLiteral(literal: string): DnsVerdict {
-  const addressClass = isInternalAddress(literal);
-  if (!addressClass.internal) return PUBLIC;
-  return {
-    status: "internal",
-    address: literal,
-    message: `${literal} is ${addressClass.description}, which short links may not redirect to.`,
-  };
+  return isInternalAddress(literal).internal ? INTERNAL : PUBLIC;
 }
 
 function judgeAnswers(host: string, answers: FamilyAnswer[]): DnsVerdict {
   const addresses = answers.flatMap((answer) => ("addresses" in answer ? answer.addresses : []));
-  const internal = findInternalAnswer(host, addresses);
-  if (internal !== null) return internal;
+  if (addresses.some((address) => isInternalAddress(address).internal)) return INTERNAL;
   const failure = answers.find(isFailure);
   if (failure !== undefined) {
     return { status: "unresolved", message: describeFailure(host, failure.errorCode) };
@@ -103,20 +104,6 @@ function judgeAnswers(host: string, answers: FamilyAnswer[]): DnsVerdict {
 
 function isFailure(answer: FamilyAnswer): answer is { errorCode: string } {
   return "errorCode" in answer;
-}
-
-function findInternalAnswer(host: string, addresses: string[]): DnsVerdict | null {
-  for (const address of addresses) {
-    const addressClass = isInternalAddress(address);
-    if (addressClass.internal) {
-      return {
-        status: "internal",
-        address,
-        message: `${host} resolves to ${address}, ${addressClass.description}, which short links may not redirect to.`,
-      };
-    }
-  }
-  return null;
 }
 
 function describeFailure(host: string, errorCode: string): string {

@@ -4,6 +4,8 @@ import type { SafetyChecker, Verdict } from "./verdict";
 export type HeuristicCheckerOptions = {
   /** Host names this service serves short links on; a link to one of them would loop. */
   ownHosts: string[];
+  /** Hosts it also serves that change at run time (verified custom domains); given a canonical host name. */
+  isServedHost?: (hostname: string) => Promise<boolean>;
 };
 
 const SOURCE = "heuristics";
@@ -21,12 +23,13 @@ const EXECUTABLE_EXTENSIONS: readonly string[] = [
 
 export function createHeuristicChecker(options: HeuristicCheckerOptions): SafetyChecker {
   const ownHosts = new Set(options.ownHosts.map(canonicalHostname));
+  const isServedHost = async (hostname: string) => ownHosts.has(hostname) || ((await options.isServedHost?.(hostname)) ?? false);
   return {
     name: SOURCE,
     async check(url) {
       const parsed = URL.parse(url);
       if (parsed === null) return { status: "unknown", source: SOURCE, reason: "error" };
-      if (ownHosts.has(stripTrailingDots(parsed.hostname))) return policyHit(redirectLoopDetail());
+      if (await isServedHost(stripTrailingDots(parsed.hostname))) return policyHit(redirectLoopDetail());
       const extension = executableExtension(parsed.pathname);
       if (extension !== null) return policyHit(executableDetail(extension));
       return { status: "clean", source: SOURCE };
@@ -40,8 +43,18 @@ function canonicalHostname(host: string): string {
 }
 
 function executableExtension(pathname: string): string | null {
-  const lastSegment = safelyDecode(pathname.slice(pathname.lastIndexOf("/") + 1)).toLowerCase();
-  return EXECUTABLE_EXTENSIONS.find((extension) => lastSegment.endsWith(extension)) ?? null;
+  const fileName = lastFileName(safelyDecode(pathname).toLowerCase());
+  return EXECUTABLE_EXTENSIONS.find((extension) => fileName.endsWith(extension)) ?? null;
+}
+
+/**
+ * The name a download would be saved under: the last non-empty path segment ("/setup.exe/"
+ * still serves setup.exe), without a ";" path parameter, and without the trailing dots and spaces
+ * Windows drops from file names.
+ */
+function lastFileName(path: string): string {
+  const segment = path.split(/[/\\]/).filter(Boolean).at(-1) ?? "";
+  return segment.split(";")[0]!.replace(/[. ]+$/, "");
 }
 
 function safelyDecode(text: string): string {

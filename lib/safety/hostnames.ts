@@ -10,16 +10,32 @@ const METADATA_HOSTNAMES: readonly string[] = [
   "metadata.azure.com",
 ];
 
+/**
+ * Names that never lead to the public web: special-use names (RFC 6761: localhost, test, invalid,
+ * example; RFC 6762: local; RFC 7686: onion; RFC 9476: alt), the infrastructure domain arpa
+ * (home.arpa of RFC 8375, in-addr.arpa and ip6.arpa reverse names, ipv4only.arpa), and the
+ * private-use suffixes networks use in practice (RFC 6762 appendix G: intranet, internal,
+ * private, corp, home, lan; plus localdomain, box of home routers, mail, svc of Kubernetes).
+ */
 const INTERNAL_SUFFIXES: readonly string[] = [
   "localhost",
   "local",
-  "internal",
   "localdomain",
-  "home.arpa",
   "test",
   "invalid",
   "example",
   "onion",
+  "alt",
+  "arpa",
+  "internal",
+  "intranet",
+  "private",
+  "corp",
+  "home",
+  "lan",
+  "box",
+  "mail",
+  "svc",
 ];
 
 /** Strips the DNS root dot(s): "example.com." and "example.com" are the same host. */

@@ -1,4 +1,5 @@
 import { config } from "@/lib/config";
+import { isVerifiedCustomDomain } from "@/lib/domains/verified-hosts";
 import { createDefaultChecker } from "./checkers";
 import type { SafetyChecker } from "./checkers";
 
@@ -6,12 +7,14 @@ const globalForSafety = globalThis as unknown as { permalinkSafetyChecker?: Safe
 
 /** The process's checker chain, built from configuration; shared by creation and resolution. */
 export function safetyChecker(): SafetyChecker {
-  const { SAFETY_BLOCKLIST_FILE, DNS_RESOLVER, WEB_RISK_API_KEY, SHORT_BASE_URL } = config();
+  const { SAFETY_BLOCKLIST_FILE, DNS_RESOLVER, WEB_RISK_API_KEY, SHORT_BASE_URL, BASE_URL } = config();
   globalForSafety.permalinkSafetyChecker ??= createDefaultChecker({
     blocklistFile: SAFETY_BLOCKLIST_FILE,
     dnsResolver: DNS_RESOLVER,
     webRiskApiKey: WEB_RISK_API_KEY,
-    ownHosts: [new URL(SHORT_BASE_URL).hostname],
+    // Every host that answers short links: a destination on one of them would loop.
+    ownHosts: [new URL(SHORT_BASE_URL).hostname, new URL(BASE_URL).hostname],
+    isServedHost: isVerifiedCustomDomain,
   });
   return globalForSafety.permalinkSafetyChecker;
 }

@@ -1,5 +1,5 @@
-import { DomainError } from "@/lib/http/errors";
-import { claimApiKey, revokeApiKey } from "@/lib/auth/api-key-store";
+import { claimApiKey, revokeApiKey, rotateApiKey } from "@/lib/auth/api-key-store";
+import { DomainError, unauthenticated } from "@/lib/http/errors";
 import { requirePermission } from "./permissions";
 import type { Principal } from "./types";
 
@@ -20,4 +20,21 @@ export async function revokeKey(principal: Principal): Promise<{ revoked_at: num
   const revoked = await revokeApiKey(principal.workspaceId, principal.userId);
   if (!revoked) throw new DomainError("not_found", "This workspace has no live API key to revoke.");
   return { revoked_at: revoked.revokedAt.getTime() };
+}
+
+/**
+ * Replaces the API key that authenticated this request: the new raw key is returned once and the
+ * old one stops working at once. Any workspace's key may rotate itself, a machine account's too
+ * (it has no members who could revoke it); a key still never mints a second live key.
+ */
+export async function rotateKey(principal: Principal): Promise<string> {
+  if (principal.kind !== "api_key") {
+    throw new DomainError("forbidden",
+      "Rotate an API key by sending this request with that key (Authorization: Bearer <api key>); with a session token, an owner revokes the key (DELETE /api/billing/claim) and claims a new one (POST /api/billing/claim).",
+    );
+  }
+  const apiKey = await rotateApiKey(principal.apiKeyId);
+  // Another rotation with the same key won the race and revoked it meanwhile.
+  if (!apiKey) throw unauthenticated();
+  return apiKey;
 }

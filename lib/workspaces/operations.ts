@@ -58,3 +58,19 @@ export const listMembers = defineOperation({
     403: failure("Your role in this workspace does not allow listing members."),
   },
 });
+
+export const rotateApiKey = defineOperation({
+  method: "post",
+  path: "/api/keys/rotate",
+  auth: "api_key",
+  operationId: "rotateApiKey",
+  summary: "Rotate the API key",
+  description:
+    "Send it with the API key to replace (any workspace's, a machine account's too); takes no body. The new raw key is returned once and the old key stops authenticating at once. Of concurrent rotations with one key, exactly one succeeds.",
+  tag: "API keys",
+  write: true,
+  responses: {
+    200: ok("The new raw key, shown once.", claimResponseSchema),
+    403: failure("A session token was sent: rotate with the key itself, or revoke and claim with an owner's session."),
+  },
+});

@@ -11,12 +11,15 @@ export type KnownUser = { userId: string; personalWorkspaceId: string };
  */
 export async function ensureUser(identity: SessionIdentity): Promise<KnownUser> {
   const existing = await findUser(identity);
-  if (existing) return existing;
+  if (existing) {
+    await recordEmail(existing, identity);
+    return { userId: existing.userId, personalWorkspaceId: existing.personalWorkspaceId };
+  }
   const [userId, workspaceId, membershipId] = [newId("usr"), newId("ws"), newId("mem")];
   await db().$executeRaw`
     WITH new_user AS (
-      INSERT INTO users (id, issuer, subject, email)
-      VALUES (${userId}, ${identity.issuer}, ${identity.subject}, ${identity.email})
+      INSERT INTO users (id, issuer, subject, email, email_verified)
+      VALUES (${userId}, ${identity.issuer}, ${identity.subject}, ${identity.email}, ${identity.emailVerified})
       ON CONFLICT (issuer, subject) DO NOTHING
       RETURNING id
     ), new_workspace AS (
@@ -28,16 +31,24 @@ export async function ensureUser(identity: SessionIdentity): Promise<KnownUser> 
     SELECT ${membershipId}, id, personal_for_user_id, 'owner' FROM new_workspace`;
   const created = await findUser(identity);
   if (!created) throw new Error("A user created a moment ago could not be read back.");
-  return created;
+  return { userId: created.userId, personalWorkspaceId: created.personalWorkspaceId };
 }
 
-async function findUser(identity: SessionIdentity): Promise<KnownUser | null> {
+type FoundUser = KnownUser & { email: string | null; emailVerified: boolean };
+
+async function findUser(identity: SessionIdentity): Promise<FoundUser | null> {
   const user = await db().user.findUnique({
     where: { issuer_subject: { issuer: identity.issuer, subject: identity.subject } },
-    select: { id: true, personalWorkspace: { select: { id: true } } },
+    select: { id: true, email: true, emailVerified: true, personalWorkspace: { select: { id: true } } },
   });
   if (!user?.personalWorkspace) return null;
-  return { userId: user.id, personalWorkspaceId: user.personalWorkspace.id };
+  return { userId: user.id, personalWorkspaceId: user.personalWorkspace.id, email: user.email, emailVerified: user.emailVerified };
+}
+
+/** Keeps the e-mail and whether the provider vouches for it as the provider last said; writes only on a change. */
+async function recordEmail(user: FoundUser, identity: SessionIdentity): Promise<void> {
+  if (user.email === identity.email && user.emailVerified === identity.emailVerified) return;
+  await db().user.update({ where: { id: user.userId }, data: { email: identity.email, emailVerified: identity.emailVerified } });
 }
 
 function personalWorkspaceName(identity: SessionIdentity): string {

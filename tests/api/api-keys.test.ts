@@ -1,7 +1,9 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { mintApiKey } from "@/lib/auth/api-key-store";
 import { generateApiKey, hasValidFormat, hashApiKey } from "@/lib/auth/api-keys";
 import { db } from "@/lib/db/client";
+import { newId } from "@/lib/db/random";
 import { call, joinWorkspace, newUser } from "../support/api";
 
 async function claim(token: string) {
@@ -102,5 +104,70 @@ describe("POST /api/billing/claim", () => {
     expect((await call("POST", "/api/billing/claim", asMember)).status).toBe(403);
     await claim(owner.token);
     expect((await call("DELETE", "/api/billing/claim", asMember)).status).toBe(403);
+  });
+});
+
+describe("POST /api/keys/rotate", () => {
+  const rotate = (apiKey: string) => call("POST", "/api/keys/rotate", { token: apiKey });
+  const liveKeys = (workspaceId: string) => db().apiKey.count({ where: { workspaceId, revokedAt: null } });
+
+  it("returns a new key once; the old key stops working at once and only the new one's hash is stored", async () => {
+    const owner = await newUser();
+    const oldKey = (await claim(owner.token)).body.api_key;
+    expect((await call("GET", "/api/links", { token: oldKey })).status).toBe(200);
+
+    const rotated = await rotate(oldKey);
+    expect(rotated.status).toBe(200);
+    expect(rotated.headers.get("cache-control")).toBe("no-store");
+    const newKey: string = rotated.body.api_key;
+    expect(Object.keys(rotated.body)).toEqual(["api_key"]);
+    expect(hasValidFormat(newKey, "plk")).toBe(true);
+    expect(newKey).not.toBe(oldKey);
+
+    const refused = await call("GET", "/api/links", { token: oldKey });
+    expect(refused.status).toBe(401);
+    expect(refused.body.error).toMatch(/valid API key/);
+    expect((await rotate(oldKey)).status).toBe(401);
+    const viaNew = await call("GET", "/api/workspaces", { token: newKey });
+    expect(viaNew.body.workspace).toMatchObject({ id: owner.workspaceId, credential: "api_key" });
+    expect(viaNew.body.workspace.api_key.hint).toBe(`plk_…${newKey.slice(-4)}`);
+    expect(await liveKeys(owner.workspaceId)).toBe(1);
+
+    const text = await databaseText();
+    expect(text).not.toContain(newKey);
+    expect(text).toContain(hashApiKey(newKey));
+  });
+
+  it("rotates a machine account's key, which has no members to revoke it", async () => {
+    const workspaceId = newId("ws");
+    await db().workspace.create({ data: { id: workspaceId, name: "machine", kind: "machine", payerDid: `did:pkh:eip155:84532:0x${"ab".repeat(20)}` } });
+    const oldKey = await mintApiKey(workspaceId, null);
+    const rotated = await rotate(oldKey);
+    expect(rotated.status).toBe(200);
+    expect((await call("GET", "/api/workspaces", { token: rotated.body.api_key })).body.workspace).toMatchObject({ id: workspaceId, kind: "machine" });
+    expect((await call("GET", "/api/workspaces", { token: oldKey })).status).toBe(401);
+  });
+
+  it("gives exactly one new key to concurrent rotations with the same key", async () => {
+    const owner = await newUser();
+    const oldKey = (await claim(owner.token)).body.api_key;
+    const responses = await Promise.all(Array.from({ length: 8 }, () => rotate(oldKey)));
+    const winners = responses.filter((response) => response.status === 200);
+    expect(winners).toHaveLength(1);
+    expect(responses.filter((response) => response.status === 401)).toHaveLength(7);
+    expect(await liveKeys(owner.workspaceId)).toBe(1);
+    expect((await call("GET", "/api/links", { token: winners[0]!.body.api_key })).status).toBe(200);
+  });
+
+  it("needs the key itself: a session token gets 403 naming the way, no credential 401", async () => {
+    const owner = await newUser();
+    await claim(owner.token);
+    const withSession = await rotate(owner.token);
+    expect(withSession.status).toBe(403);
+    expect(withSession.body.error).toMatch(/Rotate an API key by sending this request with that key/);
+    const anonymous = await call("POST", "/api/keys/rotate");
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.error).toEqual(expect.any(String));
+    expect(await liveKeys(owner.workspaceId)).toBe(1);
   });
 });

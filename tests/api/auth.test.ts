@@ -4,6 +4,7 @@ import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
+import { mintSessionToken } from "@/lib/auth/session-tokens";
 import { NOT_A_MEMBER_MESSAGE, UNAUTHENTICATED_MESSAGE } from "@/lib/http/errors";
 import { call, joinWorkspace, newUser, sessionFor } from "../support/api";
 
@@ -57,6 +58,58 @@ describe("credentials", () => {
     const unsigned = `${encode({ alg: "none" })}.${encode({ sub: "x", iss: "permalink", aud: "permalink-api", exp: 4e9 })}.`;
     const response = await call("GET", "/api/links", { headers: { authorization: `Bearer ${unsigned}` } });
     expect(response.status).toBe(401);
+  });
+});
+
+describe("session token claims and lifetime", () => {
+  /** A built-in token with exactly the given claims (nothing added). */
+  const rawToken = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).sign(secret());
+  const now = () => Math.floor(Date.now() / 1000);
+  const base = () => ({ iss: "permalink", aud: "permalink-api", sub: "claims@example.com", email: "claims@example.com", iat: now(), exp: now() + 3600 });
+
+  it.each([
+    ["a numeric sub", { sub: 12345, email: undefined }],
+    ["a sub that is an object", { sub: { id: "x" }, email: undefined }],
+    ["a sub with a NUL byte", { sub: "a\u0000@example.com", email: undefined }],
+    ["an e-mail that is a number", { email: 42 }],
+    ["an e-mail that is not an address", { sub: "not-an-address", email: undefined }],
+    ["no iat", { iat: undefined }],
+    ["an iat in the future", { iat: now() + 3600, exp: now() + 7200 }],
+    ["a lifetime beyond the maximum (exp − iat over 30 days)", { iat: now() - 60, exp: now() - 60 + 30 * 86_400 + 1 }],
+    ["an exp that is a string", { exp: "tomorrow" }],
+  ])("answers a token with %s with 401, never 500", async (_label, overrides) => {
+    const response = await call("GET", "/api/workspaces", { token: await rawToken({ ...base(), ...overrides }) });
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ error: UNAUTHENTICATED_MESSAGE });
+  });
+
+  it("accepts a lifetime of exactly the maximum, and follows AUTH_TOKEN_MAX_LIFETIME_SECONDS", async () => {
+    const thirtyDays = await rawToken({ ...base(), exp: now() + 30 * 86_400 });
+    expect((await call("GET", "/api/workspaces", { token: thirtyDays })).status).toBe(200);
+    process.env.AUTH_TOKEN_MAX_LIFETIME_SECONDS = "3600";
+    resetConfig();
+    try {
+      expect((await call("GET", "/api/workspaces", { token: thirtyDays })).status).toBe(401);
+      expect((await call("GET", "/api/workspaces", { token: await rawToken(base()) })).status).toBe(200);
+      await expect(mintSessionToken("claims@example.com", 3601)).rejects.toThrow(/AUTH_TOKEN_MAX_LIFETIME_SECONDS/);
+    } finally {
+      delete process.env.AUTH_TOKEN_MAX_LIFETIME_SECONDS;
+      resetConfig();
+    }
+  });
+
+  it("makes look-alike spellings of one address one user", async () => {
+    const spellings = ["Look.Alike@Example.COM", "look.alike@example.com.", "ｌｏｏｋ.ａｌｉｋｅ@ｅｘａｍｐｌｅ.com", " LOOK.ALIKE@example.com "];
+    const tokens = await Promise.all(spellings.map((spelling) => rawToken({ ...base(), sub: spelling, email: spelling })));
+    const responses = await Promise.all(tokens.map((token) => call("GET", "/api/workspaces", { token })));
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200]);
+    expect(new Set(responses.map((response) => response.body.workspace.id)).size).toBe(1);
+    expect(await db().user.findMany({ where: { email: "look.alike@example.com" }, select: { subject: true, emailVerified: true } })).toEqual([
+      { subject: "look.alike@example.com", emailVerified: true },
+    ]);
+    expect(await mintSessionToken("ＬＯＯＫ.alike@example.com.")).toEqual(expect.any(String));
+    const minted = await call("GET", "/api/workspaces", { token: await mintSessionToken("ＬＯＯＫ.alike@example.com.") });
+    expect(minted.body.workspace.id).toBe(responses[0]!.body.workspace.id);
   });
 });
 
@@ -140,20 +193,63 @@ describe("an identity provider's JWKS (AUTH_JWKS_URL)", () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const idpToken = (key: CryptoKey, kid = "test-key") =>
-    new SignJWT({ email: "Idp.User@Example.com" })
+  const idpToken = (key: CryptoKey, kid = "test-key", claims: Record<string, unknown> = { email: "Idp.User@Example.com" }, subject = "user_2abc") =>
+    new SignJWT(claims)
       .setProtectedHeader({ alg: "ES256", kid })
-      .setSubject("user_2abc")
+      .setSubject(subject)
       .setIssuer("https://idp.example.com/")
       .setAudience("links")
+      .setIssuedAt()
       .setExpirationTime("10m")
       .sign(key);
+
+  const userOf = async (token: string) => {
+    const response = await call("GET", "/api/workspaces", { token });
+    expect(response.status).toBe(200);
+    return db().user.findFirstOrThrow({ where: { personalWorkspace: { id: response.body.workspace.id } } });
+  };
 
   it("accepts a token signed by the provider's key", async () => {
     const response = await call("GET", "/api/workspaces", { token: await idpToken(privateKey) });
     expect(response.status).toBe(200);
     const members = await call("GET", "/api/members", { token: await idpToken(privateKey) });
     expect(members.body.members[0].email).toBe("idp.user@example.com");
+  });
+
+  it("knows the user by (iss, sub): a changed e-mail is the same user, a shared e-mail is not", async () => {
+    const first = await userOf(await idpToken(privateKey, "test-key", { email: "shared@example.com", email_verified: true }, "user_iss_sub_1"));
+    const renamed = await userOf(await idpToken(privateKey, "test-key", { email: "renamed@example.com", email_verified: true }, "user_iss_sub_1"));
+    const other = await userOf(await idpToken(privateKey, "test-key", { email: "shared@example.com", email_verified: true }, "user_iss_sub_2"));
+    expect(renamed.id).toBe(first.id);
+    expect(renamed).toMatchObject({ issuer: "https://idp.example.com/", subject: "user_iss_sub_1", email: "renamed@example.com", emailVerified: true });
+    expect(other.id).not.toBe(first.id);
+  });
+
+  it("keeps the e-mail informational unless the provider says email_verified", async () => {
+    expect(await userOf(await idpToken(privateKey, "test-key", { email: "Unverified@Example.com" }, "user_unverified"))).toMatchObject({ email: "unverified@example.com", emailVerified: false });
+    expect(await userOf(await idpToken(privateKey, "test-key", { email: "unverified@example.com", email_verified: "true" }, "user_unverified"))).toMatchObject({ emailVerified: true });
+    expect(await userOf(await idpToken(privateKey, "test-key", { email: "unverified@example.com", email_verified: false }, "user_unverified"))).toMatchObject({ emailVerified: false });
+  });
+
+  it("refuses a provider's token without iat, or whose claims have the wrong type", async () => {
+    const withoutIat = await new SignJWT({ email: "a@example.com" })
+      .setProtectedHeader({ alg: "ES256", kid: "test-key" })
+      .setSubject("user_no_iat")
+      .setIssuer("https://idp.example.com/")
+      .setAudience("links")
+      .setExpirationTime("10m")
+      .sign(privateKey);
+    expect((await call("GET", "/api/workspaces", { token: withoutIat })).status).toBe(401);
+    const numericSub = await new SignJWT({ sub: 12345, email: "numeric@example.com" } as never)
+      .setProtectedHeader({ alg: "ES256", kid: "test-key" })
+      .setIssuer("https://idp.example.com/")
+      .setAudience("links")
+      .setIssuedAt()
+      .setExpirationTime("10m")
+      .sign(privateKey);
+    const numeric = await call("GET", "/api/workspaces", { token: numericSub });
+    expect(numeric.status).toBe(401);
+    expect(numeric.body).toEqual({ error: UNAUTHENTICATED_MESSAGE });
   });
 
   it("refuses a token signed by another key, and a built-in HS256 token", async () => {

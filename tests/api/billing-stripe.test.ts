@@ -67,6 +67,12 @@ function deliver(event: unknown, options: { secret?: string; payload?: string } 
   return call("POST", "/api/billing/webhook", { rawBody: options.payload ?? payload, headers: { "stripe-signature": signature, "content-type": "application/json" } });
 }
 
+/** A raw payload correctly signed with the webhook secret, at `timestamp` (seconds; default now). */
+function deliverSigned(payload: string, timestamp?: number) {
+  const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET, timestamp });
+  return call("POST", "/api/billing/webhook", { rawBody: payload, headers: { "stripe-signature": signature, "content-type": "application/json" } });
+}
+
 const account = async (user: TestUser) => (await call("GET", "/api/account", user)).body;
 
 describe("checkout and the portal on Stripe", () => {
@@ -160,6 +166,41 @@ describe("POST /api/billing/webhook", () => {
     expect(await db().billingEvent.count({ where: { id: event.id } })).toBe(0);
   });
 
+  it("refuses a signature timestamp further in the future than the tolerance (400), and accepts ordinary clock skew", async () => {
+    const user = await newUser("webhook", { subscription: false });
+    const early = stripeEvent("customer.subscription.created", subscriptionObject(user));
+    const future = await deliverSigned(JSON.stringify(early), nowSeconds() + 3600);
+    expect(future.status).toBe(400);
+    expect(future.body).toEqual({ error: expect.stringMatching(/Stripe-Signature.*future/) });
+    expect(await db().billingEvent.count({ where: { id: early.id } })).toBe(0);
+
+    const skewed = await deliverSigned(JSON.stringify(stripeEvent("customer.subscription.created", subscriptionObject(user))), nowSeconds() + 60);
+    expect(skewed.status).toBe(200);
+    expect((await account(user)).status).toBe("active");
+  });
+
+  const MALFORMED: Array<[string, (user: TestUser) => string]> = [
+    ["a body that is not JSON", () => "this is not json"],
+    ["a JSON array", () => "[]"],
+    ["an event without data", () => JSON.stringify({ ...stripeEvent("invoice.paid", {}), data: undefined })],
+    ["a created time that is not a number", (user) => JSON.stringify(stripeEvent("customer.subscription.created", subscriptionObject(user), "yesterday" as never))],
+    ["a subscription without items", (user) => JSON.stringify(stripeEvent("customer.subscription.updated", { ...subscriptionObject(user), items: undefined }))],
+    ["a subscription whose id holds a NUL byte", (user) => JSON.stringify(stripeEvent("customer.subscription.created", subscriptionObject(user, { id: "sub_\u0000x" })))],
+    ["a workspace id with a NUL byte in the metadata", (user) => JSON.stringify(stripeEvent("customer.subscription.created", { ...subscriptionObject(user), metadata: { workspace_id: "ws_\u0000" } }))],
+    ["a period start out of any date range", (user) => JSON.stringify(stripeEvent("customer.subscription.created", subscriptionObject(user, { periodStart: 1e20 })))],
+    ["a checkout session whose subscription is a number", () => JSON.stringify(stripeEvent("checkout.session.completed", { id: "cs_1", object: "checkout.session", mode: "subscription", subscription: 42 }))],
+    ["an invoice whose subscription details name no subscription", () => JSON.stringify(stripeEvent("invoice.paid", { id: "in_1", object: "invoice", parent: { subscription_details: { metadata: {} } } }))],
+  ];
+
+  it.each(MALFORMED)("answers a signed event with %s with 400 and applies nothing", async (_label, payloadFor) => {
+    const user = await newUser("webhook", { subscription: false });
+    const response = await deliverSigned(payloadFor(user));
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: expect.stringMatching(/^The Stripe event /) });
+    expect((await account(user)).status).toBe("none");
+    expect(await db().billingEvent.count({ where: { workspaceId: user.workspaceId } })).toBe(0);
+  });
+
   it("refuses a delivery without a Stripe-Signature header (400)", async () => {
     const response = await call("POST", "/api/billing/webhook", { rawBody: JSON.stringify(stripeEvent("invoice.paid", {})) });
     expect(response.status).toBe(400);
@@ -223,6 +264,21 @@ describe("POST /api/billing/webhook", () => {
     expect(response.body).toEqual({ received: true, outcome: "applied" });
     expect(stripe.requests).toMatchObject([{ method: "GET", path: `/v1/subscriptions/${subscription.id}` }]);
     expect(await account(user)).toMatchObject({ plan: "starter", status: "active", cap: 100 });
+  });
+
+  it("answers 502 (so Stripe delivers again) when Stripe's own answer for a completed checkout's subscription cannot be read", async () => {
+    const user = await newUser("webhook", { subscription: false });
+    const subscription = { ...subscriptionObject(user), items: { object: "list", data: [{ id: "si_1", price: { id: PRICES.unlimitedMonth } }] } };
+    stripe.subscriptions.set(subscription.id, subscription);
+    const session = { id: "cs_test_odd", object: "checkout.session", mode: "subscription", subscription: subscription.id, client_reference_id: user.workspaceId };
+    vi.spyOn(console, "error").mockImplementation(() => {});
+
+    const response = await deliver(stripeEvent("checkout.session.completed", session));
+
+    expect(response.status).toBe(502);
+    expect(response.body).toEqual({ error: expect.stringMatching(/cannot read/) });
+    expect((await account(user)).status).toBe("none");
+    vi.mocked(console.error).mockRestore();
   });
 
   it("keeps creating through a failed payment's grace period, stops after it, and resumes when an invoice is paid", async () => {

@@ -4,17 +4,19 @@ import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { type Address, getAddress } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import { createSiweMessage } from "viem/siwe";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { resetWriteLimiter } from "@/lib/http/write-limit";
-import { newId } from "@/lib/db/random";
+import { newId, randomString } from "@/lib/db/random";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { API_KEY_REPLAY_WINDOW_MS } from "@/lib/payments/fulfilment";
 import { APP_ORIGIN, type ApiResponse, call, newUser } from "../support/api";
 import { appFetch, mppAgent, x402Agent } from "../support/payments/agents";
 import { startFacilitator, type RunningFacilitator } from "../support/payments/facilitator";
 import { Eip3009Ledger, type Transfer } from "../support/payments/ledger";
+import { visit } from "../support/visits";
 
 const NETWORK = "eip155:84532";
 const TOKEN = { address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e" as Address, chainId: 84532, name: "USDC", version: "2" };
@@ -268,6 +270,23 @@ describe("paying with MPP", () => {
   });
 });
 
+describe("a bought link resolves at once", () => {
+  it("drops the short host's cached miss for a custom slug when a payment commits it", async () => {
+    const slug = `bought-${randomString(SLUG_ALPHABET, 6)}`;
+    expect((await visit(`/${slug}`)).status).toBe(404);
+    const body = order({ slug });
+    const response = await mppAgent(newWallet(), TOKEN).fetch(LINKS_URL, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    expect(response.status).toBe(201);
+    const visited = await visit(`/${slug}`);
+    expect(visited.status).toBe(302);
+    expect(visited.headers.Location).toBe(body.destination);
+  });
+});
+
 describe("paying with x402", () => {
   it("buys the link with the real @x402/fetch client (PAYMENT-SIGNATURE): 201, PAYMENT-RESPONSE and Payment-Receipt", async () => {
     const wallet = newWallet();
@@ -332,6 +351,24 @@ describe("one payment, exactly one link", () => {
     expectRefusal(elsewhere, /another destination|another request/);
     expect(transfersFrom(wallet)).toHaveLength(1);
     expect(await db().link.count({ where: { workspaceId: (await machineAccountOf(wallet)).id } })).toBe(1);
+  });
+
+  it("stops replaying the api_key once the key has authenticated a request, its sealed copy erased by that first use", async () => {
+    const wallet = newWallet();
+    const body = order();
+    const headers = { authorization: await mppCredential(wallet, body) };
+    const first = await buy(body, headers);
+    const apiKey = first.body.api_key as string;
+    expect((await buy(body, headers)).body.api_key).toBe(apiKey);
+    const sealedCopy = () => db().apiKey.findFirstOrThrow({ where: { workspace: { payerDid: `did:pkh:${NETWORK}:${wallet.address}` } }, select: { replaySealed: true } });
+    expect((await sealedCopy()).replaySealed).toEqual(expect.any(String));
+
+    expect((await call("GET", "/api/links", { token: apiKey })).status).toBe(200);
+    expect((await sealedCopy()).replaySealed).toBeNull();
+    const again = await buy(body, headers);
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual({ ...first.body, api_key: undefined });
+    expect(transfersFrom(wallet)).toHaveLength(1);
   });
 
   it("gives one link and one settlement to the same credential sent twice at once", async () => {
@@ -608,6 +645,38 @@ describe("the machine account", () => {
   });
 });
 
+describe("a lost machine key", () => {
+  it("is replaced by signing in with the paying wallet (EIP-4361); the old key stops working and the new one holds the links", async () => {
+    const wallet = newWallet();
+    const body = order();
+    const payment = { authorization: await mppCredential(wallet, body) };
+    const bought = await buy(body, payment);
+    expect(bought.status).toBe(201);
+    const lostKey = bought.body.api_key as string;
+
+    const fields = (await call("GET", "/api/machine-accounts/nonce")).body;
+    const message = createSiweMessage({
+      address: wallet.address,
+      domain: fields.domain,
+      uri: fields.uri,
+      chainId: fields.chain_id,
+      version: "1",
+      nonce: fields.nonce,
+      issuedAt: new Date(),
+    });
+    const recovered = await call("POST", "/api/machine-accounts/key", { body: { message, signature: await wallet.signMessage({ message }) } });
+    expect(recovered.status).toBe(200);
+    const newKey = recovered.body.api_key as string;
+
+    expect((await call("GET", "/api/links", { token: lostKey })).status).toBe(401);
+    const listed = await call("GET", "/api/links", { token: newKey });
+    expect(listed.body.links.map((link: { id: string }) => link.id)).toEqual([bought.body.id]);
+    const resent = await buy(body, payment);
+    expect(resent.status).toBe(201);
+    expect(resent.body).toEqual({ ...bought.body, api_key: undefined });
+  });
+});
+
 async function machineAccountOf(wallet: PrivateKeyAccount) {
   return db().workspace.findUniqueOrThrow({ where: { payerDid: `did:pkh:${NETWORK}:${getAddress(wallet.address)}` } });
 }
@@ -623,10 +692,11 @@ describe("how agents find out", () => {
     expect(text).toMatch(/0\.50 USDC/);
   });
 
-  it("the payments page walks through the purchase with a working example for each protocol", async () => {
+  it("the payments page walks through the purchase with a working example for each protocol, and key rotation and recovery", async () => {
     const { default: PaymentsPage } = await import("@/app/docs/payments/page");
     const html = renderToStaticMarkup(createElement(PaymentsPage));
-    for (const expected of ["402 Payment Required", "Authorization: Payment", "PAYMENT-SIGNATURE", "mppx/client", "@x402/fetch", "api_key", `${APP_ORIGIN}/api/links`]) {
+    const keyManagement = ["/api/keys/rotate", `${APP_ORIGIN}/api/machine-accounts/nonce`, `${APP_ORIGIN}/api/machine-accounts/key`, "createSiweMessage", "EIP-4361"];
+    for (const expected of ["402 Payment Required", "Authorization: Payment", "PAYMENT-SIGNATURE", "mppx/client", "@x402/fetch", "api_key", `${APP_ORIGIN}/api/links`, ...keyManagement]) {
       expect(html).toContain(expected);
     }
   });

@@ -1,6 +1,7 @@
 import { Redis as Ioredis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/config";
+import { hashedClientAddress } from "@/lib/http/client-address";
 import { LOCAL_REDIS_URL, waitUntilClearOfWindowBoundary } from "../support/redis";
 import { resetWriteLimiter } from "@/lib/http/write-limit";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
@@ -120,5 +121,23 @@ describe("write rate limit on Redis", () => {
 
     expect(statuses).toEqual([...allowedWrites(), 429]);
     expect(await inspector.keys(`permalink:rate-limit:writes:workspace:${user.workspaceId}:*`)).not.toHaveLength(0);
+  });
+
+  it("keys a caller without an account by a keyed hash of its address, never the raw address", async () => {
+    const address = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+    const buyer = { "x-forwarded-for": address };
+    for (let i = 0; i <= WRITES_PER_MINUTE; i++) {
+      await call("POST", "/api/links", { headers: buyer, body: { destination: `https://example.com/anonymous/${i}` } });
+    }
+    const refused = await call("POST", "/api/links", { headers: buyer, body: { destination: "https://example.com/anonymous/again" } });
+    expect(refused.status).toBe(429);
+
+    const keys = await inspector.keys("permalink:rate-limit:*");
+    expect(keys.filter((key) => key.includes(address))).toEqual([]);
+    const hashed = hashedClientAddress(new Request("http://app.test.example/", { headers: buyer }));
+    expect(hashed).toMatch(/^[\w-]{43}$/);
+    expect(keys.filter((key) => key.startsWith(`permalink:rate-limit:writes:client:${hashed}:`))).not.toHaveLength(0);
+    const otherAddress = await call("POST", "/api/links", { headers: { "x-forwarded-for": "198.51.100.254, 203.0.113.9" }, body: { destination: "https://example.com/anonymous/other" } });
+    expect(otherAddress.status).not.toBe(429);
   });
 });

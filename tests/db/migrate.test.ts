@@ -192,3 +192,39 @@ describe("migrate()", () => {
     expect(await tableExists(databaseUrl, "second_table")).toBe(true);
   });
 });
+
+describe("the key recovery migration", () => {
+  it("moves a sealed replay copy from its payment to the machine account's unused live key, and drops the payment's column", async () => {
+    const databaseUrl = await emptyDatabase();
+    const migrations = await projectMigrations();
+    const keyRecovery = migrations.findIndex((migration) => migration.name.endsWith("_key_recovery"));
+    const before = Object.fromEntries(
+      await Promise.all(migrations.slice(0, keyRecovery).map(async ({ name }) => [name, await readFile(path.join(MIGRATIONS_DIR, name, "migration.sql"), "utf8")] as const)),
+    );
+    await migrate(databaseUrl, await migrationsDir(before));
+    await query(
+      databaseUrl,
+      `INSERT INTO workspaces (id, name, kind, payer_did) VALUES ('ws_m', 'machine', 'machine', 'did:pkh:eip155:84532:0xAb');
+       INSERT INTO api_keys (id, workspace_id, key_hash, hint) VALUES ('key_old', 'ws_m', 'h1', 'plk_…0001');
+       UPDATE api_keys SET revoked_at = now() WHERE id = 'key_old';
+       INSERT INTO api_keys (id, workspace_id, key_hash, hint) VALUES ('key_live', 'ws_m', 'h2', 'plk_…0002');
+       INSERT INTO links (id, workspace_id, slug, reusable, destination) VALUES ('lnk_1', 'ws_m', 'paid-one', false, 'https://example.com/');
+       INSERT INTO links (id, workspace_id, slug, reusable, destination) VALUES ('lnk_2', 'ws_m', 'paid-two', false, 'https://example.com/2');
+       INSERT INTO payments (payment_key, credential_hash, protocol, payer_did, purchase, status, claimed_at, link_id, api_key_sealed, fulfilled_at)
+         VALUES ('p1', 'c1', 'mpp', 'did:pkh:eip155:84532:0xAb', 'x', 'fulfilled', now(), 'lnk_1', 'sealed-copy', now()),
+                ('p2', 'c2', 'mpp', 'did:pkh:eip155:84532:0xAb', 'y', 'fulfilled', now(), 'lnk_2', NULL, now());`,
+    );
+
+    expect(await migrate(databaseUrl)).toEqual([migrations[keyRecovery]!.name, ...migrations.slice(keyRecovery + 1).map(({ name }) => name)]);
+
+    expect(await query(databaseUrl, "SELECT id, replay_sealed FROM api_keys ORDER BY id")).toEqual([
+      { id: "key_live", replay_sealed: "sealed-copy" },
+      { id: "key_old", replay_sealed: null },
+    ]);
+    expect(await query(databaseUrl, "SELECT payment_key, api_key_id FROM payments ORDER BY payment_key")).toEqual([
+      { payment_key: "p1", api_key_id: "key_live" },
+      { payment_key: "p2", api_key_id: null },
+    ]);
+    expect(await query(databaseUrl, "SELECT column_name FROM information_schema.columns WHERE table_name = 'payments' AND column_name = 'api_key_sealed'")).toEqual([]);
+  });
+});

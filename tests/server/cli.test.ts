@@ -44,6 +44,14 @@ describe("npm run session-token", () => {
     expect((await call("GET", "/api/workspaces", { token: result.stdout.trim() })).status).toBe(401);
   }, CLI_TIMEOUT_MS);
 
+  it("exits 2 with one line when the lifetime exceeds AUTH_TOKEN_MAX_LIFETIME_SECONDS", async () => {
+    const result = await runNpmScript("session-token", ["--email", "someone@example.com", "--ttl-seconds", String(31 * 24 * 60 * 60)], envWithAuthSecret(process.env.AUTH_SECRET!));
+
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/^A session token lives between 1 and 2592000 seconds \(AUTH_TOKEN_MAX_LIFETIME_SECONDS\)\.\n$/);
+  }, CLI_TIMEOUT_MS);
+
   it("exits 2 with a usage line when --email is missing", async () => {
     const result = await runNpmScript("session-token", []);
 

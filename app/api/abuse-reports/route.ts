@@ -1,10 +1,11 @@
+import { reportAbuse as reportAbuseOperation } from "@/lib/abuse/operations";
+import { reportAbuse } from "@/lib/abuse/service";
 import { apiRoute } from "@/lib/api/route";
+import { clientAddress } from "@/lib/http/client-address";
 import { json } from "@/lib/http/respond";
-import { reportAbuse, reporterOf } from "@/lib/resolution/abuse-reports";
-import { reportAbuse as reportAbuseOperation } from "@/lib/resolution/operations";
 
 /** Public: anyone may report a short link. The answer never says what the report led to. */
 export const POST = apiRoute(reportAbuseOperation, async ({ request, body }) => {
-  await reportAbuse(body, reporterOf(request));
+  await reportAbuse(body, clientAddress(request));
   return json({ received: true }, 202);
 });

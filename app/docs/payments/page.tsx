@@ -48,6 +48,7 @@ export default function PaymentsPage() {
       <Steps base={base} />
       <MppExample {...terms} />
       <X402Example {...terms} />
+      <KeyManagement {...terms} />
       <Rules />
     </main>
   );
@@ -193,6 +194,74 @@ function X402Example({ base }: Terms) {
   );
 }
 
+function KeyManagement({ base, network, chainId }: Terms) {
+  const rotate = [`curl -s -X POST ${base}/api/keys/rotate -H "Authorization: Bearer $API_KEY"`, `# 200 {"api_key": "…"}: the new key, shown once; the old one is refused (401) from now on`].join("\n");
+  const recover = [
+    `// npm i viem`,
+    `import { privateKeyToAccount } from "viem/accounts";`,
+    `import { createSiweMessage } from "viem/siwe";`,
+    ``,
+    `const account = privateKeyToAccount(process.env.WALLET_KEY); // the wallet that paid`,
+    `const fields = await (await fetch("${base}/api/machine-accounts/nonce")).json();`,
+    `// { nonce, expires_at, domain, uri, chain_id: ${chainId}, version: "1" }`,
+    `const message = createSiweMessage({`,
+    `  address: account.address,`,
+    `  domain: fields.domain,`,
+    `  uri: fields.uri,`,
+    `  chainId: fields.chain_id,`,
+    `  version: fields.version,`,
+    `  nonce: fields.nonce,`,
+    `  issuedAt: new Date(),`,
+    `  statement: "Replace my machine account's API key.",`,
+    `});`,
+    `const signature = await account.signMessage({ message });`,
+    `const response = await fetch("${base}/api/machine-accounts/key", {`,
+    `  method: "POST",`,
+    `  headers: { "Content-Type": "application/json" },`,
+    `  body: JSON.stringify({ message, signature }),`,
+    `});`,
+    `const { api_key } = await response.json(); // 200: the new key, shown once; the old key stops working`,
+  ].join("\n");
+  return (
+    <section>
+      <h2 id="keys">Your API key: rotate it, or recover it with your wallet</h2>
+      <p>
+        A machine account has no members and no password: its API key is its only credential. Replace it whenever you like by
+        sending <code>POST /api/keys/rotate</code> with the key itself (this works for every workspace&apos;s key). The new key is
+        shown once and the old one stops working at once; of two rotations sent at once with one key, one succeeds and the other
+        gets 401.
+      </p>
+      <pre>
+        <code>{rotate}</code>
+      </pre>
+      <p>
+        Lost the key? Prove you hold the wallet that paid, with a Sign-In-with-Ethereum message (EIP-4361). Get a nonce from{" "}
+        <code>GET /api/machine-accounts/nonce</code> (single use, valid for ten minutes), sign a message carrying it with{" "}
+        <code>personal_sign</code>, and send both to <code>POST /api/machine-accounts/key</code>. The message must name this
+        service (domain <code>{new URL(base).host}</code>, a URI on <code>{new URL(base).origin}</code>) and the payment network&apos;s
+        chain ({network}, chain ID {chainId}). The account&apos;s key is replaced: the new one is returned once and the old one
+        stops working at once.
+      </p>
+      <pre>
+        <code>{recover}</code>
+      </pre>
+      <Table headings={["Answer", "When"]} rows={RECOVERY_REFUSALS.map(([answer, when]) => ({ key: answer, cells: [answer, when] }))} />
+      <p>
+        The signature is checked by recovering the signing address (an externally owned account, as for the payment itself);
+        smart-contract wallets cannot recover a key this way. Both requests count against the write budget of your address (429
+        when spent).
+      </p>
+    </section>
+  );
+}
+
+const RECOVERY_REFUSALS: [string, string][] = [
+  ["400", "The body or the message is malformed, or the message names another domain, URI origin or chain, or is not valid yet."],
+  ["401", "The signature is not the message's address's, or the nonce was not issued here or was already used."],
+  ["404", "No machine account belongs to that address on this network: it has never bought a link here."],
+  ["410", "The message's Expiration Time or the nonce's ten minutes have passed: get a new nonce and sign again."],
+];
+
 const REFUSALS: [string, string][] = [
   ["400 / 409 / 422", "The request itself cannot succeed; decided before any challenge, nothing is charged."],
   ["402 with a fresh challenge", "No credentials; or a credential that cannot pay for this request. The error says why: made for another destination, slug, price, token, recipient or network; expired; not issued by this server; a signature that is not the payer's; not enough balance; malformed."],
@@ -207,7 +276,8 @@ function Rules() {
       <ul>
         <li>
           <strong>One payment buys exactly one link.</strong> Sending the same credential again (say, after a lost response)
-          returns the same 201 with the same receipt, and the <code>api_key</code> for an hour; it never charges again. Sent for
+          returns the same 201 with the same receipt, and the <code>api_key</code> for an hour unless the key has been used or
+          replaced meanwhile (its first use ends the replay); it never charges again. Sent for
           another request, it is refused. Two copies sent at once give one link and one settlement.
         </li>
         <li>

@@ -1,8 +1,8 @@
+import { setLinkStatus } from "@/lib/abuse/operations";
+import { changeLinkStatus } from "@/lib/abuse/service";
 import { apiRoute } from "@/lib/api/route";
 import { notFound } from "@/lib/http/errors";
 import { json } from "@/lib/http/respond";
-import { changeLinkStatus } from "@/lib/resolution/abuse-reports";
-import { setLinkStatus } from "@/lib/resolution/operations";
 
 /** The operator moves a link between statuses: into abuse with a reason, and back out after review. */
 export const PUT = apiRoute(setLinkStatus, async ({ params, body }) => {

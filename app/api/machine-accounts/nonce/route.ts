@@ -1,0 +1,7 @@
+import { apiRoute } from "@/lib/api/route";
+import { json } from "@/lib/http/respond";
+import { issueRecoveryNonce } from "@/lib/payments/key-recovery";
+import { getRecoveryNonce } from "@/lib/payments/operations";
+
+/** Public: a single-use nonce for the Sign-In-with-Ethereum message that recovers a machine account's key. */
+export const GET = apiRoute(getRecoveryNonce, async () => json(await issueRecoveryNonce()));

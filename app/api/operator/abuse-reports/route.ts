@@ -1,0 +1,7 @@
+import { listAbuseQueue } from "@/lib/abuse/operations";
+import { abuseQueue } from "@/lib/abuse/service";
+import { apiRoute } from "@/lib/api/route";
+import { json } from "@/lib/http/respond";
+
+/** The operator's review queue: links with pending abuse reports, most distinct reporters first. */
+export const GET = apiRoute(listAbuseQueue, async ({ query }) => json(await abuseQueue(query)));

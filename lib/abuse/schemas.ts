@@ -1,0 +1,102 @@
+import { z } from "zod";
+import { epochMilliseconds } from "@/lib/http/schemas";
+import { ABUSE, linkStatusField } from "@/lib/links/status";
+
+export const REPORTS_PER_MINUTE = 10;
+export const MAX_QUEUE_PAGE = 100;
+/** The most recent pending reports shown with each link in the operator's queue. */
+export const RECENT_REPORTS_SHOWN = 10;
+
+export const REPORT_REASONS = ["phishing", "malware", "spam", "illegal", "other"] as const;
+
+/** Line breaks and tabs are text; other control characters (NUL above all, which PostgreSQL refuses) are not. */
+const CONTROL_CHARACTERS_BUT_LINE_BREAKS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F]/;
+
+export const abuseReportBody = z
+  .strictObject({
+    url: z
+      .url({ protocol: /^https?$/, error: "must be the short URL, for example https://s.example/abc2345" })
+      .max(2048, "must be at most 2048 characters")
+      .meta({ description: "the short URL being reported, on the default short host or a custom domain" }),
+    reason: z.enum(REPORT_REASONS),
+    details: z
+      .string()
+      .max(2000, "must be at most 2000 characters")
+      .refine((text) => !CONTROL_CHARACTERS_BUT_LINE_BREAKS.test(text), "must not contain control characters other than line breaks and tabs")
+      .optional(),
+    contact: z
+      .string()
+      .max(320, "must be at most 320 characters")
+      .refine((text) => !CONTROL_CHARACTERS.test(text), "must not contain control characters")
+      .optional()
+      .meta({ description: "how to reach the reporter, if they wish" }),
+  })
+  .meta({ id: "AbuseReportRequest" });
+
+export const abuseReportReceiptSchema = z
+  .object({ received: z.literal(true) })
+  .meta({ id: "AbuseReportReceipt", description: "The same answer whatever the report led to." });
+
+export const linkStatusChangeBody = z
+  .strictObject({
+    status: linkStatusField,
+    reason: z.string().trim().min(1, "must not be empty").max(500, "must be at most 500 characters")
+      .refine((text) => !CONTROL_CHARACTERS.test(text), "must not contain control characters").optional()
+      .meta({ description: "shown on the warning page; required when status is 2" }),
+  })
+  .refine((change) => change.status !== ABUSE || change.reason !== undefined, { message: "is required when status is 2", path: ["reason"] })
+  .meta({ id: "LinkStatusChangeRequest" });
+
+export const linkStatusSchema = z
+  .object({ id: z.string(), status: linkStatusField, abuse_reason: z.string().nullable() })
+  .meta({ id: "LinkStatus" });
+
+export const abuseQueueQuery = z.strictObject({
+  limit: z.coerce.number().int("must be a whole number").min(1, "must be at least 1").max(MAX_QUEUE_PAGE, `must be at most ${MAX_QUEUE_PAGE}`).optional(),
+  cursor: z.string().min(1).max(200).optional().meta({ description: "next_cursor from the previous page" }),
+});
+
+export const pendingReportSchema = z
+  .object({
+    reason: z.enum(REPORT_REASONS),
+    details: z.string().nullable(),
+    contact: z.string().nullable().meta({ description: "how the reporter asked to be reached, if they did" }),
+    reported_at: epochMilliseconds,
+  })
+  .meta({ id: "PendingAbuseReport" });
+
+export const abuseQueueEntrySchema = z
+  .object({
+    link: z.object({
+      id: z.string(),
+      slug: z.string(),
+      host: z.string().nullable().meta({ description: "custom domain the link resolves on; null means the default short host" }),
+      short_url: z.url(),
+      destination: z.url(),
+      status: linkStatusField,
+      abuse_reason: z.string().nullable(),
+    }),
+    reporters: z.number().int().min(1).meta({ description: "distinct reporting networks (IPv4 /24, IPv6 /64) with a pending report" }),
+    first_reported_at: epochMilliseconds,
+    last_reported_at: epochMilliseconds,
+    recent_reports: z
+      .array(pendingReportSchema)
+      .max(RECENT_REPORTS_SHOWN)
+      .meta({ description: `the ${RECENT_REPORTS_SHOWN} most recent pending reports, newest first` }),
+  })
+  .meta({ id: "AbuseQueueEntry" });
+
+export const abuseQueueSchema = z
+  .object({
+    links: z.array(abuseQueueEntrySchema).max(MAX_QUEUE_PAGE),
+    next_cursor: z.string().nullable().meta({ description: "pass as cursor for the next page; null on the last page" }),
+  })
+  .meta({ id: "AbuseQueue" });
+
+export type AbuseReport = z.infer<typeof abuseReportBody>;
+export type LinkStatusChange = z.infer<typeof linkStatusChangeBody>;
+export type AbuseQueueQuery = z.infer<typeof abuseQueueQuery>;
+export type AbuseQueueEntry = z.infer<typeof abuseQueueEntrySchema>;
+export type AbuseQueue = z.infer<typeof abuseQueueSchema>;
+export type ReportReason = (typeof REPORT_REASONS)[number];

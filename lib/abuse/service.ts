@@ -1,0 +1,118 @@
+import { clock } from "@/lib/clock";
+import { config } from "@/lib/config";
+import { DomainError, notFound } from "@/lib/http/errors";
+import { enforceLimit, limiterFor } from "@/lib/http/write-limit";
+import { shortUrl } from "@/lib/links/present";
+import { publishInvalidation } from "@/lib/links/invalidation";
+import { ABUSE } from "@/lib/links/status";
+import { blockLink, verdictAbuseReason } from "@/lib/resolution/link-status";
+import { findLink, setStatus } from "@/lib/resolution/store";
+import type { ResolvedLink } from "@/lib/resolution/types";
+import { safetyChecker } from "@/lib/safety/instance";
+import type { Verdict } from "@/lib/safety/verdict";
+import { reporterKey } from "./reporter";
+import {
+  MAX_QUEUE_PAGE,
+  REPORTS_PER_MINUTE,
+  type AbuseQueue,
+  type AbuseQueueEntry,
+  type AbuseQueueQuery,
+  type AbuseReport,
+  type LinkStatusChange,
+} from "./schemas";
+import * as store from "./store";
+
+/** However many people report a link, its destination gets at most one report-triggered live check this often. */
+export const REPORT_CHECK_INTERVAL_MS = 10 * 60 * 1000;
+
+const REPORT_LIMIT_PREFIX = "permalink:rate-limit:abuse-reports";
+
+/**
+ * Takes a report from the public. It never changes the link's status by itself: it queues the
+ * link for an operator, and triggers a live check of the destination (at most one per link per
+ * REPORT_CHECK_INTERVAL_MS), which blocks the link only on a trusted malicious verdict. The caller
+ * learns nothing of what followed.
+ */
+export async function reportAbuse(report: AbuseReport, clientAddress: string): Promise<void> {
+  const reporter = reporterKey(clientAddress);
+  await enforceLimit(limiterFor(REPORT_LIMIT_PREFIX, REPORTS_PER_MINUTE), reporter, "Too many abuse reports from your network this minute");
+  const link = await findReportedLink(report.url);
+  const now = new Date(clock().now());
+  await store.recordReport(link.id, report, reporter, now);
+  await checkReportedLink(link, now);
+}
+
+/** The operator's review queue: links with pending reports, most distinct reporters first. */
+export async function abuseQueue(query: AbuseQueueQuery): Promise<AbuseQueue> {
+  const limit = query.limit ?? MAX_QUEUE_PAGE;
+  const rows = await store.pendingQueue(limit, query.cursor ? decodeCursor(query.cursor) : undefined);
+  const last = rows.length === limit ? rows.at(-1) : undefined;
+  return { links: rows.map(toQueueEntry), next_cursor: last ? encodeCursor(last) : null };
+}
+
+/**
+ * An operator's decision: moves the link to any status and retires the reports pending for it,
+ * so the queue holds only what no one has looked at; null when no link has this id.
+ */
+export async function changeLinkStatus(linkId: string, change: LinkStatusChange): Promise<ResolvedLink | null> {
+  const decidedAt = new Date(clock().now());
+  const link = await setStatus(linkId, change.status, change.reason ?? null);
+  if (!link) return null;
+  await store.retirePendingReports(link.id, decidedAt);
+  publishInvalidation({ kind: "link", host: link.host, slug: link.slug });
+  return link;
+}
+
+async function findReportedLink(shortUrlText: string): Promise<ResolvedLink> {
+  const { hostname, pathname } = new URL(shortUrlText);
+  const slug = /^\/([^/]+)$/.exec(pathname)?.[1];
+  const link = slug ? await findLink(linkHostOf(hostname), slug) : null;
+  if (!link) throw notFound("No short link exists at this URL.");
+  return link;
+}
+
+/** The default short host stores links with host null; any other host is a custom domain. */
+function linkHostOf(hostname: string): string | null {
+  return hostname === new URL(config().SHORT_BASE_URL).hostname ? null : hostname;
+}
+
+/**
+ * The live chain, not resolution's verdict cache: a report says the destination may have turned
+ * bad since the last check. An unknown verdict (provider down, DNS failure) blocks nothing.
+ */
+async function checkReportedLink(link: ResolvedLink, now: Date): Promise<void> {
+  if (link.status === ABUSE) return;
+  if (!(await store.claimLiveCheck(link.id, now, REPORT_CHECK_INTERVAL_MS))) return;
+  const verdict = await safetyChecker()
+    .check(link.destination)
+    .catch((): Verdict => ({ status: "unknown", source: "chain", reason: "error" }));
+  if (verdict.status === "malicious") await blockLink(link.id, verdictAbuseReason(verdict), link.destination);
+}
+
+function toQueueEntry(row: store.QueueRow): AbuseQueueEntry {
+  return {
+    link: {
+      id: row.linkId,
+      slug: row.slug,
+      host: row.host,
+      short_url: shortUrl(row),
+      destination: row.destination,
+      status: row.status,
+      abuse_reason: row.abuseReason,
+    },
+    reporters: row.reporters,
+    first_reported_at: row.firstReportedAt.getTime(),
+    last_reported_at: row.lastReportedAt.getTime(),
+    recent_reports: row.recentReports.map((report) => ({ ...report, reported_at: Number(report.reported_at) })),
+  };
+}
+
+function encodeCursor(position: store.QueuePosition): string {
+  return Buffer.from(`${position.reporters}:${position.lastReportedAt.getTime()}:${position.linkId}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string): store.QueuePosition {
+  const match = /^(\d{1,9}):(\d{1,15}):([\w-]{1,64})$/.exec(Buffer.from(cursor, "base64url").toString());
+  if (!match) throw new DomainError("invalid_request", "The query string field \"cursor\" is not a cursor this service issued.");
+  return { reporters: Number(match[1]), lastReportedAt: new Date(Number(match[2])), linkId: match[3]! };
+}

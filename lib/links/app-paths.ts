@@ -1,0 +1,9 @@
+/**
+ * The top-level paths the application itself serves (pages, the API, Next's assets, well-known
+ * files), compared case-insensitively. Slugs may not shadow them, and the app's security headers
+ * (next.config.ts) cover them. Imports nothing, so next.config.ts can read it.
+ */
+export const APP_TOP_LEVEL_PATHS: readonly string[] = [
+  "api", "docs", "dashboard", "signin", "signout", "login", "logout", "billing", "account", "settings",
+  "pricing", "abuse", "report", "health", "status", "static", "assets", "_next", "robots.txt", "favicon.ico", "llms.txt",
+];

@@ -1,0 +1,115 @@
+import { type CreateEntitlement, spendAllowance } from "@/lib/billing/entitlement";
+import { db, type DbClient } from "@/lib/db/client";
+import { DomainError } from "@/lib/http/errors";
+import { publishInvalidation } from "./invalidation";
+import { allocateSlug } from "./slugs";
+import * as store from "./store";
+import type { LinkRow } from "./store";
+
+const SLUG_ATTEMPTS = 8;
+
+/**
+ * What happens when the custom slug asked for is taken: refuse with 409 (an account's create,
+ * which the caller can retry), or give the link an allocated slug (a paid link, which must be
+ * delivered because the payment has settled).
+ */
+export type SlugPolicy = "fail_when_taken" | "fall_back_to_allocated";
+
+/** A link that passed every check, ready to be written. */
+export type LinkDraft = {
+  workspaceId: string;
+  host: string | null;
+  domainId: string | null;
+  destination: string;
+  createdByUserId: string | null;
+  /** The custom slug asked for; null for an allocated one. */
+  slug: string | null;
+  slugPolicy: SlugPolicy;
+  /**
+   * Without a custom slug: return the workspace's live link that already points at this
+   * destination on this host instead of a new one, and let the new one be returned so later.
+   * False for a paid link (one payment, one new link).
+   */
+  reuse: boolean;
+};
+
+export type CommittedLink = {
+  link: LinkRow;
+  /** False when the workspace's existing link was returned (reuse). */
+  created: boolean;
+  /** The custom slug was taken, so the link got an allocated one (policy fall_back_to_allocated). */
+  slugFellBack: boolean;
+};
+
+/**
+ * A database transaction that commits a link together with other rows (a payment's fulfilment).
+ * Only LinkTransaction.run makes one, so a link written through it is always announced after the
+ * commit, never before (an instance could cache the miss again) and never for a rollback.
+ */
+export class LinkTransaction {
+  readonly #created: LinkRow[];
+
+  private constructor(
+    readonly client: DbClient,
+    created: LinkRow[],
+  ) {
+    this.#created = created;
+  }
+
+  /** Runs `work` in one transaction; the links it commits are announced once the transaction has committed. */
+  static async run<Result>(work: (transaction: LinkTransaction) => Promise<Result>, options: { maxWait: number; timeout: number }): Promise<Result> {
+    const created: LinkRow[] = [];
+    const result = await db().$transaction((client) => work(new LinkTransaction(client, created)), options);
+    for (const link of created) announceNewLink(link);
+    return result;
+  }
+
+  announceAfterCommit(link: LinkRow): void {
+    this.#created.push(link);
+  }
+}
+
+/**
+ * The one way a link is written, for an account's create and a payment's alike. Inserts under
+ * the slug policy (collisions of allocated slugs are retried with a fresh one; the unique
+ * indexes, not a prior read, decide), spends a capped plan's allowance in the same transaction
+ * when `via` carries the create's entitlement, and announces a new link to every instance's
+ * resolution cache after the commit, so a cached "unknown slug" is dropped at once.
+ */
+export async function commitLink(draft: LinkDraft, via: { entitlement: CreateEntitlement } | { transaction: LinkTransaction }): Promise<CommittedLink> {
+  if ("transaction" in via) {
+    const committed = await insertUnderPolicy(via.transaction.client, draft);
+    if (committed.created) via.transaction.announceAfterCommit(committed.link);
+    return committed;
+  }
+  const committed = await spendAllowance(via.entitlement, (client) => insertUnderPolicy(client, draft));
+  if (committed.created) announceNewLink(committed.link);
+  return committed;
+}
+
+export function slugTaken(slug: string): DomainError {
+  return new DomainError("conflict", `The slug "${slug}" is already taken on this host; choose another or omit it to get one allocated.`);
+}
+
+async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<CommittedLink> {
+  const row = { workspaceId: draft.workspaceId, host: draft.host, domainId: draft.domainId, destination: draft.destination, createdByUserId: draft.createdByUserId };
+  if (draft.slug) {
+    const link = await store.insertLink({ ...row, slug: draft.slug, reusable: false }, client);
+    if (link) return { link, created: true, slugFellBack: false };
+    if (draft.slugPolicy === "fail_when_taken") throw slugTaken(draft.slug);
+  }
+  const reusable = draft.reuse && !draft.slug;
+  for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
+    // Looked up on every attempt: an insert refused by the reusable-twin index means one was just written.
+    const existing = reusable ? await store.findReusableLink(draft.workspaceId, draft.host, draft.destination, client) : null;
+    if (existing) return { link: existing, created: false, slugFellBack: false };
+    const link = await store.insertLink({ ...row, slug: allocateSlug(), reusable }, client);
+    if (link) return { link, created: true, slugFellBack: draft.slug !== null };
+  }
+  throw new Error(`No free slug found after ${SLUG_ATTEMPTS} attempts.`);
+}
+
+/** An instance that cached this host and slug as unknown must look again. */
+function announceNewLink(link: Pick<LinkRow, "host" | "slug">): void {
+  publishInvalidation({ kind: "link", host: link.host, slug: link.slug });
+}
