@@ -1,14 +1,13 @@
 import { config } from "@/lib/config";
 import { isVerifiedCustomDomain } from "@/lib/domains/verified-hosts";
+import { processSingleton } from "@/lib/process-singleton";
 import { createDefaultChecker } from "./checkers";
 import type { SafetyChecker } from "./checkers";
 
-const globalForSafety = globalThis as unknown as { permalinkSafetyChecker?: SafetyChecker };
-
 /** The process's checker chain, built from configuration; shared by creation and resolution. */
-export function safetyChecker(): SafetyChecker {
+const processChecker = processSingleton("safetyChecker", (): SafetyChecker => {
   const { SAFETY_BLOCKLIST_FILE, DNS_RESOLVER, WEB_RISK_API_KEY, SHORT_BASE_URL, BASE_URL } = config();
-  globalForSafety.permalinkSafetyChecker ??= createDefaultChecker({
+  return createDefaultChecker({
     blocklistFile: SAFETY_BLOCKLIST_FILE,
     dnsResolver: DNS_RESOLVER,
     webRiskApiKey: WEB_RISK_API_KEY,
@@ -16,9 +15,12 @@ export function safetyChecker(): SafetyChecker {
     ownHosts: [new URL(SHORT_BASE_URL).hostname, new URL(BASE_URL).hostname],
     isServedHost: isVerifiedCustomDomain,
   });
-  return globalForSafety.permalinkSafetyChecker;
+});
+
+export function safetyChecker(): SafetyChecker {
+  return processChecker.get();
 }
 
 export function resetSafetyChecker(): void {
-  globalForSafety.permalinkSafetyChecker = undefined;
+  processChecker.reset();
 }
