@@ -522,8 +522,7 @@ describe("the abuse review migration", () => {
       }
       await client.query(`INSERT INTO abuse_reports (id, link_id, reason, reporter_hash) VALUES ('abr_1', 'lnk_byReports', 'spam', 'aaaa'), ('abr_2', 'lnk_byReports', 'spam', 'bbbb')`);
 
-      // Later migrations (on other tables) may follow it; this one is applied first.
-      expect((await migrate(database.url))[0]).toBe(REVIEW_MIGRATION);
+      expect(await migrate(database.url)).toContain(REVIEW_MIGRATION);
 
       const { rows } = await client.query(`SELECT id, status, abuse_reason, clean_checks, quarantined_at > now() - interval '1 minute' AS quarantined_afresh FROM links ORDER BY id`);
       expect(rows).toEqual([
