@@ -31,6 +31,9 @@ import {
   updateLinkBody,
 } from "@/lib/links/schemas";
 import { paidLinkSchema, recoverKeyBody, recoveryNonceSchema } from "@/lib/payments/schemas";
+import { LOGO_UPLOAD_TYPES, logoResponseSchema, MAX_LOGO_SOURCE_PIXELS } from "@/lib/logos/schemas";
+import { MIN_CONTRAST_RATIO } from "@/lib/qr/contrast";
+import { qrQuery } from "@/lib/qr/schemas";
 import { recheckTotalsSchema } from "@/lib/resolution/recheck";
 import { memberListSchema, memberSchema, workspaceReportSchema } from "@/lib/workspaces/schemas";
 import { MAX_JSON_BODY_BYTES } from "./body";
@@ -123,6 +126,7 @@ const RESPONSE_SCHEMAS = [
   portalResponseSchema,
   accountSchema,
   webhookReceiptSchema,
+  logoResponseSchema,
 ];
 
 const JSON_MEDIA_TYPE = "application/json";
@@ -140,6 +144,7 @@ const SECURITY: Record<Credentials, SecurityRequirement[]> = {
 
 const TAGS: Tag[] = [
   { name: "Links", description: "Create, read, repoint and archive permanent short links." },
+  { name: "QR codes", description: "A link's QR artwork, and the centre logos it can carry." },
   { name: "API keys", description: "Mint, rotate and revoke the workspace's API key; recover a machine account's key by signing in with its wallet." },
   { name: "Workspaces", description: "The workspace a call acts on, and its members." },
   { name: "Billing", description: "Subscriptions in Australian dollars: checkout, the billing portal, the account's tier and quota, and Stripe's webhook." },
@@ -158,6 +163,9 @@ export function openApiDocument(): OpenApiDocument {
     paths: {
       "/api/links": { post: createLinkOperation(), get: listLinksOperation() },
       "/api/links/{id}": { get: getLinkOperation(), patch: updateLinkOperation(), delete: archiveLinkOperation() },
+      "/api/links/{id}/qr": { get: getQrCodeOperation() },
+      "/api/links/{id}/logo": { get: getLinkLogoOperation(), put: setLinkLogoOperation(), delete: removeLinkLogoOperation() },
+      "/api/workspaces/logo": { get: getWorkspaceLogoOperation(), put: setWorkspaceLogoOperation(), delete: removeWorkspaceLogoOperation() },
       "/api/billing/claim": { post: claimKeyOperation(), delete: revokeKeyOperation() },
       "/api/keys/rotate": { post: rotateKeyOperation() },
       "/api/machine-accounts/nonce": { get: recoveryNonceOperation() },
@@ -266,6 +274,150 @@ function listLinksOperation(): Operation {
       400: failure("The query string failed validation, or the cursor was not issued by this service."),
     },
   });
+}
+
+function getQrCodeOperation(): Operation {
+  return operation({
+    operationId: "getQrCode",
+    summary: "Download a link's QR code",
+    description:
+      `The code as SVG (default) or PNG, drawn on the server. It encodes the link's short_url with the scan marker \`?qr\` (visits through it count as QR scans; the marker is not passed on to the destination); a custom-domain link's code carries its own host. With logo=true the link's own logo, else the workspace's default, sits in the centre: the level is then at least Q (H by default), the modules under the logo are cleared, and the logo is never larger than the error correction can make up for. Colours that would not scan are refused: a foreground lighter than the background, or a WCAG contrast ratio under ${MIN_CONTRAST_RATIO}:1. Open to every role that can read the link, with or without an active subscription. Revalidate with If-None-Match: an unchanged drawing answers 304.`,
+    tag: "QR codes",
+    parameters: [LINK_ID_PARAMETER, ...queryParameters(qrQuery, {}), IF_NONE_MATCH_PARAMETER],
+    responses: {
+      200: binaryResponse("The artwork, as an attachment named qr-<slug>.svg or .png (qr-<host>-<slug> on a custom domain).", ["image/svg+xml", "image/png"], true),
+      304: NOT_MODIFIED,
+      400: failure("The query string failed validation, or the colours would not scan (foreground lighter than the background, or contrast under 3:1)."),
+      404: failure("No link with this id exists in this workspace; or logo=true and neither the link nor its workspace has a logo."),
+    },
+  });
+}
+
+const LOGO_RULES = `Send the image itself as the body with its Content-Type (${LOGO_UPLOAD_TYPES.join(", ")}), at most 1 MiB. It is decoded and re-encoded as a PNG of at most 1024×1024 (an SVG is rasterised, so no script, event handler or outside reference survives; metadata is dropped; a photo is turned upright). Images over ${MAX_LOGO_SOURCE_PIXELS / 1e6} megapixels are refused before decoding.`;
+
+function getLinkLogoOperation(): Operation {
+  return operation({
+    operationId: "getLinkLogo",
+    summary: "Download a link's logo",
+    description: "The link's own centre logo as stored (PNG). Open to every role that can read the link, with or without an active subscription.",
+    tag: "QR codes",
+    parameters: [LINK_ID_PARAMETER, IF_NONE_MATCH_PARAMETER],
+    responses: {
+      200: binaryResponse("The stored logo.", ["image/png"], false),
+      304: NOT_MODIFIED,
+      404: failure("No link with this id exists in this workspace, or it has no logo of its own."),
+    },
+  });
+}
+
+function setLinkLogoOperation(): Operation {
+  return operation({
+    operationId: "setLinkLogo",
+    summary: "Upload a link's logo",
+    description: `Sets or replaces the link's own centre logo, which its QR code shows with logo=true. An edit of the link: it needs an active subscription and the right to edit this link. ${LOGO_RULES}`,
+    tag: "QR codes",
+    write: true,
+    parameters: [LINK_ID_PARAMETER],
+    upload: true,
+    responses: {
+      200: jsonResponse("The stored logo.", logoResponseSchema),
+      ...LOGO_UPLOAD_FAILURES,
+      403: failure("Members may change only the logos of links they created."),
+      404: failure("No link with this id exists in this workspace."),
+    },
+  });
+}
+
+function removeLinkLogoOperation(): Operation {
+  return operation({
+    operationId: "removeLinkLogo",
+    summary: "Remove a link's logo",
+    description: "Removes the link's own logo (its code then uses the workspace's default with logo=true). Needs the right to edit this link but no subscription. Removing an absent logo also answers 204.",
+    tag: "QR codes",
+    write: true,
+    parameters: [LINK_ID_PARAMETER],
+    responses: {
+      204: { description: "The link has no logo of its own." },
+      403: failure("Members may change only the logos of links they created."),
+      404: failure("No link with this id exists in this workspace."),
+    },
+  });
+}
+
+function getWorkspaceLogoOperation(): Operation {
+  return operation({
+    operationId: "getWorkspaceLogo",
+    summary: "Download the workspace's default logo",
+    description: "The logo every link's QR code shows with logo=true when the link has none of its own, as stored (PNG). Open to every role, with or without an active subscription.",
+    tag: "QR codes",
+    parameters: [IF_NONE_MATCH_PARAMETER],
+    responses: {
+      200: binaryResponse("The stored logo.", ["image/png"], false),
+      304: NOT_MODIFIED,
+      404: failure("This workspace has no default logo."),
+    },
+  });
+}
+
+function setWorkspaceLogoOperation(): Operation {
+  return operation({
+    operationId: "setWorkspaceLogo",
+    summary: "Upload the workspace's default logo",
+    description: `Sets or replaces the default centre logo of the workspace's links. It changes every link's artwork, so it needs the right to edit any link (owners, admins, the API key) and an active subscription. ${LOGO_RULES}`,
+    tag: "QR codes",
+    write: true,
+    upload: true,
+    responses: {
+      200: jsonResponse("The stored logo.", logoResponseSchema),
+      ...LOGO_UPLOAD_FAILURES,
+      403: failure("Your role does not allow changing the workspace's default logo (members)."),
+    },
+  });
+}
+
+function removeWorkspaceLogoOperation(): Operation {
+  return operation({
+    operationId: "removeWorkspaceLogo",
+    summary: "Remove the workspace's default logo",
+    description: "Removes the default logo. Needs the right to edit any link but no subscription. Removing an absent logo also answers 204.",
+    tag: "QR codes",
+    write: true,
+    responses: {
+      204: { description: "The workspace has no default logo." },
+      403: failure("Your role does not allow changing the workspace's default logo (members)."),
+    },
+  });
+}
+
+const LOGO_UPLOAD_FAILURES: Record<string, ResponseObject> = {
+  400: failure("The body is empty."),
+  402: paymentRequired("The workspace has no active subscription (pay: subscribe). Existing codes and logos keep working and downloading."),
+  413: failure(`The body is larger than 1 MiB, or the image has more than ${MAX_LOGO_SOURCE_PIXELS / 1e6} megapixels.`),
+  415: failure(`The Content-Type is not one of ${LOGO_UPLOAD_TYPES.join(", ")}, or the bytes are not the type it claims, or they are not a complete, readable image (an SVG declaring external entities is refused).`),
+  422: failure("The SVG took too long to render."),
+};
+
+const NOT_MODIFIED: ResponseObject = { description: "The If-None-Match ETag is current: nothing to download.", headers: { ETag: ref("headers", "ETag") } };
+
+const IF_NONE_MATCH_PARAMETER: Parameter = {
+  name: "If-None-Match",
+  in: "header",
+  required: false,
+  description: "The ETag of a copy you hold; when it is current the answer is 304 without a body",
+  schema: { type: "string" },
+};
+
+/** A file download: the image itself as the body, with the headers that make a re-download cheap. */
+function binaryResponse(description: string, mediaTypes: string[], attachment: boolean): ResponseObject {
+  return {
+    description,
+    headers: {
+      ETag: ref("headers", "ETag"),
+      "Cache-Control": ref("headers", "DownloadCacheControl"),
+      ...(attachment && { "Content-Disposition": ref("headers", "ContentDisposition") }),
+    },
+    content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: { type: "string", contentMediaType: type } }])),
+  };
 }
 
 function getLinkOperation(): Operation {
@@ -576,6 +728,8 @@ type OperationSpec = {
   write?: boolean;
   parameters?: Parameter[];
   body?: z.ZodType;
+  /** The body is an image upload (raw bytes, 1 MiB at most), not JSON. */
+  upload?: boolean;
   /** Also open to agents without an account, who pay per call. */
   payment?: PaymentExtension;
   responses: Record<string, ResponseObject>;
@@ -598,8 +752,13 @@ function operation(spec: OperationSpec): Operation {
     ...(spec.payment && { "x-payment": spec.payment }),
     parameters: [...(workspaceBearer ? [ref("parameters", "WorkspaceId")] : []), ...(spec.parameters ?? [])],
     ...(spec.body && { requestBody: { required: true, content: jsonContent(spec.body) } }),
+    ...(spec.upload && { requestBody: { required: true, content: imageUploadContent() } }),
     responses,
   };
+}
+
+function imageUploadContent(): Content {
+  return Object.fromEntries(LOGO_UPLOAD_TYPES.map((type) => [type, { schema: { type: "string", contentMediaType: type } }]));
 }
 
 function jsonResponse(description: string, schema: z.ZodType): ResponseObject {
@@ -672,6 +831,9 @@ const RESPONSE_HEADERS: Record<string, Header> = {
   PaymentReceipt: { description: "On a paid 201: base64url JSON `{status: \"success\", method: \"evm\", reference, timestamp}`; reference is the settlement transaction, also the body's receipt.", schema: { type: "string" } },
   PaymentResponse: { description: "On a 201 paid with x402: base64 JSON `{success: true, transaction, network, payer}`.", schema: { type: "string" } },
   WWWAuthenticate: { description: 'The Bearer challenge: `Bearer realm="api"`.', schema: { type: "string" } },
+  ETag: { description: "A hash of the content; send it back in If-None-Match to get 304 while it is current.", schema: { type: "string" } },
+  DownloadCacheControl: { description: "`private, no-cache`: a client may keep a copy but revalidates it (If-None-Match) before use.", schema: { type: "string" } },
+  ContentDisposition: { description: "`attachment; filename=\"…\"` with a file name that says what the file is.", schema: { type: "string" } },
   RetryAfter: { description: "Seconds until the write budget refills.", schema: { type: "integer", minimum: 1 } },
   RateLimitPolicy: { description: "The write policy, as in the IETF RateLimit headers draft: quota `q` per window `w` seconds.", schema: { type: "string" } },
   RateLimit: { description: "Remaining writes `r` and seconds until reset `t`.", schema: { type: "string" } },

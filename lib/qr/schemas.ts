@@ -22,8 +22,8 @@ const colour = (fallback: string, what: string) =>
   z
     .string()
     .regex(/^#[0-9a-fA-F]{6}$/, "must be a colour written #rrggbb")
-    .transform((value) => value.toLowerCase())
     .default(fallback)
+    .transform((value) => value.toLowerCase())
     .meta({ description: `${what} colour, #rrggbb (URL-encode # as %23)`, example: fallback });
 
 /** The options of `GET /api/links/{id}/qr`, read from the query string. */
