@@ -27,7 +27,7 @@ export interface LogoStorage {
 const INFO_COLUMNS = { contentType: true, width: true, height: true, bytes: true, sha256: true, updatedAt: true } as const;
 
 /** The logo tables in PostgreSQL: one row per owner, replaced in one upsert statement. */
-export const postgresLogoStorage: LogoStorage = {
+const postgresLogoStorage: LogoStorage = {
   async save(owner, logo) {
     const row = {
       data: new Uint8Array(logo.data),
@@ -67,3 +67,6 @@ export const postgresLogoStorage: LogoStorage = {
     return count > 0;
   },
 };
+
+/** The store this deployment keeps logos in. */
+export const logoStorage: LogoStorage = postgresLogoStorage;

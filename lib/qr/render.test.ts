@@ -92,6 +92,16 @@ describe("QR artwork decodes back to the short URL with the scan marker", () => 
     expect(countNear(pixels, [0xd0, 0x20, 0x20], 10)).toBeGreaterThan(0);
   });
 
+  it("refuses a logo on a code too small to make up for one, with a way forward", async () => {
+    const tiny = spec({ value: "x.io/ab?qr", level: "Q", logo: await redLogo() });
+    await expect(renderArtwork(tiny)).rejects.toMatchObject({
+      status: 400,
+      message: "This link's code at level Q has no room for a logo that leaves it scannable; ask for level H or leave the logo out.",
+    });
+    const atH = spec({ value: "x.io/ab?qr", level: "H", logo: await redLogo() });
+    expect(await decoded(await renderArtwork(atH), atH)).toBe("x.io/ab?qr");
+  });
+
   it("leaves no level under Q to a caller that draws a logo", async () => {
     const drawn = spec({ level: "M" as QrLevel, logo: await redLogo() });
     await expect(renderArtwork(drawn)).rejects.toThrow("A logo needs level Q or H, not M");

@@ -64,7 +64,8 @@ async function svgWithLogo(renderer: ReactRenderer, spec: ArtworkSpec, modules: 
   if (spec.level !== "Q" && spec.level !== "H") throw new Error(`A logo needs level Q or H, not ${spec.level}: choose the level with levelFor.`);
   const side = maxLogoModules(modules, spec.level);
   if (side < MIN_LOGO_MODULES) {
-    throw new ApiError(400, `This link's code at level ${spec.level} has no room for a logo that leaves it scannable; ask for level H or leave the logo out.`);
+    const way = spec.level === "Q" ? "ask for level H or leave the logo out" : "leave the logo out";
+    throw new ApiError(400, `This link's code at level ${spec.level} has no room for a logo that leaves it scannable; ${way}.`);
   }
   const pixelsPerModule = spec.size / (modules + 2 * spec.margin);
   const href = await logoDataUrl(logo, Math.ceil(side * pixelsPerModule), spec.bg);

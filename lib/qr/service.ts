@@ -3,7 +3,7 @@ import { notFound } from "@/lib/http/errors";
 import { shortUrl } from "@/lib/links/present";
 import { getLink } from "@/lib/links/service";
 import type { LinkRow } from "@/lib/links/store";
-import { type LogoOwner, postgresLogoStorage, type LogoStorage, type LogoInfo } from "@/lib/logos/storage";
+import { type LogoInfo, type LogoOwner, logoStorage as storage } from "@/lib/logos/storage";
 import type { Principal } from "@/lib/workspaces/types";
 import { artworkEtag, artworkFileName, levelFor, scanUrl } from "./artwork";
 import { requireScannableColours } from "./contrast";
@@ -18,13 +18,12 @@ const SVG_POLICY = { "Content-Security-Policy": "default-src 'none'; img-src dat
  * keeps working, so the artwork must stay available). Colours that would not scan are refused
  * before anything is loaded.
  */
-export async function linkArtwork(principal: Principal, linkId: string, options: QrOptions, storage: LogoStorage = postgresLogoStorage): Promise<Download> {
+export async function linkArtwork(principal: Principal, linkId: string, options: QrOptions): Promise<Download> {
   requireScannableColours(options.fg, options.bg);
   const link = await getLink(principal, linkId);
-  const centre = options.logo ? await centreLogo(link, storage) : null;
-  const { logo: _logo, ...drawing } = options;
-  const identity = { ...drawing, value: scanUrl(shortUrl(link)), level: levelFor(options.level, options.logo) };
-  const format = options.format;
+  const centre = options.logo ? await centreLogo(link) : null;
+  const { format, size, margin, fg, bg } = options;
+  const identity = { format, size, margin, fg, bg, value: scanUrl(shortUrl(link)), level: levelFor(options.level, options.logo) };
   return {
     etag: artworkEtag({ ...identity, logoSha256: centre?.info.sha256 ?? null }),
     contentType: format === "svg" ? "image/svg+xml" : "image/png",
@@ -40,7 +39,7 @@ export async function linkArtwork(principal: Principal, linkId: string, options:
 }
 
 /** The link's own logo, else its workspace's default. */
-async function centreLogo(link: LinkRow, storage: LogoStorage): Promise<{ owner: LogoOwner; info: LogoInfo }> {
+async function centreLogo(link: LinkRow): Promise<{ owner: LogoOwner; info: LogoInfo }> {
   for (const owner of [{ kind: "link", linkId: link.id }, { kind: "workspace", workspaceId: link.workspaceId }] as const) {
     const info = await storage.describe(owner);
     if (info) return { owner, info };
