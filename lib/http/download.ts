@@ -7,7 +7,6 @@ export type Download = {
   contentType: string;
   /** `attachment` with this file name; omitted means shown inline. */
   fileName?: string;
-  headers?: Record<string, string>;
   /** The bytes, with the ETag of what was actually loaded (it may have changed since `etag` was computed). */
   load: () => Promise<{ body: Buffer; etag: string }>;
 };
@@ -23,7 +22,6 @@ export async function sendDownload(request: Request, download: Download): Promis
   const { body, etag } = await download.load();
   const headers: Record<string, string> = {
     ...common,
-    ...download.headers,
     "Content-Type": download.contentType,
     "Content-Length": String(body.length),
     ETag: etag,

@@ -10,9 +10,6 @@ import { requireScannableColours } from "./contrast";
 import { renderArtwork } from "./render";
 import type { QrOptions } from "./schemas";
 
-/** SVG artwork is an active format: served with a policy that lets it run nothing and load nothing but its embedded logo. */
-const SVG_POLICY = { "Content-Security-Policy": "default-src 'none'; img-src data:; style-src 'unsafe-inline'" };
-
 /**
  * The QR artwork of a link, for anyone who may read the link (no subscription needed: the code
  * keeps working, so the artwork must stay available). Colours that would not scan are refused
@@ -28,7 +25,6 @@ export async function linkArtwork(principal: Principal, linkId: string, options:
     etag: artworkEtag({ ...identity, logoSha256: centre?.info.sha256 ?? null }),
     contentType: format === "svg" ? "image/svg+xml" : "image/png",
     fileName: artworkFileName(link, format),
-    headers: format === "svg" ? SVG_POLICY : {},
     load: async () => {
       const logo = centre ? await storage.load(centre.owner) : null;
       if (centre && !logo) throw noLogo();

@@ -50,7 +50,6 @@ describe("GET /api/links/{id}/qr", () => {
     expect(svg.headers.get("content-disposition")).toBe(`attachment; filename="qr-${link.slug}.svg"`);
     expect(svg.headers.get("cache-control")).toBe("private, no-cache");
     expect(svg.headers.get("etag")).toMatch(/^"[0-9a-f]{64}"$/);
-    expect(svg.headers.get("content-security-policy")).toMatch(/default-src 'none'/);
     expect(svg.text).toMatch(/^<svg [^>]*width="1024"/);
     expect(await decodeQr(svg.bytes)).toBe(`${link.short_url}?qr`);
 
