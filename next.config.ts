@@ -38,6 +38,16 @@ const nextConfig = (phase: string): NextConfig => ({
   // by Node at run time rather than bundled.
   serverExternalPackages: ["@prisma/dev", "@electric-sql/pglite", "pg", "ioredis", "mppx"],
   typedRoutes: false,
+  // The QR route imports qrcode.react, React and react-dom/server at run time (lib/qr/render.ts
+  // says why), so the tracer cannot see them: name them for the deployment.
+  outputFileTracingIncludes: {
+    "/api/links/*/qr": [
+      "./node_modules/qrcode.react/**/*",
+      "./node_modules/react/**/*",
+      "./node_modules/react-dom/**/*",
+      "./node_modules/scheduler/**/*",
+    ],
+  },
   // The app's own paths only: the short-link doors answer the rest with headers of their own
   // (lib/resolution/answer.ts), the same from the node:http front door and from proxy.ts.
   async headers() {

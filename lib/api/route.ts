@@ -112,6 +112,7 @@ const STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   gone: 410,
   too_large: 413,
+  unsupported_media_type: 415,
   refused: 422,
   rate_limited: 429,
   provider_failed: 502,

@@ -36,9 +36,17 @@ function describeIssue(issue: z.core.$ZodIssue, where: "body" | "query"): string
 
 /** Reads the body as text, refusing more than `maxBytes` with 413 before reading it all. */
 export async function readTextBody(request: Request, maxBytes: number): Promise<string> {
+  return (await readBinaryBody(request, maxBytes)).toString("utf8");
+}
+
+/**
+ * Reads the raw body, refusing more than `maxBytes` with 413: at once when Content-Length says so,
+ * otherwise as soon as the chunks read exceed it (the rest is never read).
+ */
+export async function readBinaryBody(request: Request, maxBytes: number): Promise<Buffer> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw tooLarge(maxBytes);
-  if (!request.body) return "";
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -52,9 +60,10 @@ export async function readTextBody(request: Request, maxBytes: number): Promise<
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 function tooLarge(maxBytes: number): DomainError {
-  return new DomainError("too_large", `The request body is larger than ${maxBytes / 1024} KiB.`);
+  const limit = maxBytes % (1024 * 1024) === 0 ? `${maxBytes / (1024 * 1024)} MiB` : `${maxBytes / 1024} KiB`;
+  return new DomainError("too_large", `The request body is larger than ${limit}.`);
 }

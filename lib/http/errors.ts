@@ -11,6 +11,7 @@ export type ErrorCode =
   | "conflict" // the current state does not allow it (taken, already live, still settling)
   | "gone" // it existed and has expired
   | "too_large"
+  | "unsupported_media_type" // a body of a type the operation does not take
   | "refused" // well-formed, and refused on its merits (an unsafe destination)
   | "rate_limited"
   | "provider_failed" // a provider we depend on did not complete the request

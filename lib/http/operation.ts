@@ -37,16 +37,27 @@ export type RouteSpec = {
 /** A header or path parameter, as the document lists it; every one is a string. */
 export type ParameterSpec = { name: string; in: "path" | "header"; required: boolean; description: string };
 
+/** Revalidating a download: with a current ETag the answer is 304 without a body. */
+export const IF_NONE_MATCH_PARAMETER: ParameterSpec = {
+  name: "If-None-Match",
+  in: "header",
+  required: false,
+  description: "The ETag of a copy you hold; when it is current the answer is 304 without a body",
+};
+
 /** A response: its body's schema (several: one of them) and the named response headers it carries. */
 export type ResponseSpec = {
   description: string;
   body?: z.ZodType | readonly z.ZodType[];
+  /** A file instead of JSON: the media types it may come as. */
+  files?: readonly string[];
   /** Header name → the name of its description in the document's components.headers. */
   headers?: Readonly<Record<string, ResponseHeader>>;
 };
 
 export type ResponseHeader =
-  | "PaymentChallenge" | "PaymentRequired" | "PaymentReceipt" | "PaymentResponse" | "WWWAuthenticate" | "RetryAfter" | "RateLimitPolicy" | "RateLimit";
+  | "PaymentChallenge" | "PaymentRequired" | "PaymentReceipt" | "PaymentResponse" | "WWWAuthenticate" | "RetryAfter" | "RateLimitPolicy" | "RateLimit"
+  | "ETag" | "DownloadCacheControl" | "ContentDisposition";
 
 /**
  * One API operation, declared once beside its capability: the route wrapper validates with it
@@ -61,6 +72,8 @@ export type OperationSpec = RouteSpec & {
   description: string;
   tag: string;
   parameters?: readonly ParameterSpec[];
+  /** The capability reads the body itself as a file of one of these media types (an image upload). */
+  uploads?: readonly string[];
   /** Descriptions of query parameters that the query schema does not carry. */
   queryDescriptions?: Readonly<Record<string, string>>;
   responses: Readonly<Record<number, ResponseSpec>>;
@@ -85,3 +98,14 @@ export function paymentRequired(description: string, headers?: ResponseSpec["hea
 }
 
 export const RATE_LIMIT_HEADERS = { "Retry-After": "RetryAfter", "RateLimit-Policy": "RateLimitPolicy", RateLimit: "RateLimit" } as const;
+
+/** A file download: the file itself as the body, with the headers that make a re-download cheap. */
+export function download(description: string, mediaTypes: readonly string[], attachment: boolean): ResponseSpec {
+  return {
+    description,
+    files: mediaTypes,
+    headers: { ETag: "ETag", "Cache-Control": "DownloadCacheControl", ...(attachment && { "Content-Disposition": "ContentDisposition" }) },
+  };
+}
+
+export const NOT_MODIFIED: ResponseSpec = { description: "The If-None-Match ETag is current: nothing to download.", headers: { ETag: "ETag" } };

@@ -79,7 +79,7 @@ async function findOwnLink(principal: Principal, id: string): Promise<LinkRow> {
   return link;
 }
 
-async function findEditableLink(principal: Principal, id: string): Promise<LinkRow> {
+export async function findEditableLink(principal: Principal, id: string): Promise<LinkRow> {
   const link = await findOwnLink(principal, id);
   const ownsLink = principal.kind === "session" && link.createdByUserId === principal.userId;
   if (!can(principal, "links.edit_any") && !(ownsLink && can(principal, "links.edit_own"))) {

@@ -150,6 +150,24 @@ describe("OpenAPI document", () => {
     expect(Object.keys(schema.properties ?? {})).toEqual(["destination", "slug", "domain_id"]);
   });
 
+  it("documents QR artwork and logos as binary downloads with ETag, 304, and uploads of the four image types", () => {
+    const qr = document.paths["/api/links/{id}/qr"]?.get;
+    expect(Object.keys(qr?.responses["200"]?.content ?? {})).toEqual(["image/svg+xml", "image/png"]);
+    expect(Object.keys(qr?.responses["200"]?.headers ?? {})).toEqual(["ETag", "Cache-Control", "Content-Disposition"]);
+    expect(qr?.responses["304"]).toBeDefined();
+    expect(qr?.parameters).toContainEqual(expect.objectContaining({ name: "size", in: "query", schema: expect.objectContaining({ minimum: 64, maximum: 4096, default: 1024 }) }));
+    expect(qr?.parameters).toContainEqual(expect.objectContaining({ name: "fg", in: "query", schema: expect.objectContaining({ default: "#000000" }) }));
+    for (const path of ["/api/links/{id}/logo", "/api/workspaces/logo"] as const) {
+      const item = document.paths[path];
+      expect(Object.keys(item?.get?.responses["200"]?.content ?? {})).toEqual(["image/png"]);
+      expect(Object.keys(item?.put?.requestBody?.content ?? {})).toEqual(["image/png", "image/jpeg", "image/webp", "image/svg+xml"]);
+      expect(item?.put?.responses["200"]?.content?.["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/Logo" });
+      expect(Object.keys(item?.put?.responses ?? {})).toEqual(expect.arrayContaining(["402", "413", "415"]));
+      expect(item?.delete?.responses["204"]).toBeDefined();
+      expect(item?.get?.responses["402"]).toBeUndefined();
+    }
+  });
+
   it("describes the Error body as { error: string }", () => {
     const schema = componentSchema("Error");
     expect(schema.required).toEqual(["error"]);

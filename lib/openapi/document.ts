@@ -18,7 +18,9 @@ import { config } from "@/lib/config";
 import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
 import { type AuthMode, defineOperation, type HttpMethod, failure, type OperationSpec, RATE_LIMIT_HEADERS, type ResponseSpec } from "@/lib/http/operation";
 import * as links from "@/lib/links/operations";
+import * as logos from "@/lib/logos/operations";
 import * as payments from "@/lib/payments/operations";
+import * as qr from "@/lib/qr/operations";
 import * as resolution from "@/lib/resolution/operations";
 import * as workspaces from "@/lib/workspaces/operations";
 
@@ -42,6 +44,13 @@ export const OPERATIONS: readonly OperationSpec[] = [
   links.getLink,
   links.updateLink,
   links.archiveLink,
+  qr.getQrCode,
+  logos.getLinkLogo,
+  logos.setLinkLogo,
+  logos.removeLinkLogo,
+  logos.getWorkspaceLogo,
+  logos.setWorkspaceLogo,
+  logos.removeWorkspaceLogo,
   workspaces.claimApiKey,
   workspaces.revokeApiKey,
   workspaces.rotateApiKey,
@@ -117,6 +126,7 @@ const SECURITY: Record<Credentials, SecurityRequirementObject[]> = {
 
 const TAGS: TagObject[] = [
   { name: "Links", description: "Create, read, repoint and archive permanent short links." },
+  { name: "QR codes", description: "A link's QR artwork, and the centre logos it can carry." },
   { name: "API keys", description: "Mint, rotate and revoke the workspace's API key; recover a machine account's key by signing in with its wallet." },
   { name: "Workspaces", description: "The workspace a call acts on, and its members." },
   { name: "Billing", description: "Subscriptions in Australian dollars: checkout, the billing portal, the account's tier and quota, and Stripe's webhook." },
@@ -196,10 +206,12 @@ function operationObject(spec: OperationSpec, schemas: SchemaCollector): ApiOper
     ...(payable && { "x-payment": paymentExtension() }),
     parameters: [
       ...(workspaceBearer ? [ref("parameters", "WorkspaceId")] : []),
-      ...(spec.parameters ?? []).map((parameter): ApiParameter => ({ ...parameter, schema: { type: "string" } })),
+      ...declaredParameters(spec, "path"),
       ...(spec.query ? queryParameters(spec.query, spec.queryDescriptions ?? {}) : []),
+      ...declaredParameters(spec, "header"),
     ],
     ...(spec.body && { requestBody: { required: true, content: jsonContent(schemas.reference(spec.body, "input")) } }),
+    ...(spec.uploads && { requestBody: { required: true, content: fileContent(spec.uploads) } }),
     responses: Object.fromEntries(Object.entries(declared).map(([status, response]) => [status, responseObject(response, schemas)])),
   };
 }
@@ -210,6 +222,7 @@ function responseObject(response: ResponseSpec, schemas: SchemaCollector): Respo
     description: response.description,
     ...(headers && { headers }),
     ...(response.body !== undefined && { content: jsonContent(bodySchema(response.body, schemas)) }),
+    ...(response.files && { content: fileContent(response.files) }),
   };
 }
 
@@ -285,6 +298,9 @@ const RESPONSE_HEADERS: Record<string, HeaderObject> = {
   RetryAfter: { description: "Seconds until the write budget refills.", schema: { type: "integer", minimum: 1 } },
   RateLimitPolicy: { description: "The write policy, as in the IETF RateLimit headers draft: quota `q` per window `w` seconds.", schema: { type: "string" } },
   RateLimit: { description: "Remaining writes `r` and seconds until reset `t`.", schema: { type: "string" } },
+  ETag: { description: "A hash of the content; send it back in If-None-Match to get 304 while it is current.", schema: { type: "string" } },
+  DownloadCacheControl: { description: "`private, no-cache`: a client may keep a copy but revalidates it (If-None-Match) before use.", schema: { type: "string" } },
+  ContentDisposition: { description: "`attachment; filename=\"…\"` with a file name that says what the file is.", schema: { type: "string" } },
 };
 
 const WORKSPACE_ID_PARAMETER: ApiParameter = {
@@ -294,6 +310,10 @@ const WORKSPACE_ID_PARAMETER: ApiParameter = {
   description: "Selects the workspace when a session token can reach several. An API key belongs to exactly one workspace and ignores it. Naming a workspace you are not a member of gives 401.",
   schema: { type: "string" },
 };
+
+function declaredParameters(spec: OperationSpec, where: "path" | "header"): ApiParameter[] {
+  return (spec.parameters ?? []).filter((parameter) => parameter.in === where).map((parameter) => ({ ...parameter, schema: { type: "string" } }));
+}
 
 function queryParameters(schema: z.ZodObject, descriptions: Readonly<Record<string, string>>): ApiParameter[] {
   const converted = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input" });
@@ -306,6 +326,10 @@ function queryParameters(schema: z.ZodObject, descriptions: Readonly<Record<stri
 
 function jsonContent(schema: SchemaObject | ReferenceObject) {
   return { [JSON_MEDIA_TYPE]: { schema } };
+}
+
+function fileContent(mediaTypes: readonly string[]) {
+  return Object.fromEntries(mediaTypes.map((type) => [type, { schema: { type: "string", contentMediaType: type } as SchemaObject }]));
 }
 
 function ref(section: "schemas" | "parameters" | "headers", name: string): ReferenceObject {

@@ -1,5 +1,5 @@
 /** `?qr=1` on a short URL marks a scan of its QR code; it is recorded, not passed on. */
-const QR_PARAM = "qr";
+export const QR_PARAM = "qr";
 
 export type IncomingQuery = { forward: URLSearchParams; viaQr: boolean };
 

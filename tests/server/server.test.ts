@@ -3,6 +3,7 @@ import { mintSessionToken } from "@/lib/auth/session-tokens";
 import { db } from "@/lib/db/client";
 import { startApp, type RunningApp } from "@/scripts/app-process";
 import { newUser } from "../support/api";
+import { colourAt, decodeQr, pixelsOf, solidImage } from "../support/images";
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -84,6 +85,32 @@ describe("the production server over HTTP", () => {
     const html = await response.text();
     expect(html).toContain("<code>/api/links</code>");
     expect(html).toContain("2026-08-21");
+  }, REQUEST_TIMEOUT_MS);
+
+  it("draws QR artwork with a stored logo (react-dom/server and sharp in the built app), and a scan of it redirects as a QR scan", async () => {
+    const { token } = await newUser("server-qr");
+    const link = await (await apiRequest("POST", "/api/links", { token, body: JSON.stringify({ destination: "https://example.com/printed" }) })).json();
+    const logo = await fetch(`${baseUrl}/api/links/${link.id}/logo`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${token}`, "content-type": "image/png" },
+      body: new Uint8Array(await solidImage("png", 200, 200, "#d02020")),
+    });
+    expect(logo.status).toBe(200);
+
+    for (const format of ["svg", "png"]) {
+      const response = await apiRequest("GET", `/api/links/${link.id}/qr?format=${format}&logo=true`, { token });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toBe(format === "svg" ? "image/svg+xml" : "image/png");
+      const image = Buffer.from(await response.arrayBuffer());
+      expect(await decodeQr(image)).toBe(`${link.short_url}?qr`);
+      const pixels = await pixelsOf(image);
+      expect(colourAt(pixels, pixels.width / 2, pixels.height / 2).slice(0, 3)).toEqual([0xd0, 0x20, 0x20]);
+    }
+
+    const scanned = await fetch(`${link.short_url}?qr`, { redirect: "manual" });
+    expect(scanned.status).toBe(302);
+    expect(scanned.headers.get("location")).toBe("https://example.com/printed");
+    await expect.poll(() => db().scanEvent.findMany({ where: { linkId: link.id }, select: { viaQr: true } }), { timeout: 5000 }).toEqual([{ viaQr: true }]);
   }, REQUEST_TIMEOUT_MS);
 
   it("serves the home page", async () => {

@@ -35,19 +35,22 @@ function rank(segments: string[]): number {
 
 // Suites read response fields directly and assert them; the body is whatever JSON the route sent.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type ApiResponse = { status: number; headers: Headers; body: any; text: string };
+export type ApiResponse = { status: number; headers: Headers; body: any; text: string; bytes: Buffer };
 
-type CallOptions = { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> };
+/** `rawBody` is sent as it is (a string or bytes, e.g. an image); `body` as JSON. */
+type CallOptions = { token?: string; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> };
 
 /** Calls a route handler in-process with a real Request, as Next would. */
 export async function call(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+  const raw = typeof options.rawBody === "string" || options.rawBody === undefined ? options.rawBody : new Uint8Array(options.rawBody);
+  const body = raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   if (body !== undefined) headers["content-type"] ??= "application/json";
   const response = await dispatch(new Request(new URL(path, APP_ORIGIN), { method, headers, body }));
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, text, body: parseJson(text) };
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const text = bytes.toString("utf8");
+  return { status: response.status, headers: response.headers, text, bytes, body: parseJson(text) };
 }
 
 export const APP_ORIGIN = "http://app.test.example";

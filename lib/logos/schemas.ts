@@ -1,0 +1,26 @@
+import { z } from "zod";
+
+/** The image types a logo may be uploaded as; every one is stored re-encoded as PNG. */
+export const LOGO_UPLOAD_TYPES = ["image/png", "image/jpeg", "image/webp", "image/svg+xml"] as const;
+export type LogoUploadType = (typeof LOGO_UPLOAD_TYPES)[number];
+
+export const MAX_LOGO_UPLOAD_BYTES = 1024 * 1024;
+
+/** A stored logo is at most this many pixels wide and high. */
+export const MAX_LOGO_SIDE = 1024;
+
+/** A raster upload decoding to more pixels than this is refused unread (a decompression bomb fits in 1 MiB). */
+export const MAX_LOGO_SOURCE_PIXELS = 25_000_000;
+
+export const logoResponseSchema = z
+  .object({
+    logo: z.object({
+      content_type: z.literal("image/png").meta({ description: "every upload is stored re-encoded as PNG" }),
+      width: z.number().int().meta({ description: "pixels, at most 1024" }),
+      height: z.number().int().meta({ description: "pixels, at most 1024" }),
+      bytes: z.number().int().meta({ description: "size of the stored PNG" }),
+    }),
+  })
+  .meta({ id: "Logo" });
+
+export type LogoResponse = z.infer<typeof logoResponseSchema>;

@@ -1,0 +1,197 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { scanBuffer } from "@/lib/analytics/scans";
+import { db } from "@/lib/db/client";
+import { newId, randomString } from "@/lib/db/random";
+import { forgetVerifiedHosts } from "@/lib/domains/verified-hosts";
+import { SLUG_ALPHABET } from "@/lib/links/slugs";
+import { resetResolutionRuntime } from "@/lib/resolution/runtime";
+import { call, joinWorkspace, newUser } from "../support/api";
+import { cancelThroughPortal } from "../support/billing";
+import { colourAt, decodeQr, pixelsOf, solidImage } from "../support/images";
+import { visit } from "../support/visits";
+
+type Caller = { token: string; headers?: Record<string, string> };
+type Link = { id: string; slug: string; short_url: string; destination: string };
+
+async function createLink(caller: Caller, body: Record<string, unknown> = { destination: `https://example.com/${randomString(SLUG_ALPHABET, 8)}` }): Promise<Link> {
+  const response = await call("POST", "/api/links", { ...caller, body });
+  expect(response.status).toBe(201);
+  return response.body;
+}
+
+const artwork = (caller: Caller, link: { id: string }, query = "", headers: Record<string, string> = {}) =>
+  call("GET", `/api/links/${link.id}/qr${query}`, { ...caller, headers: { ...caller.headers, ...headers } });
+
+const putLogo = (caller: Caller, path: string, image: Buffer, type = "image/png") =>
+  call("PUT", path, { ...caller, rawBody: image, headers: { ...caller.headers, "content-type": type } });
+
+/** Visits what a code decodes to, on the host it names, and returns the answer and the scan it recorded. */
+async function scan(decoded: string, link: { id: string }) {
+  const url = new URL(decoded);
+  const before = await db().scanEvent.count({ where: { linkId: link.id } });
+  const answer = await visit(`${url.pathname}${url.search}`, { host: url.host, headers: { "User-Agent": "Camera/1.0" } });
+  await scanBuffer().flush();
+  const events = await db().scanEvent.findMany({ where: { linkId: link.id }, orderBy: { id: "asc" } });
+  expect(events).toHaveLength(before + 1);
+  return { answer, event: events.at(-1)! };
+}
+
+beforeEach(() => resetResolutionRuntime());
+afterEach(() => forgetVerifiedHosts());
+
+describe("GET /api/links/{id}/qr", () => {
+  it("answers SVG by default and PNG with format=png, each decoding to the short URL with the scan marker; a scan of it redirects and counts as a QR scan", async () => {
+    const user = await newUser("qr");
+    const link = await createLink(user);
+
+    const svg = await artwork(user, link);
+    expect(svg.status).toBe(200);
+    expect(svg.headers.get("content-type")).toBe("image/svg+xml");
+    expect(svg.headers.get("content-disposition")).toBe(`attachment; filename="qr-${link.slug}.svg"`);
+    expect(svg.headers.get("cache-control")).toBe("private, no-cache");
+    expect(svg.headers.get("etag")).toMatch(/^"[0-9a-f]{64}"$/);
+    expect(svg.text).toMatch(/^<svg [^>]*width="1024"/);
+    expect(await decodeQr(svg.bytes)).toBe(`${link.short_url}?qr`);
+
+    const png = await artwork(user, link, "?format=png&size=300&fg=%23123456&bg=%23fafafa&level=H&margin=4");
+    expect(png.status).toBe(200);
+    expect(png.headers.get("content-type")).toBe("image/png");
+    expect(png.headers.get("content-disposition")).toBe(`attachment; filename="qr-${link.slug}.png"`);
+    const pixels = await pixelsOf(png.bytes);
+    expect([pixels.width, pixels.height]).toEqual([300, 300]);
+    expect(colourAt(pixels, 1, 1)).toEqual([0xfa, 0xfa, 0xfa, 255]);
+    const decoded = await decodeQr(png.bytes);
+    expect(decoded).toBe(`${link.short_url}?qr`);
+
+    const { answer, event } = await scan(decoded!, link);
+    expect(answer.status).toBe(302);
+    expect(answer.headers.Location).toBe(link.destination);
+    expect(event).toMatchObject({ viaQr: true, host: "s.test.example", userAgent: "Camera/1.0" });
+    const click = await visit(`/${link.slug}`);
+    expect(click.status).toBe(302);
+    await scanBuffer().flush();
+    expect((await db().scanEvent.findMany({ where: { linkId: link.id }, orderBy: { id: "asc" } })).map((row) => row.viaQr)).toEqual([true, false]);
+  });
+
+  it("encodes a custom-domain link's own host", async () => {
+    const user = await newUser("domain");
+    const hostname = `go-${user.userId.toLowerCase()}.example.org`;
+    const domain = await db().domain.create({ data: { id: newId("dom"), workspaceId: user.workspaceId, hostname, verifiedAt: new Date() } });
+    const link = await createLink(user, { destination: "https://example.com/on-domain", slug: `menu-${randomString(SLUG_ALPHABET, 6)}`, domain_id: domain.id });
+    expect(link.short_url).toBe(`https://${hostname}/${link.slug}`);
+
+    for (const format of ["svg", "png"]) {
+      const response = await artwork(user, link, `?format=${format}`);
+      expect(response.headers.get("content-disposition")).toBe(`attachment; filename="qr-${hostname}-${link.slug}.${format}"`);
+      expect(await decodeQr(response.bytes)).toBe(`https://${hostname}/${link.slug}?qr`);
+    }
+    const { answer, event } = await scan(`https://${hostname}/${link.slug}?qr`, link);
+    expect(answer.headers.Location).toBe("https://example.com/on-domain");
+    expect(event).toMatchObject({ viaQr: true, host: hostname });
+  });
+
+  it("answers a matching If-None-Match with 304, and gives each drawing its own ETag", async () => {
+    const user = await newUser("etag");
+    const link = await createLink(user);
+    const first = await artwork(user, link, "?format=png");
+    const etag = first.headers.get("etag")!;
+    const again = await artwork(user, link, "?format=png", { "if-none-match": etag });
+    expect(again.status).toBe(304);
+    expect(again.bytes.length).toBe(0);
+    expect(again.headers.get("etag")).toBe(etag);
+    expect((await artwork(user, link, "?format=png")).headers.get("etag")).toBe(etag);
+    expect((await artwork(user, link, "?format=png&size=512")).headers.get("etag")).not.toBe(etag);
+    expect((await artwork(user, link, "?format=png&size=512", { "if-none-match": etag })).status).toBe(200);
+  });
+
+  it.each([
+    ["?size=10", /query string field "size" is invalid: must be at least 64/],
+    ["?size=5000", /must be at most 4096/],
+    ["?margin=17", /"margin"/],
+    ["?fg=red", /"fg" is invalid: must be a colour written #rrggbb/],
+    ["?level=X", /"level"/],
+    ["?format=gif", /"format"/],
+    ["?logo=yes", /"logo"/],
+    ["?colour=%23000000", /does not accept: colour/],
+    ["?fg=%23ffffff&bg=%23000000", /^The foreground #ffffff is lighter than the background #000000/],
+    ["?fg=%23aaaaaa&bg=%23ffffff", /contrast ratio of 2\.32:1; a code needs at least 3:1/],
+  ])("refuses %s with 400 and a sentence", async (query, message) => {
+    const user = await newUser("options");
+    const response = await artwork(user, await createLink(user), query);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: expect.stringMatching(message) });
+  });
+
+  it("places the link's logo, else the workspace's default, and says so when there is neither", async () => {
+    const user = await newUser("logo");
+    const link = await createLink(user);
+
+    const none = await artwork(user, link, "?logo=true");
+    expect(none.status).toBe(404);
+    expect(none.body.error).toMatch(/^Neither this link nor its workspace has a logo/);
+
+    expect((await putLogo(user, "/api/workspaces/logo", await solidImage("png", 200, 200, "#20c040"))).status).toBe(200);
+    expect(await centreOf(await artwork(user, link, "?logo=true&format=png"))).toEqual([0x20, 0xc0, 0x40]);
+
+    expect((await putLogo(user, `/api/links/${link.id}/logo`, await solidImage("jpeg", 300, 200, "#d02020"), "image/jpeg")).status).toBe(200);
+    const withOwn = await artwork(user, link, "?logo=true&format=png&level=L");
+    expect(await decodeQr(withOwn.bytes)).toBe(`${link.short_url}?qr`);
+    const [red, green, blue] = (await centreOf(withOwn))!;
+    expect(Math.abs(red - 0xd0) + Math.abs(green - 0x20) + Math.abs(blue - 0x20)).toBeLessThan(16);
+
+    const svg = await artwork(user, link, "?logo=true");
+    expect(svg.text).toContain('href="data:image/png;base64,');
+    expect(await decodeQr(svg.bytes)).toBe(`${link.short_url}?qr`);
+
+    expect((await call("DELETE", `/api/links/${link.id}/logo`, user)).status).toBe(204);
+    expect(await centreOf(await artwork(user, link, "?logo=true&format=png"))).toEqual([0x20, 0xc0, 0x40]);
+  });
+
+  it("changes the ETag of the logo artwork when the logo changes", async () => {
+    const user = await newUser("logo-etag");
+    const link = await createLink(user);
+    await putLogo(user, `/api/links/${link.id}/logo`, await solidImage("png", 100, 100, "#2040d0"));
+    const before = (await artwork(user, link, "?logo=true")).headers.get("etag")!;
+    expect((await artwork(user, link, "?logo=true", { "if-none-match": before })).status).toBe(304);
+    await putLogo(user, `/api/links/${link.id}/logo`, await solidImage("png", 100, 100, "#d02040"));
+    const after = await artwork(user, link, "?logo=true", { "if-none-match": before });
+    expect(after.status).toBe(200);
+    expect(after.headers.get("etag")).not.toBe(before);
+  });
+
+  it("is open to every role that can read the link, and to no one else", async () => {
+    const owner = await newUser("owner");
+    const link = await createLink(owner);
+    const asMember = await joinWorkspace(await newUser("member"), owner.workspaceId, "member");
+    const asAdmin = await joinWorkspace(await newUser("admin"), owner.workspaceId, "admin");
+    const apiKey = (await call("POST", "/api/billing/claim", owner)).body.api_key;
+    for (const caller of [asMember, asAdmin, { token: apiKey }]) {
+      const response = await artwork(caller, link, "?format=png");
+      expect(response.status).toBe(200);
+      expect(await decodeQr(response.bytes)).toBe(`${link.short_url}?qr`);
+    }
+    const stranger = await newUser("stranger");
+    expect((await artwork(stranger, link)).status).toBe(404);
+    expect((await artwork({ token: stranger.token, headers: { "x-workspace-id": owner.workspaceId } }, link)).status).toBe(401);
+    expect((await call("GET", `/api/links/${link.id}/qr`)).status).toBe(401);
+  });
+
+  it("stays available, logo included, after the subscription ends", async () => {
+    const user = await newUser("lapsed");
+    const link = await createLink(user);
+    await putLogo(user, `/api/links/${link.id}/logo`, await solidImage("webp", 200, 200, "#2040d0"), "image/webp");
+    await cancelThroughPortal(user);
+    expect((await call("POST", "/api/links", { ...user, body: { destination: "https://example.com/new" } })).status).toBe(402);
+
+    const response = await artwork(user, link, "?logo=true&format=png");
+    expect(response.status).toBe(200);
+    expect(await decodeQr(response.bytes)).toBe(`${link.short_url}?qr`);
+  });
+});
+
+async function centreOf(response: { status: number; bytes: Buffer }): Promise<[number, number, number] | null> {
+  expect(response.status).toBe(200);
+  const pixels = await pixelsOf(response.bytes);
+  const [red, green, blue] = colourAt(pixels, Math.floor(pixels.width / 2), Math.floor(pixels.height / 2));
+  return [red, green, blue];
+}
