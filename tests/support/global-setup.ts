@@ -18,7 +18,8 @@ declare module "vitest" {
  * need a current production build; it is made here, once, so no two files build at once.
  */
 export default async function setup(project: TestProject) {
-  ensureFreshBuild();
+  // TEST_SKIP_BUILD=1 while iterating on suites that start no server (tests/server need the build).
+  if (!process.env.TEST_SKIP_BUILD) ensureFreshBuild();
   const server = await testServerUrl();
   const prefix = `plk_test_${randomBytes(4).toString("hex")}`;
   const template = `${prefix}_template`;
