@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
+import { log } from "@/lib/log";
 
 /** Which door answers short links: the self-hosted node:http front, or Next's proxy.ts alone. */
 export type Door = "front" | "proxy";
@@ -21,7 +22,7 @@ function newestSourceTime(entry: string): number {
 export function ensureFreshBuild(options: { showOutput?: boolean } = {}): void {
   const built = existsSync(".next/BUILD_ID") ? statSync(".next/BUILD_ID").mtimeMs : 0;
   if (built > Math.max(...SOURCES.map(newestSourceTime))) return;
-  if (options.showOutput) console.log("The production build is missing or older than the code; running `next build`.");
+  if (options.showOutput) log().info("the production build is missing or older than the code; running next build");
   const result = spawnSync("node_modules/.bin/next", ["build"], {
     stdio: options.showOutput ? "inherit" : "pipe",
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },

@@ -2,6 +2,7 @@ import { ensureAuthSecret } from "@/lib/auth/dev-secret";
 import { ConfigError, config, resetConfig } from "@/lib/config";
 import { EMBEDDED_POOL_SIZE, startEmbeddedDatabase, type EmbeddedDatabase } from "@/lib/db/embedded";
 import { migrate } from "@/lib/db/migrate";
+import { log } from "@/lib/log";
 import { ensurePaymentSettings } from "@/lib/payments/dev-settings";
 
 /** Validates configuration (one clear line and exit 1 when wrong) and settles the auth secret. */
@@ -16,7 +17,7 @@ export async function loadConfiguration(): Promise<void> {
 
 function exitOnConfigError(error: unknown): never {
   if (error instanceof ConfigError) {
-    console.error(error.message);
+    log().fatal(error.message);
     process.exit(1);
   }
   throw error;
@@ -35,9 +36,9 @@ export async function boot(): Promise<{ embedded?: EmbeddedDatabase }> {
     process.env.DATABASE_URL = embedded.url;
     process.env.DATABASE_POOL_SIZE = String(EMBEDDED_POOL_SIZE);
     resetConfig();
-    console.log(`Embedded PostgreSQL started (data in ${config().DATA_DIR}/postgres); set DATABASE_URL to use your own.`);
+    log().info({ dataDir: `${config().DATA_DIR}/postgres` }, "embedded PostgreSQL started; set DATABASE_URL to use your own");
   }
   const applied = await migrate(config().DATABASE_URL!);
-  if (applied.length) console.log(`Applied migrations: ${applied.join(", ")}`);
+  if (applied.length) log().info({ migrations: applied }, "applied migrations");
   return { embedded };
 }

@@ -1,6 +1,7 @@
+import { log } from "@/lib/log";
 import { boot } from "./boot";
 
 const { embedded } = await boot();
 await embedded?.close();
-console.log("The database schema is up to date.");
+log().info("the database schema is up to date");
 process.exit(0);

@@ -5,6 +5,7 @@ import { scanBuffer } from "@/lib/analytics/scans";
 import { settleBillingProvider } from "@/lib/billing/provider";
 import { config } from "@/lib/config";
 import { refusingMalformedRequests } from "@/lib/http/malformed-request";
+import { log } from "@/lib/log";
 import { createFrontDoor } from "@/lib/resolution/node-door";
 import { startRecheckTimer } from "@/lib/resolution/recheck-timer";
 import { ensureFreshBuild } from "./app-process";
@@ -23,7 +24,7 @@ async function main(): Promise<void> {
   await app.prepare();
   const handle = app.getRequestHandler();
   const server = createServer(refusingMalformedRequests(createFrontDoor((request, response) => void handle(request, response))));
-  server.listen(PORT, () => console.log(`Permalink is serving ${config().BASE_URL} (short links on ${config().SHORT_BASE_URL}) on port ${PORT}.`));
+  server.listen(PORT, () => log().info({ baseUrl: config().BASE_URL, shortBaseUrl: config().SHORT_BASE_URL, port: PORT }, "serving"));
   const recheck = startRecheckTimer();
 
   let stopping = false;
@@ -47,6 +48,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
+  log().fatal({ err: error }, "the server could not start");
   process.exit(1);
 });

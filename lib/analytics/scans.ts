@@ -1,5 +1,6 @@
 import { db } from "@/lib/db/client";
 import { ScanBuffer, type ScanEvent } from "./scan-buffer";
+import { log } from "@/lib/log";
 
 const FLUSH_INTERVAL_MS = 1000;
 const MAX_TEXT = 512;
@@ -22,7 +23,7 @@ async function writeScans(events: ScanEvent[]): Promise<void> {
 /** The process's one scan buffer, shared by both doors (they may be separate bundles). */
 export function scanBuffer(): ScanBuffer {
   if (!holder[BUFFER_KEY]) {
-    holder[BUFFER_KEY] = new ScanBuffer(writeScans, (message, error) => console.error(message, error));
+    holder[BUFFER_KEY] = new ScanBuffer(writeScans, (message, error) => log().error({ err: error }, message));
     holder[BUFFER_KEY].startTimer(FLUSH_INTERVAL_MS);
   }
   return holder[BUFFER_KEY];

@@ -1,4 +1,5 @@
 import { json } from "@/lib/http/respond";
+import { servedAndLogged } from "./request-log";
 
 /** The methods a route file may serve; Next answers HEAD with GET's handler. */
 const ROUTE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -17,13 +18,23 @@ export type OtherMethodHandler = ((request: Request) => Promise<Response>) & { a
 export function otherMethods(served: Partial<Record<RouteMethod, unknown>>): Record<RouteMethod | "OPTIONS", OtherMethodHandler> {
   const allow = allowedMethods(served);
   const allowHeader = { Allow: allow.join(", ") };
+  const route = routePattern(served);
   const notAllowed = Object.assign(
-    async (request: Request) =>
-      json({ error: `${request.method} is not an operation of ${new URL(request.url).pathname}; it takes ${sentenceList(allow)}.` }, 405, allowHeader),
+    (request: Request) =>
+      servedAndLogged(request, route ?? new URL(request.url).pathname, async () =>
+        json({ error: `${request.method} is not an operation of ${new URL(request.url).pathname}; it takes ${sentenceList(allow)}.` }, 405, allowHeader),
+      ),
     { allow },
   );
   const options = Object.assign(async () => new Response(null, { status: 204, headers: { ...allowHeader, "Cache-Control": "no-store" } }), { allow });
   return { GET: notAllowed, POST: notAllowed, PUT: notAllowed, PATCH: notAllowed, DELETE: notAllowed, OPTIONS: options };
+}
+
+/** The path pattern the served handlers were declared with (a route outside the wrapper, llms.txt, has a fixed path). */
+function routePattern(served: Partial<Record<RouteMethod, unknown>>): string | undefined {
+  return Object.values(served)
+    .map((handler) => (handler as { spec?: { path?: string } } | undefined)?.spec?.path)
+    .find((path) => path !== undefined);
 }
 
 function allowedMethods(served: Partial<Record<RouteMethod, unknown>>): string[] {

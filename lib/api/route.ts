@@ -6,10 +6,12 @@ import { DomainError, type ErrorCode, notFound } from "@/lib/http/errors";
 import type { AuthMode, RouteSpec } from "@/lib/http/operation";
 import { internalError, json } from "@/lib/http/respond";
 import { enforceClientWriteLimit, enforceWriteLimit } from "@/lib/http/write-limit";
+import { log } from "@/lib/log";
 import { paysWithoutAccount } from "@/lib/payments/credential";
 import type { Principal } from "@/lib/workspaces/types";
 import { authenticateBearer } from "./authenticate";
 import { requireDeploymentSecret } from "./deployment-secret";
+import { servedAndLogged } from "./request-log";
 
 type RouteContext<Params> = { params: Promise<Params> };
 
@@ -50,13 +52,14 @@ export type RouteHandler<Params> = ((request: Request, context: RouteContext<Par
  * says (credentials and workspace membership, or a deployment secret: 401, 503), the write rate
  * limit (429), body and query validation (400, 413), the shape of the ids in the path (404, before
  * any query sees them), then the handler. Failures become
- * `{ error }` with a real status; nothing else reaches the client.
+ * `{ error }` with a real status; nothing else reaches the client. Each request is logged as one
+ * line (request id, route pattern, method, status, duration), and so is anything unexpected.
  */
 export function apiRoute<const Spec extends RouteSpec, Params = ParamsOf<Spec>>(
   spec: Spec,
   handler: (input: HandlerInput<Spec, Params>) => Promise<Response>,
 ): RouteHandler<Params> {
-  const route = async (request: Request, context: RouteContext<Params>): Promise<Response> => {
+  const serve = async (request: Request, context: RouteContext<Params>): Promise<Response> => {
     try {
       const principal = await authenticate(spec.auth, request);
       if (spec.write) await enforceWriteBudget(principal, request);
@@ -66,9 +69,11 @@ export function apiRoute<const Spec extends RouteSpec, Params = ParamsOf<Spec>>(
       return await handler({ request, principal, body, query, params } as unknown as HandlerInput<Spec, Params>);
     } catch (error) {
       if (error instanceof DomainError) return errorResponse(error);
-      return internalError(error);
+      log().error({ err: error }, "unhandled error");
+      return internalError();
     }
   };
+  const route = (request: Request, context: RouteContext<Params>) => servedAndLogged(request, spec.path ?? "(unnamed route)", () => serve(request, context));
   return Object.assign(route, { spec });
 }
 

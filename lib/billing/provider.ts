@@ -4,6 +4,7 @@ import { DomainError } from "@/lib/http/errors";
 import { localProvider } from "./local-provider";
 import type { BillingProvider } from "./provider-contract";
 import { stripeProvider } from "./stripe-provider";
+import { log } from "@/lib/log";
 
 /** The configured provider; 503 on a production deployment that set up neither Stripe nor BILLING_PROVIDER=local. */
 export function billingProvider(): BillingProvider {
@@ -11,7 +12,7 @@ export function billingProvider(): BillingProvider {
   if (!name) {
     throw new DomainError("not_configured", "Billing is not set up on this deployment, so subscriptions cannot be started or managed here. Existing links keep resolving.");
   }
-  if (name === "local" && NODE_ENV === "production") announceOnce(() => console.warn(LOCAL_IN_PRODUCTION_WARNING));
+  if (name === "local" && NODE_ENV === "production") announceOnce(() => log().warn(LOCAL_IN_PRODUCTION_WARNING));
   return name === "stripe" ? stripeProvider : localProvider;
 }
 
@@ -29,9 +30,9 @@ export function settleBillingProvider(): void {
   const { BILLING_PROVIDER: provider, NODE_ENV } = config();
   if (provider) process.env.BILLING_PROVIDER = provider;
   announceOnce(() => {
-    if (provider === "local" && NODE_ENV === "production") console.warn(LOCAL_IN_PRODUCTION_WARNING);
-    else if (!provider) console.warn("Billing is not set up (neither STRIPE_SECRET_KEY nor BILLING_PROVIDER=local): checkout and the billing portal answer 503.");
-    else console.log(`Billing provider: ${provider}${provider === "local" ? " (no real payment is taken)" : ""}.`);
+    if (provider === "local" && NODE_ENV === "production") log().warn(LOCAL_IN_PRODUCTION_WARNING);
+    else if (!provider) log().warn("Billing is not set up (neither STRIPE_SECRET_KEY nor BILLING_PROVIDER=local): checkout and the billing portal answer 503.");
+    else log().info({ provider }, provider === "local" ? "billing through the local provider (no real payment is taken)" : "billing through Stripe");
   });
 }
 

@@ -5,6 +5,7 @@ import { CURRENCY, stripePriceId } from "./plans";
 import type { BillingProvider } from "./provider-contract";
 import * as store from "./store";
 import type { BillingSubject } from "./store";
+import { log } from "@/lib/log";
 
 /** Metadata that ties Stripe's objects to the workspace, so every webhook event can be mapped back. */
 export const WORKSPACE_METADATA_KEY = "workspace_id";
@@ -55,7 +56,8 @@ export async function callStripe<Result>(request: (stripe: Stripe) => Promise<Re
     return await request(stripeClient());
   } catch (error) {
     if (!(error instanceof Stripe.errors.StripeError)) throw error;
-    console.error(`Stripe request failed (${error.type}, ${error.statusCode ?? "no status"}): ${error.message}`);
+    // Stripe's messages name no secret (a key in one is masked to its last four characters).
+    log().error({ stripeError: { type: error.type, statusCode: error.statusCode, code: error.code, requestId: error.requestId }, detail: error.message }, "Stripe request failed");
     throw new DomainError("provider_failed", "The payment provider did not complete the request; nothing was charged. Please try again shortly.");
   }
 }

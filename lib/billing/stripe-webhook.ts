@@ -16,6 +16,7 @@ import {
 import { callStripe, WORKSPACE_METADATA_KEY } from "./stripe-provider";
 import { type ApplyOutcome, applyBillingEvent } from "./subscriptions";
 import type { BillingEvent, SubscriptionChange, SubscriptionSnapshot, SubscriptionStatus } from "./types";
+import { log } from "@/lib/log";
 
 export type WebhookOutcome = ApplyOutcome | "ignored";
 
@@ -109,7 +110,7 @@ async function fromCompletedCheckout(session: z.infer<typeof stripeCheckoutSessi
 function readRetrievedSubscription(retrieved: unknown): StripeSubscription {
   const parsed = stripeSubscriptionSchema.safeParse(retrieved);
   if (parsed.success) return parsed.data;
-  console.error(`Stripe answered with a subscription this service cannot read (${firstProblem(parsed.error)}).`);
+  log().error({ problem: firstProblem(parsed.error) }, "Stripe answered with a subscription this service cannot read");
   throw new DomainError("provider_failed", "The payment provider answered with a subscription this service cannot read; Stripe will deliver the event again.");
 }
 
@@ -132,7 +133,7 @@ function snapshotOf(subscription: StripeSubscription): SubscriptionSnapshot | nu
   const item = subscription.items.data[0];
   const choice = item ? choiceForStripePrice(item.price.id) : null;
   if (!item || !choice) {
-    console.warn(`Stripe subscription ${subscription.id} is not for a price this service sells (STRIPE_PRICE_*); its events are ignored.`);
+    log().warn({ subscriptionId: subscription.id }, "Stripe subscription is not for a price this service sells (STRIPE_PRICE_*); its events are ignored");
     return null;
   }
   return {
@@ -158,6 +159,6 @@ function statusOf(status: string): Exclude<SubscriptionStatus, "none"> {
 async function workspaceFor(named: string | null | undefined, customerId: string | null): Promise<string | null> {
   if (named && (await store.workspaceExists(named))) return named;
   const byCustomer = customerId ? await store.findWorkspaceIdByCustomer("stripe", customerId) : null;
-  if (!byCustomer) console.warn(`A Stripe event names no workspace of this service (metadata ${named ?? "absent"}, customer ${customerId ?? "absent"}); ignored.`);
+  if (!byCustomer) log().warn({ workspaceInMetadata: named ?? null, customerId }, "Stripe event names no workspace of this service; ignored");
   return byCustomer;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LOG_LEVELS } from "@/lib/log";
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
@@ -20,6 +21,7 @@ const stripePriceId = z.string().regex(/^price_\w+$/, "must be a Stripe price id
 const configSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
   BASE_URL: origin.optional(),
   SHORT_BASE_URL: origin.optional(),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),

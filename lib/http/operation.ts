@@ -22,6 +22,8 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
 /** What a route needs from a request, checked by the wrapper in this order: auth, write budget, body, query. */
 export type RouteSpec = {
   auth: AuthMode;
+  /** The route's path pattern (/api/links/{id}): what its log lines name. Operations must have one. */
+  path?: string;
   /** Counts against the caller's write budget (429 when spent). */
   write?: boolean;
   /** A JSON body, validated with this schema. */

@@ -4,8 +4,8 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   return new Response(JSON.stringify(body), { status, headers: { ...API_HEADERS, ...headers } });
 }
 
-export function internalError(error: unknown): Response {
-  console.error("Unhandled API error:", error instanceof Error ? error.stack : error);
+/** The answer to a failure nobody foresaw; the route wrapper logs the error itself. */
+export function internalError(): Response {
   return json({ error: "Something went wrong on our side; the request was not completed. Please try again." }, 500);
 }
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { serveVisit, visitFor, type DoorRequest } from "./door";
+import { log } from "@/lib/log";
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -41,7 +42,7 @@ export function createFrontDoor(application: Handler): Handler {
         response.end(answer.body);
       })
       .catch((error) => {
-        console.error("Short-link request failed:", error);
+        log().error({ err: error }, "short-link request failed");
         if (!response.headersSent) response.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
         response.end("Something went wrong on our side.");
       });

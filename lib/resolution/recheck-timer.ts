@@ -1,5 +1,6 @@
 import { config } from "@/lib/config";
 import { recheckLinks } from "./recheck";
+import { log } from "@/lib/log";
 
 /** The self-hosted server's schedule for the background re-check (Vercel Cron calls the route instead). */
 export function startRecheckTimer(): { stop(): void } {
@@ -10,7 +11,7 @@ export function startRecheckTimer(): { stop(): void } {
     if (running) return;
     running = true;
     recheckLinks()
-      .catch((error) => console.error("Background re-check failed:", error instanceof Error ? error.message : error))
+      .catch((error) => log().error({ err: error }, "background re-check failed"))
       .finally(() => {
         running = false;
       });

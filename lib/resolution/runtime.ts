@@ -8,6 +8,7 @@ import { cacheKey, LinkCache } from "./link-cache";
 import type { ResolutionDeps } from "./resolve";
 import * as store from "./store";
 import type { ReleasePolicy } from "./store";
+import { log } from "@/lib/log";
 
 const RUNTIME_KEY = Symbol.for("permalink.resolutionRuntime");
 type Runtime = { deps: ResolutionDeps; stopListening(): void };
@@ -55,7 +56,7 @@ function createRuntime(): Runtime {
     policy: releasePolicy(),
     store,
     linkChanged: (link) => publishInvalidation({ kind: "link", host: link.host, slug: link.slug }),
-    log: (message, error) => console.error(message, error instanceof Error ? error.message : (error ?? "")),
+    log: (message, error) => log().error({ err: error }, message),
   };
   return { deps, stopListening };
 }

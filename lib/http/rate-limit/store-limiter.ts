@@ -1,6 +1,7 @@
 import { Ratelimit } from "@upstash/ratelimit";
 import type { UpstashScriptingClient } from "./ioredis-adapter";
 import { type RateLimitResult, WRITE_WINDOW_MS, WRITE_WINDOW_SECONDS, type WriteLimiter } from "./policy";
+import { log } from "@/lib/log";
 
 // Ratelimit answers { success: true, reason: "timeout" } past this; we treat that as a store failure.
 const STORE_TIMEOUT_MS = 1_000;
@@ -60,7 +61,7 @@ function createThrottledStoreWarning(intervalMs: number): (error: unknown) => vo
     const now = Date.now();
     if (now - lastWarnedAt < intervalMs) return;
     lastWarnedAt = now;
-    console.warn(`[rate-limit] Redis store unavailable (${describeWithoutSecrets(error)}); limiting writes in memory`);
+    log().warn({ cause: describeWithoutSecrets(error) }, "rate-limit store unavailable; limiting writes in memory");
   };
 }
 

@@ -4,7 +4,7 @@ import { completeLocalCheckout, localCheckoutPath } from "@/lib/billing/local-pr
 import { seeOther } from "@/lib/http/respond";
 
 /** The checkout page's "Complete purchase" form; the checkout id in the path is the capability. */
-export const POST = apiRoute<{ auth: "public" }, { id: string }>({ auth: "public" }, async ({ params }) => {
+export const POST = apiRoute({ auth: "public", path: "/billing/local/checkout/{id}/complete" }, async ({ params }) => {
   await completeLocalCheckout(params.id);
   return seeOther(localCheckoutPath(params.id));
 });

@@ -4,7 +4,7 @@ import { cancelLocalSubscription, localPortalPath } from "@/lib/billing/local-pr
 import { seeOther } from "@/lib/http/respond";
 
 /** The portal page's "Cancel subscription" form; the portal session id in the path is the capability. */
-export const POST = apiRoute<{ auth: "public" }, { id: string }>({ auth: "public" }, async ({ params }) => {
+export const POST = apiRoute({ auth: "public", path: "/billing/local/portal/{id}/cancel" }, async ({ params }) => {
   await cancelLocalSubscription(params.id);
   return seeOther(localPortalPath(params.id));
 });
