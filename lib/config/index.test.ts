@@ -155,12 +155,13 @@ describe("what an error line repeats", () => {
 });
 
 describe("a command started with a wrong value", () => {
-  it("exits 1 with a single stderr line naming the variable", async () => {
-    const result = await runCommand("node_modules/.bin/tsx", ["scripts/migrate.ts"], { ...process.env, PORT: "abc" });
+  it("exits 1 with a single fatal log line naming the variable", async () => {
+    const result = await runCommand("node_modules/.bin/tsx", ["scripts/migrate.ts"], { ...process.env, PORT: "abc", LOG_LEVEL: "info" });
     expect(result.exitCode).toBe(1);
-    const lines = result.stderr.trimEnd().split("\n");
+    const lines = result.stdout.trimEnd().split("\n");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^Configuration error: PORT /);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: "fatal", msg: expect.stringMatching(/^Configuration error: PORT /) });
+    expect(result.stderr).toBe("");
   }, 30_000);
 });
 

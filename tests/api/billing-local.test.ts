@@ -5,6 +5,7 @@ import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
+import { log } from "@/lib/log";
 import { call, newUser } from "../support/api";
 import {
   cancelThroughPortal,
@@ -208,7 +209,7 @@ describe("the local provider in production", () => {
 
     vi.stubEnv("BILLING_PROVIDER", "local");
     resetConfig();
-    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const warn = vi.spyOn(log(), "warn").mockImplementation(() => {});
     const checkout = await startCheckout(user);
     expect(checkout.status).toBe(200);
     expect(await renderPage(LocalCheckoutPage, sessionIdOf(checkout.body.url))).toContain('<p class="warning" role="alert"><strong>The local billing provider takes no payment');
