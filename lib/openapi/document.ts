@@ -20,6 +20,7 @@ import { type AuthMode, defineOperation, type HttpMethod, failure, type Operatio
 import * as links from "@/lib/links/operations";
 import * as logos from "@/lib/logos/operations";
 import * as mcp from "@/lib/mcp/operations";
+import { paymentDiscovery } from "@/lib/payments/gateway";
 import * as payments from "@/lib/payments/operations";
 import * as qr from "@/lib/qr/operations";
 import * as resolution from "@/lib/resolution/operations";
@@ -104,6 +105,7 @@ export type ApiOperation = Omit<OperationObject, "parameters" | "requestBody" | 
   responses: Record<string, ResponseObject>;
   "x-credentials": Credentials;
   "x-payment"?: ReturnType<typeof paymentExtension>;
+  "x-payment-info"?: Record<string, unknown>;
 };
 
 export type ApiParameter = Omit<ParameterObject, "schema"> & { schema: JsonSchema };
@@ -148,6 +150,7 @@ export function openApiDocument(): ApiDocument {
   return {
     openapi: "3.1.1",
     info: { title: "Permalink API", version: API_VERSION, description: apiDescription() },
+    "x-service-info": { categories: ["links", "qr-codes"], docs: { homepage: BASE_URL, apiReference: `${BASE_URL}/docs`, llms: `${BASE_URL}/llms.txt` } },
     servers: [{ url: BASE_URL, description: "this deployment" }],
     tags: TAGS,
     paths: paths(schemas),
@@ -209,6 +212,7 @@ function operationObject(spec: OperationSpec, schemas: SchemaCollector): ApiOper
     security: payable ? [...SECURITY[credentials], { paymentAuth: [] }, {}] : SECURITY[credentials],
     "x-credentials": credentials,
     ...(payable && { "x-payment": paymentExtension() }),
+    ...(payable && paymentInfo(spec.path)),
     parameters: [
       ...(workspaceBearer ? [ref("parameters", "WorkspaceId")] : []),
       ...declaredParameters(spec, "path"),
@@ -234,6 +238,12 @@ function responseObject(response: ResponseSpec, schemas: SchemaCollector): Respo
 function bodySchema(body: NonNullable<ResponseSpec["body"]>, schemas: SchemaCollector): SchemaObject | ReferenceObject {
   if (!Array.isArray(body)) return schemas.reference(body as z.ZodType, "output");
   return { oneOf: body.map((schema) => schemas.reference(schema, "output")) };
+}
+
+/** mppx's discovery metadata (`x-payment-info`), when this deployment takes machine payments. */
+function paymentInfo(path: string): Pick<ApiOperation, "x-payment-info"> {
+  const info = paymentDiscovery(path);
+  return info ? { "x-payment-info": info } : {};
 }
 
 /** The price and the ways to pay, from the configuration (the recipient is named in each challenge). */
