@@ -139,6 +139,18 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
     expect(response.status).toBe(401);
     expect(response.headers.get("www-authenticate")).toMatch(/^Bearer /);
   }, REQUEST_TIMEOUT_MS);
+
+  it("is stateless: no session id, and no server-to-client stream (GET answers 405)", async () => {
+    const response = await fetch(`${app.url}/api/mcp`, {
+      method: "POST",
+      headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("mcp-session-id")).toBeNull();
+    expect((await response.json()).result.serverInfo.name).toBe("permalink");
+    expect((await fetch(`${app.url}/api/mcp`, { headers: { accept: "text/event-stream" } })).status).toBe(405);
+  }, REQUEST_TIMEOUT_MS);
 });
 
 describe("buy_link on the running app", () => {
