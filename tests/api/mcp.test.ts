@@ -1,11 +1,14 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { resetWriteLimiter } from "@/lib/http/write-limit";
 import { accountSchema } from "@/lib/billing/schemas";
 import { createLinkBody, linkListSchema, linkSchema, listLinksQuery, paidLinkSchema } from "@/lib/links/schemas";
 import { AUTHENTICATE_MESSAGE, objectSchema } from "@/lib/mcp/tool";
+import { TOOLS } from "@/lib/mcp/tools";
 import { APP_ORIGIN, call, dispatch, joinWorkspace, newUser, type TestUser } from "../support/api";
 import { connectMcp, textOf } from "../support/mcp";
 
@@ -215,5 +218,27 @@ describe("the write budget over MCP", () => {
     expect(http.status).toBe(429);
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toBe(http.body.error);
+  });
+});
+
+describe("how agents find the MCP server", () => {
+  it("/llms.txt names the endpoint, the credential, every tool and how to buy without an account", async () => {
+    const { GET } = await import("@/app/llms.txt/route");
+    const text = await GET().text();
+
+    for (const expected of [`${APP_ORIGIN}/api/mcp`, "Authorization: Bearer", "org.paymentauth/credential", "x402/payment", `${APP_ORIGIN}/docs/agents`]) {
+      expect(text).toContain(expected);
+    }
+    for (const tool of TOOLS) expect(text).toContain(tool.name);
+  });
+
+  it("/docs/agents says how to connect (with client configurations), lists the tools and walks through buy_link", async () => {
+    const { default: AgentsPage } = await import("@/app/docs/agents/page");
+    const html = renderToStaticMarkup(createElement(AgentsPage));
+
+    for (const expected of [`${APP_ORIGIN}/api/mcp`, "mcpServers", "mcp-remote", "StreamableHTTPClientTransport", "Authorization: Bearer", "McpClient.wrap", "x402/payment", "org.paymentauth/payment-required", "api_key"]) {
+      expect(html).toContain(expected);
+    }
+    for (const tool of TOOLS) expect(html).toContain(`<code>${tool.name}</code>`);
   });
 });
