@@ -1,3 +1,4 @@
+import { otherMethods } from "@/lib/api/methods";
 import { config } from "@/lib/config";
 import { TOOLS } from "@/lib/mcp/tools";
 
@@ -27,3 +28,5 @@ export function GET(): Response {
   ].join("\n");
   return new Response(text, { headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "public, max-age=300" } });
 }
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });

@@ -1,6 +1,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { json } from "@/lib/http/respond";
 import type { Principal } from "@/lib/workspaces/types";
 import { callTool, describeTool } from "./tool";
 import { TOOLS } from "./tools";
@@ -30,8 +31,20 @@ export async function serveMcp(request: Request, principal: Principal | null, me
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request, { parsedBody: message });
+    return asApiFailure(await transport.handleRequest(request, { parsedBody: message }));
   } finally {
     await server.close();
   }
+}
+
+/**
+ * The transport's own HTTP refusals (406 without both media types in Accept, 415 without a JSON
+ * body, 400 for a message it cannot read) answer as every route does, `{ error }` with a sentence;
+ * MCP clients read only the status and the text of a failed POST.
+ */
+async function asApiFailure(response: Response): Promise<Response> {
+  if (response.status < 400) return response;
+  const body = (await response.json().catch(() => null)) as { error?: { message?: unknown } } | null;
+  const message = typeof body?.error?.message === "string" ? body.error.message : "The MCP transport could not handle this request";
+  return json({ error: /[.!?]$/.test(message) ? message : `${message}.` }, response.status);
 }

@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { enforceWriteBudget } from "@/lib/api/route";
+import { enforceWriteBudget, recordIdParams } from "@/lib/api/route";
 import { validate } from "@/lib/http/body";
 import { DomainError, unauthenticated } from "@/lib/http/errors";
 import type { OperationSpec } from "@/lib/http/operation";
@@ -42,7 +42,7 @@ export const AUTHENTICATE_MESSAGE =
 /**
  * A tools/call, checked in the HTTP routes' order (lib/api/route.ts): the caller (authenticated
  * for the whole HTTP request; here, whether this tool needs one), the write budget, the input's
- * validation, then the capability. A domain error becomes an error result carrying the sentence
+ * validation, the shape of the ids the path would carry, then the capability. A domain error becomes an error result carrying the sentence
  * the HTTP API answers with.
  */
 export async function callTool(tool: ToolSpec, args: unknown, context: CallContext): Promise<CallToolResult> {
@@ -50,6 +50,7 @@ export async function callTool(tool: ToolSpec, args: unknown, context: CallConte
     if (!tool.anyone && !context.principal) throw unauthenticated(AUTHENTICATE_MESSAGE);
     if (tool.operation.write) await enforceWriteBudget(context.principal, context.request);
     const input = validate(tool.input, args ?? {}, tool.operation.body ? "body" : "query");
+    recordIdParams(pathParams(tool.operation, input));
     const result = await tool.run(input, context.principal as Principal, context);
     return isToolResult(result) ? result : structured(result);
   } catch (error) {
@@ -57,6 +58,12 @@ export async function callTool(tool: ToolSpec, args: unknown, context: CallConte
     console.error("Unhandled MCP tool error:", error instanceof Error ? error.stack : error);
     return errorResult(INTERNAL_ERROR_MESSAGE, {});
   }
+}
+
+/** The arguments that stand for the operation's path parameters ({id}): held to the same shape as in a path. */
+function pathParams(operation: OperationSpec, input: unknown): Record<string, unknown> {
+  const names = (operation.parameters ?? []).filter((parameter) => parameter.in === "path").map((parameter) => parameter.name);
+  return Object.fromEntries(names.map((name) => [name, (input as Record<string, unknown>)[name]]));
 }
 
 function isToolResult(value: object): value is CallToolResult {

@@ -120,6 +120,15 @@ describe("the MCP server's tools", () => {
     expect((await call("GET", `/api/links/${theirs.id}`, { token: stranger.token })).body.destination).toBe(theirs.destination);
   });
 
+  it("holds a link id to the shape a path would, with the HTTP API's answer", async () => {
+    const http = await call("GET", `/api/links/${encodeURIComponent("lnk_\u0000")}`, { token: owner.token });
+    const tool = await callTool(ownerClient, "get_link", { id: "lnk_\u0000" });
+
+    expect(http.status).toBe(404);
+    expect(tool.isError).toBe(true);
+    expect(textOf(tool)).toBe(http.body.error);
+  });
+
   it("refuses a create without a subscription with the HTTP API's 402 sentence and its details", async () => {
     const unsubscribed = await newUser("mcp-unsubscribed", { subscription: false });
     const client = await connect({ token: unsubscribed.token });
@@ -182,6 +191,17 @@ describe("authentication of the MCP endpoint", () => {
     const response = await mcpRequest({ authorization: `Bearer ${owner.token}`, "x-workspace-id": stranger.workspaceId });
     expect(response.status).toBe(401);
     expect(response.body.error).toMatch(/not a member/);
+  });
+
+  it("answers the transport's own refusals and the methods it does not serve as every route does: { error }", async () => {
+    const withoutEventStream = await call("POST", "/api/mcp", { body: { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers: { accept: "application/json" } });
+    expect(withoutEventStream.status).toBe(406);
+    expect(withoutEventStream.body).toEqual({ error: expect.stringMatching(/accept both application\/json and text\/event-stream\.$/) });
+
+    const get = await call("GET", "/api/mcp", { headers: { accept: "text/event-stream" } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST, OPTIONS");
+    expect(get.body).toEqual({ error: expect.any(String) });
   });
 
   it("answers a body that is not a JSON-RPC message with 400 and the API's sentence", async () => {
