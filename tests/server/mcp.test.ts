@@ -85,6 +85,13 @@ async function mppCredentialFor(client: Client, wallet: PrivateKeyAccount, args:
   return Credential.deserialize(await method.createCredential({ challenge, context: {} }));
 }
 
+/** The _meta of a paid retry: an MPP credential from mppx's evm method, or an x402 payload from x402's client. */
+async function paymentFor(protocol: "mpp" | "x402", client: Client, wallet: PrivateKeyAccount, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if (protocol === "mpp") return { [Mcp.credentialMetaKey]: await mppCredentialFor(client, wallet, args) };
+  const required = paymentRequiredOf(await callTool(client, "buy_link", args))!;
+  return { [X402_PAYMENT]: await x402McpAgent(client, wallet).pay(required) };
+}
+
 function buyOverHttp(body: unknown, headers: Record<string, string>): Promise<Response> {
   return fetch(`${app.url}/api/links`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
 }
@@ -215,17 +222,18 @@ describe("buy_link on the running app", () => {
     expect(transfersFrom(wallet)).toHaveLength(1);
   }, REQUEST_TIMEOUT_MS);
 
-  it("refuses a credential made for another destination before anything settles", async () => {
+  it.each(["mpp", "x402"] as const)("refuses a %s credential made for another destination before anything settles", async (protocol) => {
     const wallet = newWallet();
     const client = await connect();
-    const credential = await mppCredentialFor(client, wallet, { destination: freshDestination() });
+    const meta = await paymentFor(protocol, client, wallet, { destination: freshDestination() });
     const settlements = facilitator.calls.settle;
 
-    const refused = await callTool(client, "buy_link", { destination: freshDestination() }, { [Mcp.credentialMetaKey]: credential });
+    const refused = await callTool(client, "buy_link", { destination: freshDestination() }, meta);
 
     expect(refused.isError).toBe(true);
     expect(JSON.parse((refused.content[1] as { text: string }).text).error).toMatch(/another destination/);
     expect(paymentRequiredOf(refused)).toMatchObject({ x402Version: 2 });
+    expect(refused._meta?.[Mcp.paymentRequiredMetaKey]).toMatchObject({ httpStatus: 402, challenges: [expect.objectContaining({ method: "evm", intent: "charge" })] });
     expect(facilitator.calls.settle).toBe(settlements);
     expect(transfersFrom(wallet)).toEqual([]);
   }, REQUEST_TIMEOUT_MS);
