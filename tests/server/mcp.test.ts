@@ -137,6 +137,26 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
     expect(account.structuredContent).toMatchObject({ plan: "unlimited", active: true, can: { create_links: true } });
   }, REQUEST_TIMEOUT_MS);
 
+  it("gives another workspace's link ids the same not-found answer as the HTTP API, through every tool that takes an id", async () => {
+    const [owner, stranger] = await Promise.all([newUser("mcp-server-owner"), newUser("mcp-server-stranger")]);
+    const theirs = (await callTool(await connect({ token: stranger.token }), "create_link", { destination: freshDestination() })).structuredContent as { id: string };
+    const client = await connect({ token: owner.token });
+    const http = await fetch(`${app.url}/api/links/${theirs.id}`, { headers: { authorization: `Bearer ${owner.token}` } });
+    const notFound = (await http.json()).error;
+    expect(http.status).toBe(404);
+
+    for (const [name, args] of [
+      ["get_link", { id: theirs.id }],
+      ["repoint_link", { id: theirs.id, destination: freshDestination() }],
+      ["archive_link", { id: theirs.id }],
+      ["get_qr", { id: theirs.id }],
+    ] as const) {
+      const result = await callTool(client, name, args);
+      expect(result.isError, name).toBe(true);
+      expect(textOf(result), name).toBe(notFound);
+    }
+  }, REQUEST_TIMEOUT_MS);
+
   it("refuses a credential that is present but invalid with 401 and WWW-Authenticate", async () => {
     const response = await fetch(`${app.url}/api/mcp`, {
       method: "POST",
