@@ -20,3 +20,21 @@ export function randomString(alphabet: string, length: number): string {
 export function newId(prefix: string): string {
   return `${prefix}_${randomString(BASE62, 20)}`;
 }
+
+/** What newId makes: a lower-case prefix (its own words joined by `_`), `_`, 20 base62 characters. */
+const RECORD_ID = /^[a-z]+(?:_[a-z]+)*_[0-9A-Za-z]{20}$/;
+
+/** Whether `value` has the shape of an id this service issues; anything else names no record. */
+export function isRecordId(value: string): boolean {
+  return value.length <= 64 && RECORD_ID.test(value);
+}
+
+/** A bearer secret carried in a URL (an invitation link): 256 random bits, base64url (43 characters). */
+export function newSecretToken(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+/** Whether `value` has the shape of newSecretToken's output; anything else names no secret. */
+export function isSecretToken(value: string): boolean {
+  return /^[A-Za-z0-9_-]{43}$/.test(value);
+}

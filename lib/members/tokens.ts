@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
+import { newSecretToken } from "@/lib/db/random";
 
-/** 256 random bits, URL-safe: the secret in an invitation link. */
+/** 256 random bits, URL-safe: the secret in an invitation link (its shape is checked by the route wrapper). */
 export function newInvitationToken(): string {
-  return randomBytes(32).toString("base64url");
+  return newSecretToken();
 }
 
 /** What is stored and looked up: the token's SHA-256, so a database read never yields a usable link. */

@@ -1,3 +1,4 @@
+import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { json } from "@/lib/http/respond";
 import { changeMemberRole, removeMember as removeMemberOperation } from "@/lib/members/operations";
@@ -9,3 +10,5 @@ export const DELETE = apiRoute(removeMemberOperation, async ({ principal, params
   await removeMember(principal, params.id);
   return new Response(null, { status: 204 });
 });
+
+export const { GET, POST, PUT, OPTIONS } = otherMethods({ PATCH, DELETE });
