@@ -12,7 +12,7 @@ import { CALLERS, type CallerKind, type Credentials, Ghost, logoImage, type Targ
  * each role's session and the workspace's API key. For each it asserts:
  * - the status the permission table promises, on the caller's own workspace;
  * - for an operation naming a resource: the other workspace's resource answers exactly as a
- *   resource that does not exist (same status, same sentence), so its existence does not leak;
+ *   resource that does not exist (same status, same body), so its existence does not leak;
  * - a session naming the other workspace in X-Workspace-Id gets 401; an API key ignores the header;
  * - no response, of any of these, carries the other workspace's ids, names, addresses, slugs or
  *   destinations, and the counts a response reports are the caller's workspace's own.
@@ -30,8 +30,8 @@ type Fixture = {
   status: Statuses | number;
   /** The path names a workspace's resource: also asked with the other workspace's and a nonexistent one. */
   namesResource?: boolean;
-  /** Further checks of a successful answer on the caller's own workspace (counts, whose data it is). */
-  check?: (response: ApiResponse, own: TeamWorkspace) => Promise<void>;
+  /** Further checks of a successful answer on the caller's own workspace (counts, whose data it is, a tool's verdict). */
+  check?: (response: ApiResponse, own: TeamWorkspace, caller: CallerKind) => Promise<void>;
 };
 
 const by = (owner: number, admin: number, member: number, viewer: number, apiKey: number): Statuses => ({ owner, admin, member, viewer, api_key: apiKey });
@@ -188,10 +188,25 @@ const FIXTURES: Record<string, Fixture> = {
   },
   "GET /api/cron/recheck": { request: () => ({ path: "/api/cron/recheck" }), status: 401 },
   "GET /api/openapi.json": { request: () => ({ path: "/api/openapi.json" }), status: 200 },
+  // MCP answers 200 with the tool's verdict inside: archiving a fresh link runs the same table as DELETE /api/links/{id}.
+  "POST /api/mcp": {
+    request: async (target) => ({
+      path: "/api/mcp",
+      headers: { accept: "application/json, text/event-stream" },
+      body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "archive_link", arguments: { id: await target.freshLink() } } },
+    }),
+    status: 200,
+    namesResource: true,
+    check: async (response, _own, caller) => {
+      const refused = caller === "member" || caller === "viewer";
+      expect(response.body.result.isError ?? false, `archive_link as ${caller}`).toBe(refused);
+      if (refused) expect(response.body.result.content[0].text).toMatch(/allows editing only the links you created/);
+    },
+  },
 };
 
 /** Credentials that act on a workspace (and so name one in X-Workspace-Id); the rest are a deployment's secrets or none. */
-const WORKSPACE_MODES: readonly AuthMode[] = ["workspace", "session", "api_key", "payment_or_workspace"];
+const WORKSPACE_MODES: readonly AuthMode[] = ["workspace", "session", "api_key", "payment_or_workspace", "optional_workspace"];
 
 const OPERATION_KEYS = OPERATIONS.map((operation) => `${operation.method.toUpperCase()} ${operation.path}`);
 
@@ -259,7 +274,7 @@ describe("the authorisation matrix", () => {
         const response = await send(method, request, await own.credentials(caller));
         if (response.status !== expected) note(`${where}, own workspace`, response, String(expected));
         else if (fixture.check && response.status < 300) {
-          await fixture.check(response, own).catch((error: Error) => failures.push(`${where}, own workspace: ${error.message}`));
+          await fixture.check(response, own, caller).catch((error: Error) => failures.push(`${where}, own workspace: ${error.message}`));
         }
         for (const leak of leaksOf(response, other)) failures.push(`${where}, own workspace: the answer carries ${other.label}'s "${leak}"`);
 
@@ -268,7 +283,8 @@ describe("the authorisation matrix", () => {
           const foreign = await send(method, foreignRequest, await own.credentials(caller));
           const ghostRequest = await fixture.request(new Ghost());
           const ghost = await send(method, ghostRequest, await own.credentials(caller));
-          if (foreign.status !== ghost.status || foreign.body?.error !== ghost.body?.error) {
+          // The whole answer, not only the status: a tool's verdict travels in a 200's body.
+          if (foreign.status !== ghost.status || foreign.text !== ghost.text) {
             note(`${where}, ${other.label}'s resource`, foreign, `the answer for a resource that does not exist (${ghost.status} ${ghost.text.slice(0, 120)})`);
           }
           if (foreign.status < 400) note(`${where}, ${other.label}'s resource`, foreign, "a refusal");
