@@ -287,7 +287,8 @@ describe("the authorisation matrix", () => {
           if (foreign.status !== ghost.status || foreign.text !== ghost.text) {
             note(`${where}, ${other.label}'s resource`, foreign, `the answer for a resource that does not exist (${ghost.status} ${ghost.text.slice(0, 120)})`);
           }
-          if (foreign.status < 400) note(`${where}, ${other.label}'s resource`, foreign, "a refusal");
+          // A refusal: an error status, or (MCP) a tool result marked isError.
+          if (foreign.status < 400 && foreign.body?.result?.isError !== true) note(`${where}, ${other.label}'s resource`, foreign, "a refusal");
           for (const leak of leaksOf(foreign, other)) failures.push(`${where}, ${other.label}'s resource: the answer carries "${leak}"`);
         }
 
