@@ -40,6 +40,8 @@ const configSchema = z.object({
   QUARANTINE_RELEASE_DAYS: positiveInt.default(7),
   QUARANTINE_RELEASE_CHECKS: positiveInt.default(3),
   SAFETY_VERDICT_CACHE_SECONDS: z.coerce.number().int().min(0).default(60),
+  SAFETY_UNKNOWN_VERDICT_CACHE_SECONDS: z.coerce.number().int().min(0).default(5),
+  SAFETY_CHECK_DEADLINE_MS: positiveInt.default(250),
   RESOLUTION_CACHE_SECONDS: z.coerce.number().int().min(0).default(60),
   OPERATOR_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   CRON_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
