@@ -69,6 +69,9 @@ const configSchema = z.object({
   STRIPE_PRICE_STARTER_MONTH: stripePriceId.optional(),
   STRIPE_PRICE_UNLIMITED_MONTH: stripePriceId.optional(),
   STRIPE_PRICE_UNLIMITED_YEAR: stripePriceId.optional(),
+  SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s/]+/, "must be an smtp:// or smtps:// URL such as smtps://user:password@smtp.example.com:465").optional(),
+  EMAIL_FROM: z.string().min(3).max(320).regex(/@/, "must be a sender address such as Permalink <no-reply@example.com>").optional(),
+  INVITATION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(14),
 });
 
 /** Every environment variable the service reads (.env.example documents each). */
