@@ -2,6 +2,7 @@ import Stripe from "stripe";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
+import { log } from "@/lib/log";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
 import { call, newUser, type TestUser } from "../support/api";
@@ -127,14 +128,14 @@ describe("checkout and the portal on Stripe", () => {
 
   it("answers 502 when Stripe refuses, and says nothing was charged", async () => {
     const user = await newUser("stripe", { subscription: false });
-    vi.spyOn(console, "error").mockImplementation(() => {});
+    vi.spyOn(log(), "error").mockImplementation(() => {});
     stripe.failNextWith(400, { type: "invalid_request_error", message: "No such price" });
 
     const response = await startCheckout(user);
 
     expect(response.status).toBe(502);
     expect(response.body).toEqual({ error: expect.stringMatching(/nothing was charged/) });
-    vi.mocked(console.error).mockRestore();
+    vi.mocked(log().error).mockRestore();
   });
 });
 
@@ -271,14 +272,14 @@ describe("POST /api/billing/webhook", () => {
     const subscription = { ...subscriptionObject(user), items: { object: "list", data: [{ id: "si_1", price: { id: PRICES.unlimitedMonth } }] } };
     stripe.subscriptions.set(subscription.id, subscription);
     const session = { id: "cs_test_odd", object: "checkout.session", mode: "subscription", subscription: subscription.id, client_reference_id: user.workspaceId };
-    vi.spyOn(console, "error").mockImplementation(() => {});
+    vi.spyOn(log(), "error").mockImplementation(() => {});
 
     const response = await deliver(stripeEvent("checkout.session.completed", session));
 
     expect(response.status).toBe(502);
     expect(response.body).toEqual({ error: expect.stringMatching(/cannot read/) });
     expect((await account(user)).status).toBe("none");
-    vi.mocked(console.error).mockRestore();
+    vi.mocked(log().error).mockRestore();
   });
 
   it("keeps creating through a failed payment's grace period, stops after it, and resumes when an invoice is paid", async () => {
@@ -307,7 +308,7 @@ describe("POST /api/billing/webhook", () => {
 
   it("acknowledges and ignores events that concern no subscription of this service", async () => {
     const user = await newUser("webhook", { subscription: false });
-    vi.spyOn(console, "warn").mockImplementation(() => {});
+    vi.spyOn(log(), "warn").mockImplementation(() => {});
 
     const other = await deliver(stripeEvent("customer.created", { id: "cus_x", object: "customer" }));
     const foreignPrice = await deliver(stripeEvent("customer.subscription.created", subscriptionObject(user, { price: "price_someone_else" })));
@@ -315,6 +316,6 @@ describe("POST /api/billing/webhook", () => {
     expect(other.body).toEqual({ received: true, outcome: "ignored" });
     expect(foreignPrice.body).toEqual({ received: true, outcome: "ignored" });
     expect((await account(user)).status).toBe("none");
-    vi.mocked(console.warn).mockRestore();
+    vi.mocked(log().warn).mockRestore();
   });
 });

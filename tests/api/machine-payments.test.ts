@@ -7,6 +7,7 @@ import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 
 import { createSiweMessage } from "viem/siwe";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "@/lib/config";
+import { log } from "@/lib/log";
 import { db } from "@/lib/db/client";
 import { resetWriteLimiter } from "@/lib/http/write-limit";
 import { newId, randomString } from "@/lib/db/random";
@@ -129,7 +130,7 @@ async function withCrashAfterSettlement(destination: string, steps: () => Promis
       RETURN NEW;
     END $$ LANGUAGE plpgsql`);
   await db().$executeRawUnsafe(`CREATE TRIGGER crash_once BEFORE INSERT ON links FOR EACH ROW EXECUTE FUNCTION crash_once()`);
-  vi.spyOn(console, "error").mockImplementation(() => undefined);
+  vi.spyOn(log(), "error").mockImplementation(() => undefined);
   try {
     await steps();
   } finally {
