@@ -1,4 +1,4 @@
-import { clip, scanBuffer } from "@/lib/analytics/scans";
+import { scanBuffer } from "@/lib/analytics/scans";
 import { config } from "@/lib/config";
 import { isVerifiedCustomDomain } from "@/lib/domains/verified-hosts";
 import { isReserved } from "@/lib/links/slugs";
@@ -15,6 +15,8 @@ export type DoorRequest = {
   pathname: string;
   search: string;
   header(name: string): string | null;
+  /** The socket's peer, where the door has one (the self-hosted front door). */
+  peerAddress?: string | null;
 };
 
 const SINGLE_SEGMENT = /^\/([^/]+)$/;
@@ -40,6 +42,7 @@ export async function visitFor(request: DoorRequest): Promise<Visit | null> {
   if (!segment || !requestHost) return null;
   const linkHost = await linkHostFor(requestHost, segment);
   if (linkHost === undefined) return null;
+  const trustedCountryHeader = config().TRUSTED_COUNTRY_HEADER;
   return {
     method: request.method,
     host: linkHost,
@@ -48,7 +51,10 @@ export async function visitFor(request: DoorRequest): Promise<Visit | null> {
     ...readIncomingQuery(request.search),
     userAgent: request.header("user-agent"),
     referrer: request.header("referer"),
-    country: countryOf(request),
+    edgeCountry: trustedCountryHeader ? request.header(trustedCountryHeader) : null,
+    forwardedFor: request.header("x-forwarded-for"),
+    peerAddress: request.peerAddress ?? null,
+    realIp: request.header("x-real-ip"),
   };
 }
 
@@ -57,14 +63,19 @@ export async function serveVisit(visit: Visit): Promise<{ answer: Answer; scanRe
   const outcome = SLUG_CHARACTERS.test(visit.slug) ? await resolveVisit(visit, resolutionRuntime()) : { kind: "not_found" as const };
   const scanRecorded = outcome.kind === "redirect" || outcome.kind === "blocked";
   if (scanRecorded) {
+    // Raw facts only: analytics parses, locates and hashes them when the buffer is written.
     scanBuffer().record({
       linkId: outcome.link.id,
       host: visit.requestHost,
       occurredAt: resolutionRuntime().clock.now(),
-      userAgent: clip(visit.userAgent),
-      referrer: clip(visit.referrer),
-      country: visit.country,
+      method: visit.method,
       viaQr: visit.viaQr,
+      userAgent: visit.userAgent,
+      referrer: visit.referrer,
+      edgeCountry: visit.edgeCountry,
+      forwardedFor: visit.forwardedFor,
+      peerAddress: visit.peerAddress,
+      realIp: visit.realIp,
     });
   }
   return { answer: answerFor(outcome, visit), scanRecorded };
@@ -85,10 +96,4 @@ function hostnameOf(hostHeader: string | null): string | null {
   } catch {
     return null;
   }
-}
-
-/** Country from the edge's header when one is present (Vercel, then Cloudflare). */
-function countryOf(request: DoorRequest): string | null {
-  const country = request.header("x-vercel-ip-country") ?? request.header("cf-ipcountry");
-  return country && /^[A-Z]{2}$/.test(country) ? country : null;
 }
