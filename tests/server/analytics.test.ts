@@ -27,11 +27,17 @@ const MIX = [
   { agent: AGENTS.phone, qr: true, method: "HEAD", scan: false },
 ] as const;
 
+/**
+ * The test's X-Forwarded-For plays a proxy in front of the server: the front door appends the
+ * socket's peer (127.0.0.1) after it, so one hop is trusted there; under `next start` the header
+ * arrives as sent.
+ */
 async function start(door: Door): Promise<RunningApp> {
   const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
   const app = await startApp(door, {
     DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER,
     SHORT_BASE_URL: `http://${SHORT_HOST}`, BASE_URL: `http://${APP_HOST}`, RECHECK_INTERVAL_SECONDS: "0",
+    TRUSTED_PROXY_HOPS: door === "front" ? "1" : "0",
   });
   apps.push(app);
   return app;
