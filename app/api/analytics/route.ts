@@ -1,5 +1,6 @@
 import { analyticsCsv, scanAnalytics } from "@/lib/analytics/service";
 import { getAnalytics } from "@/lib/analytics/operations";
+import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { json } from "@/lib/http/respond";
 
@@ -10,3 +11,5 @@ export const GET = apiRoute(getAnalytics, async ({ principal, query }) => {
     headers: { "Cache-Control": "no-store", "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="analytics-${report.group_by}.csv"` },
   });
 });
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });
