@@ -7,7 +7,7 @@ import { cycles, importsOf, sourceFiles } from "../support/import-graph";
  * - capabilities import the floor and each other downward only;
  * - the roof (api: the route wrapper; openapi: the document) imports anything below and is imported by app/ only.
  */
-const FLOOR = ["clock", "config", "db", "http", "process-singleton"];
+const FLOOR = ["clock", "config", "db", "email", "http", "process-singleton"];
 const ROOF = ["api", "openapi"];
 
 /** The capabilities from the top down, as the README draws them: each may import only those after it. */

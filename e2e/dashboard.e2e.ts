@@ -1,0 +1,176 @@
+import { readFile } from "node:fs/promises";
+import type { Browser, BrowserContext, Page } from "@playwright/test";
+import sharp from "sharp";
+import { decodeQr } from "../tests/support/images";
+import { expect, test } from "./support/fixtures";
+import { baseUrl, capturePage, signInByMagicLink, watchConsole } from "./support/helpers";
+
+/** The flows build on each other: one person signs in once, subscribes, creates, then lapses. */
+test.describe.configure({ mode: "serial" });
+
+const OWNER = "owner@permalink.test";
+const DESTINATION = "https://menu.example.com/spring";
+
+let context: BrowserContext;
+let page: Page;
+let consoleErrors: string[];
+let shortUrl: string;
+
+async function openContext(browser: Browser): Promise<void> {
+  context = await browser.newContext({ baseURL: baseUrl() });
+  page = await context.newPage();
+  consoleErrors = watchConsole(page);
+}
+
+test.beforeAll(async ({ browser }) => openContext(browser));
+test.afterAll(async () => context.close());
+test.afterEach(() => expect(consoleErrors).toEqual([]));
+
+test("the landing page says what the product does and links to sign-in and the docs", async ({}, testInfo) => {
+  await page.goto("/");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Permanent short links and QR codes");
+  await expect(page.getByRole("link", { name: "Machine payments" })).toHaveAttribute("href", "/docs/payments");
+  await expect(page.getByRole("link", { name: "API reference" }).first()).toHaveAttribute("href", "/docs");
+  await capturePage(page, testInfo, "landing");
+  await page.goto("/signin");
+  await expect(page.getByText("Development only")).toHaveCount(0);
+  await capturePage(page, testInfo, "sign-in");
+});
+
+test("signs in with the magic link the SMTP server received", async ({}, testInfo) => {
+  await signInByMagicLink(page, OWNER);
+  await expect(page.getByRole("heading", { name: "Links" })).toBeVisible();
+  await expect(page.getByText("This workspace has no subscription yet.")).toBeVisible();
+  await capturePage(page, testInfo, "links-empty");
+});
+
+test("subscribes through the local billing provider", async ({}, testInfo) => {
+  await page.goto("/dashboard/billing");
+  await expect(page.getByText("49.00 AUD a month")).toBeVisible();
+  await capturePage(page, testInfo, "billing-none");
+  await page.getByRole("button", { name: "Choose Unlimited monthly" }).click();
+  await expect(page.getByRole("heading", { name: "Subscribe to Unlimited" })).toBeVisible();
+  await page.getByRole("button", { name: "Complete purchase" }).click();
+  await expect(page.getByText("Purchase complete")).toBeVisible();
+  await page.goto("/dashboard/billing");
+  await expect(page.getByTestId("billing-status")).toHaveText(/^active/);
+  await expect(page.getByTestId("billing-plan")).toHaveText("Unlimited, billed by the month");
+  await capturePage(page, testInfo, "billing-active");
+});
+
+test("creates a link, shows the API's own error sentence inline, and the short URL redirects", async ({}, testInfo) => {
+  await page.goto("/dashboard");
+  await page.getByLabel("Destination", { exact: true }).fill("http://127.0.0.1/admin");
+  await page.getByRole("button", { name: "Create link" }).click();
+  await expect(page.getByRole("alert")).toContainText(/refused|private|internal/i);
+
+  await page.getByLabel("Destination", { exact: true }).fill(DESTINATION);
+  await page.getByLabel("Custom slug (optional)").fill("spring-menu");
+  await page.getByRole("button", { name: "Create link" }).click();
+  const created = page.getByTestId("created-short-url");
+  await expect(created).toHaveText(`${baseUrl()}/spring-menu`);
+  shortUrl = (await created.textContent())!;
+  await expect(page.getByRole("row", { name: /spring-menu/ })).toContainText("Quarantine");
+
+  await page.getByLabel("Destination", { exact: true }).fill(DESTINATION);
+  await page.getByLabel("Custom slug (optional)").fill("spring-menu");
+  await page.getByRole("button", { name: "Create link" }).click();
+  await expect(page.getByRole("alert")).toContainText("spring-menu");
+  await capturePage(page, testInfo, "links");
+
+  const redirect = await page.request.get(shortUrl, { maxRedirects: 0 });
+  expect([301, 302, 307, 308]).toContain(redirect.status());
+  expect(redirect.headers().location).toBe(DESTINATION);
+  await page.route("https://menu.example.com/**", (route) => route.fulfill({ contentType: "text/html", body: "<title>Spring menu</title><h1>Spring menu</h1>" }));
+  await page.goto(shortUrl);
+  await expect(page).toHaveURL(DESTINATION);
+  await expect(page.getByRole("heading", { name: "Spring menu" })).toBeVisible();
+});
+
+test("designs the QR code with a logo and downloads what the server draws, which scans as the short URL", async ({}, testInfo) => {
+  await page.goto("/dashboard");
+  await page.getByRole("link", { name: /\/spring-menu$/ }).click();
+  await expect(page.getByRole("heading", { name: "QR code" })).toBeVisible();
+  await expect(page.getByTestId("qr-preview")).toBeVisible();
+  const logo = await sharp({ create: { width: 96, height: 96, channels: 4, background: "#d62424" } }).png().toBuffer();
+  await page.getByLabel(/Upload a logo for this link/).setInputFiles({ name: "logo.png", mimeType: "image/png", buffer: logo });
+  await expect(page.getByRole("button", { name: "Remove this link's logo" })).toBeVisible();
+  await expect(page.getByLabel(/Logo in the centre/)).toBeChecked();
+  await expect(page.getByTestId("qr-preview").locator("image")).toHaveCount(1);
+  await page.getByLabel("Foreground colour").fill("#1a3d7c");
+  await page.getByLabel("Size (pixels)").fill("600");
+  await capturePage(page, testInfo, "link-qr");
+
+  for (const format of ["PNG", "SVG"]) {
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: `Download ${format}` }).click()]);
+    expect(download.suggestedFilename()).toMatch(new RegExp(`spring-menu.*\\.${format.toLowerCase()}$`));
+    const image = await readFile((await download.path())!);
+    const pixels = await sharp(image).metadata();
+    expect(pixels.width).toBe(600);
+    expect(await decodeQr(image)).toBe(`${shortUrl}?qr`);
+  }
+
+  await page.getByLabel("Background colour").fill("#203040");
+  await page.getByRole("button", { name: "Download PNG" }).click();
+  await expect(page.getByRole("alert")).toContainText(/contrast/i);
+});
+
+test("repoints a link and archives another, which then shows under Archived", async () => {
+  await page.goto("/dashboard");
+  await page.getByLabel("Destination", { exact: true }).fill("https://flyer.example.com/2025");
+  await page.getByLabel("Custom slug (optional)").fill("old-flyer");
+  await page.getByRole("button", { name: "Create link" }).click();
+  await expect(page.getByTestId("created-short-url")).toHaveText(`${baseUrl()}/old-flyer`);
+  await page.getByRole("link", { name: /\/old-flyer$/ }).click();
+  await page.getByLabel("New destination").fill("https://flyer.example.com/2026");
+  await page.getByRole("button", { name: "Repoint" }).click();
+  await expect(page.getByText("Repointed to https://flyer.example.com/2026")).toBeVisible();
+  await expect(page.getByTestId("link-destination")).toHaveText("https://flyer.example.com/2026");
+  await page.getByRole("button", { name: "Archive this link" }).click();
+  await expect(page.getByText("Archived: the link keeps resolving")).toBeVisible();
+  await page.goto("/dashboard");
+  await expect(page.getByRole("row", { name: /old-flyer/ })).toHaveCount(0);
+  await page.getByRole("link", { name: "Archived" }).click();
+  await expect(page.getByRole("row", { name: /old-flyer/ })).toBeVisible();
+  const redirect = await page.request.get(`${baseUrl()}/old-flyer`, { maxRedirects: 0 });
+  expect(redirect.headers().location).toBe("https://flyer.example.com/2026");
+});
+
+test("searches and filters the links table", async () => {
+  await page.goto("/dashboard?q=spring");
+  await expect(page.getByRole("row", { name: /spring-menu/ })).toBeVisible();
+  await page.goto("/dashboard?q=nothing-like-this");
+  await expect(page.getByText("No link matches this search.")).toBeVisible();
+  await page.goto("/dashboard?status=active");
+  await expect(page.getByText("No link matches this search.")).toBeVisible();
+});
+
+test("claims the API key once, with a warning, and revokes it", async ({}, testInfo) => {
+  await page.goto("/dashboard/settings");
+  await page.getByRole("button", { name: "Create an API key" }).click();
+  await expect(page.getByText("Copy this key now: it is shown only once.")).toBeVisible();
+  const key = (await page.getByTestId("api-key-value").textContent())!;
+  expect(key).toMatch(/^plk_/);
+  const listed = await page.request.get("/api/links", { headers: { Authorization: `Bearer ${key}` } });
+  expect(listed.status()).toBe(200);
+  expect(((await listed.json()) as { links: { slug: string }[] }).links.map((link) => link.slug)).toContain("spring-menu");
+  await capturePage(page, testInfo, "api-key");
+  await page.reload();
+  await expect(page.getByTestId("api-key-value")).toHaveCount(0);
+  await page.getByRole("button", { name: "Revoke the API key" }).click();
+  await expect(page.getByText("The key was revoked")).toBeVisible();
+  expect((await page.request.get("/api/links", { headers: { Authorization: `Bearer ${key}` } })).status()).toBe(401);
+});
+
+test("cancelling shows the read-only banner while the link keeps resolving", async ({}, testInfo) => {
+  await page.goto("/dashboard/billing");
+  await page.getByRole("button", { name: "Open the billing portal" }).click();
+  await page.getByRole("button", { name: "Cancel subscription" }).click();
+  await page.goto("/dashboard");
+  await expect(page.getByText("The subscription is canceled: the workspace is read-only.")).toBeVisible();
+  await expect(page.getByText("Creating links needs an active subscription")).toBeVisible();
+  await expect(page.getByRole("row", { name: /spring-menu/ })).toBeVisible();
+  await capturePage(page, testInfo, "links-read-only");
+  const redirect = await page.request.get(shortUrl, { maxRedirects: 0 });
+  expect(redirect.headers().location).toBe(DESTINATION);
+});
