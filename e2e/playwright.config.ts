@@ -1,4 +1,5 @@
 import { defineConfig } from "@playwright/test";
+import { CHROMIUM } from "./support/chromium";
 
 /**
  * The dashboard in a real browser: Debian's Chromium (Playwright's own download cannot reach this
@@ -17,10 +18,7 @@ export default defineConfig({
   reporter: [["list"]],
   use: {
     browserName: "chromium",
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-    },
+    launchOptions: CHROMIUM,
     viewport: { width: 1280, height: 800 },
     trace: "retain-on-failure",
     screenshot: "only-on-failure",

@@ -25,7 +25,8 @@ function required(form: FormData, name: string): string {
   return typeof value === "string" ? value : "";
 }
 
-export type CreateLinkState = (ActionResult<{ link: LinkView; created: boolean }> & { attempt: number }) | null;
+/** The result, and what was typed (React resets a form after its action: an error puts the values back). */
+export type CreateLinkState = (ActionResult<{ link: LinkView; created: boolean }> & { attempt: number; input: { destination?: string; slug?: string; domain_id?: string } }) | null;
 
 export async function createLinkAction(previous: CreateLinkState, form: FormData): Promise<CreateLinkState> {
   const input = { destination: required(form, "destination").trim(), slug: optional(form, "slug"), domain_id: optional(form, "domain_id") };
@@ -34,10 +35,11 @@ export async function createLinkAction(previous: CreateLinkState, form: FormData
     return { link: toLinkView(link), created };
   });
   if (result.ok) revalidatePath("/dashboard");
-  return { ...result, attempt: (previous?.attempt ?? 0) + 1 };
+  const typed = result.ok ? {} : { destination: required(form, "destination"), slug: required(form, "slug"), domain_id: required(form, "domain_id") };
+  return { ...result, attempt: (previous?.attempt ?? 0) + 1, input: typed };
 }
 
-export type LinkEditState = ActionResult<string> | null;
+export type LinkEditState = (ActionResult<string> & { typed?: string }) | null;
 
 export async function repointLinkAction(_previous: LinkEditState, form: FormData): Promise<LinkEditState> {
   const id = required(form, "id");
@@ -46,7 +48,7 @@ export async function repointLinkAction(_previous: LinkEditState, form: FormData
     return link.destination;
   });
   if (result.ok) revalidatePath("/dashboard", "layout");
-  return result;
+  return result.ok ? result : { ...result, typed: required(form, "destination") };
 }
 
 export async function archiveLinkAction(_previous: LinkEditState, form: FormData): Promise<LinkEditState> {

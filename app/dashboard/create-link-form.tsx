@@ -8,18 +8,18 @@ import { createLinkAction, type CreateLinkState } from "./actions";
 export function CreateLinkForm({ domains }: { domains: { id: string; hostname: string }[] }) {
   const [state, action, pending] = useActionState<CreateLinkState, FormData>(createLinkAction, null);
   return (
-    <form action={action} className="grid gap-4 md:grid-cols-[2fr_1fr_1fr_auto] md:items-end" key={state?.ok ? state.attempt : "form"}>
+    <form action={action} className="grid gap-4 md:grid-cols-[2fr_1fr_1fr_auto] md:items-end" key={state?.attempt ?? 0}>
       <div>
         <label htmlFor="create-destination" className={labelClass}>
           Destination
         </label>
-        <input id="create-destination" name="destination" type="url" required placeholder="https://example.com/spring-menu" className={inputClass} />
+        <input id="create-destination" name="destination" type="url" required defaultValue={state?.input.destination} placeholder="https://example.com/spring-menu" className={inputClass} />
       </div>
       <div>
         <label htmlFor="create-slug" className={labelClass}>
           Custom slug <span className={mutedClass}>(optional)</span>
         </label>
-        <input id="create-slug" name="slug" placeholder="spring-menu" className={inputClass} aria-describedby="create-slug-help" />
+        <input id="create-slug" name="slug" defaultValue={state?.input.slug} placeholder="spring-menu" className={inputClass} aria-describedby="create-slug-help" />
         <p id="create-slug-help" className="sr-only">
           Leave empty for an allocated seven-character slug.
         </p>
@@ -28,7 +28,7 @@ export function CreateLinkForm({ domains }: { domains: { id: string; hostname: s
         <label htmlFor="create-domain" className={labelClass}>
           Domain
         </label>
-        <select id="create-domain" name="domain_id" className={inputClass} defaultValue="">
+        <select id="create-domain" name="domain_id" className={inputClass} defaultValue={state?.input.domain_id ?? ""}>
           <option value="">Default short domain</option>
           {domains.map((domain) => (
             <option key={domain.id} value={domain.id}>

@@ -1,10 +1,11 @@
-import { getServerSession } from "next-auth";
+import { getToken } from "next-auth/jwt";
 import type { z } from "zod";
 import { cache } from "react";
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { validate } from "@/lib/http/body";
 import { config } from "@/lib/config";
+import { parseCookies } from "@/lib/http/cookies";
 import { DomainError, forbidden, unauthenticated } from "@/lib/http/errors";
 import type { RouteSpec } from "@/lib/http/operation";
 import { enforceWriteLimit } from "@/lib/http/write-limit";
@@ -17,15 +18,23 @@ export const WORKSPACE_COOKIE = "workspace";
 
 export type DashboardContext = { user: DashboardUser; principal: Principal };
 
-/** The signed-in person and the principal they act as; null when nobody is signed in. Once per request. */
-export const dashboardContext = cache(async (): Promise<DashboardContext | null> => {
-  const session = await getServerSession(authOptions());
-  const userId = (session?.user as { id?: string } | undefined)?.id;
-  const user = userId ? await findDashboardUser(userId) : null;
+/** The signed-in person and the principal they act as, for a page or server action; null when nobody is signed in. Once per request. */
+export const dashboardContext = cache(async (): Promise<DashboardContext | null> =>
+  contextFromCookies(Object.fromEntries((await cookies()).getAll().map((cookie) => [cookie.name, cookie.value]))),
+);
+
+/**
+ * The dashboard's session is next-auth's signed (and encrypted) JWT cookie, read here from the
+ * cookies alone (never an Authorization header); its subject is the user's id. The chosen
+ * workspace comes from its own cookie and counts only for a member.
+ */
+async function contextFromCookies(cookieJar: Record<string, string>): Promise<DashboardContext | null> {
+  const { secret } = authOptions();
+  const token = await getToken({ req: { cookies: cookieJar, headers: {} } as unknown as Parameters<typeof getToken>[0]["req"], secret });
+  const user = token?.sub ? await findDashboardUser(token.sub) : null;
   if (!user) return null;
-  const chosen = (await cookies()).get(WORKSPACE_COOKIE)?.value;
-  return { user, principal: await dashboardPrincipal(user, chosen) };
-});
+  return { user, principal: await dashboardPrincipal(user, cookieJar[WORKSPACE_COOKIE]) };
+}
 
 /** For pages: the context, or off to sign-in and back. */
 export async function requireDashboard(returnTo: string): Promise<DashboardContext> {
@@ -71,7 +80,7 @@ export async function dashboardRoutePrincipal(request: Request): Promise<Princip
   if (request.method !== "GET" && request.method !== "HEAD" && !sameOrigin(request)) {
     throw forbidden("This request did not come from the dashboard's own pages.");
   }
-  const context = await dashboardContext();
+  const context = await contextFromCookies(parseCookies(request.headers.get("cookie")));
   if (!context) throw unauthenticated("Sign in to the dashboard first.");
   return context.principal;
 }

@@ -1,15 +1,8 @@
-import NextAuth from "next-auth";
-import { authOptions } from "@/lib/api/next-auth";
-
-type Context = { params: Promise<{ nextauth: string[] }> };
+import { nextAuthRoute } from "@/lib/api/next-auth-route";
 
 /**
  * next-auth's own browser protocol (sign-in forms, OAuth callbacks, the magic link, CSRF token,
  * session cookie): not an API operation, so it is neither wrapped nor documented
- * (tests/project/routes.test.ts names it). The options are built per request from the configuration.
+ * (tests/project/routes.test.ts names it).
  */
-async function handler(request: Request, context: Context): Promise<Response> {
-  return NextAuth(authOptions())(request, context);
-}
-
-export { handler as GET, handler as POST };
+export { nextAuthRoute as GET, nextAuthRoute as POST };

@@ -14,12 +14,12 @@ export function LinkEditForms({ id, destination, canRepoint, canArchive }: { id:
           Repoint
         </h2>
         {canRepoint ? (
-          <form action={repoint} className="space-y-3">
+          <form action={repoint} className="space-y-3" key={repointed ? JSON.stringify(repointed) : "repoint"}>
             <input type="hidden" name="id" value={id} />
             <label htmlFor="repoint-destination" className={labelClass}>
               New destination
             </label>
-            <input id="repoint-destination" name="destination" type="url" required defaultValue={destination} className={inputClass} />
+            <input id="repoint-destination" name="destination" type="url" required defaultValue={repointed?.typed ?? destination} className={inputClass} />
             <p className={mutedClass + " m-0"}>The code keeps working; the link enters quarantine again so the new destination is checked live.</p>
             <button type="submit" className={buttonClass.primary} disabled={repointing}>
               Repoint
