@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import { bearerToken } from "@/lib/http/authorization";
 import { MAX_FORM_BODY_BYTES, readJsonBody, readTextBody, validate } from "@/lib/http/body";
-import { DomainError, type ErrorCode } from "@/lib/http/errors";
+import { isRecordId } from "@/lib/db/random";
+import { DomainError, type ErrorCode, notFound } from "@/lib/http/errors";
 import type { AuthMode, RouteSpec } from "@/lib/http/operation";
 import { internalError, json } from "@/lib/http/respond";
 import { enforceClientWriteLimit, enforceWriteLimit } from "@/lib/http/write-limit";
@@ -20,7 +21,7 @@ type ParamsOf<Spec> = Spec extends { path: infer Path extends string } ? PathPar
 /** The caller the auth mode yields: a principal for workspace credentials, null for a caller who pays. */
 type CallerOf<Mode extends AuthMode> = Mode extends "workspace" | "session" | "api_key" | "dashboard"
   ? { principal: Principal }
-  : Mode extends "payment_or_workspace"
+  : Mode extends "payment_or_workspace" | "optional_workspace"
     ? { principal: Principal | null }
     : { principal?: undefined };
 
@@ -47,7 +48,8 @@ export type RouteHandler<Params> = ((request: Request, context: RouteContext<Par
 /**
  * Every route goes through here, in this order: authentication as the declaration's auth mode
  * says (credentials and workspace membership, or a deployment secret: 401, 503), the write rate
- * limit (429), body and query validation (400, 413), then the handler. Failures become
+ * limit (429), body and query validation (400, 413), the shape of the ids in the path (404, before
+ * any query sees them), then the handler. Failures become
  * `{ error }` with a real status; nothing else reaches the client.
  */
 export function apiRoute<const Spec extends RouteSpec, Params = ParamsOf<Spec>>(
@@ -60,7 +62,7 @@ export function apiRoute<const Spec extends RouteSpec, Params = ParamsOf<Spec>>(
       if (spec.write) await enforceWriteBudget(principal, request);
       const body = await readBody(spec, request);
       const query = spec.query ? validate(spec.query, queryObject(request), "query") : undefined;
-      const params = await context.params;
+      const params = recordIdParams(await context.params);
       return await handler({ request, principal, body, query, params } as unknown as HandlerInput<Spec, Params>);
     } catch (error) {
       if (error instanceof DomainError) return errorResponse(error);
@@ -79,6 +81,8 @@ async function authenticate(mode: AuthMode, request: Request): Promise<Principal
       return authenticateBearer(request, bearerToken(request));
     case "payment_or_workspace":
       return paysWithoutAccount(request) ? null : authenticateBearer(request, bearerToken(request));
+    case "optional_workspace":
+      return request.headers.has("authorization") ? authenticateBearer(request, bearerToken(request)) : null;
     case "operator":
     case "cron":
       requireDeploymentSecret(request, mode);
@@ -92,7 +96,7 @@ async function authenticate(mode: AuthMode, request: Request): Promise<Principal
 }
 
 /** One budget per workspace, shared by its members and its key; callers without an account get one per client address. */
-async function enforceWriteBudget(principal: Principal | null, request: Request): Promise<void> {
+export async function enforceWriteBudget(principal: Principal | null, request: Request): Promise<void> {
   if (principal) await enforceWriteLimit(principal.workspaceId);
   else await enforceClientWriteLimit(request);
 }
@@ -123,6 +127,18 @@ const STATUS: Record<ErrorCode, number> = {
 
 function errorResponse(error: DomainError): Response {
   return json({ error: error.message, ...error.details }, STATUS[error.code], error.headers);
+}
+
+/**
+ * Every path parameter of a route names a record by the id this service issued it (lnk_…,
+ * cs_local_…); anything else names nothing, so it is a 404 before any query sees it (a NUL byte
+ * would make PostgreSQL fail). The catch-all's segments (an array) are not ids.
+ */
+export function recordIdParams<Params>(params: Params): Params {
+  for (const value of Object.values(params ?? {})) {
+    if (typeof value === "string" && !isRecordId(value)) throw notFound("Nothing exists at this address: the id in the path is not one this service issued.");
+  }
+  return params;
 }
 
 function queryObject(request: Request): Record<string, string> {

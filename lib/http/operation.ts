@@ -10,13 +10,15 @@ import { errorSchema } from "./schemas";
  * - api_key: the same; the capability refuses a session token (documented as key-only).
  * - payment_or_workspace: a bearer credential acts on its workspace; a payment credential, or
  *   none at all, is a caller without an account who pays.
+ * - optional_workspace: a bearer credential acts on its workspace (present but invalid: 401); no
+ *   Authorization header at all is a caller without an account (the MCP endpoint).
  * - operator, cron: the deployment's OPERATOR_TOKEN or CRON_SECRET as a bearer token.
  * - stripe_signature: the capability verifies Stripe's signature of the raw body.
  * - public: anyone.
  * - dashboard: the dashboard's sign-in cookie (next-auth), for the dashboard's own routes outside
  *   /api (file downloads and uploads); a write must come from the app's own origin. Never an API operation.
  */
-export type AuthMode = "workspace" | "session" | "api_key" | "payment_or_workspace" | "operator" | "cron" | "stripe_signature" | "public" | "dashboard";
+export type AuthMode = "workspace" | "session" | "api_key" | "payment_or_workspace" | "optional_workspace" | "operator" | "cron" | "stripe_signature" | "public" | "dashboard";
 
 export const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];

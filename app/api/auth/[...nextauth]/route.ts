@@ -1,3 +1,4 @@
+import { otherMethods } from "@/lib/api/methods";
 import { nextAuthRoute } from "@/lib/api/next-auth-route";
 
 /**
@@ -5,4 +6,6 @@ import { nextAuthRoute } from "@/lib/api/next-auth-route";
  * session cookie): not an API operation, so it is neither wrapped nor documented
  * (tests/project/routes.test.ts names it).
  */
-export { nextAuthRoute as GET, nextAuthRoute as POST };
+export const GET = nextAuthRoute;
+export const POST = nextAuthRoute;
+export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET, POST });
