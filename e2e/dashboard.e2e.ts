@@ -152,7 +152,7 @@ test("repoints a link and archives another, which then shows under Archived", as
   await expect(page.getByTestId("created-short-url")).toHaveText(`${baseUrl()}/past-event`);
   await page.getByRole("row", { name: /past-event/ }).getByRole("link", { name: /past-event/ }).click();
   await page.getByLabel("New destination").fill("https://flyer.example.com/2026");
-  await page.getByRole("button", { name: "Repoint" }).click();
+  await page.getByRole("button", { name: "Repoint", exact: true }).click();
   await expect(page.getByText("Repointed to https://flyer.example.com/2026")).toBeVisible();
   await expect(page.getByTestId("link-destination")).toHaveText("https://flyer.example.com/2026");
   await page.getByRole("button", { name: "Archive this link" }).click();
