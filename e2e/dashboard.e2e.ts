@@ -6,12 +6,15 @@ import sharp from "sharp";
 import { decodeQr } from "../tests/support/images";
 import { expect, test } from "./support/fixtures";
 import { CHROMIUM } from "./support/chromium";
-import { baseUrl, capturePage, signInByMagicLink, watchConsole } from "./support/helpers";
+import { baseUrl, capturePage, linkInMail, signInByMagicLink, watchConsole } from "./support/helpers";
 
 /** The flows build on each other: one person signs in once, subscribes, creates, then lapses. */
 test.describe.configure({ mode: "serial" });
 
 const OWNER = "owner@permalink.test";
+const TEAMMATE = "teammate@permalink.test";
+/** Headless Chromium says HeadlessChrome, which analytics rightly counts as a bot: the people here browse as desktop Chrome. */
+const USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 const DESTINATION = "http://menu.example.com/spring";
 
 let destinations: Server;
@@ -37,7 +40,7 @@ async function startDestinations(): Promise<number> {
 test.beforeAll(async () => {
   const port = await startDestinations();
   browser = await chromium.launch({ ...CHROMIUM, args: [...CHROMIUM.args, `--host-resolver-rules=MAP *.example.com 127.0.0.1:${port}`] });
-  context = await browser.newContext({ baseURL: baseUrl() });
+  context = await browser.newContext({ baseURL: baseUrl(), userAgent: USER_AGENT });
   page = await context.newPage();
   consoleErrors = watchConsole(page);
 });
@@ -61,6 +64,7 @@ test("the landing page says what the product does and links to sign-in and the d
 
 test("signs in with the magic link the SMTP server received", async ({}, testInfo) => {
   await signInByMagicLink(page, OWNER);
+  await expect(page).toHaveURL(/\/dashboard$/);
   await expect(page.getByRole("heading", { name: "Links" })).toBeVisible();
   await expect(page.getByText("This workspace has no subscription yet.")).toBeVisible();
   await capturePage(page, testInfo, "links-empty");
@@ -189,6 +193,49 @@ test("claims the API key once, with a warning, and revokes it", async ({}, testI
   await page.getByRole("button", { name: "Revoke the API key" }).click();
   await expect(page.getByText("The key was revoked")).toBeVisible();
   expect((await page.request.get("/api/links", { headers: { Authorization: `Bearer ${key}` } })).status()).toBe(401);
+});
+
+test("creates a team workspace, renames it, and invites a member who accepts as the invited address", async ({}, testInfo) => {
+  await page.goto("/dashboard/settings");
+  await page.getByLabel("New workspace's name").fill("Acme Menus");
+  await page.getByRole("button", { name: "Create workspace" }).click();
+  await expect(page.getByRole("combobox", { name: "Workspace" })).toContainText("Acme Menus (owner)");
+  await page.getByLabel("Workspace name").fill("Acme Menus & Labels");
+  await page.getByRole("button", { name: "Rename" }).click();
+  await expect(page.getByText("Renamed to Acme Menus & Labels.")).toBeVisible();
+  await capturePage(page, testInfo, "settings-team");
+
+  await page.goto("/dashboard/members");
+  const since = Date.now();
+  await page.getByLabel("E-mail address").fill(TEAMMATE);
+  await page.getByLabel("Role", { exact: true }).selectOption("member");
+  await page.getByRole("button", { name: "Send invitation" }).click();
+  await expect(page.locator("main").getByRole("status")).toContainText(`Invitation sent to ${TEAMMATE}`);
+  await expect(page.getByRole("row", { name: new RegExp(TEAMMATE) })).toContainText("member");
+  await capturePage(page, testInfo, "members");
+  const invitation = await linkInMail(TEAMMATE, since, /(https?:\/\/\S+\/invite\/\S+)/);
+
+  const teammate = await browser.newContext({ baseURL: baseUrl(), userAgent: USER_AGENT });
+  const theirPage = await teammate.newPage();
+  const theirErrors = watchConsole(theirPage);
+  await theirPage.goto(invitation);
+  await expect(theirPage).toHaveURL(/\/signin\?callbackUrl=/);
+  await signInByMagicLink(theirPage, TEAMMATE, { alreadyOnSignIn: true });
+  await expect(theirPage.getByRole("heading", { name: "Join a workspace" })).toBeVisible();
+  await capturePage(theirPage, testInfo, "invitation");
+  await theirPage.getByRole("button", { name: "Accept the invitation" }).click();
+  await expect(theirPage).toHaveURL(/\/dashboard$/);
+  await expect(theirPage.getByRole("combobox", { name: "Workspace" })).toContainText("Acme Menus & Labels (member)");
+  expect(theirErrors).toEqual([]);
+  await teammate.close();
+
+  await page.reload();
+  await expect(page.getByRole("row", { name: new RegExp(TEAMMATE) })).toContainText("member");
+  await expect(page.getByText("No invitation is waiting.")).toBeVisible();
+  // Back to the personal workspace for the flows that follow.
+  await page.getByRole("combobox", { name: "Workspace" }).selectOption({ label: `${OWNER}'s workspace (personal)` });
+  await page.getByRole("button", { name: "Switch" }).click();
+  await expect(page.getByRole("row", { name: /spring-menu/ })).toBeVisible();
 });
 
 test("cancelling shows the read-only banner while the link keeps resolving", async ({}, testInfo) => {

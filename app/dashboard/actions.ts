@@ -10,8 +10,22 @@ import { archiveLink, createLink as createLinkOperation, updateLink } from "@/li
 import { toLinkView } from "@/lib/links/present";
 import { archive, createLink, repoint } from "@/lib/links/service";
 import type { LinkView } from "@/lib/links/schemas";
-import { claimApiKey, revokeApiKey } from "@/lib/workspaces/operations";
+import {
+  acceptInvitation as acceptInvitationOperation,
+  changeMemberRole,
+  inviteMember as inviteMemberOperation,
+  removeMember as removeMemberOperation,
+  resendInvitation as resendInvitationOperation,
+} from "@/lib/members/operations";
+import { acceptInvitation, changeRole, inviteMember, removeMember, resendInvitation } from "@/lib/members/service";
+import {
+  claimApiKey,
+  createWorkspace as createWorkspaceOperation,
+  renameWorkspace as renameWorkspaceOperation,
+  revokeApiKey,
+} from "@/lib/workspaces/operations";
 import { claimKey, revokeKey } from "@/lib/workspaces/api-key";
+import { createWorkspace, renameWorkspace } from "@/lib/workspaces/service";
 import { findRole } from "@/lib/workspaces/membership";
 
 /** A form's blank optional field is absent, as a JSON client would leave it out. */
@@ -67,8 +81,12 @@ export async function switchWorkspaceAction(form: FormData): Promise<void> {
   const workspaceId = required(form, "workspace");
   if (!context) redirect("/signin");
   const member = workspaceId === context.user.personalWorkspaceId || (await findRole(workspaceId, context.user.userId)) !== null;
-  if (member) (await cookies()).set(WORKSPACE_COOKIE, workspaceId, { httpOnly: true, sameSite: "lax", path: "/", secure: process.env.NEXTAUTH_URL?.startsWith("https:") });
+  if (member) (await cookies()).set(WORKSPACE_COOKIE, workspaceId, workspaceCookieOptions());
   redirect("/dashboard");
+}
+
+function workspaceCookieOptions() {
+  return { httpOnly: true, sameSite: "lax" as const, path: "/", secure: process.env.NEXTAUTH_URL?.startsWith("https:") };
 }
 
 export type RedirectState = { error: string } | null;
@@ -99,5 +117,78 @@ export async function revokeKeyAction(): Promise<KeyState> {
     return { message: "The key was revoked: programs using it are refused from now on." };
   });
   if (result.ok) revalidatePath("/dashboard/settings");
+  return result;
+}
+
+export type MemberState = ActionResult<string> | null;
+
+export async function inviteAction(_previous: MemberState, form: FormData): Promise<MemberState> {
+  const result = await dashboardAction(inviteMemberOperation, { email: required(form, "email").trim(), role: optional(form, "role") }, async (principal, body) => {
+    const invited = await inviteMember(principal, body);
+    return `Invitation sent to ${invited.email}${invited.invite_url ? ` (no mail server here: the link is ${invited.invite_url})` : ""}.`;
+  });
+  if (result.ok) revalidatePath("/dashboard/members");
+  return result;
+}
+
+export async function changeRoleAction(_previous: MemberState, form: FormData): Promise<MemberState> {
+  const id = required(form, "id");
+  const result = await dashboardAction(changeMemberRole, { role: required(form, "role") }, async (principal, body) => {
+    const member = await changeRole(principal, id, body.role);
+    return `${member.email ?? "The member"} is now ${member.role}.`;
+  });
+  if (result.ok) revalidatePath("/dashboard/members");
+  return result;
+}
+
+export async function removeMemberAction(_previous: MemberState, form: FormData): Promise<MemberState> {
+  const id = required(form, "id");
+  const result = await dashboardAction(removeMemberOperation, undefined, async (principal) => {
+    await removeMember(principal, id);
+    return id.startsWith("inv_") ? "The invitation was revoked." : "The member was removed; their links stay with the workspace.";
+  });
+  if (result.ok) revalidatePath("/dashboard/members");
+  return result;
+}
+
+export async function resendAction(_previous: MemberState, form: FormData): Promise<MemberState> {
+  const id = required(form, "id");
+  const result = await dashboardAction(resendInvitationOperation, undefined, async (principal) => {
+    const invitation = await resendInvitation(principal, id);
+    return `A new link was sent to ${invitation.email}; the old one no longer works.`;
+  });
+  if (result.ok) revalidatePath("/dashboard/members");
+  return result;
+}
+
+/** Leaving is removing yourself; the dashboard then acts on your personal workspace. */
+export async function leaveAction(previous: MemberState, form: FormData): Promise<MemberState> {
+  const result = await removeMemberAction(previous, form);
+  if (!result?.ok) return result;
+  (await cookies()).delete(WORKSPACE_COOKIE);
+  redirect("/dashboard");
+}
+
+export async function acceptInvitationAction(_previous: MemberState, form: FormData): Promise<MemberState> {
+  const token = required(form, "token");
+  const result = await dashboardAction(acceptInvitationOperation, undefined, (principal) => acceptInvitation(principal, token));
+  if (!result.ok) return result;
+  (await cookies()).set(WORKSPACE_COOKIE, result.value.workspace.id, workspaceCookieOptions());
+  redirect("/dashboard");
+}
+
+export async function createWorkspaceAction(_previous: MemberState, form: FormData): Promise<MemberState> {
+  const result = await dashboardAction(createWorkspaceOperation, { name: required(form, "name") }, (principal, body) => createWorkspace(principal, body.name));
+  if (!result.ok) return result;
+  (await cookies()).set(WORKSPACE_COOKIE, result.value.id, workspaceCookieOptions());
+  redirect("/dashboard/settings");
+}
+
+export async function renameWorkspaceAction(_previous: MemberState, form: FormData): Promise<MemberState> {
+  const result = await dashboardAction(renameWorkspaceOperation, { name: required(form, "name") }, async (principal, body) => {
+    const renamed = await renameWorkspace(principal, body.name);
+    return `Renamed to ${renamed.name}.`;
+  });
+  if (result.ok) revalidatePath("/dashboard", "layout");
   return result;
 }

@@ -42,8 +42,8 @@ export const AUTHENTICATE_MESSAGE =
 /**
  * A tools/call, checked in the HTTP routes' order (lib/api/route.ts): the caller (authenticated
  * for the whole HTTP request; here, whether this tool needs one), the write budget, the input's
- * validation, the shape of the ids the path would carry, then the capability. A domain error becomes an error result carrying the sentence
- * the HTTP API answers with.
+ * validation, the shape of the ids the path would carry, then the capability. A domain error
+ * becomes an error result carrying the sentence the HTTP API answers with.
  */
 export async function callTool(tool: ToolSpec, args: unknown, context: CallContext): Promise<CallToolResult> {
   try {

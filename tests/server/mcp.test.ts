@@ -85,6 +85,13 @@ async function mppCredentialFor(client: Client, wallet: PrivateKeyAccount, args:
   return Credential.deserialize(await method.createCredential({ challenge, context: {} }));
 }
 
+/** The _meta of a paid retry: an MPP credential from mppx's evm method, or an x402 payload from x402's client. */
+async function paymentFor(protocol: "mpp" | "x402", client: Client, wallet: PrivateKeyAccount, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if (protocol === "mpp") return { [Mcp.credentialMetaKey]: await mppCredentialFor(client, wallet, args) };
+  const required = paymentRequiredOf(await callTool(client, "buy_link", args))!;
+  return { [X402_PAYMENT]: await x402McpAgent(client, wallet).pay(required) };
+}
+
 function buyOverHttp(body: unknown, headers: Record<string, string>): Promise<Response> {
   return fetch(`${app.url}/api/links`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
 }
@@ -128,6 +135,26 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
 
     const account = await callTool(client, "get_account");
     expect(account.structuredContent).toMatchObject({ plan: "unlimited", active: true, can: { create_links: true } });
+  }, REQUEST_TIMEOUT_MS);
+
+  it("gives another workspace's link ids the same not-found answer as the HTTP API, through every tool that takes an id", async () => {
+    const [owner, stranger] = await Promise.all([newUser("mcp-server-owner"), newUser("mcp-server-stranger")]);
+    const theirs = (await callTool(await connect({ token: stranger.token }), "create_link", { destination: freshDestination() })).structuredContent as { id: string };
+    const client = await connect({ token: owner.token });
+    const http = await fetch(`${app.url}/api/links/${theirs.id}`, { headers: { authorization: `Bearer ${owner.token}` } });
+    const notFound = (await http.json()).error;
+    expect(http.status).toBe(404);
+
+    for (const [name, args] of [
+      ["get_link", { id: theirs.id }],
+      ["repoint_link", { id: theirs.id, destination: freshDestination() }],
+      ["archive_link", { id: theirs.id }],
+      ["get_qr", { id: theirs.id }],
+    ] as const) {
+      const result = await callTool(client, name, args);
+      expect(result.isError, name).toBe(true);
+      expect(textOf(result), name).toBe(notFound);
+    }
   }, REQUEST_TIMEOUT_MS);
 
   it("refuses a credential that is present but invalid with 401 and WWW-Authenticate", async () => {
@@ -215,17 +242,18 @@ describe("buy_link on the running app", () => {
     expect(transfersFrom(wallet)).toHaveLength(1);
   }, REQUEST_TIMEOUT_MS);
 
-  it("refuses a credential made for another destination before anything settles", async () => {
+  it.each(["mpp", "x402"] as const)("refuses a %s credential made for another destination before anything settles", async (protocol) => {
     const wallet = newWallet();
     const client = await connect();
-    const credential = await mppCredentialFor(client, wallet, { destination: freshDestination() });
+    const meta = await paymentFor(protocol, client, wallet, { destination: freshDestination() });
     const settlements = facilitator.calls.settle;
 
-    const refused = await callTool(client, "buy_link", { destination: freshDestination() }, { [Mcp.credentialMetaKey]: credential });
+    const refused = await callTool(client, "buy_link", { destination: freshDestination() }, meta);
 
     expect(refused.isError).toBe(true);
     expect(JSON.parse((refused.content[1] as { text: string }).text).error).toMatch(/another destination/);
     expect(paymentRequiredOf(refused)).toMatchObject({ x402Version: 2 });
+    expect(refused._meta?.[Mcp.paymentRequiredMetaKey]).toMatchObject({ httpStatus: 402, challenges: [expect.objectContaining({ method: "evm", intent: "charge" })] });
     expect(facilitator.calls.settle).toBe(settlements);
     expect(transfersFrom(wallet)).toEqual([]);
   }, REQUEST_TIMEOUT_MS);

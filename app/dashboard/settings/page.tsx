@@ -3,6 +3,7 @@ import { requireDashboard } from "@/lib/api/dashboard";
 import { can } from "@/lib/workspaces/permissions";
 import { describeWorkspaces } from "@/lib/workspaces/service";
 import { ApiKeyPanel } from "./api-key-panel";
+import { CreateWorkspaceForm, RenameWorkspaceForm } from "./workspace-forms";
 
 const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZone: "UTC" });
 
@@ -25,6 +26,18 @@ export default async function SettingsPage() {
           <dt className="font-medium">Your role</dt>
           <dd className="m-0">{workspace.role}</dd>
         </dl>
+        {workspace.kind !== "machine" && can(principal, "workspace.rename") && (
+          <div className="mt-4">
+            <RenameWorkspaceForm name={workspace.name} />
+          </div>
+        )}
+      </section>
+      <section aria-labelledby="new-workspace-heading" className={cardClass}>
+        <h2 id="new-workspace-heading" className="mt-0 text-lg">
+          A team workspace
+        </h2>
+        <p className={mutedClass}>A team workspace has its own links, members, domains and subscription; you become its owner and can invite others.</p>
+        <CreateWorkspaceForm />
       </section>
       <section aria-labelledby="key-heading" className={cardClass}>
         <h2 id="key-heading" className="mt-0 text-lg">
