@@ -3,6 +3,8 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { buttonClass, cardClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
+import { analyticsQuery } from "@/lib/analytics/schemas";
+import { scanAnalytics } from "@/lib/analytics/service";
 import { describeAccount } from "@/lib/billing/service";
 import { browseLinks, browseLinksQuery, linkHosts, verifiedDomains } from "@/lib/links/browse";
 import { CreateLinkForm } from "./create-link-form";
@@ -12,12 +14,15 @@ const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZ
 export default async function LinksPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { principal } = await requireDashboard("/dashboard");
   const query = browseLinksQuery.parse(Object.fromEntries(Object.entries(await searchParams).filter(([, value]) => typeof value === "string")));
-  const [{ links, nextCursor }, hosts, domains, account] = await Promise.all([
+  const [{ links, nextCursor }, hosts, domains, account, scans] = await Promise.all([
     browseLinks(principal, query),
     linkHosts(principal),
     verifiedDomains(principal),
     describeAccount(principal),
+    // The analytics capability's own count: scans (bots apart) per link over its default range, the last 30 days.
+    scanAnalytics(principal, analyticsQuery.parse({ group_by: "link" })),
   ]);
+  const scansByLink = new Map(scans.data.map((row) => [row.key, row.scans]));
   const archived = query.view === "archived";
   const filtered = Boolean(query.q || query.status || query.domain);
   const pageLink = (changes: Record<string, string | undefined>) => {
@@ -132,7 +137,7 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
                   <td className="whitespace-nowrap">
                     <time dateTime={link.createdAt.toISOString()}>{dateFormat.format(link.createdAt)}</time>
                   </td>
-                  <td className="text-right tabular-nums">{link.scans30d}</td>
+                  <td className="text-right tabular-nums">{scansByLink.get(link.id) ?? 0}</td>
                 </tr>
               ))}
             </tbody>

@@ -1,6 +1,4 @@
 import { z } from "zod";
-import { scanCountsSince } from "@/lib/analytics/link-scan-counts";
-import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client";
 import { DomainError } from "@/lib/http/errors";
@@ -11,7 +9,6 @@ import { ABUSE, ACTIVE, asLinkStatus, type LinkStatus, QUARANTINE } from "./stat
 
 /** Rows per page of the dashboard's table; the cursor pages through any number of links. */
 export const BROWSE_PAGE_SIZE = 50;
-const SCAN_WINDOW_DAYS = 30;
 
 export const STATUS_FILTERS = { active: ACTIVE, quarantine: QUARANTINE, abuse: ABUSE } as const satisfies Record<string, LinkStatus>;
 
@@ -36,7 +33,6 @@ export type BrowsedLink = {
   status: LinkStatus;
   createdAt: Date;
   archivedAt: Date | null;
-  scans30d: number;
 };
 
 /**
@@ -62,11 +58,9 @@ export async function browseLinks(principal: Principal, query: BrowseLinksQuery)
     select: { id: true, slug: true, host: true, destination: true, status: true, createdAt: true, archivedAt: true },
   });
   const page = rows.slice(0, BROWSE_PAGE_SIZE);
-  const since = new Date(clock().now() - SCAN_WINDOW_DAYS * 24 * 60 * 60 * 1000);
-  const scans = await scanCountsSince(page.map((row) => row.id), since);
   const last = rows.length > BROWSE_PAGE_SIZE ? page.at(-1) : undefined;
   return {
-    links: page.map((row) => ({ ...row, status: asLinkStatus(row.status), shortUrl: shortUrl(row), scans30d: scans.get(row.id) ?? 0 })),
+    links: page.map((row) => ({ ...row, status: asLinkStatus(row.status), shortUrl: shortUrl(row) })),
     nextCursor: last ? Buffer.from(`${last.createdAt.getTime()}:${last.id}`).toString("base64url") : null,
   };
 }
