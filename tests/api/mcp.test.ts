@@ -144,6 +144,23 @@ describe("the MCP server's tools", () => {
     expect(JSON.parse((tool.content[1] as { text: string }).text)).toEqual(http.body);
   });
 
+  it("refuses a viewer's create with the HTTP API's 403 sentence, and lets the viewer read", async () => {
+    const viewer = await newUser("mcp-viewer");
+    const caller = await joinWorkspace(viewer, owner.workspaceId, "viewer");
+    const client = await connect(caller);
+    const body = { destination: freshDestination() };
+
+    const tool = await callTool(client, "create_link", body);
+    const listed = await callTool(client, "list_links");
+    await client.close();
+    const http = await call("POST", "/api/links", { ...caller, body });
+
+    expect(http.status).toBe(403);
+    expect(tool.isError).toBe(true);
+    expect(textOf(tool)).toBe(http.body.error);
+    expect(listed.isError).toBeFalsy();
+  });
+
   it("acts on the workspace X-Workspace-Id selects, as the HTTP API does", async () => {
     const teammate = await newUser("mcp-teammate");
     const caller = await joinWorkspace(teammate, owner.workspaceId, "member");

@@ -9,7 +9,7 @@ import { accountSchema } from "@/lib/billing/schemas";
 import { createLinkBody, linkListSchema, linkSchema, paidLinkSchema } from "@/lib/links/schemas";
 import { objectSchema } from "@/lib/mcp/tool";
 import { startApp, type RunningApp } from "@/scripts/app-process";
-import { newUser } from "../support/api";
+import { joinWorkspace, newUser } from "../support/api";
 import { decodeQr } from "../support/images";
 import { connectMcp, mppMcpAgent, paymentRequiredOf, textOf, X402_PAYMENT, X402_PAYMENT_RESPONSE, x402McpAgent } from "../support/mcp";
 import { startFacilitator, type RunningFacilitator } from "../support/payments/facilitator";
@@ -155,6 +155,25 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
       expect(result.isError, name).toBe(true);
       expect(textOf(result), name).toBe(notFound);
     }
+  }, REQUEST_TIMEOUT_MS);
+
+  it("lets a viewer read the workspace's links but not create one, with the HTTP API's sentence", async () => {
+    const [owner, viewer] = await Promise.all([newUser("mcp-server-team"), newUser("mcp-server-viewer")]);
+    const caller = await joinWorkspace(viewer, owner.workspaceId, "viewer");
+    const client = await connect(caller);
+    const body = { destination: freshDestination() };
+
+    const refused = await callTool(client, "create_link", body);
+    const http = await fetch(`${app.url}/api/links`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${viewer.token}`, "x-workspace-id": owner.workspaceId, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+
+    expect(http.status).toBe(403);
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toBe((await http.json()).error);
+    expect((await callTool(client, "list_links")).isError).toBeFalsy();
   }, REQUEST_TIMEOUT_MS);
 
   it("refuses a credential that is present but invalid with 401 and WWW-Authenticate", async () => {
