@@ -5,6 +5,7 @@ import { evm } from "mppx/client";
 import type { Address } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { analyticsQuery, analyticsSchema } from "@/lib/analytics/schemas";
 import { accountSchema } from "@/lib/billing/schemas";
 import { createLinkBody, linkListSchema, linkSchema, paidLinkSchema } from "@/lib/links/schemas";
 import { objectSchema } from "@/lib/mcp/tool";
@@ -101,7 +102,9 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
     const { tools } = await (await connect()).listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
 
-    expect(Object.keys(byName).sort()).toEqual(["archive_link", "buy_link", "create_link", "get_account", "get_link", "get_qr", "list_links", "repoint_link"]);
+    expect(Object.keys(byName).sort()).toEqual(["archive_link", "buy_link", "create_link", "get_account", "get_analytics", "get_link", "get_qr", "list_links", "repoint_link"]);
+    expect(byName.get_analytics!.inputSchema).toEqual(objectSchema(analyticsQuery, "input"));
+    expect(byName.get_analytics!.outputSchema).toEqual(objectSchema(analyticsSchema, "output"));
     expect(byName.create_link!.inputSchema).toEqual(objectSchema(createLinkBody, "input"));
     expect(byName.get_link!.outputSchema).toEqual(objectSchema(linkSchema, "output"));
     expect(byName.list_links!.outputSchema).toEqual(objectSchema(linkListSchema, "output"));
@@ -109,7 +112,7 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
     expect(byName.buy_link!.outputSchema).toEqual(objectSchema(paidLinkSchema, "output"));
   }, REQUEST_TIMEOUT_MS);
 
-  it("creates, lists, repoints (visible on the next visit), archives (still resolves), draws the QR code and describes the account", async () => {
+  it("creates, lists, repoints (visible on the next visit), archives (still resolves), draws the QR code, counts the scans and describes the account", async () => {
     const { token } = await newUser("mcp-server");
     const client = await connect({ token });
     const destination = freshDestination();
@@ -133,6 +136,15 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
     expect(image).toMatchObject({ type: "image", mimeType: "image/png" });
     expect(await decodeQr(Buffer.from(image.data, "base64"))).toBe(`${link.short_url}?qr`);
 
+    const browser = { "user-agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15" };
+    await fetch(`${link.short_url}?qr`, { redirect: "manual", headers: browser });
+    await fetch(link.short_url, { redirect: "manual", headers: browser });
+    const scans = async () => (await callTool(client, "get_analytics", { link_id: link.id, group_by: "source" })).structuredContent as { total: { scans: number }; data: { key: string; scans: number }[] };
+    await expect.poll(async () => (await scans()).total.scans, { timeout: 20_000, interval: 500 }).toBeGreaterThanOrEqual(2);
+    expect((await scans()).data.find((row) => row.key === "qr")?.scans).toBeGreaterThanOrEqual(2);
+    const csv = await callTool(client, "get_analytics", { link_id: link.id, group_by: "source", format: "csv" });
+    expect(textOf(csv)).toMatch(/^key,scans,uniques\r\n/);
+
     const account = await callTool(client, "get_account");
     expect(account.structuredContent).toMatchObject({ plan: "unlimited", active: true, can: { create_links: true } });
   }, REQUEST_TIMEOUT_MS);
@@ -150,6 +162,7 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
       ["repoint_link", { id: theirs.id, destination: freshDestination() }],
       ["archive_link", { id: theirs.id }],
       ["get_qr", { id: theirs.id }],
+      ["get_analytics", { link_id: theirs.id }],
     ] as const) {
       const result = await callTool(client, name, args);
       expect(result.isError, name).toBe(true);
