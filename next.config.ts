@@ -35,8 +35,9 @@ const nextConfig = (phase: string): NextConfig => ({
   poweredByHeader: false,
   // The embedded database and Prisma's driver adapter are server-only Node modules. mppx
   // lazily imports optional peers (x402's middlewares and MCP wrapper) that this app does not
-  // install, so it is loaded by Node at run time rather than bundled.
-  serverExternalPackages: ["@prisma/dev", "@electric-sql/pglite", "pg", "ioredis", "mppx"],
+  // install, so it is loaded by Node at run time rather than bundled. geoip-country reads its
+  // country database from its own folder at run time.
+  serverExternalPackages: ["@prisma/dev", "@electric-sql/pglite", "pg", "ioredis", "mppx", "geoip-country"],
   typedRoutes: false,
   // The QR route imports qrcode.react, React and react-dom/server at run time (lib/qr/render.ts
   // says why), so the tracer cannot see them: name them for the deployment.

@@ -43,7 +43,8 @@ export async function freePort(): Promise<number> {
 /** Starts the built app on a free port with only `env` (plus PATH and HOME), and waits until it answers. */
 export async function startApp(door: Door, env: Record<string, string | undefined>): Promise<RunningApp> {
   const port = await freePort();
-  const command = door === "front" ? ["node_modules/.bin/tsx", ["scripts/start.ts"]] : ["node_modules/.bin/next", ["start", "-p", String(port)]];
+  // As `npm start` runs it: node itself (tsx as a loader), so SIGTERM reaches the server's own handler.
+  const command = door === "front" ? [process.execPath, ["--import", "tsx", "scripts/start.ts"]] : ["node_modules/.bin/next", ["start", "-p", String(port)]];
   const child = spawn(command[0] as string, command[1] as string[], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, PORT: String(port), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
     stdio: ["ignore", "pipe", "pipe"],

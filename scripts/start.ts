@@ -40,7 +40,7 @@ async function main(): Promise<void> {
         process.exit(0);
       });
   };
-  // `on`, not `once`: a second signal (tsx relays them too) must not kill the flush half-way.
+  // `on`, not `once`: a second signal (a terminal signals the whole group; supervisors repeat) must not kill the flush half-way.
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);
 }

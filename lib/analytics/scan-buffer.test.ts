@@ -1,78 +1,98 @@
 import { describe, expect, it } from "vitest";
-import { ScanBuffer, type ScanEvent } from "./scan-buffer";
-
-const event = (linkId: string): ScanEvent => ({
-  linkId, host: "s.example", occurredAt: 0, userAgent: null, referrer: null, country: null, viaQr: false,
-});
+import { DEFAULT_LIMITS, ScanBuffer, type ScanBatch } from "./scan-buffer";
 
 function recordingWriter(options: { failFirst?: number } = {}) {
-  const batches: ScanEvent[][] = [];
+  const batches: ScanBatch<string>[] = [];
   let failures = options.failFirst ?? 0;
-  const write = async (events: ScanEvent[]) => {
+  const write = async (batch: ScanBatch<string>) => {
     if (failures-- > 0) throw new Error("database unavailable");
-    batches.push(events);
+    batches.push(batch);
   };
   return { batches, write };
 }
 
+const quiet = () => undefined;
+
 describe("ScanBuffer", () => {
   it("writes nothing until flushed, then everything in order, in batches of at most 5000", async () => {
     const writer = recordingWriter();
-    const buffer = new ScanBuffer(writer.write, () => undefined);
-    for (let i = 0; i < 4999; i++) buffer.record(event(`l${i}`));
+    const buffer = new ScanBuffer(writer.write, quiet);
+    for (let i = 0; i < 4999; i++) buffer.record(`l${i}`);
     expect(writer.batches).toHaveLength(0);
     await buffer.flush();
-    expect(writer.batches.map((batch) => batch.length)).toEqual([4999]);
-    expect(writer.batches[0]![0]!.linkId).toBe("l0");
+    expect(writer.batches.map((batch) => batch.events.length)).toEqual([4999]);
+    expect(writer.batches[0]!.events[0]).toBe("l0");
+    expect(buffer.stats()).toEqual({ buffered: 0, written: 4999, dropped: 0 });
   });
 
-  it("flushes by itself once 5000 events are waiting, and splits larger backlogs into batches of 5000", async () => {
+  it("flushes by itself once 5000 events are waiting, and splits larger backlogs into batches of 5000 with their own ids", async () => {
     const writer = recordingWriter();
-    const buffer = new ScanBuffer(writer.write, () => undefined);
-    for (let i = 0; i < 5000; i++) buffer.record(event(`l${i}`));
+    const buffer = new ScanBuffer(writer.write, quiet);
+    for (let i = 0; i < 5000; i++) buffer.record(`l${i}`);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(writer.batches.map((batch) => batch.length)).toEqual([5000]);
+    expect(writer.batches.map((batch) => batch.events.length)).toEqual([5000]);
 
     const backlogWriter = recordingWriter();
-    const backlog = new ScanBuffer(backlogWriter.write, () => undefined);
-    for (let i = 0; i < 12_000; i++) backlog.record(event(`b${i}`));
+    const backlog = new ScanBuffer(backlogWriter.write, quiet, { ...DEFAULT_LIMITS, flushAt: Infinity });
+    for (let i = 0; i < 12_000; i++) backlog.record(`b${i}`);
     await backlog.flush();
-    expect(backlogWriter.batches.map((batch) => batch.length)).toEqual([5000, 5000, 2000]);
+    expect(backlogWriter.batches.map((batch) => batch.events.length)).toEqual([5000, 5000, 2000]);
+    expect(new Set(backlogWriter.batches.map((batch) => batch.id)).size).toBe(3);
   });
 
   it("while writes fail, retries on the timer only and logs once", async () => {
     let attempts = 0;
     const messages: string[] = [];
-    const buffer = new ScanBuffer(async () => {
+    const buffer = new ScanBuffer<string>(async () => {
       attempts++;
       throw new Error("database unavailable");
     }, (message) => messages.push(message));
-    for (let i = 0; i < 5000; i++) buffer.record(event(`l${i}`));
+    for (let i = 0; i < 5000; i++) buffer.record(`l${i}`);
     await new Promise((resolve) => setImmediate(resolve));
-    for (let i = 0; i < 200; i++) buffer.record(event(`more${i}`));
+    for (let i = 0; i < 200; i++) buffer.record(`more${i}`);
     await buffer.flush();
     expect(attempts).toBe(2);
     expect(messages).toHaveLength(1);
+    expect(buffer.stats()).toEqual({ buffered: 5200, written: 0, dropped: 0 });
   });
 
-  it("keeps the events of a failed write for the next flush, in order", async () => {
+  it("retries a failed batch under the same id, before anything newer, in order", async () => {
     const writer = recordingWriter({ failFirst: 1 });
     const messages: string[] = [];
     const buffer = new ScanBuffer(writer.write, (message) => messages.push(message));
-    buffer.record(event("first"));
-    buffer.record(event("second"));
+    buffer.record("first");
+    buffer.record("second");
     await buffer.flush();
     expect(writer.batches).toHaveLength(0);
     expect(messages[0]).toMatch(/stay buffered/);
-    buffer.record(event("third"));
+    buffer.record("third");
     await buffer.flush();
-    expect(writer.batches.flat().map((scan) => scan.linkId)).toEqual(["first", "second", "third"]);
+    expect(writer.batches.flatMap((batch) => batch.events)).toEqual(["first", "second", "third"]);
+    expect(writer.batches).toHaveLength(2);
+    expect(writer.batches[0]!.events).toEqual(["first", "second"]);
+  });
+
+  it("bounds its memory while writes fail: drops the oldest, counts and logs every drop", async () => {
+    const messages: string[] = [];
+    const buffer = new ScanBuffer<number>(async () => {
+      throw new Error("database unavailable");
+    }, (message) => messages.push(message), { batchSize: 10, flushAt: 10, maxBuffered: 100 });
+    for (let i = 0; i < 250; i++) {
+      buffer.record(i);
+      await buffer.flush();
+    }
+    const { buffered, dropped } = buffer.stats();
+    expect(buffered).toBeLessThanOrEqual(100);
+    expect(buffered + dropped).toBe(250);
+    const drops = messages.filter((message) => /dropped the/.test(message));
+    expect(drops.length).toBeGreaterThan(0);
+    expect(drops.at(-1)).toContain(`${dropped} since this process started`);
   });
 
   it("shares one write between concurrent flushes", async () => {
     const writer = recordingWriter();
-    const buffer = new ScanBuffer(writer.write, () => undefined);
-    buffer.record(event("only"));
+    const buffer = new ScanBuffer(writer.write, quiet);
+    buffer.record("only");
     await Promise.all([buffer.flush(), buffer.flush(), buffer.flush()]);
     expect(writer.batches).toHaveLength(1);
   });

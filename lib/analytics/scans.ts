@@ -1,33 +1,35 @@
-import { db } from "@/lib/db/client";
-import { ScanBuffer, type ScanEvent } from "./scan-buffer";
+import { clock } from "@/lib/clock";
+import { config } from "@/lib/config";
+import { processSingleton } from "@/lib/process-singleton";
+import { countryLookup } from "./countries";
+import { enrichScan } from "./enrich";
+import { ScanBuffer, type ScanBatch } from "./scan-buffer";
+import { pruneScanData, writeScanBatch } from "./store";
+import type { CapturedScan } from "./types";
 
 const FLUSH_INTERVAL_MS = 1000;
-const MAX_TEXT = 512;
+/** Each instance prunes at most this often; the deletes are idempotent, so several instances may. */
+const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
-const BUFFER_KEY = Symbol.for("permalink.scanBuffer");
-const holder = globalThis as unknown as { [BUFFER_KEY]?: ScanBuffer };
-
-/** One statement per batch: column arrays unnested into rows, so a batch costs one round trip. */
-async function writeScans(events: ScanEvent[]): Promise<void> {
-  const column = <T>(pick: (event: ScanEvent) => T) => events.map(pick);
-  await db().$executeRaw`
-    INSERT INTO scan_events (link_id, host, occurred_at, user_agent, referrer, country, via_qr)
-    SELECT * FROM unnest(
-      ${column((event) => event.linkId)}::text[], ${column((event) => event.host)}::text[],
-      ${column((event) => new Date(event.occurredAt))}::timestamptz[], ${column((event) => event.userAgent)}::text[],
-      ${column((event) => event.referrer)}::text[], ${column((event) => event.country)}::text[],
-      ${column((event) => event.viaQr)}::boolean[])`;
+/** Parsing, country lookup and hashing happen here, in the flush, never on the redirect path. */
+async function writeCaptured(batch: ScanBatch<CapturedScan>): Promise<void> {
+  const countryOf = await countryLookup();
+  await writeScanBatch(batch.id, batch.events.map((scan) => enrichScan(scan, countryOf)));
 }
+
+const processBuffer = processSingleton("scanBuffer", () => {
+  const buffer = new ScanBuffer<CapturedScan>(writeCaptured, (message, error) => console.error(message, error ?? ""));
+  let lastPrune = 0;
+  buffer.startTimer(FLUSH_INTERVAL_MS, () => {
+    const now = clock().now();
+    if (now - lastPrune < PRUNE_INTERVAL_MS) return;
+    lastPrune = now;
+    pruneScanData(config().SCAN_RETENTION_DAYS, now).catch((error) => console.error("Pruning old scan events failed:", error instanceof Error ? error.message : error));
+  });
+  return buffer;
+});
 
 /** The process's one scan buffer, shared by both doors (they may be separate bundles). */
-export function scanBuffer(): ScanBuffer {
-  if (!holder[BUFFER_KEY]) {
-    holder[BUFFER_KEY] = new ScanBuffer(writeScans, (message, error) => console.error(message, error));
-    holder[BUFFER_KEY].startTimer(FLUSH_INTERVAL_MS);
-  }
-  return holder[BUFFER_KEY];
-}
-
-export function clip(text: string | null): string | null {
-  return text === null ? null : text.slice(0, MAX_TEXT);
+export function scanBuffer(): ScanBuffer<CapturedScan> {
+  return processBuffer.get();
 }

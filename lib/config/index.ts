@@ -47,6 +47,12 @@ const configSchema = z.object({
   CRON_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
   RECHECK_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(300),
   TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  TRUSTED_COUNTRY_HEADER: z
+    .string()
+    .transform((value) => value.toLowerCase())
+    .pipe(z.enum(["x-vercel-ip-country", "cf-ipcountry"], { error: "must be x-vercel-ip-country or cf-ipcountry" }))
+    .optional(),
+  SCAN_RETENTION_DAYS: positiveInt.default(90),
   API_KEY_PREFIX: z
     .string()
     .regex(/^[a-z][a-z0-9]{1,15}$/, "must be 2 to 16 lower-case letters or digits, starting with a letter")

@@ -14,12 +14,17 @@ const FALLBACK_ADDRESS_KEY = "permalink-client-address";
  * client chose to send, so they are never used.
  */
 export function clientAddress(request: Request): string {
-  const entries = (request.headers.get("x-forwarded-for") ?? "")
+  return trustedAddress(request.headers.get("x-forwarded-for"), request.headers.get("x-real-ip")) ?? "unknown";
+}
+
+/** clientAddress from the raw header values (for callers that kept the strings, not the request); null when neither names one. */
+export function trustedAddress(forwardedFor: string | null, realIp: string | null): string | null {
+  const entries = (forwardedFor ?? "")
     .split(",")
     .map((entry) => entry.trim())
     .filter(Boolean);
   const trusted = entries[Math.max(0, entries.length - 1 - config().TRUSTED_PROXY_HOPS)];
-  return trusted ?? request.headers.get("x-real-ip")?.trim() ?? "unknown";
+  return trusted ?? (realIp?.trim() || null);
 }
 
 /**

@@ -13,6 +13,7 @@ import type {
 } from "openapi3-ts/oas31";
 import { z } from "zod";
 import * as abuse from "@/lib/abuse/operations";
+import * as analytics from "@/lib/analytics/operations";
 import * as billing from "@/lib/billing/operations";
 import { config } from "@/lib/config";
 import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
@@ -54,6 +55,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
   logos.getWorkspaceLogo,
   logos.setWorkspaceLogo,
   logos.removeWorkspaceLogo,
+  analytics.getAnalytics,
   workspaces.claimApiKey,
   workspaces.revokeApiKey,
   workspaces.rotateApiKey,
@@ -141,6 +143,7 @@ const SECURITY: Record<Credentials, SecurityRequirementObject[]> = {
 const TAGS: TagObject[] = [
   { name: "Links", description: "Create, read, repoint and archive permanent short links." },
   { name: "QR codes", description: "A link's QR artwork, and the centre logos it can carry." },
+  { name: "Analytics", description: "Scan counts by day, hour, country, device, browser, OS, referrer, source and link." },
   { name: "API keys", description: "Mint, rotate and revoke the workspace's API key; recover a machine account's key by signing in with its wallet." },
   { name: "Workspaces", description: "Workspaces, their members and roles, and invitations by e-mail." },
   { name: "Billing", description: "Subscriptions in Australian dollars: checkout, the billing portal, the account's tier and quota, and Stripe's webhook." },
@@ -238,8 +241,13 @@ function responseObject(response: ResponseSpec, schemas: SchemaCollector): Respo
   return {
     description: response.description,
     ...(headers && { headers }),
-    ...(response.body !== undefined && { content: jsonContent(bodySchema(response.body, schemas)) }),
-    ...(response.files && { content: fileContent(response.files) }),
+    ...((response.body !== undefined || response.files) && {
+      // A response may come as JSON or, on request, as a file of the same rows (analytics as CSV).
+      content: {
+        ...(response.body !== undefined && jsonContent(bodySchema(response.body, schemas))),
+        ...(response.files && fileContent(response.files)),
+      },
+    }),
   };
 }
 

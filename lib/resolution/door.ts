@@ -1,4 +1,4 @@
-import { clip, scanBuffer } from "@/lib/analytics/scans";
+import { scanBuffer } from "@/lib/analytics/scans";
 import { config } from "@/lib/config";
 import { isVerifiedCustomDomain } from "@/lib/domains/verified-hosts";
 import { isReserved } from "@/lib/links/slugs";
@@ -15,6 +15,8 @@ export type DoorRequest = {
   pathname: string;
   search: string;
   header(name: string): string | null;
+  /** The socket's peer, where the door has one (the self-hosted front door). */
+  peerAddress?: string | null;
 };
 
 const SINGLE_SEGMENT = /^\/([^/]+)$/;
@@ -55,6 +57,7 @@ export function visitNow(request: DoorRequest): Visit | null | typeof CUSTOM_DOM
 }
 
 function visitOn(linkHost: string | null, requestHost: string, request: DoorRequest, segment = SINGLE_SEGMENT.exec(request.pathname)![1]!): Visit {
+  const trustedCountryHeader = config().TRUSTED_COUNTRY_HEADER;
   return {
     method: request.method as Visit["method"],
     host: linkHost,
@@ -63,7 +66,10 @@ function visitOn(linkHost: string | null, requestHost: string, request: DoorRequ
     ...readIncomingQuery(request.search),
     userAgent: request.header("user-agent"),
     referrer: request.header("referer"),
-    country: countryOf(request),
+    edgeCountry: trustedCountryHeader ? request.header(trustedCountryHeader) : null,
+    forwardedFor: request.header("x-forwarded-for"),
+    peerAddress: request.peerAddress ?? null,
+    realIp: request.header("x-real-ip"),
   };
 }
 
@@ -85,14 +91,19 @@ export function serveFromMemory(visit: Visit): Served | undefined {
 function served(visit: Visit, outcome: Outcome): Served {
   const scanRecorded = outcome.kind === "redirect" || outcome.kind === "blocked";
   if (scanRecorded) {
+    // Raw facts only: analytics parses, locates and hashes them when the buffer is written.
     scanBuffer().record({
       linkId: outcome.link.id,
       host: visit.requestHost,
       occurredAt: resolutionRuntime().clock.now(),
-      userAgent: clip(visit.userAgent),
-      referrer: clip(visit.referrer),
-      country: visit.country,
+      method: visit.method,
       viaQr: visit.viaQr,
+      userAgent: visit.userAgent,
+      referrer: visit.referrer,
+      edgeCountry: visit.edgeCountry,
+      forwardedFor: visit.forwardedFor,
+      peerAddress: visit.peerAddress,
+      realIp: visit.realIp,
     });
   }
   return { answer: answerFor(outcome, visit), scanRecorded };
@@ -111,10 +122,4 @@ function hostnameOf(hostHeader: string | null): string | null {
   } catch {
     return null;
   }
-}
-
-/** Country from the edge's header when one is present (Vercel, then Cloudflare). */
-function countryOf(request: DoorRequest): string | null {
-  const country = request.header("x-vercel-ip-country") ?? request.header("cf-ipcountry");
-  return country && /^[A-Z]{2}$/.test(country) ? country : null;
 }

@@ -16,6 +16,7 @@ function doorRequest(request: IncomingMessage): DoorRequest {
       const value = request.headers[name];
       return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
     },
+    peerAddress: request.socket.remoteAddress ?? null,
   };
 }
 

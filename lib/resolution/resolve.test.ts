@@ -35,7 +35,10 @@ function visitOf(link: ResolvedLink): Visit {
     viaQr: false,
     userAgent: null,
     referrer: null,
-    country: null,
+    edgeCountry: null,
+    forwardedFor: null,
+    peerAddress: null,
+    realIp: null,
   };
 }
 

@@ -27,7 +27,12 @@ export type Visit = {
   viaQr: boolean;
   userAgent: string | null;
   referrer: string | null;
-  country: string | null;
+  /** The configured edge's country header (TRUSTED_COUNTRY_HEADER), else null. */
+  edgeCountry: string | null;
+  /** Raw address facts for the scan record; the trusted address is decided when the scan is written. */
+  forwardedFor: string | null;
+  peerAddress: string | null;
+  realIp: string | null;
 };
 
 export type Outcome =

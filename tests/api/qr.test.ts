@@ -25,11 +25,14 @@ const artwork = (caller: Caller, link: { id: string }, query = "", headers: Reco
 const putLogo = (caller: Caller, path: string, image: Buffer, type = "image/png") =>
   call("PUT", path, { ...caller, rawBody: image, headers: { ...caller.headers, "content-type": type } });
 
+/** A phone's camera app opening the code: a person scanning, not a bot. */
+const PHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+
 /** Visits what a code decodes to, on the host it names, and returns the answer and the scan it recorded. */
 async function scan(decoded: string, link: { id: string }) {
   const url = new URL(decoded);
   const before = await db().scanEvent.count({ where: { linkId: link.id } });
-  const answer = await visit(`${url.pathname}${url.search}`, { host: url.host, headers: { "User-Agent": "Camera/1.0" } });
+  const answer = await visit(`${url.pathname}${url.search}`, { host: url.host, headers: { "User-Agent": PHONE } });
   await scanBuffer().flush();
   const events = await db().scanEvent.findMany({ where: { linkId: link.id }, orderBy: { id: "asc" } });
   expect(events).toHaveLength(before + 1);
@@ -66,7 +69,7 @@ describe("GET /api/links/{id}/qr", () => {
     const { answer, event } = await scan(decoded!, link);
     expect(answer.status).toBe(302);
     expect(answer.headers.Location).toBe(link.destination);
-    expect(event).toMatchObject({ viaQr: true, host: "s.test.example", userAgent: "Camera/1.0" });
+    expect(event).toMatchObject({ viaQr: true, host: "s.test.example", userAgent: PHONE, bot: false });
     const click = await visit(`/${link.slug}`);
     expect(click.status).toBe(302);
     await scanBuffer().flush();

@@ -103,14 +103,16 @@ describe("a visit", () => {
     expect((await visit(`/${slug}`)).status).toBe(404);
   });
 
-  it("records a scan event after the response, with host, agent, referrer, country and QR origin", async () => {
+  it("records a scan event after the response, with host, agent, referrer host, country and QR origin", async () => {
     const link = await createLink(await newUser(), "https://example.com/scan");
-    await visit(`/${link.slug}?qr=1`, { headers: { "User-Agent": "Camera/1.0", Referer: "https://poster.example/", "X-Vercel-IP-Country": "AU" } });
+    const phone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+    // No TRUSTED_COUNTRY_HEADER: the edge header is ignored and the country comes from the address.
+    await visit(`/${link.slug}?qr=1`, { headers: { "User-Agent": phone, Referer: "https://poster.example/menu?table=4", "X-Vercel-IP-Country": "FR", "X-Forwarded-For": "203.2.218.214" } });
     await visit(`/${link.slug}`);
     await scanBuffer().flush();
     const events = await db().scanEvent.findMany({ where: { linkId: link.id }, orderBy: { id: "asc" } });
     expect(events).toHaveLength(2);
-    expect(events[0]).toMatchObject({ host: "s.test.example", userAgent: "Camera/1.0", referrer: "https://poster.example/", country: "AU", viaQr: true });
+    expect(events[0]).toMatchObject({ host: "s.test.example", userAgent: phone, referrerHost: "poster.example", country: "AU", viaQr: true, device: "mobile", bot: false });
     expect(events[0]!.occurredAt.getTime()).toBe(now);
     expect(events[1]).toMatchObject({ viaQr: false, userAgent: null, country: null });
   });

@@ -22,7 +22,7 @@ afterAll(() => client.end());
 function expectedUdt(field: { kind: string; type: string; nativeType?: readonly unknown[] | null }): string {
   if (field.kind === "enum") return field.type;
   const native = field.nativeType?.[0];
-  const byNative: Record<string, string> = { SmallInt: "int2", Timestamptz: "timestamptz", Text: "text", Uuid: "uuid" };
+  const byNative: Record<string, string> = { SmallInt: "int2", Timestamptz: "timestamptz", Text: "text", Uuid: "uuid", Date: "date" };
   if (typeof native === "string" && byNative[native]) return byNative[native];
   const byScalar: Record<string, string> = {
     String: "text", Int: "int4", BigInt: "int8", Boolean: "bool", DateTime: "timestamp", Float: "float8", Json: "jsonb", Bytes: "bytea",

@@ -1,0 +1,15 @@
+import { analyticsCsv, scanAnalytics } from "@/lib/analytics/service";
+import { getAnalytics } from "@/lib/analytics/operations";
+import { otherMethods } from "@/lib/api/methods";
+import { apiRoute } from "@/lib/api/route";
+import { json } from "@/lib/http/respond";
+
+export const GET = apiRoute(getAnalytics, async ({ principal, query }) => {
+  const report = await scanAnalytics(principal, query);
+  if (query.format === "json") return json(report);
+  return new Response(analyticsCsv(report), {
+    headers: { "Cache-Control": "no-store", "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="analytics-${report.group_by}.csv"` },
+  });
+});
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });

@@ -1,0 +1,43 @@
+import Bowser from "bowser";
+import { isbot } from "isbot";
+import { LRUCache } from "lru-cache";
+
+export type AgentFacts = { bot: boolean; device: string | null; browser: string | null; os: string | null };
+
+/**
+ * Link-preview fetchers, named even where isbot already knows them: a preview is never a person
+ * scanning, whatever isbot's list does next.
+ */
+const PREVIEW_FETCHERS = /slackbot|twitterbot|facebookexternalhit|facebookcatalog|whatsapp|discordbot|telegrambot|linkedinbot|skypeuripreview|applebot|redditbot|embedly|iframely/i;
+
+/** Bowser's platform types we report; anything else (or nothing) is `unknown`. */
+const DEVICE_CLASSES = new Set(["desktop", "mobile", "tablet", "tv"]);
+
+/** Busy links see few distinct agents: parsing each once keeps the flush cheap. */
+const parsed = new LRUCache<string, AgentFacts>({ max: 5000 });
+
+const NO_AGENT: AgentFacts = { bot: false, device: null, browser: null, os: null };
+
+/** Device class, browser and OS of a user agent, and whether it is a bot or a preview fetcher. */
+export function agentFacts(userAgent: string | null): AgentFacts {
+  if (!userAgent) return NO_AGENT;
+  let facts = parsed.get(userAgent);
+  if (!facts) {
+    facts = parseAgent(userAgent);
+    parsed.set(userAgent, facts);
+  }
+  return facts;
+}
+
+function parseAgent(userAgent: string): AgentFacts {
+  const bot = isbot(userAgent) || PREVIEW_FETCHERS.test(userAgent);
+  if (bot) return { bot, device: null, browser: null, os: null };
+  const result = Bowser.parse(userAgent);
+  const platform = result.platform.type;
+  return {
+    bot,
+    device: platform && DEVICE_CLASSES.has(platform) ? platform : null,
+    browser: result.browser.name || null,
+    os: result.os.name || null,
+  };
+}

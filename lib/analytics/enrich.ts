@@ -1,0 +1,69 @@
+import { trustedAddress } from "@/lib/http/client-address";
+import { agentFacts } from "./agents";
+import { countryFromEdge, type CountryLookup } from "./countries";
+import type { CapturedScan } from "./types";
+import { utcDay, visitorHash } from "./visitors";
+
+const MAX_TEXT = 512;
+
+/** A scan as it is written: parsed, located, hashed; no address. */
+export type ScanRow = {
+  linkId: string;
+  host: string;
+  occurredAt: Date;
+  userAgent: string | null;
+  referrerHost: string | null;
+  country: string | null;
+  viaQr: boolean;
+  device: string | null;
+  browser: string | null;
+  os: string | null;
+  /** Bots, link-preview fetchers and HEAD requests: redirected, counted apart, never as scans. */
+  bot: boolean;
+  /** Hex visitor hash for the UTC day of the scan; null for bots. */
+  visitor: string | null;
+};
+
+/** Turns captured facts into the row written, at flush time. */
+export function enrichScan(scan: CapturedScan, countryOf: CountryLookup): ScanRow {
+  const agent = agentFacts(scan.userAgent);
+  const bot = scan.method === "HEAD" || agent.bot;
+  const address = clientAddressOf(scan);
+  return {
+    linkId: scan.linkId,
+    host: scan.host,
+    occurredAt: new Date(scan.occurredAt),
+    userAgent: scan.userAgent === null ? null : scan.userAgent.slice(0, MAX_TEXT),
+    referrerHost: referrerHost(scan.referrer),
+    country: countryFromEdge(scan.edgeCountry) ?? countryOf(address),
+    viaQr: scan.viaQr,
+    device: agent.device,
+    browser: agent.browser,
+    os: agent.os,
+    bot,
+    visitor: bot ? null : visitorHash(utcDay(scan.occurredAt), address ?? "unknown", scan.userAgent),
+  };
+}
+
+/**
+ * The trusted client address, decided as for every other request (lib/http/client-address.ts):
+ * the self-hosted front door's socket peer ends the X-Forwarded-For chain, as it does when it
+ * hands a request to the application.
+ */
+function clientAddressOf(scan: CapturedScan): string | null {
+  const chain = scan.peerAddress ? (scan.forwardedFor ? `${scan.forwardedFor}, ${scan.peerAddress}` : scan.peerAddress) : scan.forwardedFor;
+  return trustedAddress(chain, scan.realIp);
+}
+
+const HOST_NAME = /^[a-z0-9.-]{1,253}$/;
+
+/** The referring page's host name only (lower case, punycode); anything that is not a plain host name is dropped. */
+export function referrerHost(referrer: string | null): string | null {
+  if (!referrer) return null;
+  try {
+    const host = new URL(referrer).hostname.toLowerCase();
+    return HOST_NAME.test(host) ? host : null;
+  } catch {
+    return null;
+  }
+}

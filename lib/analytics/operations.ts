@@ -1,0 +1,19 @@
+import { defineOperation, failure } from "@/lib/http/operation";
+import { analyticsQuery, analyticsSchema } from "./schemas";
+
+export const getAnalytics = defineOperation({
+  method: "get",
+  path: "/api/analytics",
+  auth: "workspace",
+  operationId: "getAnalytics",
+  summary: "Scan analytics",
+  description:
+    "Scans of one link (link_id) or of the whole workspace, grouped by day or hour in a time zone (in time order, every bucket present, zeros included) or by country, device, browser, os, referrer, source or link (most scans first). A scan is a GET of the short URL by a person: bots, link-preview fetchers (Slackbot, Twitterbot, facebookexternalhit, WhatsApp, Discordbot…) and HEAD requests are redirected but counted apart, in total.bots. Uniques count a visitor once per link (per workspace without link_id) per UTC day, from a keyed hash of address and user agent that changes every day; no address is stored. start and end take ISO 8601 dates (a whole day in the time zone) or times; times are widened to quarter hours, and the answer states the exact range counted. Default: the last 30 days, today included. At most 3660 days (366 when grouping by hour). format=csv returns the same rows as text/csv (key,scans,uniques). Readable by every role and without an active subscription; a machine account reads its own links.",
+  tag: "Analytics",
+  query: analyticsQuery,
+  responses: {
+    200: { description: "The counts, as JSON or (format=csv) as CSV.", body: analyticsSchema, files: ["text/csv"] },
+    400: failure("The query string failed validation, the range is empty or too long, or the time zone is unknown."),
+    404: failure("link_id names no link of this workspace."),
+  },
+});

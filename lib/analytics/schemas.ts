@@ -1,0 +1,92 @@
+import { z } from "zod";
+
+export const GROUP_BY = ["day", "hour", "country", "device", "browser", "os", "referrer", "source", "link"] as const;
+export type GroupBy = (typeof GROUP_BY)[number];
+
+export const ANALYTICS_FORMATS = ["json", "csv"] as const;
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-](\d{2}):(\d{2}))?$/;
+
+/** A calendar date that exists (no 2026-02-30) and, for a time, hours, minutes and offset in range. */
+export function isIsoDateOrTime(value: string): boolean {
+  const match = DATE.exec(value) ?? DATE_TIME.exec(value);
+  if (!match) return false;
+  const [, year, month, day, hour = "0", minute = "0", second = "0", , offsetHours = "0", offsetMinutes = "0"] = match;
+  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  const realDate = date.getUTCFullYear() === Number(year) && date.getUTCMonth() === Number(month) - 1 && date.getUTCDate() === Number(day);
+  return realDate && Number(year) >= 2000 && Number(hour) < 24 && Number(minute) < 60 && Number(second) < 60 && Number(offsetHours) <= 14 && Number(offsetMinutes) < 60;
+}
+
+/** A date alone: the whole day in the request's time zone. */
+export function isDateOnly(value: string): boolean {
+  return DATE.test(value);
+}
+
+const IANA_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
+
+/** An IANA zone name the runtime knows (offsets such as +05:30 are not names). */
+export function isTimeZoneName(value: string): boolean {
+  if (!IANA_NAME.test(value) || value.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const instant = (what: string) =>
+  z
+    .string()
+    .refine(isIsoDateOrTime, "must be an ISO 8601 date (2026-01-31) or time (2026-01-31T09:30, with Z or an offset for an absolute time)")
+    .optional()
+    .meta({ description: what, example: "2026-01-01" });
+
+/** The query of `GET /api/analytics`. */
+export const analyticsQuery = z.strictObject({
+  link_id: z.string().min(1).max(64).optional().meta({ description: "one link of this workspace; without it, the whole workspace" }),
+  group_by: z
+    .enum(GROUP_BY, { error: `must be one of ${GROUP_BY.join(", ")}` })
+    .default("day")
+    .meta({ description: "what each row counts: a day or hour in the time zone, or a country, device class, browser, OS, referring host, source (qr or link) or link" }),
+  start: instant("first day (or instant) counted; a date means its midnight in the time zone; default: 30 days before end"),
+  end: instant("last day counted (a date includes the whole day), or the instant counting stops before; default: the end of today in the time zone"),
+  timezone: z
+    .string()
+    .default("UTC")
+    .refine(isTimeZoneName, "must be an IANA time zone name such as Australia/Adelaide")
+    .meta({ description: "IANA time zone that cuts days and hours (half-hour and quarter-hour offsets included)", example: "Australia/Adelaide" }),
+  format: z.enum(ANALYTICS_FORMATS, { error: "must be json or csv" }).default("json").meta({ description: "json (default) or csv: the same rows as text/csv" }),
+});
+
+export type AnalyticsQuery = z.infer<typeof analyticsQuery>;
+
+const count = z.number().int().min(0);
+
+export const analyticsRowSchema = z
+  .object({
+    key: z.string().meta({
+      description:
+        "day: YYYY-MM-DD; hour: the local hour with its offset (2026-01-31T09:00:00+10:30); country: ISO 3166 code or unknown; device: desktop, mobile, tablet, tv or unknown; browser and os: their names or unknown; referrer: the referring host or direct; source: qr or link; link: the link's id",
+    }),
+    scans: count,
+    uniques: count.meta({ description: "visitors counted once per link (per workspace without link_id) per UTC day" }),
+  })
+  .meta({ id: "AnalyticsRow" });
+
+export const analyticsSchema = z
+  .object({
+    group_by: z.enum(GROUP_BY),
+    start: z.string().meta({ description: "first instant counted, in the time zone (ISO 8601 with offset); times are rounded down to the quarter hour" }),
+    end: z.string().meta({ description: "instant counting stopped before, in the time zone; rounded up to the quarter hour" }),
+    timezone: z.string(),
+    total: z
+      .object({ scans: count, uniques: count, bots: count.meta({ description: "bots, link-preview fetchers and HEAD requests: redirected, never counted as scans" }) })
+      .meta({ id: "AnalyticsTotal" }),
+    data: z.array(analyticsRowSchema).meta({ description: "day and hour: in time order, every bucket present (zeros included); the others: by scans, most first" }),
+  })
+  .meta({ id: "Analytics" });
+
+export type AnalyticsRow = z.infer<typeof analyticsRowSchema>;
+export type AnalyticsReport = z.infer<typeof analyticsSchema>;

@@ -1,0 +1,33 @@
+import { getLink } from "@/lib/links/service";
+import { requirePermission } from "@/lib/workspaces/permissions";
+import type { Principal } from "@/lib/workspaces/types";
+import { readAnalytics } from "./query";
+import type { AnalyticsQuery, AnalyticsReport } from "./schemas";
+
+/**
+ * Scan counts for one link of the caller's workspace, or for the whole workspace. Every role
+ * reads them, with or without an active subscription (the data is already collected); a link of
+ * another workspace is not found.
+ */
+export async function scanAnalytics(principal: Principal, query: AnalyticsQuery): Promise<AnalyticsReport> {
+  requirePermission(principal, "links.read", "Your role in this workspace does not allow reading analytics.");
+  if (query.link_id) await getLink(principal, query.link_id);
+  return readAnalytics({
+    workspaceId: principal.workspaceId,
+    linkId: query.link_id ?? null,
+    groupBy: query.group_by,
+    start: query.start,
+    end: query.end,
+    timezone: query.timezone,
+  });
+}
+
+/** The report's rows as CSV (RFC 4180): a header line, then key, scans, uniques. */
+export function analyticsCsv(report: AnalyticsReport): string {
+  const lines = ["key,scans,uniques", ...report.data.map((row) => `${csvField(row.key)},${row.scans},${row.uniques}`)];
+  return `${lines.join("\r\n")}\r\n`;
+}
+
+function csvField(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}

@@ -1,0 +1,116 @@
+import { db } from "@/lib/db/client";
+import { pool } from "@/lib/db/pool";
+import type { ScanRow } from "./enrich";
+
+/** Rollup grains, in minutes: quarter hours cut every time zone's days and hours exactly; UTC days make long ranges cheap. */
+export const QUARTER = 15;
+export const DAY = 1440;
+
+/** Rollup dimensions; 0 is every scan (and the bots, counted apart). */
+export const DIMENSIONS = { total: 0, country: 1, device: 2, browser: 3, os: 4, referrer: 5, source: 6 } as const;
+
+/**
+ * Writes one batch in ONE statement, so it lands whole or not at all: it claims the batch id (a
+ * retry of a batch that was committed writes nothing), records each visitor's first scan of the
+ * UTC day per link and per workspace in scan_visitors (the primary key decides across
+ * instances), inserts the raw rows, and adds the counts to the quarter-hour and day rollups.
+ * Rollup rows are upserted in key order so concurrent writers lock them in the same order.
+ * Scans of a link that no longer exists are left out (its rows would cascade away anyway).
+ * A named statement on the process pool: each connection parses and plans it once.
+ */
+export async function writeScanBatch(batchId: string, rows: ScanRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const column = <T>(pick: (row: ScanRow) => T) => rows.map(pick);
+  await pool().query({
+    name: "analytics.write-scan-batch",
+    text: WRITE_SCAN_BATCH,
+    values: [
+      batchId,
+      column((row) => row.linkId), column((row) => row.host), column((row) => row.occurredAt), column((row) => row.userAgent),
+      column((row) => row.referrerHost), column((row) => row.country), column((row) => row.viaQr), column((row) => row.device),
+      column((row) => row.browser), column((row) => row.os), column((row) => row.bot), column((row) => row.visitor),
+    ],
+  });
+}
+
+const WRITE_SCAN_BATCH = `
+  WITH claimed AS (
+    INSERT INTO scan_batches (id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING id
+  ),
+  input AS (
+    SELECT e.*, l.workspace_id, (e.occurred_at AT TIME ZONE 'UTC')::date AS day
+    FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::boolean[], $9::text[], $10::text[], $11::text[], $12::boolean[], $13::text[])
+      WITH ORDINALITY AS e(link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, visitor, ord)
+    JOIN links l ON l.id = e.link_id
+    WHERE EXISTS (SELECT 1 FROM claimed)
+  ),
+  first_seen AS (
+    INSERT INTO scan_visitors (day, scope_id, visitor)
+    SELECT DISTINCT i.day, s.scope_id, decode(i.visitor, 'hex')
+    FROM input i CROSS JOIN LATERAL (VALUES (i.link_id), (i.workspace_id)) s(scope_id)
+    WHERE i.visitor IS NOT NULL
+    ORDER BY 1, 2, 3
+    ON CONFLICT DO NOTHING
+    RETURNING day, scope_id, encode(visitor, 'hex') AS visitor
+  ),
+  flagged AS (
+    SELECT i.*,
+      i.visitor IS NOT NULL
+        AND row_number() OVER (PARTITION BY i.day, i.link_id, i.visitor ORDER BY i.ord) = 1
+        AND EXISTS (SELECT 1 FROM first_seen f WHERE f.day = i.day AND f.scope_id = i.link_id AND f.visitor = i.visitor) AS link_unique,
+      i.visitor IS NOT NULL
+        AND row_number() OVER (PARTITION BY i.day, i.workspace_id, i.visitor ORDER BY i.ord) = 1
+        AND EXISTS (SELECT 1 FROM first_seen f WHERE f.day = i.day AND f.scope_id = i.workspace_id AND f.visitor = i.visitor) AS workspace_unique
+    FROM input i
+  ),
+  raw AS (
+    INSERT INTO scan_events (link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, link_unique, workspace_unique)
+    SELECT link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, link_unique, workspace_unique
+    FROM flagged ORDER BY ord
+  )
+  INSERT INTO scan_rollups AS r (workspace_id, grain, dimension, link_id, bucket, value, scans, uniques, bots)
+  SELECT f.workspace_id, g.grain, d.dimension, s.link_key, g.bucket, d.value,
+    count(*) FILTER (WHERE NOT f.bot), count(*) FILTER (WHERE s.is_unique), count(*) FILTER (WHERE f.bot)
+  FROM flagged f
+  CROSS JOIN LATERAL (VALUES (f.link_id, f.link_unique), ('', f.workspace_unique)) s(link_key, is_unique)
+  CROSS JOIN LATERAL (VALUES
+    (${QUARTER}::smallint, date_bin('15 minutes', f.occurred_at, TIMESTAMPTZ '2000-01-01 00:00:00+00')),
+    (${DAY}::smallint, date_trunc('day', f.occurred_at, 'UTC'))) g(grain, bucket)
+  CROSS JOIN LATERAL (VALUES
+    (${DIMENSIONS.total}::smallint, ''),
+    (${DIMENSIONS.country}::smallint, coalesce(f.country, 'unknown')),
+    (${DIMENSIONS.device}::smallint, coalesce(f.device, 'unknown')),
+    (${DIMENSIONS.browser}::smallint, coalesce(f.browser, 'unknown')),
+    (${DIMENSIONS.os}::smallint, coalesce(f.os, 'unknown')),
+    (${DIMENSIONS.referrer}::smallint, coalesce(f.referrer_host, 'direct')),
+    (${DIMENSIONS.source}::smallint, CASE WHEN f.via_qr THEN 'qr' ELSE 'link' END)) d(dimension, value)
+  WHERE d.dimension = ${DIMENSIONS.total} OR NOT f.bot
+  GROUP BY 1, 2, 3, 4, 5, 6
+  ORDER BY 1, 2, 3, 4, 5, 6
+  ON CONFLICT (workspace_id, grain, dimension, link_id, bucket, value) DO UPDATE
+    SET scans = r.scans + excluded.scans, uniques = r.uniques + excluded.uniques, bots = r.bots + excluded.bots`;
+
+/** Visitor sets outlive their day by two (a late batch still finds them); batch claims by as long. */
+const VISITOR_DAYS_KEPT = 2;
+const PRUNE_CHUNK = 10_000;
+
+/**
+ * Deletes raw events older than the retention (oldest first, in chunks: ids grow with time, so
+ * the primary key finds them without an index on occurred_at), visitor sets and batch claims
+ * past their use. The rollups are kept: they are what answers after the raw rows are gone.
+ */
+export async function pruneScanData(retentionDays: number, now: number): Promise<{ events: number }> {
+  const cutoff = new Date(now - retentionDays * 86_400_000);
+  let events = 0;
+  for (;;) {
+    const deleted = await db().$executeRaw`
+      DELETE FROM scan_events WHERE id IN (
+        SELECT id FROM scan_events WHERE occurred_at < ${cutoff} ORDER BY id LIMIT ${PRUNE_CHUNK})`;
+    events += deleted;
+    if (deleted < PRUNE_CHUNK) break;
+  }
+  const keptFrom = new Date(now - VISITOR_DAYS_KEPT * 86_400_000);
+  await db().$executeRaw`DELETE FROM scan_visitors WHERE day < (${keptFrom}::timestamptz AT TIME ZONE 'UTC')::date`;
+  await db().$executeRaw`DELETE FROM scan_batches WHERE written_at < ${keptFrom}`;
+  return { events };
+}

@@ -1,0 +1,46 @@
+import { createHmac, randomBytes } from "node:crypto";
+import { config } from "@/lib/config";
+
+let processSecret: string | undefined;
+const dailyKeys = new Map<string, Buffer>();
+
+/**
+ * The visitor hash behind uniques: HMAC-SHA256 of address and user agent under a key derived
+ * for one UTC day from AUTH_SECRET, cut to 16 bytes (hex). Tomorrow's key is unrelated, so a
+ * hash links a visitor's scans within a day and never across days, and no address is stored.
+ */
+export function visitorHash(day: string, address: string, userAgent: string | null): string {
+  return createHmac("sha256", dailyKey(day)).update(`${address}\n${userAgent ?? ""}`).digest().subarray(0, 16).toString("hex");
+}
+
+/** The UTC calendar day of a time, YYYY-MM-DD: the day a visitor hash belongs to. */
+export function utcDay(time: number): string {
+  return new Date(time).toISOString().slice(0, 10);
+}
+
+function dailyKey(day: string): Buffer {
+  const secret = baseSecret();
+  const cacheKey = `${day}\n${secret}`;
+  let key = dailyKeys.get(cacheKey);
+  if (!key) {
+    if (dailyKeys.size > 8) dailyKeys.clear();
+    key = createHmac("sha256", secret).update(`scan-visitor:${day}`).digest();
+    dailyKeys.set(cacheKey, key);
+  }
+  return key;
+}
+
+/**
+ * AUTH_SECRET keys the hashes so every instance agrees. A deployment without one (signing in
+ * through AUTH_JWKS_URL) gets a random key per process: scans still count exactly, but a visitor
+ * seen by two instances or across a restart counts as two uniques that day.
+ */
+function baseSecret(): string {
+  const configured = config().AUTH_SECRET;
+  if (configured) return configured;
+  if (!processSecret) {
+    processSecret = randomBytes(32).toString("base64url");
+    console.warn("AUTH_SECRET is not set: visitor hashes use a key of this process only, so uniques may count a visitor once per instance.");
+  }
+  return processSecret;
+}

@@ -1,0 +1,141 @@
+import { request as httpRequest } from "node:http";
+import { afterAll, describe, expect, it } from "vitest";
+import { db } from "@/lib/db/client";
+import { type Door, startApp, type RunningApp } from "@/scripts/app-process";
+import { newUser, type TestUser } from "../support/api";
+
+const SHORT_HOST = "s.test.example";
+const APP_HOST = "app.test.example";
+const apps: RunningApp[] = [];
+
+const AGENTS = {
+  desktop: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15",
+  phone: "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
+  tablet: "Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+  bot: "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)",
+  preview: "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)",
+};
+
+/** One visit of each kind, repeated: what a burst is made of. HEAD and the two bots are not scans. */
+const MIX = [
+  { agent: AGENTS.desktop, qr: false, method: "GET", scan: true },
+  { agent: AGENTS.phone, qr: true, method: "GET", scan: true },
+  { agent: AGENTS.tablet, qr: true, method: "GET", scan: true },
+  { agent: AGENTS.desktop, qr: false, method: "GET", scan: true },
+  { agent: AGENTS.bot, qr: false, method: "GET", scan: false },
+  { agent: AGENTS.preview, qr: false, method: "GET", scan: false },
+  { agent: AGENTS.phone, qr: true, method: "HEAD", scan: false },
+] as const;
+
+/**
+ * The test's X-Forwarded-For plays a proxy in front of the server: the front door appends the
+ * socket's peer (127.0.0.1) after it, so one hop is trusted there; under `next start` the header
+ * arrives as sent.
+ */
+async function start(door: Door): Promise<RunningApp> {
+  const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
+  const app = await startApp(door, {
+    DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER,
+    SHORT_BASE_URL: `http://${SHORT_HOST}`, BASE_URL: `http://${APP_HOST}`, RECHECK_INTERVAL_SECONDS: "0",
+    TRUSTED_PROXY_HOPS: door === "front" ? "1" : "0",
+  });
+  apps.push(app);
+  return app;
+}
+
+afterAll(async () => {
+  await Promise.all(apps.map((app) => app.stop()));
+});
+
+async function createLink(app: RunningApp, user: TestUser): Promise<{ id: string; slug: string }> {
+  const response = await fetch(`${app.url}/api/links`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${user.token}`, "content-type": "application/json" },
+    body: JSON.stringify({ destination: "https://example.com/poster" }),
+  });
+  expect(response.status).toBe(201);
+  return response.json();
+}
+
+/** A visit on its own connection (no keep-alive): the status, or null when the server no longer took it. */
+function visitOnce(app: RunningApp, slug: string, visit: (typeof MIX)[number], address: string): Promise<number | null> {
+  return new Promise((resolve) => {
+    const outgoing = httpRequest(
+      {
+        host: "127.0.0.1", port: app.port, method: visit.method, path: `/${slug}${visit.qr ? "?qr" : ""}`, agent: false,
+        headers: { host: SHORT_HOST, "user-agent": visit.agent, "x-forwarded-for": address },
+      },
+      (response) => {
+        response.resume();
+        response.on("end", () => resolve(response.statusCode ?? null));
+        response.on("error", () => resolve(null));
+      },
+    );
+    outgoing.on("error", () => resolve(null));
+    outgoing.end();
+  });
+}
+
+/** `total` visits cycling through MIX, `concurrency` at a time; `onAnswered` sees the running count of answers. */
+async function burst(app: RunningApp, slug: string, total: number, concurrency: number, onAnswered?: (answered: number) => void) {
+  const answers: { visit: (typeof MIX)[number]; status: number | null }[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < total) {
+      const index = next++;
+      const visit = MIX[index % MIX.length]!;
+      const status = await visitOnce(app, slug, visit, `81.2.69.${index % 200}`);
+      answers.push({ visit, status });
+      if (status !== null) onAnswered?.(answers.filter((answer) => answer.status !== null).length);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const redirected = answers.filter((answer) => answer.status === 302);
+  return { answers, scans: redirected.filter((answer) => answer.visit.scan).length, bots: redirected.filter((answer) => !answer.visit.scan).length };
+}
+
+async function analytics(app: RunningApp, user: TestUser, query: Record<string, string>) {
+  const response = await fetch(`${app.url}/api/analytics?${new URLSearchParams(query)}`, { headers: { authorization: `Bearer ${user.token}` } });
+  expect(response.status).toBe(200);
+  return response.json();
+}
+
+describe("scan analytics through the real doors", () => {
+  it.each(["front", "proxy"] as const)("counts a burst of concurrent visits exactly through the %s door", async (door) => {
+    const app = await start(door);
+    const user = await newUser(`burst-${door}`);
+    const link = await createLink(app, user);
+    const { answers, scans, bots } = await burst(app, link.slug, 140, 10);
+    expect(answers.every((answer) => answer.status === 302)).toBe(true);
+    expect([scans, bots]).toEqual([80, 60]);
+
+    await expect.poll(async () => (await analytics(app, user, { link_id: link.id, group_by: "source" })).total, { timeout: 10_000 }).toEqual({ scans: 80, uniques: expect.any(Number), bots: 60 });
+    const bySource = await analytics(app, user, { link_id: link.id, group_by: "source" });
+    expect(bySource.data.map((row: { key: string; scans: number }) => [row.key, row.scans])).toEqual([["link", 40], ["qr", 40]]);
+    const byDevice = await analytics(app, user, { link_id: link.id, group_by: "device" });
+    expect(byDevice.data.map((row: { key: string; scans: number }) => [row.key, row.scans])).toEqual([["desktop", 40], ["mobile", 20], ["tablet", 20]]);
+    const byCountry = await analytics(app, user, { link_id: link.id, group_by: "country" });
+    expect(byCountry.data.map((row: { key: string; scans: number }) => [row.key, row.scans])).toEqual([["GB", 80]]);
+  }, 180_000);
+
+  it("loses nothing when the server receives SIGTERM in the middle of a burst", async () => {
+    const app = await start("front");
+    const user = await newUser("sigterm");
+    const link = await createLink(app, user);
+    let stopping: Promise<number | null> | undefined;
+    const { answers, scans, bots } = await burst(app, link.slug, 2000, 16, (answered) => {
+      if (answered === 300) stopping = app.stop();
+    });
+    expect(await stopping, "the server exits cleanly").toBe(0);
+    const refused = answers.filter((answer) => answer.status === null).length;
+    expect(scans + bots).toBeGreaterThanOrEqual(300);
+    expect(refused, "the burst outlived the server").toBeGreaterThan(0);
+    expect(answers.filter((answer) => answer.status !== null && answer.status !== 302)).toEqual([]);
+
+    // Every redirect answered before the server went away is in the raw table and the rollups, once.
+    const raw = await db().scanEvent.groupBy({ by: ["bot"], where: { linkId: link.id }, _count: true });
+    expect(Object.fromEntries(raw.map((row) => [String(row.bot), row._count]))).toEqual({ false: scans, true: bots });
+    const rollup = await db().scanRollup.aggregate({ where: { linkId: link.id, grain: 1440, dimension: 0 }, _sum: { scans: true, bots: true } });
+    expect([Number(rollup._sum.scans), Number(rollup._sum.bots)]).toEqual([scans, bots]);
+  }, 180_000);
+});
