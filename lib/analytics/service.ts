@@ -10,7 +10,7 @@ import type { AnalyticsQuery, AnalyticsReport } from "./schemas";
  * another workspace is not found.
  */
 export async function scanAnalytics(principal: Principal, query: AnalyticsQuery): Promise<AnalyticsReport> {
-  requirePermission(principal, "links.read", "Your role in this workspace does not allow reading analytics.");
+  requirePermission(principal, "analytics.read", "Your role in this workspace does not allow reading analytics.");
   if (query.link_id) await getLink(principal, query.link_id);
   return readAnalytics({
     workspaceId: principal.workspaceId,

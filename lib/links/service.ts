@@ -75,7 +75,8 @@ export async function archive(principal: Principal, id: string): Promise<LinkRow
 }
 
 async function findOwnLink(principal: Principal, id: string): Promise<LinkRow> {
-  const link = await store.findWorkspaceLink(principal.workspaceId, id);
+  // Ids also arrive from query strings and tool arguments, which the route wrapper's path check never sees.
+  const link = isRecordId(id) ? await store.findWorkspaceLink(principal.workspaceId, id) : null;
   if (!link) throw notFound("No link with this id exists in this workspace.");
   return link;
 }

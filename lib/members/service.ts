@@ -35,10 +35,11 @@ export async function listMembers(principal: Principal): Promise<Member[]> {
 }
 
 /**
- * Invites an address: records the invitation (its token stored only as a hash) and e-mails the
- * link, in one transaction, so an invitation exists only if its e-mail went out. When no mail
- * server is configured (development only) the link is logged and returned as invite_url; in
- * production without one, nothing is written and the answer is a 503.
+ * Invites an address: records the invitation (its token stored only as a hash), then e-mails the
+ * link. No transaction waits for the mail server (a slow one would hold database connections the
+ * redirects need); when the send fails the invitation is withdrawn again, so none is left that
+ * nobody received. When no mail server is configured (development only) the link is logged and
+ * returned as invite_url; in production without one, nothing is written and the answer is a 503.
  */
 export async function inviteMember(principal: Principal, input: InviteMemberInput): Promise<Member & { invite_url?: string }> {
   const inviter = requireManager(principal, "members.invite", "Only an owner or admin of this workspace can invite people.");
@@ -47,24 +48,30 @@ export async function inviteMember(principal: Principal, input: InviteMemberInpu
   const token = newInvitationToken();
   const now = new Date(clock().now());
   const context = await messageContext(principal.workspaceId, inviter);
-  return store.inMailTransaction(async (tx) => {
-    const invitation = await store.insertInvitation(tx, {
-      workspaceId: principal.workspaceId,
-      email: input.email,
-      role: input.role,
-      tokenHash: hashInvitationToken(token),
-      invitedByUserId: inviter.userId,
-      now,
-      expiresAt: expiryFrom(now),
-    });
-    if (!invitation) throw await duplicateInvitation(principal.workspaceId, input.email);
-    return { ...presentInvitation(invitation), ...(await deliver(invitation, context, token)) };
+  const invitation = await store.insertInvitation({
+    workspaceId: principal.workspaceId,
+    email: input.email,
+    role: input.role,
+    tokenHash: hashInvitationToken(token),
+    invitedByUserId: inviter.userId,
+    now,
+    expiresAt: expiryFrom(now),
   });
+  if (!invitation) throw await duplicateInvitation(principal.workspaceId, input.email);
+  try {
+    return { ...presentInvitation(invitation), ...(await deliver(invitation, context, token)) };
+  } catch (error) {
+    await store.withdrawUnsentInvitation(invitation.id);
+    throw error;
+  }
 }
 
 /**
  * Re-sends an invitation: a new link valid INVITATION_TTL_DAYS from now, under a new invitation
  * id; the previous link answers 410 (links are stored only as hashes, so it cannot be re-sent).
+ * The message goes out first and the replacement is recorded after, so a failed send leaves the
+ * previous link working. Should the invitation be accepted or revoked in between, the new link
+ * answers 410 like any withdrawn one and the caller gets 404.
  */
 export async function resendInvitation(principal: Principal, id: string): Promise<Member & { invite_url?: string }> {
   const inviter = requireManager(principal, "members.invite", "Only an owner or admin of this workspace can re-send invitations.");
@@ -73,12 +80,12 @@ export async function resendInvitation(principal: Principal, id: string): Promis
   if (!emailAvailable()) throw new DomainError("not_configured", EMAIL_NOT_CONFIGURED);
   const token = newInvitationToken();
   const now = new Date(clock().now());
+  const expiresAt = expiryFrom(now);
   const context = await messageContext(principal.workspaceId, inviter);
-  return store.inMailTransaction(async (tx) => {
-    const replacement = await store.replaceInvitation(tx, { previous, tokenHash: hashInvitationToken(token), invitedByUserId: inviter.userId, now, expiresAt: expiryFrom(now) });
-    if (!replacement) throw notFound(NO_SUCH_MEMBER);
-    return { ...presentInvitation(replacement), ...(await deliver(replacement, context, token)) };
-  });
+  const delivered = await deliver({ ...previous, expiresAt }, context, token);
+  const replacement = await store.replaceInvitation({ previous, tokenHash: hashInvitationToken(token), invitedByUserId: inviter.userId, now, expiresAt });
+  if (!replacement) throw notFound(NO_SUCH_MEMBER);
+  return { ...presentInvitation(replacement), ...delivered };
 }
 
 /** Changes a member's role, or the role a pending invitation offers. Only owners make or unmake owners. */
@@ -87,7 +94,7 @@ export async function changeRole(principal: Principal, id: string, role: Role): 
   if (id.startsWith("inv_")) {
     const invitation = await findInvitationOrExplain(principal.workspaceId, id);
     if (invitation.role === "owner" || role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
-    const changed = await store.changeInvitationRole(principal.workspaceId, id, role);
+    const changed = await store.changeInvitationRole(principal.workspaceId, id, role, can(principal, "members.manage_owners"));
     if (!changed) throw notFound(NO_SUCH_MEMBER);
     return presentInvitation(changed);
   }
@@ -111,7 +118,8 @@ export async function removeMember(principal: Principal, id: string): Promise<vo
     requirePermission(principal, "members.invite", "Only an owner or admin of this workspace can revoke invitations.");
     const invitation = await findInvitationOrExplain(principal.workspaceId, id);
     if (invitation.role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
-    if (!(await store.revokeInvitation(principal.workspaceId, id, new Date(clock().now())))) throw notFound(NO_SUCH_MEMBER);
+    const revoked = await store.revokeInvitation(principal.workspaceId, id, new Date(clock().now()), can(principal, "members.manage_owners"));
+    if (!revoked) throw notFound(NO_SUCH_MEMBER);
     return;
   }
   const membership = await store.findMembership(principal.workspaceId, id);
@@ -202,7 +210,7 @@ async function messageContext(workspaceId: string, inviter: SessionPrincipal): P
 }
 
 /** Sends the invitation's e-mail; where it was only logged (development), the link goes back to the inviter. */
-async function deliver(invitation: InvitationRow, context: MessageContext, token: string): Promise<{ invite_url?: string }> {
+async function deliver(invitation: Pick<InvitationRow, "email" | "role" | "expiresAt">, context: MessageContext, token: string): Promise<{ invite_url?: string }> {
   const message = invitationEmail({ ...context, email: invitation.email, role: invitation.role, token, expiresAt: invitation.expiresAt });
   const delivery = await sendEmail(message);
   return delivery.via === "log" ? { invite_url: invitationUrl(token) } : {};

@@ -66,31 +66,19 @@ export async function isMemberAddress(workspaceId: string, email: string): Promi
 type NewInvitation = { workspaceId: string; email: string; role: Role; tokenHash: string; invitedByUserId: string; now: Date; expiresAt: Date };
 
 /**
- * Runs `work` in one transaction that may wait for a mail server: an invitation is committed
- * only once its e-mail was accepted, so a failed send leaves nothing behind (and the previous
- * link of a re-send keeps working).
- */
-export function inMailTransaction<T>(work: (tx: DbClient) => Promise<T>): Promise<T> {
-  return db().$transaction(work, { maxWait: 5_000, timeout: MAIL_TRANSACTION_TIMEOUT_MS });
-}
-
-/** Longer than the mail transport's own timeouts (lib/email), so a slow server fails there first. */
-const MAIL_TRANSACTION_TIMEOUT_MS = 45_000;
-
-/**
  * Records an invitation unless the address already belongs to a member or has a pending
  * invitation; null then. An expired pending invitation to the address is retired first, so a
  * fresh invite replaces it. The partial unique index on pending (workspace_id, email) decides
  * between concurrent invites of one address: exactly one inserts.
  */
-export async function insertInvitation(tx: DbClient, invitation: NewInvitation): Promise<InvitationRow | null> {
+export async function insertInvitation(invitation: NewInvitation): Promise<InvitationRow | null> {
   const { workspaceId, email, role, tokenHash, invitedByUserId, now, expiresAt } = invitation;
-  await tx.invitation.updateMany({
+  await db().invitation.updateMany({
     where: { workspaceId, email, acceptedAt: null, revokedAt: null, expiresAt: { lte: now } },
     data: { revokedAt: now },
   });
   const id = newId("inv");
-  const inserted = await tx.$queryRaw<{ id: string }[]>`
+  const inserted = await db().$queryRaw<{ id: string }[]>`
     INSERT INTO invitations (id, workspace_id, email, role, token_hash, invited_by_user_id, created_at, sent_at, expires_at)
     SELECT ${id}, ${workspaceId}, ${email}, ${role}::"Role", ${tokenHash}, ${invitedByUserId}, ${now}, ${now}, ${expiresAt}
     WHERE NOT EXISTS (
@@ -100,7 +88,12 @@ export async function insertInvitation(tx: DbClient, invitation: NewInvitation):
     ON CONFLICT (workspace_id, email) WHERE accepted_at IS NULL AND revoked_at IS NULL DO NOTHING
     RETURNING id`;
   if (inserted.length === 0) return null;
-  return tx.invitation.findUniqueOrThrow({ where: { id }, select: INVITATION_FIELDS });
+  return db().invitation.findUniqueOrThrow({ where: { id }, select: INVITATION_FIELDS });
+}
+
+/** Deletes an invitation whose e-mail never went out (nobody holds its link), unless it was used meanwhile. */
+export async function withdrawUnsentInvitation(id: string): Promise<void> {
+  await db().invitation.deleteMany({ where: { id, acceptedAt: null } });
 }
 
 type Replacement = { previous: InvitationRow; tokenHash: string; invitedByUserId: string; now: Date; expiresAt: Date };
@@ -110,35 +103,45 @@ type Replacement = { previous: InvitationRow; tokenHash: string; invitedByUserId
  * same address and role takes its place, with a new id, token and expiry. Null when the previous
  * one was no longer pending.
  */
-export async function replaceInvitation(tx: DbClient, { previous, tokenHash, invitedByUserId, now, expiresAt }: Replacement): Promise<InvitationRow | null> {
-  const { count } = await tx.invitation.updateMany({
-    where: { id: previous.id, workspaceId: previous.workspaceId, acceptedAt: null, revokedAt: null },
-    data: { revokedAt: now },
-  });
-  if (count === 0) return null;
-  return tx.invitation.create({
-    data: {
-      id: newId("inv"),
-      workspaceId: previous.workspaceId,
-      email: previous.email,
-      role: previous.role,
-      tokenHash,
-      invitedByUserId,
-      createdAt: previous.createdAt,
-      sentAt: now,
-      expiresAt,
-    },
-    select: INVITATION_FIELDS,
+export function replaceInvitation({ previous, tokenHash, invitedByUserId, now, expiresAt }: Replacement): Promise<InvitationRow | null> {
+  return db().$transaction(async (tx) => {
+    const { count } = await tx.invitation.updateMany({
+      where: { id: previous.id, workspaceId: previous.workspaceId, acceptedAt: null, revokedAt: null },
+      data: { revokedAt: now },
+    });
+    if (count === 0) return null;
+    return tx.invitation.create({
+      data: {
+        id: newId("inv"),
+        workspaceId: previous.workspaceId,
+        email: previous.email,
+        role: previous.role,
+        tokenHash,
+        invitedByUserId,
+        createdAt: previous.createdAt,
+        sentAt: now,
+        expiresAt,
+      },
+      select: INVITATION_FIELDS,
+    });
   });
 }
 
-export async function changeInvitationRole(workspaceId: string, id: string, role: Role): Promise<InvitationRow | null> {
-  const { count } = await db().invitation.updateMany({ where: { id, workspaceId, acceptedAt: null, revokedAt: null }, data: { role } });
+/**
+ * Only an owner may touch an invitation that offers ownership: the condition sits in the
+ * statement, so an invitation raised to owner after the caller read it is not changed.
+ */
+function pendingInvitation(workspaceId: string, id: string, mayTouchOwners: boolean) {
+  return { id, workspaceId, acceptedAt: null, revokedAt: null, ...(mayTouchOwners ? {} : { role: { not: "owner" as const } }) };
+}
+
+export async function changeInvitationRole(workspaceId: string, id: string, role: Role, mayTouchOwners: boolean): Promise<InvitationRow | null> {
+  const { count } = await db().invitation.updateMany({ where: pendingInvitation(workspaceId, id, mayTouchOwners), data: { role } });
   return count === 0 ? null : db().invitation.findUniqueOrThrow({ where: { id }, select: INVITATION_FIELDS });
 }
 
-export async function revokeInvitation(workspaceId: string, id: string, now: Date): Promise<boolean> {
-  const { count } = await db().invitation.updateMany({ where: { id, workspaceId, acceptedAt: null, revokedAt: null }, data: { revokedAt: now } });
+export async function revokeInvitation(workspaceId: string, id: string, now: Date, mayTouchOwners: boolean): Promise<boolean> {
+  const { count } = await db().invitation.updateMany({ where: pendingInvitation(workspaceId, id, mayTouchOwners), data: { revokedAt: now } });
   return count > 0;
 }
 

@@ -252,6 +252,12 @@ describe("GET /api/analytics", () => {
     expect(stranger.body.error).toMatch(/no link/i);
   });
 
+  it.each(["\u0000", "%", "x".repeat(64), "../links"])("answers a link_id that is no id (%j) with 404, never a 5xx", async (linkId) => {
+    const response = await analytics(await newUser("hostile"), { link_id: linkId });
+    expect(response.status).toBe(404);
+    expect(response.body.error).toMatch(/no link/i);
+  });
+
   it("refuses bad input with a sentence", async () => {
     const user = await newUser("analytics");
     const cases: [Record<string, string>, RegExp][] = [

@@ -188,6 +188,19 @@ const FIXTURES: Record<string, Fixture> = {
   },
   "GET /api/cron/recheck": { request: () => ({ path: "/api/cron/recheck" }), status: 401 },
   "GET /api/openapi.json": { request: () => ({ path: "/api/openapi.json" }), status: 200 },
+  "GET /api/analytics": {
+    request: async (target) => ({ path: `/api/analytics?link_id=${await target.link()}&group_by=link` }),
+    status: 200,
+    namesResource: true,
+    check: async (response, own, caller) => {
+      expect(response.body.total.scans).toBe(own.scans);
+      // The whole workspace, by link: only its own links, and only its own scans.
+      const whole = await send("GET", { path: "/api/analytics?group_by=link" }, await own.credentials(caller));
+      expect(whole.body.total.scans).toBe(own.scans);
+      const ids = whole.body.data.map((row: { key: string }) => row.key);
+      expect(await db().link.count({ where: { id: { in: ids }, workspaceId: own.id } })).toBe(ids.length);
+    },
+  },
   // MCP answers 200 with the tool's verdict inside: archiving a fresh link runs the same table as DELETE /api/links/{id}.
   "POST /api/mcp": {
     request: async (target) => ({
@@ -220,8 +233,8 @@ beforeAll(async () => {
   // Invitations are logged (no SMTP_URL in development); the matrix reads statuses, not the log.
   vi.spyOn(console, "log").mockImplementation(() => {});
   // Different numbers of links, so a count from the wrong workspace would show.
-  a = await TeamWorkspace.create("alpha", 3);
-  b = await TeamWorkspace.create("bravo", 7);
+  a = await TeamWorkspace.create("alpha", 3, 2);
+  b = await TeamWorkspace.create("bravo", 7, 5);
 }, 120_000);
 
 afterAll(() => {

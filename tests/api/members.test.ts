@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { type AddressInfo, createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
@@ -268,6 +269,32 @@ describe("invitations by e-mail", () => {
       closeEmail();
     }
   });
+});
+
+describe("a mail server that never answers", () => {
+  it("holds no database connection while invitations wait for it, and leaves no invitation behind (502)", async () => {
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { workspaceId, asOwner } = await teamOf("silentsmtp");
+    vi.stubEnv("SMTP_URL", `smtp://127.0.0.1:${(silent.address() as AddressInfo).port}`);
+    resetConfig();
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      // More invitations than the pool has connections: were they waiting inside transactions, nothing else could query.
+      const invites = Array.from({ length: 12 }, (_, i) => call("POST", "/api/members", { ...asOwner, body: { email: uniqueAddress(`quiet${i}`) } }));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const started = Date.now();
+      await db().$queryRaw`SELECT 1`;
+      expect(Date.now() - started).toBeLessThan(1000);
+      const answers = await Promise.all(invites);
+      expect(answers.map((answer) => answer.status)).toEqual(Array(12).fill(502));
+      expect(await db().invitation.count({ where: { workspaceId } })).toBe(0);
+    } finally {
+      warn.mockRestore();
+      closeEmail();
+      silent.close();
+    }
+  }, 60_000);
 });
 
 describe("roles and leaving", () => {

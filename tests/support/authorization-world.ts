@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { scanBuffer } from "@/lib/analytics/scans";
 import { hashApiKey } from "@/lib/auth/api-keys";
 import { claimApiKey } from "@/lib/auth/api-key-store";
 import { clock } from "@/lib/clock";
@@ -7,6 +8,7 @@ import { newId } from "@/lib/db/random";
 import { hashInvitationToken } from "@/lib/members/tokens";
 import { call, joinWorkspace, newUser, subscribe, type TestUser } from "./api";
 import { solidImage } from "./images";
+import { visit } from "./visits";
 
 export const ROLES = ["owner", "admin", "member", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
@@ -53,7 +55,10 @@ export class TeamWorkspace implements Target {
     readonly users: Record<Role, TestUser>,
   ) {}
 
-  static async create(label: string, linkCount: number): Promise<TeamWorkspace> {
+  /** Scans of link(), made by real visits through the short-link door. */
+  scans = 0;
+
+  static async create(label: string, linkCount: number, scanCount: number): Promise<TeamWorkspace> {
     const owner = await newUser(`${label}-owner`, { subscription: false });
     const name = `Team ${label} ${unique()}`;
     const created = await call("POST", "/api/workspaces", { token: owner.token, body: { name } });
@@ -74,6 +79,7 @@ export class TeamWorkspace implements Target {
     for (let index = 0; index < linkCount; index++) await workspace.freshLink({ logo: index === 0 });
     await workspace.setWorkspaceLogo();
     await workspace.freshInvitation();
+    await workspace.scan(scanCount);
     return workspace;
   }
 
@@ -139,6 +145,17 @@ export class TeamWorkspace implements Target {
     });
     for (const value of [invitation.id, email]) this.secrets.add(value);
     return { id: invitation.id, token };
+  }
+
+  /** Visits link() `count` times from different addresses, and writes the scans. */
+  private async scan(count: number): Promise<void> {
+    const slug = new URL(await this.shortUrl()).pathname.slice(1);
+    for (let index = 0; index < count; index++) {
+      const answer = await visit(`/${slug}`, { headers: { "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/132.0", "X-Forwarded-For": `198.51.100.${index + 1}` } });
+      if (answer.status >= 400) throw new Error(`A visit of ${slug} answered ${answer.status}`);
+    }
+    await scanBuffer().flush();
+    this.scans += count;
   }
 
   /** Puts the workspace's default logo back (a request may have removed it). */
