@@ -14,6 +14,7 @@ import type {
 import { z } from "zod";
 import * as abuse from "@/lib/abuse/operations";
 import * as billing from "@/lib/billing/operations";
+import * as domains from "@/lib/domains/operations";
 import { config } from "@/lib/config";
 import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
 import { type AuthMode, defineOperation, type HttpMethod, failure, type OperationSpec, RATE_LIMIT_HEADERS, type ResponseSpec } from "@/lib/http/operation";
@@ -62,10 +63,17 @@ export const OPERATIONS: readonly OperationSpec[] = [
   billing.describeAccount,
   workspaces.describeWorkspace,
   workspaces.listMembers,
+  domains.addDomain,
+  domains.listDomains,
+  domains.getDomain,
+  domains.verifyDomain,
+  domains.removeDomain,
+  domains.askTlsPermission,
   abuse.reportAbuse,
   abuse.listAbuseQueue,
   abuse.setLinkStatus,
   resolution.recheckLinks,
+  domains.checkDomains,
   getOpenApiDocument,
 ];
 

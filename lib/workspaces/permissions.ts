@@ -7,7 +7,8 @@ import type { Principal } from "./types";
  * Owners and admins (and the key) start and manage the subscription.
  */
 export type Action =
-  | "links.read" | "links.create" | "links.edit_any" | "links.edit_own" | "api_key.claim" | "api_key.revoke" | "members.read" | "billing.manage";
+  | "links.read" | "links.create" | "links.edit_any" | "links.edit_own" | "api_key.claim" | "api_key.revoke" | "members.read" | "billing.manage"
+  | "domains.read" | "domains.manage";
 
 const ALLOWED: Record<Action, { roles: readonly string[]; apiKey: boolean }> = {
   "links.read": { roles: ["owner", "admin", "member"], apiKey: true },
@@ -18,6 +19,8 @@ const ALLOWED: Record<Action, { roles: readonly string[]; apiKey: boolean }> = {
   "api_key.revoke": { roles: ["owner"], apiKey: false },
   "members.read": { roles: ["owner", "admin", "member"], apiKey: true },
   "billing.manage": { roles: ["owner", "admin"], apiKey: true },
+  "domains.read": { roles: ["owner", "admin", "member"], apiKey: true },
+  "domains.manage": { roles: ["owner", "admin"], apiKey: true },
 };
 
 export function can(principal: Principal, action: Action): boolean {

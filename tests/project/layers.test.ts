@@ -11,7 +11,7 @@ const FLOOR = ["clock", "config", "db", "http", "process-singleton"];
 const ROOF = ["api", "openapi"];
 
 /** The capabilities from the top down, as the README draws them: each may import only those after it. */
-const CAPABILITIES = ["abuse", "qr", "logos", "payments", "resolution", "links", "billing", "workspaces", "auth", "analytics", "safety", "domains"];
+const CAPABILITIES = ["abuse", "qr", "logos", "payments", "resolution", "domains", "links", "billing", "workspaces", "auth", "analytics", "safety"];
 
 const LIB_FILES = sourceFiles("lib").filter((file) => !file.endsWith(".test.ts"));
 
