@@ -1,31 +1,33 @@
 import { PrismaPg } from "@prisma/adapter-pg";
-import { config } from "@/lib/config";
+import type pg from "pg";
 import { processSingleton } from "@/lib/process-singleton";
 import { type Prisma, PrismaClient } from "./generated/client";
+import { closePool, createPool, pool } from "./pool";
 
 export type Db = InstanceType<typeof PrismaClient>;
 
 /** The process client or an interactive transaction's: what data access that may run inside a transaction takes. */
 export type DbClient = Prisma.TransactionClient;
 
-const processDb = processSingleton("db", () => createDb(databaseUrl(), config().DATABASE_POOL_SIZE));
+/** Prisma on the process pool (lib/db/pool.ts), so Prisma and direct `pg` queries share one set of connections. */
+const processDb = processSingleton("db", () => prismaOn(pool()));
 
 /** The process's one Prisma client (shared by hot reloads and bundles). */
 export function db(): Db {
   return processDb.get();
 }
 
+/** A client with its own pool, for tests that need two separate instances. */
 export function createDb(connectionString: string, poolSize: number): Db {
-  // A bounded connect so a hung database fails fast instead of stacking requests.
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString, max: poolSize, connectionTimeoutMillis: 5000 }) });
+  return new PrismaClient({ adapter: new PrismaPg(createPool(connectionString, poolSize), { disposeExternalPool: true }) });
 }
 
+function prismaOn(sharedPool: pg.Pool): Db {
+  return new PrismaClient({ adapter: new PrismaPg(sharedPool) });
+}
+
+/** Disconnects Prisma and ends the process pool; both are recreated on next use. */
 export async function disconnectDb(): Promise<void> {
   await processDb.reset()?.$disconnect();
-}
-
-function databaseUrl(): string {
-  const url = config().DATABASE_URL;
-  if (!url) throw new Error("DATABASE_URL is not set: start the service with `npm start`, which starts the embedded database.");
-  return url;
+  await closePool();
 }

@@ -1,0 +1,33 @@
+import pg from "pg";
+import { config } from "@/lib/config";
+import { processSingleton } from "@/lib/process-singleton";
+
+/**
+ * The process's one PostgreSQL pool. Prisma's adapter runs on it (lib/db/client.ts) and the hot path's
+ * direct `pg` queries (resolution reads, scan writes) use it too, so a process holds one set of
+ * connections bounded by DATABASE_POOL_SIZE instead of one per client.
+ */
+const processPool = processSingleton("db.pool", () => createPool(databaseUrl(), config().DATABASE_POOL_SIZE));
+
+export function pool(): pg.Pool {
+  return processPool.get();
+}
+
+export function createPool(connectionString: string, max: number): pg.Pool {
+  // A bounded connect so a hung database fails fast instead of stacking requests.
+  const created = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5000 });
+  // An idle connection the server drops emits 'error' on the pool; unhandled, it would end the process.
+  created.on("error", () => undefined);
+  return created;
+}
+
+/** Ends the process pool (the next pool() opens a fresh one, e.g. after DATABASE_URL changed). */
+export async function closePool(): Promise<void> {
+  await processPool.reset()?.end();
+}
+
+function databaseUrl(): string {
+  const url = config().DATABASE_URL;
+  if (!url) throw new Error("DATABASE_URL is not set: start the service with `npm start`, which starts the embedded database.");
+  return url;
+}
