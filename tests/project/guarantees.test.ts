@@ -14,7 +14,7 @@ function citedTests(section: string): { file: string; name: string }[] {
   const cited: { file: string; name: string }[] = [];
   const citation = /`([\w./-]+\.test\.ts)`((?:\s*›\s*"[^"]+"[,;]?)+)/g;
   for (const match of section.matchAll(citation)) {
-    for (const name of match[2].matchAll(/"([^"]+)"/g)) cited.push({ file: match[1], name: name[1] });
+    for (const name of match[2]!.matchAll(/"([^"]+)"/g)) cited.push({ file: match[1]!, name: name[1]! });
   }
   return cited;
 }
