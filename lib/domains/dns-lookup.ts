@@ -13,31 +13,37 @@ export type DomainResolver = {
   caa(name: string): Promise<Lookup<CaaRecord>>;
 };
 
-const TIMEOUT_MS = 2000;
+/** Per try; c-ares may retry past it, so each lookup is also cancelled at the deadline. */
+const TRY_TIMEOUT_MS = 1500;
+const DEADLINE_MS = 3000;
 
 /** Lookups through `server` ("host:port", DNS_RESOLVER) or, unset, the system's resolvers. */
 export function createDomainResolver(server: string | undefined): DomainResolver {
+  // A resolver per lookup, so that cancelling one at its deadline leaves the others alone.
   const fresh = () => {
-    const resolver = new Resolver({ timeout: TIMEOUT_MS, tries: 2 });
+    const resolver = new Resolver({ timeout: TRY_TIMEOUT_MS, tries: 2 });
     if (server !== undefined) resolver.setServers([server]);
     return resolver;
   };
   return {
     // A TXT record may be split into several strings; its value is their concatenation (RFC 7208 §3.3).
-    txt: (name) => lookup(() => fresh().resolveTxt(name).then((records) => records.map((chunks) => chunks.join("")))),
-    cname: (name) => lookup(() => fresh().resolveCname(name)),
-    a: (name) => lookup(() => fresh().resolve4(name)),
-    aaaa: (name) => lookup(() => fresh().resolve6(name)),
-    caa: (name) => lookup(() => fresh().resolveCaa(name)),
+    txt: (name) => lookup(fresh(), (resolver) => resolver.resolveTxt(name).then((records) => records.map((chunks) => chunks.join("")))),
+    cname: (name) => lookup(fresh(), (resolver) => resolver.resolveCname(name)),
+    a: (name) => lookup(fresh(), (resolver) => resolver.resolve4(name)),
+    aaaa: (name) => lookup(fresh(), (resolver) => resolver.resolve6(name)),
+    caa: (name) => lookup(fresh(), (resolver) => resolver.resolveCaa(name)),
   };
 }
 
-async function lookup<Value>(run: () => Promise<Value[]>): Promise<Lookup<Value>> {
+async function lookup<Value>(resolver: Resolver, run: (resolver: Resolver) => Promise<Value[]>): Promise<Lookup<Value>> {
+  const deadline = setTimeout(() => resolver.cancel(), DEADLINE_MS);
   try {
-    return { ok: true, values: await run() };
+    return { ok: true, values: await run(resolver) };
   } catch (error) {
     const code = error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : "EUNKNOWN";
     return { ok: false, code };
+  } finally {
+    clearTimeout(deadline);
   }
 }
 
