@@ -1,5 +1,6 @@
 import { NextResponse, type NextFetchEvent, type NextRequest } from "next/server";
 import { scanBuffer } from "@/lib/analytics/scans";
+import { malformedRequest } from "@/lib/http/malformed-request";
 import { serveVisit, visitFor } from "@/lib/resolution/door";
 
 /**
@@ -7,6 +8,8 @@ import { serveVisit, visitFor } from "@/lib/resolution/door";
  * front door, so both give identical answers. Everything else continues to the application.
  */
 export async function proxy(request: NextRequest, event: NextFetchEvent): Promise<Response> {
+  const refused = malformedRequest(request.method, new URL(request.url).pathname);
+  if (refused) return new Response(refused.body, refused);
   const visit = await visitFor({
     method: request.method,
     hostHeader: request.headers.get("host"),
@@ -22,6 +25,7 @@ export async function proxy(request: NextRequest, event: NextFetchEvent): Promis
 }
 
 export const config = {
-  // Short links are one path segment; the app's assets and API never are resolved here.
-  matcher: ["/((?!_next/|api/).+)"],
+  // Short links are one path segment; the app's assets and API never are resolved here. API paths
+  // come here only when they carry a % that may be a malformed escape, which Next would answer with a bare 500.
+  matcher: ["/((?!_next/|api/).+)", "/api/(.*%.*)"],
 };

@@ -12,4 +12,7 @@ createServer((request, response) => {
     response.writeHead(404, { "Content-Length": "0" });
   }
   response.end();
-}).listen(port, "127.0.0.1", () => process.send?.("ready"));
+}).listen(port, "127.0.0.1");
+
+// An orderly exit on SIGTERM, so `node --cpu-prof` writes the reference's profile too.
+process.on("SIGTERM", () => process.exit(0));

@@ -1,116 +1,217 @@
-import { fork } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
-import path from "node:path";
-import autocannon from "autocannon";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
 import { resetConfig } from "@/lib/config";
-import { db } from "@/lib/db/client";
-import { newId, randomString } from "@/lib/db/random";
-import { SLUG_ALPHABET } from "@/lib/links/slugs";
+import { closePool } from "@/lib/db/pool";
 import { boot } from "@/scripts/boot";
-import { ensureFreshBuild, freePort, startApp, type RunningApp } from "@/scripts/app-process";
-import { startTestDnsServer } from "@/tests/support/dns-server";
+import { ensureFreshBuild } from "@/scripts/app-process";
+import { startFakeDnsServer } from "@/tests/support/fake-dns-server";
+import { TEST_ZONE } from "@/tests/support/dns-server";
+import { exactVisits } from "./exact-visits";
+import { markdownTable, summarise, type Row, type RunResult, type ScenarioKey } from "./report";
+import { scansIn, seedBenchLinks, waitForScans, type BenchLinks } from "./seed";
+import { cpuMicros, residentBytes, startServer, type BenchServer } from "./servers";
+import { requireWrk, socketErrors, wrk } from "./wrk";
 
 /**
- * `npm run bench`: the short-link path of the self-hosted front door against a bare node:http
- * 302 server, measured in the same run on the same machine, so the ratios mean something.
+ * `npm run bench [-- --runs 3]`: the redirect paths driven by wrk, each run measuring a bare
+ * node:http 302 server (in its own process) before and after the app, so every ratio compares
+ * numbers taken minutes apart on the same machine. See README "Benchmark".
  */
-const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = 50;
+const { values: options } = parseArgs({
+  options: {
+    runs: { type: "string", default: "1" },
+    seconds: { type: "string", default: process.env.BENCH_SECONDS ?? "8" },
+    "sustain-seconds": { type: "string", default: "60" },
+    "exact-visits": { type: "string", default: "5000" },
+    connections: { type: "string", default: "50" },
+    only: { type: "string" },
+    profile: { type: "string" },
+    "no-readme": { type: "boolean", default: false },
+  },
+});
+
+const RUNS = Number(options.runs);
+const SECONDS = Number(options.seconds);
+const SUSTAIN_SECONDS = Number(options["sustain-seconds"]);
+const EXACT_VISITS = Number(options["exact-visits"]);
+const CONNECTIONS = Number(options.connections);
+const ONLY = options.only?.split(",");
 const SHORT_HOST = "s.bench.example";
-const COLD_LINKS = 20_000;
+const SILENT_HOST = "silent.bench.example";
+const WARM_UP_SECONDS = 5;
 
-type Row = { scenario: string; requestsPerSecond: number; p50: number; p99: number; unexpected: number; paced: boolean };
-type StatusClass = "2xx" | "3xx" | "4xx";
+const wanted = (key: string) => !ONLY || ONLY.includes(key);
 
-async function seed(): Promise<{ active: string; quarantined: string; cold: string[] }> {
-  const workspaceId = newId("ws");
-  await db().workspace.create({ data: { id: workspaceId, name: "Benchmark", kind: "team" } });
-  const link = (status: number, slug: string, destination: string) => ({
-    id: newId("lnk"), workspaceId, slug, reusable: false, status, destination,
-  });
-  const active = `a${randomString(SLUG_ALPHABET, 8)}`;
-  const quarantined = `q${randomString(SLUG_ALPHABET, 8)}`;
-  const cold = Array.from({ length: COLD_LINKS }, (_, i) => `c${i}${randomString(SLUG_ALPHABET, 6)}`);
-  await db().link.createMany({
-    data: [link(0, active, "https://example.com/active"), link(1, quarantined, "https://example.com/quarantined")],
-  });
-  for (let i = 0; i < cold.length; i += 5000) {
-    await db().link.createMany({ data: cold.slice(i, i + 5000).map((slug) => link(0, slug, `https://example.com/${slug}`)) });
-  }
-  return { active, quarantined, cold };
+type Env = Record<string, string | undefined>;
+
+async function load(server: BenchServer, paths: string[], seconds = SECONDS) {
+  return wrk({ url: server.url, paths, host: SHORT_HOST, seconds, connections: CONNECTIONS, threads: 1 });
 }
 
-/** Drives `paths` round-robin; `unexpected` counts errors, time-outs and answers outside `expected`. */
-async function load(scenario: string, url: string, paths: string[], expected: StatusClass, options: { rate?: number } = {}): Promise<Row> {
-  let next = 0;
-  const result = await autocannon({
-    url,
-    connections: options.rate ? 10 : CONNECTIONS,
-    duration: DURATION_SECONDS,
-    overallRate: options.rate,
-    headers: { host: SHORT_HOST },
-    requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }],
-  });
-  return {
+/**
+ * One scenario under wrk. Its links belong to one workspace, so the scans it caused are counted
+ * exactly; wrk stops with up to one request per connection in flight, which the server may have
+ * answered (and recorded) without wrk counting it, so scans may exceed the redirects wrk saw by
+ * at most the number of connections, never fall short.
+ */
+async function measure(key: ScenarioKey, scenario: string, server: BenchServer, paths: string[], expect: "3xx" | "4xx", workspaceId: string | null, seconds = SECONDS): Promise<Row> {
+  const before = workspaceId ? await scansIn(workspaceId) : 0;
+  const cpuBefore = await cpuMicros(server.pid);
+  const result = await load(server, paths, seconds);
+  const answeredAsExpected = expect === "3xx" ? result.requests - result.statusErrors : result.statusErrors;
+  // After the flush, so the CPU the scan writes cost is charged to the visits that caused them.
+  const scans = workspaceId ? (await waitForScans(workspaceId)) - before : null;
+  const cpuAfter = await cpuMicros(server.pid);
+  const row: Row = {
+    key,
     scenario,
-    requestsPerSecond: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    unexpected: result.errors + result.timeouts + answered(result) - result[expected],
-    paced: options.rate !== undefined,
+    requestsPerSecond: Math.round(result.requests / (result.durationUs / 1e6)),
+    p50Ms: result.p50Us / 1000,
+    p99Ms: result.p99Us / 1000,
+    unexpected: result.requests - answeredAsExpected + socketErrors(result),
+    redirects: expect === "3xx" ? answeredAsExpected : null,
+    scans,
+    cpuMicrosPerRequest: perRequest(cpuBefore, cpuAfter, result.requests),
   };
+  console.log(`  ${scenario}: ${row.requestsPerSecond}/s, ${row.cpuMicrosPerRequest?.toFixed(1)} µs CPU/request, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, unexpected ${row.unexpected}${scans === null ? "" : `, scans ${scans} for ${row.redirects} redirects`}`);
+  return row;
 }
 
-function answered(result: autocannon.Result): number {
-  return result["1xx"] + result["2xx"] + result["3xx"] + result["4xx"] + result["5xx"];
+function perRequest(before: number | null, after: number | null, requests: number): number | null {
+  return before === null || after === null || requests === 0 ? null : (after - before) / requests;
 }
 
-async function startReference(): Promise<{ url: string; stop(): void }> {
-  const port = await freePort();
-  const child = fork(path.resolve("bench/reference-server.ts"), [String(port)], { execArgv: ["--import", "tsx"] });
-  await new Promise((resolve) => child.once("message", resolve));
-  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
-}
-
-function table(rows: Row[], reference: Row): string {
-  const lines = ["| scenario | requests/s | vs reference | p50 ms | p99 ms | unexpected answers |", "|---|---:|---:|---:|---:|---:|"];
-  for (const row of rows) {
-    const ratio = row.paced ? "paced" : (row.requestsPerSecond / reference.requestsPerSecond).toFixed(2);
-    lines.push(`| ${row.scenario} | ${row.requestsPerSecond} | ${ratio} | ${row.p50} | ${row.p99} | ${row.unexpected} |`);
+async function reference(label: string): Promise<Row> {
+  const server = await startServer("reference", {});
+  try {
+    const cpuBefore = await cpuMicros(server.pid);
+    const result = await load(server, ["/ref"]);
+    const cpuAfter = await cpuMicros(server.pid);
+    const row: Row = {
+      key: "reference",
+      scenario: label,
+      requestsPerSecond: Math.round(result.requests / (result.durationUs / 1e6)),
+      p50Ms: result.p50Us / 1000,
+      p99Ms: result.p99Us / 1000,
+      unexpected: result.statusErrors + socketErrors(result),
+      redirects: null,
+      scans: null,
+      cpuMicrosPerRequest: perRequest(cpuBefore, cpuAfter, result.requests),
+    };
+    console.log(`  ${label}: ${row.requestsPerSecond}/s, ${row.cpuMicrosPerRequest?.toFixed(1)} µs CPU/request, p99 ${row.p99Ms} ms`);
+    return row;
+  } finally {
+    await server.stop();
   }
-  return lines.join("\n");
+}
+
+async function frontScenarios(links: BenchLinks, env: Env, profileFlags: string[]): Promise<Pick<RunResult, "rows" | "memory" | "exact">> {
+  const rows: Row[] = [];
+  const front = await startServer("front", env, profileFlags);
+  let memory: RunResult["memory"] = null;
+  let exact: RunResult["exact"] = null;
+  try {
+    await load(front, [`/${links.active.slug}`, `/${links.quarantined.slug}`, `/${links.sustained.slug}`], WARM_UP_SECONDS);
+    await waitForScans(links.active.workspaceId);
+    const warmBytes = await residentBytes(front.pid);
+    if (wanted("quarantined")) rows.push(await measure("quarantined", "quarantined link, warm (live check, DNS answering)", front, [`/${links.quarantined.slug}`], "3xx", links.quarantined.workspaceId));
+    if (wanted("active")) rows.push(await measure("active", "active link, warm", front, [`/${links.active.slug}`], "3xx", links.active.workspaceId));
+    if (wanted("unknown")) rows.push(await measure("unknown", "unknown slug (404, nothing written)", front, ["/Unknown9"], "4xx", null));
+    if (wanted("silent")) rows.push(await measure("silent", "quarantined link, destination's DNS never answers", front, [`/${links.silent.slug}`], "3xx", links.silent.workspaceId));
+    if (wanted("exact")) {
+      const before = await scansIn(links.exact.workspaceId);
+      const answers = await exactVisits(front.url, SHORT_HOST, `/${links.exact.slug}`, EXACT_VISITS, CONNECTIONS);
+      const scans = (await waitForScans(links.exact.workspaceId)) - before;
+      exact = { visits: EXACT_VISITS, redirects: answers.redirects, other: answers.other, scans };
+      console.log(`  exact count: ${EXACT_VISITS} visits, ${answers.redirects} redirects, ${scans} scans recorded`);
+    }
+    if (wanted("sustained")) {
+      const row = await measure("sustained", `quarantined link, ${SUSTAIN_SECONDS} s at full load`, front, [`/${links.sustained.slug}`], "3xx", links.sustained.workspaceId, SUSTAIN_SECONDS);
+      const loadedBytes = await residentBytes(front.pid);
+      rows.push(row);
+      if (warmBytes !== null && loadedBytes !== null) memory = { afterWarmUpBytes: warmBytes, afterLoadBytes: loadedBytes, ratio: loadedBytes / warmBytes };
+      if (memory) console.log(`  resident memory: ${(warmBytes! / 2 ** 20).toFixed(0)} MiB after warm-up, ${(loadedBytes! / 2 ** 20).toFixed(0)} MiB after the sustained run (×${memory.ratio.toFixed(2)})`);
+    }
+  } finally {
+    await front.stop();
+  }
+  return { rows, memory, exact };
+}
+
+async function coldScenario(links: BenchLinks, env: Env): Promise<Row> {
+  const front = await startServer("front", { ...env, RESOLUTION_CACHE_SECONDS: "0" });
+  try {
+    await load(front, links.cold.slugs.slice(0, 2000).map((slug) => `/${slug}`), 3);
+    await waitForScans(links.cold.workspaceId);
+    return await measure("cold", `cold miss from PostgreSQL (cache off, ${links.cold.slugs.length} links)`, front, links.cold.slugs.map((slug) => `/${slug}`), "3xx", links.cold.workspaceId);
+  } finally {
+    await front.stop();
+  }
+}
+
+async function proxyScenario(links: BenchLinks, env: Env): Promise<Row> {
+  const proxy = await startServer("proxy", env);
+  try {
+    await load(proxy, [`/${links.proxy.slug}`], WARM_UP_SECONDS);
+    await waitForScans(links.proxy.workspaceId);
+    return await measure("proxy", "Vercel door: proxy.ts under next start, active link, warm", proxy, [`/${links.proxy.slug}`], "3xx", links.proxy.workspaceId);
+  } finally {
+    await proxy.stop();
+  }
+}
+
+async function oneRun(index: number, links: BenchLinks, env: Env): Promise<RunResult> {
+  console.log(`Run ${index + 1} of ${RUNS}`);
+  const profileFlags = options.profile ? ["--cpu-prof", `--cpu-prof-dir=${options.profile}`] : [];
+  const referenceBefore = await reference("reference before: bare node:http 302");
+  const front = await frontScenarios(links, env, profileFlags);
+  const rows = [...front.rows];
+  if (wanted("cold")) rows.push(await coldScenario(links, env));
+  if (wanted("proxy")) rows.push(await proxyScenario(links, env));
+  const referenceAfter = await reference("reference after: bare node:http 302");
+  return { referenceBefore, referenceAfter, rows, memory: front.memory, exact: front.exact };
+}
+
+async function writeReadme(table: string, header: string): Promise<void> {
+  const readme = await readFile("README.md", "utf8");
+  const start = "<!-- bench:start -->";
+  const end = "<!-- bench:end -->";
+  const from = readme.indexOf(start);
+  const to = readme.indexOf(end);
+  if (from === -1 || to === -1) throw new Error(`README.md has no ${start} … ${end} block for the table.`);
+  await writeFile("README.md", `${readme.slice(0, from + start.length)}\n${header}\n\n${table}\n${readme.slice(to)}`);
 }
 
 async function main(): Promise<void> {
+  requireWrk();
   const { embedded } = await boot();
-  const dns = await startTestDnsServer();
-  const links = await seed();
-  ensureFreshBuild();
-  const common = { DATABASE_URL: process.env.DATABASE_URL, DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE, AUTH_SECRET: process.env.AUTH_SECRET, SHORT_BASE_URL: `http://${SHORT_HOST}`, BASE_URL: "http://app.bench.example", DNS_RESOLVER: dns.resolver, RECHECK_INTERVAL_SECONDS: "0" };
-  const reference = await startReference();
-  const rows: Row[] = [];
-  let app: RunningApp | undefined;
+  const dns = await startFakeDnsServer({ [SILENT_HOST]: "silent" }, { a: [TEST_ZONE.publicAddress] });
+  const links = await seedBenchLinks(SILENT_HOST);
+  ensureFreshBuild({ showOutput: true });
+  const env: Env = {
+    DATABASE_URL: process.env.DATABASE_URL,
+    DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE,
+    AUTH_SECRET: process.env.AUTH_SECRET,
+    SHORT_BASE_URL: `http://${SHORT_HOST}`,
+    BASE_URL: "http://app.bench.example",
+    DNS_RESOLVER: dns.resolver,
+    RECHECK_INTERVAL_SECONDS: "0",
+  };
   try {
-    const referenceRow = await load("reference: bare node:http 302", reference.url, ["/ref"], "3xx");
-    reference.stop();
-    app = await startApp("front", common);
-    await load("warm-up", app.url, [`/${links.active}`, `/${links.quarantined}`], "3xx");
-    rows.push(await load("active link, warm", app.url, [`/${links.active}`], "3xx"));
-    rows.push(await load("quarantined link, warm (live check)", app.url, [`/${links.quarantined}`], "3xx"));
-    rows.push(await load("unknown slug (404)", app.url, ["/Unknown9"], "4xx"));
-    rows.push(await load("active link at 1,000 requests/s", app.url, [`/${links.active}`], "3xx", { rate: 1000 }));
-    await app.stop();
-    app = await startApp("front", { ...common, RESOLUTION_CACHE_SECONDS: "0" });
-    rows.push(await load("cold miss from PostgreSQL (cache off)", app.url, links.cold.map((slug) => `/${slug}`), "3xx"));
-    const report = { date: new Date().toISOString(), durationSeconds: DURATION_SECONDS, connections: CONNECTIONS, database: embedded ? "embedded" : "PostgreSQL", reference: referenceRow, rows };
-    const markdown = `${table([referenceRow, ...rows], referenceRow)}\n`;
+    const runs: RunResult[] = [];
+    for (let index = 0; index < RUNS; index++) runs.push(await oneRun(index, links, env));
+    const summary = summarise(runs, CONNECTIONS);
+    const date = new Date().toISOString();
+    const settings = { seconds: SECONDS, sustainSeconds: SUSTAIN_SECONDS, connections: CONNECTIONS, wrkThreads: 1, database: embedded ? "embedded" : "PostgreSQL" };
+    const header = `Measured ${date} with wrk (-t1 -c${CONNECTIONS}, ${SECONDS} s a scenario), ${RUNS} run${RUNS === 1 ? "" : "s"} on ${settings.database}; medians, with the spread over runs in brackets.`;
+    const table = markdownTable(summary);
     await mkdir("bench/results", { recursive: true });
-    await writeFile(`bench/results/${report.date.replace(/[:.]/g, "-")}.json`, `${JSON.stringify(report, null, 2)}\n`);
-    await writeFile("bench/results/latest.md", `Measured ${report.date} on ${report.database}, ${DURATION_SECONDS} s per scenario.\n\n${markdown}`);
-    console.log(markdown);
+    await writeFile(`bench/results/${date.replace(/[:.]/g, "-")}.json`, `${JSON.stringify({ date, settings, summary, runs }, null, 2)}\n`);
+    await writeFile("bench/results/latest.md", `${header}\n\n${table}\n`);
+    if (!options["no-readme"] && !ONLY) await writeReadme(table, header);
+    console.log(`\n${header}\n\n${table}`);
   } finally {
-    reference.stop();
-    await app?.stop();
+    await closePool();
     await dns.close();
     await embedded?.close();
   }

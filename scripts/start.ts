@@ -5,6 +5,7 @@ import { scanBuffer } from "@/lib/analytics/scans";
 import { settleBillingProvider } from "@/lib/billing/provider";
 import { config } from "@/lib/config";
 import { startDomainCheckTimer } from "@/lib/domains/check-timer";
+import { refusingMalformedRequests } from "@/lib/http/malformed-request";
 import { createFrontDoor } from "@/lib/resolution/node-door";
 import { startRecheckTimer } from "@/lib/resolution/recheck-timer";
 import { ensureFreshBuild } from "./app-process";
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
   const app = next({ dev, dir: process.cwd(), port: PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const server = createServer(createFrontDoor((request, response) => void handle(request, response)));
+  const server = createServer(refusingMalformedRequests(createFrontDoor((request, response) => void handle(request, response))));
   server.listen(PORT, () => console.log(`Permalink is serving ${config().BASE_URL} (short links on ${config().SHORT_BASE_URL}) on port ${PORT}.`));
   const recheck = startRecheckTimer();
   const domainChecks = startDomainCheckTimer();

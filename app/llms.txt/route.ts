@@ -1,3 +1,4 @@
+import { otherMethods } from "@/lib/api/methods";
 import { config } from "@/lib/config";
 
 // The addresses and the price come from runtime configuration, not the build's.
@@ -23,3 +24,5 @@ export function GET(): Response {
   ].join("\n");
   return new Response(text, { headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "public, max-age=300" } });
 }
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { epochMilliseconds } from "@/lib/http/schemas";
+import { epochMilliseconds, storedText } from "@/lib/http/schemas";
 import { ABUSE, linkStatusField } from "@/lib/links/status";
 
 export const REPORTS_PER_MINUTE = 10;
@@ -9,10 +9,6 @@ export const RECENT_REPORTS_SHOWN = 10;
 
 export const REPORT_REASONS = ["phishing", "malware", "spam", "illegal", "other"] as const;
 
-/** Line breaks and tabs are text; other control characters (NUL above all, which PostgreSQL refuses) are not. */
-const CONTROL_CHARACTERS_BUT_LINE_BREAKS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
-const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F]/;
-
 export const abuseReportBody = z
   .strictObject({
     url: z
@@ -20,15 +16,8 @@ export const abuseReportBody = z
       .max(2048, "must be at most 2048 characters")
       .meta({ description: "the short URL being reported, on the default short host or a custom domain" }),
     reason: z.enum(REPORT_REASONS),
-    details: z
-      .string()
-      .max(2000, "must be at most 2000 characters")
-      .refine((text) => !CONTROL_CHARACTERS_BUT_LINE_BREAKS.test(text), "must not contain control characters other than line breaks and tabs")
-      .optional(),
-    contact: z
-      .string()
-      .max(320, "must be at most 320 characters")
-      .refine((text) => !CONTROL_CHARACTERS.test(text), "must not contain control characters")
+    details: storedText(z.string().max(2000, "must be at most 2000 characters"), { multiline: true }).optional(),
+    contact: storedText(z.string().max(320, "must be at most 320 characters"))
       .optional()
       .meta({ description: "how to reach the reporter, if they wish" }),
   })
@@ -41,8 +30,7 @@ export const abuseReportReceiptSchema = z
 export const linkStatusChangeBody = z
   .strictObject({
     status: linkStatusField,
-    reason: z.string().trim().min(1, "must not be empty").max(500, "must be at most 500 characters")
-      .refine((text) => !CONTROL_CHARACTERS.test(text), "must not contain control characters").optional()
+    reason: storedText(z.string().trim().min(1, "must not be empty").max(500, "must be at most 500 characters")).optional()
       .meta({ description: "shown on the warning page; required when status is 2" }),
   })
   .refine((change) => change.status !== ABUSE || change.reason !== undefined, { message: "is required when status is 2", path: ["reason"] })

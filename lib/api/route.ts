@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import { bearerToken } from "@/lib/http/authorization";
 import { MAX_FORM_BODY_BYTES, readJsonBody, readTextBody, validate } from "@/lib/http/body";
-import { DomainError, type ErrorCode } from "@/lib/http/errors";
+import { isRecordId } from "@/lib/db/random";
+import { DomainError, type ErrorCode, notFound } from "@/lib/http/errors";
 import type { AuthMode, RouteSpec } from "@/lib/http/operation";
 import { internalError, json } from "@/lib/http/respond";
 import { enforceClientWriteLimit, enforceWriteLimit } from "@/lib/http/write-limit";
@@ -47,7 +48,8 @@ export type RouteHandler<Params> = ((request: Request, context: RouteContext<Par
 /**
  * Every route goes through here, in this order: authentication as the declaration's auth mode
  * says (credentials and workspace membership, or a deployment secret: 401, 503), the write rate
- * limit (429), body and query validation (400, 413), then the handler. Failures become
+ * limit (429), body and query validation (400, 413), the shape of the ids in the path (404, before
+ * any query sees them), then the handler. Failures become
  * `{ error }` with a real status; nothing else reaches the client.
  */
 export function apiRoute<const Spec extends RouteSpec, Params = ParamsOf<Spec>>(
@@ -60,7 +62,7 @@ export function apiRoute<const Spec extends RouteSpec, Params = ParamsOf<Spec>>(
       if (spec.write) await enforceWriteBudget(principal, request);
       const body = await readBody(spec, request);
       const query = spec.query ? validate(spec.query, queryObject(request), "query") : undefined;
-      const params = await context.params;
+      const params = recordIdParams(await context.params);
       return await handler({ request, principal, body, query, params } as unknown as HandlerInput<Spec, Params>);
     } catch (error) {
       if (error instanceof DomainError) return errorResponse(error);
@@ -121,6 +123,18 @@ const STATUS: Record<ErrorCode, number> = {
 
 function errorResponse(error: DomainError): Response {
   return json({ error: error.message, ...error.details }, STATUS[error.code], error.headers);
+}
+
+/**
+ * Every path parameter of a route names a record by the id this service issued it (lnk_…,
+ * cs_local_…); anything else names nothing, so it is a 404 before any query sees it (a NUL byte
+ * would make PostgreSQL fail). The catch-all's segments (an array) are not ids.
+ */
+function recordIdParams<Params>(params: Params): Params {
+  for (const value of Object.values(params ?? {})) {
+    if (typeof value === "string" && !isRecordId(value)) throw notFound("Nothing exists at this address: the id in the path is not one this service issued.");
+  }
+  return params;
 }
 
 function queryObject(request: Request): Record<string, string> {

@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, type JWTPayload, jwtVerify, SignJWT, type JWTVerifyGetKey } from "jose";
 import { z } from "zod";
 import { config } from "@/lib/config";
+import { storedText } from "@/lib/http/schemas";
 import { normaliseEmail } from "./email";
 
 /**
@@ -15,11 +16,7 @@ const BUILT_IN_ALGORITHM = "HS256";
 const CLOCK_TOLERANCE_SECONDS = 30;
 
 /** Text a claim may carry into the database: bounded, and without control characters. */
-const claimText = z
-  .string()
-  .min(1)
-  .max(255)
-  .regex(/^[^\u0000-\u001f\u007f-\u009f]+$/);
+const claimText = storedText(z.string().min(1).max(255));
 
 /** The claims this service reads, after jose has checked signature, iss, aud, exp, iat and presence. */
 const sessionClaims = z.object({

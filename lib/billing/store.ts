@@ -1,6 +1,6 @@
 import { clock } from "@/lib/clock";
 import { db, type DbClient } from "@/lib/db/client";
-import { newId } from "@/lib/db/random";
+import { isRecordId, newId } from "@/lib/db/random";
 import type { Cycle } from "./cycles";
 import type { PlanChoice } from "./plans";
 import type { AccountState, BillingEvent, ProviderName } from "./types";
@@ -112,7 +112,9 @@ export async function createLocalSession(session: Omit<LocalSession, "id" | "com
   });
 }
 
+/** Null for an id of another shape too (the pages take it from their path), before it reaches a query. */
 export async function findLocalSession(id: string, kind: LocalSession["kind"]): Promise<LocalSession | null> {
+  if (!isRecordId(id)) return null;
   return db().localBillingSession.findFirst({
     where: { id, kind },
     select: { id: true, kind: true, workspaceId: true, plan: true, interval: true, expiresAt: true, completedAt: true },

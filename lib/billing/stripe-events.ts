@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { storedText } from "@/lib/http/schemas";
 import { WORKSPACE_METADATA_KEY } from "./stripe-provider";
 
 /**
@@ -11,10 +12,7 @@ import { WORKSPACE_METADATA_KEY } from "./stripe-provider";
 const stripeId = z.string().regex(/^\w{1,255}$/, "must be a Stripe id");
 
 /** Text that may be stored or looked up: no control characters (PostgreSQL refuses NUL). */
-const plainText = z
-  .string()
-  .max(500, "must be at most 500 characters")
-  .regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters");
+const plainText = storedText(z.string().max(500, "must be at most 500 characters"));
 
 /** Seconds since the epoch, up to the last second of year 9999 (what a timestamp column holds). */
 const unixSeconds = z.number().int().min(0).max(253_402_300_799, "must be a date before the year 10000");

@@ -20,3 +20,11 @@ export function randomString(alphabet: string, length: number): string {
 export function newId(prefix: string): string {
   return `${prefix}_${randomString(BASE62, 20)}`;
 }
+
+/** What newId makes: a lower-case prefix (its own words joined by `_`), `_`, 20 base62 characters. */
+const RECORD_ID = /^[a-z]+(?:_[a-z]+)*_[0-9A-Za-z]{20}$/;
+
+/** Whether `value` has the shape of an id this service issues; anything else names no record. */
+export function isRecordId(value: string): boolean {
+  return value.length <= 64 && RECORD_ID.test(value);
+}

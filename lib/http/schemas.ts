@@ -7,3 +7,18 @@ export const errorSchema = z
   .meta({ id: "Error", description: "Every failure has this body, with a real HTTP status code." });
 
 export const epochMilliseconds = z.number().int().meta({ description: "epoch milliseconds" });
+
+/** C0 controls, DEL and C1 controls: PostgreSQL refuses NUL in text, and none of them is text a person wrote. */
+const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F-\u009F]/;
+/** The same, except line breaks and tabs, which multi-line text may carry. */
+const CONTROL_CHARACTERS_BUT_LINE_BREAKS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+
+/**
+ * A string field whose value is stored: refuses control characters (400 naming the field), so
+ * none reaches the database or a page. `multiline` lets line breaks and tabs through.
+ */
+export function storedText<Schema extends z.ZodString>(schema: Schema, options: { multiline?: boolean } = {}): Schema {
+  const forbidden = options.multiline ? CONTROL_CHARACTERS_BUT_LINE_BREAKS : CONTROL_CHARACTERS;
+  const message = options.multiline ? "must not contain control characters other than line breaks and tabs" : "must not contain control characters";
+  return schema.refine((text) => !forbidden.test(text), message);
+}

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isRecordId } from "@/lib/db/random";
 import { linkStatusField } from "./status";
 import { CUSTOM_SLUG_MAX, CUSTOM_SLUG_MIN, CUSTOM_SLUG_PATTERN, isReserved } from "./slugs";
 
@@ -22,7 +23,7 @@ export const createLinkBody = z
   .strictObject({
     destination,
     slug: slug.optional(),
-    domain_id: z.string().min(1).optional().meta({ description: "id of a verified custom domain of the workspace" }),
+    domain_id: z.string().refine(isRecordId, "must be the id of a verified custom domain of the workspace").optional().meta({ description: "id of a verified custom domain of the workspace" }),
   })
   .meta({ id: "CreateLinkRequest" });
 

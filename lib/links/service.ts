@@ -1,4 +1,5 @@
 import { requireCreateEntitlement, requireEditEntitlement } from "@/lib/billing/entitlement";
+import { isRecordId } from "@/lib/db/random";
 import { DomainError, notFound } from "@/lib/http/errors";
 import { can, requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
@@ -100,9 +101,11 @@ function encodeCursor(link: LinkRow): string {
   return Buffer.from(`${link.createdAt.getTime()}:${link.id}`).toString("base64url");
 }
 
+/** Checked for the shape encodeCursor makes before it reaches a query: a NUL or a date PostgreSQL cannot store would fail there. */
 function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [time, id] = Buffer.from(cursor, "base64url").toString().split(":");
-  const createdAt = new Date(Number(time));
-  if (!id || Number.isNaN(createdAt.getTime())) throw new DomainError("invalid_request", "The query string field \"cursor\" is not a cursor this service issued.");
-  return { createdAt, id };
+  const [time, id, ...rest] = Buffer.from(cursor, "base64url").toString().split(":");
+  if (!time || !/^\d{1,15}$/.test(time) || !id || !isRecordId(id) || rest.length > 0) {
+    throw new DomainError("invalid_request", "The query string field \"cursor\" is not a cursor this service issued.");
+  }
+  return { createdAt: new Date(Number(time)), id };
 }

@@ -21,13 +21,15 @@ function routePath(file: string): string {
     .replace(/\[(?:\.\.\.)?(\w+)\]/g, "{$1}");
 }
 
-type Handler = { spec?: RouteSpec };
+/** `allow`: a handler from otherMethods (lib/api/methods.ts), answering a method the route does not serve. */
+type Handler = { spec?: RouteSpec; allow?: readonly string[] };
 
+/** The handlers that serve something: every method a route does not serve answers 405 instead. */
 function handlers(modules: Record<string, RouteModule>): { path: string; method: string; handler: Handler }[] {
   return Object.entries(modules).flatMap(([file, module]) =>
     HTTP_METHODS.flatMap((method) => {
       const handler = module[method.toUpperCase()] as Handler | undefined;
-      return handler ? [{ path: routePath(file), method, handler }] : [];
+      return handler && !handler.allow ? [{ path: routePath(file), method, handler }] : [];
     }),
   );
 }
@@ -42,6 +44,13 @@ describe("routes and the OpenAPI document", () => {
       .filter(({ path, handler }) => !handler.spec && !ROUTES_OUTSIDE_THE_WRAPPER.includes(path))
       .map(({ method, path }) => `${method.toUpperCase()} ${path}`);
     expect(unwrapped).toEqual([]);
+  });
+
+  it("answers every method on every route: its operations, else 405 with Allow (Next's own 405 has no body), and OPTIONS", () => {
+    const unanswered = Object.entries({ ...API_ROUTES, ...OTHER_ROUTES }).flatMap(([file, module]) =>
+      [...HTTP_METHODS.map((method) => method.toUpperCase()), "OPTIONS"].filter((method) => typeof module[method] !== "function").map((method) => `${method} ${routePath(file)}`),
+    );
+    expect(unanswered).toEqual([]);
   });
 
   it("serves each route under /api with the operation declared for its path and method", () => {

@@ -10,6 +10,9 @@ type RouteEntry = { pattern: RegExp; load: () => Promise<RouteModule> };
 // Every route file of the app (app/**/route.ts), loaded on first use.
 const ROUTE_FILES = import.meta.glob<RouteModule>("/app/**/route.ts");
 
+/** Every route of the app as its file names it: /api/links/[id], /api/[...path], /billing/local/checkout/[id]/complete. */
+export const ROUTE_TEMPLATES = Object.keys(ROUTE_FILES).map((file) => file.replace(/^\/app/, "").replace(/\/route\.ts$/, ""));
+
 /**
  * The app's routes, matched the way Next's file router matches them: static segments first,
  * then dynamic ones ([id]), a catch-all ([...path]) last.
@@ -18,6 +21,9 @@ const ROUTES: RouteEntry[] = Object.entries(ROUTE_FILES)
   .map(([file, load]) => ({ segments: file.replace(/^\/app/, "").replace(/\/route\.ts$/, "").split("/").slice(1), load }))
   .sort((a, b) => rank(a.segments) - rank(b.segments))
   .map(({ segments, load }) => ({ pattern: new RegExp(`^/${segments.map(segmentPattern).join("/")}$`), load }));
+
+/** The names of catch-all parameters ([...path]): their value is a list of segments. */
+const CATCH_ALL_PARAMS = new Set(Object.keys(ROUTE_FILES).flatMap((file) => [...file.matchAll(/\[\.\.\.(\w+)\]/g)].map((match) => match[1]!)));
 
 function segmentPattern(segment: string): string {
   const catchAll = /^\[\.\.\.(\w+)\]$/.exec(segment);
@@ -55,15 +61,26 @@ export async function call(method: string, path: string, options: CallOptions = 
 
 export const APP_ORIGIN = "http://app.test.example";
 
-/** A fetch that reaches the app's route handlers in-process: for real HTTP clients (payment agents) in tests. */
+/**
+ * A fetch that reaches the app's route handlers in-process: for real HTTP clients (payment agents)
+ * in tests. Like Next, it decodes the path's parameters and answers HEAD with GET's handler, without the body.
+ */
 export async function dispatch(request: Request): Promise<Response> {
   const url = new URL(request.url);
   const route = ROUTES.find((entry) => entry.pattern.test(url.pathname));
   if (!route) throw new Error(`No route for ${url.pathname}`);
-  const params = url.pathname.match(route.pattern)!.groups ?? {};
-  const handler = (await route.load())[request.method] as ((request: Request, context: unknown) => Promise<Response>) | undefined;
+  const encoded = url.pathname.match(route.pattern)!.groups ?? {};
+  const params = Object.fromEntries(Object.entries(encoded).map(([name, value]) => [name, decodeParam(name, value)]));
+  const method = request.method === "HEAD" ? "GET" : request.method;
+  const handler = (await route.load())[method] as ((request: Request, context: unknown) => Promise<Response>) | undefined;
   if (!handler) throw new Error(`${url.pathname} has no ${request.method} handler`);
-  return handler(request, { params: Promise.resolve(params) });
+  const response = await handler(request, { params: Promise.resolve(params) });
+  return request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response;
+}
+
+/** A catch-all ([...path]) is its segments, each decoded; a dynamic segment ([id]) is one decoded string. */
+function decodeParam(name: string, value: string): string | string[] {
+  return CATCH_ALL_PARAMS.has(name) ? value.split("/").map(decodeURIComponent) : decodeURIComponent(value);
 }
 
 export function sessionFor(email: string): Promise<string> {

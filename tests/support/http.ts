@@ -3,7 +3,7 @@ import { request } from "node:http";
 export type RawResponse = { status: number; headers: Record<string, string>; body: string };
 
 /** A plain HTTP request with a chosen Host header and no redirect following (fetch cannot set Host). */
-export function rawRequest(baseUrl: string, path: string, options: { method?: string; host: string; headers?: Record<string, string> }): Promise<RawResponse> {
+export function rawRequest(baseUrl: string, path: string, options: { method?: string; host: string; headers?: Record<string, string>; body?: string }): Promise<RawResponse> {
   const url = new URL(path, baseUrl);
   return new Promise((resolve, reject) => {
     const outgoing = request(
@@ -19,6 +19,6 @@ export function rawRequest(baseUrl: string, path: string, options: { method?: st
       },
     );
     outgoing.on("error", reject);
-    outgoing.end();
+    outgoing.end(options.body);
   });
 }

@@ -1,5 +1,6 @@
 import { reportAbuse as reportAbuseOperation } from "@/lib/abuse/operations";
 import { reportAbuse } from "@/lib/abuse/service";
+import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { clientAddress } from "@/lib/http/client-address";
 import { json } from "@/lib/http/respond";
@@ -9,3 +10,5 @@ export const POST = apiRoute(reportAbuseOperation, async ({ request, body }) => 
   await reportAbuse(body, clientAddress(request));
   return json({ received: true }, 202);
 });
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

@@ -1,3 +1,4 @@
+import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { json } from "@/lib/http/respond";
 import { createLink as createLinkOperation, listLinks as listLinksOperation } from "@/lib/links/operations";
@@ -15,3 +16,5 @@ export const POST = apiRoute(createLinkOperation, async ({ request, principal, b
 export const GET = apiRoute(listLinksOperation, async ({ principal, query }) =>
   json(await listLinks(principal, query.limit, query.cursor)),
 );
+
+export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET, POST });

@@ -1,3 +1,4 @@
+import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { receiveStripeWebhook } from "@/lib/billing/operations";
 import { handleStripeWebhook } from "@/lib/billing/stripe-webhook";
@@ -8,3 +9,5 @@ export const POST = apiRoute(receiveStripeWebhook, async ({ request, body }) => 
   const outcome = await handleStripeWebhook(body, request.headers.get("stripe-signature"));
   return json({ received: true, outcome });
 });
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

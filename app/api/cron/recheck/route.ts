@@ -1,3 +1,4 @@
+import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { json } from "@/lib/http/respond";
 import { recheckLinks } from "@/lib/resolution/recheck";
@@ -5,3 +6,5 @@ import { recheckLinks as recheckOperation } from "@/lib/resolution/operations";
 
 /** Vercel Cron's call to the background re-check; it sends `Authorization: Bearer <CRON_SECRET>`. */
 export const GET = apiRoute(recheckOperation, async () => json(await recheckLinks()));
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });

@@ -1,3 +1,4 @@
+import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { json } from "@/lib/http/respond";
 import { archiveLink, getLink as getLinkOperation, updateLink } from "@/lib/links/operations";
@@ -11,3 +12,5 @@ export const PATCH = apiRoute(updateLink, async ({ principal, params, body }) =>
 );
 
 export const DELETE = apiRoute(archiveLink, async ({ principal, params }) => json(toLinkView(await archive(principal, params.id))));
+
+export const { POST, PUT, OPTIONS } = otherMethods({ GET, PATCH, DELETE });

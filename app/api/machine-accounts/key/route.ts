@@ -1,3 +1,4 @@
+import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { json } from "@/lib/http/respond";
 import { recoverMachineKey } from "@/lib/payments/key-recovery";
@@ -5,3 +6,5 @@ import { recoverMachineAccountKey } from "@/lib/payments/operations";
 
 /** Public: a signed message from the paying wallet replaces its machine account's key. */
 export const POST = apiRoute(recoverMachineAccountKey, async ({ body }) => json({ api_key: await recoverMachineKey(body) }));
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

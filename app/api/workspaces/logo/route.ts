@@ -1,3 +1,4 @@
+import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { sendDownload } from "@/lib/http/download";
 import { json } from "@/lib/http/respond";
@@ -12,3 +13,5 @@ export const DELETE = apiRoute(removeWorkspaceLogoOperation, async ({ principal 
   await removeWorkspaceLogo(principal);
   return new Response(null, { status: 204 });
 });
+
+export const { POST, PATCH, OPTIONS } = otherMethods({ GET, PUT, DELETE });

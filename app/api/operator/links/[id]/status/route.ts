@@ -1,5 +1,6 @@
 import { setLinkStatus } from "@/lib/abuse/operations";
 import { changeLinkStatus } from "@/lib/abuse/service";
+import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { notFound } from "@/lib/http/errors";
 import { json } from "@/lib/http/respond";
@@ -10,3 +11,5 @@ export const PUT = apiRoute(setLinkStatus, async ({ params, body }) => {
   if (!link) throw notFound("No link with this id exists.");
   return json({ id: link.id, status: link.status, abuse_reason: link.abuseReason });
 });
+
+export const { GET, POST, PATCH, DELETE, OPTIONS } = otherMethods({ PUT });

@@ -1,3 +1,4 @@
+import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { completeLocalCheckout, localCheckoutPath } from "@/lib/billing/local-provider";
 import { seeOther } from "@/lib/http/respond";
@@ -7,3 +8,5 @@ export const POST = apiRoute<{ auth: "public" }, { id: string }>({ auth: "public
   await completeLocalCheckout(params.id);
   return seeOther(localCheckoutPath(params.id));
 });
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

@@ -1,3 +1,4 @@
+import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { cancelLocalSubscription, localPortalPath } from "@/lib/billing/local-provider";
 import { seeOther } from "@/lib/http/respond";
@@ -7,3 +8,5 @@ export const POST = apiRoute<{ auth: "public" }, { id: string }>({ auth: "public
   await cancelLocalSubscription(params.id);
   return seeOther(localPortalPath(params.id));
 });
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

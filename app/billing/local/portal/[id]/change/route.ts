@@ -1,3 +1,4 @@
+import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { changeLocalPlan } from "@/lib/billing/local-provider";
 import { planChoiceSchema } from "@/lib/billing/schemas";
@@ -9,3 +10,5 @@ const changePlanForm = { auth: "public", form: planChoiceSchema } as const;
 export const POST = apiRoute<typeof changePlanForm, { id: string }>(changePlanForm, async ({ params, body }) =>
   seeOther(await changeLocalPlan(params.id, body)),
 );
+
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

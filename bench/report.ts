@@ -1,0 +1,171 @@
+/** One scenario's numbers from one run. */
+export type Row = {
+  key: ScenarioKey;
+  scenario: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Answers outside the expected class (3xx, or 4xx for the unknown slug), plus socket errors and time-outs. */
+  unexpected: number;
+  /** Redirects wrk counted (3xx scenarios). */
+  redirects: number | null;
+  /** Scans the database gained during the scenario, after the app's buffer flushed. */
+  scans: number | null;
+  /** The server process's CPU time (user + system) per request answered, scan writes included. */
+  cpuMicrosPerRequest: number | null;
+};
+
+export type ScenarioKey = "reference" | "quarantined" | "active" | "unknown" | "silent" | "sustained" | "cold" | "proxy";
+
+export type RunResult = {
+  referenceBefore: Row;
+  referenceAfter: Row;
+  rows: Row[];
+  memory: { afterWarmUpBytes: number; afterLoadBytes: number; ratio: number } | null;
+  exact: { visits: number; redirects: number; other: number; scans: number } | null;
+};
+
+type Spread = { median: number; min: number; max: number };
+
+export type ScenarioSummary = {
+  key: ScenarioKey;
+  scenario: string;
+  requestsPerSecond: Spread;
+  ratio: Spread | null;
+  p50Ms: Spread;
+  p99Ms: Spread;
+  cpuMicrosPerRequest: Spread | null;
+  unexpected: number;
+  /** Largest scans − redirects over the runs: 0 up to the connections in flight when wrk stopped. */
+  scanSurplus: Spread | null;
+  target: string | null;
+  targetMetRuns: number;
+};
+
+export type Summary = {
+  runs: number;
+  connections: number;
+  scenarios: ScenarioSummary[];
+  memoryRatio: Spread | null;
+  exact: { runs: number; allExact: boolean; visits: number } | null;
+};
+
+function spread(values: number[]): Spread {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const median = sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  return { median, min: sorted[0]!, max: sorted[sorted.length - 1]! };
+}
+
+function cpuSpread(rows: Row[]): Spread | null {
+  const values = rows.flatMap((row) => (row.cpuMicrosPerRequest === null ? [] : [row.cpuMicrosPerRequest]));
+  return values.length ? spread(values) : null;
+}
+
+/** The reference for a run: the mean of the bare server measured before and after the app. */
+function referenceOf(run: RunResult): number {
+  return (run.referenceBefore.requestsPerSecond + run.referenceAfter.requestsPerSecond) / 2;
+}
+
+type Target = { text: string; met(row: Row, run: RunResult): boolean };
+
+const rowIn = (run: RunResult, key: ScenarioKey) => run.rows.find((row) => row.key === key);
+const ratioIn = (run: RunResult, row: Row) => row.requestsPerSecond / referenceOf(run);
+
+/** Issue 10's targets, checked per run against that run's own reference. */
+const TARGETS: Partial<Record<ScenarioKey, Target>> = {
+  quarantined: { text: "≥ 0.80, p99 ≤ 10 ms", met: (row, run) => ratioIn(run, row) >= 0.8 && row.p99Ms <= 10 },
+  active: {
+    text: "≥ quarantined, p99 ≤ 10 ms",
+    met: (row, run) => row.p99Ms <= 10 && row.requestsPerSecond >= (rowIn(run, "quarantined")?.requestsPerSecond ?? 0),
+  },
+  unknown: { text: "≥ 0.90, p99 ≤ 10 ms", met: (row, run) => ratioIn(run, row) >= 0.9 && row.p99Ms <= 10 },
+  silent: {
+    text: "≥ 0.5 × quarantined, p99 ≤ 50 ms",
+    met: (row, run) => row.p99Ms <= 50 && row.requestsPerSecond >= 0.5 * (rowIn(run, "quarantined")?.requestsPerSecond ?? Infinity),
+  },
+  sustained: { text: "resident memory ≤ 1.5× warm-up", met: (_row, run) => run.memory !== null && run.memory.ratio <= 1.5 },
+  cold: { text: "≥ 5,000/s, p99 ≤ 25 ms", met: (row) => row.requestsPerSecond >= 5000 && row.p99Ms <= 25 },
+};
+
+export function summarise(runs: RunResult[], connections: number): Summary {
+  const references = runs.flatMap((run) => [run.referenceBefore, run.referenceAfter]);
+  const scenarios: ScenarioSummary[] = [
+    {
+      key: "reference",
+      scenario: "reference: bare node:http 302, own process, before and after the app",
+      requestsPerSecond: spread(references.map((row) => row.requestsPerSecond)),
+      ratio: null,
+      p50Ms: spread(references.map((row) => row.p50Ms)),
+      p99Ms: spread(references.map((row) => row.p99Ms)),
+      cpuMicrosPerRequest: cpuSpread(references),
+      unexpected: references.reduce((sum, row) => sum + row.unexpected, 0),
+      scanSurplus: null,
+      target: null,
+      targetMetRuns: 0,
+    },
+  ];
+  for (const first of runs[0]?.rows ?? []) {
+    const measured = runs.flatMap((run) => {
+      const row = rowIn(run, first.key);
+      return row ? [{ row, run }] : [];
+    });
+    const target = TARGETS[first.key];
+    const scanned = measured.filter(({ row }) => row.scans !== null && row.redirects !== null);
+    scenarios.push({
+      key: first.key,
+      scenario: first.scenario,
+      requestsPerSecond: spread(measured.map(({ row }) => row.requestsPerSecond)),
+      ratio: spread(measured.map(({ row, run }) => ratioIn(run, row))),
+      p50Ms: spread(measured.map(({ row }) => row.p50Ms)),
+      p99Ms: spread(measured.map(({ row }) => row.p99Ms)),
+      cpuMicrosPerRequest: cpuSpread(measured.map(({ row }) => row)),
+      unexpected: measured.reduce((sum, { row }) => sum + row.unexpected, 0),
+      scanSurplus: scanned.length ? spread(scanned.map(({ row }) => row.scans! - row.redirects!)) : null,
+      target: target?.text ?? null,
+      targetMetRuns: target ? measured.filter(({ row, run }) => target.met(row, run)).length : 0,
+    });
+  }
+  const memory = runs.flatMap((run) => (run.memory ? [run.memory.ratio] : []));
+  const exact = runs.flatMap((run) => (run.exact ? [run.exact] : []));
+  return {
+    runs: runs.length,
+    connections,
+    scenarios,
+    memoryRatio: memory.length ? spread(memory) : null,
+    exact: exact.length
+      ? { runs: exact.length, visits: exact[0]!.visits, allExact: exact.every((count) => count.redirects === count.visits && count.scans === count.visits) }
+      : null,
+  };
+}
+
+const thousands = (value: number) => Math.round(value).toLocaleString("en-US");
+const ms = (value: number) => (value < 10 ? value.toFixed(2) : value.toFixed(0));
+
+function withSpread(value: Spread, format: (value: number) => string, runs: number): string {
+  return runs > 1 ? `${format(value.median)} (${format(value.min)}–${format(value.max)})` : format(value.median);
+}
+
+function scanCell(scenario: ScenarioSummary, connections: number): string {
+  if (!scenario.scanSurplus) return "—";
+  const within = scenario.scanSurplus.min >= 0 && scenario.scanSurplus.max <= connections;
+  return `+${scenario.scanSurplus.min}…+${scenario.scanSurplus.max} ${within ? "✓" : "✗"}`;
+}
+
+export function markdownTable(summary: Summary): string {
+  const { runs, connections } = summary;
+  const lines = [
+    "| scenario | requests/s | vs reference | p50 ms | p99 ms | CPU µs/request | unexpected answers | scans − redirects | target (runs met) |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+  ];
+  for (const scenario of summary.scenarios) {
+    const target = scenario.target ? `${scenario.target} (${scenario.targetMetRuns}/${runs})` : "—";
+    lines.push(
+      `| ${scenario.scenario} | ${withSpread(scenario.requestsPerSecond, thousands, runs)} | ${scenario.ratio ? withSpread(scenario.ratio, (value) => value.toFixed(2), runs) : "1.00"} | ${withSpread(scenario.p50Ms, ms, runs)} | ${withSpread(scenario.p99Ms, ms, runs)} | ${scenario.cpuMicrosPerRequest ? withSpread(scenario.cpuMicrosPerRequest, (value) => value.toFixed(1), runs) : "—"} | ${scenario.unexpected} | ${scanCell(scenario, connections)} | ${target} |`,
+    );
+  }
+  const notes: string[] = [];
+  if (summary.memoryRatio) notes.push(`Resident memory after the sustained run ÷ after warm-up: ${withSpread(summary.memoryRatio, (value) => `${value.toFixed(2)}×`, runs)}.`);
+  if (summary.exact) notes.push(`Exact count: ${summary.exact.visits} visits over ${connections} connections, every answer read: ${summary.exact.allExact ? `scans recorded = redirects answered = ${summary.exact.visits} in every run ✓` : "scans recorded ≠ redirects answered ✗ (see the JSON)"}.`);
+  return `${lines.join("\n")}\n${notes.length ? `\n${notes.join("\n")}\n` : ""}`;
+}

@@ -1,0 +1,82 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { pool } from "@/lib/db/pool";
+import { newId, randomString } from "@/lib/db/random";
+import { ACTIVE, QUARANTINE } from "@/lib/links/status";
+import { SLUG_ALPHABET } from "@/lib/links/slugs";
+
+/** One link per scenario, each in its own workspace, so a scenario's scans are counted on their own. */
+export type BenchLink = { workspaceId: string; slug: string };
+export type BenchLinks = {
+  active: BenchLink;
+  quarantined: BenchLink;
+  silent: BenchLink;
+  exact: BenchLink;
+  sustained: BenchLink;
+  proxy: BenchLink;
+  cold: { workspaceId: string; slugs: string[] };
+};
+
+const COLD_LINKS = 20_000;
+const INSERT_CHUNK = 5000;
+
+async function workspace(): Promise<string> {
+  const id = newId("ws");
+  await pool().query("INSERT INTO workspaces (id, name, kind) VALUES ($1, 'Benchmark', 'team')", [id]);
+  return id;
+}
+
+async function insertLinks(workspaceId: string, status: number, slugs: string[], destination: (slug: string) => string): Promise<void> {
+  for (let from = 0; from < slugs.length; from += INSERT_CHUNK) {
+    const chunk = slugs.slice(from, from + INSERT_CHUNK);
+    await pool().query(
+      `INSERT INTO links (id, workspace_id, slug, reusable, status, destination)
+       SELECT id, $1, slug, false, $2, destination
+       FROM unnest($3::text[], $4::text[], $5::text[]) AS seeded(id, slug, destination)`,
+      [workspaceId, status, chunk.map(() => newId("lnk")), chunk, chunk.map(destination)],
+    );
+  }
+}
+
+async function oneLink(status: number, prefix: string, destination: string): Promise<BenchLink> {
+  const workspaceId = await workspace();
+  const slug = `${prefix}${randomString(SLUG_ALPHABET, 8)}`;
+  await insertLinks(workspaceId, status, [slug], () => destination);
+  return { workspaceId, slug };
+}
+
+export async function seedBenchLinks(silentHost: string): Promise<BenchLinks> {
+  const coldWorkspace = await workspace();
+  const coldSlugs = Array.from({ length: COLD_LINKS }, (_, index) => `c${index}${randomString(SLUG_ALPHABET, 6)}`);
+  await insertLinks(coldWorkspace, ACTIVE, coldSlugs, (slug) => `https://example.com/${slug}`);
+  return {
+    active: await oneLink(ACTIVE, "a", "https://example.com/active"),
+    quarantined: await oneLink(QUARANTINE, "q", "https://example.com/quarantined"),
+    silent: await oneLink(QUARANTINE, "s", `https://${silentHost}/quarantined`),
+    exact: await oneLink(ACTIVE, "e", "https://example.com/exact"),
+    sustained: await oneLink(QUARANTINE, "m", "https://example.com/sustained"),
+    proxy: await oneLink(ACTIVE, "p", "https://example.com/proxy"),
+    cold: { workspaceId: coldWorkspace, slugs: coldSlugs },
+  };
+}
+
+/** Scans recorded so far for the workspace's links. */
+export async function scansIn(workspaceId: string): Promise<number> {
+  const { rows } = await pool().query<{ scans: string }>(
+    "SELECT count(*) AS scans FROM scan_events WHERE link_id IN (SELECT id FROM links WHERE workspace_id = $1)",
+    [workspaceId],
+  );
+  return Number(rows[0]!.scans);
+}
+
+/** The count once the app's scan buffer has flushed: unchanged over three reads half a second apart. */
+export async function waitForScans(workspaceId: string): Promise<number> {
+  let last = await scansIn(workspaceId);
+  let unchanged = 0;
+  for (let attempt = 0; attempt < 120 && unchanged < 3; attempt++) {
+    await sleep(500);
+    const now = await scansIn(workspaceId);
+    unchanged = now === last ? unchanged + 1 : 0;
+    last = now;
+  }
+  return last;
+}

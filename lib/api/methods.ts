@@ -1,0 +1,37 @@
+import { json } from "@/lib/http/respond";
+
+/** The methods a route file may serve; Next answers HEAD with GET's handler. */
+const ROUTE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+type RouteMethod = (typeof ROUTE_METHODS)[number];
+
+/** A handler that serves no operation: 405 for a method the route does not take, or OPTIONS. */
+export type OtherMethodHandler = ((request: Request) => Promise<Response>) & { allow: readonly string[] };
+
+/**
+ * What a route answers to the methods it does not serve, given the handlers it does: 405 with an
+ * `Allow` header and an `{ error }` sentence (Next's own 405 has an empty body and no `Allow`),
+ * and OPTIONS listing the same methods. A route file exports the names it does not define:
+ *
+ *     export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET, POST });
+ */
+export function otherMethods(served: Partial<Record<RouteMethod, unknown>>): Record<RouteMethod | "OPTIONS", OtherMethodHandler> {
+  const allow = allowedMethods(served);
+  const allowHeader = { Allow: allow.join(", ") };
+  const notAllowed = Object.assign(
+    async (request: Request) =>
+      json({ error: `${request.method} is not an operation of ${new URL(request.url).pathname}; it takes ${sentenceList(allow)}.` }, 405, allowHeader),
+    { allow },
+  );
+  const options = Object.assign(async () => new Response(null, { status: 204, headers: { ...allowHeader, "Cache-Control": "no-store" } }), { allow });
+  return { GET: notAllowed, POST: notAllowed, PUT: notAllowed, PATCH: notAllowed, DELETE: notAllowed, OPTIONS: options };
+}
+
+function allowedMethods(served: Partial<Record<RouteMethod, unknown>>): string[] {
+  const methods: string[] = ROUTE_METHODS.filter((method) => served[method]);
+  if (served.GET) methods.splice(1, 0, "HEAD");
+  return [...methods, "OPTIONS"];
+}
+
+function sentenceList(items: readonly string[]): string {
+  return items.length === 1 ? items[0]! : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+}

@@ -1,0 +1,56 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+/**
+ * The methods Next's request handling takes. Node's parser lets others through (TRACE, PROPFIND,
+ * …), and Next then fails on them with a 500, or with a 400 that has no body.
+ */
+const METHODS_WE_SERVE = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+export type Refusal = { status: 400; headers: Record<string, string>; body: string };
+
+/**
+ * A 400 `{ error }` for a request no route could take: a method we do not serve, or a path whose
+ * percent-escapes do not decode (`/api/links/%`, `%FF`), which Next cannot match to a route and
+ * answers with a bare 500. Null for everything else. Both doors call it first (the front door in
+ * `npm start`, proxy.ts under Next), so it stays cheap: the path is decoded only when it has a `%`.
+ */
+export function malformedRequest(method: string, pathname: string): Refusal | null {
+  if (!METHODS_WE_SERVE.has(method)) {
+    return refusal(`This service does not take ${method} requests; it takes ${[...METHODS_WE_SERVE].join(", ")}.`);
+  }
+  if (pathname.includes("%") && !decodes(pathname)) {
+    return refusal("The request's path has a malformed percent-escape: each % must start an escape of UTF-8 such as %20.");
+  }
+  return null;
+}
+
+function decodes(pathname: string): boolean {
+  try {
+    decodeURIComponent(pathname);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function refusal(error: string): Refusal {
+  return {
+    status: 400,
+    headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" },
+    body: JSON.stringify({ error }),
+  };
+}
+
+type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** For a node:http server: answers a malformed request with its 400 and hands the rest to `next`. */
+export function refusingMalformedRequests(next: NodeHandler): NodeHandler {
+  return (request, response) => {
+    const url = request.url ?? "/";
+    const queryStart = url.indexOf("?");
+    const refused = malformedRequest(request.method ?? "GET", queryStart === -1 ? url : url.slice(0, queryStart));
+    if (!refused) return next(request, response);
+    response.writeHead(refused.status, refused.headers);
+    response.end(refused.body);
+  };
+}
