@@ -1,3 +1,4 @@
+import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { getDomain, removeDomain } from "@/lib/domains/operations";
 import * as domains from "@/lib/domains/service";
@@ -9,3 +10,5 @@ export const DELETE = apiRoute(removeDomain, async ({ principal, params }) => {
   await domains.removeDomain(principal, params.id);
   return new Response(null, { status: 204 });
 });
+
+export const { POST, PUT, PATCH, OPTIONS } = otherMethods({ GET, DELETE });
