@@ -34,8 +34,8 @@ const securityHeaders = (development: boolean) => [
 const nextConfig = (phase: string): NextConfig => ({
   poweredByHeader: false,
   // The embedded database and Prisma's driver adapter are server-only Node modules. mppx
-  // lazily imports optional peers (the MCP SDK) that this app does not install, so it is loaded
-  // by Node at run time rather than bundled.
+  // lazily imports optional peers (x402's middlewares and MCP wrapper) that this app does not
+  // install, so it is loaded by Node at run time rather than bundled.
   serverExternalPackages: ["@prisma/dev", "@electric-sql/pglite", "pg", "ioredis", "mppx"],
   typedRoutes: false,
   // The QR route imports qrcode.react, React and react-dom/server at run time (lib/qr/render.ts

@@ -91,7 +91,8 @@ function Errors() {
       <p>
         A <strong>402</strong> body carries more than <code>error</code>: <code>price</code>, <code>currency</code>,{" "}
         <code>pay</code> (the ways forward) and <code>docs</code>. An agent without an account buys a link by answering it:{" "}
-        <a href="/docs/payments">machine payments</a>.
+        <a href="/docs/payments">machine payments</a>. The same operations are MCP tools for agents, buying included:{" "}
+        <a href="/docs/agents">agents and MCP</a>.
       </p>
     </section>
   );

@@ -21,7 +21,7 @@ type ParamsOf<Spec> = Spec extends { path: infer Path extends string } ? PathPar
 /** The caller the auth mode yields: a principal for workspace credentials, null for a caller who pays. */
 type CallerOf<Mode extends AuthMode> = Mode extends "workspace" | "session" | "api_key"
   ? { principal: Principal }
-  : Mode extends "payment_or_workspace"
+  : Mode extends "payment_or_workspace" | "optional_workspace"
     ? { principal: Principal | null }
     : { principal?: undefined };
 
@@ -81,6 +81,8 @@ async function authenticate(mode: AuthMode, request: Request): Promise<Principal
       return authenticateBearer(request, bearerToken(request));
     case "payment_or_workspace":
       return paysWithoutAccount(request) ? null : authenticateBearer(request, bearerToken(request));
+    case "optional_workspace":
+      return request.headers.has("authorization") ? authenticateBearer(request, bearerToken(request)) : null;
     case "operator":
     case "cron":
       requireDeploymentSecret(request, mode);
@@ -92,7 +94,7 @@ async function authenticate(mode: AuthMode, request: Request): Promise<Principal
 }
 
 /** One budget per workspace, shared by its members and its key; callers without an account get one per client address. */
-async function enforceWriteBudget(principal: Principal | null, request: Request): Promise<void> {
+export async function enforceWriteBudget(principal: Principal | null, request: Request): Promise<void> {
   if (principal) await enforceWriteLimit(principal.workspaceId);
   else await enforceClientWriteLimit(request);
 }
@@ -130,7 +132,7 @@ function errorResponse(error: DomainError): Response {
  * cs_local_…); anything else names nothing, so it is a 404 before any query sees it (a NUL byte
  * would make PostgreSQL fail). The catch-all's segments (an array) are not ids.
  */
-function recordIdParams<Params>(params: Params): Params {
+export function recordIdParams<Params>(params: Params): Params {
   for (const value of Object.values(params ?? {})) {
     if (typeof value === "string" && !isRecordId(value)) throw notFound("Nothing exists at this address: the id in the path is not one this service issued.");
   }

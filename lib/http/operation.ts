@@ -10,11 +10,13 @@ import { errorSchema } from "./schemas";
  * - api_key: the same; the capability refuses a session token (documented as key-only).
  * - payment_or_workspace: a bearer credential acts on its workspace; a payment credential, or
  *   none at all, is a caller without an account who pays.
+ * - optional_workspace: a bearer credential acts on its workspace (present but invalid: 401); no
+ *   Authorization header at all is a caller without an account (the MCP endpoint).
  * - operator, cron: the deployment's OPERATOR_TOKEN or CRON_SECRET as a bearer token.
  * - stripe_signature: the capability verifies Stripe's signature of the raw body.
  * - public: anyone.
  */
-export type AuthMode = "workspace" | "session" | "api_key" | "payment_or_workspace" | "operator" | "cron" | "stripe_signature" | "public";
+export type AuthMode = "workspace" | "session" | "api_key" | "payment_or_workspace" | "optional_workspace" | "operator" | "cron" | "stripe_signature" | "public";
 
 export const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];

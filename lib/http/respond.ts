@@ -4,9 +4,11 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   return new Response(JSON.stringify(body), { status, headers: { ...API_HEADERS, ...headers } });
 }
 
+export const INTERNAL_ERROR_MESSAGE = "Something went wrong on our side; the request was not completed. Please try again.";
+
 export function internalError(error: unknown): Response {
   console.error("Unhandled API error:", error instanceof Error ? error.stack : error);
-  return json({ error: "Something went wrong on our side; the request was not completed. Please try again." }, 500);
+  return json({ error: INTERNAL_ERROR_MESSAGE }, 500);
 }
 
 /** After a form's POST: the browser follows with a GET, so reloading does not submit twice. */

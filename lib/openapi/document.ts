@@ -20,6 +20,8 @@ import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
 import { type AuthMode, defineOperation, type HttpMethod, failure, type OperationSpec, RATE_LIMIT_HEADERS, type ResponseSpec } from "@/lib/http/operation";
 import * as links from "@/lib/links/operations";
 import * as logos from "@/lib/logos/operations";
+import * as mcp from "@/lib/mcp/operations";
+import { paymentDiscovery } from "@/lib/payments/gateway";
 import * as payments from "@/lib/payments/operations";
 import * as qr from "@/lib/qr/operations";
 import * as resolution from "@/lib/resolution/operations";
@@ -74,6 +76,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
   abuse.setLinkStatus,
   resolution.recheckLinks,
   domains.checkDomains,
+  mcp.callMcp,
   getOpenApiDocument,
 ];
 
@@ -81,11 +84,12 @@ export const OPERATIONS: readonly OperationSpec[] = [
  * What `x-credentials` says: which bearer credentials an operation accepts (OpenAPI's one bearer
  * scheme cannot tell the workspace credentials apart); operator and cron are the deployment's secrets.
  */
-export type Credentials = "api_key_or_session" | "api_key" | "session" | "none" | "operator" | "cron" | "stripe_signature";
+export type Credentials = "api_key_or_session" | "optional_api_key_or_session" | "api_key" | "session" | "none" | "operator" | "cron" | "stripe_signature";
 
 const CREDENTIALS: Record<AuthMode, Credentials> = {
   workspace: "api_key_or_session",
   payment_or_workspace: "api_key_or_session",
+  optional_workspace: "optional_api_key_or_session",
   session: "session",
   api_key: "api_key",
   public: "none",
@@ -109,6 +113,7 @@ export type ApiOperation = Omit<OperationObject, "parameters" | "requestBody" | 
   responses: Record<string, ResponseObject>;
   "x-credentials": Credentials;
   "x-payment"?: ReturnType<typeof paymentExtension>;
+  "x-payment-info"?: Record<string, unknown>;
 };
 
 export type ApiParameter = Omit<ParameterObject, "schema"> & { schema: JsonSchema };
@@ -124,6 +129,7 @@ const BEARER: SecurityRequirementObject[] = [{ bearerAuth: [] }];
 
 const SECURITY: Record<Credentials, SecurityRequirementObject[]> = {
   api_key_or_session: BEARER,
+  optional_api_key_or_session: [...BEARER, {}],
   api_key: BEARER,
   session: BEARER,
   none: [],
@@ -139,6 +145,7 @@ const TAGS: TagObject[] = [
   { name: "Workspaces", description: "The workspace a call acts on, and its members." },
   { name: "Billing", description: "Subscriptions in Australian dollars: checkout, the billing portal, the account's tier and quota, and Stripe's webhook." },
   { name: "Abuse", description: "Reporting abusive links, and the operator's review of them." },
+  { name: "Agents", description: "The MCP server: the same capabilities as tools, and a paid tool that buys a link without an account." },
   { name: "Operations", description: "Jobs the deployment runs on a schedule." },
   { name: "Meta", description: "This description of the API." },
 ];
@@ -151,6 +158,7 @@ export function openApiDocument(): ApiDocument {
   return {
     openapi: "3.1.1",
     info: { title: "Permalink API", version: API_VERSION, description: apiDescription() },
+    "x-service-info": { categories: ["links", "qr-codes"], docs: { homepage: BASE_URL, apiReference: `${BASE_URL}/docs`, llms: `${BASE_URL}/llms.txt` } },
     servers: [{ url: BASE_URL, description: "this deployment" }],
     tags: TAGS,
     paths: paths(schemas),
@@ -199,7 +207,7 @@ function paths(schemas: SchemaCollector): ApiDocument["paths"] {
 /** The declaration, plus what every operation of its kind shares: auth failures, 413 on bodies, 429 on writes, 500. */
 function operationObject(spec: OperationSpec, schemas: SchemaCollector): ApiOperation {
   const credentials = CREDENTIALS[spec.auth];
-  const workspaceBearer = credentials === "api_key_or_session" || credentials === "api_key" || credentials === "session";
+  const workspaceBearer = credentials === "api_key_or_session" || credentials === "optional_api_key_or_session" || credentials === "api_key" || credentials === "session";
   const declared: Record<string, ResponseSpec> = { ...spec.responses, ...AUTH_FAILURES[credentials], 500: INTERNAL_FAILURE };
   if (spec.body) declared[413] = failure(`The request body is larger than ${MAX_JSON_BODY_BYTES / 1024} KiB.`);
   if (spec.write) declared[429] = spec.auth === "public" ? clientWriteLimit() : tooManyWrites();
@@ -212,6 +220,7 @@ function operationObject(spec: OperationSpec, schemas: SchemaCollector): ApiOper
     security: payable ? [...SECURITY[credentials], { paymentAuth: [] }, {}] : SECURITY[credentials],
     "x-credentials": credentials,
     ...(payable && { "x-payment": paymentExtension() }),
+    ...(payable && paymentInfo(spec.path)),
     parameters: [
       ...(workspaceBearer ? [ref("parameters", "WorkspaceId")] : []),
       ...declaredParameters(spec, "path"),
@@ -237,6 +246,12 @@ function responseObject(response: ResponseSpec, schemas: SchemaCollector): Respo
 function bodySchema(body: NonNullable<ResponseSpec["body"]>, schemas: SchemaCollector): SchemaObject | ReferenceObject {
   if (!Array.isArray(body)) return schemas.reference(body as z.ZodType, "output");
   return { oneOf: body.map((schema) => schemas.reference(schema, "output")) };
+}
+
+/** mppx's discovery metadata (`x-payment-info`), when this deployment takes machine payments. */
+function paymentInfo(path: string): Pick<ApiOperation, "x-payment-info"> {
+  const info = paymentDiscovery(path);
+  return info ? { "x-payment-info": info } : {};
 }
 
 /** The price and the ways to pay, from the configuration (the recipient is named in each challenge). */
@@ -281,6 +296,7 @@ function deploymentSecretFailures(variable: string): Record<string, ResponseSpec
 
 const AUTH_FAILURES: Record<Credentials, Record<string, ResponseSpec>> = {
   api_key_or_session: { 401: UNAUTHORIZED },
+  optional_api_key_or_session: { 401: UNAUTHORIZED },
   api_key: { 401: UNAUTHORIZED },
   session: { 401: UNAUTHORIZED },
   none: {},

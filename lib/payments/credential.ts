@@ -1,4 +1,4 @@
-import { Credential, PaymentRequest } from "mppx";
+import { Credential, Mcp, PaymentRequest } from "mppx";
 import { getAddress, isAddress } from "viem";
 import { z } from "zod";
 import { authorizationScheme } from "@/lib/http/authorization";
@@ -6,6 +6,9 @@ import { sha256 } from "./gateway";
 import type { CredentialReading, PaymentCredential, PaymentTerms } from "./types";
 
 const PAYMENT_SIGNATURE = "payment-signature";
+
+/** Where an x402 client puts its payment payload in a tool call (x402's MCP transport, specs/transports-v2/mcp.md). */
+export const X402_PAYMENT_META_KEY = "x402/payment";
 const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
 
 const authorization = z.object({
@@ -40,6 +43,32 @@ export function readPaymentCredential(request: Request): CredentialReading {
   const credentialHash = sha256(raw);
   if (paymentToken && !looksLikeX402(decoded)) return fromMpp(paymentToken, credentialHash);
   return fromX402(decoded, credentialHash);
+}
+
+/**
+ * A tool call's payment, from its `_meta`: an MPP credential under `org.paymentauth/credential`
+ * (mppx's MCP binding) or an x402 payload under `x402/payment` (x402's MCP transport). Each is
+ * written as the header it travels in over HTTP, then read exactly as there, so a payment is the
+ * same payment whichever door it comes through.
+ */
+export function readToolCallCredential(meta: Record<string, unknown> | undefined): CredentialReading {
+  const mpp = meta?.[Mcp.credentialMetaKey];
+  const x402 = meta?.[X402_PAYMENT_META_KEY];
+  if (mpp !== undefined) {
+    let header: string;
+    try {
+      header = Credential.serialize(mpp as Credential.Credential);
+    } catch {
+      return malformed("it is not an MPP credential (challenge, payload, source)");
+    }
+    return readPaymentCredential(new Request("http://mcp.invalid/", { headers: { authorization: header } }));
+  }
+  if (x402 !== undefined) {
+    if (typeof x402 !== "object" || x402 === null) return malformed("it is not an x402 payment payload with an EIP-3009 authorization");
+    const signature = Buffer.from(JSON.stringify(x402)).toString("base64");
+    return readPaymentCredential(new Request("http://mcp.invalid/", { headers: { [PAYMENT_SIGNATURE]: signature } }));
+  }
+  return { kind: "none" };
 }
 
 function fromMpp(token: string, credentialHash: string): CredentialReading {

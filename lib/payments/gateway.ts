@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
+import { generate } from "mppx/discovery";
 import { Mppx, evm } from "mppx/server";
 import { config, type Config } from "@/lib/config";
-import type { PaymentSettings } from "@/lib/config/payments";
+import { configuredPaymentSettings, type PaymentSettings } from "@/lib/config/payments";
 import { paymentSettings } from "./settings";
 import type { Purchase } from "./types";
 
@@ -67,6 +68,19 @@ export async function charge(purchase: Purchase, paymentHeaders: Headers = new H
   const request = new Request(settings.resourceUrl, { method: "POST", headers: paymentHeaders });
   const expires = new Date(Date.now() + CHALLENGE_LIFETIME_SECONDS * 1000).toISOString();
   return gateway.charge({ amount: settings.price, description: PAYMENT_DESCRIPTION, meta: purchaseBinding(purchase), expires })(request);
+}
+
+/**
+ * The payment metadata of POST /api/links as mppx's discovery helper writes it (`x-payment-info`:
+ * the offers, each with amount, currency, intent, method and recipient), from the same gateway
+ * that issues the challenges; null when this deployment takes no machine payments.
+ */
+export function paymentDiscovery(path: string): Record<string, unknown> | null {
+  if (!configuredPaymentSettings()) return null;
+  const { settings, gateway } = currentGateway();
+  const handler = gateway.charge({ amount: settings.price, description: PAYMENT_DESCRIPTION });
+  const document = generate(gateway, { routes: [{ handler, method: "post", path }] }) as { paths: Record<string, { post: { "x-payment-info": Record<string, unknown> } }> };
+  return document.paths[path]!.post["x-payment-info"];
 }
 
 /** What `opaque` carries: a hash of the destination (a URL can be long and is nobody else's business) and the slug. */

@@ -17,8 +17,12 @@ import type { CredentialReading, Purchase } from "./types";
  * a credential → settle, and 201 with the paid link.
  */
 export async function buyLink(request: Request, input: CreateLinkInput): Promise<Response> {
+  return buyLinkWith(readPaymentCredential(request), input);
+}
+
+/** The purchase, whichever door the credential came through (HTTP headers, or a tool call's _meta). */
+export async function buyLinkWith(reading: CredentialReading, input: CreateLinkInput): Promise<Response> {
   refuseDomain(input);
-  const reading = readPaymentCredential(request);
   const purchase = (await isResend(reading)) ? await resentPurchase(input) : await newPurchase(input);
   if (reading.kind === "none") return challenge(purchase, priceSentence(paymentSettings()));
   if (reading.kind === "malformed") return challenge(purchase, `${reading.reason} ${ASK_AGAIN}`);

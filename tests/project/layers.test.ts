@@ -5,10 +5,10 @@ import { cycles, importsOf, sourceFiles } from "../support/import-graph";
  * lib/ in layers that point one way:
  * - the floor (config, db, clock, process-singleton, http) imports no capability;
  * - capabilities import the floor and each other downward only;
- * - the roof (api: the route wrapper; openapi: the document) imports anything below and is imported by app/ only.
+ * - the roof (api: the route wrapper; openapi: the document; mcp: the MCP server) imports anything below and is imported by app/ only.
  */
 const FLOOR = ["clock", "config", "db", "http", "process-singleton"];
-const ROOF = ["api", "openapi"];
+const ROOF = ["api", "openapi", "mcp"];
 
 /** The capabilities from the top down, as the README draws them: each may import only those after it. */
 const CAPABILITIES = ["abuse", "qr", "logos", "payments", "resolution", "domains", "links", "billing", "workspaces", "auth", "analytics", "safety"];

@@ -1,0 +1,50 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { json } from "@/lib/http/respond";
+import type { Principal } from "@/lib/workspaces/types";
+import { callTool, describeTool } from "./tool";
+import { TOOLS } from "./tools";
+
+const SERVER_INFO = { name: "permalink", title: "Permalink: permanent short links and QR codes", version: "1.0.0" };
+
+const INSTRUCTIONS = [
+  "Permanent short links and QR codes: a code that has been issued never stops resolving, whatever happens to its destination, the subscription or the link's archiving.",
+  "With an Authorization: Bearer header (an API key or a session token) the tools act on that workspace. Without one, call buy_link to buy a link with a machine payment (MPP or x402); its first purchase returns an API key to connect with.",
+].join(" ");
+
+const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
+
+/**
+ * One MCP exchange, stateless: a server and a Streamable HTTP transport live for this request
+ * only, so any instance can answer any request and nothing is kept between them. The caller was
+ * authenticated by the route wrapper for the whole request (null: no credentials).
+ */
+export async function serveMcp(request: Request, principal: Principal | null, message: unknown): Promise<Response> {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map(describeTool) }));
+  server.setRequestHandler(CallToolRequestSchema, ({ params }) => {
+    const tool = byName.get(params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `There is no tool named "${params.name}"; tools/list names them.`);
+    return callTool(tool, params.arguments, { principal, request, meta: params._meta });
+  });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return asApiFailure(await transport.handleRequest(request, { parsedBody: message }));
+  } finally {
+    await server.close();
+  }
+}
+
+/**
+ * The transport's own HTTP refusals (406 without both media types in Accept, 415 without a JSON
+ * body, 400 for a message it cannot read) answer as every route does, `{ error }` with a sentence;
+ * MCP clients read only the status and the text of a failed POST.
+ */
+async function asApiFailure(response: Response): Promise<Response> {
+  if (response.status < 400) return response;
+  const body = (await response.json().catch(() => null)) as { error?: { message?: unknown } } | null;
+  const message = typeof body?.error?.message === "string" ? body.error.message : "The MCP transport could not handle this request";
+  return json({ error: /[.!?]$/.test(message) ? message : `${message}.` }, response.status);
+}

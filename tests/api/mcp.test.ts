@@ -1,0 +1,264 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resetConfig } from "@/lib/config";
+import { resetWriteLimiter } from "@/lib/http/write-limit";
+import { accountSchema } from "@/lib/billing/schemas";
+import { createLinkBody, linkListSchema, linkSchema, listLinksQuery, paidLinkSchema } from "@/lib/links/schemas";
+import { AUTHENTICATE_MESSAGE, objectSchema } from "@/lib/mcp/tool";
+import { TOOLS } from "@/lib/mcp/tools";
+import { APP_ORIGIN, call, dispatch, joinWorkspace, newUser, type TestUser } from "../support/api";
+import { connectMcp, textOf } from "../support/mcp";
+
+const appFetch: typeof fetch = (input, init) => dispatch(new Request(input, init));
+
+const connect = (options: { token?: string; headers?: Record<string, string> } = {}) => connectMcp(APP_ORIGIN, { ...options, fetch: appFetch });
+
+let destinationCounter = 0;
+const freshDestination = () => `https://example.com/mcp/${++destinationCounter}`;
+
+async function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+function mcpRequest(headers: Record<string, string>, message: unknown = { jsonrpc: "2.0", id: 1, method: "tools/list" }) {
+  return call("POST", "/api/mcp", { body: message, headers: { accept: "application/json, text/event-stream", ...headers } });
+}
+
+let owner: TestUser;
+let ownerClient: Client;
+
+beforeAll(async () => {
+  owner = await newUser("mcp-owner");
+  ownerClient = await connect({ token: owner.token });
+});
+
+afterAll(async () => {
+  await ownerClient?.close();
+});
+
+describe("the MCP server's tools", () => {
+  it("lists every tool with input and output schemas converted from the HTTP API's zod schemas", async () => {
+    const anonymous = await connect();
+    const { tools } = await anonymous.listTools();
+    await anonymous.close();
+
+    expect(tools.map((tool) => tool.name)).toEqual(["create_link", "list_links", "get_link", "repoint_link", "archive_link", "get_qr", "get_account", "buy_link"]);
+    const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
+    expect(byName.create_link!.inputSchema).toEqual(objectSchema(createLinkBody, "input"));
+    expect(byName.create_link!.inputSchema).toMatchObject({ type: "object", required: ["destination"], additionalProperties: false });
+    expect(byName.create_link!.outputSchema).toEqual(objectSchema(linkSchema, "output"));
+    expect(byName.list_links!.inputSchema).toEqual(objectSchema(listLinksQuery, "input"));
+    expect(byName.list_links!.outputSchema).toEqual(objectSchema(linkListSchema, "output"));
+    expect(byName.get_account!.outputSchema).toEqual(objectSchema(accountSchema, "output"));
+    expect(byName.buy_link!.inputSchema).toEqual(objectSchema(createLinkBody, "input"));
+    expect(byName.buy_link!.outputSchema).toEqual(objectSchema(paidLinkSchema, "output"));
+    expect(byName.repoint_link!.inputSchema).toMatchObject({ required: ["id", "destination"] });
+    expect(byName.get_qr!.outputSchema).toBeUndefined();
+    for (const tool of tools) expect(tool.description!.length, tool.name).toBeGreaterThan(40);
+  });
+
+  it("creates, lists, reads, repoints and archives through the tools, answering what the HTTP API answers", async () => {
+    const destination = freshDestination();
+    const created = await callTool(ownerClient, "create_link", { destination });
+    expect(created.isError).toBeFalsy();
+    const link = created.structuredContent as { id: string; slug: string; short_url: string };
+    expect(JSON.parse(textOf(created))).toEqual(link);
+    expect((await call("GET", `/api/links/${link.id}`, { token: owner.token })).body).toEqual(link);
+
+    const listed = await callTool(ownerClient, "list_links", { limit: 5 });
+    expect(listed.structuredContent).toEqual((await call("GET", "/api/links?limit=5", { token: owner.token })).body);
+
+    const read = await callTool(ownerClient, "get_link", { id: link.id });
+    expect(read.structuredContent).toEqual(link);
+
+    const repointed = await callTool(ownerClient, "repoint_link", { id: link.id, destination: `${destination}/moved` });
+    expect(repointed.structuredContent).toMatchObject({ id: link.id, slug: link.slug, destination: `${destination}/moved`, status: 1 });
+
+    const archived = await callTool(ownerClient, "archive_link", { id: link.id });
+    expect(archived.structuredContent).toMatchObject({ id: link.id, archived_at: expect.any(Number) });
+    const afterArchive = await callTool(ownerClient, "list_links");
+    expect((afterArchive.structuredContent as { links: { id: string }[] }).links.map((item) => item.id)).not.toContain(link.id);
+  });
+
+  it("describes the account as GET /api/account does", async () => {
+    const account = await callTool(ownerClient, "get_account");
+    expect(account.structuredContent).toEqual((await call("GET", "/api/account", { token: owner.token })).body);
+  });
+
+  it("answers a failure with an error result carrying the HTTP API's sentence", async () => {
+    const body = { destination: "" };
+    const http = await call("POST", "/api/links", { token: owner.token, body });
+    const tool = await callTool(ownerClient, "create_link", body);
+
+    expect(http.status).toBe(400);
+    expect(tool.isError).toBe(true);
+    expect(textOf(tool)).toBe(http.body.error);
+
+    const unknownField = await callTool(ownerClient, "create_link", { destination: freshDestination(), colour: "red" });
+    expect(textOf(unknownField)).toBe((await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/x", colour: "red" } })).body.error);
+  });
+
+  it("gives another workspace's link ids the same not-found answer as the HTTP API, through every tool", async () => {
+    const stranger = await newUser("mcp-stranger");
+    const theirs = (await call("POST", "/api/links", { token: stranger.token, body: { destination: freshDestination() } })).body;
+    const notFound = (await call("GET", `/api/links/${theirs.id}`, { token: owner.token })).body.error;
+    expect(notFound).toMatch(/No link with this id/);
+
+    for (const [name, args] of [
+      ["get_link", { id: theirs.id }],
+      ["repoint_link", { id: theirs.id, destination: freshDestination() }],
+      ["archive_link", { id: theirs.id }],
+      ["get_qr", { id: theirs.id }],
+    ] as const) {
+      const result = await callTool(ownerClient, name, args);
+      expect(result.isError, name).toBe(true);
+      expect(textOf(result), name).toBe(notFound);
+    }
+    expect((await call("GET", `/api/links/${theirs.id}`, { token: stranger.token })).body.destination).toBe(theirs.destination);
+  });
+
+  it("holds a link id to the shape a path would, with the HTTP API's answer", async () => {
+    const http = await call("GET", `/api/links/${encodeURIComponent("lnk_\u0000")}`, { token: owner.token });
+    const tool = await callTool(ownerClient, "get_link", { id: "lnk_\u0000" });
+
+    expect(http.status).toBe(404);
+    expect(tool.isError).toBe(true);
+    expect(textOf(tool)).toBe(http.body.error);
+  });
+
+  it("refuses a create without a subscription with the HTTP API's 402 sentence and its details", async () => {
+    const unsubscribed = await newUser("mcp-unsubscribed", { subscription: false });
+    const client = await connect({ token: unsubscribed.token });
+    const body = { destination: freshDestination() };
+
+    const tool = await callTool(client, "create_link", body);
+    await client.close();
+    const http = await call("POST", "/api/links", { token: unsubscribed.token, body });
+
+    expect(http.status).toBe(402);
+    expect(tool.isError).toBe(true);
+    expect(textOf(tool)).toBe(http.body.error);
+    expect(JSON.parse((tool.content[1] as { text: string }).text)).toEqual(http.body);
+  });
+
+  it("acts on the workspace X-Workspace-Id selects, as the HTTP API does", async () => {
+    const teammate = await newUser("mcp-teammate");
+    const caller = await joinWorkspace(teammate, owner.workspaceId, "member");
+    const client = await connect(caller);
+    const created = await callTool(client, "create_link", { destination: freshDestination() });
+    await client.close();
+
+    expect(created.isError).toBeFalsy();
+    const id = (created.structuredContent as { id: string }).id;
+    expect((await call("GET", `/api/links/${id}`, { token: owner.token })).status).toBe(200);
+  });
+});
+
+describe("authentication of the MCP endpoint", () => {
+  it("lets a caller without credentials connect and list the tools; every tool but buy_link says how to authenticate", async () => {
+    const anonymous = await connect();
+    for (const [name, args] of [
+      ["create_link", { destination: freshDestination() }],
+      ["list_links", {}],
+      ["get_link", { id: "lnk_x" }],
+      ["repoint_link", { id: "lnk_x", destination: freshDestination() }],
+      ["archive_link", { id: "lnk_x" }],
+      ["get_qr", { id: "lnk_x" }],
+      ["get_account", {}],
+    ] as const) {
+      const result = await callTool(anonymous, name, args);
+      expect(result.isError, name).toBe(true);
+      expect(textOf(result), name).toBe(AUTHENTICATE_MESSAGE);
+    }
+    await anonymous.close();
+  });
+
+  it("refuses a credential that is present but invalid at the HTTP level: 401 with WWW-Authenticate", async () => {
+    for (const authorization of ["Bearer pl_not-a-key", "Bearer not.a.jwt", "Basic dXNlcjpwYXNz", "Bearer"]) {
+      const response = await mcpRequest({ authorization });
+      expect(response.status, authorization).toBe(401);
+      expect(response.headers.get("www-authenticate"), authorization).toMatch(/^Bearer /);
+      expect(response.body, authorization).toEqual({ error: expect.any(String) });
+    }
+    await expect(connect({ token: "pl_not-a-key" })).rejects.toThrow();
+  });
+
+  it("refuses a workspace the caller is not a member of with 401 before anything else", async () => {
+    const stranger = await newUser("mcp-outsider");
+    const response = await mcpRequest({ authorization: `Bearer ${owner.token}`, "x-workspace-id": stranger.workspaceId });
+    expect(response.status).toBe(401);
+    expect(response.body.error).toMatch(/not a member/);
+  });
+
+  it("answers the transport's own refusals and the methods it does not serve as every route does: { error }", async () => {
+    const withoutEventStream = await call("POST", "/api/mcp", { body: { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers: { accept: "application/json" } });
+    expect(withoutEventStream.status).toBe(406);
+    expect(withoutEventStream.body).toEqual({ error: expect.stringMatching(/accept both application\/json and text\/event-stream\.$/) });
+
+    const get = await call("GET", "/api/mcp", { headers: { accept: "text/event-stream" } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST, OPTIONS");
+    expect(get.body).toEqual({ error: expect.any(String) });
+  });
+
+  it("answers a body that is not a JSON-RPC message with 400 and the API's sentence", async () => {
+    const response = await mcpRequest({}, { hello: "world" });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatch(/jsonrpc/);
+  });
+});
+
+describe("the write budget over MCP", () => {
+  beforeAll(async () => {
+    process.env.WRITE_RATE_LIMIT_PER_MINUTE = "2";
+    resetConfig();
+    await resetWriteLimiter();
+  });
+
+  afterAll(async () => {
+    process.env.WRITE_RATE_LIMIT_PER_MINUTE = "10000";
+    resetConfig();
+    await resetWriteLimiter();
+  });
+
+  it("shares the workspace's write budget with the HTTP API, and reads do not spend it", async () => {
+    const user = await newUser("mcp-budget");
+    const client = await connect({ token: user.token });
+
+    expect((await call("POST", "/api/links", { token: user.token, body: { destination: freshDestination() } })).status).toBe(201);
+    expect((await callTool(client, "list_links")).isError).toBeFalsy();
+    expect((await callTool(client, "create_link", { destination: freshDestination() })).isError).toBeFalsy();
+    const refused = await callTool(client, "create_link", { destination: freshDestination() });
+    const http = await call("POST", "/api/links", { token: user.token, body: { destination: freshDestination() } });
+    await client.close();
+
+    expect(http.status).toBe(429);
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toBe(http.body.error);
+  });
+});
+
+describe("how agents find the MCP server", () => {
+  it("/llms.txt names the endpoint, the credential, every tool and how to buy without an account", async () => {
+    const { GET } = await import("@/app/llms.txt/route");
+    const text = await GET().text();
+
+    for (const expected of [`${APP_ORIGIN}/api/mcp`, "Authorization: Bearer", "org.paymentauth/credential", "x402/payment", `${APP_ORIGIN}/docs/agents`]) {
+      expect(text).toContain(expected);
+    }
+    for (const tool of TOOLS) expect(text).toContain(tool.name);
+  });
+
+  it("/docs/agents says how to connect (with client configurations), lists the tools and walks through buy_link", async () => {
+    const { default: AgentsPage } = await import("@/app/docs/agents/page");
+    const html = renderToStaticMarkup(createElement(AgentsPage));
+
+    for (const expected of [`${APP_ORIGIN}/api/mcp`, "mcpServers", "mcp-remote", "StreamableHTTPClientTransport", "Authorization: Bearer", "McpClient.wrap", "x402/payment", "org.paymentauth/payment-required", "api_key"]) {
+      expect(html).toContain(expected);
+    }
+    for (const tool of TOOLS) expect(html).toContain(`<code>${tool.name}</code>`);
+  });
+});

@@ -1,0 +1,271 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Challenge, Credential, Mcp } from "mppx";
+import { evm } from "mppx/client";
+import type { Address } from "viem";
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accountSchema } from "@/lib/billing/schemas";
+import { createLinkBody, linkListSchema, linkSchema, paidLinkSchema } from "@/lib/links/schemas";
+import { objectSchema } from "@/lib/mcp/tool";
+import { startApp, type RunningApp } from "@/scripts/app-process";
+import { newUser } from "../support/api";
+import { decodeQr } from "../support/images";
+import { connectMcp, mppMcpAgent, paymentRequiredOf, textOf, X402_PAYMENT, X402_PAYMENT_RESPONSE, x402McpAgent } from "../support/mcp";
+import { startFacilitator, type RunningFacilitator } from "../support/payments/facilitator";
+import { Eip3009Ledger } from "../support/payments/ledger";
+
+const REQUEST_TIMEOUT_MS = 60_000;
+const NETWORK = "eip155:84532";
+const TOKEN = { address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e" as Address, chainId: 84532, name: "USDC", version: "2" };
+
+const recipient = privateKeyToAccount(generatePrivateKey()).address;
+const ledger = new Eip3009Ledger(TOKEN, privateKeyToAccount(generatePrivateKey()).address);
+let facilitator: RunningFacilitator;
+let app: RunningApp;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  facilitator = await startFacilitator(NETWORK, ledger);
+  const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
+  app = await startApp("front", {
+    DATABASE_URL,
+    DATABASE_POOL_SIZE,
+    AUTH_SECRET,
+    DNS_RESOLVER,
+    LINK_PRICE: "0.50",
+    PAYMENT_NETWORK: NETWORK,
+    PAYMENT_ASSET: TOKEN.address,
+    PAYMENT_ASSET_NAME: TOKEN.name,
+    PAYMENT_ASSET_VERSION: TOKEN.version,
+    PAYMENT_ASSET_DECIMALS: "6",
+    PAYMENT_RECIPIENT: recipient,
+    X402_FACILITATOR_URL: facilitator.url,
+    MPP_SECRET_KEY: "server-mcp-secret-key-of-at-least-32-bytes",
+  });
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.close()));
+  await app?.stop();
+  await facilitator?.close();
+});
+
+async function connect(options: { token?: string; headers?: Record<string, string> } = {}): Promise<Client> {
+  const client = await connectMcp(app.url, options);
+  clients.push(client);
+  return client;
+}
+
+async function callTool(client: Client, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args, ...(meta && { _meta: meta }) })) as CallToolResult;
+}
+
+let counter = 0;
+const freshDestination = () => `https://example.com/mcp-server/${process.pid}/${++counter}`;
+
+function newWallet(): PrivateKeyAccount {
+  const wallet = privateKeyToAccount(generatePrivateKey());
+  ledger.fund(wallet.address, 10_000_000n);
+  return wallet;
+}
+
+const transfersFrom = (wallet: PrivateKeyAccount) => ledger.transfers.filter((transfer) => transfer.from === wallet.address);
+
+function visit(shortUrl: string): Promise<Response> {
+  return fetch(shortUrl, { redirect: "manual" });
+}
+
+/** The MPP challenge of buy_link's payment-required result, paid by mppx's own evm client method: the credential as _meta carries it. */
+async function mppCredentialFor(client: Client, wallet: PrivateKeyAccount, args: Record<string, unknown>): Promise<Credential.Credential> {
+  const required = await callTool(client, "buy_link", args);
+  const { challenges } = required._meta![Mcp.paymentRequiredMetaKey] as { challenges: Challenge.Challenge[] };
+  const [method] = evm({ account: wallet, authorization: TOKEN });
+  const challenge = challenges[0] as Parameters<typeof method.createCredential>[0]["challenge"];
+  return Credential.deserialize(await method.createCredential({ challenge, context: {} }));
+}
+
+/** The _meta of a paid retry: an MPP credential from mppx's evm method, or an x402 payload from x402's client. */
+async function paymentFor(protocol: "mpp" | "x402", client: Client, wallet: PrivateKeyAccount, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if (protocol === "mpp") return { [Mcp.credentialMetaKey]: await mppCredentialFor(client, wallet, args) };
+  const required = paymentRequiredOf(await callTool(client, "buy_link", args))!;
+  return { [X402_PAYMENT]: await x402McpAgent(client, wallet).pay(required) };
+}
+
+function buyOverHttp(body: unknown, headers: Record<string, string>): Promise<Response> {
+  return fetch(`${app.url}/api/links`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+}
+
+describe("the MCP server on the running app, through the SDK's Client over Streamable HTTP", () => {
+  it("lists the tools with the HTTP API's schemas", async () => {
+    const { tools } = await (await connect()).listTools();
+    const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
+
+    expect(Object.keys(byName).sort()).toEqual(["archive_link", "buy_link", "create_link", "get_account", "get_link", "get_qr", "list_links", "repoint_link"]);
+    expect(byName.create_link!.inputSchema).toEqual(objectSchema(createLinkBody, "input"));
+    expect(byName.get_link!.outputSchema).toEqual(objectSchema(linkSchema, "output"));
+    expect(byName.list_links!.outputSchema).toEqual(objectSchema(linkListSchema, "output"));
+    expect(byName.get_account!.outputSchema).toEqual(objectSchema(accountSchema, "output"));
+    expect(byName.buy_link!.outputSchema).toEqual(objectSchema(paidLinkSchema, "output"));
+  }, REQUEST_TIMEOUT_MS);
+
+  it("creates, lists, repoints (visible on the next visit), archives (still resolves), draws the QR code and describes the account", async () => {
+    const { token } = await newUser("mcp-server");
+    const client = await connect({ token });
+    const destination = freshDestination();
+
+    const link = (await callTool(client, "create_link", { destination })).structuredContent as { id: string; short_url: string };
+    expect((await visit(link.short_url)).headers.get("location")).toBe(destination);
+    const listed = (await callTool(client, "list_links")).structuredContent as { links: { id: string }[] };
+    expect(listed.links.map((item) => item.id)).toContain(link.id);
+
+    await callTool(client, "repoint_link", { id: link.id, destination: `${destination}/new` });
+    expect((await visit(link.short_url)).headers.get("location")).toBe(`${destination}/new`);
+
+    const archived = await callTool(client, "archive_link", { id: link.id });
+    expect(archived.structuredContent).toMatchObject({ archived_at: expect.any(Number) });
+    const afterArchive = await visit(link.short_url);
+    expect(afterArchive.status).toBe(302);
+    expect(afterArchive.headers.get("location")).toBe(`${destination}/new`);
+
+    const qr = await callTool(client, "get_qr", { id: link.id, format: "png", size: 512 });
+    const image = qr.content[0] as { type: string; data: string; mimeType: string };
+    expect(image).toMatchObject({ type: "image", mimeType: "image/png" });
+    expect(await decodeQr(Buffer.from(image.data, "base64"))).toBe(`${link.short_url}?qr`);
+
+    const account = await callTool(client, "get_account");
+    expect(account.structuredContent).toMatchObject({ plan: "unlimited", active: true, can: { create_links: true } });
+  }, REQUEST_TIMEOUT_MS);
+
+  it("gives another workspace's link ids the same not-found answer as the HTTP API, through every tool that takes an id", async () => {
+    const [owner, stranger] = await Promise.all([newUser("mcp-server-owner"), newUser("mcp-server-stranger")]);
+    const theirs = (await callTool(await connect({ token: stranger.token }), "create_link", { destination: freshDestination() })).structuredContent as { id: string };
+    const client = await connect({ token: owner.token });
+    const http = await fetch(`${app.url}/api/links/${theirs.id}`, { headers: { authorization: `Bearer ${owner.token}` } });
+    const notFound = (await http.json()).error;
+    expect(http.status).toBe(404);
+
+    for (const [name, args] of [
+      ["get_link", { id: theirs.id }],
+      ["repoint_link", { id: theirs.id, destination: freshDestination() }],
+      ["archive_link", { id: theirs.id }],
+      ["get_qr", { id: theirs.id }],
+    ] as const) {
+      const result = await callTool(client, name, args);
+      expect(result.isError, name).toBe(true);
+      expect(textOf(result), name).toBe(notFound);
+    }
+  }, REQUEST_TIMEOUT_MS);
+
+  it("refuses a credential that is present but invalid with 401 and WWW-Authenticate", async () => {
+    const response = await fetch(`${app.url}/api/mcp`, {
+      method: "POST",
+      headers: { authorization: "Bearer pl_wrong", accept: "application/json, text/event-stream", "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toMatch(/^Bearer /);
+  }, REQUEST_TIMEOUT_MS);
+
+  it("is stateless: no session id, and no server-to-client stream (GET answers 405)", async () => {
+    const response = await fetch(`${app.url}/api/mcp`, {
+      method: "POST",
+      headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("mcp-session-id")).toBeNull();
+    expect((await response.json()).result.serverInfo.name).toBe("permalink");
+    expect((await fetch(`${app.url}/api/mcp`, { headers: { accept: "text/event-stream" } })).status).toBe(405);
+  }, REQUEST_TIMEOUT_MS);
+});
+
+describe("buy_link on the running app", () => {
+  it("is paid by mppx's MCP client; the first purchase's API key then works as the MCP server's Bearer credential", async () => {
+    const wallet = newWallet();
+    const agent = mppMcpAgent(await connect(), wallet, TOKEN);
+    const destination = freshDestination();
+
+    const bought = await agent.callTool({ name: "buy_link", arguments: { destination } });
+
+    expect(bought.isError).toBeFalsy();
+    const paid = bought.structuredContent as { id: string; short_url: string; api_key: string; receipt: string };
+    expect(paid).toMatchObject({ destination, status: 1, api_key: expect.stringMatching(/_/), receipt: transfersFrom(wallet)[0]!.transaction });
+    expect(bought.receipt).toMatchObject({ status: "success", method: "evm", reference: paid.receipt });
+    expect(transfersFrom(wallet)).toHaveLength(1);
+    expect((await visit(paid.short_url)).headers.get("location")).toBe(destination);
+
+    const owner = await connect({ token: paid.api_key });
+    const listed = (await callTool(owner, "list_links")).structuredContent as { links: { id: string }[] };
+    expect(listed.links.map((link) => link.id)).toEqual([paid.id]);
+    const repointed = await callTool(owner, "repoint_link", { id: paid.id, destination: `${destination}/again` });
+    expect(repointed.isError).toBeFalsy();
+    expect((await visit(paid.short_url)).headers.get("location")).toBe(`${destination}/again`);
+  }, REQUEST_TIMEOUT_MS);
+
+  it("is paid by an x402 MCP client, the settlement in _meta; a replay over MCP or over HTTP buys nothing more", async () => {
+    const wallet = newWallet();
+    const client = await connect();
+    const agent = x402McpAgent(client, wallet);
+    const args = { destination: freshDestination() };
+
+    const { result, payment } = await agent.callTool("buy_link", args);
+
+    expect(result.isError).toBeFalsy();
+    const paid = result.structuredContent as { id: string; api_key?: string };
+    expect(paid.api_key).toBeTruthy();
+    expect(result._meta?.[X402_PAYMENT_RESPONSE]).toMatchObject({ success: true, network: NETWORK, payer: wallet.address });
+
+    const againOverMcp = await callTool(client, "buy_link", args, { [X402_PAYMENT]: payment });
+    const againOverHttp = await buyOverHttp(args, { "payment-signature": Buffer.from(JSON.stringify(payment)).toString("base64") });
+    expect((againOverMcp.structuredContent as { id: string }).id).toBe(paid.id);
+    expect(againOverHttp.status).toBe(201);
+    expect((await againOverHttp.json()).id).toBe(paid.id);
+    expect(transfersFrom(wallet)).toHaveLength(1);
+    expect(facilitator.calls.settle).toBeGreaterThan(0);
+  }, REQUEST_TIMEOUT_MS);
+
+  it("settles one MPP credential once when it is sent at once over MCP and over HTTP", async () => {
+    const wallet = newWallet();
+    const client = await connect();
+    const args = { destination: freshDestination() };
+    const credential = await mppCredentialFor(client, wallet, args);
+
+    const [first, second, overHttp] = await Promise.all([
+      callTool(client, "buy_link", args, { [Mcp.credentialMetaKey]: credential }),
+      callTool(await connect(), "buy_link", args, { [Mcp.credentialMetaKey]: credential }),
+      buyOverHttp(args, { authorization: Credential.serialize(credential) }),
+    ]);
+
+    const ids = [first.structuredContent, second.structuredContent, await overHttp.json()].map((body) => (body as { id: string }).id);
+    expect(new Set(ids).size).toBe(1);
+    expect(transfersFrom(wallet)).toHaveLength(1);
+  }, REQUEST_TIMEOUT_MS);
+
+  it.each(["mpp", "x402"] as const)("refuses a %s credential made for another destination before anything settles", async (protocol) => {
+    const wallet = newWallet();
+    const client = await connect();
+    const meta = await paymentFor(protocol, client, wallet, { destination: freshDestination() });
+    const settlements = facilitator.calls.settle;
+
+    const refused = await callTool(client, "buy_link", { destination: freshDestination() }, meta);
+
+    expect(refused.isError).toBe(true);
+    expect(JSON.parse((refused.content[1] as { text: string }).text).error).toMatch(/another destination/);
+    expect(paymentRequiredOf(refused)).toMatchObject({ x402Version: 2 });
+    expect(refused._meta?.[Mcp.paymentRequiredMetaKey]).toMatchObject({ httpStatus: 402, challenges: [expect.objectContaining({ method: "evm", intent: "charge" })] });
+    expect(facilitator.calls.settle).toBe(settlements);
+    expect(transfersFrom(wallet)).toEqual([]);
+  }, REQUEST_TIMEOUT_MS);
+
+  it("runs the HTTP purchase's checks before any challenge: a refused destination gets no payment request", async () => {
+    const client = await connect();
+
+    const refused = await callTool(client, "buy_link", { destination: "http://169.254.169.254/latest/meta-data" });
+
+    expect(refused.isError).toBe(true);
+    expect(refused._meta?.[Mcp.paymentRequiredMetaKey]).toBeUndefined();
+    const http = await buyOverHttp({ destination: "http://169.254.169.254/latest/meta-data" }, {});
+    expect(textOf(refused)).toBe((await http.json()).error);
+  }, REQUEST_TIMEOUT_MS);
+});
