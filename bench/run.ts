@@ -205,10 +205,13 @@ async function main(): Promise<void> {
     const settings = { seconds: SECONDS, sustainSeconds: SUSTAIN_SECONDS, connections: CONNECTIONS, wrkThreads: 1, database: embedded ? "embedded" : "PostgreSQL" };
     const header = `Measured ${date} with wrk (-t1 -c${CONNECTIONS}, ${SECONDS} s a scenario), ${RUNS} run${RUNS === 1 ? "" : "s"} on ${settings.database}; medians, with the spread over runs in brackets.`;
     const table = markdownTable(summary);
-    await mkdir("bench/results", { recursive: true });
-    await writeFile(`bench/results/${date.replace(/[:.]/g, "-")}.json`, `${JSON.stringify({ date, settings, summary, runs }, null, 2)}\n`);
-    await writeFile("bench/results/latest.md", `${header}\n\n${table}\n`);
-    if (!options["no-readme"] && !ONLY) await writeReadme(table, header);
+    // A partial run (--only) is for working on one scenario: it is printed, not kept.
+    if (!ONLY) {
+      await mkdir("bench/results", { recursive: true });
+      await writeFile(`bench/results/${date.replace(/[:.]/g, "-")}.json`, `${JSON.stringify({ date, settings, summary, runs }, null, 2)}\n`);
+      await writeFile("bench/results/latest.md", `${header}\n\n${table}\n`);
+      if (!options["no-readme"]) await writeReadme(table, header);
+    }
     console.log(`\n${header}\n\n${table}`);
   } finally {
     await closePool();

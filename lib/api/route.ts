@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { bearerToken } from "@/lib/http/authorization";
 import { MAX_FORM_BODY_BYTES, readJsonBody, readTextBody, validate } from "@/lib/http/body";
-import { isRecordId } from "@/lib/db/random";
+import { isRecordId, isSecretToken } from "@/lib/db/random";
 import { DomainError, type ErrorCode, notFound } from "@/lib/http/errors";
 import type { AuthMode, RouteSpec } from "@/lib/http/operation";
 import { internalError, json } from "@/lib/http/respond";
@@ -129,12 +129,14 @@ function errorResponse(error: DomainError): Response {
 
 /**
  * Every path parameter of a route names a record by the id this service issued it (lnk_…,
- * cs_local_…); anything else names nothing, so it is a 404 before any query sees it (a NUL byte
- * would make PostgreSQL fail). The catch-all's segments (an array) are not ids.
+ * cs_local_…), or, when it is named `token`, a secret this service issued (an invitation link's);
+ * anything else names nothing, so it is a 404 before any query sees it (a NUL byte would make
+ * PostgreSQL fail). The catch-all's segments (an array) are not ids.
  */
 export function recordIdParams<Params>(params: Params): Params {
-  for (const value of Object.values(params ?? {})) {
-    if (typeof value === "string" && !isRecordId(value)) throw notFound("Nothing exists at this address: the id in the path is not one this service issued.");
+  for (const [name, value] of Object.entries(params ?? {})) {
+    if (typeof value !== "string") continue;
+    if (name === "token" ? !isSecretToken(value) : !isRecordId(value)) throw notFound("Nothing exists at this address: the id in the path is not one this service issued.");
   }
   return params;
 }

@@ -53,6 +53,8 @@ const configSchema = z.object({
   QUARANTINE_RELEASE_DAYS: positiveInt.default(7),
   QUARANTINE_RELEASE_CHECKS: positiveInt.default(3),
   SAFETY_VERDICT_CACHE_SECONDS: z.coerce.number().int().min(0).default(60),
+  SAFETY_UNKNOWN_VERDICT_CACHE_SECONDS: z.coerce.number().int().min(0).default(5),
+  SAFETY_CHECK_DEADLINE_MS: positiveInt.default(250),
   RESOLUTION_CACHE_SECONDS: z.coerce.number().int().min(0).default(60),
   OPERATOR_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   CRON_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
@@ -89,6 +91,9 @@ const configSchema = z.object({
   VERCEL_TEAM_ID: z.string().min(1).optional(),
   VERCEL_API_BASE: httpUrl.default("https://api.vercel.com"),
   DOMAIN_CHECK_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(300),
+  SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s/]+/, "must be an smtp:// or smtps:// URL such as smtps://user:password@smtp.example.com:465").optional(),
+  EMAIL_FROM: z.string().min(3).max(320).regex(/@/, "must be a sender address such as Permalink <no-reply@example.com>").optional(),
+  INVITATION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(14),
 });
 
 /** Every environment variable the service reads (.env.example documents each). */

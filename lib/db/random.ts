@@ -28,3 +28,13 @@ const RECORD_ID = /^[a-z]+(?:_[a-z]+)*_[0-9A-Za-z]{20}$/;
 export function isRecordId(value: string): boolean {
   return value.length <= 64 && RECORD_ID.test(value);
 }
+
+/** A bearer secret carried in a URL (an invitation link): 256 random bits, base64url (43 characters). */
+export function newSecretToken(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+/** Whether `value` has the shape of newSecretToken's output; anything else names no secret. */
+export function isSecretToken(value: string): boolean {
+  return /^[A-Za-z0-9_-]{43}$/.test(value);
+}

@@ -7,8 +7,10 @@ import { resetConfig } from "@/lib/config";
 import type { claimResponseSchema, revokeResponseSchema } from "@/lib/auth/schemas";
 import type { issueRecoveryNonce, recoverMachineKey } from "@/lib/payments/key-recovery";
 import type { recoveryNonceSchema } from "@/lib/payments/schemas";
-import type { describeWorkspaces, listMembers } from "@/lib/workspaces/service";
-import type { memberSchema, workspaceReportSchema } from "@/lib/workspaces/schemas";
+import type { acceptInvitation, changeRole, inviteMember, listMembers } from "@/lib/members/service";
+import type { acceptedInvitationSchema, invitedMemberSchema, memberSchema } from "@/lib/members/schemas";
+import type { createWorkspace, describeWorkspaces } from "@/lib/workspaces/service";
+import type { workspaceMembershipSchema, workspaceReportSchema } from "@/lib/workspaces/schemas";
 import { HTTP_METHODS } from "@/lib/http/operation";
 import { type ApiDocument, type ApiOperation, type JsonSchema, openApiDocument } from "./document";
 
@@ -185,6 +187,10 @@ describe("response schemas", () => {
   it("match the services' return types", () => {
     expectTypeOf<Awaited<ReturnType<typeof describeWorkspaces>>>().toExtend<z.output<typeof workspaceReportSchema>>();
     expectTypeOf<Awaited<ReturnType<typeof listMembers>>>().toExtend<z.output<typeof memberSchema>[]>();
+    expectTypeOf<Awaited<ReturnType<typeof inviteMember>>>().toExtend<z.output<typeof invitedMemberSchema>>();
+    expectTypeOf<Awaited<ReturnType<typeof changeRole>>>().toExtend<z.output<typeof memberSchema>>();
+    expectTypeOf<Awaited<ReturnType<typeof acceptInvitation>>>().toExtend<z.output<typeof acceptedInvitationSchema>>();
+    expectTypeOf<Awaited<ReturnType<typeof createWorkspace>>>().toExtend<z.output<typeof workspaceMembershipSchema>>();
     expectTypeOf<{ api_key: Awaited<ReturnType<typeof claimKey>> }>().toExtend<z.output<typeof claimResponseSchema>>();
     expectTypeOf<Awaited<ReturnType<typeof revokeKey>>>().toExtend<z.output<typeof revokeResponseSchema>>();
     expectTypeOf<{ api_key: Awaited<ReturnType<typeof rotateKey>> }>().toExtend<z.output<typeof claimResponseSchema>>();

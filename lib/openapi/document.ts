@@ -21,6 +21,7 @@ import { type AuthMode, defineOperation, type HttpMethod, failure, type Operatio
 import * as links from "@/lib/links/operations";
 import * as logos from "@/lib/logos/operations";
 import * as mcp from "@/lib/mcp/operations";
+import * as members from "@/lib/members/operations";
 import { paymentDiscovery } from "@/lib/payments/gateway";
 import * as payments from "@/lib/payments/operations";
 import * as qr from "@/lib/qr/operations";
@@ -64,13 +65,20 @@ export const OPERATIONS: readonly OperationSpec[] = [
   billing.receiveStripeWebhook,
   billing.describeAccount,
   workspaces.describeWorkspace,
-  workspaces.listMembers,
   domains.addDomain,
   domains.listDomains,
   domains.getDomain,
   domains.verifyDomain,
   domains.removeDomain,
   domains.askTlsPermission,
+  workspaces.createWorkspace,
+  workspaces.renameWorkspace,
+  members.listMembers,
+  members.inviteMember,
+  members.changeMemberRole,
+  members.removeMember,
+  members.resendInvitation,
+  members.acceptInvitation,
   abuse.reportAbuse,
   abuse.listAbuseQueue,
   abuse.setLinkStatus,
@@ -142,7 +150,7 @@ const TAGS: TagObject[] = [
   { name: "Links", description: "Create, read, repoint and archive permanent short links." },
   { name: "QR codes", description: "A link's QR artwork, and the centre logos it can carry." },
   { name: "API keys", description: "Mint, rotate and revoke the workspace's API key; recover a machine account's key by signing in with its wallet." },
-  { name: "Workspaces", description: "The workspace a call acts on, and its members." },
+  { name: "Workspaces", description: "Workspaces, their members and roles, and invitations by e-mail." },
   { name: "Billing", description: "Subscriptions in Australian dollars: checkout, the billing portal, the account's tier and quota, and Stripe's webhook." },
   { name: "Abuse", description: "Reporting abusive links, and the operator's review of them." },
   { name: "Agents", description: "The MCP server: the same capabilities as tools, and a paid tool that buys a link without an account." },

@@ -4,9 +4,9 @@ import { isVerifiedCustomDomain } from "@/lib/domains/verified-hosts";
 import { isReserved } from "@/lib/links/slugs";
 import { answerFor } from "./answer";
 import { readIncomingQuery } from "./destination-query";
-import { resolveVisit } from "./resolve";
+import { resolveFromMemory, resolveVisit } from "./resolve";
 import { resolutionRuntime } from "./runtime";
-import type { Answer, Visit } from "./types";
+import type { Answer, Outcome, Visit } from "./types";
 
 /** What a door knows about a request before deciding whether it is a short-link visit. */
 export type DoorRequest = {
@@ -28,20 +28,35 @@ function knownHosts(): Hosts {
   return hosts;
 }
 
+/** The request's host may be a verified custom domain: known only after asking (visitFor does). */
+export const CUSTOM_DOMAIN = Symbol("custom domain?");
+
 /**
  * A visit when the request is GET or HEAD of one path segment on the short host or a verified
  * custom domain; null hands the request to the application. When short links share the app's
  * host, the app's own top-level paths (reserved slugs) stay with the application.
  */
 export async function visitFor(request: DoorRequest): Promise<Visit | null> {
+  const known = visitNow(request);
+  if (known !== CUSTOM_DOMAIN) return known;
+  const requestHost = hostnameOf(request.hostHeader)!;
+  return (await isVerifiedCustomDomain(requestHost)) ? visitOn(requestHost, requestHost, request) : null;
+}
+
+/** visitFor without waiting: CUSTOM_DOMAIN when the answer needs the verified-domain lookup. */
+export function visitNow(request: DoorRequest): Visit | null | typeof CUSTOM_DOMAIN {
   if (request.method !== "GET" && request.method !== "HEAD") return null;
   const segment = SINGLE_SEGMENT.exec(request.pathname)?.[1];
   const requestHost = hostnameOf(request.hostHeader);
   if (!segment || !requestHost) return null;
-  const linkHost = await linkHostFor(requestHost, segment);
-  if (linkHost === undefined) return null;
+  const { short, app } = knownHosts();
+  if (requestHost === short) return short === app && isReserved(segment) ? null : visitOn(null, requestHost, request, segment);
+  return requestHost === app ? null : CUSTOM_DOMAIN;
+}
+
+function visitOn(linkHost: string | null, requestHost: string, request: DoorRequest, segment = SINGLE_SEGMENT.exec(request.pathname)![1]!): Visit {
   return {
-    method: request.method,
+    method: request.method as Visit["method"],
     host: linkHost,
     requestHost,
     slug: segment,
@@ -52,9 +67,22 @@ export async function visitFor(request: DoorRequest): Promise<Visit | null> {
   };
 }
 
+export type Served = { answer: Answer; scanRecorded: boolean };
+
+const NOT_FOUND: Outcome = { kind: "not_found" };
+
 /** Resolves a visit, records the scan for after the response, and shapes the answer. */
-export async function serveVisit(visit: Visit): Promise<{ answer: Answer; scanRecorded: boolean }> {
-  const outcome = SLUG_CHARACTERS.test(visit.slug) ? await resolveVisit(visit, resolutionRuntime()) : { kind: "not_found" as const };
+export async function serveVisit(visit: Visit): Promise<Served> {
+  return served(visit, SLUG_CHARACTERS.test(visit.slug) ? await resolveVisit(visit, resolutionRuntime()) : NOT_FOUND);
+}
+
+/** serveVisit when memory alone answers (the warm path, no promise); undefined when it needs I/O. */
+export function serveFromMemory(visit: Visit): Served | undefined {
+  const outcome = SLUG_CHARACTERS.test(visit.slug) ? resolveFromMemory(visit, resolutionRuntime()) : NOT_FOUND;
+  return outcome && served(visit, outcome);
+}
+
+function served(visit: Visit, outcome: Outcome): Served {
   const scanRecorded = outcome.kind === "redirect" || outcome.kind === "blocked";
   if (scanRecorded) {
     scanBuffer().record({
@@ -70,16 +98,14 @@ export async function serveVisit(visit: Visit): Promise<{ answer: Answer; scanRe
   return { answer: answerFor(outcome, visit), scanRecorded };
 }
 
-/** null: the default short host; a string: that custom domain; undefined: not a short-link host. */
-async function linkHostFor(requestHost: string, segment: string): Promise<string | null | undefined> {
-  const { short, app } = knownHosts();
-  if (requestHost === short) return short === app && isReserved(segment) ? undefined : null;
-  if (requestHost === app) return undefined;
-  return (await isVerifiedCustomDomain(requestHost)) ? requestHost : undefined;
-}
+/** A lower-case DNS name, with an optional port: what nearly every Host header is, read without a URL parser. */
+const PLAIN_HOST = /^([a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*)(?::(\d{1,5}))?$/;
 
 function hostnameOf(hostHeader: string | null): string | null {
   if (!hostHeader) return null;
+  // A name starting with a letter needs no normalising (IP forms, upper case and IDNs take the URL parser).
+  const plain = PLAIN_HOST.exec(hostHeader);
+  if (plain && !(Number(plain[2]) > 65535)) return plain[1]!;
   try {
     return new URL(`http://${hostHeader}`).hostname;
   } catch {

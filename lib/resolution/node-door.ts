@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { serveVisit, visitFor, type DoorRequest } from "./door";
+import { CUSTOM_DOMAIN, serveFromMemory, serveVisit, visitFor, visitNow, type DoorRequest } from "./door";
+import type { Answer } from "./types";
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -27,23 +28,39 @@ function withPeerAddress(request: IncomingMessage): IncomingMessage {
   return request;
 }
 
+function send(response: ServerResponse, answer: Answer): void {
+  response.writeHead(answer.status, answer.headers);
+  response.end(answer.body);
+}
+
+function fail(response: ServerResponse, error: unknown): void {
+  console.error("Short-link request failed:", error);
+  if (!response.headersSent) response.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
+  response.end("Something went wrong on our side.");
+}
+
 /**
  * The self-hosted front: answers short-link visits straight from node:http with the shared
- * resolution core, and hands every other request to the application (Next's handler).
+ * resolution core, and hands every other request to the application (Next's handler). A warm
+ * visit on the short host is answered synchronously from memory; the rest take the async path.
  */
 export function createFrontDoor(application: Handler): Handler {
   return (request, response) => {
-    visitFor(doorRequest(request))
+    const incoming = doorRequest(request);
+    let served;
+    try {
+      const visit = visitNow(incoming);
+      if (visit === null) return application(withPeerAddress(request), response);
+      served = visit === CUSTOM_DOMAIN ? undefined : serveFromMemory(visit);
+    } catch (error) {
+      return fail(response, error);
+    }
+    if (served) return send(response, served.answer);
+    visitFor(incoming)
       .then(async (visit) => {
         if (!visit) return application(withPeerAddress(request), response);
-        const { answer } = await serveVisit(visit);
-        response.writeHead(answer.status, answer.headers);
-        response.end(answer.body);
+        send(response, (await serveVisit(visit)).answer);
       })
-      .catch((error) => {
-        console.error("Short-link request failed:", error);
-        if (!response.headersSent) response.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
-        response.end("Something went wrong on our side.");
-      });
+      .catch((error) => fail(response, error));
   };
 }

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { ABUSE, ACTIVE, QUARANTINE } from "@/lib/links/status";
 import type { Verdict } from "@/lib/safety/verdict";
 import { LinkCache } from "./link-cache";
-import { type ResolutionDeps, resolveVisit } from "./resolve";
+import { type ResolutionDeps, resolveFromMemory, resolveVisit } from "./resolve";
 import type { ReleasePolicy } from "./store";
 import type { ResolvedLink, Visit } from "./types";
 
@@ -48,7 +48,9 @@ function world(link: ResolvedLink, verdict: Verdict = { status: "clean", source:
   let stored = link;
   let databaseUp = true;
   let databaseHangs = false;
-  const calls = { find: 0, count: 0, block: [] as string[], changed: [] as ResolvedLink[], logged: [] as string[] };
+  const calls = { find: 0, count: 0, check: 0, block: [] as string[], changed: [] as ResolvedLink[], logged: [] as string[] };
+  // Like the verdict cache: a verdict, once checked, can be read without waiting.
+  let remembered: Verdict | undefined;
   const answer = <T>(value: () => T): Promise<T> => {
     if (databaseHangs) return new Promise<T>(() => undefined);
     return databaseUp ? Promise.resolve(value()) : Promise.reject(new Error("connection refused"));
@@ -56,7 +58,14 @@ function world(link: ResolvedLink, verdict: Verdict = { status: "clean", source:
   const deps: ResolutionDeps = {
     cache: new LinkCache(CACHE_MS),
     clock: { now: () => now },
-    checker: { name: "test", check: async () => verdict },
+    checker: {
+      name: "test",
+      check: async () => {
+        calls.check++;
+        return (remembered = verdict);
+      },
+      peek: () => remembered,
+    },
     policy: POLICY,
     store: {
       findLink: () => {
@@ -180,5 +189,35 @@ describe("resolving a visit, with fakes through ResolutionDeps", () => {
     w.databaseDown();
     expect(await resolveVisit(visitOf(w.stored()), w.deps)).toMatchObject({ kind: "blocked" });
     expect(w.calls.block).toEqual([]);
+  });
+
+  it("answers a warm quarantined link from memory once its verdict is known, until a clean check may count again", async () => {
+    const w = world(quarantined());
+    const visit = visitOf(w.stored());
+    expect(resolveFromMemory(visit, w.deps)).toBeUndefined();
+    await resolveVisit(visit, w.deps);
+    expect(resolveFromMemory(visit, w.deps)).toMatchObject({ kind: "redirect", location: "https://example.com/" });
+    expect(w.calls).toMatchObject({ find: 1, check: 1, count: 1 });
+    w.advance(SPACING_MS);
+    expect(resolveFromMemory(visit, w.deps), "the next clean check counts, which needs the database").toBeUndefined();
+  });
+
+  it("leaves a malicious verdict to the path that records the block", async () => {
+    const w = world(quarantined(), { status: "malicious", source: "blocklist", threat: "phishing", detail: "listed" });
+    w.deps.cache.set("/abc2345", quarantined(), 0);
+    await w.deps.checker.check("https://example.com/");
+    expect(resolveFromMemory(visitOf(w.stored()), w.deps)).toBeUndefined();
+  });
+
+  it("answers an unknown slug, an abuse block and an unknown verdict from memory", async () => {
+    const w = world(quarantined(), { status: "unknown", source: "dns", reason: "timeout" });
+    w.deps.cache.set("/Unknown9", null, 1_000_000);
+    w.deps.cache.set("/blocked2", quarantined({ slug: "blocked2", status: ABUSE, abuseReason: "listed" }), 1_000_000);
+    w.deps.cache.set("/abc2345", quarantined(), 1_000_000);
+    await w.deps.checker.check("https://example.com/");
+    expect(resolveFromMemory({ ...visitOf(w.stored()), slug: "Unknown9" }, w.deps)).toEqual({ kind: "not_found" });
+    expect(resolveFromMemory({ ...visitOf(w.stored()), slug: "blocked2" }, w.deps)).toMatchObject({ kind: "blocked" });
+    expect(resolveFromMemory(visitOf(w.stored()), w.deps)).toMatchObject({ kind: "redirect" });
+    expect(w.calls.count).toBe(0);
   });
 });

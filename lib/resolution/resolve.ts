@@ -1,5 +1,6 @@
 import type { Clock } from "@/lib/clock";
-import type { SafetyChecker, Verdict } from "@/lib/safety/verdict";
+import type { Verdict } from "@/lib/safety/verdict";
+import type { CachedChecker } from "@/lib/safety/verdict-cache";
 import { mergeQuery } from "./destination-query";
 import { verdictAbuseReason } from "./link-status";
 import { cacheKey, type LinkCache } from "./link-cache";
@@ -10,7 +11,7 @@ import type { Outcome, ResolvedLink, Visit } from "./types";
 /** Everything resolution touches, injected so both doors and the tests share one core. */
 export type ResolutionDeps = {
   cache: LinkCache;
-  checker: SafetyChecker;
+  checker: CachedChecker;
   clock: Clock;
   policy: ReleasePolicy;
   store: {
@@ -23,12 +24,35 @@ export type ResolutionDeps = {
   log(message: string, error?: unknown): void;
 };
 
+const NOT_FOUND: Outcome = { kind: "not_found" };
+
+/**
+ * The outcome from memory alone, or undefined when it needs I/O (a database read, a live check
+ * to wait for, a clean check to count, a block to record). The warm path: no promise, no await.
+ */
+export function resolveFromMemory(visit: Visit, deps: ResolutionDeps): Outcome | undefined {
+  const link = deps.cache.fresh(cacheKey(visit.host, visit.slug), deps.clock.now());
+  if (link === undefined) return undefined;
+  if (link === null) return NOT_FOUND;
+  if (link.status === ABUSE) return { kind: "blocked", link };
+  if (link.status === QUARANTINE) {
+    const verdict = deps.checker.peek(link.destination);
+    if (verdict === undefined || verdict.status === "malicious") return undefined;
+    if (verdict.status === "clean" && spacingElapsed(link, deps)) return undefined;
+  }
+  return { kind: "redirect", link, location: mergeQuery(link.destination, visit.forward) };
+}
+
 /** Host and slug to an outcome: redirect, abuse warning, unknown slug or database unavailable. */
 export async function resolveVisit(visit: Visit, deps: ResolutionDeps): Promise<Outcome> {
+  return resolveFromMemory(visit, deps) ?? resolveWithIo(visit, deps);
+}
+
+async function resolveWithIo(visit: Visit, deps: ResolutionDeps): Promise<Outcome> {
   const found = await lookUp(visit.host, visit.slug, deps);
   if (found === "unavailable") return { kind: "unavailable" };
   const { link, databaseAnswered } = found;
-  if (!link) return { kind: "not_found" };
+  if (!link) return NOT_FOUND;
   const checked = link.status === QUARANTINE ? await checkQuarantined(link, databaseAnswered, deps) : link;
   if (checked.status === ABUSE) return { kind: "blocked", link: checked };
   return { kind: "redirect", link: checked, location: mergeQuery(checked.destination, visit.forward) };

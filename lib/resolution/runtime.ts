@@ -51,7 +51,11 @@ function createRuntime(): Runtime {
   const deps: ResolutionDeps = {
     cache,
     clock: { now: () => clock().now() },
-    checker: withVerdictCache(safetyChecker(), settings.SAFETY_VERDICT_CACHE_SECONDS * 1000, { now: () => clock().now() }),
+    checker: withVerdictCache(
+      safetyChecker(),
+      { decidedMs: settings.SAFETY_VERDICT_CACHE_SECONDS * 1000, unknownMs: settings.SAFETY_UNKNOWN_VERDICT_CACHE_SECONDS * 1000, deadlineMs: settings.SAFETY_CHECK_DEADLINE_MS },
+      { now: () => clock().now() },
+    ),
     policy: releasePolicy(),
     store,
     linkChanged: (link) => publishInvalidation({ kind: "link", host: link.host, slug: link.slug }),

@@ -1,5 +1,6 @@
 import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
+import { pool } from "@/lib/db/pool";
 import type { Prisma } from "@/lib/db/generated/client";
 import { ABUSE, asLinkStatus, type LinkStatus, QUARANTINE, quarantineEntry } from "@/lib/links/status";
 import type { ResolvedLink } from "./types";
@@ -20,10 +21,47 @@ function toResolved(row: Row): ResolvedLink {
   };
 }
 
-/** The link on this host and slug, archived or not: an issued code always resolves. */
-export async function findLink(host: string | null, slug: string): Promise<ResolvedLink | null> {
-  const row = await db().link.findFirst({ where: { host, slug }, select: RESOLUTION_COLUMNS });
-  return row ? toResolved(row) : null;
+/**
+ * Every (host, slug) asked for in one statement. COALESCE(host, '') is the unique index's own
+ * expression (links_host_slug_key), so each pair is one index probe; "host IS NULL" could not use it.
+ */
+export const FIND_LINKS = `
+  SELECT id, host, slug, destination, status, created_at AS "createdAt", clean_checks AS "cleanChecks",
+    last_counted_check_at AS "lastCountedCheckAt", abuse_reason AS "abuseReason"
+  FROM links WHERE (COALESCE(host, ''), slug) IN (SELECT * FROM unnest($1::text[], $2::text[]))`;
+
+/** More than this many lookups waiting are sent at once rather than after the current turn of the event loop. */
+const MAX_BATCH = 500;
+
+type Lookup = { host: string; slug: string; settle(link: ResolvedLink | null): void; fail(error: unknown): void };
+let waiting: Lookup[] = [];
+
+/**
+ * The link on this host and slug, archived or not: an issued code always resolves. Lookups made
+ * in one turn of the event loop (visits arriving together) share one prepared statement and one
+ * round trip, so a burst of cold misses costs a few queries rather than one each.
+ */
+export function findLink(host: string | null, slug: string): Promise<ResolvedLink | null> {
+  return new Promise((settle, fail) => {
+    if (waiting.length === 0) setImmediate(lookUpWaiting);
+    waiting.push({ host: host ?? "", slug, settle, fail });
+    if (waiting.length >= MAX_BATCH) lookUpWaiting();
+  });
+}
+
+function lookUpWaiting(): void {
+  const batch = waiting;
+  waiting = [];
+  if (batch.length === 0) return;
+  pool()
+    .query<Row>({ name: "resolution-find-links", text: FIND_LINKS, values: [batch.map((lookup) => lookup.host), batch.map((lookup) => lookup.slug)] })
+    .then(({ rows }) => {
+      const found = new Map(rows.map((row) => [`${row.host ?? ""}/${row.slug}`, toResolved(row)]));
+      for (const lookup of batch) lookup.settle(found.get(`${lookup.host}/${lookup.slug}`) ?? null);
+    })
+    .catch((error: unknown) => {
+      for (const lookup of batch) lookup.fail(error);
+    });
 }
 
 export async function findLinkById(id: string): Promise<ResolvedLink | null> {

@@ -1,6 +1,6 @@
 import { claimResponseSchema, revokeResponseSchema } from "@/lib/auth/schemas";
 import { defineOperation, failure, ok } from "@/lib/http/operation";
-import { memberListSchema, workspaceReportSchema } from "./schemas";
+import { createWorkspaceBodySchema, renameWorkspaceBodySchema, workspaceMembershipSchema, workspaceReportSchema } from "./schemas";
 
 export const claimApiKey = defineOperation({
   method: "post",
@@ -40,22 +40,41 @@ export const describeWorkspace = defineOperation({
   auth: "workspace",
   operationId: "describeWorkspace",
   summary: "Describe the current workspace",
-  description: "The workspace this call acts on, the credential used and the live key's hint; for a session token, also every workspace the user belongs to.",
+  description: "The workspace this call acts on, the caller's role there (null for an API key), the credential used and the live key's hint; for a session token, also every workspace the user belongs to, with the role in each.",
   tag: "Workspaces",
   responses: { 200: ok("The workspace report.", workspaceReportSchema) },
 });
 
-export const listMembers = defineOperation({
-  method: "get",
-  path: "/api/members",
-  auth: "workspace",
-  operationId: "listMembers",
-  summary: "List workspace members",
-  description: "Members of the workspace, oldest first.",
+export const createWorkspace = defineOperation({
+  method: "post",
+  path: "/api/workspaces",
+  auth: "session",
+  operationId: "createWorkspace",
+  summary: "Create a team workspace",
+  description:
+    "With a session token: a new team workspace with the caller as its owner. It starts without a subscription (creating links there needs one: POST /api/billing/checkout with X-Workspace-Id) and without an API key. Act on it by sending its id as X-Workspace-Id.",
   tag: "Workspaces",
+  write: true,
+  body: createWorkspaceBodySchema,
   responses: {
-    200: ok("The members.", memberListSchema),
-    403: failure("Your role in this workspace does not allow listing members."),
+    201: ok("The new workspace; the caller is its owner.", workspaceMembershipSchema),
+    403: failure("An API key cannot create workspaces."),
+  },
+});
+
+export const renameWorkspace = defineOperation({
+  method: "patch",
+  path: "/api/workspaces",
+  auth: "session",
+  operationId: "renameWorkspace",
+  summary: "Rename the current workspace",
+  description: "Owners and admins, with a session token; the workspace is the one X-Workspace-Id names (the personal one without it).",
+  tag: "Workspaces",
+  write: true,
+  body: renameWorkspaceBodySchema,
+  responses: {
+    200: ok("The renamed workspace.", workspaceMembershipSchema),
+    403: failure("An API key was sent, or your role does not allow renaming."),
   },
 });
 

@@ -1,26 +1,60 @@
 import { forbidden } from "@/lib/http/errors";
-import type { Principal } from "./types";
+import type { Principal, Role } from "./types";
 
 /**
- * What each kind of caller may do. An API key acts for its workspace on links, but cannot
- * manage keys (a key must never mint or revoke keys). Members create links and edit their own.
- * Owners and admins (and the key) start and manage the subscription.
+ * Everything a caller may be allowed to do in a workspace. Every capability asks `can` or
+ * `requirePermission` here (route files and server actions alike call those capabilities), so
+ * this table is the one place roles are decided; the README's Teams table is drawn from it.
  */
 export type Action =
-  | "links.read" | "links.create" | "links.edit_any" | "links.edit_own" | "api_key.claim" | "api_key.revoke" | "members.read" | "billing.manage"
-  | "domains.read" | "domains.manage";
+  | "links.read" // list and read links, download their QR artwork and logos
+  | "links.create"
+  | "links.edit_any" // repoint, archive and restyle any link of the workspace, set the workspace's logo
+  | "links.edit_own" // the same, on links the caller created
+  | "analytics.read"
+  | "members.read" // the member and invitation list
+  | "members.invite" // invite, re-send and revoke invitations
+  | "members.change_role"
+  | "members.remove"
+  | "members.manage_owners" // make someone an owner, or demote or remove an owner
+  | "workspace.rename"
+  | "domains.read"
+  | "domains.manage" // add, verify and delete custom domains
+  | "billing.manage" // checkout and the billing portal
+  | "api_key.claim"
+  | "api_key.revoke";
 
-const ALLOWED: Record<Action, { roles: readonly string[]; apiKey: boolean }> = {
-  "links.read": { roles: ["owner", "admin", "member"], apiKey: true },
-  "links.create": { roles: ["owner", "admin", "member"], apiKey: true },
-  "links.edit_any": { roles: ["owner", "admin"], apiKey: true },
-  "links.edit_own": { roles: ["owner", "admin", "member"], apiKey: true },
-  "api_key.claim": { roles: ["owner", "admin"], apiKey: false },
-  "api_key.revoke": { roles: ["owner"], apiKey: false },
-  "members.read": { roles: ["owner", "admin", "member"], apiKey: true },
-  "billing.manage": { roles: ["owner", "admin"], apiKey: true },
-  "domains.read": { roles: ["owner", "admin", "member"], apiKey: true },
-  "domains.manage": { roles: ["owner", "admin"], apiKey: true },
+type Rule = { roles: readonly Role[]; apiKey: boolean };
+
+const EVERYONE: readonly Role[] = ["owner", "admin", "member", "viewer"];
+const CREATORS: readonly Role[] = ["owner", "admin", "member"];
+const MANAGERS: readonly Role[] = ["owner", "admin"];
+const OWNERS: readonly Role[] = ["owner"];
+
+/**
+ * viewer reads (links, artwork, analytics, members, domains) and creates nothing. member creates
+ * links and edits its own. admin edits every link and manages people, domains, billing and the
+ * key's claim; only an owner makes or unmakes owners and revokes the key. An API key acts on
+ * links, domains and billing for its workspace, but never on people or keys: a leaked key must
+ * not be able to let someone in, or mint a second key.
+ */
+const ALLOWED: Record<Action, Rule> = {
+  "links.read": { roles: EVERYONE, apiKey: true },
+  "links.create": { roles: CREATORS, apiKey: true },
+  "links.edit_any": { roles: MANAGERS, apiKey: true },
+  "links.edit_own": { roles: CREATORS, apiKey: true },
+  "analytics.read": { roles: EVERYONE, apiKey: true },
+  "members.read": { roles: EVERYONE, apiKey: true },
+  "members.invite": { roles: MANAGERS, apiKey: false },
+  "members.change_role": { roles: MANAGERS, apiKey: false },
+  "members.remove": { roles: MANAGERS, apiKey: false },
+  "members.manage_owners": { roles: OWNERS, apiKey: false },
+  "workspace.rename": { roles: MANAGERS, apiKey: false },
+  "domains.read": { roles: EVERYONE, apiKey: true },
+  "domains.manage": { roles: MANAGERS, apiKey: true },
+  "billing.manage": { roles: MANAGERS, apiKey: true },
+  "api_key.claim": { roles: MANAGERS, apiKey: false },
+  "api_key.revoke": { roles: OWNERS, apiKey: false },
 };
 
 export function can(principal: Principal, action: Action): boolean {
@@ -30,4 +64,9 @@ export function can(principal: Principal, action: Action): boolean {
 
 export function requirePermission(principal: Principal, action: Action, refusal: string): void {
   if (!can(principal, action)) throw forbidden(refusal);
+}
+
+/** The table itself, for the README's Teams section and its test. */
+export function permissionTable(): Readonly<Record<Action, Rule>> {
+  return ALLOWED;
 }

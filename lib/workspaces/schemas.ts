@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { epochMilliseconds } from "@/lib/http/schemas";
 
-const role = z.enum(["owner", "admin", "member"]);
+export const roleSchema = z.enum(["owner", "admin", "member", "viewer"]).meta({
+  description: "owner and admin manage the workspace; member creates links and edits its own; viewer only reads (see the README's Teams table)",
+});
+const role = roleSchema;
 const workspaceKind = z.enum(["personal", "team", "machine"]);
 
 const currentWorkspace = z.object({
@@ -21,7 +24,10 @@ const currentWorkspace = z.object({
     .meta({ description: "the workspace's live API key; null when it has none" }),
 });
 
-const workspaceMembership = z.object({ id: z.string(), name: z.string(), kind: workspaceKind, role });
+export const workspaceMembershipSchema = z
+  .object({ id: z.string(), name: z.string(), kind: workspaceKind, role, created_at: epochMilliseconds })
+  .meta({ id: "Workspace", description: "a workspace the signed-in user belongs to, and their role there" });
+const workspaceMembership = workspaceMembershipSchema;
 
 export const workspaceReportSchema = z
   .object({
@@ -32,14 +38,13 @@ export const workspaceReportSchema = z
   })
   .meta({ id: "WorkspaceReport" });
 
-export const memberSchema = z
-  .object({
-    id: z.string(),
-    email: z.string().nullable(),
-    role,
-    status: z.enum(["active", "invited"]),
-    created_at: epochMilliseconds,
-  })
-  .meta({ id: "Member" });
+/** A name people recognise the workspace by: trimmed, 1 to 80 characters, no control characters. */
+const workspaceName = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .max(80, "must be at most 80 characters")
+  .regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, "must not contain control characters");
 
-export const memberListSchema = z.object({ members: z.array(memberSchema) }).meta({ id: "MemberList" });
+export const createWorkspaceBodySchema = z.strictObject({ name: workspaceName }).meta({ id: "CreateWorkspace" });
+export const renameWorkspaceBodySchema = z.strictObject({ name: workspaceName }).meta({ id: "RenameWorkspace" });

@@ -1,7 +1,9 @@
 import { liveKeySummary } from "@/lib/auth/api-key-store";
 import { db } from "@/lib/db/client";
+import { newId } from "@/lib/db/random";
+import { forbidden } from "@/lib/http/errors";
 import { requirePermission } from "./permissions";
-import type { Principal } from "./types";
+import type { Principal, Role } from "./types";
 
 /** The workspace the caller acts on, and (for a signed-in user) every workspace they belong to. */
 export async function describeWorkspaces(principal: Principal) {
@@ -26,27 +28,36 @@ export async function describeWorkspaces(principal: Principal) {
   };
 }
 
-export async function listMembers(principal: Principal) {
-  requirePermission(principal, "members.read", "Your role in this workspace does not allow listing members.");
-  const rows = await db().membership.findMany({
-    where: { workspaceId: principal.workspaceId },
-    orderBy: { createdAt: "asc" },
-    select: { userId: true, role: true, createdAt: true, user: { select: { email: true } } },
+/** A team workspace with the signed-in caller as its owner; one nested write, so both rows or neither. */
+export async function createWorkspace(principal: Principal, name: string) {
+  if (principal.kind !== "session") {
+    throw forbidden("An API key belongs to one workspace and cannot create others; create a workspace with a session token.");
+  }
+  const workspace = await db().workspace.create({
+    data: { id: newId("ws"), name, kind: "team", memberships: { create: { id: newId("mem"), userId: principal.userId, role: "owner" } } },
+    select: WORKSPACE_FIELDS,
   });
-  return rows.map((row) => ({
-    id: row.userId,
-    email: row.user.email,
-    role: row.role,
-    status: "active" as const,
-    created_at: row.createdAt.getTime(),
-  }));
+  return present(workspace, "owner");
+}
+
+export async function renameWorkspace(principal: Principal, name: string) {
+  if (principal.kind !== "session") throw forbidden("An API key cannot rename its workspace; rename it with an owner's or admin's session token.");
+  requirePermission(principal, "workspace.rename", "Only an owner or admin can rename this workspace.");
+  const workspace = await db().workspace.update({ where: { id: principal.workspaceId }, data: { name }, select: WORKSPACE_FIELDS });
+  return present(workspace, principal.role);
+}
+
+const WORKSPACE_FIELDS = { id: true, name: true, kind: true, createdAt: true } as const;
+
+function present(workspace: { id: string; name: string; kind: "personal" | "team" | "machine"; createdAt: Date }, role: Role) {
+  return { id: workspace.id, name: workspace.name, kind: workspace.kind, role, created_at: workspace.createdAt.getTime() };
 }
 
 async function memberships(userId: string) {
   const rows = await db().membership.findMany({
     where: { userId },
     orderBy: { createdAt: "asc" },
-    select: { role: true, workspace: { select: { id: true, name: true, kind: true } } },
+    select: { role: true, workspace: { select: WORKSPACE_FIELDS } },
   });
-  return rows.map((row) => ({ id: row.workspace.id, name: row.workspace.name, kind: row.workspace.kind, role: row.role }));
+  return rows.map((row) => present(row.workspace, row.role));
 }

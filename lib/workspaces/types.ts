@@ -1,4 +1,6 @@
-export type Role = "owner" | "admin" | "member";
+export type Role = "owner" | "admin" | "member" | "viewer";
+
+export const ROLES: readonly Role[] = ["owner", "admin", "member", "viewer"];
 
 /** Who is calling and on behalf of which workspace; decided once per request. */
 export type Principal =

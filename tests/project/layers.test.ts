@@ -7,11 +7,11 @@ import { cycles, importsOf, sourceFiles } from "../support/import-graph";
  * - capabilities import the floor and each other downward only;
  * - the roof (api: the route wrapper; openapi: the document; mcp: the MCP server) imports anything below and is imported by app/ only.
  */
-const FLOOR = ["clock", "config", "db", "http", "process-singleton"];
+const FLOOR = ["clock", "config", "db", "email", "http", "process-singleton"];
 const ROOF = ["api", "openapi", "mcp"];
 
 /** The capabilities from the top down, as the README draws them: each may import only those after it. */
-const CAPABILITIES = ["abuse", "qr", "logos", "payments", "resolution", "domains", "links", "billing", "workspaces", "auth", "analytics", "safety"];
+const CAPABILITIES = ["abuse", "qr", "logos", "payments", "resolution", "domains", "links", "billing", "members", "workspaces", "auth", "analytics", "safety"];
 
 const LIB_FILES = sourceFiles("lib").filter((file) => !file.endsWith(".test.ts"));
 

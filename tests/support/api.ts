@@ -120,7 +120,7 @@ export async function subscribe(user: Pick<TestUser, "userId" | "workspaceId">, 
 }
 
 /** Adds `user` to `workspaceId` with `role`, and returns call options that act there. */
-export async function joinWorkspace(user: TestUser, workspaceId: string, role: "owner" | "admin" | "member") {
+export async function joinWorkspace(user: TestUser, workspaceId: string, role: "owner" | "admin" | "member" | "viewer") {
   await db().membership.create({ data: { id: newId("mem"), workspaceId, userId: user.userId, role } });
   return { token: user.token, headers: { "x-workspace-id": workspaceId } };
 }

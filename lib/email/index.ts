@@ -1,0 +1,88 @@
+import nodemailer, { type Transporter } from "nodemailer";
+import { config } from "@/lib/config";
+import { DomainError } from "@/lib/http/errors";
+import { processSingleton } from "@/lib/process-singleton";
+
+/** One message to one person: plain text always, HTML when the sender has it. */
+export type OutgoingEmail = { to: string; subject: string; text: string; html?: string };
+
+/**
+ * How a message left: `smtp` (handed to SMTP_URL's server, which accepted it) or `log`
+ * (development without SMTP_URL: written to the server's log for the developer to read).
+ */
+export type EmailDelivery = { via: "smtp"; messageId: string } | { via: "log" };
+
+export const EMAIL_NOT_CONFIGURED =
+  "E-mail is not set up on this deployment (SMTP_URL), so the message cannot be sent; ask its operator to configure outgoing mail.";
+
+/** The mail server connection, made once per process for the configured SMTP_URL. */
+const transport = processSingleton<{ url: string; transporter: Transporter } | undefined>("email.transport", () => undefined);
+
+/**
+ * Whether a message can go out now: through SMTP, or (outside production) to the log. Callers
+ * that write something an e-mail must accompany ask first, so nothing is half-written.
+ */
+export function emailAvailable(): boolean {
+  const { SMTP_URL, NODE_ENV } = config();
+  return Boolean(SMTP_URL) || NODE_ENV !== "production";
+}
+
+/**
+ * Sends one message. With SMTP_URL it is handed to that server (a refusal or an unreachable
+ * server is a 502); without it, outside production, it is written to the log; in production
+ * without it, nothing is sent and the caller gets a 503 sentence.
+ */
+export async function sendEmail(message: OutgoingEmail): Promise<EmailDelivery> {
+  const { SMTP_URL } = config();
+  if (!SMTP_URL) {
+    if (!emailAvailable()) throw new DomainError("not_configured", EMAIL_NOT_CONFIGURED);
+    console.log(`[email] SMTP_URL is not set; not sent, logged instead.\nTo: ${message.to}\nSubject: ${message.subject}\n\n${message.text}`);
+    return { via: "log" };
+  }
+  try {
+    const info = await transporterFor(SMTP_URL).sendMail({ from: sender(), ...message });
+    return { via: "smtp", messageId: String(info.messageId) };
+  } catch (error) {
+    console.warn(`[email] the mail server did not take a message: ${(error as Error).message}`);
+    throw new DomainError("provider_failed", "The mail server did not accept the message; nothing was sent. Please try again in a moment.");
+  }
+}
+
+/** EMAIL_FROM, or a no-reply address on the app's own host. */
+export function sender(): string {
+  const { EMAIL_FROM, BASE_URL } = config();
+  return EMAIL_FROM ?? `Permalink <no-reply@${new URL(BASE_URL).hostname}>`;
+}
+
+function transporterFor(url: string): Transporter {
+  const current = transport.get();
+  if (current?.url === url) return current.transporter;
+  current?.transporter.close();
+  const transporter = nodemailer.createTransport(smtpOptions(url));
+  transport.set({ url, transporter });
+  return transporter;
+}
+
+/**
+ * SMTP_URL as nodemailer's options: host and port, TLS from the start for smtps: (STARTTLS when
+ * the server offers it for smtp:), credentials from the URL's user and password (percent-decoded),
+ * and bounded waits so a dead server fails in seconds rather than minutes.
+ */
+export function smtpOptions(url: string) {
+  const parsed = new URL(url);
+  const secure = parsed.protocol === "smtps:";
+  return {
+    host: parsed.hostname.replace(/^\[|\]$/g, ""),
+    port: parsed.port ? Number(parsed.port) : secure ? 465 : 587,
+    secure,
+    ...(parsed.username && { auth: { user: decodeURIComponent(parsed.username), pass: decodeURIComponent(parsed.password) } }),
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 20_000,
+  };
+}
+
+/** Closes the mail server connection (tests, shutdown); the next message opens a new one. */
+export function closeEmail(): void {
+  transport.reset()?.transporter.close();
+}

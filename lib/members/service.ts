@@ -1,0 +1,222 @@
+import { normaliseEmail } from "@/lib/auth/email";
+import { clock } from "@/lib/clock";
+import { config } from "@/lib/config";
+import { emailAvailable, EMAIL_NOT_CONFIGURED, sendEmail } from "@/lib/email";
+import { DomainError, forbidden, notFound } from "@/lib/http/errors";
+import { can, requirePermission } from "@/lib/workspaces/permissions";
+import type { Principal, Role } from "@/lib/workspaces/types";
+import { invitationEmail, invitationUrl } from "./invitation-email";
+import type { InviteMemberInput } from "./schemas";
+import * as store from "./store";
+import type { InvitationRow, MembershipRow } from "./store";
+import { hashInvitationToken, newInvitationToken } from "./tokens";
+
+type SessionPrincipal = Extract<Principal, { kind: "session" }>;
+
+export type Member = { id: string; email: string | null; role: Role; status: "active" | "invited" | "expired"; created_at: number };
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const PEOPLE_NEED_A_PERSON =
+  "An API key cannot manage people; invite, change roles and remove members with an owner's or admin's session token.";
+const OWNERS_ONLY = "Only an owner can invite, promote, demote or remove an owner.";
+const LAST_OWNER = "A workspace must keep at least one owner: make someone else an owner before this owner leaves or changes role.";
+const PERSONAL_OWNER = "This is the member's personal workspace: they always stay its owner, so they cannot leave it, be removed or change role.";
+const NO_SUCH_MEMBER = "No member or pending invitation with this id exists in this workspace.";
+
+/** Members first, then pending invitations (expired ones too, until re-sent or revoked), each oldest first. */
+export async function listMembers(principal: Principal): Promise<Member[]> {
+  requirePermission(principal, "members.read", "Your role in this workspace does not allow listing members.");
+  const [memberships, invitations] = await Promise.all([
+    store.listMemberships(principal.workspaceId),
+    store.listPendingInvitations(principal.workspaceId),
+  ]);
+  return [...memberships.map(presentMembership), ...invitations.map(presentInvitation)];
+}
+
+/**
+ * Invites an address: records the invitation (its token stored only as a hash) and e-mails the
+ * link, in one transaction, so an invitation exists only if its e-mail went out. When no mail
+ * server is configured (development only) the link is logged and returned as invite_url; in
+ * production without one, nothing is written and the answer is a 503.
+ */
+export async function inviteMember(principal: Principal, input: InviteMemberInput): Promise<Member & { invite_url?: string }> {
+  const inviter = requireManager(principal, "members.invite", "Only an owner or admin of this workspace can invite people.");
+  if (input.role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
+  if (!emailAvailable()) throw new DomainError("not_configured", EMAIL_NOT_CONFIGURED);
+  const token = newInvitationToken();
+  const now = new Date(clock().now());
+  const context = await messageContext(principal.workspaceId, inviter);
+  return store.inMailTransaction(async (tx) => {
+    const invitation = await store.insertInvitation(tx, {
+      workspaceId: principal.workspaceId,
+      email: input.email,
+      role: input.role,
+      tokenHash: hashInvitationToken(token),
+      invitedByUserId: inviter.userId,
+      now,
+      expiresAt: expiryFrom(now),
+    });
+    if (!invitation) throw await duplicateInvitation(principal.workspaceId, input.email);
+    return { ...presentInvitation(invitation), ...(await deliver(invitation, context, token)) };
+  });
+}
+
+/**
+ * Re-sends an invitation: a new link valid INVITATION_TTL_DAYS from now, under a new invitation
+ * id; the previous link answers 410 (links are stored only as hashes, so it cannot be re-sent).
+ */
+export async function resendInvitation(principal: Principal, id: string): Promise<Member & { invite_url?: string }> {
+  const inviter = requireManager(principal, "members.invite", "Only an owner or admin of this workspace can re-send invitations.");
+  const previous = await findInvitationOrExplain(principal.workspaceId, id);
+  if (previous.role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
+  if (!emailAvailable()) throw new DomainError("not_configured", EMAIL_NOT_CONFIGURED);
+  const token = newInvitationToken();
+  const now = new Date(clock().now());
+  const context = await messageContext(principal.workspaceId, inviter);
+  return store.inMailTransaction(async (tx) => {
+    const replacement = await store.replaceInvitation(tx, { previous, tokenHash: hashInvitationToken(token), invitedByUserId: inviter.userId, now, expiresAt: expiryFrom(now) });
+    if (!replacement) throw notFound(NO_SUCH_MEMBER);
+    return { ...presentInvitation(replacement), ...(await deliver(replacement, context, token)) };
+  });
+}
+
+/** Changes a member's role, or the role a pending invitation offers. Only owners make or unmake owners. */
+export async function changeRole(principal: Principal, id: string, role: Role): Promise<Member> {
+  requireManager(principal, "members.change_role", "Only an owner or admin of this workspace can change roles.");
+  if (id.startsWith("inv_")) {
+    const invitation = await findInvitationOrExplain(principal.workspaceId, id);
+    if (invitation.role === "owner" || role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
+    const changed = await store.changeInvitationRole(principal.workspaceId, id, role);
+    if (!changed) throw notFound(NO_SUCH_MEMBER);
+    return presentInvitation(changed);
+  }
+  const membership = await store.findMembership(principal.workspaceId, id);
+  if (!membership) throw notFound(NO_SUCH_MEMBER);
+  if (membership.role === role) return presentMembership(membership);
+  if (membership.role === "owner" || role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
+  const changed = await store.updateMembershipRole(principal.workspaceId, id, role, can(principal, "members.manage_owners"));
+  if (!changed) throw await refusalFor(principal, membership);
+  return presentMembership({ ...membership, role });
+}
+
+/**
+ * Removes a member (owners and admins; only an owner removes an owner), lets anyone leave (their
+ * own id), or revokes a pending invitation. The last owner stays, and so does a personal
+ * workspace's own user. The member's links stay with the workspace.
+ */
+export async function removeMember(principal: Principal, id: string): Promise<void> {
+  if (principal.kind !== "session") throw forbidden(PEOPLE_NEED_A_PERSON);
+  if (id.startsWith("inv_")) {
+    requirePermission(principal, "members.invite", "Only an owner or admin of this workspace can revoke invitations.");
+    const invitation = await findInvitationOrExplain(principal.workspaceId, id);
+    if (invitation.role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
+    if (!(await store.revokeInvitation(principal.workspaceId, id, new Date(clock().now())))) throw notFound(NO_SUCH_MEMBER);
+    return;
+  }
+  const membership = await store.findMembership(principal.workspaceId, id);
+  if (!membership) throw notFound(NO_SUCH_MEMBER);
+  const leaving = membership.userId === principal.userId;
+  if (!leaving) {
+    requirePermission(principal, "members.remove", "Only an owner or admin of this workspace can remove members; anyone can leave.");
+    if (membership.role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
+  }
+  const removed = await store.deleteMembership(principal.workspaceId, id, leaving || can(principal, "members.manage_owners"));
+  if (!removed) throw await refusalFor(principal, membership);
+}
+
+/**
+ * Accepts an invitation with the session of the invited address (compared in the normalised
+ * spelling of lib/auth/email.ts; an external provider's address counts only when it vouches for
+ * it): 200 and a membership. Unknown link → 404; used, revoked or expired → 410; another
+ * address → 403.
+ */
+export async function acceptInvitation(principal: Principal, token: string) {
+  if (principal.kind !== "session") {
+    throw forbidden("Accept an invitation signed in as the invited person (a session token); an API key cannot join workspaces.");
+  }
+  const invitation = await store.findInvitationByTokenHash(hashInvitationToken(token));
+  if (!invitation) throw notFound("This invitation link is not valid: check that it was copied whole, or ask for a new invitation.");
+  const now = new Date(clock().now());
+  requireStillUsable(invitation, now);
+  const user = await store.findUserEmail(principal.userId);
+  const address = user.emailVerified && user.email ? normaliseEmail(user.email) : null;
+  if (address === null || address !== normaliseEmail(invitation.email)) {
+    throw forbidden("This invitation was sent to another e-mail address: sign in with the address it was sent to.");
+  }
+  const { accepted } = await store.acceptInvitation(invitation.id, principal.userId, now);
+  if (!accepted) throw gone("This invitation has just been used, revoked or has expired; ask for a new one.");
+  const [workspace, membership] = await Promise.all([
+    store.workspaceSummary(invitation.workspaceId),
+    store.findMembershipOfUser(invitation.workspaceId, principal.userId),
+  ]);
+  if (!membership) throw new Error("A membership created a moment ago could not be read back.");
+  return {
+    workspace: { id: workspace.id, name: workspace.name, kind: workspace.kind, role: membership.role, created_at: workspace.createdAt.getTime() },
+    member: presentMembership(membership),
+  };
+}
+
+function requireStillUsable(invitation: InvitationRow, now: Date): void {
+  if (invitation.acceptedAt) throw gone("This invitation has already been used; each invitation link works once.");
+  if (invitation.revokedAt) throw gone("This invitation was revoked (or replaced by a newer one); ask for a new invitation.");
+  if (invitation.expiresAt <= now) throw gone("This invitation has expired; ask the workspace's owner or an admin to re-send it.");
+}
+
+function gone(message: string): DomainError {
+  return new DomainError("gone", message);
+}
+
+/** People are managed only with a person's session, by a role the table allows. */
+function requireManager(principal: Principal, action: "members.invite" | "members.change_role", refusal: string): SessionPrincipal {
+  if (principal.kind !== "session") throw forbidden(PEOPLE_NEED_A_PERSON);
+  requirePermission(principal, action, refusal);
+  return principal;
+}
+
+async function findInvitationOrExplain(workspaceId: string, id: string): Promise<InvitationRow> {
+  const invitation = id.startsWith("inv_") ? await store.findPendingInvitation(workspaceId, id) : null;
+  if (invitation) return invitation;
+  if (await store.findMembership(workspaceId, id)) throw new DomainError("conflict", "This id is a member, not an invitation: there is nothing to re-send.");
+  throw notFound(NO_SUCH_MEMBER);
+}
+
+async function duplicateInvitation(workspaceId: string, email: string): Promise<DomainError> {
+  if (await store.isMemberAddress(workspaceId, email)) return new DomainError("conflict", "This address already belongs to a member of this workspace.");
+  return new DomainError("conflict", "This address already has a pending invitation to this workspace: re-send it (POST /api/members/{id}/resend) or revoke it.");
+}
+
+/** Why the conditional change touched nothing: a personal workspace's user, the last owner, or the row went away. */
+async function refusalFor(principal: Principal, membership: MembershipRow): Promise<DomainError> {
+  if (await store.isPersonalWorkspaceOf(principal.workspaceId, membership.userId)) return new DomainError("conflict", PERSONAL_OWNER);
+  if (!(await store.findMembership(principal.workspaceId, membership.id))) return notFound(NO_SUCH_MEMBER);
+  if (membership.role === "owner" && (await store.countOwners(principal.workspaceId)) <= 1) return new DomainError("conflict", LAST_OWNER);
+  return new DomainError("conflict", "This member changed meanwhile; read the member list and try again.");
+}
+
+type MessageContext = { workspaceName: string; inviterEmail: string | null };
+
+async function messageContext(workspaceId: string, inviter: SessionPrincipal): Promise<MessageContext> {
+  const [workspace, sender] = await Promise.all([store.workspaceSummary(workspaceId), store.findUserEmail(inviter.userId)]);
+  return { workspaceName: workspace.name, inviterEmail: sender.email };
+}
+
+/** Sends the invitation's e-mail; where it was only logged (development), the link goes back to the inviter. */
+async function deliver(invitation: InvitationRow, context: MessageContext, token: string): Promise<{ invite_url?: string }> {
+  const message = invitationEmail({ ...context, email: invitation.email, role: invitation.role, token, expiresAt: invitation.expiresAt });
+  const delivery = await sendEmail(message);
+  return delivery.via === "log" ? { invite_url: invitationUrl(token) } : {};
+}
+
+function expiryFrom(now: Date): Date {
+  return new Date(now.getTime() + config().INVITATION_TTL_DAYS * DAY_MS);
+}
+
+function presentMembership(membership: MembershipRow): Member {
+  return { id: membership.id, email: membership.email, role: membership.role, status: "active", created_at: membership.createdAt.getTime() };
+}
+
+function presentInvitation(invitation: InvitationRow): Member {
+  const expired = invitation.expiresAt.getTime() <= clock().now();
+  return { id: invitation.id, email: invitation.email, role: invitation.role, status: expired ? "expired" : "invited", created_at: invitation.createdAt.getTime() };
+}

@@ -1,0 +1,237 @@
+import { db, type DbClient } from "@/lib/db/client";
+import { newId } from "@/lib/db/random";
+import type { Role } from "@/lib/workspaces/types";
+
+export type MembershipRow = { id: string; userId: string; role: Role; email: string | null; createdAt: Date };
+
+export type InvitationRow = {
+  id: string;
+  workspaceId: string;
+  email: string;
+  role: Role;
+  createdAt: Date;
+  sentAt: Date;
+  expiresAt: Date;
+  acceptedAt: Date | null;
+  revokedAt: Date | null;
+  tokenHash: string;
+};
+
+const INVITATION_FIELDS = {
+  id: true, workspaceId: true, email: true, role: true, createdAt: true, sentAt: true, expiresAt: true, acceptedAt: true, revokedAt: true, tokenHash: true,
+} as const;
+
+export async function listMemberships(workspaceId: string): Promise<MembershipRow[]> {
+  const rows = await db().membership.findMany({
+    where: { workspaceId },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    select: { id: true, userId: true, role: true, createdAt: true, user: { select: { email: true } } },
+  });
+  return rows.map(({ user, ...row }) => ({ ...row, email: user.email }));
+}
+
+/** Invitations neither accepted nor revoked, expired ones included (they can be re-sent). */
+export function listPendingInvitations(workspaceId: string): Promise<InvitationRow[]> {
+  return db().invitation.findMany({
+    where: { workspaceId, acceptedAt: null, revokedAt: null },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    select: INVITATION_FIELDS,
+  });
+}
+
+export async function findMembership(workspaceId: string, id: string): Promise<MembershipRow | null> {
+  const row = await db().membership.findFirst({
+    where: { id, workspaceId },
+    select: { id: true, userId: true, role: true, createdAt: true, user: { select: { email: true } } },
+  });
+  if (!row) return null;
+  const { user, ...membership } = row;
+  return { ...membership, email: user.email };
+}
+
+export function findPendingInvitation(workspaceId: string, id: string): Promise<InvitationRow | null> {
+  return db().invitation.findFirst({ where: { id, workspaceId, acceptedAt: null, revokedAt: null }, select: INVITATION_FIELDS });
+}
+
+export function findInvitationByTokenHash(tokenHash: string): Promise<InvitationRow | null> {
+  return db().invitation.findUnique({ where: { tokenHash }, select: INVITATION_FIELDS });
+}
+
+/** Whether a member of the workspace signs in with this (normalised, provider-vouched) address. */
+export async function isMemberAddress(workspaceId: string, email: string): Promise<boolean> {
+  const count = await db().membership.count({ where: { workspaceId, user: { email, emailVerified: true } } });
+  return count > 0;
+}
+
+type NewInvitation = { workspaceId: string; email: string; role: Role; tokenHash: string; invitedByUserId: string; now: Date; expiresAt: Date };
+
+/**
+ * Runs `work` in one transaction that may wait for a mail server: an invitation is committed
+ * only once its e-mail was accepted, so a failed send leaves nothing behind (and the previous
+ * link of a re-send keeps working).
+ */
+export function inMailTransaction<T>(work: (tx: DbClient) => Promise<T>): Promise<T> {
+  return db().$transaction(work, { maxWait: 5_000, timeout: MAIL_TRANSACTION_TIMEOUT_MS });
+}
+
+/** Longer than the mail transport's own timeouts (lib/email), so a slow server fails there first. */
+const MAIL_TRANSACTION_TIMEOUT_MS = 45_000;
+
+/**
+ * Records an invitation unless the address already belongs to a member or has a pending
+ * invitation; null then. An expired pending invitation to the address is retired first, so a
+ * fresh invite replaces it. The partial unique index on pending (workspace_id, email) decides
+ * between concurrent invites of one address: exactly one inserts.
+ */
+export async function insertInvitation(tx: DbClient, invitation: NewInvitation): Promise<InvitationRow | null> {
+  const { workspaceId, email, role, tokenHash, invitedByUserId, now, expiresAt } = invitation;
+  await tx.invitation.updateMany({
+    where: { workspaceId, email, acceptedAt: null, revokedAt: null, expiresAt: { lte: now } },
+    data: { revokedAt: now },
+  });
+  const id = newId("inv");
+  const inserted = await tx.$queryRaw<{ id: string }[]>`
+    INSERT INTO invitations (id, workspace_id, email, role, token_hash, invited_by_user_id, created_at, sent_at, expires_at)
+    SELECT ${id}, ${workspaceId}, ${email}, ${role}::"Role", ${tokenHash}, ${invitedByUserId}, ${now}, ${now}, ${expiresAt}
+    WHERE NOT EXISTS (
+      SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id
+      WHERE m.workspace_id = ${workspaceId} AND u.email = ${email} AND u.email_verified
+    )
+    ON CONFLICT (workspace_id, email) WHERE accepted_at IS NULL AND revoked_at IS NULL DO NOTHING
+    RETURNING id`;
+  if (inserted.length === 0) return null;
+  return tx.invitation.findUniqueOrThrow({ where: { id }, select: INVITATION_FIELDS });
+}
+
+type Replacement = { previous: InvitationRow; tokenHash: string; invitedByUserId: string; now: Date; expiresAt: Date };
+
+/**
+ * A re-send: the pending invitation is revoked (its link then answers 410) and a new one with the
+ * same address and role takes its place, with a new id, token and expiry. Null when the previous
+ * one was no longer pending.
+ */
+export async function replaceInvitation(tx: DbClient, { previous, tokenHash, invitedByUserId, now, expiresAt }: Replacement): Promise<InvitationRow | null> {
+  const { count } = await tx.invitation.updateMany({
+    where: { id: previous.id, workspaceId: previous.workspaceId, acceptedAt: null, revokedAt: null },
+    data: { revokedAt: now },
+  });
+  if (count === 0) return null;
+  return tx.invitation.create({
+    data: {
+      id: newId("inv"),
+      workspaceId: previous.workspaceId,
+      email: previous.email,
+      role: previous.role,
+      tokenHash,
+      invitedByUserId,
+      createdAt: previous.createdAt,
+      sentAt: now,
+      expiresAt,
+    },
+    select: INVITATION_FIELDS,
+  });
+}
+
+export async function changeInvitationRole(workspaceId: string, id: string, role: Role): Promise<InvitationRow | null> {
+  const { count } = await db().invitation.updateMany({ where: { id, workspaceId, acceptedAt: null, revokedAt: null }, data: { role } });
+  return count === 0 ? null : db().invitation.findUniqueOrThrow({ where: { id }, select: INVITATION_FIELDS });
+}
+
+export async function revokeInvitation(workspaceId: string, id: string, now: Date): Promise<boolean> {
+  const { count } = await db().invitation.updateMany({ where: { id, workspaceId, acceptedAt: null, revokedAt: null }, data: { revokedAt: now } });
+  return count > 0;
+}
+
+/**
+ * Every change that could leave a workspace without an owner (a demotion, a removal, someone
+ * leaving) runs as: lock the workspace's row, then one conditional statement. The statement
+ * decides "another owner remains" itself; the lock makes concurrent changes to one workspace's
+ * owners take turns, so under READ COMMITTED each statement sees the previous one's result (two
+ * owners demoting each other at once cannot both succeed). It also refuses to touch the
+ * membership of a personal workspace's own user, who is always its owner.
+ */
+async function withOwnersLocked<T>(workspaceId: string, change: (tx: DbClient) => Promise<T>): Promise<T> {
+  return db().$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR UPDATE`;
+    return change(tx);
+  });
+}
+
+/** Sets a member's role; null when refused (last owner, personal workspace's user, or an owner the caller may not touch) or gone. */
+export function updateMembershipRole(workspaceId: string, id: string, role: Role, mayTouchOwners: boolean): Promise<{ id: string } | null> {
+  return withOwnersLocked(workspaceId, async (tx) => {
+    const rows = await tx.$queryRaw<{ id: string }[]>`
+      UPDATE memberships m SET role = ${role}::"Role"
+      WHERE m.id = ${id} AND m.workspace_id = ${workspaceId}
+        AND (${mayTouchOwners} OR m.role <> 'owner')
+        AND (${role} = 'owner' OR m.role <> 'owner'
+             OR EXISTS (SELECT 1 FROM memberships o WHERE o.workspace_id = m.workspace_id AND o.role = 'owner' AND o.id <> m.id))
+        AND NOT EXISTS (SELECT 1 FROM workspaces w WHERE w.id = m.workspace_id AND w.personal_for_user_id = m.user_id)
+      RETURNING m.id`;
+    return rows[0] ?? null;
+  });
+}
+
+/** Removes a membership; null when refused (last owner, personal workspace's user, or an owner the caller may not touch) or gone. */
+export function deleteMembership(workspaceId: string, id: string, mayTouchOwners: boolean): Promise<{ id: string } | null> {
+  return withOwnersLocked(workspaceId, async (tx) => {
+    const rows = await tx.$queryRaw<{ id: string }[]>`
+      DELETE FROM memberships m
+      WHERE m.id = ${id} AND m.workspace_id = ${workspaceId}
+        AND (${mayTouchOwners} OR m.role <> 'owner')
+        AND (m.role <> 'owner'
+             OR EXISTS (SELECT 1 FROM memberships o WHERE o.workspace_id = m.workspace_id AND o.role = 'owner' AND o.id <> m.id))
+        AND NOT EXISTS (SELECT 1 FROM workspaces w WHERE w.id = m.workspace_id AND w.personal_for_user_id = m.user_id)
+      RETURNING m.id`;
+    return rows[0] ?? null;
+  });
+}
+
+export async function isPersonalWorkspaceOf(workspaceId: string, userId: string): Promise<boolean> {
+  return (await db().workspace.count({ where: { id: workspaceId, personalForUserId: userId } })) > 0;
+}
+
+export async function countOwners(workspaceId: string): Promise<number> {
+  return db().membership.count({ where: { workspaceId, role: "owner" } });
+}
+
+/**
+ * Uses the invitation and makes the user a member, in one statement: the invitation is taken
+ * only while pending and unexpired (so of two accepts exactly one counts), and the membership
+ * keeps an existing one (someone who joined meanwhile stays as they are). `accepted` is false
+ * when the invitation was used, revoked or expired by the time the statement ran.
+ */
+export async function acceptInvitation(invitationId: string, userId: string, now: Date): Promise<{ accepted: boolean }> {
+  const membershipId = newId("mem");
+  const [result] = await db().$queryRaw<{ accepted: number }[]>`
+    WITH taken AS (
+      UPDATE invitations SET accepted_at = ${now}, accepted_by_user_id = ${userId}
+      WHERE id = ${invitationId} AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ${now}
+      RETURNING workspace_id, role
+    ), joined AS (
+      INSERT INTO memberships (id, workspace_id, user_id, role, created_at)
+      SELECT ${membershipId}, workspace_id, ${userId}, role, ${now} FROM taken
+      ON CONFLICT (workspace_id, user_id) DO NOTHING
+      RETURNING id
+    )
+    SELECT (SELECT count(*) FROM taken)::int AS accepted`;
+  return { accepted: (result?.accepted ?? 0) > 0 };
+}
+
+export async function findUserEmail(userId: string): Promise<{ email: string | null; emailVerified: boolean }> {
+  return db().user.findUniqueOrThrow({ where: { id: userId }, select: { email: true, emailVerified: true } });
+}
+
+export async function findMembershipOfUser(workspaceId: string, userId: string): Promise<MembershipRow | null> {
+  const row = await db().membership.findUnique({
+    where: { workspaceId_userId: { workspaceId, userId } },
+    select: { id: true, userId: true, role: true, createdAt: true, user: { select: { email: true } } },
+  });
+  if (!row) return null;
+  const { user, ...membership } = row;
+  return { ...membership, email: user.email };
+}
+
+export async function workspaceSummary(workspaceId: string) {
+  return db().workspace.findUniqueOrThrow({ where: { id: workspaceId }, select: { id: true, name: true, kind: true, createdAt: true } });
+}

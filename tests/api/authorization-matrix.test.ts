@@ -1,0 +1,333 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { resetConfig } from "@/lib/config";
+import { db } from "@/lib/db/client";
+import type { AuthMode } from "@/lib/http/operation";
+import { OPERATIONS } from "@/lib/openapi/document";
+import { type ApiResponse, call } from "../support/api";
+import { CALLERS, type CallerKind, type Credentials, Ghost, logoImage, type Target, TeamWorkspace } from "../support/authorization-world";
+
+/**
+ * The authorisation matrix: two workspaces × every operation of the API (from the OpenAPI
+ * document, which tests/project/routes.test.ts holds one to one with app/api's route files) ×
+ * each role's session and the workspace's API key. For each it asserts:
+ * - the status the permission table promises, on the caller's own workspace;
+ * - for an operation naming a resource: the other workspace's resource answers exactly as a
+ *   resource that does not exist (same status, same body), so its existence does not leak;
+ * - a session naming the other workspace in X-Workspace-Id gets 401; an API key ignores the header;
+ * - no response, of any of these, carries the other workspace's ids, names, addresses, slugs or
+ *   destinations, and the counts a response reports are the caller's workspace's own.
+ *
+ * A new operation fails here until it has an entry in FIXTURES below.
+ */
+
+type Request = { path: string; body?: unknown; rawBody?: Uint8Array; headers?: Record<string, string> };
+type Statuses = Record<CallerKind, number>;
+
+type Fixture = {
+  /** The request, naming `target`'s resources (the caller's own workspace, the other one, or the ghost). */
+  request: (target: Target) => Promise<Request> | Request;
+  /** The status on the caller's own workspace, per caller; one number when every caller gets it. */
+  status: Statuses | number;
+  /** The path names a workspace's resource: also asked with the other workspace's and a nonexistent one. */
+  namesResource?: boolean;
+  /** Further checks of a successful answer on the caller's own workspace (counts, whose data it is, a tool's verdict). */
+  check?: (response: ApiResponse, own: TeamWorkspace, caller: CallerKind) => Promise<void>;
+};
+
+const by = (owner: number, admin: number, member: number, viewer: number, apiKey: number): Statuses => ({ owner, admin, member, viewer, api_key: apiKey });
+const sessionsOnly = (session: number, apiKey: number): Statuses => by(session, session, session, session, apiKey);
+
+let counter = 0;
+const uniqueDestination = () => `https://example.com/matrix/${process.pid}-${++counter}`;
+const uniqueEmail = () => `matrix-${process.pid}-${++counter}-${Date.now()}@example.com`;
+
+const pngUpload = async (path: string): Promise<Request> => ({ path, rawBody: await logoImage(), headers: { "content-type": "image/png" } });
+
+async function linkWithLogo(target: Target): Promise<string> {
+  return target.freshLink({ logo: true });
+}
+
+/** One entry per operation, keyed "METHOD /path" as the OpenAPI document writes it. */
+const FIXTURES: Record<string, Fixture> = {
+  "POST /api/links": {
+    request: () => ({ path: "/api/links", body: { destination: uniqueDestination() } }),
+    status: by(201, 201, 201, 403, 201),
+  },
+  "GET /api/links": {
+    request: () => ({ path: "/api/links?limit=200" }),
+    status: 200,
+    check: async (response, own) => {
+      const ids = response.body.links.map((link: { id: string }) => link.id);
+      expect(ids.length).toBeGreaterThan(0);
+      expect(await db().link.count({ where: { id: { in: ids }, workspaceId: own.id } })).toBe(ids.length);
+    },
+  },
+  "GET /api/links/{id}": { request: async (target) => ({ path: `/api/links/${await target.link()}` }), status: 200, namesResource: true },
+  "PATCH /api/links/{id}": {
+    request: async (target) => ({ path: `/api/links/${await target.freshLink()}`, body: { destination: uniqueDestination() } }),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
+  "DELETE /api/links/{id}": {
+    request: async (target) => ({ path: `/api/links/${await target.freshLink()}` }),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
+  "GET /api/links/{id}/qr": { request: async (target) => ({ path: `/api/links/${await target.link()}/qr` }), status: 200, namesResource: true },
+  "GET /api/links/{id}/logo": { request: async (target) => ({ path: `/api/links/${await target.link()}/logo` }), status: 200, namesResource: true },
+  "PUT /api/links/{id}/logo": {
+    request: async (target) => pngUpload(`/api/links/${await target.freshLink()}/logo`),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
+  "DELETE /api/links/{id}/logo": {
+    request: async (target) => ({ path: `/api/links/${await linkWithLogo(target)}/logo` }),
+    status: by(204, 204, 403, 403, 204),
+    namesResource: true,
+  },
+  "GET /api/workspaces/logo": {
+    request: async (target) => {
+      if (target instanceof TeamWorkspace) await target.setWorkspaceLogo();
+      return { path: "/api/workspaces/logo" };
+    },
+    status: 200,
+  },
+  "PUT /api/workspaces/logo": { request: () => pngUpload("/api/workspaces/logo"), status: by(200, 200, 403, 403, 200) },
+  "DELETE /api/workspaces/logo": {
+    request: async (target) => {
+      if (target instanceof TeamWorkspace) await target.setWorkspaceLogo();
+      return { path: "/api/workspaces/logo" };
+    },
+    status: by(204, 204, 403, 403, 204),
+  },
+  "POST /api/billing/claim": {
+    request: async (target) => {
+      if (target instanceof TeamWorkspace) await target.revokeApiKey();
+      return { path: "/api/billing/claim" };
+    },
+    status: by(200, 200, 403, 403, 403),
+  },
+  "DELETE /api/billing/claim": {
+    request: async (target) => {
+      if (target instanceof TeamWorkspace) await target.liveApiKey();
+      return { path: "/api/billing/claim" };
+    },
+    status: by(200, 403, 403, 403, 403),
+  },
+  "POST /api/keys/rotate": { request: () => ({ path: "/api/keys/rotate" }), status: sessionsOnly(403, 200) },
+  "GET /api/machine-accounts/nonce": { request: () => ({ path: "/api/machine-accounts/nonce" }), status: 200 },
+  "POST /api/machine-accounts/key": {
+    request: () => ({ path: "/api/machine-accounts/key", body: { message: "not a sign-in message", signature: `0x${"ab".repeat(65)}` } }),
+    status: 400,
+  },
+  // Both workspaces are subscribed: a second checkout is refused in the portal's favour.
+  "POST /api/billing/checkout": { request: () => ({ path: "/api/billing/checkout", body: {} }), status: by(409, 409, 403, 403, 409) },
+  "POST /api/billing/portal": { request: () => ({ path: "/api/billing/portal" }), status: by(200, 200, 403, 403, 200) },
+  "POST /api/billing/webhook": { request: () => ({ path: "/api/billing/webhook", rawBody: new TextEncoder().encode("{}") }), status: 503 },
+  "GET /api/account": {
+    request: () => ({ path: "/api/account" }),
+    status: 200,
+    check: async (response, own) => {
+      expect(response.body.workspace_id).toBe(own.id);
+      expect(response.body.links_created_this_cycle).toBe(await db().link.count({ where: { workspaceId: own.id } }));
+    },
+  },
+  "GET /api/workspaces": {
+    request: () => ({ path: "/api/workspaces" }),
+    status: 200,
+    check: async (response, own) => {
+      expect(response.body.workspace.id).toBe(own.id);
+    },
+  },
+  "POST /api/workspaces": { request: () => ({ path: "/api/workspaces", body: { name: "Another team" } }), status: sessionsOnly(201, 403) },
+  // Renamed to the name it has, so the other workspace's name stays a secret to look for.
+  "PATCH /api/workspaces": {
+    request: (target) => ({ path: "/api/workspaces", body: { name: target instanceof TeamWorkspace ? target.name : "Ghost" } }),
+    status: by(200, 200, 403, 403, 403),
+  },
+  "GET /api/members": {
+    request: () => ({ path: "/api/members" }),
+    status: 200,
+    check: async (response, own) => {
+      const [members, invitations] = await Promise.all([
+        db().membership.count({ where: { workspaceId: own.id } }),
+        db().invitation.count({ where: { workspaceId: own.id, acceptedAt: null, revokedAt: null } }),
+      ]);
+      expect(response.body.members).toHaveLength(members + invitations);
+    },
+  },
+  "POST /api/members": { request: () => ({ path: "/api/members", body: { email: uniqueEmail(), role: "member" } }), status: by(201, 201, 403, 403, 403) },
+  "PATCH /api/members/{id}": {
+    request: async (target) => ({ path: `/api/members/${await target.freshMember()}`, body: { role: "viewer" } }),
+    status: by(200, 200, 403, 403, 403),
+    namesResource: true,
+  },
+  "DELETE /api/members/{id}": {
+    request: async (target) => ({ path: `/api/members/${await target.freshMember()}` }),
+    status: by(204, 204, 403, 403, 403),
+    namesResource: true,
+  },
+  "POST /api/members/{id}/resend": {
+    request: async (target) => ({ path: `/api/members/${(await target.freshInvitation()).id}/resend` }),
+    status: by(200, 200, 403, 403, 403),
+    namesResource: true,
+  },
+  // The invitation is to an address none of the callers signs in with.
+  "POST /api/invitations/{token}/accept": {
+    request: async (target) => ({ path: `/api/invitations/${(await target.freshInvitation()).token}/accept` }),
+    status: 403,
+  },
+  "POST /api/abuse-reports": {
+    request: async (target) => ({ path: "/api/abuse-reports", body: { url: await target.shortUrl(), reason: "phishing" } }),
+    status: 202,
+  },
+  "GET /api/operator/abuse-reports": { request: () => ({ path: "/api/operator/abuse-reports" }), status: 401 },
+  "PUT /api/operator/links/{id}/status": {
+    request: async (target) => ({ path: `/api/operator/links/${await target.link()}/status`, body: { status: 0 } }),
+    status: 401,
+  },
+  "GET /api/cron/recheck": { request: () => ({ path: "/api/cron/recheck" }), status: 401 },
+  "POST /api/domains": { request: () => ({ path: "/api/domains", body: { hostname: `go-${++counter}-${process.pid}.matrix-added.com` } }), status: by(201, 201, 403, 403, 201) },
+  "GET /api/domains": {
+    request: async (target) => {
+      await target.domain();
+      return { path: "/api/domains" };
+    },
+    status: 200,
+    check: async (response, own) => {
+      const ids = response.body.domains.map((domain: { id: string }) => domain.id);
+      expect(ids.length).toBe(await db().domain.count({ where: { workspaceId: own.id } }));
+    },
+  },
+  "GET /api/domains/{id}": { request: async (target) => ({ path: `/api/domains/${await target.domain()}` }), status: 200, namesResource: true },
+  "POST /api/domains/{id}/verify": {
+    request: async (target) => ({ path: `/api/domains/${await target.domain()}/verify` }),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
+  "DELETE /api/domains/{id}": {
+    request: async (target) => ({ path: `/api/domains/${await target.freshDomain()}` }),
+    status: by(204, 204, 403, 403, 204),
+    namesResource: true,
+  },
+  // Public (Caddy asks without credentials): a name nobody verified gets 404 whoever asks.
+  "GET /api/domains/tls-ask": { request: () => ({ path: `/api/domains/tls-ask?domain=nobody-${++counter}.matrix-none.com` }), status: 404 },
+  "GET /api/cron/domains": { request: () => ({ path: "/api/cron/domains" }), status: 401 },
+  "GET /api/openapi.json": { request: () => ({ path: "/api/openapi.json" }), status: 200 },
+  // MCP answers 200 with the tool's verdict inside: archiving a fresh link runs the same table as DELETE /api/links/{id}.
+  "POST /api/mcp": {
+    request: async (target) => ({
+      path: "/api/mcp",
+      headers: { accept: "application/json, text/event-stream" },
+      body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "archive_link", arguments: { id: await target.freshLink() } } },
+    }),
+    status: 200,
+    namesResource: true,
+    check: async (response, _own, caller) => {
+      const refused = caller === "member" || caller === "viewer";
+      expect(response.body.result.isError ?? false, `archive_link as ${caller}`).toBe(refused);
+      if (refused) expect(response.body.result.content[0].text).toMatch(/allows editing only the links you created/);
+    },
+  },
+};
+
+/** Credentials that act on a workspace (and so name one in X-Workspace-Id); the rest are a deployment's secrets or none. */
+const WORKSPACE_MODES: readonly AuthMode[] = ["workspace", "session", "api_key", "payment_or_workspace", "optional_workspace"];
+
+const OPERATION_KEYS = OPERATIONS.map((operation) => `${operation.method.toUpperCase()} ${operation.path}`);
+
+let a: TeamWorkspace;
+let b: TeamWorkspace;
+
+beforeAll(async () => {
+  process.env.OPERATOR_TOKEN = "operator-token-for-the-matrix-0123456789";
+  process.env.CRON_SECRET = "cron-secret-for-the-matrix";
+  resetConfig();
+  // Invitations are logged (no SMTP_URL in development); the matrix reads statuses, not the log.
+  vi.spyOn(console, "log").mockImplementation(() => {});
+  // Different numbers of links, so a count from the wrong workspace would show.
+  a = await TeamWorkspace.create("alpha", 3);
+  b = await TeamWorkspace.create("bravo", 7);
+}, 120_000);
+
+afterAll(() => {
+  delete process.env.OPERATOR_TOKEN;
+  delete process.env.CRON_SECRET;
+  vi.restoreAllMocks();
+  resetConfig();
+});
+
+async function send(method: string, request: Request, credentials: Credentials): Promise<ApiResponse> {
+  return call(method, request.path, {
+    token: credentials.token,
+    headers: { ...credentials.headers, ...request.headers },
+    ...(request.rawBody !== undefined ? { rawBody: request.rawBody } : request.body !== undefined ? { body: request.body } : {}),
+  });
+}
+
+/** Every string of `other` that appears in the answer (body as text, and header values). */
+function leaksOf(response: ApiResponse, other: TeamWorkspace): string[] {
+  const type = response.headers.get("content-type") ?? "";
+  const text = /json|text|svg/.test(type) ? response.text : "";
+  const headers = [...response.headers.values()].join("\n");
+  return [...other.secrets].filter((secret) => text.includes(secret) || headers.includes(secret));
+}
+
+describe("the authorisation matrix", () => {
+  it("has an entry for every operation of the API, and none for an operation that is gone", () => {
+    const missing = OPERATION_KEYS.filter((key) => !FIXTURES[key]);
+    const stale = Object.keys(FIXTURES).filter((key) => !OPERATION_KEYS.includes(key));
+    expect(missing, "Add an entry to FIXTURES in tests/api/authorization-matrix.test.ts for each new operation").toEqual([]);
+    expect(stale).toEqual([]);
+  });
+
+  it.each(OPERATIONS.map((operation) => [`${operation.method.toUpperCase()} ${operation.path}`, operation] as const))("%s", async (key, operation) => {
+    const fixture = FIXTURES[key];
+    if (!fixture) throw new Error(`${key} has no entry in FIXTURES (tests/api/authorization-matrix.test.ts): add one saying what each role and the API key get.`);
+    const method = operation.method.toUpperCase();
+    const actsOnWorkspace = WORKSPACE_MODES.includes(operation.auth);
+    const failures: string[] = [];
+    const note = (scenario: string, response: ApiResponse, expected: string) =>
+      failures.push(`${scenario}: expected ${expected}, got ${response.status} ${response.text.slice(0, 200)}`);
+
+    for (const [own, other] of [[a, b], [b, a]] as const) {
+      for (const caller of CALLERS) {
+        const expected = typeof fixture.status === "number" ? fixture.status : fixture.status[caller];
+        const where = `${own.label} ${caller}`;
+
+        // The request first: preparing it may retire the API key (a claim revokes the live one), and the credentials then mint a new one.
+        const request = await fixture.request(own);
+        const response = await send(method, request, await own.credentials(caller));
+        if (response.status !== expected) note(`${where}, own workspace`, response, String(expected));
+        else if (fixture.check && response.status < 300) {
+          await fixture.check(response, own, caller).catch((error: Error) => failures.push(`${where}, own workspace: ${error.message}`));
+        }
+        for (const leak of leaksOf(response, other)) failures.push(`${where}, own workspace: the answer carries ${other.label}'s "${leak}"`);
+
+        if (fixture.namesResource && actsOnWorkspace) {
+          const foreignRequest = await fixture.request(other);
+          const foreign = await send(method, foreignRequest, await own.credentials(caller));
+          const ghostRequest = await fixture.request(new Ghost());
+          const ghost = await send(method, ghostRequest, await own.credentials(caller));
+          // The whole answer, not only the status: a tool's verdict travels in a 200's body.
+          if (foreign.status !== ghost.status || foreign.text !== ghost.text) {
+            note(`${where}, ${other.label}'s resource`, foreign, `the answer for a resource that does not exist (${ghost.status} ${ghost.text.slice(0, 120)})`);
+          }
+          // A refusal: an error status, or (MCP) a tool result marked isError.
+          if (foreign.status < 400 && foreign.body?.result?.isError !== true) note(`${where}, ${other.label}'s resource`, foreign, "a refusal");
+          for (const leak of leaksOf(foreign, other)) failures.push(`${where}, ${other.label}'s resource: the answer carries "${leak}"`);
+        }
+
+        if (actsOnWorkspace) {
+          const crossingRequest = await fixture.request(caller === "api_key" ? own : other);
+          const crossing = await send(method, crossingRequest, await own.credentials(caller, other.id));
+          // A session naming a workspace it is not a member of: 401 before anything else. An API key ignores the header.
+          const crossingExpected = caller === "api_key" ? expected : 401;
+          if (crossing.status !== crossingExpected) note(`${where}, X-Workspace-Id of ${other.label}`, crossing, String(crossingExpected));
+          for (const leak of leaksOf(crossing, other)) failures.push(`${where}, X-Workspace-Id of ${other.label}: the answer carries "${leak}"`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+});

@@ -1,0 +1,349 @@
+import { createHash } from "node:crypto";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { setClock } from "@/lib/clock";
+import { resetConfig } from "@/lib/config";
+import { db } from "@/lib/db/client";
+import { closeEmail } from "@/lib/email";
+import { call, joinWorkspace, newUser, sessionFor, subscribe, type TestUser } from "../support/api";
+import { startSmtpServer, type TestSmtpServer } from "../support/smtp-server";
+
+let smtp: TestSmtpServer;
+
+beforeAll(async () => {
+  smtp = await startSmtpServer();
+  process.env.SMTP_URL = smtp.url;
+  process.env.EMAIL_FROM = "Permalink Teams <teams@permalink.test>";
+  resetConfig();
+});
+
+afterAll(async () => {
+  closeEmail();
+  await smtp.close();
+  delete process.env.SMTP_URL;
+  delete process.env.EMAIL_FROM;
+  resetConfig();
+});
+
+afterEach(() => {
+  setClock(undefined);
+  vi.unstubAllEnvs();
+  resetConfig();
+});
+
+type Caller = { token: string; headers: Record<string, string> };
+
+/** A team workspace owned by a fresh user, subscribed, and the call options that act there. */
+async function teamOf(label: string): Promise<{ owner: TestUser; workspaceId: string; asOwner: Caller }> {
+  const owner = await newUser(label, { subscription: false });
+  const created = await call("POST", "/api/workspaces", { token: owner.token, body: { name: `${label} team` } });
+  expect(created.status).toBe(201);
+  await subscribe({ userId: owner.userId, workspaceId: created.body.id });
+  return { owner, workspaceId: created.body.id, asOwner: { token: owner.token, headers: { "x-workspace-id": created.body.id } } };
+}
+
+const uniqueAddress = (label: string) => `${label}-${process.pid}-${Math.random().toString(36).slice(2)}@example.com`;
+
+/** The invitation link in the captured message's text, as a mail client shows it. */
+function invitationLinkIn(text: string): URL {
+  const match = /Accept the invitation: (\S+)/.exec(text);
+  if (!match) throw new Error(`No invitation link in:\n${text}`);
+  return new URL(match[1]!);
+}
+
+function tokenOf(link: URL): string {
+  expect(link.origin).toBe("http://app.test.example");
+  const [, invite, token] = link.pathname.split("/");
+  expect(invite).toBe("invite");
+  return token!;
+}
+
+describe("team workspaces", () => {
+  it("creates a team workspace with the caller as owner, lists it with the role, and renames it", async () => {
+    const user = await newUser("creator", { subscription: false });
+    const created = await call("POST", "/api/workspaces", { token: user.token, body: { name: "  Marketing  " } });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({ id: expect.stringMatching(/^ws_/), name: "Marketing", kind: "team", role: "owner", created_at: expect.any(Number) });
+    const listed = await call("GET", "/api/workspaces", { token: user.token, headers: { "x-workspace-id": created.body.id } });
+    expect(listed.body.workspace).toMatchObject({ id: created.body.id, kind: "team", role: "owner" });
+    expect(listed.body.workspaces.map((workspace: { kind: string; role: string }) => [workspace.kind, workspace.role])).toEqual([
+      ["personal", "owner"],
+      ["team", "owner"],
+    ]);
+    const renamed = await call("PATCH", "/api/workspaces", { token: user.token, headers: { "x-workspace-id": created.body.id }, body: { name: "Growth" } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ id: created.body.id, name: "Growth", role: "owner" });
+  });
+
+  it("refuses a blank or control-character name (400) and an API key (403)", async () => {
+    const user = await newUser("namer");
+    expect((await call("POST", "/api/workspaces", { token: user.token, body: { name: "   " } })).status).toBe(400);
+    expect((await call("POST", "/api/workspaces", { token: user.token, body: { name: "a\u0007b" } })).status).toBe(400);
+    const key = (await call("POST", "/api/billing/claim", { token: user.token })).body.api_key;
+    const byKey = await call("POST", "/api/workspaces", { token: key, body: { name: "Elsewhere" } });
+    expect(byKey.status).toBe(403);
+    expect(byKey.body.error).toMatch(/session token/);
+    expect((await call("PATCH", "/api/workspaces", { token: key, body: { name: "Renamed" } })).status).toBe(403);
+  });
+
+  it("lets owners and admins rename, not members or viewers", async () => {
+    const { workspaceId } = await teamOf("renames");
+    const statuses = [];
+    for (const role of ["admin", "member", "viewer"] as const) {
+      const caller = await joinWorkspace(await newUser(role), workspaceId, role);
+      statuses.push((await call("PATCH", "/api/workspaces", { ...caller, body: { name: `by ${role}` } })).status);
+    }
+    expect(statuses).toEqual([200, 403, 403]);
+  });
+});
+
+describe("invitations by e-mail", () => {
+  it("sends the invitation over SMTP; its link, accepted as the invited address, makes a member; another address is refused", async () => {
+    const { owner, workspaceId, asOwner } = await teamOf("inviter");
+    const invitee = uniqueAddress("bob");
+    // The address is typed in another spelling; it is stored, sent and compared normalised.
+    const invited = await call("POST", "/api/members", { ...asOwner, body: { email: `  ${invitee.toUpperCase()}.`.replace("EXAMPLE.COM.", "Example.COM."), role: "member" } });
+    expect(invited.status).toBe(201);
+    expect(invited.body).toEqual({ id: expect.stringMatching(/^inv_/), email: invitee, role: "member", status: "invited", created_at: expect.any(Number) });
+
+    const message = await smtp.messageTo(invitee);
+    expect(message.authenticatedAs).toBe("mailer");
+    expect(message.envelopeFrom).toBe("teams@permalink.test");
+    expect(message.mail.subject).toBe("You're invited to inviter team on Permalink");
+    expect(message.mail.text).toContain(owner.email);
+    const link = invitationLinkIn(message.mail.text!);
+    expect(message.mail.html).toContain(`href="${link.href}"`);
+    const token = tokenOf(link);
+    const stored = await db().invitation.findUniqueOrThrow({ where: { id: invited.body.id } });
+    expect(stored.tokenHash).toBe(createHash("sha256").update(token).digest("hex"));
+    expect(JSON.stringify(stored)).not.toContain(token);
+
+    const stranger = await newUser("stranger");
+    const refused = await call("POST", `/api/invitations/${token}/accept`, { token: stranger.token });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatch(/another e-mail address/);
+    expect(refused.body.error).not.toContain(invitee);
+
+    // The invited person signs in with a look-alike spelling of the address: the same person.
+    const bobToken = await sessionFor(invitee.replace(/^b/, "Ｂ"));
+    const accepted = await call("POST", `/api/invitations/${token}/accept`, { token: bobToken });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.workspace).toMatchObject({ id: workspaceId, name: "inviter team", kind: "team", role: "member" });
+    expect(accepted.body.member).toMatchObject({ id: expect.stringMatching(/^mem_/), email: invitee, role: "member", status: "active" });
+
+    const members = await call("GET", "/api/members", asOwner);
+    expect(members.body.members.map((member: { email: string; status: string; role: string }) => [member.email, member.role, member.status])).toEqual([
+      [owner.email, "owner", "active"],
+      [invitee, "member", "active"],
+    ]);
+    // A member creates links that belong to the workspace.
+    const link2 = await call("POST", "/api/links", { token: bobToken, headers: { "x-workspace-id": workspaceId }, body: { destination: "https://example.com/team-page" } });
+    expect(link2.status).toBe(201);
+    expect(await db().link.count({ where: { id: link2.body.id, workspaceId } })).toBe(1);
+
+    expect((await call("POST", `/api/invitations/${token}/accept`, { token: bobToken })).status).toBe(410);
+    expect((await call("POST", `/api/invitations/${"x".repeat(43)}/accept`, { token: bobToken })).status).toBe(404);
+  });
+
+  it("refuses to invite a member or an address already invited (409), and people management by an API key or a viewer (403)", async () => {
+    const { owner, workspaceId, asOwner } = await teamOf("dupes");
+    const address = uniqueAddress("carol");
+    expect((await call("POST", "/api/members", { ...asOwner, body: { email: address } })).status).toBe(201);
+    const again = await call("POST", "/api/members", { ...asOwner, body: { email: address.toUpperCase(), role: "admin" } });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatch(/pending invitation/);
+    const ownEmail = await call("POST", "/api/members", { ...asOwner, body: { email: owner.email } });
+    expect(ownEmail.status).toBe(409);
+    expect(ownEmail.body.error).toMatch(/already belongs to a member/);
+
+    const viewer = await joinWorkspace(await newUser("viewer"), workspaceId, "viewer");
+    expect((await call("POST", "/api/members", { ...viewer, body: { email: uniqueAddress("x") } })).status).toBe(403);
+    const key = (await call("POST", "/api/billing/claim", asOwner)).body.api_key;
+    const byKey = await call("POST", "/api/members", { token: key, body: { email: uniqueAddress("y") } });
+    expect(byKey.status).toBe(403);
+    expect(byKey.body.error).toMatch(/API key cannot manage people/);
+    expect((await call("POST", "/api/members", { ...asOwner, body: { email: "not an address" } })).status).toBe(400);
+  });
+
+  it("lets two concurrent invitations of one address produce exactly one", async () => {
+    const { asOwner } = await teamOf("race");
+    const address = uniqueAddress("dana");
+    const statuses = (await Promise.all(Array.from({ length: 4 }, () => call("POST", "/api/members", { ...asOwner, body: { email: address } })))).map((r) => r.status);
+    expect(statuses.sort()).toEqual([201, 409, 409, 409]);
+  });
+
+  it("expires after INVITATION_TTL_DAYS (410), shows as expired, and a re-send issues a new link that works while the old one answers 410", async () => {
+    const { workspaceId, asOwner } = await teamOf("expiry");
+    const address = uniqueAddress("erin");
+    const invited = await call("POST", "/api/members", { ...asOwner, body: { email: address, role: "viewer" } });
+    const oldToken = tokenOf(invitationLinkIn((await smtp.messageTo(address)).mail.text!));
+    const start = Date.now();
+    setClock({ now: () => start + 14 * 24 * 3600 * 1000 + 1000 });
+    const erin = await sessionFor(address);
+    const expired = await call("POST", `/api/invitations/${oldToken}/accept`, { token: erin });
+    expect(expired.status).toBe(410);
+    expect(expired.body.error).toMatch(/expired/);
+    const listed = await call("GET", "/api/members", asOwner);
+    expect(listed.body.members.find((member: { id: string }) => member.id === invited.body.id)).toMatchObject({ status: "expired", role: "viewer" });
+
+    const before = smtp.messages.length;
+    const resent = await call("POST", `/api/members/${invited.body.id}/resend`, asOwner);
+    expect(resent.status).toBe(200);
+    expect(resent.body).toMatchObject({ id: expect.stringMatching(/^inv_/), email: address, role: "viewer", status: "invited" });
+    expect(resent.body.id).not.toBe(invited.body.id);
+    expect(smtp.messages.length).toBe(before + 1);
+    const newToken = tokenOf(invitationLinkIn(smtp.messages.at(-1)!.mail.text!));
+    expect((await call("POST", `/api/invitations/${oldToken}/accept`, { token: erin })).status).toBe(410);
+    const accepted = await call("POST", `/api/invitations/${newToken}/accept`, { token: erin });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.workspace).toMatchObject({ id: workspaceId, role: "viewer" });
+    // A viewer reads and creates nothing.
+    const asErin = { token: erin, headers: { "x-workspace-id": workspaceId } };
+    expect((await call("GET", "/api/links", asErin)).status).toBe(200);
+    expect((await call("POST", "/api/links", { ...asErin, body: { destination: "https://example.com/viewer" } })).status).toBe(403);
+  });
+
+  it("honours INVITATION_TTL_DAYS", async () => {
+    vi.stubEnv("INVITATION_TTL_DAYS", "2");
+    resetConfig();
+    const { asOwner } = await teamOf("ttl");
+    const invited = await call("POST", "/api/members", { ...asOwner, body: { email: uniqueAddress("ttl") } });
+    const stored = await db().invitation.findUniqueOrThrow({ where: { id: invited.body.id } });
+    expect(stored.expiresAt.getTime() - stored.sentAt.getTime()).toBe(2 * 24 * 3600 * 1000);
+  });
+
+  it("revokes an invitation: it leaves the list and its link answers 410", async () => {
+    const { asOwner } = await teamOf("revoke");
+    const address = uniqueAddress("fay");
+    const invited = await call("POST", "/api/members", { ...asOwner, body: { email: address } });
+    const token = tokenOf(invitationLinkIn((await smtp.messageTo(address)).mail.text!));
+    expect((await call("DELETE", `/api/members/${invited.body.id}`, asOwner)).status).toBe(204);
+    expect((await call("GET", "/api/members", asOwner)).body.members.map((member: { id: string }) => member.id)).not.toContain(invited.body.id);
+    const revoked = await call("POST", `/api/invitations/${token}/accept`, { token: await sessionFor(address) });
+    expect(revoked.status).toBe(410);
+    expect(revoked.body.error).toMatch(/revoked/);
+    expect((await call("DELETE", `/api/members/${invited.body.id}`, asOwner)).status).toBe(404);
+  });
+
+  it("returns the link as invite_url and logs it where no mail server is configured (development)", async () => {
+    vi.stubEnv("SMTP_URL", "");
+    resetConfig();
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    try {
+      const { asOwner } = await teamOf("nosmtp");
+      const address = uniqueAddress("gus");
+      const invited = await call("POST", "/api/members", { ...asOwner, body: { email: address } });
+      expect(invited.status).toBe(201);
+      expect(invited.body.invite_url).toMatch(/^http:\/\/app\.test\.example\/invite\/[\w-]{43}$/);
+      expect(log.mock.calls.flat().join("\n")).toContain(invited.body.invite_url);
+      const accepted = await call("POST", `/api/invitations/${tokenOf(new URL(invited.body.invite_url))}/accept`, { token: await sessionFor(address) });
+      expect(accepted.status).toBe(200);
+    } finally {
+      log.mockRestore();
+    }
+  });
+
+  it("refuses to invite in production without a mail server (503), writing nothing", async () => {
+    const { workspaceId, asOwner } = await teamOf("prod");
+    vi.stubEnv("SMTP_URL", "");
+    vi.stubEnv("NODE_ENV", "production");
+    vi.stubEnv("BILLING_PROVIDER", "local");
+    resetConfig();
+    const refused = await call("POST", "/api/members", { ...asOwner, body: { email: uniqueAddress("hal") } });
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toMatch(/SMTP_URL/);
+    expect(await db().invitation.count({ where: { workspaceId } })).toBe(0);
+  });
+
+  it("writes nothing when the mail server refuses the message (502)", async () => {
+    const { workspaceId, asOwner } = await teamOf("smtpdown");
+    vi.stubEnv("SMTP_URL", smtp.url.replace(/:[^:@/]+@/, ":wrong-password@"));
+    resetConfig();
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const refused = await call("POST", "/api/members", { ...asOwner, body: { email: uniqueAddress("ivy") } });
+      expect(refused.status).toBe(502);
+      expect(await db().invitation.count({ where: { workspaceId } })).toBe(0);
+    } finally {
+      warn.mockRestore();
+      closeEmail();
+    }
+  });
+});
+
+describe("roles and leaving", () => {
+  it("lets owners and admins change roles, keeps owner changes for owners", async () => {
+    const { workspaceId, asOwner } = await teamOf("roles");
+    const admin = await joinWorkspace(await newUser("admin"), workspaceId, "admin");
+    await joinWorkspace(await newUser("member"), workspaceId, "member");
+    const idOf = async (role: string) =>
+      (await call("GET", "/api/members", asOwner)).body.members.find((member: { role: string }) => member.role === role).id as string;
+    const memberId = await idOf("member");
+    const ownerId = await idOf("owner");
+
+    const toViewer = await call("PATCH", `/api/members/${memberId}`, { ...admin, body: { role: "viewer" } });
+    expect(toViewer.status).toBe(200);
+    expect(toViewer.body).toMatchObject({ id: memberId, role: "viewer", status: "active" });
+    expect((await call("PATCH", `/api/members/${memberId}`, { ...admin, body: { role: "owner" } })).status).toBe(403);
+    expect((await call("PATCH", `/api/members/${ownerId}`, { ...admin, body: { role: "member" } })).status).toBe(403);
+    expect((await call("DELETE", `/api/members/${ownerId}`, admin)).status).toBe(403);
+    expect((await call("PATCH", `/api/members/${memberId}`, { ...asOwner, body: { role: "owner" } })).status).toBe(200);
+    expect((await call("PATCH", `/api/members/${memberId}`, { ...asOwner, body: { role: "superuser" } })).status).toBe(400);
+    expect((await call("PATCH", "/api/members/mem_doesnotexist", { ...asOwner, body: { role: "member" } })).status).toBe(404);
+  });
+
+  it("keeps the last owner: neither demoted nor leaving (409); with another owner, leaving works", async () => {
+    const { owner, workspaceId, asOwner } = await teamOf("last");
+    const members = (await call("GET", "/api/members", asOwner)).body.members;
+    const ownerId = members[0].id;
+    const demoted = await call("PATCH", `/api/members/${ownerId}`, { ...asOwner, body: { role: "admin" } });
+    expect(demoted.status).toBe(409);
+    expect(demoted.body.error).toMatch(/at least one owner/);
+    expect((await call("DELETE", `/api/members/${ownerId}`, asOwner)).status).toBe(409);
+
+    const second = await newUser("second");
+    const asSecond = await joinWorkspace(second, workspaceId, "owner");
+    expect((await call("DELETE", `/api/members/${ownerId}`, asOwner)).status).toBe(204);
+    expect((await call("GET", "/api/members", asOwner)).status).toBe(401);
+    expect((await call("GET", "/api/members", asSecond)).body.members.map((member: { email: string }) => member.email)).toEqual([second.email]);
+    expect(owner.email).not.toBe(second.email);
+  });
+
+  it("lets exactly one of two owners leave when both try at once", async () => {
+    for (let round = 0; round < 5; round++) {
+      const { workspaceId, asOwner } = await teamOf(`both${round}`);
+      const asSecond = await joinWorkspace(await newUser("second"), workspaceId, "owner");
+      const ids = (await call("GET", "/api/members", asOwner)).body.members.map((member: { id: string }) => member.id);
+      const [first, second] = await Promise.all([
+        call("DELETE", `/api/members/${ids[0]}`, asOwner),
+        call("PATCH", `/api/members/${ids[1]}`, { ...asSecond, body: { role: "viewer" } }),
+      ]);
+      // The leave answers 204, the demotion 200; whichever ran second finds no other owner.
+      expect([first.status === 204, second.status === 200].filter(Boolean)).toHaveLength(1);
+      expect([first.status, second.status].filter((status) => status === 409)).toHaveLength(1);
+      expect(await db().membership.count({ where: { workspaceId, role: "owner" } })).toBe(1);
+    }
+  });
+
+  it("lets a member leave and an admin remove a member; a personal workspace's user stays its owner", async () => {
+    const { workspaceId, asOwner } = await teamOf("leave");
+    const admin = await joinWorkspace(await newUser("admin"), workspaceId, "admin");
+    const leaver = await newUser("leaver");
+    const asLeaver = await joinWorkspace(leaver, workspaceId, "member");
+    const removed = await joinWorkspace(await newUser("removed"), workspaceId, "viewer");
+    const list = (await call("GET", "/api/members", asOwner)).body.members as { id: string; role: string; email: string }[];
+    const idOfEmail = (email: string) => list.find((member) => member.email === email)!.id;
+    const removedId = list.find((member) => member.role === "viewer")!.id;
+    expect((await call("DELETE", `/api/members/${removedId}`, asLeaver)).status).toBe(403);
+    expect((await call("DELETE", `/api/members/${idOfEmail(leaver.email)}`, asLeaver)).status).toBe(204);
+    expect((await call("DELETE", `/api/members/${removedId}`, admin)).status).toBe(204);
+    expect((await call("GET", "/api/links", removed)).status).toBe(401);
+
+    const personal = await newUser("personal");
+    const guest = await joinWorkspace(await newUser("guest"), personal.workspaceId, "owner");
+    const personalOwnerId = (await call("GET", "/api/members", { token: personal.token })).body.members[0].id;
+    const kept = await call("DELETE", `/api/members/${personalOwnerId}`, guest);
+    expect(kept.status).toBe(409);
+    expect(kept.body.error).toMatch(/personal workspace/);
+    expect((await call("PATCH", `/api/members/${personalOwnerId}`, { ...guest, body: { role: "member" } })).status).toBe(409);
+  });
+});
