@@ -57,6 +57,8 @@ const nextConfig = (phase: string): NextConfig => ({
     return [
       { source: "/", headers },
       { source: `/:top(${appPaths})/:rest*`, headers },
+      // An invitation's link (two segments, so never a short link; /invite alone stays a slug).
+      { source: "/invite/:token", headers },
     ];
   },
 });

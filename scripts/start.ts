@@ -1,14 +1,13 @@
 import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import next from "next";
 import { scanBuffer } from "@/lib/analytics/scans";
-import { settleBillingProvider } from "@/lib/billing/provider";
 import { config } from "@/lib/config";
 import { startDomainCheckTimer } from "@/lib/domains/check-timer";
 import { refusingMalformedRequests } from "@/lib/http/malformed-request";
 import { createFrontDoor } from "@/lib/resolution/node-door";
 import { startRecheckTimer } from "@/lib/resolution/recheck-timer";
 import { ensureFreshBuild } from "./app-process";
+import { applicationInProcess, applicationProcess } from "./application";
 import { boot } from "./boot";
 
 const dev = process.argv.includes("--dev");
@@ -17,13 +16,12 @@ const SHUTDOWN_GRACE_MS = 8000;
 
 async function main(): Promise<void> {
   const { embedded } = await boot();
-  settleBillingProvider();
   if (!dev) ensureFreshBuild({ showOutput: true });
   const { PORT } = config();
-  const app = next({ dev, dir: process.cwd(), port: PORT });
-  await app.prepare();
-  const handle = app.getRequestHandler();
-  const server = createServer(refusingMalformedRequests(createFrontDoor((request, response) => void handle(request, response))));
+  // Next in its own process keeps its per-request machinery off the redirect path; hot reload and the
+  // embedded database (one connection for everything) keep it in this one.
+  const application = dev || embedded ? await applicationInProcess(dev, PORT) : await applicationProcess();
+  const server = createServer(refusingMalformedRequests(createFrontDoor(application.handle)));
   server.listen(PORT, () => console.log(`Permalink is serving ${config().BASE_URL} (short links on ${config().SHORT_BASE_URL}) on port ${PORT}.`));
   const recheck = startRecheckTimer();
   const domainChecks = startDomainCheckTimer();
@@ -40,6 +38,7 @@ async function main(): Promise<void> {
     void Promise.race([closed, sleep(SHUTDOWN_GRACE_MS)])
       .then(() => scanBuffer().flush())
       .finally(async () => {
+        await application.stop();
         await embedded?.close();
         process.exit(0);
       });

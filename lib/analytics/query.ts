@@ -86,42 +86,58 @@ function scopeOf(request: AnalyticsRequest): Prisma.Sql {
   return Prisma.sql`workspace_id = ${request.workspaceId} AND link_id = ${request.linkId ?? ""}`;
 }
 
-/** Day or hour buckets in the zone, in time order, every one present; summed from quarter-hour rollups. */
+/**
+ * Day or hour buckets in the zone, in time order, every one present. Each bucket sums its quarter
+ * hours with one index range scan (a lateral join), which beats converting every quarter hour to
+ * local time and grouping: a year by day is 365 short scans.
+ */
 async function timeSeries(tx: DbClient, request: AnalyticsRequest, range: Range): Promise<AnalyticsRow[]> {
   const unit = request.groupBy === "day" ? "day" : "hour";
   const step = request.groupBy === "day" ? "1 day" : "1 hour";
   const label = request.groupBy === "day" ? "YYYY-MM-DD" : 'YYYY-MM-DD"T"HH24:MI:SSTZH:TZM';
   const rows = await tx.$queryRaw<CountRow[]>`
     WITH series AS (
-      SELECT b FROM generate_series(date_trunc(${unit}, ${range.start}::timestamptz), ${range.end}::timestamptz - interval '1 microsecond', ${step}::interval) b
-    ),
-    counts AS (
-      SELECT date_trunc(${unit}, bucket) AS b, sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques
-      FROM scan_rollups
-      WHERE ${scopeOf(request)} AND grain = ${QUARTER} AND dimension = ${DIMENSIONS.total}
-        AND bucket >= ${range.start} AND bucket < ${range.end}
-      GROUP BY 1
+      SELECT b, greatest(b, ${range.start}::timestamptz) AS counted_from, least(b + ${step}::interval, ${range.end}::timestamptz) AS counted_to
+      FROM generate_series(date_trunc(${unit}, ${range.start}::timestamptz), ${range.end}::timestamptz - interval '1 microsecond', ${step}::interval) b
     )
     SELECT to_char(series.b, ${label}) AS key, coalesce(counts.scans, 0)::bigint AS scans, coalesce(counts.uniques, 0)::bigint AS uniques
-    FROM series LEFT JOIN counts USING (b)
+    FROM series CROSS JOIN LATERAL (
+      SELECT sum(scans) AS scans, sum(uniques) AS uniques
+      FROM scan_rollups
+      WHERE ${scopeOf(request)} AND grain = ${QUARTER} AND dimension = ${DIMENSIONS.total}
+        AND bucket >= series.counted_from AND bucket < series.counted_to
+    ) counts
     ORDER BY series.b`;
   return rows.map(toRow);
 }
 
 /** Counts by a dimension (or by link), most scans first; values with no scans in the range are left out. */
 async function breakdown(tx: DbClient, request: AnalyticsRequest, range: Range): Promise<AnalyticsRow[]> {
-  const byLink = request.groupBy === "link";
-  const dimension = byLink ? DIMENSIONS.total : DIMENSIONS[request.groupBy as Exclude<GroupBy, "day" | "hour" | "link">];
-  const scope = byLink
-    ? request.linkId ? Prisma.sql`workspace_id = ${request.workspaceId} AND link_id = ${request.linkId}` : Prisma.sql`workspace_id = ${request.workspaceId} AND link_id <> ''`
-    : scopeOf(request);
-  const keyColumn = byLink ? Prisma.sql`link_id` : Prisma.sql`value`;
+  if (request.groupBy === "link" && !request.linkId) return byLink(tx, request, range);
+  const dimension = request.groupBy === "link" ? DIMENSIONS.total : DIMENSIONS[request.groupBy as Exclude<GroupBy, "day" | "hour" | "link">];
+  const keyColumn = request.groupBy === "link" ? Prisma.sql`link_id` : Prisma.sql`value`;
   const rows = await tx.$queryRaw<CountRow[]>`
     SELECT key, sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques
-    FROM (${rollupSlices(scope, dimension, keyColumn, range)}) slices
+    FROM (${rollupSlices(scopeOf(request), dimension, keyColumn, range)}) slices
     GROUP BY key
     HAVING sum(scans) > 0
     ORDER BY sum(scans) DESC, key`;
+  return rows.map(toRow);
+}
+
+/**
+ * The workspace's links, each summed over its own slices (a lateral join per link): with the
+ * link's id fixed, every slice stays a range scan of the primary key.
+ */
+async function byLink(tx: DbClient, request: AnalyticsRequest, range: Range): Promise<AnalyticsRow[]> {
+  const scope = Prisma.sql`workspace_id = ${request.workspaceId} AND link_id = l.id`;
+  const rows = await tx.$queryRaw<CountRow[]>`
+    SELECT l.id AS key, sum(s.scans)::bigint AS scans, sum(s.uniques)::bigint AS uniques
+    FROM links l CROSS JOIN LATERAL (${rollupSlices(scope, DIMENSIONS.total, Prisma.sql`value`, range)}) s
+    WHERE l.workspace_id = ${request.workspaceId}
+    GROUP BY l.id
+    HAVING sum(s.scans) > 0
+    ORDER BY sum(s.scans) DESC, l.id`;
   return rows.map(toRow);
 }
 

@@ -19,7 +19,7 @@ type PathParams<Path extends string> = Path extends `${string}{${infer Name}}${i
 type ParamsOf<Spec> = Spec extends { path: infer Path extends string } ? PathParams<Path> : Record<string, string>;
 
 /** The caller the auth mode yields: a principal for workspace credentials, null for a caller who pays. */
-type CallerOf<Mode extends AuthMode> = Mode extends "workspace" | "session" | "api_key"
+type CallerOf<Mode extends AuthMode> = Mode extends "workspace" | "session" | "api_key" | "dashboard"
   ? { principal: Principal }
   : Mode extends "payment_or_workspace" | "optional_workspace"
     ? { principal: Principal | null }
@@ -87,6 +87,8 @@ async function authenticate(mode: AuthMode, request: Request): Promise<Principal
     case "cron":
       requireDeploymentSecret(request, mode);
       return null;
+    case "dashboard":
+      return (await import("./dashboard")).dashboardRoutePrincipal(request);
     case "stripe_signature":
     case "public":
       return null;

@@ -45,6 +45,10 @@ const configSchema = z.object({
   AUTH_ISSUER: z.string().min(1).default("permalink"),
   AUTH_AUDIENCE: z.string().min(1).default("permalink-api"),
   AUTH_TOKEN_MAX_LIFETIME_SECONDS: positiveInt.default(30 * 24 * 60 * 60),
+  GITHUB_CLIENT_ID: z.string().optional(),
+  GITHUB_CLIENT_SECRET: z.string().optional(),
+  GOOGLE_CLIENT_ID: z.string().optional(),
+  GOOGLE_CLIENT_SECRET: z.string().optional(),
   WRITE_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
   SAFETY_BLOCKLIST_FILE: z.string().optional(),
   DNS_RESOLVER: hostPort.optional(),
@@ -146,7 +150,7 @@ export class ConfigError extends Error {}
 
 const SECRET_VARIABLES = new Set([
   "AUTH_SECRET", "UPSTASH_REDIS_REST_TOKEN", "WEB_RISK_API_KEY", "OPERATOR_TOKEN", "CRON_SECRET", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET",
-  "MPP_SECRET_KEY", "VERCEL_TOKEN",
+  "MPP_SECRET_KEY", "VERCEL_TOKEN", "GITHUB_CLIENT_SECRET", "GOOGLE_CLIENT_SECRET",
 ]);
 
 /** Validates an environment; the first problem becomes one line naming the variable. A blank value counts as unset. */

@@ -15,8 +15,10 @@ import { errorSchema } from "./schemas";
  * - operator, cron: the deployment's OPERATOR_TOKEN or CRON_SECRET as a bearer token.
  * - stripe_signature: the capability verifies Stripe's signature of the raw body.
  * - public: anyone.
+ * - dashboard: the dashboard's sign-in cookie (next-auth), for the dashboard's own routes outside
+ *   /api (file downloads and uploads); a write must come from the app's own origin. Never an API operation.
  */
-export type AuthMode = "workspace" | "session" | "api_key" | "payment_or_workspace" | "optional_workspace" | "operator" | "cron" | "stripe_signature" | "public";
+export type AuthMode = "workspace" | "session" | "api_key" | "payment_or_workspace" | "optional_workspace" | "operator" | "cron" | "stripe_signature" | "public" | "dashboard";
 
 export const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];

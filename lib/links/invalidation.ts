@@ -57,6 +57,11 @@ export function publishInvalidation(invalidation: Invalidation): void {
   current.publisher?.publish(CHANNEL, JSON.stringify({ from: current.instanceId, invalidation })).catch(() => undefined);
 }
 
+/** An invalidation another process of this instance heard (npm start's application process): dropped here only. */
+export function deliverInvalidation(invalidation: Invalidation): void {
+  bus().local.emit("invalidate", invalidation);
+}
+
 /** Listens for invalidations; returns the function that stops listening. */
 export function onInvalidation(listener: (invalidation: Invalidation) => void): () => void {
   const { local } = bus();

@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { getAnalytics as getAnalyticsOperation } from "@/lib/analytics/operations";
+import { analyticsQuery, analyticsSchema } from "@/lib/analytics/schemas";
+import { analyticsCsv, scanAnalytics } from "@/lib/analytics/service";
 import { describeAccount as describeAccountOperation } from "@/lib/billing/operations";
 import { accountSchema } from "@/lib/billing/schemas";
 import { describeAccount } from "@/lib/billing/service";
@@ -95,6 +98,23 @@ export const getQrTool = defineTool({
   },
 });
 
+export const getAnalyticsTool = defineTool({
+  name: "get_analytics",
+  title: "Scan analytics",
+  description:
+    "Scans of one link (link_id) or of the whole workspace, with the same parameters as GET /api/analytics: group_by day or hour in a time zone (every bucket, zeros included) or country, device, browser, os, referrer, source (qr or link) or link (most scans first); start and end as ISO 8601 dates or times (default: the last 30 days); timezone (IANA, default UTC). Bots and link previews are counted apart (total.bots). The structured result is always the JSON report; format csv puts the rows as CSV in the text.",
+  operation: getAnalyticsOperation,
+  anyone: false,
+  input: analyticsQuery,
+  output: analyticsSchema,
+  annotations: READ_ONLY,
+  run: async (input, principal) => {
+    const report = await scanAnalytics(principal, input);
+    const text = input.format === "csv" ? analyticsCsv(report) : JSON.stringify(report);
+    return { content: [{ type: "text", text }], structuredContent: report };
+  },
+});
+
 export const getAccountTool = defineTool({
   name: "get_account",
   title: "Describe the account",
@@ -128,6 +148,7 @@ export const TOOLS: readonly ToolSpec[] = [
   repointLinkTool,
   archiveLinkTool,
   getQrTool,
+  getAnalyticsTool,
   getAccountTool,
   buyLinkTool,
 ] as unknown as readonly ToolSpec[];

@@ -106,6 +106,8 @@ const CREDENTIALS: Record<AuthMode, Credentials> = {
   operator: "operator",
   cron: "cron",
   stripe_signature: "stripe_signature",
+  // The dashboard's cookie routes live outside /api and are no operation; a signed-in person is a session.
+  dashboard: "session",
 };
 
 export type JsonSchema = z.core.JSONSchema.JSONSchema;

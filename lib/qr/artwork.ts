@@ -3,24 +3,14 @@ import { etagOf } from "@/lib/http/download";
 import { QR_PARAM } from "@/lib/resolution/destination-query";
 import type { QrFormat, QrLevel, QrOptions } from "./schemas";
 
+export { levelFor } from "./levels";
+
 /** Changes whenever the drawing changes, so caches holding an older drawing revalidate to the new one. */
 const ARTWORK_REVISION = "1";
 
 /** What a code encodes: the short URL with the marker that makes its visits count as scans (stripped before redirecting). */
 export function scanUrl(shortUrl: string): string {
   return `${shortUrl}?${QR_PARAM}`;
-}
-
-const LEVEL_ORDER: readonly QrLevel[] = ["L", "M", "Q", "H"];
-
-/**
- * The error-correction level to draw at. Without a logo the default is M. A logo destroys the
- * modules it covers, so it needs at least Q: H by default, and a requested L or M is raised to Q.
- */
-export function levelFor(requested: QrLevel | undefined, withLogo: boolean): QrLevel {
-  if (!withLogo) return requested ?? "M";
-  if (!requested) return "H";
-  return LEVEL_ORDER.indexOf(requested) < LEVEL_ORDER.indexOf("Q") ? "Q" : requested;
 }
 
 export type ArtworkIdentity = Omit<QrOptions, "logo" | "level"> & { value: string; level: QrLevel; logoSha256: string | null };

@@ -45,7 +45,7 @@ describe("the MCP server's tools", () => {
     const { tools } = await anonymous.listTools();
     await anonymous.close();
 
-    expect(tools.map((tool) => tool.name)).toEqual(["create_link", "list_links", "get_link", "repoint_link", "archive_link", "get_qr", "get_account", "buy_link"]);
+    expect(tools.map((tool) => tool.name)).toEqual(["create_link", "list_links", "get_link", "repoint_link", "archive_link", "get_qr", "get_analytics", "get_account", "buy_link"]);
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     expect(byName.create_link!.inputSchema).toEqual(objectSchema(createLinkBody, "input"));
     expect(byName.create_link!.inputSchema).toMatchObject({ type: "object", required: ["destination"], additionalProperties: false });
@@ -83,6 +83,21 @@ describe("the MCP server's tools", () => {
     expect((afterArchive.structuredContent as { links: { id: string }[] }).links.map((item) => item.id)).not.toContain(link.id);
   });
 
+  it("reads analytics with the parameters of GET /api/analytics, as it answers them", async () => {
+    const link = (await call("POST", "/api/links", { token: owner.token, body: { destination: freshDestination() } })).body;
+    const query = { link_id: link.id, group_by: "country", start: "2026-01-01", end: "2026-01-31", timezone: "Australia/Adelaide" };
+
+    const tool = await callTool(ownerClient, "get_analytics", query);
+    const http = await call("GET", `/api/analytics?${new URLSearchParams(query)}`, { token: owner.token });
+    const csv = await callTool(ownerClient, "get_analytics", { ...query, format: "csv" });
+    const httpCsv = await call("GET", `/api/analytics?${new URLSearchParams({ ...query, format: "csv" })}`, { token: owner.token });
+
+    expect(tool.structuredContent).toEqual(http.body);
+    expect(textOf(csv)).toBe(httpCsv.text);
+    const badZone = await callTool(ownerClient, "get_analytics", { timezone: "Mars/Olympus" });
+    expect(textOf(badZone)).toBe((await call("GET", "/api/analytics?timezone=Mars%2FOlympus", { token: owner.token })).body.error);
+  });
+
   it("describes the account as GET /api/account does", async () => {
     const account = await callTool(ownerClient, "get_account");
     expect(account.structuredContent).toEqual((await call("GET", "/api/account", { token: owner.token })).body);
@@ -112,6 +127,7 @@ describe("the MCP server's tools", () => {
       ["repoint_link", { id: theirs.id, destination: freshDestination() }],
       ["archive_link", { id: theirs.id }],
       ["get_qr", { id: theirs.id }],
+      ["get_analytics", { link_id: theirs.id }],
     ] as const) {
       const result = await callTool(ownerClient, name, args);
       expect(result.isError, name).toBe(true);
@@ -144,6 +160,23 @@ describe("the MCP server's tools", () => {
     expect(JSON.parse((tool.content[1] as { text: string }).text)).toEqual(http.body);
   });
 
+  it("refuses a viewer's create with the HTTP API's 403 sentence, and lets the viewer read", async () => {
+    const viewer = await newUser("mcp-viewer");
+    const caller = await joinWorkspace(viewer, owner.workspaceId, "viewer");
+    const client = await connect(caller);
+    const body = { destination: freshDestination() };
+
+    const tool = await callTool(client, "create_link", body);
+    const listed = await callTool(client, "list_links");
+    await client.close();
+    const http = await call("POST", "/api/links", { ...caller, body });
+
+    expect(http.status).toBe(403);
+    expect(tool.isError).toBe(true);
+    expect(textOf(tool)).toBe(http.body.error);
+    expect(listed.isError).toBeFalsy();
+  });
+
   it("acts on the workspace X-Workspace-Id selects, as the HTTP API does", async () => {
     const teammate = await newUser("mcp-teammate");
     const caller = await joinWorkspace(teammate, owner.workspaceId, "member");
@@ -167,6 +200,7 @@ describe("authentication of the MCP endpoint", () => {
       ["repoint_link", { id: "lnk_x", destination: freshDestination() }],
       ["archive_link", { id: "lnk_x" }],
       ["get_qr", { id: "lnk_x" }],
+      ["get_analytics", {}],
       ["get_account", {}],
     ] as const) {
       const result = await callTool(anonymous, name, args);

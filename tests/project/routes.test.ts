@@ -7,11 +7,18 @@ type RouteModule = Record<string, unknown>;
 const API_ROUTES = import.meta.glob<RouteModule>("/app/api/**/route.ts", { eager: true });
 const OTHER_ROUTES = import.meta.glob<RouteModule>(["/app/**/route.ts", "!/app/api/**"], { eager: true });
 
-/** The only API route that is no operation: the catch-all answering 404 for unknown paths. */
-const UNDOCUMENTED_API_ROUTES = ["/api/{path}"];
+/**
+ * next-auth's route: the dashboard's sign-in protocol for browsers (forms, OAuth and magic-link
+ * callbacks, its CSRF token and session cookie), answered by next-auth itself. No program calls
+ * it with a credential, so it is no API operation: neither wrapped nor in the OpenAPI document.
+ */
+const NEXT_AUTH_ROUTE = "/api/auth/{nextauth}";
 
-/** Routes that are not under /api serve people, not the API: forms (through the wrapper) and llms.txt. */
-const ROUTES_OUTSIDE_THE_WRAPPER = ["/llms.txt"];
+/** The API routes that are no operation: the catch-all answering 404 for unknown paths, and next-auth's. */
+const UNDOCUMENTED_API_ROUTES = ["/api/{path}", NEXT_AUTH_ROUTE];
+
+/** Routes that are not built by the wrapper: llms.txt (served to people and crawlers) and next-auth's. */
+const ROUTES_OUTSIDE_THE_WRAPPER = ["/llms.txt", NEXT_AUTH_ROUTE];
 
 /** app/api/links/[id]/route.ts → /api/links/{id}, as OpenAPI writes paths. */
 function routePath(file: string): string {

@@ -6,6 +6,7 @@ import { newId, randomString } from "@/lib/db/random";
 import { ACTIVE, QUARANTINE } from "@/lib/links/status";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { startApp, type RunningApp } from "@/scripts/app-process";
+import { newUser } from "../support/api";
 import { startFakeDnsServer, type FakeDnsServer } from "../support/fake-dns-server";
 import { TEST_ZONE } from "../support/dns-server";
 
@@ -132,5 +133,19 @@ describe("the redirect hot path under concurrent visits", () => {
     const answers = await visitAll(links.map((link) => `/${link.slug}`));
     expect(answers.map((answer) => answer.location)).toEqual(links.map((link) => link.destination));
     await expectScans(new Map(links.map((link) => [link.id, 1])));
+  });
+
+  it("drops a cached miss the moment the application creates that link, though the application runs in its own process", async () => {
+    const { token } = await newUser("hot-path");
+    const slug = `n${randomString(SLUG_ALPHABET, 9)}`;
+    expect((await get(`/${slug}`)).status).toBe(404);
+    const created = await fetch(`${app.url}/api/links`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ destination: "https://example.com/just-created", slug }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get("x-permalink-invalidations-sent"), "the front's bookkeeping stays inside").toBeNull();
+    expect(await get(`/${slug}`)).toEqual({ status: 302, location: "https://example.com/just-created" });
   });
 });

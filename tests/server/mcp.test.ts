@@ -5,11 +5,12 @@ import { evm } from "mppx/client";
 import type { Address } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { analyticsQuery, analyticsSchema } from "@/lib/analytics/schemas";
 import { accountSchema } from "@/lib/billing/schemas";
 import { createLinkBody, linkListSchema, linkSchema, paidLinkSchema } from "@/lib/links/schemas";
 import { objectSchema } from "@/lib/mcp/tool";
 import { startApp, type RunningApp } from "@/scripts/app-process";
-import { newUser } from "../support/api";
+import { joinWorkspace, newUser } from "../support/api";
 import { decodeQr } from "../support/images";
 import { connectMcp, mppMcpAgent, paymentRequiredOf, textOf, X402_PAYMENT, X402_PAYMENT_RESPONSE, x402McpAgent } from "../support/mcp";
 import { startFacilitator, type RunningFacilitator } from "../support/payments/facilitator";
@@ -101,7 +102,9 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
     const { tools } = await (await connect()).listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
 
-    expect(Object.keys(byName).sort()).toEqual(["archive_link", "buy_link", "create_link", "get_account", "get_link", "get_qr", "list_links", "repoint_link"]);
+    expect(Object.keys(byName).sort()).toEqual(["archive_link", "buy_link", "create_link", "get_account", "get_analytics", "get_link", "get_qr", "list_links", "repoint_link"]);
+    expect(byName.get_analytics!.inputSchema).toEqual(objectSchema(analyticsQuery, "input"));
+    expect(byName.get_analytics!.outputSchema).toEqual(objectSchema(analyticsSchema, "output"));
     expect(byName.create_link!.inputSchema).toEqual(objectSchema(createLinkBody, "input"));
     expect(byName.get_link!.outputSchema).toEqual(objectSchema(linkSchema, "output"));
     expect(byName.list_links!.outputSchema).toEqual(objectSchema(linkListSchema, "output"));
@@ -109,7 +112,7 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
     expect(byName.buy_link!.outputSchema).toEqual(objectSchema(paidLinkSchema, "output"));
   }, REQUEST_TIMEOUT_MS);
 
-  it("creates, lists, repoints (visible on the next visit), archives (still resolves), draws the QR code and describes the account", async () => {
+  it("creates, lists, repoints (visible on the next visit), archives (still resolves), draws the QR code, counts the scans and describes the account", async () => {
     const { token } = await newUser("mcp-server");
     const client = await connect({ token });
     const destination = freshDestination();
@@ -133,6 +136,16 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
     expect(image).toMatchObject({ type: "image", mimeType: "image/png" });
     expect(await decodeQr(Buffer.from(image.data, "base64"))).toBe(`${link.short_url}?qr`);
 
+    // The visits above came from Node's fetch, a bot to the counter; these two are a person's, one through the QR code.
+    const browser = { "user-agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15" };
+    await fetch(`${link.short_url}?qr`, { redirect: "manual", headers: browser });
+    await fetch(link.short_url, { redirect: "manual", headers: browser });
+    const bySource = async () => (await callTool(client, "get_analytics", { link_id: link.id, group_by: "source" })).structuredContent as { total: { scans: number }; data: { key: string; scans: number }[] };
+    await expect.poll(async () => (await bySource()).total.scans, { timeout: 20_000, interval: 500 }).toBe(2);
+    expect((await bySource()).data).toEqual(expect.arrayContaining([expect.objectContaining({ key: "qr", scans: 1 }), expect.objectContaining({ key: "link", scans: 1 })]));
+    const csv = await callTool(client, "get_analytics", { link_id: link.id, group_by: "source", format: "csv" });
+    expect(textOf(csv)).toMatch(/^key,scans,uniques\r\n/);
+
     const account = await callTool(client, "get_account");
     expect(account.structuredContent).toMatchObject({ plan: "unlimited", active: true, can: { create_links: true } });
   }, REQUEST_TIMEOUT_MS);
@@ -150,11 +163,31 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
       ["repoint_link", { id: theirs.id, destination: freshDestination() }],
       ["archive_link", { id: theirs.id }],
       ["get_qr", { id: theirs.id }],
+      ["get_analytics", { link_id: theirs.id }],
     ] as const) {
       const result = await callTool(client, name, args);
       expect(result.isError, name).toBe(true);
       expect(textOf(result), name).toBe(notFound);
     }
+  }, REQUEST_TIMEOUT_MS);
+
+  it("lets a viewer read the workspace's links but not create one, with the HTTP API's sentence", async () => {
+    const [owner, viewer] = await Promise.all([newUser("mcp-server-team"), newUser("mcp-server-viewer")]);
+    const caller = await joinWorkspace(viewer, owner.workspaceId, "viewer");
+    const client = await connect(caller);
+    const body = { destination: freshDestination() };
+
+    const refused = await callTool(client, "create_link", body);
+    const http = await fetch(`${app.url}/api/links`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${viewer.token}`, "x-workspace-id": owner.workspaceId, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+
+    expect(http.status).toBe(403);
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toBe((await http.json()).error);
+    expect((await callTool(client, "list_links")).isError).toBeFalsy();
   }, REQUEST_TIMEOUT_MS);
 
   it("refuses a credential that is present but invalid with 401 and WWW-Authenticate", async () => {

@@ -1,0 +1,22 @@
+"use client";
+
+import { useActionState } from "react";
+import { buttonClass, errorClass } from "@/components/ui/styles";
+import { acceptInvitationAction, type MemberState } from "@/app/dashboard/actions";
+
+export function AcceptInvitation({ token }: { token: string }) {
+  const [state, accept, pending] = useActionState<MemberState, FormData>(acceptInvitationAction, null);
+  return (
+    <form action={accept}>
+      <input type="hidden" name="token" value={token} />
+      <button type="submit" className={buttonClass.primary} disabled={pending}>
+        Accept the invitation
+      </button>
+      {state && !state.ok && (
+        <p role="alert" className={errorClass + " mt-3"}>
+          {state.error}
+        </p>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,194 @@
+"use server";
+
+import { cookies } from "next/headers";
+import { revalidatePath } from "next/cache";
+import { redirect } from "next/navigation";
+import { type ActionResult, dashboardAction, dashboardContext, WORKSPACE_COOKIE } from "@/lib/api/dashboard";
+import { openBillingPortal, startCheckout as startCheckoutOperation } from "@/lib/billing/operations";
+import { openPortal, startCheckout } from "@/lib/billing/service";
+import { archiveLink, createLink as createLinkOperation, updateLink } from "@/lib/links/operations";
+import { toLinkView } from "@/lib/links/present";
+import { archive, createLink, repoint } from "@/lib/links/service";
+import type { LinkView } from "@/lib/links/schemas";
+import {
+  acceptInvitation as acceptInvitationOperation,
+  changeMemberRole,
+  inviteMember as inviteMemberOperation,
+  removeMember as removeMemberOperation,
+  resendInvitation as resendInvitationOperation,
+} from "@/lib/members/operations";
+import { acceptInvitation, changeRole, inviteMember, removeMember, resendInvitation } from "@/lib/members/service";
+import {
+  claimApiKey,
+  createWorkspace as createWorkspaceOperation,
+  renameWorkspace as renameWorkspaceOperation,
+  revokeApiKey,
+} from "@/lib/workspaces/operations";
+import { claimKey, revokeKey } from "@/lib/workspaces/api-key";
+import { createWorkspace, renameWorkspace } from "@/lib/workspaces/service";
+import { findRole } from "@/lib/workspaces/membership";
+
+/** A form's blank optional field is absent, as a JSON client would leave it out. */
+function optional(form: FormData, name: string): string | undefined {
+  const value = form.get(name);
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+}
+
+function required(form: FormData, name: string): string {
+  const value = form.get(name);
+  return typeof value === "string" ? value : "";
+}
+
+/** The result, and what was typed (React resets a form after its action: an error puts the values back). */
+export type CreateLinkState = (ActionResult<{ link: LinkView; created: boolean }> & { attempt: number; input: { destination?: string; slug?: string; domain_id?: string } }) | null;
+
+export async function createLinkAction(previous: CreateLinkState, form: FormData): Promise<CreateLinkState> {
+  const input = { destination: required(form, "destination").trim(), slug: optional(form, "slug"), domain_id: optional(form, "domain_id") };
+  const result = await dashboardAction(createLinkOperation, input, async (principal, body) => {
+    const { link, created } = await createLink(principal, body);
+    return { link: toLinkView(link), created };
+  });
+  if (result.ok) revalidatePath("/dashboard");
+  const typed = result.ok ? {} : { destination: required(form, "destination"), slug: required(form, "slug"), domain_id: required(form, "domain_id") };
+  return { ...result, attempt: (previous?.attempt ?? 0) + 1, input: typed };
+}
+
+export type LinkEditState = (ActionResult<string> & { typed?: string }) | null;
+
+export async function repointLinkAction(_previous: LinkEditState, form: FormData): Promise<LinkEditState> {
+  const id = required(form, "id");
+  const result = await dashboardAction(updateLink, { destination: required(form, "destination").trim() }, async (principal, body) => {
+    const link = await repoint(principal, id, body.destination);
+    return link.destination;
+  });
+  if (result.ok) revalidatePath("/dashboard", "layout");
+  return result.ok ? result : { ...result, typed: required(form, "destination") };
+}
+
+export async function archiveLinkAction(_previous: LinkEditState, form: FormData): Promise<LinkEditState> {
+  const id = required(form, "id");
+  const result = await dashboardAction(archiveLink, undefined, async (principal) => {
+    await archive(principal, id);
+    return "Archived: the link keeps resolving and now shows under Archived.";
+  });
+  if (result.ok) revalidatePath("/dashboard", "layout");
+  return result;
+}
+
+/** Acts on another workspace from now on, if the user is a member of it (checked again on every request). */
+export async function switchWorkspaceAction(form: FormData): Promise<void> {
+  const context = await dashboardContext();
+  const workspaceId = required(form, "workspace");
+  if (!context) redirect("/signin");
+  const member = workspaceId === context.user.personalWorkspaceId || (await findRole(workspaceId, context.user.userId)) !== null;
+  if (member) (await cookies()).set(WORKSPACE_COOKIE, workspaceId, workspaceCookieOptions());
+  redirect("/dashboard");
+}
+
+function workspaceCookieOptions() {
+  return { httpOnly: true, sameSite: "lax" as const, path: "/", secure: process.env.NEXTAUTH_URL?.startsWith("https:") };
+}
+
+export type RedirectState = { error: string } | null;
+
+export async function checkoutAction(_previous: RedirectState, form: FormData): Promise<RedirectState> {
+  const result = await dashboardAction(startCheckoutOperation, { plan: optional(form, "plan"), interval: optional(form, "interval") }, startCheckout);
+  if (!result.ok) return { error: result.error };
+  redirect(result.value.url);
+}
+
+export async function portalAction(_previous: RedirectState): Promise<RedirectState> {
+  const result = await dashboardAction(openBillingPortal, undefined, openPortal);
+  if (!result.ok) return { error: result.error };
+  redirect(result.value.url);
+}
+
+export type KeyState = ActionResult<{ key?: string; message: string }> | null;
+
+export async function claimKeyAction(): Promise<KeyState> {
+  const result = await dashboardAction(claimApiKey, undefined, async (principal) => ({ key: await claimKey(principal), message: "Key created." }));
+  if (result.ok) revalidatePath("/dashboard/settings");
+  return result;
+}
+
+export async function revokeKeyAction(): Promise<KeyState> {
+  const result = await dashboardAction(revokeApiKey, undefined, async (principal) => {
+    await revokeKey(principal);
+    return { message: "The key was revoked: programs using it are refused from now on." };
+  });
+  if (result.ok) revalidatePath("/dashboard/settings");
+  return result;
+}
+
+export type MemberState = ActionResult<string> | null;
+
+export async function inviteAction(_previous: MemberState, form: FormData): Promise<MemberState> {
+  const result = await dashboardAction(inviteMemberOperation, { email: required(form, "email").trim(), role: optional(form, "role") }, async (principal, body) => {
+    const invited = await inviteMember(principal, body);
+    return `Invitation sent to ${invited.email}${invited.invite_url ? ` (no mail server here: the link is ${invited.invite_url})` : ""}.`;
+  });
+  if (result.ok) revalidatePath("/dashboard/members");
+  return result;
+}
+
+export async function changeRoleAction(_previous: MemberState, form: FormData): Promise<MemberState> {
+  const id = required(form, "id");
+  const result = await dashboardAction(changeMemberRole, { role: required(form, "role") }, async (principal, body) => {
+    const member = await changeRole(principal, id, body.role);
+    return `${member.email ?? "The member"} is now ${member.role}.`;
+  });
+  if (result.ok) revalidatePath("/dashboard/members");
+  return result;
+}
+
+export async function removeMemberAction(_previous: MemberState, form: FormData): Promise<MemberState> {
+  const id = required(form, "id");
+  const result = await dashboardAction(removeMemberOperation, undefined, async (principal) => {
+    await removeMember(principal, id);
+    return id.startsWith("inv_") ? "The invitation was revoked." : "The member was removed; their links stay with the workspace.";
+  });
+  if (result.ok) revalidatePath("/dashboard/members");
+  return result;
+}
+
+export async function resendAction(_previous: MemberState, form: FormData): Promise<MemberState> {
+  const id = required(form, "id");
+  const result = await dashboardAction(resendInvitationOperation, undefined, async (principal) => {
+    const invitation = await resendInvitation(principal, id);
+    return `A new link was sent to ${invitation.email}; the old one no longer works.`;
+  });
+  if (result.ok) revalidatePath("/dashboard/members");
+  return result;
+}
+
+/** Leaving is removing yourself; the dashboard then acts on your personal workspace. */
+export async function leaveAction(previous: MemberState, form: FormData): Promise<MemberState> {
+  const result = await removeMemberAction(previous, form);
+  if (!result?.ok) return result;
+  (await cookies()).delete(WORKSPACE_COOKIE);
+  redirect("/dashboard");
+}
+
+export async function acceptInvitationAction(_previous: MemberState, form: FormData): Promise<MemberState> {
+  const token = required(form, "token");
+  const result = await dashboardAction(acceptInvitationOperation, undefined, (principal) => acceptInvitation(principal, token));
+  if (!result.ok) return result;
+  (await cookies()).set(WORKSPACE_COOKIE, result.value.workspace.id, workspaceCookieOptions());
+  redirect("/dashboard");
+}
+
+export async function createWorkspaceAction(_previous: MemberState, form: FormData): Promise<MemberState> {
+  const result = await dashboardAction(createWorkspaceOperation, { name: required(form, "name") }, (principal, body) => createWorkspace(principal, body.name));
+  if (!result.ok) return result;
+  (await cookies()).set(WORKSPACE_COOKIE, result.value.id, workspaceCookieOptions());
+  redirect("/dashboard/settings");
+}
+
+export async function renameWorkspaceAction(_previous: MemberState, form: FormData): Promise<MemberState> {
+  const result = await dashboardAction(renameWorkspaceOperation, { name: required(form, "name") }, async (principal, body) => {
+    const renamed = await renameWorkspace(principal, body.name);
+    return `Renamed to ${renamed.name}.`;
+  });
+  if (result.ok) revalidatePath("/dashboard", "layout");
+  return result;
+}

@@ -1,0 +1,39 @@
+"use client";
+
+import { useActionState } from "react";
+import { buttonClass, errorClass } from "@/components/ui/styles";
+import { checkoutAction, portalAction, type RedirectState } from "../actions";
+
+export function CheckoutButton({ plan, interval, label }: { plan: string; interval: string; label: string }) {
+  const [state, action, pending] = useActionState<RedirectState, FormData>(checkoutAction, null);
+  return (
+    <form action={action}>
+      <input type="hidden" name="plan" value={plan} />
+      <input type="hidden" name="interval" value={interval} />
+      <button type="submit" className={buttonClass.primary} disabled={pending}>
+        {label}
+      </button>
+      {state?.error && (
+        <p role="alert" className={errorClass + " mt-2"}>
+          {state.error}
+        </p>
+      )}
+    </form>
+  );
+}
+
+export function PortalButton() {
+  const [state, action, pending] = useActionState<RedirectState>(portalAction, null);
+  return (
+    <form action={action}>
+      <button type="submit" className={buttonClass.secondary} disabled={pending}>
+        Open the billing portal
+      </button>
+      {state?.error && (
+        <p role="alert" className={errorClass + " mt-2"}>
+          {state.error}
+        </p>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,22 @@
+import { otherMethods } from "@/lib/api/methods";
+import { apiRoute } from "@/lib/api/route";
+import { sendDownload } from "@/lib/http/download";
+import { json } from "@/lib/http/respond";
+import { getLinkLogo, removeLinkLogo as removeLinkLogoOperation, setLinkLogo } from "@/lib/logos/operations";
+import { linkLogoDownload, removeLinkLogo, uploadLinkLogo } from "@/lib/logos/service";
+
+/** The link logo operations of /api/links/{id}/logo for the signed-in dashboard (cookie session; writes from its own origin only). */
+export const GET = apiRoute({ ...getLinkLogo, auth: "dashboard" }, async ({ request, principal, params }) =>
+  sendDownload(request, await linkLogoDownload(principal, params.id)),
+);
+
+export const PUT = apiRoute({ ...setLinkLogo, auth: "dashboard" }, async ({ request, principal, params }) =>
+  json(await uploadLinkLogo(principal, params.id, request)),
+);
+
+export const DELETE = apiRoute({ ...removeLinkLogoOperation, auth: "dashboard" }, async ({ principal, params }) => {
+  await removeLinkLogo(principal, params.id);
+  return new Response(null, { status: 204 });
+});
+
+export const { POST, PATCH, OPTIONS } = otherMethods({ GET, PUT, DELETE });

@@ -1,0 +1,82 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { CopyButton } from "@/components/ui/copy-button";
+import { StatusBadge } from "@/components/ui/status-badge";
+import { cardClass, mutedClass } from "@/components/ui/styles";
+import { requireDashboard } from "@/lib/api/dashboard";
+import { describeAccount } from "@/lib/billing/service";
+import { DomainError } from "@/lib/http/errors";
+import { shortUrl as shortUrlOf } from "@/lib/links/present";
+import { getLink } from "@/lib/links/service";
+import { asLinkStatus } from "@/lib/links/status";
+import { logoStorage } from "@/lib/logos/storage";
+import { scanUrl } from "@/lib/qr/artwork";
+import { QR_MARGIN, QR_SIZE } from "@/lib/qr/schemas";
+import { LinkEditForms } from "./link-edit-forms";
+import { QrDesigner } from "./qr-designer";
+
+const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
+
+export default async function LinkPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const { principal } = await requireDashboard(`/dashboard/links/${id}`);
+  const link = await getLink(principal, id).catch((error: unknown) => {
+    if (error instanceof DomainError && error.code === "not_found") notFound();
+    throw error;
+  });
+  const [account, ownLogo, workspaceLogo] = await Promise.all([
+    describeAccount(principal),
+    logoStorage.describe({ kind: "link", linkId: link.id }),
+    logoStorage.describe({ kind: "workspace", workspaceId: link.workspaceId }),
+  ]);
+  const shortUrl = shortUrlOf(link);
+  const status = asLinkStatus(link.status);
+  return (
+    <div className="space-y-6">
+      <p className="m-0 text-sm">
+        <Link href="/dashboard">← All links</Link>
+      </p>
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="m-0 break-all text-2xl font-bold">{shortUrl.replace(/^https?:\/\//, "")}</h1>
+        <CopyButton text={shortUrl} label={`Copy ${shortUrl}`} />
+        <StatusBadge status={status} />
+        {link.archivedAt && <span className="rounded-full bg-zinc-200 px-2 py-0.5 text-xs font-semibold dark:bg-zinc-800">Archived</span>}
+      </div>
+      <dl className={cardClass + " m-0 grid gap-x-6 gap-y-2 sm:grid-cols-[auto_1fr]"}>
+        <dt className="font-medium">Destination</dt>
+        <dd className="m-0 break-all" data-testid="link-destination">
+          {link.destination}
+        </dd>
+        <dt className="font-medium">Created</dt>
+        <dd className="m-0">{dateFormat.format(link.createdAt)} UTC</dd>
+        {link.archivedAt && (
+          <>
+            <dt className="font-medium">Archived</dt>
+            <dd className="m-0">{dateFormat.format(link.archivedAt)} UTC — it keeps resolving</dd>
+          </>
+        )}
+      </dl>
+
+      <LinkEditForms id={link.id} destination={link.destination} canRepoint={account.can.edit_links} canArchive={account.can.archive_links && !link.archivedAt} />
+
+      <section aria-labelledby="qr-heading" className={cardClass}>
+        <h2 id="qr-heading" className="mt-0 text-lg">
+          QR code
+        </h2>
+        <p className={mutedClass}>
+          The preview draws as you change the options; the downloads are drawn by the server with the same options, as{" "}
+          <code>GET /api/links/{"{id}"}/qr</code> draws them. Scans of the code count as QR visits.
+        </p>
+        <QrDesigner
+          linkId={link.id}
+          value={scanUrl(shortUrl)}
+          bounds={{ size: QR_SIZE, margin: QR_MARGIN }}
+          logo={ownLogo ? "link" : workspaceLogo ? "workspace" : "none"}
+          logoVersion={(ownLogo ?? workspaceLogo)?.sha256 ?? ""}
+          canEditLogo={account.can.edit_links}
+          canRemoveLogo={account.can.archive_links}
+        />
+      </section>
+    </div>
+  );
+}

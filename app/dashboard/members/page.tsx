@@ -1,0 +1,112 @@
+import { cardClass, mutedClass } from "@/components/ui/styles";
+import { requireDashboard } from "@/lib/api/dashboard";
+import { listMembers } from "@/lib/members/service";
+import { can } from "@/lib/workspaces/permissions";
+import { InviteForm, LeaveButton, MemberActions } from "./member-forms";
+
+const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZone: "UTC" });
+
+export default async function MembersPage() {
+  const { user, principal } = await requireDashboard("/dashboard/members");
+  const members = await listMembers(principal);
+  const manages = can(principal, "members.invite");
+  const managesOwners = can(principal, "members.manage_owners");
+  const people = members.filter((member) => member.status === "active");
+  const invitations = members.filter((member) => member.status !== "active");
+  const me = people.find((member) => member.id === user.userId);
+  return (
+    <div className="space-y-6">
+      <h1 className="m-0 text-2xl font-bold">Members</h1>
+      {manages && (
+        <section aria-labelledby="invite-heading" className={cardClass}>
+          <h2 id="invite-heading" className="mt-0 text-lg">
+            Invite someone
+          </h2>
+          <InviteForm managesOwners={managesOwners} />
+        </section>
+      )}
+      <section aria-labelledby="people-heading">
+        <h2 id="people-heading" className="text-lg">
+          People
+        </h2>
+        <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
+          <table className="m-0 min-w-full text-sm">
+            <thead className="bg-zinc-50 dark:bg-zinc-900">
+              <tr>
+                <th scope="col">E-mail</th>
+                <th scope="col">Role</th>
+                <th scope="col">Since</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {people.map((member) => (
+                <tr key={member.id}>
+                  <td className="break-all">
+                    {member.email ?? "—"}
+                    {member.id === user.userId && <span className={mutedClass}> (you)</span>}
+                  </td>
+                  <td>{member.role}</td>
+                  <td className="whitespace-nowrap">{dateFormat.format(member.created_at)}</td>
+                  <td>
+                    {manages && member.id !== user.userId && (member.role !== "owner" || managesOwners) && (
+                      <MemberActions id={member.id} email={member.email ?? member.id} role={member.role} managesOwners={managesOwners} kind="member" />
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+      <section aria-labelledby="invitations-heading">
+        <h2 id="invitations-heading" className="text-lg">
+          Pending invitations
+        </h2>
+        {invitations.length === 0 ? (
+          <p className={mutedClass}>{manages ? "No invitation is waiting. Invite someone above: they get an e-mail with a link that works once." : "No invitation is waiting."}</p>
+        ) : (
+          <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
+            <table className="m-0 min-w-full text-sm">
+              <thead className="bg-zinc-50 dark:bg-zinc-900">
+                <tr>
+                  <th scope="col">E-mail</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {invitations.map((invitation) => (
+                  <tr key={invitation.id}>
+                    <td className="break-all">{invitation.email}</td>
+                    <td>{invitation.role}</td>
+                    <td>{invitation.status === "expired" ? "expired: re-send it" : `invited ${dateFormat.format(invitation.created_at)}`}</td>
+                    <td>
+                      {manages && (invitation.role !== "owner" || managesOwners) && (
+                        <MemberActions id={invitation.id} email={invitation.email ?? invitation.id} role={invitation.role} managesOwners={managesOwners} kind="invitation" />
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      {me && (
+        <section aria-labelledby="leave-heading" className={cardClass}>
+          <h2 id="leave-heading" className="mt-0 text-lg">
+            Leave this workspace
+          </h2>
+          <p className={mutedClass}>You lose access to its links at once; the links stay with the workspace and keep resolving.</p>
+          <LeaveButton id={me.id} />
+        </section>
+      )}
+    </div>
+  );
+}

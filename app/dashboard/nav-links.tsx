@@ -1,0 +1,38 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+
+const PAGES = [
+  { href: "/dashboard", label: "Links" },
+  { href: "/dashboard/members", label: "Members" },
+  { href: "/dashboard/billing", label: "Billing" },
+  { href: "/dashboard/settings", label: "API key & workspace" },
+];
+
+export function NavLinks() {
+  const pathname = usePathname();
+  return (
+    <nav aria-label="Dashboard" className="mx-auto max-w-6xl overflow-x-auto px-4">
+      <ul className="m-0 flex list-none gap-1 p-0">
+        {PAGES.map((page) => {
+          const current = page.href === "/dashboard" ? pathname === "/dashboard" || pathname.startsWith("/dashboard/links") : pathname.startsWith(page.href);
+          return (
+            <li key={page.href}>
+              <Link
+                href={page.href}
+                aria-current={current ? "page" : undefined}
+                className={
+                  "block whitespace-nowrap border-b-2 px-3 py-2 text-sm no-underline " +
+                  (current ? "border-accent font-semibold text-zinc-900 dark:text-white" : "border-transparent text-zinc-700 hover:text-zinc-900 dark:text-zinc-300 dark:hover:text-white")
+                }
+              >
+                {page.label}
+              </Link>
+            </li>
+          );
+        })}
+      </ul>
+    </nav>
+  );
+}

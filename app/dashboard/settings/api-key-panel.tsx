@@ -1,0 +1,51 @@
+"use client";
+
+import { useActionState } from "react";
+import { CopyButton } from "@/components/ui/copy-button";
+import { buttonClass, errorClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { claimKeyAction, type KeyState, revokeKeyAction } from "../actions";
+
+export function ApiKeyPanel({ hasKey, canClaim, canRevoke }: { hasKey: boolean; canClaim: boolean; canRevoke: boolean }) {
+  const [claimed, claim, claiming] = useActionState<KeyState>(claimKeyAction, null);
+  const [revoked, revoke, revoking] = useActionState<KeyState>(revokeKeyAction, null);
+  const key = claimed?.ok ? claimed.value.key : undefined;
+  return (
+    <div className="space-y-3">
+      {key && (
+        <div role="alert" className="space-y-2 rounded-md border border-amber-400 bg-amber-50 p-4 dark:border-amber-700 dark:bg-amber-950">
+          <p className="m-0 font-semibold">Copy this key now: it is shown only once.</p>
+          <p className="m-0 text-sm">Anyone holding it can create links and repoint every code of this workspace. Store it in a secret manager.</p>
+          <div className="flex flex-wrap items-center gap-2">
+            <code className="break-all rounded bg-white px-2 py-1 dark:bg-zinc-900" data-testid="api-key-value">
+              {key}
+            </code>
+            <CopyButton text={key} label="Copy the API key" />
+          </div>
+        </div>
+      )}
+      {!hasKey && !key && canClaim && (
+        <form action={claim}>
+          <button type="submit" className={buttonClass.primary} disabled={claiming}>
+            Create an API key
+          </button>
+        </form>
+      )}
+      {hasKey && canRevoke && (
+        <form action={revoke}>
+          <button type="submit" className={buttonClass.danger} disabled={revoking}>
+            Revoke the API key
+          </button>
+        </form>
+      )}
+      {!canClaim && !hasKey && <p className={mutedClass}>Only an owner or admin can create the workspace&apos;s key.</p>}
+      {[claimed, revoked].map((state, index) =>
+        state && !state.ok ? (
+          <p key={index} role="alert" className={errorClass}>
+            {state.error}
+          </p>
+        ) : null,
+      )}
+      {revoked?.ok && <p className={noticeClass}>{revoked.value.message}</p>}
+    </div>
+  );
+}

@@ -1,0 +1,62 @@
+import { cardClass, mutedClass } from "@/components/ui/styles";
+import { requireDashboard } from "@/lib/api/dashboard";
+import { can } from "@/lib/workspaces/permissions";
+import { describeWorkspaces } from "@/lib/workspaces/service";
+import { ApiKeyPanel } from "./api-key-panel";
+import { CreateWorkspaceForm, RenameWorkspaceForm } from "./workspace-forms";
+
+const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZone: "UTC" });
+
+export default async function SettingsPage() {
+  const { principal } = await requireDashboard("/dashboard/settings");
+  const { workspace } = await describeWorkspaces(principal);
+  const key = workspace.api_key;
+  return (
+    <div className="space-y-6">
+      <h1 className="m-0 text-2xl font-bold">API key &amp; workspace</h1>
+      <section aria-labelledby="workspace-heading" className={cardClass}>
+        <h2 id="workspace-heading" className="mt-0 text-lg">
+          Workspace
+        </h2>
+        <dl className="m-0 grid gap-x-6 gap-y-2 sm:grid-cols-[auto_1fr]">
+          <dt className="font-medium">Name</dt>
+          <dd className="m-0">{workspace.name}</dd>
+          <dt className="font-medium">Kind</dt>
+          <dd className="m-0">{workspace.kind}</dd>
+          <dt className="font-medium">Your role</dt>
+          <dd className="m-0">{workspace.role}</dd>
+        </dl>
+        {workspace.kind !== "machine" && can(principal, "workspace.rename") && (
+          <div className="mt-4">
+            <RenameWorkspaceForm name={workspace.name} />
+          </div>
+        )}
+      </section>
+      <section aria-labelledby="new-workspace-heading" className={cardClass}>
+        <h2 id="new-workspace-heading" className="mt-0 text-lg">
+          A team workspace
+        </h2>
+        <p className={mutedClass}>A team workspace has its own links, members, domains and subscription; you become its owner and can invite others.</p>
+        <CreateWorkspaceForm />
+      </section>
+      <section aria-labelledby="key-heading" className={cardClass}>
+        <h2 id="key-heading" className="mt-0 text-lg">
+          API key
+        </h2>
+        <p className={mutedClass}>
+          Programs use the workspace&apos;s API key as <code>Authorization: Bearer …</code>. It can create links and repoint every link of this
+          workspace, so keep it secret. One key is live at a time.
+        </p>
+        {key ? (
+          <p data-testid="api-key-summary">
+            A key ending in <code>{key.hint}</code> is live, created {dateFormat.format(key.created_at)}
+            {key.last_used_at ? `, last used ${dateFormat.format(key.last_used_at)}` : ", never used yet"}.
+          </p>
+        ) : (
+          <p data-testid="api-key-summary">This workspace has no live API key.</p>
+        )}
+        <ApiKeyPanel hasKey={key !== null} canClaim={can(principal, "api_key.claim")} canRevoke={can(principal, "api_key.revoke")} />
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,54 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { redirect } from "next/navigation";
+import { cardClass, errorClass, mutedClass } from "@/components/ui/styles";
+import { dashboardContext } from "@/lib/api/dashboard";
+import { signInMethods } from "@/lib/api/next-auth";
+import { SignInForms } from "./sign-in-forms";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Sign in — Permalink" };
+
+/** next-auth's error codes, in words. */
+const ERRORS: Record<string, string> = {
+  Verification: "That sign-in link has expired or was already used. Ask for a new one.",
+  OAuthAccountNotLinked: "That account is linked to another address. Sign in the way you did before.",
+  AccessDenied: "That account has no verified e-mail address we can sign you in as.",
+  EmailSignin: "The sign-in e-mail could not be sent. Try again in a minute.",
+  CredentialsSignin: "That is not an e-mail address.",
+};
+
+/** Only our own paths: a callback URL elsewhere would make this page an open redirect. */
+function safeReturnPath(candidate: string | undefined): string {
+  return candidate?.startsWith("/") && !candidate.startsWith("//") ? candidate : "/dashboard";
+}
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
+  const { callbackUrl, error } = await searchParams;
+  const returnTo = safeReturnPath(callbackUrl);
+  if (await dashboardContext()) redirect(returnTo);
+  const methods = signInMethods();
+  return (
+    <main className="mx-auto max-w-md px-5 py-12">
+      <p className="m-0">
+        <Link href="/">Permalink</Link>
+      </p>
+      <h1 className="mt-4 text-3xl font-bold">Sign in</h1>
+      <div className={cardClass + " mt-6 space-y-6"}>
+        {error && (
+          <p role="alert" className={errorClass}>
+            {ERRORS[error] ?? "Signing in did not work. Please try again."}
+          </p>
+        )}
+        {methods.length === 0 ? (
+          <p className={mutedClass}>This deployment has no way to sign in configured yet: set SMTP_URL, or GitHub or Google credentials.</p>
+        ) : (
+          <SignInForms methods={methods} callbackUrl={returnTo} />
+        )}
+      </div>
+      <p className={mutedClass + " mt-6"}>
+        Signing in creates your personal workspace the first time. Programs use API keys instead: see the <Link href="/docs">API reference</Link>.
+      </p>
+    </main>
+  );
+}

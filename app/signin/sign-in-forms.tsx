@@ -1,0 +1,83 @@
+"use client";
+
+import { signIn } from "next-auth/react";
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { buttonClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import type { SignInMethod } from "@/lib/api/next-auth";
+
+export function SignInForms({ methods, callbackUrl }: { methods: SignInMethod[]; callbackUrl: string }) {
+  const email = methods.find((method) => method.kind === "email");
+  const development = methods.find((method) => method.kind === "development");
+  const oauth = methods.filter((method) => method.kind === "oauth");
+  return (
+    <>
+      {email && <EmailForm callbackUrl={callbackUrl} />}
+      {oauth.length > 0 && (
+        <div className="space-y-2">
+          {oauth.map((method) => (
+            <button key={method.id} type="button" className={buttonClass.secondary + " w-full"} onClick={() => void signIn(method.id, { callbackUrl })}>
+              Continue with {method.name}
+            </button>
+          ))}
+        </div>
+      )}
+      {development && <DevelopmentForm providerId={development.id} callbackUrl={callbackUrl} />}
+    </>
+  );
+}
+
+function EmailForm({ callbackUrl }: { callbackUrl: string }) {
+  const router = useRouter();
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setPending(true);
+    setError(null);
+    const address = String(new FormData(event.currentTarget).get("email") ?? "");
+    const result = await signIn("email", { email: address, callbackUrl, redirect: false });
+    setPending(false);
+    if (result?.ok && !result.error) router.push(`/signin/check-email?email=${encodeURIComponent(address)}`);
+    else setError("The sign-in e-mail could not be sent. Check the address and try again.");
+  }
+  return (
+    <form onSubmit={submit} className="space-y-3" aria-label="Sign in with an e-mail link">
+      <label htmlFor="signin-email" className={labelClass}>
+        E-mail address
+      </label>
+      <input id="signin-email" name="email" type="email" autoComplete="email" required className={inputClass} />
+      {error && (
+        <p role="alert" className={errorClass}>
+          {error}
+        </p>
+      )}
+      <button type="submit" className={buttonClass.primary + " w-full"} disabled={pending}>
+        {pending ? "Sending…" : "E-mail me a sign-in link"}
+      </button>
+    </form>
+  );
+}
+
+function DevelopmentForm({ providerId, callbackUrl }: { providerId: string; callbackUrl: string }) {
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const address = String(new FormData(event.currentTarget).get("email") ?? "");
+    void signIn(providerId, { email: address, callbackUrl });
+  }
+  return (
+    <form onSubmit={submit} className="space-y-3 rounded-md border border-dashed border-amber-500 p-4" aria-label="Development sign-in">
+      <p className="m-0 text-sm font-semibold text-amber-800 dark:text-amber-300">Development only</p>
+      <p className={mutedClass + " m-0"}>
+        Sign in as any address without an e-mail. This deployment is not running in production; a production server never offers this.
+      </p>
+      <label htmlFor="dev-email" className={labelClass}>
+        Address to sign in as
+      </label>
+      <input id="dev-email" name="email" type="email" required defaultValue="dev@example.com" className={inputClass} />
+      <button type="submit" className={buttonClass.secondary + " w-full"}>
+        Sign in as this address
+      </button>
+    </form>
+  );
+}

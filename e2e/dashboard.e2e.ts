@@ -1,0 +1,252 @@
+import { readFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type Browser, type BrowserContext, chromium, type Page } from "@playwright/test";
+import sharp from "sharp";
+import { decodeQr } from "../tests/support/images";
+import { expect, test } from "./support/fixtures";
+import { CHROMIUM } from "./support/chromium";
+import { baseUrl, capturePage, linkInMail, signInByMagicLink, watchConsole } from "./support/helpers";
+
+/** The flows build on each other: one person signs in once, subscribes, creates, then lapses. */
+test.describe.configure({ mode: "serial" });
+
+const OWNER = "owner@permalink.test";
+const TEAMMATE = "teammate@permalink.test";
+/** Headless Chromium says HeadlessChrome, which analytics rightly counts as a bot: the people here browse as desktop Chrome. */
+const USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+const DESTINATION = "http://menu.example.com/spring";
+
+let destinations: Server;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let consoleErrors: string[];
+let shortUrl: string;
+
+/**
+ * The destinations' web server: the browser resolves *.example.com to it (Chromium's host resolver
+ * rules), so following a short link ends on a real page that says where the browser arrived.
+ */
+async function startDestinations(): Promise<number> {
+  destinations = createServer((request, response) => {
+    response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+    response.end(`<!doctype html><html lang="en"><title>Destination</title><h1>Arrived at ${request.headers.host}${request.url}</h1></html>`);
+  });
+  await new Promise<void>((resolve) => destinations.listen(0, "127.0.0.1", resolve));
+  return (destinations.address() as AddressInfo).port;
+}
+
+test.beforeAll(async () => {
+  const port = await startDestinations();
+  browser = await chromium.launch({ ...CHROMIUM, args: [...CHROMIUM.args, `--host-resolver-rules=MAP *.example.com 127.0.0.1:${port}`] });
+  context = await browser.newContext({ baseURL: baseUrl(), userAgent: USER_AGENT });
+  page = await context.newPage();
+  consoleErrors = watchConsole(page);
+});
+
+test.afterAll(async () => {
+  await browser.close();
+  await new Promise((resolve) => destinations.close(resolve));
+});
+test.afterEach(() => expect(consoleErrors).toEqual([]));
+
+test("the landing page says what the product does and links to sign-in and the docs", async ({}, testInfo) => {
+  await page.goto("/");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Permanent short links and QR codes");
+  await expect(page.getByRole("link", { name: "Machine payments" })).toHaveAttribute("href", "/docs/payments");
+  await expect(page.getByRole("link", { name: "API reference" }).first()).toHaveAttribute("href", "/docs");
+  await capturePage(page, testInfo, "landing");
+  await page.goto("/signin");
+  await expect(page.getByText("Development only")).toHaveCount(0);
+  await capturePage(page, testInfo, "sign-in");
+});
+
+test("signs in with the magic link the SMTP server received", async ({}, testInfo) => {
+  await signInByMagicLink(page, OWNER);
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await expect(page.getByRole("heading", { name: "Links" })).toBeVisible();
+  await expect(page.getByText("This workspace has no subscription yet.")).toBeVisible();
+  await capturePage(page, testInfo, "links-empty");
+});
+
+test("subscribes through the local billing provider", async ({}, testInfo) => {
+  await page.goto("/dashboard/billing");
+  await expect(page.getByText("49.00 AUD a month")).toBeVisible();
+  await capturePage(page, testInfo, "billing-none");
+  await page.getByRole("button", { name: "Choose Unlimited monthly" }).click();
+  await expect(page.getByRole("heading", { name: "Subscribe to Unlimited" })).toBeVisible();
+  await page.getByRole("button", { name: "Complete purchase" }).click();
+  await expect(page.getByText("Purchase complete")).toBeVisible();
+  await page.goto("/dashboard/billing");
+  await expect(page.getByTestId("billing-status")).toHaveText(/^active/);
+  await expect(page.getByTestId("billing-plan")).toHaveText("Unlimited, billed by the month");
+  await capturePage(page, testInfo, "billing-active");
+});
+
+test("creates a link, shows the API's own error sentence inline, and the short URL redirects", async ({}, testInfo) => {
+  await page.goto("/dashboard");
+  await page.getByLabel("Destination", { exact: true }).fill("http://127.0.0.1/admin");
+  await page.getByRole("button", { name: "Create link" }).click();
+  await expect(page.locator("main").getByRole("alert")).toContainText("The destination points at a loopback address");
+
+  await page.getByLabel("Destination", { exact: true }).fill(DESTINATION);
+  await page.getByLabel("Custom slug (optional)").fill("spring-menu");
+  await page.getByRole("button", { name: "Create link" }).click();
+  const created = page.getByTestId("created-short-url");
+  await expect(created).toHaveText(`${baseUrl()}/spring-menu`);
+  shortUrl = (await created.textContent())!;
+  await expect(page.getByRole("row", { name: /spring-menu/ })).toContainText("Quarantine");
+
+  await page.getByLabel("Destination", { exact: true }).fill(DESTINATION);
+  await page.getByLabel("Custom slug (optional)").fill("spring-menu");
+  await page.getByRole("button", { name: "Create link" }).click();
+  await expect(page.locator("main").getByRole("alert")).toContainText("spring-menu");
+  await capturePage(page, testInfo, "links");
+
+  const redirect = await page.request.get(shortUrl, { maxRedirects: 0 });
+  expect([301, 302, 307, 308]).toContain(redirect.status());
+  expect(redirect.headers().location).toBe(DESTINATION);
+  await page.goto(shortUrl);
+  await expect(page).toHaveURL(DESTINATION);
+  await expect(page.getByRole("heading", { name: "Arrived at menu.example.com/spring" })).toBeVisible();
+});
+
+test("designs the QR code with a logo and downloads what the server draws, which scans as the short URL", async ({}, testInfo) => {
+  await page.goto("/dashboard");
+  await page.getByRole("link", { name: /\/spring-menu$/ }).click();
+  await expect(page.getByRole("heading", { name: "QR code" })).toBeVisible();
+  await expect(page.getByTestId("qr-preview")).toBeVisible();
+  const logo = await sharp({ create: { width: 96, height: 96, channels: 4, background: "#d62424" } }).png().toBuffer();
+  await page.getByLabel(/Upload a logo for this link/).setInputFiles({ name: "logo.png", mimeType: "image/png", buffer: logo });
+  await expect(page.getByRole("button", { name: "Remove this link's logo" })).toBeVisible();
+  await expect(page.getByLabel(/Logo in the centre/)).toBeChecked();
+  await expect(page.getByTestId("qr-preview").locator("image")).toHaveCount(1);
+  await page.getByLabel("Foreground colour").fill("#1a3d7c");
+  await page.getByLabel("Size (pixels)").fill("600");
+  await capturePage(page, testInfo, "link-qr");
+
+  for (const format of ["PNG", "SVG"]) {
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: `Download ${format}` }).click()]);
+    expect(download.suggestedFilename()).toMatch(new RegExp(`spring-menu.*\\.${format.toLowerCase()}$`));
+    const image = await readFile((await download.path())!);
+    const pixels = await sharp(image).metadata();
+    expect(pixels.width).toBe(600);
+    expect(await decodeQr(image)).toBe(`${shortUrl}?qr`);
+  }
+
+  await page.getByLabel("Background colour").fill("#203040");
+  await page.getByRole("button", { name: "Download PNG" }).click();
+  await expect(page.locator("main").getByRole("alert")).toContainText("many scanners cannot read an inverted code");
+  // The browser logs the refused download (400) it was asked to make; nothing else.
+  expect(consoleErrors).toEqual(["Failed to load resource: the server responded with a status of 400 (Bad Request)"]);
+  consoleErrors.length = 0;
+});
+
+test("repoints a link and archives another, which then shows under Archived", async () => {
+  await page.goto("/dashboard");
+  await page.getByLabel("Destination", { exact: true }).fill("https://flyer.example.com/2025");
+  await page.getByLabel("Custom slug (optional)").fill("old-flyer");
+  await page.getByRole("button", { name: "Create link" }).click();
+  // The API's own sentence, with what was typed still in the form.
+  await expect(page.locator("main").getByRole("alert")).toHaveText('The request body field "slug" is invalid: may use letters and digits except 0, O, 1, l and I, plus - and _.');
+  await expect(page.getByLabel("Destination", { exact: true })).toHaveValue("https://flyer.example.com/2025");
+  await page.getByLabel("Custom slug (optional)").fill("past-event");
+  await page.getByRole("button", { name: "Create link" }).click();
+  await expect(page.getByTestId("created-short-url")).toHaveText(`${baseUrl()}/past-event`);
+  await page.getByRole("row", { name: /past-event/ }).getByRole("link", { name: /past-event/ }).click();
+  await page.getByLabel("New destination").fill("https://flyer.example.com/2026");
+  await page.getByRole("button", { name: "Repoint", exact: true }).click();
+  await expect(page.getByText("Repointed to https://flyer.example.com/2026")).toBeVisible();
+  await expect(page.getByTestId("link-destination")).toHaveText("https://flyer.example.com/2026");
+  await page.getByRole("button", { name: "Archive this link" }).click();
+  await expect(page.getByText("Archived: the link keeps resolving")).toBeVisible();
+  await page.goto("/dashboard");
+  await expect(page.getByRole("row", { name: /past-event/ })).toHaveCount(0);
+  await page.getByRole("link", { name: "Archived" }).click();
+  await expect(page.getByRole("row", { name: /past-event/ })).toBeVisible();
+  const redirect = await page.request.get(`${baseUrl()}/past-event`, { maxRedirects: 0 });
+  expect(redirect.headers().location).toBe("https://flyer.example.com/2026");
+});
+
+test("searches and filters the links table", async () => {
+  await page.goto("/dashboard?q=spring");
+  await expect(page.getByRole("row", { name: /spring-menu/ })).toBeVisible();
+  await page.goto("/dashboard?q=nothing-like-this");
+  await expect(page.getByText("No link matches this search.")).toBeVisible();
+  await page.goto("/dashboard?status=active");
+  await expect(page.getByText("No link matches this search.")).toBeVisible();
+});
+
+test("claims the API key once, with a warning, and revokes it", async ({}, testInfo) => {
+  await page.goto("/dashboard/settings");
+  await page.getByRole("button", { name: "Create an API key" }).click();
+  await expect(page.getByText("Copy this key now: it is shown only once.")).toBeVisible();
+  const key = (await page.getByTestId("api-key-value").textContent())!;
+  expect(key).toMatch(/^plk_/);
+  const listed = await page.request.get("/api/links", { headers: { Authorization: `Bearer ${key}` } });
+  expect(listed.status()).toBe(200);
+  expect(((await listed.json()) as { links: { slug: string }[] }).links.map((link) => link.slug)).toContain("spring-menu");
+  await capturePage(page, testInfo, "api-key");
+  await page.reload();
+  await expect(page.getByTestId("api-key-value")).toHaveCount(0);
+  await page.getByRole("button", { name: "Revoke the API key" }).click();
+  await expect(page.getByText("The key was revoked")).toBeVisible();
+  expect((await page.request.get("/api/links", { headers: { Authorization: `Bearer ${key}` } })).status()).toBe(401);
+});
+
+test("creates a team workspace, renames it, and invites a member who accepts as the invited address", async ({}, testInfo) => {
+  await page.goto("/dashboard/settings");
+  await page.getByLabel("New workspace's name").fill("Acme Menus");
+  await page.getByRole("button", { name: "Create workspace" }).click();
+  await expect(page.getByRole("combobox", { name: "Workspace" })).toContainText("Acme Menus (owner)");
+  await page.getByLabel("Workspace name").fill("Acme Menus & Labels");
+  await page.getByRole("button", { name: "Rename" }).click();
+  await expect(page.getByText("Renamed to Acme Menus & Labels.")).toBeVisible();
+  await capturePage(page, testInfo, "settings-team");
+
+  await page.goto("/dashboard/members");
+  const since = Date.now();
+  await page.getByLabel("E-mail address").fill(TEAMMATE);
+  await page.getByLabel("Role", { exact: true }).selectOption("member");
+  await page.getByRole("button", { name: "Send invitation" }).click();
+  await expect(page.locator("main").getByRole("status")).toContainText(`Invitation sent to ${TEAMMATE}`);
+  await expect(page.getByRole("row", { name: new RegExp(TEAMMATE) })).toContainText("member");
+  await capturePage(page, testInfo, "members");
+  const invitation = await linkInMail(TEAMMATE, since, /(https?:\/\/\S+\/invite\/\S+)/);
+
+  const teammate = await browser.newContext({ baseURL: baseUrl(), userAgent: USER_AGENT });
+  const theirPage = await teammate.newPage();
+  const theirErrors = watchConsole(theirPage);
+  await theirPage.goto(invitation);
+  await expect(theirPage).toHaveURL(/\/signin\?callbackUrl=/);
+  await signInByMagicLink(theirPage, TEAMMATE, { alreadyOnSignIn: true });
+  await expect(theirPage.getByRole("heading", { name: "Join a workspace" })).toBeVisible();
+  await capturePage(theirPage, testInfo, "invitation");
+  await theirPage.getByRole("button", { name: "Accept the invitation" }).click();
+  await expect(theirPage).toHaveURL(/\/dashboard$/);
+  await expect(theirPage.getByRole("combobox", { name: "Workspace" })).toContainText("Acme Menus & Labels (member)");
+  expect(theirErrors).toEqual([]);
+  await teammate.close();
+
+  await page.reload();
+  await expect(page.getByRole("row", { name: new RegExp(TEAMMATE) })).toContainText("member");
+  await expect(page.getByText("No invitation is waiting.")).toBeVisible();
+  // Back to the personal workspace for the flows that follow.
+  await page.getByRole("combobox", { name: "Workspace" }).selectOption({ label: `${OWNER}'s workspace (personal)` });
+  await page.getByRole("button", { name: "Switch" }).click();
+  await expect(page.getByRole("row", { name: /spring-menu/ })).toBeVisible();
+});
+
+test("cancelling shows the read-only banner while the link keeps resolving", async ({}, testInfo) => {
+  await page.goto("/dashboard/billing");
+  await page.getByRole("button", { name: "Open the billing portal" }).click();
+  await page.getByRole("button", { name: "Cancel subscription" }).click();
+  await page.goto("/dashboard");
+  await expect(page.getByText("The subscription is canceled: the workspace is read-only.")).toBeVisible();
+  await expect(page.getByText("Creating links needs an active subscription")).toBeVisible();
+  await expect(page.getByRole("row", { name: /spring-menu/ })).toBeVisible();
+  await capturePage(page, testInfo, "links-read-only");
+  const redirect = await page.request.get(shortUrl, { maxRedirects: 0 });
+  expect(redirect.headers().location).toBe(DESTINATION);
+});

@@ -1,0 +1,93 @@
+import { appendFile, mkdir, readdir, readFile } from "node:fs/promises";
+import { gzipSync } from "node:zlib";
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type Page, type TestInfo } from "@playwright/test";
+
+export const baseUrl = () => process.env.E2E_BASE_URL!;
+
+type Mail = { to: string[]; subject: string; text: string };
+
+/** Waits for the newest message to `address` received by the suite's SMTP server after `since`, and returns its link matching `pattern`. */
+export async function linkInMail(address: string, since: number, pattern: RegExp): Promise<string> {
+  const mailbox = process.env.E2E_MAILBOX!;
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const files = (await readdir(mailbox)).filter((file) => Number(file.split("-")[0]) >= since).sort();
+    for (const file of files.reverse()) {
+      const mail = JSON.parse(await readFile(path.join(mailbox, file), "utf8")) as Mail;
+      const link = pattern.exec(mail.text)?.[1];
+      if (mail.to.includes(address) && link) return link;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`No message with a link like ${pattern} reached ${address}.`);
+}
+
+const MAGIC_LINK = /(https?:\/\/\S+\/api\/auth\/callback\/email\S+)/;
+
+/** Signs in through the e-mail form (here, or on the sign-in page the app sent the browser to) and the link the SMTP server received. */
+export async function signInByMagicLink(page: Page, address: string, options: { alreadyOnSignIn?: boolean } = {}): Promise<void> {
+  const since = Date.now();
+  if (!options.alreadyOnSignIn) await page.goto("/signin");
+  await page.getByLabel("E-mail address").fill(address);
+  await page.getByRole("button", { name: "E-mail me a sign-in link" }).click();
+  await expect(page.getByRole("heading", { name: "Check your e-mail" })).toBeVisible();
+  await page.goto(await linkInMail(address, since, MAGIC_LINK));
+  await expect(page).not.toHaveURL(/\/signin/);
+}
+
+/** No serious or critical violation from axe on the page as it is now. */
+export async function expectAccessible(page: Page): Promise<void> {
+  const results = await new AxeBuilder({ page }).analyze();
+  const blocking = results.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
+  expect(blocking.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(" ")).join(", ")})`)).toEqual([]);
+}
+
+/**
+ * Keeps a screenshot of the page at desktop width and at a 375-pixel phone width (test-results/e2e/screenshots),
+ * checks axe at both, and that the phone layout does not scroll sideways.
+ */
+export async function capturePage(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  const directory = path.join(testInfo.project.outputDir, "screenshots");
+  await expectJavaScriptWithinBudget(page, testInfo, name);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await expectAccessible(page);
+  await page.screenshot({ path: path.join(directory, `${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize({ width: 375, height: 740 });
+  await expectAccessible(page);
+  await page.screenshot({ path: path.join(directory, `${name}-phone.png`), fullPage: true });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow, `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(0);
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/** Fails the test on any console error or uncaught exception in the page. */
+export function watchConsole(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  page.on("pageerror", (error) => errors.push(error.message));
+  return errors;
+}
+
+/** The issue's budget: no page ships more than 250 kB of JavaScript, gzipped. */
+const JAVASCRIPT_BUDGET_BYTES = 250 * 1024;
+
+/**
+ * Every script the page loaded (Next's chunks, as the browser fetched them), gzipped and summed;
+ * appended to test-results/e2e/javascript-sizes.txt and held to the budget.
+ */
+async function expectJavaScriptWithinBudget(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  const urls = await page.evaluate(() =>
+    [...new Set([...document.querySelectorAll("script[src]")].map((script) => (script as HTMLScriptElement).src).concat(
+      performance.getEntriesByType("resource").filter((entry) => (entry as PerformanceResourceTiming).initiatorType === "script").map((entry) => entry.name),
+    ))],
+  );
+  let total = 0;
+  for (const url of urls) total += gzipSync(await (await page.request.get(url)).body()).length;
+  await mkdir(testInfo.project.outputDir, { recursive: true });
+  await appendFile(path.join(testInfo.project.outputDir, "javascript-sizes.txt"), `${name}\t${(total / 1024).toFixed(1)} kB gzipped\t${urls.length} scripts\n`);
+  expect(total, `${name} ships ${total} bytes of gzipped JavaScript`).toBeLessThanOrEqual(JAVASCRIPT_BUDGET_BYTES);
+}

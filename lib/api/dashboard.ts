@@ -1,0 +1,92 @@
+import { getToken } from "next-auth/jwt";
+import type { z } from "zod";
+import { cache } from "react";
+import { cookies } from "next/headers";
+import { redirect } from "next/navigation";
+import { validate } from "@/lib/http/body";
+import { config } from "@/lib/config";
+import { parseCookies } from "@/lib/http/cookies";
+import { DomainError, forbidden, unauthenticated } from "@/lib/http/errors";
+import type { RouteSpec } from "@/lib/http/operation";
+import { enforceWriteLimit } from "@/lib/http/write-limit";
+import { type DashboardUser, dashboardPrincipal, findDashboardUser } from "@/lib/workspaces/sign-in";
+import type { Principal } from "@/lib/workspaces/types";
+import { authOptions } from "./next-auth";
+
+/** The cookie naming the workspace the dashboard acts on; membership is checked on every request. */
+export const WORKSPACE_COOKIE = "workspace";
+
+export type DashboardContext = { user: DashboardUser; principal: Principal };
+
+/** The signed-in person and the principal they act as, for a page or server action; null when nobody is signed in. Once per request. */
+export const dashboardContext = cache(async (): Promise<DashboardContext | null> =>
+  contextFromCookies(Object.fromEntries((await cookies()).getAll().map((cookie) => [cookie.name, cookie.value]))),
+);
+
+/**
+ * The dashboard's session is next-auth's signed (and encrypted) JWT cookie, read here from the
+ * cookies alone (never an Authorization header); its subject is the user's id. The chosen
+ * workspace comes from its own cookie and counts only for a member.
+ */
+async function contextFromCookies(cookieJar: Record<string, string>): Promise<DashboardContext | null> {
+  const { secret } = authOptions();
+  const token = await getToken({ req: { cookies: cookieJar, headers: {} } as unknown as Parameters<typeof getToken>[0]["req"], secret });
+  const user = token?.sub ? await findDashboardUser(token.sub) : null;
+  if (!user) return null;
+  return { user, principal: await dashboardPrincipal(user, cookieJar[WORKSPACE_COOKIE]) };
+}
+
+/** For pages: the context, or off to sign-in and back. */
+export async function requireDashboard(returnTo: string): Promise<DashboardContext> {
+  const context = await dashboardContext();
+  if (!context) redirect(`/signin?callbackUrl=${encodeURIComponent(returnTo)}`);
+  return context;
+}
+
+type BodyOf<Spec> = Spec extends { body: infer Schema extends z.ZodType } ? z.output<Schema> : unknown;
+
+export type ActionResult<Value> = { ok: true; value: Value } | { ok: false; error: string };
+
+/**
+ * A dashboard action runs as the API route of the same operation does: the signed-in principal
+ * (the cookie session instead of a bearer token), the same write budget, the operation's own body
+ * schema and error sentences, then the same capability function. Server actions are POSTs that
+ * Next refuses from another origin, which is their cross-site request protection.
+ */
+export async function dashboardAction<const Spec extends Pick<RouteSpec, "write" | "body">, Value>(
+  spec: Spec,
+  input: unknown,
+  handler: (principal: Principal, body: BodyOf<Spec>) => Promise<Value>,
+): Promise<ActionResult<Value>> {
+  try {
+    const context = await dashboardContext();
+    if (!context) throw unauthenticated("Your session has ended; sign in again.");
+    if (spec.write) await enforceWriteLimit(context.principal.workspaceId);
+    const body = (spec.body ? validate(spec.body, input, "body") : input) as BodyOf<Spec>;
+    return { ok: true, value: await handler(context.principal, body) };
+  } catch (error) {
+    if (error instanceof DomainError) return { ok: false, error: error.message };
+    console.error("Unhandled dashboard error:", error instanceof Error ? error.stack : error);
+    return { ok: false, error: "Something went wrong on our side; nothing was changed. Please try again." };
+  }
+}
+
+/**
+ * The principal of a dashboard route (auth mode `dashboard`): the cookie session, 401 without one.
+ * A cookie travels with cross-site requests too, so anything but GET and HEAD must come from the
+ * app's own origin (the browser's Origin header, or Sec-Fetch-Site when it sends no Origin).
+ */
+export async function dashboardRoutePrincipal(request: Request): Promise<Principal> {
+  if (request.method !== "GET" && request.method !== "HEAD" && !sameOrigin(request)) {
+    throw forbidden("This request did not come from the dashboard's own pages.");
+  }
+  const context = await contextFromCookies(parseCookies(request.headers.get("cookie")));
+  if (!context) throw unauthenticated("Sign in to the dashboard first.");
+  return context.principal;
+}
+
+function sameOrigin(request: Request): boolean {
+  const origin = request.headers.get("origin");
+  if (origin) return origin === new URL(config().BASE_URL).origin;
+  return request.headers.get("sec-fetch-site") === "same-origin";
+}

@@ -1,0 +1,94 @@
+import NextAuth from "next-auth";
+import { MAX_FORM_BODY_BYTES, readTextBody } from "@/lib/http/body";
+import { parseCookies } from "@/lib/http/cookies";
+import { DomainError } from "@/lib/http/errors";
+import { internalError, json } from "@/lib/http/respond";
+import { authOptions } from "./next-auth";
+
+type Context = { params: Promise<{ nextauth?: string[] }> };
+
+/**
+ * next-auth's own browser protocol (sign-in, callbacks, the magic link, its CSRF token, sign-out),
+ * through next-auth's request-and-response handler given the request's parts. (Its App Router
+ * handler reads next/headers, which exists only inside Next's request scope; this one also answers
+ * the in-process suites.) The body is read with the service's own size bound, and a failure
+ * keeps the service's promise: JSON with an `error` sentence.
+ */
+export async function nextAuthRoute(request: Request, context: Context): Promise<Response> {
+  try {
+    const nextauth = (await context.params).nextauth ?? [];
+    const req = {
+      method: request.method,
+      query: { ...Object.fromEntries(new URL(request.url).searchParams), nextauth },
+      headers: Object.fromEntries(request.headers),
+      cookies: parseCookies(request.headers.get("cookie")),
+      body: request.method === "POST" ? await readBody(request) : undefined,
+    };
+    const res = new CollectedResponse();
+    await NextAuth(req as never, res as never, authOptions());
+    return await jsonFailures(res.toResponse());
+  } catch (error) {
+    if (error instanceof DomainError) return json({ error: error.message }, error.code === "too_large" ? 413 : 400);
+    return internalError(error);
+  }
+}
+
+/** JSON or a form, as next-auth's pages take them; anything else is no body. */
+async function readBody(request: Request): Promise<Record<string, unknown> | undefined> {
+  const type = request.headers.get("content-type") ?? "";
+  const text = await readTextBody(request, MAX_FORM_BODY_BYTES);
+  if (type.includes("application/x-www-form-urlencoded")) return Object.fromEntries(new URLSearchParams(text));
+  if (!type.includes("application/json")) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    throw new DomainError("invalid_request", "The sign-in request's body is not valid JSON.");
+  }
+}
+
+async function jsonFailures(response: Response): Promise<Response> {
+  if (response.status < 400 || response.headers.get("content-type")?.startsWith("application/json")) return response;
+  const text = (await response.text()).replace(/^Error: /, "").trim();
+  return json({ error: text || "This sign-in request cannot be answered." }, response.status);
+}
+
+/** The slice of a Node response next-auth's handler writes to: status, headers (Set-Cookie as a list), a body. */
+class CollectedResponse {
+  private statusCode = 200;
+  private readonly headers = new Map<string, string | string[]>();
+  private body: string | null = null;
+
+  status(code: number): this {
+    this.statusCode = code;
+    return this;
+  }
+
+  setHeader(name: string, value: string | string[]): this {
+    this.headers.set(name.toLowerCase(), value);
+    return this;
+  }
+
+  getHeader(name: string): string | string[] | undefined {
+    return this.headers.get(name.toLowerCase());
+  }
+
+  end(): void {}
+
+  json(value: unknown): void {
+    this.setHeader("Content-Type", "application/json");
+    this.body = JSON.stringify(value);
+  }
+
+  send(value: unknown): void {
+    if (typeof value === "string" || value === undefined || value === null) this.body = value ?? null;
+    else this.json(value);
+  }
+
+  toResponse(): Response {
+    const headers = new Headers();
+    for (const [name, value] of this.headers) for (const item of [value].flat()) headers.append(name, item);
+    const bodyless = this.statusCode === 204 || this.statusCode === 304 || (this.statusCode >= 300 && this.statusCode < 400);
+    return new Response(bodyless ? null : this.body, { status: this.statusCode, headers });
+  }
+}

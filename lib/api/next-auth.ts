@@ -1,0 +1,117 @@
+import type { NextAuthOptions } from "next-auth";
+import CredentialsProvider from "next-auth/providers/credentials";
+import EmailProvider from "next-auth/providers/email";
+import GitHubProvider from "next-auth/providers/github";
+import GoogleProvider from "next-auth/providers/google";
+import { normaliseEmail } from "@/lib/auth/email";
+import { config } from "@/lib/config";
+import { sendEmail, sender } from "@/lib/email";
+import { signInAdapter, signInAs } from "@/lib/workspaces/sign-in";
+
+/** How long a magic link works. */
+const MAGIC_LINK_MINUTES = 15;
+
+/** The development sign-in: one click as any address, never in production. */
+export const DEVELOPMENT_PROVIDER_ID = "development";
+
+export type SignInMethod = { id: string; name: string; kind: "email" | "oauth" | "development" };
+
+/** Which ways to sign in this deployment offers, from its configuration. */
+export function signInMethods(): SignInMethod[] {
+  const { GITHUB_CLIENT_ID, GITHUB_CLIENT_SECRET, GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET, NODE_ENV } = config();
+  return [
+    // Only through a real mail server: the development fallback (writing messages to the log) would log a sign-in link.
+    ...(config().SMTP_URL ? [{ id: "email", name: "E-mail", kind: "email" as const }] : []),
+    ...(GITHUB_CLIENT_ID && GITHUB_CLIENT_SECRET ? [{ id: "github", name: "GitHub", kind: "oauth" as const }] : []),
+    ...(GOOGLE_CLIENT_ID && GOOGLE_CLIENT_SECRET ? [{ id: "google", name: "Google", kind: "oauth" as const }] : []),
+    ...(NODE_ENV !== "production" ? [{ id: DEVELOPMENT_PROVIDER_ID, name: "Development sign-in", kind: "development" as const }] : []),
+  ];
+}
+
+/**
+ * next-auth for the dashboard. Every method ends as the same user: the built-in provider's
+ * (AUTH_ISSUER, normalised e-mail), with the personal workspace the API knows (lib/workspaces/sign-in.ts).
+ * OAuth providers count only with an address they vouch for (signIn below), which is why linking
+ * a provider account to the existing user of that address is safe.
+ */
+export function authOptions(): NextAuthOptions {
+  const settings = config();
+  // next-auth v4 builds its links from NEXTAUTH_URL: the app's public origin.
+  process.env.NEXTAUTH_URL ??= settings.BASE_URL;
+  const methods = new Set(signInMethods().map((method) => method.id));
+  return {
+    secret: settings.AUTH_SECRET,
+    adapter: signInAdapter(),
+    session: { strategy: "jwt" },
+    pages: { signIn: "/signin", verifyRequest: "/signin/check-email", error: "/signin" },
+    providers: [
+      ...(methods.has("email")
+        ? [
+            EmailProvider({
+              from: sender(),
+              maxAge: MAGIC_LINK_MINUTES * 60,
+              normalizeIdentifier: (identifier) => {
+                const email = normaliseEmail(identifier);
+                if (email === null) throw new Error("That is not an e-mail address.");
+                return email;
+              },
+              sendVerificationRequest: async ({ identifier, url }) => {
+                await sendEmail(magicLinkMessage(identifier, url));
+              },
+            }),
+          ]
+        : []),
+      ...(methods.has("github")
+        ? [GitHubProvider({ clientId: settings.GITHUB_CLIENT_ID!, clientSecret: settings.GITHUB_CLIENT_SECRET!, allowDangerousEmailAccountLinking: true })]
+        : []),
+      ...(methods.has("google")
+        ? [GoogleProvider({ clientId: settings.GOOGLE_CLIENT_ID!, clientSecret: settings.GOOGLE_CLIENT_SECRET!, allowDangerousEmailAccountLinking: true })]
+        : []),
+      ...(methods.has(DEVELOPMENT_PROVIDER_ID)
+        ? [
+            CredentialsProvider({
+              id: DEVELOPMENT_PROVIDER_ID,
+              name: "Development sign-in",
+              credentials: { email: { label: "E-mail address", type: "email" } },
+              authorize: async (credentials) => {
+                // Checked again per request: a production process never signs anyone in this way.
+                if (config().NODE_ENV === "production") return null;
+                const email = normaliseEmail(credentials?.email ?? "");
+                return email ? signInAs(email) : null;
+              },
+            }),
+          ]
+        : []),
+    ],
+    callbacks: {
+      signIn: async ({ account, profile }) => {
+        if (account?.provider === "google") return (profile as { email_verified?: boolean } | undefined)?.email_verified === true;
+        if (account?.provider === "github") return githubAddressVerified(account.access_token, profile?.email);
+        return true;
+      },
+      session: ({ session, token }) => ({ ...session, user: { ...session.user, id: token.sub } }),
+    },
+  };
+}
+
+/** GitHub's profile may carry an unverified address: only a verified one of the account signs in. */
+async function githubAddressVerified(accessToken: string | undefined, email: string | null | undefined): Promise<boolean> {
+  if (!accessToken || !email) return false;
+  const response = await fetch("https://api.github.com/user/emails", {
+    headers: { Authorization: `Bearer ${accessToken}`, "User-Agent": "permalink", Accept: "application/vnd.github+json" },
+  });
+  if (!response.ok) return false;
+  const addresses = (await response.json()) as { email: string; verified: boolean }[];
+  return addresses.some((address) => address.verified && normaliseEmail(address.email) === normaliseEmail(email));
+}
+
+function magicLinkMessage(to: string, url: string) {
+  const host = new URL(url).host;
+  const href = url.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
+  return {
+    to,
+    subject: `Sign in to Permalink (${host})`,
+    text: `Sign in to Permalink at ${host} with this link (it works once, for ${MAGIC_LINK_MINUTES} minutes):\n\n${url}\n\nIf you did not ask for it, ignore this message.\n`,
+    html: `<p>Sign in to Permalink at ${host}:</p><p><a href="${href}">Sign in</a></p><p>The link works once, for ${MAGIC_LINK_MINUTES} minutes. If you did not ask for it, ignore this message.</p>`,
+  };
+}

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { db } from "@/lib/db/client";
+import type { Prisma } from "@/lib/db/generated/client";
+import { DomainError } from "@/lib/http/errors";
+import { requirePermission } from "@/lib/workspaces/permissions";
+import type { Principal } from "@/lib/workspaces/types";
+import { shortUrl } from "./present";
+import { ABUSE, ACTIVE, asLinkStatus, type LinkStatus, QUARANTINE } from "./status";
+
+/** Rows per page of the dashboard's table; the cursor pages through any number of links. */
+export const BROWSE_PAGE_SIZE = 50;
+
+export const STATUS_FILTERS = { active: ACTIVE, quarantine: QUARANTINE, abuse: ABUSE } as const satisfies Record<string, LinkStatus>;
+
+/** What the dashboard's links table asks for: a search, filters, the archived view and a page. */
+export const browseLinksQuery = z.object({
+  q: z.string().trim().max(200, "must be at most 200 characters").optional().catch(undefined),
+  status: z.enum(["active", "quarantine", "abuse"]).optional().catch(undefined),
+  /** "default" for the default short host, else a custom domain's hostname. */
+  domain: z.string().max(253).optional().catch(undefined),
+  view: z.enum(["live", "archived"]).default("live").catch("live"),
+  cursor: z.string().max(200).optional(),
+});
+
+export type BrowseLinksQuery = z.infer<typeof browseLinksQuery>;
+
+export type BrowsedLink = {
+  id: string;
+  slug: string;
+  host: string | null;
+  shortUrl: string;
+  destination: string;
+  status: LinkStatus;
+  createdAt: Date;
+  archivedAt: Date | null;
+};
+
+/**
+ * The workspace's links, most recent first, searched by slug or destination (case-insensitive)
+ * and filtered by status, host and archived or not; keyset pagination on (created_at, id).
+ */
+export async function browseLinks(principal: Principal, query: BrowseLinksQuery): Promise<{ links: BrowsedLink[]; nextCursor: string | null }> {
+  requirePermission(principal, "links.read", "Your role in this workspace does not allow listing links.");
+  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const where: Prisma.LinkWhereInput = {
+    workspaceId: principal.workspaceId,
+    archivedAt: query.view === "archived" ? { not: null } : null,
+    ...(query.status && { status: STATUS_FILTERS[query.status] }),
+    ...(query.domain && { host: query.domain === "default" ? null : query.domain }),
+    ...(query.q && {
+      OR: [{ slug: { contains: query.q, mode: "insensitive" } }, { destination: { contains: query.q, mode: "insensitive" } }],
+    }),
+  };
+  const rows = await db().link.findMany({
+    where: after ? { AND: [where, { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }] } : where,
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: BROWSE_PAGE_SIZE + 1,
+    select: { id: true, slug: true, host: true, destination: true, status: true, createdAt: true, archivedAt: true },
+  });
+  const page = rows.slice(0, BROWSE_PAGE_SIZE);
+  const last = rows.length > BROWSE_PAGE_SIZE ? page.at(-1) : undefined;
+  return {
+    links: page.map((row) => ({ ...row, status: asLinkStatus(row.status), shortUrl: shortUrl(row) })),
+    nextCursor: last ? Buffer.from(`${last.createdAt.getTime()}:${last.id}`).toString("base64url") : null,
+  };
+}
+
+/** The hosts a workspace's links may live on, for the domain filter: the default short host and its custom domains. */
+export async function linkHosts(principal: Principal): Promise<string[]> {
+  const domains = await db().domain.findMany({ where: { workspaceId: principal.workspaceId }, orderBy: { hostname: "asc" }, select: { hostname: true } });
+  return domains.map((domain) => domain.hostname);
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const [time, id] = Buffer.from(cursor, "base64url").toString().split(":");
+  const createdAt = new Date(Number(time));
+  if (!id || Number.isNaN(createdAt.getTime())) throw new DomainError("invalid_request", "That page of links no longer exists; start again from the first page.");
+  return { createdAt, id };
+}
+
+/** The custom domains a new link may use: the workspace's verified ones. */
+export async function verifiedDomains(principal: Principal): Promise<{ id: string; hostname: string }[]> {
+  return db().domain.findMany({
+    where: { workspaceId: principal.workspaceId, verifiedAt: { not: null } },
+    orderBy: { hostname: "asc" },
+    select: { id: true, hostname: true },
+  });
+}
