@@ -68,11 +68,14 @@ export async function scansIn(workspaceId: string): Promise<number> {
   return Number(rows[0]!.scans);
 }
 
-/** The count once the app's scan buffer has flushed: unchanged over three reads half a second apart. */
+/**
+ * The count once the app's scan buffer has flushed: unchanged over ten reads half a second apart
+ * (a batch written under load can take seconds, so a shorter quiet spell would stop too early).
+ */
 export async function waitForScans(workspaceId: string): Promise<number> {
   let last = await scansIn(workspaceId);
   let unchanged = 0;
-  for (let attempt = 0; attempt < 120 && unchanged < 3; attempt++) {
+  for (let attempt = 0; attempt < 240 && unchanged < 10; attempt++) {
     await sleep(500);
     const now = await scansIn(workspaceId);
     unchanged = now === last ? unchanged + 1 : 0;

@@ -169,6 +169,21 @@ test("repoints a link and archives another, which then shows under Archived", as
   expect(redirect.headers().location).toBe("https://flyer.example.com/2026");
 });
 
+test("sees the visits in analytics, with a CSV of the same rows", async ({}, testInfo) => {
+  await page.goto("/dashboard/analytics?range=7d");
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByTestId("analytics-totals")).toContainText(/^[1-9]\d* scans/, { timeout: 1000 });
+  }).toPass({ timeout: 30_000 });
+  await expect(page.getByRole("region", { name: "QR code or link" })).toContainText("link");
+  await capturePage(page, testInfo, "analytics");
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download CSV" }).click()]);
+  const csv = await readFile((await download.path())!, "utf8");
+  expect(csv.split("\r\n")[0]).toBe("key,scans,uniques");
+  const scans = csv.split("\r\n").slice(1).filter(Boolean).reduce((sum, line) => sum + Number(line.split(",")[1]), 0);
+  expect(scans).toBeGreaterThan(0);
+});
+
 test("searches and filters the links table", async () => {
   await page.goto("/dashboard?q=spring");
   await expect(page.getByRole("row", { name: /spring-menu/ })).toBeVisible();

@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { scanBuffer } from "@/lib/analytics/scans";
 import { config } from "@/lib/config";
+import { startDomainCheckTimer } from "@/lib/domains/check-timer";
 import { refusingMalformedRequests } from "@/lib/http/malformed-request";
 import { log } from "@/lib/log";
 import { createFrontDoor } from "@/lib/resolution/node-door";
@@ -24,12 +25,14 @@ async function main(): Promise<void> {
   const server = createServer(refusingMalformedRequests(createFrontDoor(application.handle)));
   server.listen(PORT, () => log().info({ baseUrl: config().BASE_URL, shortBaseUrl: config().SHORT_BASE_URL, port: PORT }, "serving"));
   const recheck = startRecheckTimer();
+  const domainChecks = startDomainCheckTimer();
 
   let stopping = false;
   const shutdown = () => {
     if (stopping) return;
     stopping = true;
     recheck.stop();
+    domainChecks.stop();
     // Answer the requests in flight (their scans join the buffer), then write the buffer.
     const closed = new Promise((resolve) => server.close(resolve));
     server.closeIdleConnections();

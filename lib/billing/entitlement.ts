@@ -42,6 +42,23 @@ export async function requireEditEntitlement(workspaceId: string): Promise<void>
   if (!standing.active) throw subscriptionInactive(standing, "edit");
 }
 
+/** Adding a custom domain needs an active subscription (both plans include domains); a machine account has none. */
+export async function requireDomainEntitlement(workspaceId: string): Promise<void> {
+  const subject = await store.findBillingSubject(workspaceId);
+  const standing = subject.kind === "machine" ? null : standingNow(subject.account);
+  if (standing?.active) return;
+  const reason = subject.kind === "machine"
+    ? "A machine account has no subscription, and custom domains need one; sign in and use a workspace with a subscription."
+    : `Custom domains need an active subscription. Subscribe with POST /api/billing/checkout (${planSummary()}).`;
+  throw paymentRequiredError({
+    reason,
+    price: priceOf({ plan: DEFAULT_PLAN, interval: DEFAULT_INTERVAL }),
+    currency: CURRENCY,
+    pay: ["subscribe"],
+    docs: docsUrl("startCheckout"),
+  });
+}
+
 /**
  * Runs the commit of a create. On a capped plan it takes one unit of the cycle's allowance in
  * the same transaction: a commit that returns the workspace's existing link gives the unit back

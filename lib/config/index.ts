@@ -16,6 +16,19 @@ const positiveInt = z.coerce.number().int().positive();
 
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
 
+/** A comma-separated list of IP addresses of one family (several front ends may share the short host). */
+const addressList = (family: "v4" | "v6") =>
+  z
+    .string()
+    .transform((value) => value.split(",").map((entry) => entry.trim()).filter(Boolean))
+    .pipe(z.array(family === "v4" ? z.ipv4({ error: "must be IPv4 addresses, comma-separated" }) : z.ipv6({ error: "must be IPv6 addresses, comma-separated" })).min(1));
+
+/** Domain names of certificate authorities, comma-separated (CAA issuer names such as letsencrypt.org). */
+const issuerList = z
+  .string()
+  .transform((value) => value.split(",").map((entry) => entry.trim().toLowerCase()).filter(Boolean))
+  .pipe(z.array(z.string().regex(/^[a-z0-9.-]+$/, "must be CA domain names, comma-separated")).min(1));
+
 const stripePriceId = z.string().regex(/^price_\w+$/, "must be a Stripe price id (price_…)");
 
 const configSchema = z.object({
@@ -81,6 +94,15 @@ const configSchema = z.object({
   STRIPE_PRICE_STARTER_MONTH: stripePriceId.optional(),
   STRIPE_PRICE_UNLIMITED_MONTH: stripePriceId.optional(),
   STRIPE_PRICE_UNLIMITED_YEAR: stripePriceId.optional(),
+  SHORT_HOST_IPV4: addressList("v4").optional(),
+  SHORT_HOST_IPV6: addressList("v6").optional(),
+  TLS_PROVIDER: z.enum(["caddy", "vercel"]).optional(),
+  TLS_CAA_ISSUERS: issuerList.default(["letsencrypt.org"]),
+  VERCEL_TOKEN: z.string().min(1).optional(),
+  VERCEL_PROJECT_ID: z.string().min(1).optional(),
+  VERCEL_TEAM_ID: z.string().min(1).optional(),
+  VERCEL_API_BASE: httpUrl.default("https://api.vercel.com"),
+  DOMAIN_CHECK_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(300),
   SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s/]+/, "must be an smtp:// or smtps:// URL such as smtps://user:password@smtp.example.com:465").optional(),
   EMAIL_FROM: z.string().min(3).max(320).regex(/@/, "must be a sender address such as Permalink <no-reply@example.com>").optional(),
   INVITATION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(14),
@@ -102,8 +124,13 @@ const STRIPE_SETTINGS_REQUIRED = [
  * Without either, a production deployment has no billing provider (checkout answers 503).
  */
 const configWithBilling = configSchema
-  .transform((parsed) => ({ ...parsed, BILLING_PROVIDER: effectiveBillingProvider(parsed) }))
+  .transform((parsed) => ({ ...parsed, BILLING_PROVIDER: effectiveBillingProvider(parsed), TLS_PROVIDER: parsed.TLS_PROVIDER ?? (parsed.VERCEL_TOKEN ? "vercel" as const : "caddy" as const) }))
   .superRefine((parsed, context) => {
+    if (parsed.TLS_PROVIDER === "vercel") {
+      for (const variable of ["VERCEL_TOKEN", "VERCEL_PROJECT_ID"] as const) {
+        if (!parsed[variable]) context.addIssue({ code: "custom", path: [variable], message: "is required when TLS_PROVIDER is vercel" });
+      }
+    }
     if (parsed.BILLING_PROVIDER !== "stripe") return;
     if (!parsed.STRIPE_SECRET_KEY) {
       context.addIssue({ code: "custom", path: ["STRIPE_SECRET_KEY"], message: "is required when BILLING_PROVIDER is stripe" });
@@ -125,7 +152,7 @@ export class ConfigError extends Error {}
 
 const SECRET_VARIABLES = new Set([
   "AUTH_SECRET", "UPSTASH_REDIS_REST_TOKEN", "WEB_RISK_API_KEY", "OPERATOR_TOKEN", "CRON_SECRET", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET",
-  "MPP_SECRET_KEY", "GITHUB_CLIENT_SECRET", "GOOGLE_CLIENT_SECRET",
+  "MPP_SECRET_KEY", "VERCEL_TOKEN", "GITHUB_CLIENT_SECRET", "GOOGLE_CLIENT_SECRET",
 ]);
 
 /** Validates an environment; the first problem becomes one line naming the variable. A blank value counts as unset. */

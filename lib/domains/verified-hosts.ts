@@ -1,40 +1,66 @@
+import { LRUCache } from "lru-cache";
+import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
+import { onInvalidation } from "@/lib/links/invalidation";
 import { processSingleton } from "@/lib/process-singleton";
 
-const REFRESH_MS = 60_000;
+/** How long an answer is trusted without news from the invalidation bus (the bus normally makes changes visible at once). */
+const SERVED_TTL_MS = 10 * 60_000;
+const NOT_SERVED_TTL_MS = 60_000;
+/** Bounds memory against requests with made-up Host headers. */
+const MAX_HOSTS = 10_000;
 
-type VerifiedHosts = { hosts: Set<string>; loadedAt: number; loading: Promise<void> | null };
-const processHosts = processSingleton<VerifiedHosts>("verifiedHosts", () => ({ hosts: new Set(), loadedAt: 0, loading: null }));
-
-function state(): VerifiedHosts {
-  return processHosts.get();
-}
-
-async function load(current: VerifiedHosts): Promise<void> {
-  const rows = await db().domain.findMany({ where: { verifiedAt: { not: null } }, select: { hostname: true } });
-  current.hosts = new Set(rows.map((row) => row.hostname));
-  current.loadedAt = Date.now();
-}
+type Entry = { served: boolean; expiresAt: number };
+type HostLookup = { answers: LRUCache<string, Entry>; inFlight: Map<string, Promise<boolean | null>>; stopListening(): void };
 
 /**
- * Whether a request host is a verified custom domain. The set is cached and refreshed in the
- * background; until the first load completes the caller waits, and a failed refresh keeps the
- * last known set.
+ * One answer per host and process, dropped when the bus says the host's domain was verified or
+ * removed (on every instance, with Redis), so a lookup is one cache hit, or one indexed query on
+ * a miss, however many domains exist.
+ */
+const processLookup = processSingleton("verifiedHosts", (): HostLookup => {
+  const answers = new LRUCache<string, Entry>({ max: MAX_HOSTS });
+  const stopListening = onInvalidation((invalidation) => {
+    if (invalidation.kind === "domain") answers.delete(invalidation.hostname);
+    if (invalidation.kind === "everything") answers.clear();
+  });
+  return { answers, inFlight: new Map(), stopListening };
+});
+
+/**
+ * Whether short links are served on this host (a custom domain some workspace verified).
+ * Verification is never taken back, so a domain with links keeps resolving. When the database
+ * cannot answer and nothing is known about the host, the answer is true: the visit goes on to
+ * resolution, which serves cached links or says the service is unavailable, never a wrong 404.
  */
 export async function isVerifiedCustomDomain(hostname: string): Promise<boolean> {
-  const current = state();
-  if (Date.now() - current.loadedAt > REFRESH_MS && !current.loading) {
-    current.loading = load(current)
-      .catch(() => undefined)
-      .finally(() => {
-        current.loading = null;
-      });
-  }
-  if (current.loadedAt === 0 && current.loading) await current.loading;
-  return current.hosts.has(hostname);
+  return (await lookUpVerifiedHost(hostname)) ?? true;
 }
 
-/** Forget the cached set (a domain was verified or removed). */
+/** Whether a verified custom domain has this hostname; null when the database cannot say and nothing is cached. */
+export async function lookUpVerifiedHost(hostname: string): Promise<boolean | null> {
+  const lookup = processLookup.get();
+  const known = lookup.answers.get(hostname);
+  if (known && known.expiresAt > clock().now()) return known.served;
+  let pending = lookup.inFlight.get(hostname);
+  if (!pending) {
+    pending = ask(lookup, hostname, known).finally(() => lookup.inFlight.delete(hostname));
+    lookup.inFlight.set(hostname, pending);
+  }
+  return pending;
+}
+
+async function ask(lookup: HostLookup, hostname: string, stale: Entry | undefined): Promise<boolean | null> {
+  try {
+    const served = (await db().domain.findFirst({ where: { hostname, verifiedAt: { not: null } }, select: { id: true } })) !== null;
+    lookup.answers.set(hostname, { served, expiresAt: clock().now() + (served ? SERVED_TTL_MS : NOT_SERVED_TTL_MS) });
+    return served;
+  } catch {
+    return stale?.served ?? null;
+  }
+}
+
+/** Forget every answer (tests; the bus's "everything" does the same). */
 export function forgetVerifiedHosts(): void {
-  state().loadedAt = 0;
+  processLookup.peek()?.answers.clear();
 }

@@ -90,9 +90,11 @@ export async function findEditableLink(principal: Principal, id: string): Promis
   return link;
 }
 
+/** Another workspace's domain is as unknown as a made-up id (404); an unverified one of ours cannot carry links yet (409). */
 async function requireVerifiedDomain(workspaceId: string | null, domainId: string) {
-  const domain = workspaceId ? await store.findVerifiedDomain(workspaceId, domainId) : null;
-  if (!domain) throw new DomainError("invalid_request", "The domain_id does not name a verified custom domain of this workspace.");
+  const domain = workspaceId ? await store.findWorkspaceDomain(workspaceId, domainId) : null;
+  if (!domain) throw notFound("The domain_id names no custom domain of this workspace.");
+  if (!domain.verifiedAt) throw new DomainError("conflict", `${domain.hostname} is not verified yet, so no links can be created on it: create its DNS records and verify it (POST /api/domains/${domain.id}/verify).`);
   return domain;
 }
 

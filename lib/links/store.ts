@@ -86,9 +86,9 @@ export async function archiveLink(id: string): Promise<LinkRow> {
   return db().link.findUniqueOrThrow({ where: { id }, select: LINK_COLUMNS });
 }
 
-export async function findVerifiedDomain(workspaceId: string, domainId: string) {
+export async function findWorkspaceDomain(workspaceId: string, domainId: string) {
   return db().domain.findFirst({
-    where: { id: domainId, workspaceId, verifiedAt: { not: null } },
-    select: { id: true, hostname: true },
+    where: { id: domainId, workspaceId },
+    select: { id: true, hostname: true, verifiedAt: true },
   });
 }

@@ -15,6 +15,7 @@ import { z } from "zod";
 import * as abuse from "@/lib/abuse/operations";
 import * as analytics from "@/lib/analytics/operations";
 import * as billing from "@/lib/billing/operations";
+import * as domains from "@/lib/domains/operations";
 import { config } from "@/lib/config";
 import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
 import { type AuthMode, defineOperation, type HttpMethod, failure, type OperationSpec, RATE_LIMIT_HEADERS, type ResponseSpec } from "@/lib/http/operation";
@@ -66,6 +67,12 @@ export const OPERATIONS: readonly OperationSpec[] = [
   billing.receiveStripeWebhook,
   billing.describeAccount,
   workspaces.describeWorkspace,
+  domains.addDomain,
+  domains.listDomains,
+  domains.getDomain,
+  domains.verifyDomain,
+  domains.removeDomain,
+  domains.askTlsPermission,
   workspaces.createWorkspace,
   workspaces.renameWorkspace,
   members.listMembers,
@@ -78,6 +85,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
   abuse.listAbuseQueue,
   abuse.setLinkStatus,
   resolution.recheckLinks,
+  domains.checkDomains,
   mcp.callMcp,
   getOpenApiDocument,
 ];

@@ -44,7 +44,7 @@ function createRuntime(): Runtime {
   const stopListening = onInvalidation((invalidation) => {
     if (invalidation.kind === "link") {
       cache.delete(cacheKey(invalidation.host, invalidation.slug));
-    } else {
+    } else if (invalidation.kind === "everything") {
       cache.clear();
       forgetVerifiedHosts();
     }

@@ -1,7 +1,7 @@
 import { config } from "@/lib/config";
-import { isVerifiedCustomDomain } from "@/lib/domains/verified-hosts";
 import { processSingleton } from "@/lib/process-singleton";
 import { createDefaultChecker } from "./checkers";
+import { isServedCustomDomain } from "./served-hosts";
 import type { SafetyChecker } from "./checkers";
 
 /** The process's checker chain, built from configuration; shared by creation and resolution. */
@@ -13,7 +13,7 @@ const processChecker = processSingleton("safetyChecker", (): SafetyChecker => {
     webRiskApiKey: WEB_RISK_API_KEY,
     // Every host that answers short links: a destination on one of them would loop.
     ownHosts: [new URL(SHORT_BASE_URL).hostname, new URL(BASE_URL).hostname],
-    isServedHost: isVerifiedCustomDomain,
+    isServedHost: isServedCustomDomain,
   });
 });
 

@@ -187,6 +187,32 @@ const FIXTURES: Record<string, Fixture> = {
     status: 401,
   },
   "GET /api/cron/recheck": { request: () => ({ path: "/api/cron/recheck" }), status: 401 },
+  "POST /api/domains": { request: () => ({ path: "/api/domains", body: { hostname: `go-${++counter}-${process.pid}.matrix-added.com` } }), status: by(201, 201, 403, 403, 201) },
+  "GET /api/domains": {
+    request: async (target) => {
+      await target.domain();
+      return { path: "/api/domains" };
+    },
+    status: 200,
+    check: async (response, own) => {
+      const ids = response.body.domains.map((domain: { id: string }) => domain.id);
+      expect(ids.length).toBe(await db().domain.count({ where: { workspaceId: own.id } }));
+    },
+  },
+  "GET /api/domains/{id}": { request: async (target) => ({ path: `/api/domains/${await target.domain()}` }), status: 200, namesResource: true },
+  "POST /api/domains/{id}/verify": {
+    request: async (target) => ({ path: `/api/domains/${await target.domain()}/verify` }),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
+  "DELETE /api/domains/{id}": {
+    request: async (target) => ({ path: `/api/domains/${await target.freshDomain()}` }),
+    status: by(204, 204, 403, 403, 204),
+    namesResource: true,
+  },
+  // Public (Caddy asks without credentials): a name nobody verified gets 404 whoever asks.
+  "GET /api/domains/tls-ask": { request: () => ({ path: `/api/domains/tls-ask?domain=nobody-${++counter}.matrix-none.com` }), status: 404 },
+  "GET /api/cron/domains": { request: () => ({ path: "/api/cron/domains" }), status: 401 },
   "GET /api/openapi.json": { request: () => ({ path: "/api/openapi.json" }), status: 200 },
   "GET /api/analytics": {
     request: async (target) => ({ path: `/api/analytics?link_id=${await target.link()}&group_by=link` }),

@@ -119,7 +119,7 @@ describe("POST /api/links", () => {
     expect(response.body.status).toBe(1);
   });
 
-  it("creates on a verified custom domain of the workspace only", async () => {
+  it("creates on a verified custom domain of the workspace only (another's: 404, unverified: 409)", async () => {
     const user = await newUser();
     const verified = await db().domain.create({
       data: { id: newId("dom"), workspaceId: user.workspaceId, hostname: `go-${user.userId.toLowerCase()}.example.org`, verifiedAt: new Date() },
@@ -132,8 +132,8 @@ describe("POST /api/links", () => {
     expect(onDomain.status).toBe(201);
     expect(onDomain.body).toMatchObject({ host: verified.hostname, short_url: `https://${verified.hostname}/${slug}` });
     expect((await create(user, { destination: "https://example.com/", slug })).status).toBe(201);
-    expect((await create(user, { destination: "https://example.com/", domain_id: pending.id })).status).toBe(400);
-    expect((await create(await newUser(), { destination: "https://example.com/", domain_id: verified.id })).status).toBe(400);
+    expect((await create(user, { destination: "https://example.com/", domain_id: pending.id })).status).toBe(409);
+    expect((await create(await newUser(), { destination: "https://example.com/", domain_id: verified.id })).status).toBe(404);
   });
 
   it("lets a workspace member create links that belong to the workspace", async () => {

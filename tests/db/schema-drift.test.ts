@@ -19,7 +19,9 @@ beforeAll(async () => {
 afterAll(() => client.end());
 
 /** The PostgreSQL type a Prisma field must have, from its scalar type and native type attribute. */
-function expectedUdt(field: { kind: string; type: string; nativeType?: readonly unknown[] | null }): string {
+function expectedUdt(field: { kind: string; type: string; isList?: boolean; nativeType?: readonly unknown[] | null }): string {
+  // PostgreSQL names an array type after its element type with a leading underscore (text[] is _text).
+  if (field.isList) return `_${expectedUdt({ ...field, isList: false })}`;
   if (field.kind === "enum") return field.type;
   const native = field.nativeType?.[0];
   const byNative: Record<string, string> = { SmallInt: "int2", Timestamptz: "timestamptz", Text: "text", Uuid: "uuid", Date: "date" };

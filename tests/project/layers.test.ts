@@ -11,7 +11,7 @@ const FLOOR = ["clock", "config", "db", "email", "http", "log", "process-singlet
 const ROOF = ["api", "openapi", "mcp"];
 
 /** The capabilities from the top down, as the README draws them: each may import only those after it. */
-const CAPABILITIES = ["abuse", "qr", "logos", "payments", "resolution", "analytics", "links", "billing", "members", "workspaces", "auth", "safety", "domains"];
+const CAPABILITIES = ["abuse", "qr", "logos", "payments", "resolution", "analytics", "domains", "links", "billing", "members", "workspaces", "auth", "safety"];
 
 const LIB_FILES = sourceFiles("lib").filter((file) => !file.endsWith(".test.ts"));
 

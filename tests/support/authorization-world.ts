@@ -34,6 +34,10 @@ export interface Target {
   freshInvitation(): Promise<{ id: string; token: string }>;
   /** The short URL of link(). */
   shortUrl(): Promise<string>;
+  /** A verified custom domain of the workspace. */
+  domain(): Promise<string>;
+  /** A new, unverified custom domain without links, for requests that delete it. */
+  freshDomain(): Promise<string>;
 }
 
 const unique = () => randomBytes(6).toString("hex");
@@ -47,6 +51,7 @@ export class TeamWorkspace implements Target {
   readonly secrets = new Set<string>();
   private apiKey: string | undefined;
   private staticLink: { id: string; slug: string } | undefined;
+  private staticDomain: string | undefined;
 
   private constructor(
     readonly label: string,
@@ -158,6 +163,24 @@ export class TeamWorkspace implements Target {
     this.scans += count;
   }
 
+  async domain(): Promise<string> {
+    this.staticDomain ??= await this.insertDomain(true);
+    return this.staticDomain;
+  }
+
+  async freshDomain(): Promise<string> {
+    return this.insertDomain(false);
+  }
+
+  /** A domain row written directly (no DNS): its id, hostname and token are secrets of this workspace. */
+  private async insertDomain(verified: boolean): Promise<string> {
+    const id = newId("dom");
+    const hostname = `go-${unique()}.${this.label}-matrix.com`;
+    const domain = await db().domain.create({ data: { id, workspaceId: this.id, hostname, ...(verified && { verifiedAt: new Date(clock().now()) }) } });
+    for (const value of [id, hostname, domain.verificationToken]) this.secrets.add(value);
+    return id;
+  }
+
   /** Puts the workspace's default logo back (a request may have removed it). */
   async setWorkspaceLogo(): Promise<void> {
     const response = await call("PUT", "/api/workspaces/logo", {
@@ -198,6 +221,9 @@ export class Ghost implements Target {
   freshMember = async () => newId("mem");
   freshInvitation = async () => ({ id: newId("inv"), token: randomBytes(32).toString("base64url") });
   shortUrl = async () => `http://s.test.example/m${unique()}`;
+  private readonly domainId = newId("dom");
+  domain = async () => this.domainId;
+  freshDomain = async () => newId("dom");
 }
 
 export async function logoImage(): Promise<Buffer> {

@@ -1,0 +1,16 @@
+import { analyticsCsv, scanAnalytics } from "@/lib/analytics/service";
+import { getAnalytics } from "@/lib/analytics/operations";
+import { otherMethods } from "@/lib/api/methods";
+import { apiRoute } from "@/lib/api/route";
+import { json } from "@/lib/http/respond";
+
+/** GET /api/analytics for the signed-in dashboard (its CSV download): the same query, checks and rows. */
+export const GET = apiRoute({ ...getAnalytics, auth: "dashboard" }, async ({ principal, query }) => {
+  const report = await scanAnalytics(principal, query);
+  if (query.format === "json") return json(report);
+  return new Response(analyticsCsv(report), {
+    headers: { "Cache-Control": "no-store", "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="analytics-${report.group_by}.csv"` },
+  });
+});
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });

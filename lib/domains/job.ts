@@ -1,0 +1,50 @@
+import { randomUUID } from "node:crypto";
+import { clock } from "@/lib/clock";
+import { db } from "@/lib/db/client";
+import { checkDomain } from "./check";
+import * as store from "./store";
+
+const LEASE = "domain-checks";
+/** Longer than a run can take (each check is bounded by DNS and provider timeouts): a crashed holder's lease expires by itself. */
+const LEASE_MS = 10 * 60_000;
+/** Domains checked per run at most; the rest wait for the next run, most overdue first. */
+const BATCH = 100;
+
+export type DomainCheckTotals = { ran: boolean; checked: number; verified: number; failing: number };
+
+/**
+ * Checks the domains that are due, on one instance at a time: the run takes a lease row first,
+ * and a run that finds it held does nothing. Each check reschedules its domain (back-off).
+ */
+export async function runDomainChecks(): Promise<DomainCheckTotals> {
+  const holder = randomUUID();
+  if (!(await takeLease(holder))) return { ran: false, checked: 0, verified: 0, failing: 0 };
+  try {
+    const totals = { ran: true, checked: 0, verified: 0, failing: 0 };
+    for (const due of await store.dueDomains(new Date(clock().now()), BATCH)) {
+      const checked = await checkDomain(due);
+      totals.checked += 1;
+      if (!due.verifiedAt && checked.verifiedAt) totals.verified += 1;
+      if (checked.failedChecks > 0) totals.failing += 1;
+    }
+    return totals;
+  } finally {
+    await releaseLease(holder);
+  }
+}
+
+/** One conditional upsert: the lease is taken only when free or expired, so two instances never both hold it. */
+async function takeLease(holder: string): Promise<boolean> {
+  const now = new Date(clock().now());
+  const expiresAt = new Date(now.getTime() + LEASE_MS);
+  const taken = await db().$queryRaw<{ holder: string }[]>`
+    INSERT INTO "job_leases" ("name", "holder", "expires_at") VALUES (${LEASE}, ${holder}, ${expiresAt})
+    ON CONFLICT ("name") DO UPDATE SET "holder" = EXCLUDED."holder", "expires_at" = EXCLUDED."expires_at"
+    WHERE "job_leases"."expires_at" <= ${now}
+    RETURNING "holder"`;
+  return taken.length === 1;
+}
+
+async function releaseLease(holder: string): Promise<void> {
+  await db().jobLease.deleteMany({ where: { name: LEASE, holder } });
+}
