@@ -25,3 +25,23 @@ export function Table({ headings, rows }: { headings: string[]; rows: TableRow[]
     </table>
   );
 }
+
+/** The dashboard's framed, horizontally scrollable table; an empty heading names an actions column for screen readers only. */
+export function FramedTable({ headings, children }: { headings: string[]; children: ReactNode }) {
+  return (
+    <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
+      <table className="m-0 min-w-full text-sm">
+        <thead className="bg-zinc-50 dark:bg-zinc-900">
+          <tr>
+            {headings.map((heading) => (
+              <th key={heading || "actions"} scope="col">
+                {heading || <span className="sr-only">Actions</span>}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,3 +1,4 @@
+import { FramedTable } from "@/components/table";
 import { cardClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
 import { listMembers } from "@/lib/members/service";
@@ -29,19 +30,7 @@ export default async function MembersPage() {
         <h2 id="people-heading" className="text-lg">
           People
         </h2>
-        <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
-          <table className="m-0 min-w-full text-sm">
-            <thead className="bg-zinc-50 dark:bg-zinc-900">
-              <tr>
-                <th scope="col">E-mail</th>
-                <th scope="col">Role</th>
-                <th scope="col">Since</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
+        <FramedTable headings={["E-mail", "Role", "Since", ""]}>
               {people.map((member) => (
                 <tr key={member.id}>
                   <td className="break-all">
@@ -57,9 +46,7 @@ export default async function MembersPage() {
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-        </div>
+            </FramedTable>
       </section>
       <section aria-labelledby="invitations-heading">
         <h2 id="invitations-heading" className="text-lg">
@@ -68,19 +55,7 @@ export default async function MembersPage() {
         {invitations.length === 0 ? (
           <p className={mutedClass}>{manages ? "No invitation is waiting. Invite someone above: they get an e-mail with a link that works once." : "No invitation is waiting."}</p>
         ) : (
-          <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
-            <table className="m-0 min-w-full text-sm">
-              <thead className="bg-zinc-50 dark:bg-zinc-900">
-                <tr>
-                  <th scope="col">E-mail</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
+          <FramedTable headings={["E-mail", "Role", "Status", ""]}>
                 {invitations.map((invitation) => (
                   <tr key={invitation.id}>
                     <td className="break-all">{invitation.email}</td>
@@ -93,9 +68,7 @@ export default async function MembersPage() {
                     </td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
+              </FramedTable>
         )}
       </section>
       {me && (
