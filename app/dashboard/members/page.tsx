@@ -31,21 +31,21 @@ export default async function MembersPage() {
           People
         </h2>
         <FramedTable headings={["E-mail", "Role", "Since", ""]}>
-              {people.map((member) => (
-                <tr key={member.id}>
-                  <td className="break-all">
-                    {member.email ?? "—"}
-                    {member.id === user.userId && <span className={mutedClass}> (you)</span>}
-                  </td>
-                  <td>{member.role}</td>
-                  <td className="whitespace-nowrap">{dateFormat.format(member.created_at)}</td>
-                  <td>
-                    {manages && member.id !== user.userId && (member.role !== "owner" || managesOwners) && (
-                      <MemberActions id={member.id} email={member.email ?? member.id} role={member.role} managesOwners={managesOwners} kind="member" />
-                    )}
-                  </td>
-                </tr>
-              ))}
+          {people.map((member) => (
+            <tr key={member.id}>
+              <td className="break-all">
+                {member.email ?? "—"}
+                {member.id === user.userId && <span className={mutedClass}> (you)</span>}
+              </td>
+              <td>{member.role}</td>
+              <td className="whitespace-nowrap">{dateFormat.format(member.created_at)}</td>
+              <td>
+                {manages && member.id !== user.userId && (member.role !== "owner" || managesOwners) && (
+                  <MemberActions id={member.id} email={member.email ?? member.id} role={member.role} managesOwners={managesOwners} kind="member" />
+                )}
+              </td>
+            </tr>
+          ))}
             </FramedTable>
       </section>
       <section aria-labelledby="invitations-heading">
@@ -56,18 +56,18 @@ export default async function MembersPage() {
           <p className={mutedClass}>{manages ? "No invitation is waiting. Invite someone above: they get an e-mail with a link that works once." : "No invitation is waiting."}</p>
         ) : (
           <FramedTable headings={["E-mail", "Role", "Status", ""]}>
-                {invitations.map((invitation) => (
-                  <tr key={invitation.id}>
-                    <td className="break-all">{invitation.email}</td>
-                    <td>{invitation.role}</td>
-                    <td>{invitation.status === "expired" ? "expired: re-send it" : `invited ${dateFormat.format(invitation.created_at)}`}</td>
-                    <td>
-                      {manages && (invitation.role !== "owner" || managesOwners) && (
-                        <MemberActions id={invitation.id} email={invitation.email ?? invitation.id} role={invitation.role} managesOwners={managesOwners} kind="invitation" />
-                      )}
-                    </td>
-                  </tr>
-                ))}
+            {invitations.map((invitation) => (
+              <tr key={invitation.id}>
+                <td className="break-all">{invitation.email}</td>
+                <td>{invitation.role}</td>
+                <td>{invitation.status === "expired" ? "expired: re-send it" : `invited ${dateFormat.format(invitation.created_at)}`}</td>
+                <td>
+                  {manages && (invitation.role !== "owner" || managesOwners) && (
+                    <MemberActions id={invitation.id} email={invitation.email ?? invitation.id} role={invitation.role} managesOwners={managesOwners} kind="invitation" />
+                  )}
+                </td>
+              </tr>
+            ))}
               </FramedTable>
         )}
       </section>
