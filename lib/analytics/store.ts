@@ -2,9 +2,15 @@ import { db } from "@/lib/db/client";
 import { pool } from "@/lib/db/pool";
 import type { ScanRow } from "./enrich";
 
-/** Rollup grains, in minutes: quarter hours cut every time zone's days and hours exactly; UTC days make long ranges cheap. */
+/**
+ * Rollup grains, in minutes: quarter hours cut every time zone's days and hours exactly; UTC days
+ * and UTC months (0: a month has no fixed length) make long ranges cheap. The writer below adds to
+ * quarter hours and days; the database adds each day row's counts to its month (a trigger, in
+ * prisma/migrations/20261125300000_scan_rollup_months).
+ */
 export const QUARTER = 15;
 export const DAY = 1440;
+export const MONTH = 0;
 
 /** Rollup dimensions; 0 is every scan (and the bots, counted apart). */
 export const DIMENSIONS = { total: 0, country: 1, device: 2, browser: 3, os: 4, referrer: 5, source: 6 } as const;
