@@ -1,6 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
-import { DAY, MONTH, QUARTER, writeScanBatch } from "@/lib/analytics/store";
+import { startScanRetentionTimer } from "@/lib/analytics/retention-timer";
+import { DAY, MONTH, pruneScanData, QUARTER, writeScanBatch } from "@/lib/analytics/store";
+import { setClock } from "@/lib/clock";
+import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
 import { call, newUser, type TestUser } from "../support/api";
@@ -149,5 +152,99 @@ describe("rollups against the raw events", () => {
     expect(mismatched).toEqual([]);
     // Each person's scan counts once in each of the 7 dimensions, for its link and for the workspace.
     expect(months!.scans).toBe(scans.filter((scan) => !scan.bot).length * 7 * 2);
+  });
+});
+
+describe("retention", () => {
+  const DAY_MS = 86_400_000;
+  const NOW = Date.UTC(2026, 10, 20, 12);
+  const CRON_SECRET = "cron-secret-for-the-retention";
+
+  afterEach(() => {
+    vi.useRealTimers();
+    setClock(undefined);
+    delete process.env.CRON_SECRET;
+    delete process.env.SCAN_RETENTION_DAYS;
+    resetConfig();
+  });
+
+  /** `count` scans of the link `daysAgo` days before NOW, one visitor each. */
+  function scansAt(linkId: string, daysAgo: number, count: number): ScanRow[] {
+    return scansOf([linkId]).slice(0, count).map((scan, index) => ({ ...scan, occurredAt: new Date(NOW - daysAgo * DAY_MS + index * 1000), visitor: scan.bot ? null : index.toString(16).padStart(32, "0") }));
+  }
+
+  async function everyView(user: TestUser, linkId: string) {
+    const range = { start: "2026-06-01", end: "2026-11-20" };
+    return Promise.all([
+      report(user, { link_id: linkId, ...range, group_by: "day", timezone: "Australia/Adelaide" }),
+      report(user, { ...range, group_by: "country", timezone: "Asia/Kathmandu" }),
+      report(user, { ...range, group_by: "link" }),
+    ]);
+  }
+
+  it("deletes raw events past SCAN_RETENTION_DAYS through GET /api/cron/scan-retention, and analytics answers the same afterwards", async () => {
+    process.env.CRON_SECRET = CRON_SECRET;
+    process.env.SCAN_RETENTION_DAYS = "30";
+    resetConfig();
+    setClock({ now: () => NOW });
+    const user = await newUser("retention");
+    const linkId = await createLink(user, "https://example.com/kept");
+    const expired = [...scansAt(linkId, 120, 30), ...scansAt(linkId, 31, 20)];
+    const kept = [...scansAt(linkId, 29, 25), ...scansAt(linkId, 1, 10)];
+    await writeScanBatch("retention-old", expired);
+    await writeScanBatch("retention-new", kept);
+    const before = await everyView(user, linkId);
+    expect(before[0].total.scans).toBe([...expired, ...kept].filter((scan) => !scan.bot).length);
+
+    expect((await call("GET", "/api/cron/scan-retention")).status).toBe(401);
+    expect((await call("GET", "/api/cron/scan-retention", { token: "not-the-cron-secret-at-all" })).status).toBe(401);
+    const run = await call("GET", "/api/cron/scan-retention", { token: CRON_SECRET });
+    expect(run.status).toBe(200);
+    // The file's other tests wrote older scans too: they go in the same run.
+    expect(run.body).toEqual({ retention_days: 30, deleted_before: new Date(NOW - 30 * DAY_MS).toISOString(), events_deleted: expect.any(Number) });
+    expect(run.body.events_deleted).toBeGreaterThanOrEqual(expired.length);
+    expect(await db().scanEvent.count({ where: { occurredAt: { lt: new Date(NOW - 30 * DAY_MS) } } })).toBe(0);
+
+    const left = await db().scanEvent.findMany({ where: { linkId }, select: { occurredAt: true } });
+    expect(left).toHaveLength(kept.length);
+    expect(left.every((row) => row.occurredAt.getTime() >= NOW - 30 * DAY_MS)).toBe(true);
+    expect(await everyView(user, linkId)).toEqual(before);
+    // Visitor hashes and batch claims older than two days are gone as well.
+    expect(await db().scanVisitor.count({ where: { day: { lt: new Date(NOW - 2 * DAY_MS) } } })).toBe(0);
+
+    const again = await call("GET", "/api/cron/scan-retention", { token: CRON_SECRET });
+    expect(again.body.events_deleted).toBe(0);
+  });
+
+  it("never loses a count when it runs while batches of scans older than the cutoff are being written", async () => {
+    const user = await newUser("retention-race");
+    const linkId = await createLink(user, "https://example.com/raced");
+    const batches = Array.from({ length: 8 }, (_, index) => scansAt(linkId, 100 + index, 40));
+    await Promise.all([
+      ...batches.map((rows, index) => writeScanBatch(`race-${index}`, rows)),
+      ...Array.from({ length: 4 }, () => pruneScanData(90, NOW)),
+    ]);
+    await pruneScanData(90, NOW);
+    expect(await db().scanEvent.count({ where: { linkId } })).toBe(0);
+    const people = batches.flat().filter((scan) => !scan.bot).length;
+    const total = (await report(user, { link_id: linkId, start: "2026-07-01", end: "2026-08-31" })).total;
+    expect(total).toEqual({ scans: people, uniques: expect.any(Number), bots: batches.flat().length - people });
+  });
+
+  it("runs every hour on the self-hosted server", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    setClock({ now: () => NOW });
+    const user = await newUser("retention-timer");
+    const linkId = await createLink(user, "https://example.com/timed");
+    await writeScanBatch("timer-old", scansAt(linkId, 91, 5));
+    const timer = startScanRetentionTimer();
+    try {
+      await vi.advanceTimersByTimeAsync(59 * 60_000);
+      expect(await db().scanEvent.count({ where: { linkId } })).toBe(5);
+      await vi.advanceTimersByTimeAsync(60_000);
+      await expect.poll(() => db().scanEvent.count({ where: { linkId } })).toBe(0);
+    } finally {
+      timer.stop();
+    }
   });
 });
