@@ -1,17 +1,13 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { clock } from "@/lib/clock";
-import { config } from "@/lib/config";
 import { log } from "@/lib/log";
 import { processSingleton } from "@/lib/process-singleton";
 import { countryLookup } from "./countries";
 import { enrichScan, type ScanRow } from "./enrich";
 import { DEFAULT_LIMITS, ScanBuffer, type ScanBatch } from "./scan-buffer";
-import { pruneScanData, writeScanBatch } from "./store";
+import { writeScanBatch } from "./store";
 import type { CapturedScan } from "./types";
 
 const FLUSH_INTERVAL_MS = 1000;
-/** Each instance prunes at most this often; the deletes are idempotent, so several instances may. */
-const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
 /** Scans enriched between two turns of the event loop: a batch of distinct visitors takes ~25 ms to enrich, and visits wait meanwhile. */
 const ENRICH_SLICE = 500;
@@ -49,13 +45,7 @@ export function sameScan(last: CapturedScan, next: CapturedScan): boolean {
 
 const processBuffer = processSingleton("scanBuffer", () => {
   const buffer = new ScanBuffer<CapturedScan>(writeCaptured, (message, error) => log().error({ err: error }, message), DEFAULT_LIMITS, sameScan);
-  let lastPrune = 0;
-  buffer.startTimer(FLUSH_INTERVAL_MS, () => {
-    const now = clock().now();
-    if (now - lastPrune < PRUNE_INTERVAL_MS) return;
-    lastPrune = now;
-    pruneScanData(config().SCAN_RETENTION_DAYS, now).catch((error) => log().error({ err: error }, "pruning old scan events failed"));
-  });
+  buffer.startTimer(FLUSH_INTERVAL_MS);
   return buffer;
 });
 

@@ -2,9 +2,15 @@ import { db } from "@/lib/db/client";
 import { pool } from "@/lib/db/pool";
 import type { ScanRow } from "./enrich";
 
-/** Rollup grains, in minutes: quarter hours cut every time zone's days and hours exactly; UTC days make long ranges cheap. */
+/**
+ * Rollup grains, in minutes: quarter hours cut every time zone's days and hours exactly; UTC days
+ * and UTC months (0: a month has no fixed length) make long ranges cheap. The writer below adds to
+ * quarter hours and days; the database adds each day row's counts to its month (a trigger, in
+ * prisma/migrations/20261125300000_scan_rollup_months).
+ */
 export const QUARTER = 15;
 export const DAY = 1440;
+export const MONTH = 0;
 
 /** Rollup dimensions; 0 is every scan (and the bots, counted apart). */
 export const DIMENSIONS = { total: 0, country: 1, device: 2, browser: 3, os: 4, referrer: 5, source: 6 } as const;
@@ -113,27 +119,36 @@ const WRITE_SCAN_BATCH = `
   ON CONFLICT (workspace_id, grain, dimension, link_id, bucket, value) DO UPDATE
     SET scans = r.scans + excluded.scans, uniques = r.uniques + excluded.uniques, bots = r.bots + excluded.bots`;
 
+const DAY_MS = 86_400_000;
 /** Visitor sets outlive their day by two (a late batch still finds them); batch claims by as long. */
 const VISITOR_DAYS_KEPT = 2;
 const PRUNE_CHUNK = 10_000;
 
+export type PrunedScanData = { cutoff: Date; events: number };
+
 /**
- * Deletes raw events older than the retention (oldest first, in chunks: ids grow with time, so
- * the primary key finds them without an index on occurred_at), visitor sets and batch claims
- * past their use. The rollups are kept: they are what answers after the raw rows are gone.
+ * Deletes raw events older than the retention, then visitor sets and batch claims past their use.
+ * The rollups are kept: they answer for every day after its raw rows are gone.
+ *
+ * No count is lost: a raw row exists only once the statement that wrote it has committed, and that
+ * one statement (writeScanBatch above) also added the row to the rollups, so there is never a raw
+ * row still waiting to be rolled up. Each chunk is one statement, deleted whole or not at all; the
+ * chunks keep each transaction short, and a run cut off (a cron's time limit) leaves the rest for
+ * the next. The deletes are idempotent, so instances pruning at the same time only share the work.
+ * Instants are sent as ISO strings with their offset, never read in a session's zone.
  */
-export async function pruneScanData(retentionDays: number, now: number): Promise<{ events: number }> {
-  const cutoff = new Date(now - retentionDays * 86_400_000);
+export async function pruneScanData(retentionDays: number, now: number): Promise<PrunedScanData> {
+  const cutoff = new Date(now - retentionDays * DAY_MS);
   let events = 0;
   for (;;) {
     const deleted = await db().$executeRaw`
       DELETE FROM scan_events WHERE id IN (
-        SELECT id FROM scan_events WHERE occurred_at < ${cutoff} ORDER BY id LIMIT ${PRUNE_CHUNK})`;
+        SELECT id FROM scan_events WHERE occurred_at < ${cutoff.toISOString()}::timestamptz LIMIT ${PRUNE_CHUNK})`;
     events += deleted;
     if (deleted < PRUNE_CHUNK) break;
   }
-  const keptFrom = new Date(now - VISITOR_DAYS_KEPT * 86_400_000);
+  const keptFrom = new Date(now - VISITOR_DAYS_KEPT * DAY_MS).toISOString();
   await db().$executeRaw`DELETE FROM scan_visitors WHERE day < (${keptFrom}::timestamptz AT TIME ZONE 'UTC')::date`;
-  await db().$executeRaw`DELETE FROM scan_batches WHERE written_at < ${keptFrom}`;
-  return { events };
+  await db().$executeRaw`DELETE FROM scan_batches WHERE written_at < ${keptFrom}::timestamptz`;
+  return { cutoff, events };
 }
