@@ -15,11 +15,12 @@ import { boot } from "@/scripts/boot";
  * then GET /api/analytics's query (lib/analytics/query.ts, in-process) timed for a year grouped
  * by day in Australia/Adelaide, and by country, device and referrer. Target: under 100 ms each.
  *
- * Seeded as the writer stores them: quarter-hour and UTC-day rows per dimension value. Raw events
- * are not seeded: no query reads them, and a year-old raw row is long pruned (SCAN_RETENTION_DAYS).
- * Rows no timed query reads (the single link's workspace totals, the 1,000 links' own quarter
- * hours and dimensions) are not seeded either; the workspace's links get their day totals, which
- * group_by=link reads.
+ * Seeded as the writer stores them: quarter-hour and UTC-day rows per dimension value (the
+ * database's trigger adds the UTC-month rows). Raw events are not seeded: no query reads them, and a
+ * year-old raw row is long pruned (SCAN_RETENTION_DAYS). Rows no timed query reads (the single
+ * link's workspace totals, the 1,000 links' dimensions) are not seeded either; the workspace's
+ * links get their day totals, and their quarter-hour totals on the first and last day of the year
+ * (the days a year-long range cuts through), which group_by=link reads.
  */
 const SCANS_PER_YEAR = 5_000_000;
 const QUARTERS_PER_YEAR = 365 * 96;
@@ -113,7 +114,7 @@ async function adminQuery(url: string, sql: string): Promise<void> {
 /**
  * A workspace whose `links` links share a year of SCANS_PER_YEAR scans. Its totals ('' scope, or
  * the link's own rows when it has one link) get every quarter hour and UTC day, per dimension
- * value; with many links, each link gets its day totals.
+ * value; with many links, each link gets its day totals and its edge days' quarter hours.
  */
 async function seedWorkspace(client: pg.Client, links: number, yearStart: Date): Promise<{ workspaceId: string; linkIds: string[] }> {
   const workspaceId = newId("ws");
@@ -143,6 +144,16 @@ async function seedWorkspace(client: pg.Client, links: number, yearStart: Date):
        FROM scan_rollups d CROSS JOIN unnest($2::text[]) WITH ORDINALITY AS l(id, n)
        WHERE d.workspace_id = $1 AND d.link_id = '' AND d.grain = $3 AND d.dimension = 0`,
       [workspaceId, linkIds, DAY, links],
+    );
+    // The same split of each quarter hour on the year's first and last day; links with no scans in it get no row.
+    await client.query(
+      `INSERT INTO scan_rollups (workspace_id, grain, dimension, link_id, bucket, value, scans, uniques, bots)
+       SELECT $1, $3::smallint, 0::smallint, l.id, q.bucket, '', s.scans, s.scans * 7 / 10, 0
+       FROM scan_rollups q CROSS JOIN unnest($2::text[]) WITH ORDINALITY AS l(id, n)
+       CROSS JOIN LATERAL (SELECT q.scans / $4::int + (CASE WHEN l.n <= q.scans % $4::int THEN 1 ELSE 0 END) AS scans) s
+       WHERE q.workspace_id = $1 AND q.link_id = '' AND q.grain = $3 AND q.dimension = 0 AND s.scans > 0
+         AND (q.bucket < $5::timestamptz + interval '1 day' OR q.bucket >= $5::timestamptz + interval '364 days')`,
+      [workspaceId, linkIds, QUARTER, links, yearStart],
     );
   }
   console.log(`Seeded a year of ${SCANS_PER_YEAR.toLocaleString("en")} scans over ${links} link(s) in ${((Date.now() - started) / 1000).toFixed(0)} s.`);

@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
+import { startScanRetentionTimer } from "@/lib/analytics/retention-timer";
 import { scanBuffer } from "@/lib/analytics/scans";
 import { config } from "@/lib/config";
 import { startDomainCheckTimer } from "@/lib/domains/check-timer";
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
   server.listen(PORT, () => log().info({ baseUrl: config().BASE_URL, shortBaseUrl: config().SHORT_BASE_URL, port: PORT }, "serving"));
   const recheck = startRecheckTimer();
   const domainChecks = startDomainCheckTimer();
+  const scanRetention = startScanRetentionTimer();
 
   let stopping = false;
   const shutdown = () => {
@@ -33,6 +35,7 @@ async function main(): Promise<void> {
     stopping = true;
     recheck.stop();
     domainChecks.stop();
+    scanRetention.stop();
     // Answer the requests in flight (their scans join the buffer), then write the buffer.
     const closed = new Promise((resolve) => server.close(resolve));
     server.closeIdleConnections();

@@ -1,4 +1,6 @@
+import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { config } from "@/lib/config";
 import { agentFacts } from "./agents";
 import { countryFromEdge } from "./countries";
 import { enrichScan, referrerHost } from "./enrich";
@@ -56,6 +58,12 @@ describe("enrichScan", () => {
     expect(nextDay.visitor).not.toBe(first.visitor);
     expect(JSON.stringify(first)).not.toContain("81.2.69.142");
     expect(visitorHash("2026-11-20", "81.2.69.142", PHONE)).toBe(first.visitor);
+  });
+
+  it("keeps the visitor hash's definition, so instances on either side of a deploy count a visitor once", () => {
+    const dayKey = createHmac("sha256", config().AUTH_SECRET!).update("scan-visitor:2026-11-20").digest();
+    const expected = createHmac("sha256", dayKey).update(`81.2.69.142\n${PHONE}`).digest().subarray(0, 16).toString("hex");
+    expect(visitorHash("2026-11-20", "81.2.69.142", PHONE)).toBe(expected);
   });
 });
 

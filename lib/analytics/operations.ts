@@ -1,5 +1,5 @@
-import { defineOperation, failure } from "@/lib/http/operation";
-import { analyticsQuery, analyticsSchema } from "./schemas";
+import { defineOperation, failure, ok } from "@/lib/http/operation";
+import { analyticsQuery, analyticsSchema, scanRetentionRunSchema } from "./schemas";
 
 export const getAnalytics = defineOperation({
   method: "get",
@@ -16,4 +16,16 @@ export const getAnalytics = defineOperation({
     400: failure("The query string failed validation, the range is empty or too long, or the time zone is unknown."),
     404: failure("link_id names no link of this workspace."),
   },
+});
+
+export const pruneScanEvents = defineOperation({
+  method: "get",
+  path: "/api/cron/scan-retention",
+  auth: "cron",
+  operationId: "pruneScanEvents",
+  summary: "Delete raw scan events past their retention (cron)",
+  description:
+    "Deletes raw scan events older than SCAN_RETENTION_DAYS (default 90), and the per-day visitor hashes and batch claims older than two days. Every count survives in the rollups (quarter-hour, UTC-day and UTC-month buckets per country, device, browser, OS, referrer and source), written in the same statement as the raw rows, so analytics answers the same before and after. Safe to run any number of times and on several instances at once.",
+  tag: "Operations",
+  responses: { 200: ok("What this run deleted.", scanRetentionRunSchema) },
 });

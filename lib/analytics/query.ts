@@ -3,7 +3,7 @@ import { db, type DbClient } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
 import { DomainError } from "@/lib/http/errors";
 import { type AnalyticsReport, type AnalyticsRow, type GroupBy, isDateOnly } from "./schemas";
-import { DAY, DIMENSIONS, QUARTER } from "./store";
+import { DAY, DIMENSIONS, MONTH, QUARTER } from "./store";
 
 export type AnalyticsRequest = {
   workspaceId: string;
@@ -60,19 +60,20 @@ async function resolveRange(tx: DbClient, request: AnalyticsRequest): Promise<Ra
   const now = new Date(clock().now());
   const endExpression = request.end
     ? isDateOnly(request.end) ? Prisma.sql`(${request.end}::date + 1)::timestamptz` : Prisma.sql`${request.end}::timestamptz`
-    : Prisma.sql`(date_trunc('day', ${now}::timestamptz) + interval '1 day')`;
+    : Prisma.sql`(date_trunc('day', ${instant(now)}) + interval '1 day')`;
   const startExpression = request.start
     ? isDateOnly(request.start) ? Prisma.sql`${request.start}::date::timestamptz` : Prisma.sql`${request.start}::timestamptz`
     : Prisma.sql`(${endExpression} - ${DEFAULT_RANGE}::interval)`;
-  const [row] = await tx.$queryRaw<{ start: Date; end: Date; start_label: string; end_label: string }[]>`
+  const [row] = await tx.$queryRaw<{ start_ms: number; end_ms: number; start_label: string; end_label: string }[]>`
     WITH snapped AS (
       SELECT date_bin('15 minutes', ${startExpression}, ${QUARTER_ORIGIN}) AS s,
              date_bin('15 minutes', ${endExpression} + interval '15 minutes' - interval '1 microsecond', ${QUARTER_ORIGIN}) AS e
     )
-    SELECT s AS start, e AS end,
+    SELECT extract(epoch FROM s)::float8 * 1000 AS start_ms, extract(epoch FROM e)::float8 * 1000 AS end_ms,
       to_char(s, 'YYYY-MM-DD"T"HH24:MI:SSTZH:TZM') AS start_label, to_char(e, 'YYYY-MM-DD"T"HH24:MI:SSTZH:TZM') AS end_label
     FROM snapped`;
-  const { start, end } = row!;
+  const start = new Date(row!.start_ms);
+  const end = new Date(row!.end_ms);
   if (start >= end) throw new DomainError("invalid_request", "The range is empty: start must come before end.");
   const limit = request.groupBy === "hour" ? MAX_HOUR_RANGE_DAYS : MAX_RANGE_DAYS;
   if (end.getTime() - start.getTime() > limit * DAY_MS) {
@@ -97,8 +98,8 @@ async function timeSeries(tx: DbClient, request: AnalyticsRequest, range: Range)
   const label = request.groupBy === "day" ? "YYYY-MM-DD" : 'YYYY-MM-DD"T"HH24:MI:SSTZH:TZM';
   const rows = await tx.$queryRaw<CountRow[]>`
     WITH series AS (
-      SELECT b, greatest(b, ${range.start}::timestamptz) AS counted_from, least(b + ${step}::interval, ${range.end}::timestamptz) AS counted_to
-      FROM generate_series(date_trunc(${unit}, ${range.start}::timestamptz), ${range.end}::timestamptz - interval '1 microsecond', ${step}::interval) b
+      SELECT b, greatest(b, ${instant(range.start)}) AS counted_from, least(b + ${step}::interval, ${instant(range.end)}) AS counted_to
+      FROM generate_series(date_trunc(${unit}, ${instant(range.start)}), ${instant(range.end)} - interval '1 microsecond', ${step}::interval) b
     )
     SELECT to_char(series.b, ${label}) AS key, coalesce(counts.scans, 0)::bigint AS scans, coalesce(counts.uniques, 0)::bigint AS uniques
     FROM series CROSS JOIN LATERAL (
@@ -118,7 +119,7 @@ async function breakdown(tx: DbClient, request: AnalyticsRequest, range: Range):
   const keyColumn = request.groupBy === "link" ? Prisma.sql`link_id` : Prisma.sql`value`;
   const rows = await tx.$queryRaw<CountRow[]>`
     SELECT key, sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques
-    FROM (${rollupSlices(scopeOf(request), dimension, keyColumn, range)}) slices
+    FROM (${rollupSlices(Prisma.sql`${keyColumn} AS key, scans, uniques`, Prisma.sql`${scopeOf(request)} AND dimension = ${dimension}`, range)}) slices
     GROUP BY key
     HAVING sum(scans) > 0
     ORDER BY sum(scans) DESC, key`;
@@ -126,42 +127,70 @@ async function breakdown(tx: DbClient, request: AnalyticsRequest, range: Range):
 }
 
 /**
- * The workspace's links, each summed over its own slices (a lateral join per link): with the
- * link's id fixed, every slice stays a range scan of the primary key.
+ * The workspace's links: each slice is one range scan of scan_rollups_link_totals_idx (grain,
+ * bucket, then link), so a year reads its months and edge days for every link at once instead of
+ * one index probe per link and slice. The index is partial: the conditions on dimension and
+ * link_id are written out so the planner matches them.
  */
 async function byLink(tx: DbClient, request: AnalyticsRequest, range: Range): Promise<AnalyticsRow[]> {
-  const scope = Prisma.sql`workspace_id = ${request.workspaceId} AND link_id = l.id`;
+  const linkTotals = Prisma.sql`workspace_id = ${request.workspaceId} AND dimension = 0 AND link_id <> ''`;
   const rows = await tx.$queryRaw<CountRow[]>`
-    SELECT l.id AS key, sum(s.scans)::bigint AS scans, sum(s.uniques)::bigint AS uniques
-    FROM links l CROSS JOIN LATERAL (${rollupSlices(scope, DIMENSIONS.total, Prisma.sql`value`, range)}) s
-    WHERE l.workspace_id = ${request.workspaceId}
-    GROUP BY l.id
-    HAVING sum(s.scans) > 0
-    ORDER BY sum(s.scans) DESC, l.id`;
+    SELECT link_id AS key, sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques
+    FROM (${rollupSlices(Prisma.sql`link_id, scans, uniques`, linkTotals, range)}) slices
+    GROUP BY link_id
+    HAVING sum(scans) > 0
+    ORDER BY sum(scans) DESC, link_id`;
   return rows.map(toRow);
 }
 
 async function totalOf(tx: DbClient, request: AnalyticsRequest, range: Range): Promise<AnalyticsReport["total"]> {
   const [row] = await tx.$queryRaw<{ scans: bigint | null; uniques: bigint | null; bots: bigint | null }[]>`
     SELECT sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques, sum(bots)::bigint AS bots
-    FROM (${rollupSlices(scopeOf(request), DIMENSIONS.total, Prisma.sql`value`, range)}) slices`;
+    FROM (${rollupSlices(Prisma.sql`scans, uniques, bots`, Prisma.sql`${scopeOf(request)} AND dimension = ${DIMENSIONS.total}`, range)}) slices`;
   return { scans: Number(row?.scans ?? 0), uniques: Number(row?.uniques ?? 0), bots: Number(row?.bots ?? 0) };
 }
 
+/** One grain's buckets in [from, to). */
+export type RollupSlice = { grain: number; from: Date; to: Date };
+
 /**
- * The rollup rows covering [start, end) exactly with as few rows as possible: whole UTC days from
- * the day grain, the ragged edges (at most a day each side) from the quarter-hour grain. Three
- * range scans of the primary key.
+ * The rollup buckets covering [start, end) exactly with as few rows as possible: whole UTC months
+ * from the month grain, the whole UTC days around them from the day grain, the ragged edges (less
+ * than a day each side) from the quarter-hour grain. start and end are quarter hours, and every
+ * month and day starts on one, so the slices meet without gap or overlap; empty ones are left out.
  */
-function rollupSlices(scope: Prisma.Sql, dimension: number, keyColumn: Prisma.Sql, range: Range): Prisma.Sql {
-  const { start, end } = range;
-  let firstDay = new Date(Math.ceil(start.getTime() / DAY_MS) * DAY_MS);
-  let lastDay = new Date(Math.floor(end.getTime() / DAY_MS) * DAY_MS);
-  if (firstDay >= lastDay) firstDay = lastDay = end;
-  const slice = (grain: number, from: Date, to: Date) => Prisma.sql`
-    SELECT ${keyColumn} AS key, scans, uniques, bots FROM scan_rollups
-    WHERE ${scope} AND grain = ${grain} AND dimension = ${dimension} AND bucket >= ${from} AND bucket < ${to}`;
-  return Prisma.sql`${slice(DAY, firstDay, lastDay)} UNION ALL ${slice(QUARTER, start, firstDay)} UNION ALL ${slice(QUARTER, lastDay, end)}`;
+export function coveringSlices(start: Date, end: Date): RollupSlice[] {
+  const firstDay = new Date(Math.ceil(start.getTime() / DAY_MS) * DAY_MS);
+  const lastDay = new Date(Math.floor(end.getTime() / DAY_MS) * DAY_MS);
+  if (firstDay >= lastDay) return [{ grain: QUARTER, from: start, to: end }];
+  const firstMonth = monthStart(firstDay, firstDay.getUTCDate() === 1 ? 0 : 1);
+  const lastMonth = monthStart(lastDay, 0);
+  const days: RollupSlice[] = firstMonth < lastMonth
+    ? [{ grain: DAY, from: firstDay, to: firstMonth }, { grain: MONTH, from: firstMonth, to: lastMonth }, { grain: DAY, from: lastMonth, to: lastDay }]
+    : [{ grain: DAY, from: firstDay, to: lastDay }];
+  return [{ grain: QUARTER, from: start, to: firstDay }, ...days, { grain: QUARTER, from: lastDay, to: end }].filter((slice) => slice.from < slice.to);
+}
+
+/** The first instant of the UTC month `monthsLater` after the one holding `day`. */
+function monthStart(day: Date, monthsLater: number): Date {
+  return new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth() + monthsLater, 1));
+}
+
+/** The rows of `where` covering the range, one range scan of an index per slice. */
+function rollupSlices(columns: Prisma.Sql, where: Prisma.Sql, range: Range): Prisma.Sql {
+  const slices = coveringSlices(range.start, range.end).map(
+    (slice) => Prisma.sql`SELECT ${columns} FROM scan_rollups WHERE ${where} AND grain = ${slice.grain} AND bucket >= ${instant(slice.from)} AND bucket < ${instant(slice.to)}`,
+  );
+  return Prisma.join(slices, " UNION ALL ");
+}
+
+/**
+ * An instant as a parameter, with its offset written out: the client sends a Date as wall-clock
+ * time without one, which the session would read in the request's zone, not as UTC. (For the same
+ * reason instants come back from the session as epoch milliseconds, never as Dates.)
+ */
+function instant(date: Date): Prisma.Sql {
+  return Prisma.sql`${date.toISOString()}::timestamptz`;
 }
 
 function toRow(row: CountRow): AnalyticsRow {

@@ -1,16 +1,12 @@
-import { clock } from "@/lib/clock";
-import { config } from "@/lib/config";
 import { log } from "@/lib/log";
 import { processSingleton } from "@/lib/process-singleton";
 import { countryLookup } from "./countries";
 import { enrichScan } from "./enrich";
 import { ScanBuffer, type ScanBatch } from "./scan-buffer";
-import { pruneScanData, writeScanBatch } from "./store";
+import { writeScanBatch } from "./store";
 import type { CapturedScan } from "./types";
 
 const FLUSH_INTERVAL_MS = 1000;
-/** Each instance prunes at most this often; the deletes are idempotent, so several instances may. */
-const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
 /** Parsing, country lookup and hashing happen here, in the flush, never on the redirect path. */
 async function writeCaptured(batch: ScanBatch<CapturedScan>): Promise<void> {
@@ -20,13 +16,7 @@ async function writeCaptured(batch: ScanBatch<CapturedScan>): Promise<void> {
 
 const processBuffer = processSingleton("scanBuffer", () => {
   const buffer = new ScanBuffer<CapturedScan>(writeCaptured, (message, error) => log().error({ err: error }, message));
-  let lastPrune = 0;
-  buffer.startTimer(FLUSH_INTERVAL_MS, () => {
-    const now = clock().now();
-    if (now - lastPrune < PRUNE_INTERVAL_MS) return;
-    lastPrune = now;
-    pruneScanData(config().SCAN_RETENTION_DAYS, now).catch((error) => log().error({ err: error }, "pruning old scan events failed"));
-  });
+  buffer.startTimer(FLUSH_INTERVAL_MS);
   return buffer;
 });
 

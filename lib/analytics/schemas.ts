@@ -90,3 +90,13 @@ export const analyticsSchema = z
 
 export type AnalyticsRow = z.infer<typeof analyticsRowSchema>;
 export type AnalyticsReport = z.infer<typeof analyticsSchema>;
+
+export const scanRetentionRunSchema = z
+  .object({
+    retention_days: z.number().int().meta({ description: "SCAN_RETENTION_DAYS: how long raw scan events are kept" }),
+    deleted_before: z.string().meta({ description: "raw events that occurred before this instant were deleted (ISO 8601, UTC)" }),
+    events_deleted: z.number().int().min(0).meta({ description: "raw events this run deleted; their counts stay in the rollups" }),
+  })
+  .meta({ id: "ScanRetentionRun" });
+
+export type ScanRetentionRun = z.infer<typeof scanRetentionRunSchema>;

@@ -1,8 +1,11 @@
+import { clock } from "@/lib/clock";
+import { config } from "@/lib/config";
 import { getLink } from "@/lib/links/service";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { readAnalytics } from "./query";
-import type { AnalyticsQuery, AnalyticsReport } from "./schemas";
+import type { AnalyticsQuery, AnalyticsReport, ScanRetentionRun } from "./schemas";
+import { pruneScanData } from "./store";
 
 /**
  * Scan counts for one link of the caller's workspace, or for the whole workspace. Every role
@@ -30,4 +33,11 @@ export function analyticsCsv(report: AnalyticsReport): string {
 
 function csvField(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+/** Applies the retention now: Vercel Cron calls it through GET /api/cron/scan-retention, the self-hosted server on a timer. */
+export async function applyScanRetention(): Promise<ScanRetentionRun> {
+  const retentionDays = config().SCAN_RETENTION_DAYS;
+  const { cutoff, events } = await pruneScanData(retentionDays, clock().now());
+  return { retention_days: retentionDays, deleted_before: cutoff.toISOString(), events_deleted: events };
 }

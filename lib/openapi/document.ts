@@ -86,6 +86,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
   abuse.setLinkStatus,
   resolution.recheckLinks,
   domains.checkDomains,
+  analytics.pruneScanEvents,
   mcp.callMcp,
   getOpenApiDocument,
 ];

@@ -213,6 +213,7 @@ const FIXTURES: Record<string, Fixture> = {
   // Public (Caddy asks without credentials): a name nobody verified gets 404 whoever asks.
   "GET /api/domains/tls-ask": { request: () => ({ path: `/api/domains/tls-ask?domain=nobody-${++counter}.matrix-none.com` }), status: 404 },
   "GET /api/cron/domains": { request: () => ({ path: "/api/cron/domains" }), status: 401 },
+  "GET /api/cron/scan-retention": { request: () => ({ path: "/api/cron/scan-retention" }), status: 401 },
   "GET /api/openapi.json": { request: () => ({ path: "/api/openapi.json" }), status: 200 },
   "GET /api/analytics": {
     request: async (target) => ({ path: `/api/analytics?link_id=${await target.link()}&group_by=link` }),

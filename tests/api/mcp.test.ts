@@ -4,13 +4,15 @@ import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/config";
+import { randomString } from "@/lib/db/random";
 import { resetWriteLimiter } from "@/lib/http/write-limit";
 import { accountSchema } from "@/lib/billing/schemas";
+import { domainListSchema } from "@/lib/domains/schemas";
 import { createLinkBody, linkListSchema, linkSchema, listLinksQuery, paidLinkSchema } from "@/lib/links/schemas";
 import { AUTHENTICATE_MESSAGE, objectSchema } from "@/lib/mcp/tool";
 import { TOOLS } from "@/lib/mcp/tools";
 import { APP_ORIGIN, call, dispatch, joinWorkspace, newUser, type TestUser } from "../support/api";
-import { connectMcp, textOf } from "../support/mcp";
+import { accountToolCalls, connectMcp, textOf } from "../support/mcp";
 
 const appFetch: typeof fetch = (input, init) => dispatch(new Request(input, init));
 
@@ -18,6 +20,7 @@ const connect = (options: { token?: string; headers?: Record<string, string> } =
 
 let destinationCounter = 0;
 const freshDestination = () => `https://example.com/mcp/${++destinationCounter}`;
+const freshHostname = () => `go.mcp-${randomString("abcdefghijkmnpqrstuvwxyz23456789", 10)}.com`;
 
 async function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
@@ -45,7 +48,7 @@ describe("the MCP server's tools", () => {
     const { tools } = await anonymous.listTools();
     await anonymous.close();
 
-    expect(tools.map((tool) => tool.name)).toEqual(["create_link", "list_links", "get_link", "repoint_link", "archive_link", "get_qr", "get_analytics", "get_account", "buy_link"]);
+    expect(tools.map((tool) => tool.name)).toEqual(["create_link", "list_links", "get_link", "repoint_link", "archive_link", "get_qr", "get_analytics", "list_domains", "get_account", "buy_link"]);
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     expect(byName.create_link!.inputSchema).toEqual(objectSchema(createLinkBody, "input"));
     expect(byName.create_link!.inputSchema).toMatchObject({ type: "object", required: ["destination"], additionalProperties: false });
@@ -53,6 +56,8 @@ describe("the MCP server's tools", () => {
     expect(byName.list_links!.inputSchema).toEqual(objectSchema(listLinksQuery, "input"));
     expect(byName.list_links!.outputSchema).toEqual(objectSchema(linkListSchema, "output"));
     expect(byName.get_account!.outputSchema).toEqual(objectSchema(accountSchema, "output"));
+    expect(byName.list_domains!.inputSchema).toEqual({ type: "object", properties: {}, additionalProperties: false });
+    expect(byName.list_domains!.outputSchema).toEqual(objectSchema(domainListSchema, "output"));
     expect(byName.buy_link!.inputSchema).toEqual(objectSchema(createLinkBody, "input"));
     expect(byName.buy_link!.outputSchema).toEqual(objectSchema(paidLinkSchema, "output"));
     expect(byName.repoint_link!.inputSchema).toMatchObject({ required: ["id", "destination"] });
@@ -98,6 +103,21 @@ describe("the MCP server's tools", () => {
     expect(textOf(badZone)).toBe((await call("GET", "/api/analytics?timezone=Mars%2FOlympus", { token: owner.token })).body.error);
   });
 
+  it("lists the workspace's domains as GET /api/domains does, and another workspace's caller does not see them", async () => {
+    const team = await newUser("mcp-domains");
+    const added = await call("POST", "/api/domains", { token: team.token, body: { hostname: freshHostname() } });
+    expect(added.status).toBe(201);
+    const client = await connect({ token: team.token });
+    const listed = await callTool(client, "list_domains");
+    await client.close();
+
+    expect(listed.isError).toBeFalsy();
+    expect(listed.structuredContent).toEqual({ domains: [added.body] });
+    expect(listed.structuredContent).toEqual((await call("GET", "/api/domains", { token: team.token })).body);
+    const strangers = (await callTool(ownerClient, "list_domains")).structuredContent as { domains: { id: string }[] };
+    expect(strangers.domains.map((domain) => domain.id)).not.toContain(added.body.id);
+  });
+
   it("describes the account as GET /api/account does", async () => {
     const account = await callTool(ownerClient, "get_account");
     expect(account.structuredContent).toEqual((await call("GET", "/api/account", { token: owner.token })).body);
@@ -116,24 +136,28 @@ describe("the MCP server's tools", () => {
     expect(textOf(unknownField)).toBe((await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/x", colour: "red" } })).body.error);
   });
 
-  it("gives another workspace's link ids the same not-found answer as the HTTP API, through every tool", async () => {
+  it("gives another workspace's link and domain ids the same not-found answer as the HTTP API, through every tool", async () => {
     const stranger = await newUser("mcp-stranger");
-    const theirs = (await call("POST", "/api/links", { token: stranger.token, body: { destination: freshDestination() } })).body;
-    const notFound = (await call("GET", `/api/links/${theirs.id}`, { token: owner.token })).body.error;
-    expect(notFound).toMatch(/No link with this id/);
+    const theirLink = (await call("POST", "/api/links", { token: stranger.token, body: { destination: freshDestination() } })).body;
+    const theirs = {
+      link: theirLink.id as string,
+      domain: (await call("POST", "/api/domains", { token: stranger.token, body: { hostname: freshHostname() } })).body.id,
+    };
+    const notFound = {
+      link: (await call("GET", `/api/links/${theirs.link}`, { token: owner.token })).body.error,
+      domain: (await call("POST", "/api/links", { token: owner.token, body: { destination: freshDestination(), domain_id: theirs.domain } })).body.error,
+    };
+    expect(notFound.link).toMatch(/No link with this id/);
+    expect(notFound.domain).toMatch(/domain/);
 
-    for (const [name, args] of [
-      ["get_link", { id: theirs.id }],
-      ["repoint_link", { id: theirs.id, destination: freshDestination() }],
-      ["archive_link", { id: theirs.id }],
-      ["get_qr", { id: theirs.id }],
-      ["get_analytics", { link_id: theirs.id }],
-    ] as const) {
+    const naming = accountToolCalls(theirs, freshDestination).filter((entry) => entry.names !== null);
+    expect(naming.map((entry) => entry.name)).toEqual(["create_link", "get_link", "repoint_link", "archive_link", "get_qr", "get_analytics"]);
+    for (const { name, args, names } of naming) {
       const result = await callTool(ownerClient, name, args);
       expect(result.isError, name).toBe(true);
-      expect(textOf(result), name).toBe(notFound);
+      expect(textOf(result), name).toBe(notFound[names!]);
     }
-    expect((await call("GET", `/api/links/${theirs.id}`, { token: stranger.token })).body.destination).toBe(theirs.destination);
+    expect((await call("GET", `/api/links/${theirs.link}`, { token: stranger.token })).body).toMatchObject({ destination: theirLink.destination, archived_at: null });
   });
 
   it("holds a link id to the shape a path would, with the HTTP API's answer", async () => {
@@ -160,21 +184,21 @@ describe("the MCP server's tools", () => {
     expect(JSON.parse((tool.content[1] as { text: string }).text)).toEqual(http.body);
   });
 
-  it("refuses a viewer's create with the HTTP API's 403 sentence, and lets the viewer read", async () => {
+  it("refuses a viewer's create with the HTTP API's 403 sentence, and lets the viewer read links, analytics, domains and the account", async () => {
     const viewer = await newUser("mcp-viewer");
     const caller = await joinWorkspace(viewer, owner.workspaceId, "viewer");
     const client = await connect(caller);
     const body = { destination: freshDestination() };
 
     const tool = await callTool(client, "create_link", body);
-    const listed = await callTool(client, "list_links");
+    const reads = await Promise.all(["list_links", "get_analytics", "list_domains", "get_account"].map((name) => callTool(client, name)));
     await client.close();
     const http = await call("POST", "/api/links", { ...caller, body });
 
     expect(http.status).toBe(403);
     expect(tool.isError).toBe(true);
     expect(textOf(tool)).toBe(http.body.error);
-    expect(listed.isError).toBeFalsy();
+    for (const read of reads) expect(read.isError ?? false, textOf(read)).toBe(false);
   });
 
   it("acts on the workspace X-Workspace-Id selects, as the HTTP API does", async () => {
@@ -193,16 +217,9 @@ describe("the MCP server's tools", () => {
 describe("authentication of the MCP endpoint", () => {
   it("lets a caller without credentials connect and list the tools; every tool but buy_link says how to authenticate", async () => {
     const anonymous = await connect();
-    for (const [name, args] of [
-      ["create_link", { destination: freshDestination() }],
-      ["list_links", {}],
-      ["get_link", { id: "lnk_x" }],
-      ["repoint_link", { id: "lnk_x", destination: freshDestination() }],
-      ["archive_link", { id: "lnk_x" }],
-      ["get_qr", { id: "lnk_x" }],
-      ["get_analytics", {}],
-      ["get_account", {}],
-    ] as const) {
+    const calls = accountToolCalls({ link: "lnk_x", domain: "dom_x" }, freshDestination);
+    expect([...calls.map((entry) => entry.name), "buy_link"].sort()).toEqual(TOOLS.map((tool) => tool.name).sort());
+    for (const { name, args } of calls) {
       const result = await callTool(anonymous, name, args);
       expect(result.isError, name).toBe(true);
       expect(textOf(result), name).toBe(AUTHENTICATE_MESSAGE);

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { HTTP_METHODS, type OperationSpec, type RouteSpec } from "@/lib/http/operation";
 import { openApiDocument, OPERATIONS } from "@/lib/openapi/document";
@@ -80,5 +81,11 @@ describe("routes and the OpenAPI document", () => {
     expect(new Set(declared).size).toBe(declared.length);
     expect(declared).toEqual(served);
     expect(documented).toEqual(served);
+  });
+
+  it("schedules every cron operation in vercel.json, and nothing else", () => {
+    const scheduled = (JSON.parse(readFileSync("vercel.json", "utf8")) as { crons: { path: string }[] }).crons.map((cron) => cron.path).sort();
+    const cronOperations = OPERATIONS.filter((operation) => operation.auth === "cron").map((operation) => operation.path).sort();
+    expect(scheduled).toEqual(cronOperations);
   });
 });

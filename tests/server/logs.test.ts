@@ -7,6 +7,7 @@ import { startApp, type RunningApp } from "@/scripts/app-process";
 import { newUser } from "../support/api";
 import { startFacilitator, type RunningFacilitator } from "../support/payments/facilitator";
 import { Eip3009Ledger } from "../support/payments/ledger";
+import { startSmtpServer, type TestSmtpServer } from "../support/smtp-server";
 import { startStripeStandIn, type StripeStandIn } from "../support/stripe-stand-in";
 
 /**
@@ -27,18 +28,22 @@ const SETTINGS = {
 let app: RunningApp;
 let facilitator: RunningFacilitator;
 let stripe: StripeStandIn;
+let smtp: TestSmtpServer;
+const SMTP_PASSWORD = "smtp-password-that-must-never-be-logged";
 const ledger = new Eip3009Ledger(TOKEN, privateKeyToAccount(generatePrivateKey()).address);
 /** Every secret a request carried or an answer revealed, by what it is. */
-const secrets: Record<string, string> = { ...SETTINGS, AUTH_SECRET: process.env.AUTH_SECRET! };
+const secrets: Record<string, string> = { ...SETTINGS, AUTH_SECRET: process.env.AUTH_SECRET!, SMTP_PASSWORD };
 
 beforeAll(async () => {
-  [facilitator, stripe] = await Promise.all([startFacilitator(NETWORK, ledger), startStripeStandIn()]);
+  [facilitator, stripe, smtp] = await Promise.all([startFacilitator(NETWORK, ledger), startStripeStandIn(), startSmtpServer({ user: "mailer", pass: SMTP_PASSWORD })]);
   app = await startApp("front", {
     DATABASE_URL: process.env.DATABASE_URL,
     AUTH_SECRET: process.env.AUTH_SECRET,
     DNS_RESOLVER: process.env.DNS_RESOLVER,
     RECHECK_INTERVAL_SECONDS: "0",
     LOG_LEVEL: "trace",
+    SMTP_URL: smtp.url,
+    EMAIL_FROM: "Permalink <links@example.com>",
     ...SETTINGS,
     PAYMENT_NETWORK: NETWORK,
     PAYMENT_ASSET: TOKEN.address,
@@ -52,7 +57,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  await Promise.all([app?.stop(), facilitator?.close(), stripe?.close()]);
+  await Promise.all([app?.stop(), facilitator?.close(), stripe?.close(), smtp?.close()]);
 });
 
 function send(method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<Response> {
@@ -112,6 +117,9 @@ describe("the logs of a server that handled secrets", () => {
     expect((await send("GET", "/api/operator/abuse-reports", bearer(SETTINGS.OPERATOR_TOKEN))).status).toBe(200);
     expect((await send("GET", "/api/cron/recheck", bearer(SETTINGS.CRON_SECRET))).status).toBe(200);
 
+    await inviteAndAccept(user.token);
+    await signInByMagicLink("magic@example.com");
+
     expect(await app.stop()).toBe(0);
     lines = app.output().split("\n").filter((line) => line.trim() !== "");
   }, 120_000);
@@ -144,6 +152,52 @@ describe("the logs of a server that handled secrets", () => {
     expect(warning).toMatchObject({ level: "warn", route: "/api/billing/webhook", method: "POST", reqId: expect.any(String) });
   });
 });
+
+/** An invitation by e-mail, accepted: its token travels in the mail and in the accepting request's path. */
+async function inviteAndAccept(inviterToken: string) {
+  const invitee = await newUser("logs-invitee");
+  const invited = await send("POST", "/api/members", bearer(inviterToken), { email: invitee.email, role: "member" });
+  expect(invited.status).toBe(201);
+  const mail = await smtp.messageTo(invitee.email);
+  const token = (secrets.invitationToken = found(mail.mail.text, /\/invite\/([\w-]+)/));
+  expect((await send("POST", `/api/invitations/${token}/accept`, bearer(invitee.token))).status).toBe(200);
+}
+
+/** next-auth's magic-link sign-in as a browser runs it: CSRF token, the link from the mail, the session cookie. */
+async function signInByMagicLink(email: string) {
+  const csrf = await fetch(`${app.url}/api/auth/csrf`);
+  const csrfCookie = cookiePairs(csrf);
+  const { csrfToken } = await csrf.json();
+  secrets.csrfToken = csrfToken;
+  const asked = await fetch(`${app.url}/api/auth/signin/email`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
+    body: new URLSearchParams({ email, csrfToken, callbackUrl: `${app.url}/dashboard`, json: "true" }),
+  });
+  expect(asked.status).toBe(200);
+
+  const link = new URL(found((await smtp.messageTo(email)).mail.text, /(https?:\/\/\S+)/));
+  secrets.magicLinkToken = link.searchParams.get("token")!;
+  const callback = await fetch(`${app.url}${link.pathname}${link.search}`, { headers: { cookie: csrfCookie }, redirect: "manual" });
+  expect(callback.status).toBe(302);
+  const session = cookiePairs(callback);
+  secrets.sessionCookie = found(session, /next-auth\.session-token=([^;]+)/);
+
+  const dashboard = await fetch(`${app.url}/dashboard`, { headers: { cookie: `${csrfCookie}; ${session}` }, redirect: "manual" });
+  expect(dashboard.status).toBe(200);
+}
+
+/** The first group `pattern` captures in `text`; the test fails when there is none. */
+function found(text: string | undefined, pattern: RegExp): string {
+  const match = text?.match(pattern)?.[1];
+  expect(match, `${pattern} in ${text}`).toBeDefined();
+  return match!;
+}
+
+/** The name=value pairs a response sets, as one Cookie header. */
+function cookiePairs(response: Response): string {
+  return response.headers.getSetCookie().map((cookie) => cookie.split(";")[0]).join("; ");
+}
 
 /** The parts of a secret that identify it on their own: a JWT's segments, a key's random body, a credential's long runs. */
 function distinctiveParts(secret: string): string[] {

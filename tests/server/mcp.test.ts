@@ -7,12 +7,17 @@ import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { analyticsQuery, analyticsSchema } from "@/lib/analytics/schemas";
 import { accountSchema } from "@/lib/billing/schemas";
+import { randomString } from "@/lib/db/random";
+import { domainListSchema } from "@/lib/domains/schemas";
 import { createLinkBody, linkListSchema, linkSchema, paidLinkSchema } from "@/lib/links/schemas";
 import { objectSchema } from "@/lib/mcp/tool";
 import { startApp, type RunningApp } from "@/scripts/app-process";
 import { joinWorkspace, newUser } from "../support/api";
+import { rawRequest } from "../support/http";
 import { decodeQr } from "../support/images";
-import { connectMcp, mppMcpAgent, paymentRequiredOf, textOf, X402_PAYMENT, X402_PAYMENT_RESPONSE, x402McpAgent } from "../support/mcp";
+import { TEST_ZONE } from "../support/dns-server";
+import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
+import { accountToolCalls, connectMcp, mppMcpAgent, paymentRequiredOf, textOf, X402_PAYMENT, X402_PAYMENT_RESPONSE, x402McpAgent } from "../support/mcp";
 import { startFacilitator, type RunningFacilitator } from "../support/payments/facilitator";
 import { Eip3009Ledger } from "../support/payments/ledger";
 
@@ -23,17 +28,20 @@ const TOKEN = { address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e" as Address
 const recipient = privateKeyToAccount(generatePrivateKey()).address;
 const ledger = new Eip3009Ledger(TOKEN, privateKeyToAccount(generatePrivateKey()).address);
 let facilitator: RunningFacilitator;
+let dns: FakeDnsServer;
 let app: RunningApp;
 const clients: Client[] = [];
 
 beforeAll(async () => {
   facilitator = await startFacilitator(NETWORK, ledger);
-  const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
+  // This file's own DNS server, so a test can publish a custom domain's records; every other name answers a public address.
+  dns = await startFakeDnsServer({}, { a: [TEST_ZONE.publicAddress] });
+  const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET } = process.env;
   app = await startApp("front", {
     DATABASE_URL,
     DATABASE_POOL_SIZE,
     AUTH_SECRET,
-    DNS_RESOLVER,
+    DNS_RESOLVER: dns.resolver,
     LINK_PRICE: "0.50",
     PAYMENT_NETWORK: NETWORK,
     PAYMENT_ASSET: TOKEN.address,
@@ -50,6 +58,7 @@ afterAll(async () => {
   await Promise.all(clients.map((client) => client.close()));
   await app?.stop();
   await facilitator?.close();
+  await dns?.close();
 });
 
 async function connect(options: { token?: string; headers?: Record<string, string> } = {}): Promise<Client> {
@@ -77,6 +86,16 @@ function visit(shortUrl: string): Promise<Response> {
   return fetch(shortUrl, { redirect: "manual" });
 }
 
+function api(method: string, path: string, token: string, body?: unknown): Promise<Response> {
+  return fetch(`${app.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { "content-type": "application/json" }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+}
+
+const freshHostname = () => `go.mcp-server-${randomString("abcdefghijkmnpqrstuvwxyz23456789", 10)}.com`;
+
 /** The MPP challenge of buy_link's payment-required result, paid by mppx's own evm client method: the credential as _meta carries it. */
 async function mppCredentialFor(client: Client, wallet: PrivateKeyAccount, args: Record<string, unknown>): Promise<Credential.Credential> {
   const required = await callTool(client, "buy_link", args);
@@ -102,17 +121,18 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
     const { tools } = await (await connect()).listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
 
-    expect(Object.keys(byName).sort()).toEqual(["archive_link", "buy_link", "create_link", "get_account", "get_analytics", "get_link", "get_qr", "list_links", "repoint_link"]);
+    expect(Object.keys(byName).sort()).toEqual(["archive_link", "buy_link", "create_link", "get_account", "get_analytics", "get_link", "get_qr", "list_domains", "list_links", "repoint_link"]);
     expect(byName.get_analytics!.inputSchema).toEqual(objectSchema(analyticsQuery, "input"));
     expect(byName.get_analytics!.outputSchema).toEqual(objectSchema(analyticsSchema, "output"));
     expect(byName.create_link!.inputSchema).toEqual(objectSchema(createLinkBody, "input"));
     expect(byName.get_link!.outputSchema).toEqual(objectSchema(linkSchema, "output"));
     expect(byName.list_links!.outputSchema).toEqual(objectSchema(linkListSchema, "output"));
     expect(byName.get_account!.outputSchema).toEqual(objectSchema(accountSchema, "output"));
+    expect(byName.list_domains!.outputSchema).toEqual(objectSchema(domainListSchema, "output"));
     expect(byName.buy_link!.outputSchema).toEqual(objectSchema(paidLinkSchema, "output"));
   }, REQUEST_TIMEOUT_MS);
 
-  it("creates, lists, repoints (visible on the next visit), archives (still resolves), draws the QR code, counts the scans and describes the account", async () => {
+  it("creates, lists, reads, repoints (visible on the next visit), archives (still resolves), draws the QR code, counts the scans and describes the account", async () => {
     const { token } = await newUser("mcp-server");
     const client = await connect({ token });
     const destination = freshDestination();
@@ -121,6 +141,7 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
     expect((await visit(link.short_url)).headers.get("location")).toBe(destination);
     const listed = (await callTool(client, "list_links")).structuredContent as { links: { id: string }[] };
     expect(listed.links.map((item) => item.id)).toContain(link.id);
+    expect((await callTool(client, "get_link", { id: link.id })).structuredContent).toEqual(link);
 
     await callTool(client, "repoint_link", { id: link.id, destination: `${destination}/new` });
     expect((await visit(link.short_url)).headers.get("location")).toBe(`${destination}/new`);
@@ -150,24 +171,46 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
     expect(account.structuredContent).toMatchObject({ plan: "unlimited", active: true, can: { create_links: true } });
   }, REQUEST_TIMEOUT_MS);
 
-  it("gives another workspace's link ids the same not-found answer as the HTTP API, through every tool that takes an id", async () => {
-    const [owner, stranger] = await Promise.all([newUser("mcp-server-owner"), newUser("mcp-server-stranger")]);
-    const theirs = (await callTool(await connect({ token: stranger.token }), "create_link", { destination: freshDestination() })).structuredContent as { id: string };
+  it("lists the workspace's custom domains, a verified one's links resolving on its host, and no other workspace's", async () => {
+    const [owner, stranger] = await Promise.all([newUser("mcp-server-domains"), newUser("mcp-server-domains-stranger")]);
+    const hostname = freshHostname();
+    const added = await (await api("POST", "/api/domains", owner.token, { hostname })).json();
+    // The records the domain asks for: the ownership TXT and the CNAME to the short host.
+    const [ownership, routing] = added.dns as { type: string; name: string; value: string }[];
+    dns.set(ownership!.name, { txt: [ownership!.value] });
+    dns.set(routing!.name, { cname: routing!.value });
+    expect(await (await api("POST", `/api/domains/${added.id}/verify`, owner.token)).json()).toMatchObject({ verified: true, validation_errors: [] });
     const client = await connect({ token: owner.token });
-    const http = await fetch(`${app.url}/api/links/${theirs.id}`, { headers: { authorization: `Bearer ${owner.token}` } });
-    const notFound = (await http.json()).error;
-    expect(http.status).toBe(404);
 
-    for (const [name, args] of [
-      ["get_link", { id: theirs.id }],
-      ["repoint_link", { id: theirs.id, destination: freshDestination() }],
-      ["archive_link", { id: theirs.id }],
-      ["get_qr", { id: theirs.id }],
-      ["get_analytics", { link_id: theirs.id }],
-    ] as const) {
+    const listed = await callTool(client, "list_domains");
+
+    expect(listed.isError).toBeFalsy();
+    expect(listed.structuredContent).toEqual({ domains: [expect.objectContaining({ id: added.id, hostname, verified: true, hostname_status: "active" })] });
+    expect(listed.structuredContent).toEqual(await (await api("GET", "/api/domains", owner.token)).json());
+    const destination = freshDestination();
+    const link = (await callTool(client, "create_link", { destination, domain_id: added.id })).structuredContent as { slug: string; short_url: string };
+    expect(link.short_url).toBe(`https://${hostname}/${link.slug}`);
+    expect((await rawRequest(app.url, `/${link.slug}`, { host: hostname })).headers.location).toBe(destination);
+    const theirs = (await callTool(await connect({ token: stranger.token }), "list_domains")).structuredContent as { domains: unknown[] };
+    expect(theirs).toEqual({ domains: [] });
+  }, REQUEST_TIMEOUT_MS);
+
+  it("gives another workspace's link and domain ids the same not-found answer as the HTTP API, through every tool that takes one", async () => {
+    const [owner, stranger] = await Promise.all([newUser("mcp-server-owner"), newUser("mcp-server-stranger")]);
+    const strangerClient = await connect({ token: stranger.token });
+    const theirs = {
+      link: ((await callTool(strangerClient, "create_link", { destination: freshDestination() })).structuredContent as { id: string }).id,
+      domain: (await (await api("POST", "/api/domains", stranger.token, { hostname: freshHostname() })).json()).id as string,
+    };
+    const client = await connect({ token: owner.token });
+    const http = { link: await api("GET", `/api/links/${theirs.link}`, owner.token), domain: await api("POST", "/api/links", owner.token, { destination: freshDestination(), domain_id: theirs.domain }) };
+    expect([http.link.status, http.domain.status]).toEqual([404, 404]);
+    const notFound = { link: (await http.link.json()).error, domain: (await http.domain.json()).error };
+
+    for (const { name, args, names } of accountToolCalls(theirs, freshDestination).filter((entry) => entry.names !== null)) {
       const result = await callTool(client, name, args);
       expect(result.isError, name).toBe(true);
-      expect(textOf(result), name).toBe(notFound);
+      expect(textOf(result), name).toBe(notFound[names!]);
     }
   }, REQUEST_TIMEOUT_MS);
 

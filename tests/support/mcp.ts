@@ -27,6 +27,29 @@ export function textOf(result: CallToolResult | Awaited<ReturnType<Client["callT
   return first.text;
 }
 
+/** Which of another workspace's resources a tool call names, if any. */
+export type Names = "link" | "domain" | null;
+
+/**
+ * The one table of calls the suites walk for "every tool": each tool an account uses (all but
+ * buy_link) once, naming `ids.link` wherever a tool takes a link's id and `ids.domain` as
+ * create_link's domain_id. A caller without credentials gets the same answer from each; another
+ * workspace's ids get the HTTP API's not-found answer from each call that names one.
+ */
+export function accountToolCalls(ids: { link: string; domain: string }, destination: () => string): { name: string; args: Record<string, unknown>; names: Names }[] {
+  return [
+    { name: "create_link", args: { destination: destination(), domain_id: ids.domain }, names: "domain" },
+    { name: "list_links", args: {}, names: null },
+    { name: "get_link", args: { id: ids.link }, names: "link" },
+    { name: "repoint_link", args: { id: ids.link, destination: destination() }, names: "link" },
+    { name: "archive_link", args: { id: ids.link }, names: "link" },
+    { name: "get_qr", args: { id: ids.link }, names: "link" },
+    { name: "get_analytics", args: { link_id: ids.link }, names: "link" },
+    { name: "list_domains", args: {}, names: null },
+    { name: "get_account", args: {}, names: null },
+  ];
+}
+
 /** An MPP agent over MCP: mppx's McpClient around the SDK client, paying with its `evm` charge method. */
 export function mppMcpAgent(client: Client, wallet: PrivateKeyAccount, token: { name: string; version: string }) {
   return McpClient.wrap(client, { methods: [evm({ account: wallet, authorization: token })] });

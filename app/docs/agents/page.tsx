@@ -16,8 +16,8 @@ export default function AgentsPage() {
     <main>
       <h1>Agents: the MCP server</h1>
       <p>
-        Everything the API does for links is also a set of <a href="https://modelcontextprotocol.io">Model Context Protocol</a> tools
-        at <code>{endpoint}</code> (Streamable HTTP, stateless: no session to keep). The tools run the same checks as the HTTP
+        Everything the API does for links, their QR codes and analytics, and the list of the workspace&apos;s custom domains, is
+        also a set of <a href="https://modelcontextprotocol.io">Model Context Protocol</a> tools at <code>{endpoint}</code> (Streamable HTTP, stateless: no session to keep). The tools run the same checks as the HTTP
         operations, in the same order, and fail with the same sentences, as tool results marked <code>isError</code>. An agent
         without an account can buy a permanent link with one tool call and a machine payment.
       </p>
