@@ -1,16 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomString } from "@/lib/db/random";
+import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { startApp, type RunningApp } from "@/scripts/app-process";
 import { newUser } from "../support/api";
+import { TEST_ZONE } from "../support/dns-server";
+import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
 import { rawRequest } from "../support/http";
 
 const SHORT_HOST = "s.test.example";
 const apps: RunningApp[] = [];
+let dns: FakeDnsServer;
 
 /** Two instances of the self-hosted server on one database; caches that would stay warm for an hour. */
 async function startPair(redisUrl: string | undefined): Promise<[RunningApp, RunningApp]> {
-  const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
+  const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET } = process.env;
   const env = {
-    DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER, REDIS_URL: redisUrl,
+    DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER: dns.resolver, REDIS_URL: redisUrl,
     SHORT_BASE_URL: `http://${SHORT_HOST}`, BASE_URL: "http://app.test.example",
     RESOLUTION_CACHE_SECONDS: "3600", RECHECK_INTERVAL_SECONDS: "0",
   };
@@ -53,11 +58,41 @@ async function repointSeenByTheOtherInstance(pair: [RunningApp, RunningApp]): Pr
   return locationOn(second, link.slug);
 }
 
-afterAll(async () => {
-  await Promise.all(apps.map((app) => app.stop()));
+/** A domain pending on the first instance is asked for on the second (which keeps "not ours"), then verified on the first, with a link: where the second sends that link's visitor. */
+async function verifiedDomainSeenByTheOtherInstance(pair: [RunningApp, RunningApp]): Promise<string | undefined> {
+  const [first, second] = pair;
+  const { token } = await newUser("instances-domain");
+  const send = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${first.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+    return response.json();
+  };
+  const hostname = `go.instances-${randomString("abcdefghijkmnpqrstuvwxyz23456789", 10)}.com`;
+  const domain = await send("POST", "/api/domains", { hostname });
+  expect(domain).toMatchObject({ verified: false });
+  const slug = `menu-${randomString(SLUG_ALPHABET, 6)}`;
+  expect((await rawRequest(second.url, `/${slug}`, { host: hostname })).status).toBe(404);
+
+  const [ownership, routing] = domain.dns as { name: string; value: string }[];
+  dns.set(ownership!.name, { txt: [ownership!.value] });
+  dns.set(routing!.name, { cname: routing!.value });
+  expect(await send("POST", `/api/domains/${domain.id}/verify`)).toMatchObject({ verified: true });
+  expect(await send("POST", "/api/links", { destination: "https://example.com/on-the-domain", slug, domain_id: domain.id })).toMatchObject({ slug });
+  expect((await rawRequest(first.url, `/${slug}`, { host: hostname })).headers.location).toBe("https://example.com/on-the-domain");
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  return (await rawRequest(second.url, `/${slug}`, { host: hostname })).headers.location;
+}
+
+beforeAll(async () => {
+  // This file's own DNS server, so a test can publish a custom domain's records; every other name answers a public address.
+  dns = await startFakeDnsServer({}, { a: [TEST_ZONE.publicAddress] });
 });
 
-describe("a repoint across instances", () => {
+afterAll(async () => {
+  await Promise.all(apps.map((app) => app.stop()));
+  await dns?.close();
+});
+
+describe("a change on one instance, seen by another", () => {
   let withRedis: [RunningApp, RunningApp];
   let withoutRedis: [RunningApp, RunningApp];
 
@@ -71,5 +106,13 @@ describe("a repoint across instances", () => {
 
   it("would otherwise be hidden by the other instance's cache (the control case)", async () => {
     expect(await repointSeenByTheOtherInstance(withoutRedis)).toBe("https://example.com/before");
+  });
+
+  it("serves a custom domain verified on one instance at once on every instance when they share Redis", async () => {
+    expect(await verifiedDomainSeenByTheOtherInstance(withRedis)).toBe("https://example.com/on-the-domain");
+  });
+
+  it("would otherwise leave the other instance answering that the host is not ours (the control case)", async () => {
+    expect(await verifiedDomainSeenByTheOtherInstance(withoutRedis)).toBeUndefined();
   });
 });

@@ -9,6 +9,7 @@ import { analyticsQuery, analyticsSchema } from "@/lib/analytics/schemas";
 import { accountSchema } from "@/lib/billing/schemas";
 import { randomString } from "@/lib/db/random";
 import { domainListSchema } from "@/lib/domains/schemas";
+import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { createLinkBody, linkListSchema, linkSchema, paidLinkSchema } from "@/lib/links/schemas";
 import { objectSchema } from "@/lib/mcp/tool";
 import { startApp, type RunningApp } from "@/scripts/app-process";
@@ -334,14 +335,25 @@ describe("buy_link on the running app", () => {
     expect(transfersFrom(wallet)).toEqual([]);
   }, REQUEST_TIMEOUT_MS);
 
-  it("runs the HTTP purchase's checks before any challenge: a refused destination gets no payment request", async () => {
+  it("runs the HTTP purchase's checks before any challenge: an invalid body (400), a taken slug (409) and a refused destination (422) get no payment request", async () => {
+    const { token } = await newUser("mcp-server-slug-holder");
+    const taken = ((await callTool(await connect({ token }), "create_link", { destination: freshDestination(), slug: `taken-${randomString(SLUG_ALPHABET, 8)}` })).structuredContent as { slug: string }).slug;
     const client = await connect();
 
-    const refused = await callTool(client, "buy_link", { destination: "http://169.254.169.254/latest/meta-data" });
+    for (const [status, args] of [
+      [400, { destination: "not a url" }],
+      [400, { destination: freshDestination(), domain_id: "dom_0123456789abcdef" }],
+      [409, { destination: freshDestination(), slug: taken }],
+      [422, { destination: "http://169.254.169.254/latest/meta-data" }],
+    ] as const) {
+      const refused = await callTool(client, "buy_link", args);
+      const http = await buyOverHttp(args, {});
 
-    expect(refused.isError).toBe(true);
-    expect(refused._meta?.[Mcp.paymentRequiredMetaKey]).toBeUndefined();
-    const http = await buyOverHttp({ destination: "http://169.254.169.254/latest/meta-data" }, {});
-    expect(textOf(refused)).toBe((await http.json()).error);
+      expect(http.status, JSON.stringify(args)).toBe(status);
+      expect(refused.isError, JSON.stringify(args)).toBe(true);
+      expect(refused._meta?.[Mcp.paymentRequiredMetaKey], JSON.stringify(args)).toBeUndefined();
+      expect(paymentRequiredOf(refused), JSON.stringify(args)).toBeNull();
+      expect(textOf(refused), JSON.stringify(args)).toBe((await http.json()).error);
+    }
   }, REQUEST_TIMEOUT_MS);
 });
