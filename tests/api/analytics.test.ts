@@ -153,6 +153,22 @@ describe("recording", () => {
     expect(report.body.total).toEqual({ scans: 3, uniques: 1, bots: 0 });
     expect(report.body.data).toEqual([{ key: "news.example", scans: 3, uniques: 1 }]);
   });
+
+  it("writes a row that stands for several identical scans as one raw row per scan, its visitor unique once", async () => {
+    const user = await newUser("analytics");
+    const link = await createLink(user);
+    const row = {
+      linkId: link.id, host: "s.test.example", occurredAt: new Date(now), userAgent: AGENTS.phone, referrerHost: null,
+      country: "AU", viaQr: false, device: "mobile", browser: "Safari", os: "iOS", bot: false, visitor: "ffeeddccbbaa99887766554433221100",
+    };
+    await writeScanBatch("batch-folded", [row, { ...row, visitor: null, bot: true }], [4, 3]);
+    const raw = await db().scanEvent.findMany({ where: { linkId: link.id }, orderBy: { id: "asc" }, select: { bot: true, linkUnique: true } });
+    expect(raw).toEqual([
+      { bot: false, linkUnique: true }, { bot: false, linkUnique: false }, { bot: false, linkUnique: false }, { bot: false, linkUnique: false },
+      { bot: true, linkUnique: false }, { bot: true, linkUnique: false }, { bot: true, linkUnique: false },
+    ]);
+    expect((await analytics(user, { link_id: link.id, group_by: "country" })).body).toMatchObject({ total: { scans: 4, uniques: 1, bots: 3 }, data: [{ key: "AU", scans: 4, uniques: 1 }] });
+  });
 });
 
 describe("time zones", () => {
