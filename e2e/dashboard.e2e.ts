@@ -6,7 +6,7 @@ import sharp from "sharp";
 import { decodeQr } from "../tests/support/images";
 import { expect, test } from "./support/fixtures";
 import { CHROMIUM } from "./support/chromium";
-import { baseUrl, capturePage, linkInMail, signInByMagicLink, watchConsole } from "./support/helpers";
+import { baseUrl, capturePage, linkInMail, setDnsRecords, signInByMagicLink, watchConsole } from "./support/helpers";
 
 /** The flows build on each other: one person signs in once, subscribes, creates, then lapses. */
 test.describe.configure({ mode: "serial" });
@@ -40,7 +40,7 @@ async function startDestinations(): Promise<number> {
 test.beforeAll(async () => {
   const port = await startDestinations();
   browser = await chromium.launch({ ...CHROMIUM, args: [...CHROMIUM.args, `--host-resolver-rules=MAP *.example.com 127.0.0.1:${port}`] });
-  context = await browser.newContext({ baseURL: baseUrl(), userAgent: USER_AGENT });
+  context = await browser.newContext({ baseURL: baseUrl(), userAgent: USER_AGENT, permissions: ["clipboard-read", "clipboard-write"] });
   page = await context.newPage();
   consoleErrors = watchConsole(page);
 });
@@ -184,6 +184,86 @@ test("sees the visits in analytics, with a CSV of the same rows", async ({}, tes
   expect(scans).toBeGreaterThan(0);
 });
 
+test("shows a link's own analytics panel with the visit just made to its short URL", async ({}, testInfo) => {
+  await page.goto(shortUrl);
+  await expect(page).toHaveURL(DESTINATION);
+  await page.goto("/dashboard");
+  await page.getByRole("link", { name: /\/spring-menu$/ }).click();
+  const panel = page.getByRole("region", { name: "Analytics: the last 30 days" });
+  await expect(panel).toBeVisible();
+  // Visits are counted in batches: reload until this one is in.
+  await expect(async () => {
+    await page.reload();
+    await expect(panel.getByTestId("analytics-totals")).toContainText(/^[1-9]\d* scans, [1-9]\d* unique visitors/, { timeout: 1000 });
+  }).toPass({ timeout: 30_000 });
+  await expect(panel.getByRole("region", { name: "Devices" })).toContainText("desktop");
+  await expect(panel.getByRole("region", { name: "Countries" }).getByRole("row")).not.toHaveCount(0);
+  await expect(panel.getByRole("region", { name: "Referrers" }).getByRole("row")).not.toHaveCount(0);
+  await capturePage(page, testInfo, "link-analytics");
+  await panel.getByRole("link", { name: "Other ranges, browsers and CSV" }).click();
+  await expect(page.getByText("One link's scans")).toBeVisible();
+  await expect(page.getByTestId("analytics-totals")).toContainText(/^[1-9]\d* scans/);
+});
+
+test("adds a custom domain, sees its DNS records and status, verifies it now and removes it", async ({}, testInfo) => {
+  const hostname = "go.menus.example.com";
+  await page.goto("/dashboard");
+  await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Domains" }).click();
+  await expect(page.getByRole("heading", { name: "Custom domains", level: 1 })).toBeVisible();
+  await expect(page.getByText("No custom domain yet. Add one above")).toBeVisible();
+
+  // The API's own sentence, inline, with what was typed kept for correcting.
+  await page.getByLabel("Hostname").fill("printer.local");
+  await page.getByRole("button", { name: "Add domain" }).click();
+  await expect(page.locator("main").getByRole("alert")).toContainText("printer.local is");
+  await expect(page.getByLabel("Hostname")).toHaveValue("printer.local");
+
+  await page.getByLabel("Hostname").fill(hostname);
+  await page.getByRole("button", { name: "Add domain" }).click();
+  await expect(page.locator("main").getByRole("status")).toHaveText(`Added ${hostname}: create the records listed under it at your DNS provider.`);
+  const card = page.getByRole("region", { name: hostname });
+  await expect(card).toContainText("Not verified");
+  await expect(card).toContainText("DNS: pending");
+  await expect(card.getByTestId("domain-next")).toContainText("Add the 2 records below at your DNS provider");
+  const records = card.getByRole("table", { name: `DNS records for ${hostname}` });
+  await expect(records.getByRole("row", { name: /TXT/ })).toContainText(`_permalink.${hostname}`);
+  await expect(records.getByRole("row", { name: /CNAME/ })).toContainText(hostname);
+  const txtValue = (await records.getByRole("row", { name: /TXT/ }).locator("code").nth(1).textContent())!;
+  expect(txtValue).toMatch(/^permalink-verify=\w+$/);
+  const copyTxtValue = records.getByRole("button", { name: /the value of the TXT record/ });
+  await expect(copyTxtValue).toHaveAccessibleName(`Copy the value of the TXT record ${txtValue}`);
+  await copyTxtValue.click();
+  await expect(copyTxtValue).toHaveAccessibleName(`Copied the value of the TXT record ${txtValue}`);
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(txtValue);
+  await expect(card.getByTestId("domain-validation-errors")).toContainText(`The TXT record _permalink.${hostname} is missing`);
+  await capturePage(page, testInfo, "domains");
+
+  await card.getByRole("button", { name: "Verify now" }).click();
+  await expect(card.getByRole("status")).toHaveText(`Checked ${hostname} just now: not verified yet, status pending.`);
+
+  // The customer creates the records the page listed, and asks for a check.
+  await setDnsRecords(`_permalink.${hostname}`, { txt: [txtValue] });
+  await setDnsRecords(hostname, { cname: new URL(baseUrl()).hostname });
+  await card.getByRole("button", { name: "Verify now" }).click();
+  await expect(card.getByRole("status")).toHaveText(`Checked ${hostname} just now: verified, status active.`);
+  await expect(card).toContainText("Verified");
+  await expect(card).toContainText("DNS: active");
+  await expect(card.getByTestId("domain-next")).toContainText(`Ready: create links on this domain`);
+  await expect(card.getByTestId("domain-validation-errors")).toHaveCount(0);
+  // Ownership is proven once: the TXT record is no longer asked for.
+  await expect(records.getByRole("row", { name: /TXT/ })).toHaveCount(0);
+  await capturePage(page, testInfo, "domains-verified");
+
+  await card.getByRole("button", { name: "Remove" }).click();
+  await expect(card.getByRole("button", { name: `Yes, remove ${hostname}` })).toBeFocused();
+  await card.getByRole("button", { name: "Cancel" }).click();
+  await expect(card.getByRole("button", { name: "Remove" })).toBeFocused();
+  await card.getByRole("button", { name: "Remove" }).click();
+  await card.getByRole("button", { name: `Yes, remove ${hostname}` }).click();
+  await expect(page.getByRole("status").filter({ hasText: "was removed" })).toHaveText(`${hostname} was removed from this workspace; its DNS records can go too.`);
+  await expect(page.getByRole("region", { name: hostname })).toHaveCount(0);
+});
+
 test("searches and filters the links table", async () => {
   await page.goto("/dashboard?q=spring");
   await expect(page.getByRole("row", { name: /spring-menu/ })).toBeVisible();
@@ -241,6 +321,9 @@ test("creates a team workspace, renames it, and invites a member who accepts as 
   await theirPage.getByRole("button", { name: "Accept the invitation" }).click();
   await expect(theirPage).toHaveURL(/\/dashboard$/);
   await expect(theirPage.getByRole("combobox", { name: "Workspace" })).toContainText("Acme Menus & Labels (member)");
+  await theirPage.goto("/dashboard/domains");
+  await expect(theirPage.getByText("No custom domain yet; an owner or admin can add one.")).toBeVisible();
+  await expect(theirPage.getByRole("button", { name: "Add domain" })).toHaveCount(0);
   expect(theirErrors).toEqual([]);
   await teammate.close();
 
@@ -264,4 +347,10 @@ test("cancelling shows the read-only banner while the link keeps resolving", asy
   await capturePage(page, testInfo, "links-read-only");
   const redirect = await page.request.get(shortUrl, { maxRedirects: 0 });
   expect(redirect.headers().location).toBe(DESTINATION);
+
+  await page.goto("/dashboard/domains");
+  await page.getByLabel("Hostname").fill("go.menus.example.com");
+  await page.getByRole("button", { name: "Add domain" }).click();
+  await expect(page.locator("main").getByRole("alert")).toContainText("Custom domains need an active subscription.");
+  await expect(page.locator("main").getByRole("alert")).toContainText("Existing links keep resolving.");
 });

@@ -52,7 +52,7 @@ export function CreateLinkForm({ domains }: { domains: { id: string; hostname: s
             <a href={state.value.link.short_url} className="font-semibold" data-testid="created-short-url">
               {state.value.link.short_url}
             </a>
-            <CopyButton text={state.value.link.short_url} label={`Copy ${state.value.link.short_url}`} />
+            <CopyButton text={state.value.link.short_url} what={state.value.link.short_url} />
           </div>
         )}
       </div>

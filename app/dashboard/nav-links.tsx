@@ -6,6 +6,7 @@ import { usePathname } from "next/navigation";
 const PAGES = [
   { href: "/dashboard", label: "Links" },
   { href: "/dashboard/analytics", label: "Analytics" },
+  { href: "/dashboard/domains", label: "Domains" },
   { href: "/dashboard/members", label: "Members" },
   { href: "/dashboard/billing", label: "Billing" },
   { href: "/dashboard/settings", label: "API key & workspace" },

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { FramedTable } from "@/components/table";
 import { CopyButton } from "@/components/ui/copy-button";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { buttonClass, cardClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
@@ -103,46 +104,33 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
       {links.length === 0 ? (
         <EmptyState archived={archived} filtered={filtered} first={!query.cursor} clearHref={pageLink({ q: undefined, status: undefined, domain: undefined })} />
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
-          <table className="m-0 min-w-full text-sm">
-            <caption className="sr-only">{archived ? "Archived links" : "Links"}, most recent first</caption>
-            <thead className="bg-zinc-50 dark:bg-zinc-900">
-              <tr>
-                <th scope="col">Short link</th>
-                <th scope="col">Destination</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-                <th scope="col" className="text-right">
-                  Scans (30 days)
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {links.map((link) => (
-                <tr key={link.id}>
-                  <td className="whitespace-nowrap">
-                    <div className="flex items-center gap-2">
-                      <Link href={`/dashboard/links/${link.id}`} className="font-medium">
-                        {link.shortUrl.replace(/^https?:\/\//, "")}
-                      </Link>
-                      <CopyButton text={link.shortUrl} label={`Copy ${link.shortUrl}`} />
-                    </div>
-                  </td>
-                  <td className="max-w-xs truncate" title={link.destination}>
-                    {link.destination}
-                  </td>
-                  <td>
-                    <StatusBadge status={link.status} />
-                  </td>
-                  <td className="whitespace-nowrap">
-                    <time dateTime={link.createdAt.toISOString()}>{dateFormat.format(link.createdAt)}</time>
-                  </td>
-                  <td className="text-right tabular-nums">{scansByLink.get(link.id) ?? 0}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <FramedTable
+          caption={`${archived ? "Archived links" : "Links"}, most recent first`}
+          headings={["Short link", "Destination", "Status", "Created", { label: "Scans (30 days)", numeric: true }]}
+        >
+          {links.map((link) => (
+            <tr key={link.id}>
+              <td className="whitespace-nowrap">
+                <div className="flex items-center gap-2">
+                  <Link href={`/dashboard/links/${link.id}`} className="font-medium">
+                    {link.shortUrl.replace(/^https?:\/\//, "")}
+                  </Link>
+                  <CopyButton text={link.shortUrl} what={link.shortUrl} />
+                </div>
+              </td>
+              <td className="max-w-xs truncate" title={link.destination}>
+                {link.destination}
+              </td>
+              <td>
+                <StatusBadge status={link.status} />
+              </td>
+              <td className="whitespace-nowrap">
+                <time dateTime={link.createdAt.toISOString()}>{dateFormat.format(link.createdAt)}</time>
+              </td>
+              <td className="text-right tabular-nums">{scansByLink.get(link.id) ?? 0}</td>
+            </tr>
+          ))}
+        </FramedTable>
       )}
       <nav aria-label="Pages" className="flex gap-3">
         {query.cursor && (

@@ -3,8 +3,11 @@
 import { useState } from "react";
 import { buttonClass } from "./styles";
 
-/** Copies `text`; says so for screen readers too. */
-export function CopyButton({ text, label }: { text: string; label: string }) {
+/**
+ * Copies `text`. The visible word (Copy, then Copied) starts the button's name and `what` ends it
+ * for screen readers ("Copy the API key"), so the name always holds what the eye reads.
+ */
+export function CopyButton({ text, what }: { text: string; what: string }) {
   const [copied, setCopied] = useState(false);
   async function copy() {
     await navigator.clipboard.writeText(text);
@@ -12,8 +15,9 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
     setTimeout(() => setCopied(false), 2000);
   }
   return (
-    <button type="button" className={buttonClass.small} onClick={() => void copy()} aria-label={label}>
+    <button type="button" className={buttonClass.small} onClick={() => void copy()}>
       <span aria-live="polite">{copied ? "Copied" : "Copy"}</span>
+      <span className="sr-only"> {what}</span>
     </button>
   );
 }

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { simpleParser } from "mailparser";
@@ -8,6 +10,7 @@ import { SMTPServer } from "smtp-server";
 import { freePort } from "../../scripts/app-process";
 import { adminQuery, withDatabase } from "../../tests/support/database";
 import { startTestDnsServer } from "../../tests/support/dns-server";
+import type { FakeDnsRecords, FakeDnsServer } from "../../tests/support/fake-dns-server";
 
 /**
  * Starts what the app needs and the app itself, as `npm start` starts it (production mode, local
@@ -24,6 +27,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const mailbox = await mkdtemp(path.join(tmpdir(), "permalink-e2e-mail-"));
   const smtp = await startSmtpServer(mailbox);
   const dns = await startTestDnsServer();
+  const dnsControl = await startDnsControl(dns);
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const dataDir = await mkdtemp(path.join(tmpdir(), "permalink-e2e-data-"));
@@ -52,6 +56,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const teardown = async () => {
     await stopGroup(app);
     await new Promise<void>((resolve) => smtp.server.close(() => resolve()));
+    await new Promise<void>((resolve) => dnsControl.server.close(() => resolve()));
     await dns.close();
     await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
     if (process.env.E2E_SHOW_APP_OUTPUT) console.log(output.text());
@@ -63,6 +68,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 
   process.env.E2E_BASE_URL = baseUrl;
   process.env.E2E_MAILBOX = mailbox;
+  process.env.E2E_DNS_CONTROL = dnsControl.url;
   process.env.E2E_DATABASE_URL = withDatabase(serverUrl, database);
 
   return teardown;
@@ -88,6 +94,26 @@ async function startSmtpServer(mailbox: string): Promise<{ server: SMTPServer; p
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   return { server, port };
+}
+
+/**
+ * The tests run in a worker process, the DNS server here: `PUT /names/{name}` with a name's
+ * records as JSON (FakeDnsRecords) sets what the app's resolver hears for it from then on, as a
+ * customer does at their DNS provider.
+ */
+async function startDnsControl(dns: FakeDnsServer): Promise<{ server: Server; url: string }> {
+  const server = createServer((request, response) => {
+    const name = /^\/names\/([^/]+)$/.exec(request.url ?? "")?.[1];
+    if (request.method !== "PUT" || !name) return void response.writeHead(404).end();
+    let body = "";
+    request.on("data", (chunk) => (body += chunk));
+    request.on("end", () => {
+      dns.set(decodeURIComponent(name), JSON.parse(body) as FakeDnsRecords);
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 function collectOutput(child: ChildProcess): { text(): string } {

@@ -3,6 +3,7 @@ import { gzipSync } from "node:zlib";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, type TestInfo } from "@playwright/test";
+import type { FakeDnsRecords } from "../../tests/support/fake-dns-server";
 
 export const baseUrl = () => process.env.E2E_BASE_URL!;
 
@@ -22,6 +23,12 @@ export async function linkInMail(address: string, since: number, pattern: RegExp
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`No message with a link like ${pattern} reached ${address}.`);
+}
+
+/** Sets a name's records on the suite's DNS server, which the app's resolver asks (see startDnsControl in global-setup). */
+export async function setDnsRecords(name: string, records: FakeDnsRecords): Promise<void> {
+  const response = await fetch(`${process.env.E2E_DNS_CONTROL}/names/${encodeURIComponent(name)}`, { method: "PUT", body: JSON.stringify(records) });
+  expect(response.status).toBe(204);
 }
 
 const MAGIC_LINK = /(https?:\/\/\S+\/api\/auth\/callback\/email\S+)/;

@@ -1,3 +1,4 @@
+import { FramedTable } from "@/components/table";
 import type { AnalyticsRow } from "@/lib/analytics/schemas";
 
 const WIDTH = 720;
@@ -50,29 +51,16 @@ export function ScansChart({ rows, groupBy }: { rows: AnalyticsRow[]; groupBy: "
         Bars: scans per {groupBy}; line: unique visitors.
       </figcaption>
       <details className="mt-2 text-sm">
-        <summary>The numbers</summary>
-        <table className="text-sm">
-          <thead>
-            <tr>
-              <th scope="col">{groupBy === "hour" ? "Hour" : "Day"}</th>
-              <th scope="col" className="text-right">
-                Scans
-              </th>
-              <th scope="col" className="text-right">
-                Uniques
-              </th>
+        <summary className="mb-2">The numbers</summary>
+        <FramedTable headings={[groupBy === "hour" ? "Hour" : "Day", { label: "Scans", numeric: true }, { label: "Uniques", numeric: true }]}>
+          {rows.map((row) => (
+            <tr key={row.key}>
+              <td>{row.key}</td>
+              <td className="text-right tabular-nums">{row.scans}</td>
+              <td className="text-right tabular-nums">{row.uniques}</td>
             </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.key}>
-                <td>{row.key}</td>
-                <td className="text-right tabular-nums">{row.scans}</td>
-                <td className="text-right tabular-nums">{row.uniques}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </FramedTable>
       </details>
     </figure>
   );

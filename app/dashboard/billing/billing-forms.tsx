@@ -1,7 +1,8 @@
 "use client";
 
 import { useActionState } from "react";
-import { buttonClass, errorClass } from "@/components/ui/styles";
+import { ErrorSentence } from "@/components/ui/outcome";
+import { buttonClass } from "@/components/ui/styles";
 import { checkoutAction, portalAction, type RedirectState } from "../actions";
 
 export function CheckoutButton({ plan, interval, label }: { plan: string; interval: string; label: string }) {
@@ -13,11 +14,7 @@ export function CheckoutButton({ plan, interval, label }: { plan: string; interv
       <button type="submit" className={buttonClass.primary} disabled={pending}>
         {label}
       </button>
-      {state?.error && (
-        <p role="alert" className={errorClass + " mt-2"}>
-          {state.error}
-        </p>
-      )}
+      <ErrorSentence error={state?.error} />
     </form>
   );
 }
@@ -29,11 +26,7 @@ export function PortalButton() {
       <button type="submit" className={buttonClass.secondary} disabled={pending}>
         Open the billing portal
       </button>
-      {state?.error && (
-        <p role="alert" className={errorClass + " mt-2"}>
-          {state.error}
-        </p>
-      )}
+      <ErrorSentence error={state?.error} />
     </form>
   );
 }

@@ -1,23 +1,11 @@
 "use client";
 
 import { useActionState } from "react";
-import { buttonClass, errorClass, inputClass, labelClass, noticeClass } from "@/components/ui/styles";
+import { ActionOutcome } from "@/components/ui/outcome";
+import { buttonClass, inputClass, labelClass } from "@/components/ui/styles";
 import { changeRoleAction, inviteAction, leaveAction, type MemberState, removeMemberAction, resendAction } from "../actions";
 
 const ROLES = ["viewer", "member", "admin", "owner"] as const;
-
-function Outcome({ state }: { state: MemberState }) {
-  if (!state) return null;
-  return state.ok ? (
-    <p role="status" className={noticeClass + " mt-2"}>
-      {state.value}
-    </p>
-  ) : (
-    <p role="alert" className={errorClass + " mt-2"}>
-      {state.error}
-    </p>
-  );
-}
 
 export function InviteForm({ managesOwners }: { managesOwners: boolean }) {
   const [state, action, pending] = useActionState<MemberState, FormData>(inviteAction, null);
@@ -45,7 +33,7 @@ export function InviteForm({ managesOwners }: { managesOwners: boolean }) {
         Send invitation
       </button>
       <div className="sm:col-span-3">
-        <Outcome state={state} />
+        <ActionOutcome state={state} />
       </div>
     </form>
   );
@@ -89,7 +77,7 @@ export function MemberActions(props: { id: string; email: string; role: string; 
           {props.kind === "member" ? "Remove" : "Revoke"}
         </button>
       </form>
-      <Outcome state={roleState ?? removeState ?? resendState} />
+      <ActionOutcome state={roleState ?? removeState ?? resendState} />
     </div>
   );
 }
@@ -102,7 +90,7 @@ export function LeaveButton({ id }: { id: string }) {
       <button type="submit" className={buttonClass.danger} disabled={pending}>
         Leave this workspace
       </button>
-      <Outcome state={state} />
+      <ActionOutcome state={state} />
     </form>
   );
 }

@@ -46,7 +46,7 @@ export default async function MembersPage() {
               </td>
             </tr>
           ))}
-            </FramedTable>
+        </FramedTable>
       </section>
       <section aria-labelledby="invitations-heading">
         <h2 id="invitations-heading" className="text-lg">
@@ -68,7 +68,7 @@ export default async function MembersPage() {
                 </td>
               </tr>
             ))}
-              </FramedTable>
+          </FramedTable>
         )}
       </section>
       {me && (

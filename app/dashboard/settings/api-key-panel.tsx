@@ -19,7 +19,7 @@ export function ApiKeyPanel({ hasKey, canClaim, canRevoke }: { hasKey: boolean; 
             <code className="break-all rounded bg-white px-2 py-1 dark:bg-zinc-900" data-testid="api-key-value">
               {key}
             </code>
-            <CopyButton text={key} label="Copy the API key" />
+            <CopyButton text={key} what="the API key" />
           </div>
         </div>
       )}

@@ -1,9 +1,10 @@
+import { OneFieldForm } from "@/components/ui/one-field-form";
 import { cardClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
 import { can } from "@/lib/workspaces/permissions";
 import { describeWorkspaces } from "@/lib/workspaces/service";
+import { createWorkspaceAction, renameWorkspaceAction } from "../actions";
 import { ApiKeyPanel } from "./api-key-panel";
-import { CreateWorkspaceForm, RenameWorkspaceForm } from "./workspace-forms";
 
 const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZone: "UTC" });
 
@@ -28,7 +29,11 @@ export default async function SettingsPage() {
         </dl>
         {workspace.kind !== "machine" && can(principal, "workspace.rename") && (
           <div className="mt-4">
-            <RenameWorkspaceForm name={workspace.name} />
+            <OneFieldForm
+              action={renameWorkspaceAction}
+              field={{ id: "workspace-name", name: "name", label: "Workspace name", defaultValue: workspace.name }}
+              submit="Rename"
+            />
           </div>
         )}
       </section>
@@ -37,7 +42,12 @@ export default async function SettingsPage() {
           A team workspace
         </h2>
         <p className={mutedClass}>A team workspace has its own links, members, domains and subscription; you become its owner and can invite others.</p>
-        <CreateWorkspaceForm />
+        <OneFieldForm
+          action={createWorkspaceAction}
+          field={{ id: "new-workspace-name", name: "name", label: "New workspace's name", placeholder: "Acme Menus" }}
+          submit="Create workspace"
+          primary
+        />
       </section>
       <section aria-labelledby="key-heading" className={cardClass}>
         <h2 id="key-heading" className="mt-0 text-lg">

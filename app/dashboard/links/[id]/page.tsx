@@ -12,6 +12,7 @@ import { asLinkStatus } from "@/lib/links/status";
 import { logoStorage } from "@/lib/logos/storage";
 import { scanUrl } from "@/lib/qr/artwork";
 import { QR_MARGIN, QR_SIZE } from "@/lib/qr/schemas";
+import { LinkAnalytics } from "./link-analytics";
 import { LinkEditForms } from "./link-edit-forms";
 import { QrDesigner } from "./qr-designer";
 
@@ -38,7 +39,7 @@ export default async function LinkPage({ params }: { params: Promise<{ id: strin
       </p>
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="m-0 break-all text-2xl font-bold">{shortUrl.replace(/^https?:\/\//, "")}</h1>
-        <CopyButton text={shortUrl} label={`Copy ${shortUrl}`} />
+        <CopyButton text={shortUrl} what={shortUrl} />
         <StatusBadge status={status} />
         {link.archivedAt && <span className="rounded-full bg-zinc-200 px-2 py-0.5 text-xs font-semibold dark:bg-zinc-800">Archived</span>}
       </div>
@@ -77,6 +78,8 @@ export default async function LinkPage({ params }: { params: Promise<{ id: strin
           canRemoveLogo={account.can.archive_links}
         />
       </section>
+
+      <LinkAnalytics principal={principal} linkId={link.id} />
     </div>
   );
 }

@@ -1,0 +1,86 @@
+import { FramedTable } from "@/components/table";
+import { CopyButton } from "@/components/ui/copy-button";
+import { cardClass, mutedClass } from "@/components/ui/styles";
+import type { DomainView } from "@/lib/domains/schemas";
+import { DomainActions } from "./domain-actions";
+
+const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZone: "UTC" });
+
+const GOOD = "bg-emerald-100 text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200";
+const WAITING = "bg-amber-100 text-amber-950 dark:bg-amber-950 dark:text-amber-100";
+const BAD = "bg-red-100 text-red-900 dark:bg-red-950 dark:text-red-200";
+
+const HOSTNAME_BADGES: Record<DomainView["hostname_status"], { label: string; className: string }> = {
+  pending: { label: "DNS: pending", className: WAITING },
+  active: { label: "DNS: active", className: GOOD },
+  misconfigured: { label: "DNS: misconfigured", className: WAITING },
+  taken: { label: "DNS: taken by another workspace", className: BAD },
+};
+
+const CERT_BADGES: Record<DomainView["cert_status"], { label: string; className: string }> = {
+  pending: { label: "Certificate: pending", className: WAITING },
+  on_demand: { label: "Certificate: on first visit", className: GOOD },
+  active: { label: "Certificate: active", className: GOOD },
+  failed: { label: "Certificate: failed", className: BAD },
+};
+
+/** One domain as the API's Domain item describes it: status, what to do next, what the last check found, and the records to create. */
+export function DomainCard({ domain, manages }: { domain: DomainView; manages: boolean }) {
+  const headingId = `domain-${domain.id}`;
+  return (
+    <section aria-labelledby={headingId} className={cardClass + " space-y-4"} data-testid="domain">
+      <div className="flex flex-wrap items-center gap-2">
+        <h2 id={headingId} className="m-0 mr-2 break-all text-lg">
+          {domain.hostname}
+        </h2>
+        <Badge {...(domain.verified ? { label: "Verified", className: GOOD } : { label: "Not verified", className: WAITING })} />
+        <Badge {...HOSTNAME_BADGES[domain.hostname_status]} />
+        <Badge {...CERT_BADGES[domain.cert_status]} />
+      </div>
+      <p className="m-0 break-words" data-testid="domain-next">
+        {domain.next}
+      </p>
+      {domain.validation_errors.length > 0 && (
+        <div>
+          <h3 className="m-0 text-sm font-semibold">What the last check found</h3>
+          <ul className="mb-0 mt-1 break-words text-sm" data-testid="domain-validation-errors">
+            {domain.validation_errors.map((error) => (
+              <li key={error}>{error}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {domain.dns.length > 0 && (
+        <div className="space-y-2">
+          <h3 className="m-0 text-sm font-semibold">DNS records to create</h3>
+          <FramedTable caption={`DNS records for ${domain.hostname}`} headings={["Type", "Name", "Value"]}>
+            {domain.dns.map((record) => (
+              <tr key={`${record.type} ${record.name} ${record.value}`}>
+                <td className="font-mono">{record.type}</td>
+                <RecordCell text={record.name} what={`the name of the ${record.type} record ${record.name}`} />
+                <RecordCell text={record.value} what={`the value of the ${record.type} record ${record.value}`} />
+              </tr>
+            ))}
+          </FramedTable>
+        </div>
+      )}
+      <p className={mutedClass + " m-0"}>Added {dateFormat.format(domain.created_at)}</p>
+      {manages && <DomainActions id={domain.id} hostname={domain.hostname} />}
+    </section>
+  );
+}
+
+function Badge({ label, className }: { label: string; className: string }) {
+  return <span className={"rounded-full px-2 py-0.5 text-xs font-semibold " + className}>{label}</span>;
+}
+
+function RecordCell({ text, what }: { text: string; what: string }) {
+  return (
+    <td>
+      <div className="flex flex-col items-start gap-1 sm:flex-row sm:items-center sm:gap-2">
+        <code className="break-all">{text}</code>
+        <CopyButton text={text} what={what} />
+      </div>
+    </td>
+  );
+}

@@ -1,0 +1,56 @@
+import { OneFieldForm } from "@/components/ui/one-field-form";
+import { cardClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { requireDashboard } from "@/lib/api/dashboard";
+import { listDomains } from "@/lib/domains/service";
+import { can } from "@/lib/workspaces/permissions";
+import { addDomainAction } from "../actions";
+import { DomainCard } from "./domain-card";
+
+/** The removal notice names a hostname from the address: only a hostname's letters are shown, so the address cannot put a sentence on the page. */
+const HOSTNAME_SHAPE = /^[a-z0-9.-]{1,253}$/;
+
+export default async function DomainsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const { principal } = await requireDashboard("/dashboard/domains");
+  const [{ domains }, { removed }] = await Promise.all([listDomains(principal), searchParams]);
+  const manages = can(principal, "domains.manage");
+  return (
+    <div className="space-y-6">
+      <h1 className="m-0 text-2xl font-bold">Custom domains</h1>
+      <p className={mutedClass}>
+        Serve short links on your own hostname, such as go.example.com: add it, create the DNS records it lists, and it is checked for you. Links created
+        on a domain resolve there for good.
+      </p>
+      {typeof removed === "string" && HOSTNAME_SHAPE.test(removed) && (
+        <p role="status" className={noticeClass}>
+          {removed} was removed from this workspace; its DNS records can go too.
+        </p>
+      )}
+      {manages && (
+        <section aria-labelledby="add-domain-heading" className={cardClass}>
+          <h2 id="add-domain-heading" className="mt-0 text-lg">
+            Add a domain
+          </h2>
+          <OneFieldForm
+            action={addDomainAction}
+            field={{
+              id: "domain-hostname",
+              name: "hostname",
+              label: "Hostname",
+              placeholder: "go.example.com",
+              help: "A subdomain takes one CNAME record; we check the records as soon as it is added.",
+            }}
+            submit="Add domain"
+            primary
+          />
+        </section>
+      )}
+      {domains.length === 0 ? (
+        <p className={cardClass + " text-center"}>
+          {manages ? "No custom domain yet. Add one above, then create the records it lists at your DNS provider." : "No custom domain yet; an owner or admin can add one."}
+        </p>
+      ) : (
+        domains.map((domain) => <DomainCard key={domain.id} domain={domain} manages={manages} />)
+      )}
+    </div>
+  );
+}
