@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS, ScanBuffer, type ScanBatch } from "./scan-buffer";
+import { sameScan } from "./scans";
+import type { CapturedScan } from "./types";
 
 function recordingWriter(options: { failFirst?: number } = {}) {
   const batches: ScanBatch<string>[] = [];
@@ -95,5 +97,53 @@ describe("ScanBuffer", () => {
     buffer.record("only");
     await Promise.all([buffer.flush(), buffer.flush(), buffer.flush()]);
     expect(writer.batches).toHaveLength(1);
+  });
+});
+
+describe("ScanBuffer with identical scans folded", () => {
+  type Visit = { link: string; at: number };
+  const sameVisit = (last: Visit, next: Visit) => last.link === next.link && last.at === next.at;
+
+  it("counts a repeat of the newest waiting scan on it, and counts everything in scans", async () => {
+    const writer = { batches: [] as ScanBatch<Visit>[] };
+    const buffer = new ScanBuffer<Visit>(async (batch) => void writer.batches.push(batch), quiet, DEFAULT_LIMITS, sameVisit);
+    for (const visit of [{ link: "a", at: 1 }, { link: "a", at: 1 }, { link: "a", at: 1 }, { link: "b", at: 1 }, { link: "a", at: 1 }, { link: "a", at: 2 }]) buffer.record(visit);
+    expect(buffer.stats()).toEqual({ buffered: 6, written: 0, dropped: 0 });
+    await buffer.flush();
+    expect(writer.batches[0]!.events).toEqual([{ link: "a", at: 1 }, { link: "b", at: 1 }, { link: "a", at: 1 }, { link: "a", at: 2 }]);
+    expect(writer.batches[0]!.counts).toEqual([3, 1, 1, 1]);
+    expect(buffer.stats()).toEqual({ buffered: 0, written: 6, dropped: 0 });
+  });
+
+  it("bounds events, and counts what it drops in scans", async () => {
+    const messages: string[] = [];
+    const buffer = new ScanBuffer<Visit>(async () => {
+      throw new Error("database unavailable");
+    }, (message) => messages.push(message), { batchSize: 10, flushAt: Infinity, maxBuffered: 100 }, sameVisit);
+    for (let at = 0; at < 250; at++) for (let repeat = 0; repeat < 3; repeat++) buffer.record({ link: "a", at });
+    const { buffered, dropped } = buffer.stats();
+    expect(buffered).toBeLessThanOrEqual(300);
+    expect(buffered + dropped).toBe(750);
+    expect(dropped % 3).toBe(0);
+    expect(messages.at(-1)).toContain(`${dropped} since this process started`);
+  });
+});
+
+describe("sameScan", () => {
+  const scan: CapturedScan = {
+    linkId: "lnk_1", host: "s.example", occurredAt: 1_700_000_000_000, method: "GET", viaQr: false, userAgent: "agent", referrer: "https://news.example/",
+    edgeCountry: "AU", forwardedFor: "203.0.113.9", peerAddress: "127.0.0.1", realIp: "198.51.100.7",
+  };
+  const changed: CapturedScan = {
+    linkId: "lnk_2", host: "t.example", occurredAt: 1_700_000_000_001, method: "HEAD", viaQr: true, userAgent: "other agent", referrer: null,
+    edgeCountry: null, forwardedFor: "203.0.113.10", peerAddress: "127.0.0.2", realIp: null,
+  };
+
+  it("holds for equal facts in separate objects", () => {
+    expect(sameScan(scan, { ...scan })).toBe(true);
+  });
+
+  it.each(Object.keys(changed) as (keyof CapturedScan)[])("fails when %s differs", (key) => {
+    expect(sameScan(scan, { ...scan, [key]: changed[key] })).toBe(false);
   });
 });

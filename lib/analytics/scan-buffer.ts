@@ -1,7 +1,10 @@
 import { randomUUID } from "node:crypto";
 
-/** Events cut from the buffer under one id: the writer claims the id, so a retried batch is written once. */
-export type ScanBatch<Event> = { id: string; events: Event[] };
+/**
+ * Events cut from the buffer under one id: the writer claims the id, so a retried batch is written
+ * once. `counts[i]` is how many identical scans `events[i]` stands for (see ScanBuffer's `same`).
+ */
+export type ScanBatch<Event> = { id: string; events: Event[]; counts: number[] };
 
 export type BatchWriter<Event> = (batch: ScanBatch<Event>) => Promise<void>;
 
@@ -14,8 +17,12 @@ export type ScanBufferLimits = {
   maxBuffered: number;
 };
 
+/** True when `next` is the same scan as `last` again (the same visitor, link and millisecond): one event then counts both. */
+export type SameScan<Event> = (last: Event, next: Event) => boolean;
+
 export const DEFAULT_LIMITS: ScanBufferLimits = { batchSize: 5000, flushAt: 5000, maxBuffered: 100_000 };
 
+/** In scans, not events: an event stands for as many identical scans as were folded into it. */
 export type ScanBufferStats = { buffered: number; written: number; dropped: number };
 
 /**
@@ -24,12 +31,20 @@ export type ScanBufferStats = { buffered: number; written: number; dropped: numb
  * write succeeds again: a database outage costs one attempt and one log line a tick, not one per
  * visit. Memory is bounded: past `maxBuffered` the oldest events are dropped, and every drop is
  * counted (stats().dropped) and logged with the running total.
+ *
+ * With `same`, a scan identical to the newest waiting one only adds to that event's count (a busy
+ * link's visitor sending several requests in one millisecond): the writer parses, hashes and sends
+ * one event for all of them, and every scan is still counted.
  */
 export class ScanBuffer<Event> {
   private waiting: Event[] = [];
+  /** Scans each waiting event stands for. */
+  private waitingCounts: number[] = [];
+  private waitingScans = 0;
   /** Batches whose write failed, oldest first; retried before anything newer. */
   private failed: ScanBatch<Event>[] = [];
   private failedEvents = 0;
+  private failedScans = 0;
   private flushing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private failing = false;
@@ -40,16 +55,24 @@ export class ScanBuffer<Event> {
     private readonly write: BatchWriter<Event>,
     private readonly log: (message: string, error?: unknown) => void,
     private readonly limits: ScanBufferLimits = DEFAULT_LIMITS,
+    private readonly same?: SameScan<Event>,
   ) {}
 
   record(event: Event): void {
+    this.waitingScans++;
+    const last = this.waiting.length - 1;
+    if (last >= 0 && this.same?.(this.waiting[last]!, event)) {
+      this.waitingCounts[last]!++;
+      return;
+    }
     this.waiting.push(event);
+    this.waitingCounts.push(1);
     if (this.waiting.length + this.failedEvents > this.limits.maxBuffered) this.dropOldest();
     if (this.waiting.length >= this.limits.flushAt && !this.failing) void this.flush();
   }
 
   stats(): ScanBufferStats {
-    return { buffered: this.waiting.length + this.failedEvents, written: this.written, dropped: this.dropped };
+    return { buffered: this.waitingScans + this.failedScans, written: this.written, dropped: this.dropped };
   }
 
   /** Writes everything buffered so far; concurrent calls share one run. */
@@ -73,17 +96,21 @@ export class ScanBuffer<Event> {
   private async writeAll(): Promise<void> {
     for (;;) {
       const retry = this.failed.shift();
-      if (retry) this.failedEvents -= retry.events.length;
+      if (retry) {
+        this.failedEvents -= retry.events.length;
+        this.failedScans -= scansIn(retry);
+      }
       const batch = retry ?? this.cut();
       if (!batch) return;
       try {
         await this.write(batch);
-        this.written += batch.events.length;
+        this.written += scansIn(batch);
         this.failing = false;
       } catch (error) {
         this.failed.unshift(batch);
         this.failedEvents += batch.events.length;
-        if (!this.failing) this.log(`Writing ${batch.events.length} scan events failed; they stay buffered and are retried each second.`, error);
+        this.failedScans += scansIn(batch);
+        if (!this.failing) this.log(`Writing ${scansIn(batch)} scans failed; they stay buffered and are retried each second.`, error);
         this.failing = true;
         return;
       }
@@ -92,7 +119,9 @@ export class ScanBuffer<Event> {
 
   private cut(): ScanBatch<Event> | null {
     if (this.waiting.length === 0) return null;
-    return { id: randomUUID(), events: this.waiting.splice(0, this.limits.batchSize) };
+    const batch = { id: randomUUID(), events: this.waiting.splice(0, this.limits.batchSize), counts: this.waitingCounts.splice(0, this.limits.batchSize) };
+    this.waitingScans -= scansIn(batch);
+    return batch;
   }
 
   /** Drops a tenth of the limit, oldest first (failed batches before waiting events). */
@@ -102,11 +131,27 @@ export class ScanBuffer<Event> {
     while (toDrop > 0 && this.failed.length > 0) {
       const batch = this.failed.shift()!;
       this.failedEvents -= batch.events.length;
-      dropped += batch.events.length;
+      this.failedScans -= scansIn(batch);
+      dropped += scansIn(batch);
       toDrop -= batch.events.length;
     }
-    if (toDrop > 0) dropped += this.waiting.splice(0, toDrop).length;
+    if (toDrop > 0) {
+      this.waiting.splice(0, toDrop);
+      const scans = sum(this.waitingCounts.splice(0, toDrop));
+      this.waitingScans -= scans;
+      dropped += scans;
+    }
     this.dropped += dropped;
-    this.log(`The scan buffer is full (the database is not taking writes fast enough); dropped the ${dropped} oldest scan events, ${this.dropped} since this process started.`);
+    this.log(`The scan buffer is full (the database is not taking writes fast enough); dropped the ${dropped} oldest scans, ${this.dropped} since this process started.`);
   }
+}
+
+function scansIn(batch: ScanBatch<unknown>): number {
+  return sum(batch.counts);
+}
+
+function sum(counts: number[]): number {
+  let total = 0;
+  for (const count of counts) total += count;
+  return total;
 }

@@ -101,9 +101,11 @@ describe("recording", () => {
     await scan(link.slug, AGENTS.phone, "203.2.218.214", { headers: { "CF-IPCountry": "NZ" } });
     await scan(link.slug, AGENTS.phone, "81.2.69.142", { headers: { "CF-IPCountry": "XX" } });
     await scan(link.slug, AGENTS.phone, "81.2.69.142", { headers: { "X-Vercel-IP-Country": "FR" } });
+    setEnv("TRUSTED_COUNTRY_HEADER", "x-vercel-ip-country");
+    await scan(link.slug, AGENTS.phone, "81.2.69.142", { headers: { "X-Vercel-IP-Country": "FR", "CF-IPCountry": "NZ" } });
     await scanBuffer().flush();
     const byCountry = await analytics(user, { link_id: link.id, group_by: "country" });
-    expect(keyed(byCountry.body.data)).toEqual({ AU: [1, 1], NZ: [1, 0], GB: [2, 1] });
+    expect(keyed(byCountry.body.data)).toEqual({ AU: [1, 1], NZ: [1, 0], GB: [2, 1], FR: [1, 0] });
   });
 
   it("trusts the X-Forwarded-For entry TRUSTED_PROXY_HOPS from the right, ending with the socket's peer", async () => {
@@ -150,6 +152,22 @@ describe("recording", () => {
     const report = await analytics(user, { link_id: link.id, group_by: "referrer" });
     expect(report.body.total).toEqual({ scans: 3, uniques: 1, bots: 0 });
     expect(report.body.data).toEqual([{ key: "news.example", scans: 3, uniques: 1 }]);
+  });
+
+  it("writes a row that stands for several identical scans as one raw row per scan, its visitor unique once", async () => {
+    const user = await newUser("analytics");
+    const link = await createLink(user);
+    const row = {
+      linkId: link.id, host: "s.test.example", occurredAt: new Date(now), userAgent: AGENTS.phone, referrerHost: null,
+      country: "AU", viaQr: false, device: "mobile", browser: "Safari", os: "iOS", bot: false, visitor: "ffeeddccbbaa99887766554433221100",
+    };
+    await writeScanBatch("batch-folded", [row, { ...row, visitor: null, bot: true }], [4, 3]);
+    const raw = await db().scanEvent.findMany({ where: { linkId: link.id }, orderBy: { id: "asc" }, select: { bot: true, linkUnique: true } });
+    expect(raw).toEqual([
+      { bot: false, linkUnique: true }, { bot: false, linkUnique: false }, { bot: false, linkUnique: false }, { bot: false, linkUnique: false },
+      { bot: true, linkUnique: false }, { bot: true, linkUnique: false }, { bot: true, linkUnique: false },
+    ]);
+    expect((await analytics(user, { link_id: link.id, group_by: "country" })).body).toMatchObject({ total: { scans: 4, uniques: 1, bots: 3 }, data: [{ key: "AU", scans: 4, uniques: 1 }] });
   });
 });
 
