@@ -143,7 +143,7 @@ test("designs the QR code with a logo and downloads what the server draws, which
   consoleErrors.length = 0;
 });
 
-test("repoints a link and archives another, which then shows under Archived", async () => {
+test("repoints a link and archives another, which then shows under Archived", async ({}, testInfo) => {
   await page.goto("/dashboard");
   await page.getByLabel("Destination", { exact: true }).fill("https://flyer.example.com/2025");
   await page.getByLabel("Custom slug (optional)").fill("old-flyer");
@@ -165,6 +165,7 @@ test("repoints a link and archives another, which then shows under Archived", as
   await expect(page.getByRole("row", { name: /past-event/ })).toHaveCount(0);
   await page.getByRole("link", { name: "Archived" }).click();
   await expect(page.getByRole("row", { name: /past-event/ })).toBeVisible();
+  await capturePage(page, testInfo, "links-archived");
   const redirect = await page.request.get(`${baseUrl()}/past-event`, { maxRedirects: 0 });
   expect(redirect.headers().location).toBe("https://flyer.example.com/2026");
 });
@@ -203,6 +204,7 @@ test("shows a link's own analytics panel with the visit just made to its short U
   await panel.getByRole("link", { name: "Other ranges, browsers and CSV" }).click();
   await expect(page.getByText("One link's scans")).toBeVisible();
   await expect(page.getByTestId("analytics-totals")).toContainText(/^[1-9]\d* scans/);
+  await capturePage(page, testInfo, "analytics-link");
 });
 
 test("adds a custom domain, sees its DNS records and status, verifies it now and removes it", async ({}, testInfo) => {
@@ -324,11 +326,15 @@ test("creates a team workspace, renames it, and invites a member who accepts as 
   await theirPage.goto("/dashboard/domains");
   await expect(theirPage.getByText("No custom domain yet; an owner or admin can add one.")).toBeVisible();
   await expect(theirPage.getByRole("button", { name: "Add domain" })).toHaveCount(0);
+  await theirPage.goto("/dashboard/members");
+  await theirPage.getByRole("button", { name: "Leave this workspace" }).click();
+  await expect(theirPage).toHaveURL(/\/dashboard$/);
+  await expect(theirPage.getByRole("combobox", { name: "Workspace" })).not.toContainText("Acme Menus & Labels");
   expect(theirErrors).toEqual([]);
   await teammate.close();
 
   await page.reload();
-  await expect(page.getByRole("row", { name: new RegExp(TEAMMATE) })).toContainText("member");
+  await expect(page.getByRole("row", { name: new RegExp(TEAMMATE) })).toHaveCount(0);
   await expect(page.getByText("No invitation is waiting.")).toBeVisible();
   // Back to the personal workspace for the flows that follow.
   await page.getByRole("combobox", { name: "Workspace" }).selectOption({ label: `${OWNER}'s workspace (personal)` });
@@ -347,6 +353,13 @@ test("cancelling shows the read-only banner while the link keeps resolving", asy
   await capturePage(page, testInfo, "links-read-only");
   const redirect = await page.request.get(shortUrl, { maxRedirects: 0 });
   expect(redirect.headers().location).toBe(DESTINATION);
+
+  // Read-only, but nothing is taken away: the link's artwork downloads and its analytics show.
+  await page.getByRole("link", { name: /\/spring-menu$/ }).click();
+  await expect(page.getByText("Repointing needs an active subscription")).toBeVisible();
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download PNG" }).click()]);
+  expect(await decodeQr(await readFile((await download.path())!))).toBe(`${shortUrl}?qr`);
+  await expect(page.getByRole("region", { name: "Analytics: the last 30 days" }).getByTestId("analytics-totals")).toContainText(/^[1-9]\d* scans/);
 
   await page.goto("/dashboard/domains");
   await page.getByLabel("Hostname").fill("go.menus.example.com");

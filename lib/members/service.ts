@@ -34,6 +34,12 @@ export async function listMembers(principal: Principal): Promise<Member[]> {
   return [...memberships.map(presentMembership), ...invitations.map(presentInvitation)];
 }
 
+/** The caller's own member id in the workspace (the id leaving removes); null for an API key. */
+export async function ownMemberId(principal: Principal): Promise<string | null> {
+  if (principal.kind !== "session") return null;
+  return (await store.findMembershipOfUser(principal.workspaceId, principal.userId))?.id ?? null;
+}
+
 /**
  * Invites an address: records the invitation (its token stored only as a hash), then e-mails the
  * link. No transaction waits for the mail server (a slow one would hold database connections the

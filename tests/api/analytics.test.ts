@@ -101,9 +101,11 @@ describe("recording", () => {
     await scan(link.slug, AGENTS.phone, "203.2.218.214", { headers: { "CF-IPCountry": "NZ" } });
     await scan(link.slug, AGENTS.phone, "81.2.69.142", { headers: { "CF-IPCountry": "XX" } });
     await scan(link.slug, AGENTS.phone, "81.2.69.142", { headers: { "X-Vercel-IP-Country": "FR" } });
+    setEnv("TRUSTED_COUNTRY_HEADER", "x-vercel-ip-country");
+    await scan(link.slug, AGENTS.phone, "81.2.69.142", { headers: { "X-Vercel-IP-Country": "FR", "CF-IPCountry": "NZ" } });
     await scanBuffer().flush();
     const byCountry = await analytics(user, { link_id: link.id, group_by: "country" });
-    expect(keyed(byCountry.body.data)).toEqual({ AU: [1, 1], NZ: [1, 0], GB: [2, 1] });
+    expect(keyed(byCountry.body.data)).toEqual({ AU: [1, 1], NZ: [1, 0], GB: [2, 1], FR: [1, 0] });
   });
 
   it("trusts the X-Forwarded-For entry TRUSTED_PROXY_HOPS from the right, ending with the socket's peer", async () => {

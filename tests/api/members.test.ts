@@ -6,6 +6,7 @@ import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { closeEmail } from "@/lib/email";
 import { log } from "@/lib/log";
+import { ownMemberId } from "@/lib/members/service";
 import { call, joinWorkspace, newUser, sessionFor, subscribe, type TestUser } from "../support/api";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp-server";
 
@@ -334,6 +335,18 @@ describe("roles and leaving", () => {
     expect((await call("GET", "/api/members", asOwner)).status).toBe(401);
     expect((await call("GET", "/api/members", asSecond)).body.members.map((member: { email: string }) => member.email)).toEqual([second.email]);
     expect(owner.email).not.toBe(second.email);
+  });
+
+  it("names the caller's own member id (the dashboard's leave button), which leaving removes; an API key has none", async () => {
+    const { workspaceId, asOwner } = await teamOf("own-id");
+    const member = await newUser("own-id-member");
+    const asMember = await joinWorkspace(member, workspaceId, "member");
+    const ownId = await ownMemberId({ kind: "session", userId: member.userId, workspaceId, role: "member" });
+    const listed = (await call("GET", "/api/members", asOwner)).body.members.find((entry: { email: string }) => entry.email === member.email);
+    expect(ownId).toBe(listed.id);
+    expect(await ownMemberId({ kind: "api_key", apiKeyId: "key_none", workspaceId })).toBeNull();
+    expect((await call("DELETE", `/api/members/${ownId}`, asMember)).status).toBe(204);
+    expect(await ownMemberId({ kind: "session", userId: member.userId, workspaceId, role: "member" })).toBeNull();
   });
 
   it("lets exactly one of two owners leave when both try at once", async () => {

@@ -83,14 +83,39 @@ describe("GET /api/links/{id}/qr", () => {
     const link = await createLink(user, { destination: "https://example.com/on-domain", slug: `menu-${randomString(SLUG_ALPHABET, 6)}`, domain_id: domain.id });
     expect(link.short_url).toBe(`https://${hostname}/${link.slug}`);
 
+    expect((await putLogo(user, "/api/workspaces/logo", await solidImage("png", 200, 200, "#20c040"))).status).toBe(200);
     for (const format of ["svg", "png"]) {
       const response = await artwork(user, link, `?format=${format}`);
       expect(response.headers.get("content-disposition")).toBe(`attachment; filename="qr-${hostname}-${link.slug}.${format}"`);
       expect(await decodeQr(response.bytes)).toBe(`https://${hostname}/${link.slug}?qr`);
+      expect(await decodeQr((await artwork(user, link, `?format=${format}&logo=true`)).bytes)).toBe(`https://${hostname}/${link.slug}?qr`);
     }
     const { answer, event } = await scan(`https://${hostname}/${link.slug}?qr`, link);
     expect(answer.headers.Location).toBe("https://example.com/on-domain");
     expect(event).toMatchObject({ viaQr: true, host: hostname });
+  });
+
+  it.each(["svg", "png"])("decodes every %s variant (each level, with and without the logo, default and own colours) to the short URL with the marker, and each scan of it counts as a QR scan", async (format) => {
+    const user = await newUser(`variants-${format}`);
+    const link = await createLink(user);
+    expect((await putLogo(user, `/api/links/${link.id}/logo`, await solidImage("png", 200, 200, "#d02020"))).status).toBe(200);
+    let variants = 0;
+    for (const level of ["L", "M", "Q", "H"]) {
+      for (const logo of ["", "&logo=true"]) {
+        for (const colours of ["", "&fg=%23123456&bg=%23fafafa", "&fg=%23003300&bg=%23ffe066"]) {
+          const query = `?format=${format}&size=400&level=${level}${logo}${colours}`;
+          const response = await artwork(user, link, query);
+          expect(response.status, query).toBe(200);
+          const decoded = await decodeQr(response.bytes);
+          expect(decoded, query).toBe(`${link.short_url}?qr`);
+          const { answer, event } = await scan(decoded!, link);
+          expect([answer.status, answer.headers.Location, event.viaQr], query).toEqual([302, link.destination, true]);
+          variants++;
+        }
+      }
+    }
+    const bySource = await call("GET", `/api/analytics?link_id=${link.id}&group_by=source`, user);
+    expect(bySource.body.data).toEqual([{ key: "qr", scans: variants, uniques: 1 }]);
   });
 
   it("answers a matching If-None-Match with 304, and gives each drawing its own ETag", async () => {

@@ -37,7 +37,7 @@ export function DomainCard({ domain, manages }: { domain: DomainView; manages: b
         <Badge {...HOSTNAME_BADGES[domain.hostname_status]} />
         <Badge {...CERT_BADGES[domain.cert_status]} />
       </div>
-      <p className="m-0 break-words" data-testid="domain-next">
+      <p className="mt-0 break-words" data-testid="domain-next">
         {domain.next}
       </p>
       {domain.validation_errors.length > 0 && (
@@ -64,7 +64,7 @@ export function DomainCard({ domain, manages }: { domain: DomainView; manages: b
           </FramedTable>
         </div>
       )}
-      <p className={mutedClass + " m-0"}>Added {dateFormat.format(domain.created_at)}</p>
+      <p className={mutedClass + " mt-0"}>Added {dateFormat.format(domain.created_at)}</p>
       {manages && <DomainActions id={domain.id} hostname={domain.hostname} />}
     </section>
   );

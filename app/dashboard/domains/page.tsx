@@ -5,6 +5,10 @@ import { listDomains } from "@/lib/domains/service";
 import { can } from "@/lib/workspaces/permissions";
 import { addDomainAction } from "../actions";
 import { DomainCard } from "./domain-card";
+import { LiveRefresh } from "./live-refresh";
+
+/** How often the page asks the server again while a domain waits on DNS or its certificate (the background check's first retries are a minute apart). */
+const REFRESH_SECONDS = 30;
 
 /** The removal notice names a hostname from the address: only a hostname's letters are shown, so the address cannot put a sentence on the page. */
 const HOSTNAME_SHAPE = /^[a-z0-9.-]{1,253}$/;
@@ -13,6 +17,7 @@ export default async function DomainsPage({ searchParams }: { searchParams: Prom
   const { principal } = await requireDashboard("/dashboard/domains");
   const [{ domains }, { removed }] = await Promise.all([listDomains(principal), searchParams]);
   const manages = can(principal, "domains.manage");
+  const waiting = domains.some((domain) => domain.hostname_status === "pending" || domain.hostname_status === "misconfigured" || domain.cert_status === "pending");
   return (
     <div className="space-y-6">
       <h1 className="m-0 text-2xl font-bold">Custom domains</h1>
@@ -50,6 +55,12 @@ export default async function DomainsPage({ searchParams }: { searchParams: Prom
         </p>
       ) : (
         domains.map((domain) => <DomainCard key={domain.id} domain={domain} manages={manages} />)
+      )}
+      {waiting && (
+        <p className={mutedClass}>
+          <LiveRefresh seconds={REFRESH_SECONDS} />
+          We check waiting domains by ourselves; this page shows what we find every {REFRESH_SECONDS} seconds.
+        </p>
       )}
     </div>
   );

@@ -1,7 +1,7 @@
 import { FramedTable } from "@/components/table";
 import { cardClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
-import { listMembers } from "@/lib/members/service";
+import { listMembers, ownMemberId } from "@/lib/members/service";
 import { can } from "@/lib/workspaces/permissions";
 import { InviteForm, LeaveButton, MemberActions } from "./member-forms";
 
@@ -9,12 +9,13 @@ const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZ
 
 export default async function MembersPage() {
   const { user, principal } = await requireDashboard("/dashboard/members");
-  const members = await listMembers(principal);
+  const [members, myId] = await Promise.all([listMembers(principal), ownMemberId(principal)]);
   const manages = can(principal, "members.invite");
   const managesOwners = can(principal, "members.manage_owners");
   const people = members.filter((member) => member.status === "active");
   const invitations = members.filter((member) => member.status !== "active");
-  const me = people.find((member) => member.id === user.userId);
+  // A personal workspace's own user cannot leave it.
+  const leaves = myId !== null && principal.workspaceId !== user.personalWorkspaceId;
   return (
     <div className="space-y-6">
       <h1 className="m-0 text-2xl font-bold">Members</h1>
@@ -35,12 +36,12 @@ export default async function MembersPage() {
             <tr key={member.id}>
               <td className="break-all">
                 {member.email ?? "—"}
-                {member.id === user.userId && <span className={mutedClass}> (you)</span>}
+                {member.id === myId && <span className={mutedClass}> (you)</span>}
               </td>
               <td>{member.role}</td>
               <td className="whitespace-nowrap">{dateFormat.format(member.created_at)}</td>
               <td>
-                {manages && member.id !== user.userId && (member.role !== "owner" || managesOwners) && (
+                {manages && member.id !== myId && (member.role !== "owner" || managesOwners) && (
                   <MemberActions id={member.id} email={member.email ?? member.id} role={member.role} managesOwners={managesOwners} kind="member" />
                 )}
               </td>
@@ -71,13 +72,13 @@ export default async function MembersPage() {
           </FramedTable>
         )}
       </section>
-      {me && (
+      {leaves && (
         <section aria-labelledby="leave-heading" className={cardClass}>
           <h2 id="leave-heading" className="mt-0 text-lg">
             Leave this workspace
           </h2>
           <p className={mutedClass}>You lose access to its links at once; the links stay with the workspace and keep resolving.</p>
-          <LeaveButton id={me.id} />
+          <LeaveButton id={myId} />
         </section>
       )}
     </div>
