@@ -63,10 +63,19 @@ export async function markVerified(id: string, now: Date): Promise<"verified" | 
   }
 }
 
-/** Writes what a check found; a check that finds the domain no longer misconfigured ends the failure, so a later one is told again. */
-export function recordCheck(id: string, result: CheckResult): Promise<DomainRow> {
+/**
+ * Writes what a check found; a check that finds the domain no longer misconfigured ends the
+ * failure, so a later one is told again. null when the domain was removed while it was checked
+ * (the check waits on DNS for seconds): there is nothing left to write to.
+ */
+export async function recordCheck(id: string, result: CheckResult): Promise<DomainRow | null> {
   const failureOver = result.hostnameStatus !== "misconfigured";
-  return db().domain.update({ where: { id }, data: { ...result, tlsRecords: result.tlsRecords, ...(failureOver && { noticeSentAt: null }) }, select: DOMAIN_COLUMNS });
+  const [recorded] = await db().domain.updateManyAndReturn({
+    where: { id },
+    data: { ...result, tlsRecords: result.tlsRecords, ...(failureOver && { noticeSentAt: null }) },
+    select: DOMAIN_COLUMNS,
+  });
+  return recorded ?? null;
 }
 
 /**
