@@ -199,6 +199,8 @@ describe("the MCP server's tools", () => {
     expect(tool.isError).toBe(true);
     expect(textOf(tool)).toBe(http.body.error);
     for (const read of reads) expect(read.isError ?? false, textOf(read)).toBe(false);
+    // get_account says what this caller may do: a viewer reads, creates nothing.
+    expect(reads[3]!.structuredContent).toMatchObject({ can: { list_links: true, create_links: false } });
   });
 
   it("acts on the workspace X-Workspace-Id selects, as the HTTP API does", async () => {
