@@ -5,20 +5,28 @@ import type { Answer } from "./types";
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
-function doorRequest(request: IncomingMessage): DoorRequest {
-  const url = request.url ?? "/";
-  const queryStart = url.indexOf("?");
-  return {
-    method: request.method ?? "GET",
-    hostHeader: request.headers.host ?? null,
-    pathname: queryStart === -1 ? url : url.slice(0, queryStart),
-    search: queryStart === -1 ? "" : url.slice(queryStart),
-    header: (name) => {
-      const value = request.headers[name];
-      return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
-    },
-    peerAddress: request.socket.remoteAddress ?? null,
-  };
+/** A class, not an object literal with a closure: the method is made once, not once a request. */
+class NodeDoorRequest implements DoorRequest {
+  readonly method: string;
+  readonly hostHeader: string | null;
+  readonly pathname: string;
+  readonly search: string;
+  readonly peerAddress: string | null;
+
+  constructor(private readonly request: IncomingMessage) {
+    const url = request.url ?? "/";
+    const queryStart = url.indexOf("?");
+    this.method = request.method ?? "GET";
+    this.hostHeader = request.headers.host ?? null;
+    this.pathname = queryStart === -1 ? url : url.slice(0, queryStart);
+    this.search = queryStart === -1 ? "" : url.slice(queryStart);
+    this.peerAddress = request.socket.remoteAddress ?? null;
+  }
+
+  header(name: string): string | null {
+    const value = this.request.headers[name];
+    return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
+  }
 }
 
 /** Appends the socket's peer to X-Forwarded-For, as a proxy does, so the app can trust the right end. */
@@ -48,7 +56,7 @@ function fail(response: ServerResponse, error: unknown): void {
  */
 export function createFrontDoor(application: Handler): Handler {
   return (request, response) => {
-    const incoming = doorRequest(request);
+    const incoming = new NodeDoorRequest(request);
     let served;
     try {
       const visit = visitNow(incoming);
