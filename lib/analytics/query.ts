@@ -107,11 +107,18 @@ async function timeSeries(tx: DbClient, request: AnalyticsRequest, range: Range)
   return rows.map(toRow);
 }
 
-/** The zone's days overlapping the range: a day's step keeps local midnight across daylight saving. */
+/**
+ * The zone's days overlapping the range, stepped as local dates (timestamps without a zone, so
+ * generate_series does not pick its timestamptz form): each begins at its own first instant (cast
+ * in the session's zone). Stepping an instant by a day would keep the time of
+ * day of the day before, so after a day whose midnight was skipped (Chile's and Egypt's clocks go
+ * forward at 00:00) every later day would have begun at 01:00.
+ */
 function localDays(range: Range): Prisma.Sql {
   return Prisma.sql`
-    SELECT b, greatest(b, ${instant(range.start)}) AS counted_from, least(b + interval '1 day', ${instant(range.end)}) AS counted_to
-    FROM generate_series(date_trunc('day', ${instant(range.start)}), ${instant(range.end)} - interval '1 microsecond', interval '1 day') b`;
+    SELECT d::timestamptz AS b, greatest(d::timestamptz, ${instant(range.start)}) AS counted_from,
+      least((d + interval '1 day')::timestamptz, ${instant(range.end)}) AS counted_to
+    FROM generate_series(${instant(range.start)}::date::timestamp, (${instant(range.end)} - interval '1 microsecond')::date::timestamp, interval '1 day') d`;
 }
 
 /**

@@ -4,8 +4,9 @@ import type { ScanRow } from "@/lib/analytics/enrich";
 import { writeScanBatch } from "@/lib/analytics/store";
 import { call, newUser } from "../support/api";
 
-// Lord Howe Island moves its clocks by half an hour (UTC+10:30 in winter, +11:00 in summer). Its
-// hours by group_by=hour must still begin on the hour after a change, as every zone's do.
+// Days and hours by group_by=day and hour must begin where the zone's own do after its clocks
+// change: Lord Howe Island moves them by half an hour (UTC+10:30 in winter, +11:00 in summer);
+// Chile and Egypt move them forward at midnight, so that day begins at 01:00 and the next at 00:00.
 
 function scanAt(linkId: string, iso: string): ScanRow {
   return {
@@ -14,8 +15,8 @@ function scanAt(linkId: string, iso: string): ScanRow {
   };
 }
 
-async function hours(token: string, linkId: string, start: string, end: string) {
-  const response = await call("GET", `/api/analytics?${new URLSearchParams({ link_id: linkId, group_by: "hour", timezone: "Australia/Lord_Howe", start, end })}`, { token });
+async function hours(token: string, linkId: string, start: string, end: string, groupBy = "hour", timezone = "Australia/Lord_Howe") {
+  const response = await call("GET", `/api/analytics?${new URLSearchParams({ link_id: linkId, group_by: groupBy, timezone, start, end })}`, { token });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body.data.map((row: { key: string; scans: number }) => [row.key, row.scans]);
 }
@@ -61,5 +62,20 @@ describe("hours in a zone whose daylight saving moves its clocks by half an hour
       ["2026-10-25T02:00:00+01:00", 2],
       ["2026-10-25T03:00:00+01:00", 0],
     ]);
+  });
+});
+
+describe("days in a zone whose clocks go forward at midnight", () => {
+  it.each([
+    // 00:30 on 7 September in Santiago (UTC-3 since 6 September, whose midnight was skipped).
+    { timezone: "America/Santiago", scan: "2026-09-07T03:30:00Z", start: "2026-09-05", end: "2026-09-08", days: ["2026-09-05", "2026-09-06", "2026-09-07", "2026-09-08"], day: "2026-09-07" },
+    // 00:30 on 25 April in Cairo (UTC+3 since 24 April, whose midnight was skipped).
+    { timezone: "Africa/Cairo", scan: "2026-04-24T21:30:00Z", start: "2026-04-23", end: "2026-04-26", days: ["2026-04-23", "2026-04-24", "2026-04-25", "2026-04-26"], day: "2026-04-25" },
+  ])("begin at midnight again after the day that began at 01:00 ($timezone)", async ({ timezone, scan, start, end, days, day }) => {
+    const user = await newUser("midnight-dst");
+    const link = (await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/midnight" } })).body.id;
+    await writeScanBatch(randomUUID(), [scanAt(link, scan)]);
+
+    expect(await hours(user.token, link, start, end, "day", timezone)).toEqual(days.map((key) => [key, key === day ? 1 : 0]));
   });
 });
