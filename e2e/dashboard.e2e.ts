@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
+import { createServer, get as httpGet, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Browser, type BrowserContext, chromium, type Page } from "@playwright/test";
 import sharp from "sharp";
@@ -207,7 +207,7 @@ test("shows a link's own analytics panel with the visit just made to its short U
   await capturePage(page, testInfo, "analytics-link");
 });
 
-test("adds a custom domain, sees its DNS records and status, verifies it now and removes it", async ({}, testInfo) => {
+test("adds a custom domain, sees its DNS records and status, and verifies it now once the records exist", async ({}, testInfo) => {
   const hostname = "go.menus.example.com";
   await page.goto("/dashboard");
   await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Domains" }).click();
@@ -255,7 +255,44 @@ test("adds a custom domain, sees its DNS records and status, verifies it now and
   // Ownership is proven once: the TXT record is no longer asked for.
   await expect(records.getByRole("row", { name: /TXT/ })).toHaveCount(0);
   await capturePage(page, testInfo, "domains-verified");
+});
 
+test("creates a link on the verified domain, which then cannot be removed; another domain is checked and removed", async () => {
+  const hostname = "go.menus.example.com";
+  await page.goto("/dashboard");
+  await page.getByLabel("Destination", { exact: true }).fill("http://menu.example.com/autumn");
+  await page.getByLabel("Custom slug (optional)").fill("autumn");
+  await page.getByRole("region", { name: "Create a link" }).getByLabel("Domain").selectOption({ label: hostname });
+  await page.getByRole("button", { name: "Create link" }).click();
+  await expect(page.getByTestId("created-short-url")).toHaveText(`https://${hostname}/autumn`);
+  // The app answers the domain's visitors: a visit with its Host header redirects to the destination.
+  const visit = await requestWithHost(hostname, "/autumn");
+  expect([301, 302, 307, 308]).toContain(visit.status);
+  expect(visit.location).toBe("http://menu.example.com/autumn");
+  await page.goto(`/dashboard?domain=${hostname}`);
+  await expect(page.getByRole("row", { name: /autumn/ })).toBeVisible();
+  await expect(page.getByRole("row", { name: /spring-menu/ })).toHaveCount(0);
+
+  await page.goto("/dashboard/domains");
+  const card = page.getByRole("region", { name: hostname });
+  await card.getByRole("button", { name: "Remove" }).click();
+  await card.getByRole("button", { name: `Yes, remove ${hostname}` }).click();
+  await expect(card.getByRole("alert")).toContainText(`${hostname} has links, which must keep resolving, so it cannot be deleted`);
+
+  // A second domain, never verified, goes at once.
+  await page.getByLabel("Hostname").fill("qr.menus.example.com");
+  await page.getByRole("button", { name: "Add domain" }).click();
+  const second = page.getByRole("region", { name: "qr.menus.example.com" });
+  await expect(second).toContainText("DNS: pending");
+  await second.getByRole("button", { name: "Verify now" }).click();
+  await expect(second.getByRole("status")).toHaveText("Checked qr.menus.example.com just now: not verified yet, status pending.");
+  await removeDomain("qr.menus.example.com");
+  await expect(page.getByRole("region", { name: hostname })).toBeVisible();
+});
+
+/** Removes a domain from the Domains page through its confirmation (cancelled once: the keyboard's focus goes back and forth). */
+async function removeDomain(hostname: string): Promise<void> {
+  const card = page.getByRole("region", { name: hostname });
   await card.getByRole("button", { name: "Remove" }).click();
   await expect(card.getByRole("button", { name: `Yes, remove ${hostname}` })).toBeFocused();
   await card.getByRole("button", { name: "Cancel" }).click();
@@ -264,7 +301,18 @@ test("adds a custom domain, sees its DNS records and status, verifies it now and
   await card.getByRole("button", { name: `Yes, remove ${hostname}` }).click();
   await expect(page.getByRole("status").filter({ hasText: "was removed" })).toHaveText(`${hostname} was removed from this workspace; its DNS records can go too.`);
   await expect(page.getByRole("region", { name: hostname })).toHaveCount(0);
-});
+}
+
+/** A GET to the app with another Host header, as a visitor of a custom domain pointed at it sends (fetch cannot set Host). */
+function requestWithHost(hostname: string, path: string): Promise<{ status: number; location: string | undefined }> {
+  const { hostname: address, port } = new URL(baseUrl());
+  return new Promise((resolve, reject) => {
+    httpGet({ host: address, port, path, headers: { Host: hostname } }, (response) => {
+      response.resume();
+      resolve({ status: response.statusCode!, location: response.headers.location });
+    }).on("error", reject);
+  });
+}
 
 test("searches and filters the links table", async () => {
   await page.goto("/dashboard?q=spring");

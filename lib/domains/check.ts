@@ -24,9 +24,10 @@ export function retryDelayMs(failures: number): number {
  * Looks at the domain's DNS and certificate now and records what was found. A claim whose
  * ownership and routing records are right becomes verified (once, and for good: the first
  * workspace to prove a hostname wins, decided by the database); a verified domain whose records
- * later go wrong is reported misconfigured and keeps resolving.
+ * later go wrong is reported misconfigured and keeps resolving. null when the domain was removed
+ * while it was being checked.
  */
-export async function checkDomain(row: DomainRow): Promise<DomainRow> {
+export async function checkDomain(row: DomainRow): Promise<DomainRow | null> {
   const now = new Date(clock().now());
   const findings = await checkDns(
     { hostname: row.hostname, apex: isApexHostname(row.hostname), token: row.verificationToken, target: routingTarget(), issuers: config().TLS_CAA_ISSUERS },

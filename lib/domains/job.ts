@@ -29,6 +29,8 @@ export async function runDomainChecks(): Promise<DomainCheckTotals> {
   try {
     for (const due of await store.dueDomains(new Date(clock().now()), BATCH)) {
       const checked = await checkDomain(due);
+      // Removed while it was checked: nothing to count or tell, and the run goes on.
+      if (!checked) continue;
       totals.checked += 1;
       if (!due.verifiedAt && checked.verifiedAt) totals.verified += 1;
       if (checked.failedChecks > 0) totals.failing += 1;

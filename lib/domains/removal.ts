@@ -1,6 +1,6 @@
 import { db } from "@/lib/db/client";
 import { isForeignKeyViolation } from "@/lib/db/errors";
-import { DomainError } from "@/lib/http/errors";
+import { DomainError, notFound } from "@/lib/http/errors";
 import { publishInvalidation } from "@/lib/links/invalidation";
 import type { DomainRow } from "./store";
 import { tlsProvider } from "./tls";
@@ -16,12 +16,11 @@ const REMOVAL_TRANSACTION = { maxWait: 10_000, timeout: 20_000 };
  */
 export async function removeDomainRow(domain: DomainRow): Promise<void> {
   await db().$transaction(async (tx) => {
-    try {
-      await tx.domain.delete({ where: { id: domain.id } });
-    } catch (error) {
-      if (isForeignKeyViolation(error)) throw hasLinks(domain.hostname);
-      throw error;
-    }
+    // deleteMany: a removal at the same moment may have deleted the row already, which is "not found", not a failure.
+    const { count } = await tx.domain.deleteMany({ where: { id: domain.id } }).catch((error: unknown) => {
+      throw isForeignKeyViolation(error) ? hasLinks(domain.hostname) : error;
+    });
+    if (count === 0) throw notFound("No domain with this id exists in this workspace.");
     if (domain.verifiedAt) await tlsProvider().detach(domain.hostname);
   }, REMOVAL_TRANSACTION);
   if (domain.verifiedAt) publishInvalidation({ kind: "domain", hostname: domain.hostname });

@@ -11,6 +11,7 @@ import { toDomainView } from "./present";
 import { routingTarget } from "./records";
 import type { AddDomainInput, DomainView } from "./schemas";
 import * as store from "./store";
+import type { DomainRow } from "./store";
 import { removeDomainRow } from "./removal";
 import { lookUpVerifiedHost } from "./verified-hosts";
 
@@ -30,7 +31,7 @@ export async function addDomain(principal: Principal, input: AddDomainInput): Pr
   const createdAt = new Date(clock().now());
   const row = await store.insertDomain({ id: newId("dom"), workspaceId: principal.workspaceId, hostname, verificationToken: randomString(BASE62, TOKEN_LENGTH), createdAt });
   if (!row) throw new DomainError("conflict", `${hostname} is already a domain of this workspace.`);
-  return toDomainView(await checkDomain(row));
+  return toDomainView(await checkedOrGone(row));
 }
 
 export async function listDomains(principal: Principal): Promise<{ domains: DomainView[] }> {
@@ -46,7 +47,14 @@ export async function getDomain(principal: Principal, id: string): Promise<Domai
 /** Checks the DNS now (the background job does the same on its schedule). */
 export async function verifyDomain(principal: Principal, id: string): Promise<DomainView> {
   requirePermission(principal, "domains.manage", "Your role in this workspace does not allow managing custom domains (owners and admins may).");
-  return toDomainView(await checkDomain(await findOwnDomain(principal, id)));
+  return toDomainView(await checkedOrGone(await findOwnDomain(principal, id)));
+}
+
+/** The domain as the check left it; 404 when it was removed while its DNS was being looked up. */
+async function checkedOrGone(row: DomainRow): Promise<DomainRow> {
+  const checked = await checkDomain(row);
+  if (!checked) throw domainNotFound();
+  return checked;
 }
 
 /** 409 while links live on the domain (they must keep resolving); otherwise the claim and its certificate go. */
@@ -70,8 +78,12 @@ export async function mayIssueCertificate(domain: string): Promise<string> {
 
 async function findOwnDomain(principal: Principal, id: string) {
   const domain = await store.findWorkspaceDomain(principal.workspaceId, id);
-  if (!domain) throw notFound("No domain with this id exists in this workspace.");
+  if (!domain) throw domainNotFound();
   return domain;
+}
+
+function domainNotFound(): DomainError {
+  return notFound("No domain with this id exists in this workspace.");
 }
 
 function ownHosts(): string[] {

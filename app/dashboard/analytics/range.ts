@@ -25,7 +25,8 @@ export function rangeFor(preset: string | undefined, custom: { start?: string; e
   if (preset === "custom" && custom.start && custom.end && DATE.test(custom.start) && DATE.test(custom.end)) {
     return { preset, start: custom.start, end: custom.end, groupBy: "day" };
   }
-  const known = preset && preset in DAYS ? (preset as keyof typeof DAYS) : "30d";
+  // Own keys only: `in` also finds what every object inherits (?range=toString made the page fail).
+  const known = preset && Object.hasOwn(DAYS, preset) ? (preset as keyof typeof DAYS) : "30d";
   return { preset: known, start: addDays(today, 1 - DAYS[known]), end: today, groupBy: "day" };
 }
 

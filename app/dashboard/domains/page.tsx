@@ -35,7 +35,9 @@ export default async function DomainsPage({ searchParams }: { searchParams: Prom
           <h2 id="add-domain-heading" className="mt-0 text-lg">
             Add a domain
           </h2>
+          {/* Drawn afresh after a removal: its last "Added …" notice would be stale. */}
           <OneFieldForm
+            key={typeof removed === "string" ? removed : "add"}
             action={addDomainAction}
             field={{
               id: "domain-hostname",
