@@ -93,14 +93,9 @@ function scopeOf(request: AnalyticsRequest): Prisma.Sql {
  * local time and grouping: a year by day is 365 short scans.
  */
 async function timeSeries(tx: DbClient, request: AnalyticsRequest, range: Range): Promise<AnalyticsRow[]> {
-  const unit = request.groupBy === "day" ? "day" : "hour";
-  const step = request.groupBy === "day" ? "1 day" : "1 hour";
   const label = request.groupBy === "day" ? "YYYY-MM-DD" : 'YYYY-MM-DD"T"HH24:MI:SSTZH:TZM';
   const rows = await tx.$queryRaw<CountRow[]>`
-    WITH series AS (
-      SELECT b, greatest(b, ${instant(range.start)}) AS counted_from, least(b + ${step}::interval, ${instant(range.end)}) AS counted_to
-      FROM generate_series(date_trunc(${unit}, ${instant(range.start)}), ${instant(range.end)} - interval '1 microsecond', ${step}::interval) b
-    )
+    WITH series AS (${request.groupBy === "day" ? localDays(range) : localHours(range)})
     SELECT to_char(series.b, ${label}) AS key, coalesce(counts.scans, 0)::bigint AS scans, coalesce(counts.uniques, 0)::bigint AS uniques
     FROM series CROSS JOIN LATERAL (
       SELECT sum(scans) AS scans, sum(uniques) AS uniques
@@ -110,6 +105,35 @@ async function timeSeries(tx: DbClient, request: AnalyticsRequest, range: Range)
     ) counts
     ORDER BY series.b`;
   return rows.map(toRow);
+}
+
+/**
+ * The zone's days overlapping the range, stepped as local dates (timestamps without a zone, so
+ * generate_series does not pick its timestamptz form): each begins at its own first instant (cast
+ * in the session's zone). Stepping an instant by a day would keep the time of
+ * day of the day before, so after a day whose midnight was skipped (Chile's and Egypt's clocks go
+ * forward at 00:00) every later day would have begun at 01:00.
+ */
+function localDays(range: Range): Prisma.Sql {
+  return Prisma.sql`
+    SELECT d::timestamptz AS b, greatest(d::timestamptz, ${instant(range.start)}) AS counted_from,
+      least((d + interval '1 day')::timestamptz, ${instant(range.end)}) AS counted_to
+    FROM generate_series(${instant(range.start)}::date::timestamp, (${instant(range.end)} - interval '1 microsecond')::date::timestamp, interval '1 day') d`;
+}
+
+/**
+ * The zone's hours overlapping the range. An hour's step of absolute time would keep every later
+ * hour half an hour off once a zone moves its clocks by half an hour (Australia/Lord_Howe), so an
+ * hour begins at each quarter hour that is on the hour locally or where the offset changes (a
+ * repeated hour, or half hour, is one of its own, with its offset in its key).
+ */
+function localHours(range: Range): Prisma.Sql {
+  return Prisma.sql`
+    SELECT CASE WHEN q = ${instant(range.start)} THEN date_trunc('hour', q) ELSE q END AS b, q AS counted_from,
+      coalesce(lead(q) OVER (ORDER BY q), ${instant(range.end)}) AS counted_to
+    FROM generate_series(${instant(range.start)}, ${instant(range.end)} - interval '1 microsecond', interval '15 minutes') q
+    WHERE q = ${instant(range.start)} OR extract(minute FROM q) = 0
+      OR extract(timezone FROM q) <> extract(timezone FROM q - interval '15 minutes')`;
 }
 
 /** Counts by a dimension (or by link), most scans first; values with no scans in the range are left out. */

@@ -1,5 +1,6 @@
 import { db } from "@/lib/db/client";
 import { isUniqueViolation } from "@/lib/db/errors";
+import { isRecordId } from "@/lib/db/random";
 import type { Prisma } from "@/lib/db/generated/client";
 import type { DnsRecord } from "./records";
 import type { CertStatus, HostnameStatus } from "./status";
@@ -36,7 +37,9 @@ export function listWorkspaceDomains(workspaceId: string): Promise<DomainRow[]> 
   return db().domain.findMany({ where: { workspaceId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], select: DOMAIN_COLUMNS });
 }
 
-export function findWorkspaceDomain(workspaceId: string, id: string): Promise<DomainRow | null> {
+/** null too for an id no record can have: ids also arrive from dashboard forms, which the route wrapper's path check never sees. */
+export async function findWorkspaceDomain(workspaceId: string, id: string): Promise<DomainRow | null> {
+  if (!isRecordId(id)) return null;
   return db().domain.findFirst({ where: { id, workspaceId }, select: DOMAIN_COLUMNS });
 }
 

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client";
-import { DomainError } from "@/lib/http/errors";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { shortUrl } from "./present";
@@ -14,13 +13,19 @@ export const STATUS_FILTERS = { active: ACTIVE, quarantine: QUARANTINE, abuse: A
 
 /** What the dashboard's links table asks for: a search, filters, the archived view and a page. */
 export const browseLinksQuery = z.object({
-  q: z.string().trim().max(200, "must be at most 200 characters").optional().catch(undefined),
+  q: text().max(200, "must be at most 200 characters").optional().catch(undefined),
   status: z.enum(["active", "quarantine", "abuse"]).optional().catch(undefined),
   /** "default" for the default short host, else a custom domain's hostname. */
-  domain: z.string().max(253).optional().catch(undefined),
+  domain: text().max(253).optional().catch(undefined),
   view: z.enum(["live", "archived"]).default("live").catch("live"),
-  cursor: z.string().max(200).optional(),
+  /** A cursor this page did not write (edited, cut short) starts from the first page. */
+  cursor: text().max(200).optional().catch(undefined),
 });
+
+/** Text from the address bar that PostgreSQL can hold (its text has no NUL character); anything else is ignored like a bad value. */
+function text() {
+  return z.string().trim().refine((value) => !value.includes("\u0000"));
+}
 
 export type BrowseLinksQuery = z.infer<typeof browseLinksQuery>;
 
@@ -41,7 +46,7 @@ export type BrowsedLink = {
  */
 export async function browseLinks(principal: Principal, query: BrowseLinksQuery): Promise<{ links: BrowsedLink[]; nextCursor: string | null }> {
   requirePermission(principal, "links.read", "Your role in this workspace does not allow listing links.");
-  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const after = query.cursor ? readCursor(query.cursor) : undefined;
   const where: Prisma.LinkWhereInput = {
     workspaceId: principal.workspaceId,
     archivedAt: query.view === "archived" ? { not: null } : null,
@@ -71,10 +76,11 @@ export async function linkHosts(principal: Principal): Promise<string[]> {
   return domains.map((domain) => domain.hostname);
 }
 
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+/** The position a cursor names; undefined (the first page) for one this page did not write: a page has no error answer but a 500. */
+function readCursor(cursor: string): { createdAt: Date; id: string } | undefined {
   const [time, id] = Buffer.from(cursor, "base64url").toString().split(":");
   const createdAt = new Date(Number(time));
-  if (!id || Number.isNaN(createdAt.getTime())) throw new DomainError("invalid_request", "That page of links no longer exists; start again from the first page.");
+  if (!id || id.includes("\u0000") || Number.isNaN(createdAt.getTime())) return undefined;
   return { createdAt, id };
 }
 

@@ -1,5 +1,5 @@
 import { db, type DbClient } from "@/lib/db/client";
-import { newId } from "@/lib/db/random";
+import { isRecordId, newId } from "@/lib/db/random";
 import type { Role } from "@/lib/workspaces/types";
 
 export type MembershipRow = { id: string; userId: string; role: Role; email: string | null; createdAt: Date };
@@ -39,7 +39,9 @@ export function listPendingInvitations(workspaceId: string): Promise<InvitationR
   });
 }
 
+/** null too for an id no record can have: ids also arrive from dashboard forms, which the route wrapper's path check never sees. */
 export async function findMembership(workspaceId: string, id: string): Promise<MembershipRow | null> {
+  if (!isRecordId(id)) return null;
   const row = await db().membership.findFirst({
     where: { id, workspaceId },
     select: { id: true, userId: true, role: true, createdAt: true, user: { select: { email: true } } },
@@ -49,7 +51,8 @@ export async function findMembership(workspaceId: string, id: string): Promise<M
   return { ...membership, email: user.email };
 }
 
-export function findPendingInvitation(workspaceId: string, id: string): Promise<InvitationRow | null> {
+export async function findPendingInvitation(workspaceId: string, id: string): Promise<InvitationRow | null> {
+  if (!isRecordId(id)) return null;
   return db().invitation.findFirst({ where: { id, workspaceId, acceptedAt: null, revokedAt: null }, select: INVITATION_FIELDS });
 }
 
