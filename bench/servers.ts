@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { freePort } from "@/scripts/app-process";
+import { FRONT_NODE_FLAGS, freePort } from "@/scripts/app-process";
 
 export type BenchServer = { url: string; pid: number; stop(): Promise<void>; output(): string };
 
@@ -14,7 +14,7 @@ function command(kind: ServerKind, port: number, nodeFlags: string[]): string[] 
       return [...nodeFlags, "--import", "tsx", "bench/reference-server.ts", String(port)];
     case "front":
       // Node itself, not the tsx launcher, so the pid is the server's (its memory, its profile).
-      return [...nodeFlags, "--import", "tsx", "scripts/start.ts"];
+      return [...FRONT_NODE_FLAGS, ...nodeFlags, "--import", "tsx", "scripts/start.ts"];
     case "proxy":
       return [...nodeFlags, "node_modules/next/dist/bin/next", "start", "-p", String(port)];
   }

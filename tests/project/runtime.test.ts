@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { FRONT_NODE_FLAGS } from "@/scripts/app-process";
 
 describe("the runtime", () => {
   it("is the Node 24 that package.json installs, not the machine's own Node", () => {
@@ -7,5 +8,10 @@ describe("the runtime", () => {
     expect(declared.engines.node).toMatch(/^>=24 /);
     expect(declared.devDependencies.node).toMatch(/^24\./);
     expect(process.versions.node.split(".")[0]).toBe("24");
+  });
+
+  it("starts the front door with the same Node flags in npm start, the tests and the bench", () => {
+    const { scripts } = JSON.parse(readFileSync("package.json", "utf8"));
+    expect(scripts.start).toBe(`node ${FRONT_NODE_FLAGS.join(" ")} --import tsx scripts/start.ts`);
   });
 });
