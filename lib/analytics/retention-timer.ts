@@ -1,4 +1,4 @@
-import { log } from "@/lib/log";
+import { repeat, type Schedule } from "@/lib/schedule";
 import { applyScanRetention } from "./service";
 
 /** Hourly: raw events leave within an hour of their retention ending. */
@@ -7,22 +7,6 @@ const INTERVAL_MS = 60 * 60 * 1000;
 const FIRST_PASS_MS = 60 * 1000;
 
 /** The self-hosted server's schedule for the scan retention (Vercel Cron calls GET /api/cron/scan-retention instead). */
-export function startScanRetentionTimer(): { stop(): void } {
-  let running = false;
-  const prune = () => {
-    if (running) return;
-    running = true;
-    applyScanRetention()
-      .catch((error) => log().error({ err: error }, "pruning old scan events failed"))
-      .finally(() => {
-        running = false;
-      });
-  };
-  let timer: NodeJS.Timeout = setTimeout(() => {
-    prune();
-    timer = setInterval(prune, INTERVAL_MS);
-    timer.unref();
-  }, FIRST_PASS_MS);
-  timer.unref();
-  return { stop: () => clearTimeout(timer) };
+export function startScanRetentionTimer(): Schedule {
+  return repeat("pruning old scan events", applyScanRetention, INTERVAL_MS, FIRST_PASS_MS);
 }
