@@ -16,11 +16,19 @@ const FEATURES = [
   },
   {
     title: "Scans you can count",
-    text: "Every visit is recorded after the response: when, from where, on which device, and whether it came from a QR code or a click.",
+    text: "Every visit is recorded after the response: when, from where, on which device, and whether it came from a QR code or a click. Read it by day, country, device or referrer, in your time zone.",
   },
   {
-    title: "An API for programs and agents",
-    text: "Workspaces use an API key; an agent can buy a single permanent link over HTTP 402 (MPP or x402) without an account.",
+    title: "Your own domain",
+    text: "Serve links on a domain of yours: the dashboard shows the DNS records to set, verifies them and keeps checking. If the records break, the owners hear about it and the links keep resolving.",
+  },
+  {
+    title: "Teams",
+    text: "Invite people by e-mail as owners, admins, members or viewers. Links belong to the workspace, not to whoever made them.",
+  },
+  {
+    title: "An API and an MCP server for programs and agents",
+    text: "Workspaces use an API key, over HTTP or the Model Context Protocol; an agent can buy a single permanent link over HTTP 402 (MPP or x402) without an account.",
   },
   {
     title: "Plans in Australian dollars",
@@ -37,6 +45,7 @@ export default function HomePage() {
           <div className="flex flex-wrap items-center gap-4 text-sm">
             <Link href="/docs">API reference</Link>
             <Link href="/docs/payments">Machine payments</Link>
+            <Link href="/docs/agents">Agents</Link>
             <Link href="/signin" className={buttonClass.primary + " no-underline"}>
               Sign in
             </Link>

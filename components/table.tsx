@@ -2,14 +2,16 @@ import type { ReactNode } from "react";
 
 export type TableRow = { key: string | number; cells: ReactNode[] };
 
-/** A plain reference table: one heading per column, one row per entry. */
+/** A plain reference table: one heading per column, one row per entry; long words and values wrap, so it fits a phone. */
 export function Table({ headings, rows }: { headings: string[]; rows: TableRow[] }) {
   return (
     <table>
       <thead>
         <tr>
           {headings.map((heading) => (
-            <th key={heading}>{heading}</th>
+            <th key={heading} className="wrap-anywhere">
+              {heading}
+            </th>
           ))}
         </tr>
       </thead>
@@ -17,7 +19,9 @@ export function Table({ headings, rows }: { headings: string[]; rows: TableRow[]
         {rows.map((row) => (
           <tr key={row.key}>
             {row.cells.map((cell, index) => (
-              <td key={index}>{cell}</td>
+              <td key={index} className="wrap-anywhere">
+                {cell}
+              </td>
             ))}
           </tr>
         ))}

@@ -57,6 +57,11 @@ test("the landing page says what the product does and links to sign-in and the d
   await expect(page.getByRole("link", { name: "Machine payments" })).toHaveAttribute("href", "/docs/payments");
   await expect(page.getByRole("link", { name: "API reference" }).first()).toHaveAttribute("href", "/docs");
   await capturePage(page, testInfo, "landing");
+  for (const docs of ["docs", "docs/payments", "docs/agents"]) {
+    await page.goto(`/${docs}`);
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+    await capturePage(page, testInfo, docs.replace("/", "-"));
+  }
   await page.goto("/signin");
   await expect(page.getByText("Development only")).toHaveCount(0);
   await capturePage(page, testInfo, "sign-in");

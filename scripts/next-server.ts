@@ -1,4 +1,5 @@
-import { createServer } from "node:http";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import next from "next";
 import { settleBillingProvider } from "@/lib/billing/provider";
 import { onInvalidation } from "@/lib/links/invalidation";
@@ -11,7 +12,10 @@ import { type ApplicationMessage, INVALIDATIONS_SENT_HEADER } from "./applicatio
  */
 async function main(): Promise<void> {
   settleBillingProvider();
-  const app = next({ dev: false, dir: process.cwd() });
+  const server = createServer();
+  const port = await listenOnLoopback(server);
+  // Next fetches a server action's redirect target from its own hostname and port: without them, from localhost:3000.
+  const app = next({ dev: false, dir: process.cwd(), hostname: "127.0.0.1", port });
   await app.prepare();
   const handle = app.getRequestHandler();
   const tell = (message: ApplicationMessage) => process.send?.(message);
@@ -20,7 +24,7 @@ async function main(): Promise<void> {
     tell({ kind: "invalidation", invalidation });
     invalidationsSent++;
   });
-  const server = createServer((request, response) => {
+  server.on("request", (request, response) => {
     // Stamped when the head is written (Next's implicit heads go through writeHead too), after the route's changes.
     const writeHead = response.writeHead;
     response.writeHead = function (this: typeof response, ...args: Parameters<typeof writeHead>) {
@@ -29,14 +33,19 @@ async function main(): Promise<void> {
     } as typeof writeHead;
     void handle(request, response);
   });
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address();
-    if (address && typeof address === "object") tell({ kind: "ready", port: address.port });
-  });
+  tell({ kind: "ready", port });
   const stop = () => server.close(() => process.exit(0));
   process.on("SIGTERM", stop);
   // The front door is gone (crashed or killed): nothing can reach this process any more.
   process.on("disconnect", () => process.exit(0));
+}
+
+/** Listens on a free loopback port, which only the front door is told of (once Next is ready). */
+function listenOnLoopback(server: Server): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
+  });
 }
 
 main().catch((error) => {

@@ -5,6 +5,7 @@ import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
 import { ApiOperations, ApiSchemas } from "@/components/api-reference";
 import { openApiDocument } from "@/lib/openapi/document";
 import { MAX_LIST_SIZE } from "@/lib/links/schemas";
+import { CodeBlock } from "@/components/ui/code-block";
 
 // The server address and the write limit come from runtime configuration, not the build's.
 export const dynamic = "force-dynamic";
@@ -131,9 +132,7 @@ function CreateLinkExample({ baseUrl, apiKeyPrefix }: { baseUrl: string; apiKeyP
       <p>
         With <code>PERMALINK_API_KEY</code> holding your <code>{apiKeyPrefix}_…</code> key:
       </p>
-      <pre>
-        <code>{command}</code>
-      </pre>
+      <CodeBlock>{command}</CodeBlock>
       <p>
         The answer is 201 with the new <a href="#schema-Link">Link</a>, or 200 with the existing link when this workspace already
         has one with an allocated slug for the same destination.

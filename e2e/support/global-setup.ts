@@ -60,6 +60,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     await dns.close();
     await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
     if (process.env.E2E_SHOW_APP_OUTPUT) console.log(output.text());
+    const errors = errorLines(output.text());
+    if (errors.length > 0) throw new Error(`The app logged errors during the run:\n${errors.join("\n")}`);
   };
   await waitUntilAnswering(baseUrl, app, output).catch(async (error: unknown) => {
     await teardown();
@@ -114,6 +116,22 @@ async function startDnsControl(dns: FakeDnsServer): Promise<{ server: Server; ur
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/**
+ * What the app reported as going wrong: our logger's error and fatal lines, and anything else
+ * (Next's own messages) that names an error. A browser flow that works can still log one, such
+ * as a server action's redirect fetched from the wrong address.
+ */
+function errorLines(output: string): string[] {
+  return output.split("\n").filter((line) => {
+    try {
+      const { level } = JSON.parse(line) as { level?: unknown };
+      return level === "error" || level === "fatal";
+    } catch {
+      return /error|failed/i.test(line);
+    }
+  });
 }
 
 function collectOutput(child: ChildProcess): { text(): string } {

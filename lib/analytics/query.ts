@@ -214,7 +214,9 @@ function rollupSlices(columns: Prisma.Sql, where: Prisma.Sql, range: Range): Pri
  * reason instants come back from the session as epoch milliseconds, never as Dates.)
  */
 function instant(date: Date): Prisma.Sql {
-  return Prisma.sql`${date.toISOString()}::timestamptz`;
+  // Past 9999 JavaScript writes the year with a sign and six digits (+010000-…), which PostgreSQL
+  // cannot read; a range ending on 31 December 9999 ends in the year 10000.
+  return Prisma.sql`${date.toISOString().replace(/^\+0*/, "")}::timestamptz`;
 }
 
 function toRow(row: CountRow): AnalyticsRow {

@@ -1,7 +1,10 @@
 import { db } from "@/lib/db/client";
+import { isRecordId } from "@/lib/db/random";
 import type { Role } from "./types";
 
+/** null too for a workspace id no record can have: it also comes from a cookie and the dashboard's switch form. */
 export async function findRole(workspaceId: string, userId: string): Promise<Role | null> {
+  if (!isRecordId(workspaceId)) return null;
   const membership = await db().membership.findUnique({
     where: { workspaceId_userId: { workspaceId, userId } },
     select: { role: true },

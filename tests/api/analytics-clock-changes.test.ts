@@ -79,3 +79,18 @@ describe("days in a zone whose clocks go forward at midnight", () => {
     expect(await hours(user.token, link, start, end, "day", timezone)).toEqual(days.map((key) => [key, key === day ? 1 : 0]));
   });
 });
+
+describe("a range at the end of the calendar the query string accepts", () => {
+  // A range ending on 31 December 9999 ends at midnight starting the year 10000 (widened by its
+  // zone's offset or to the quarter hour), which JavaScript writes as +010000-01-01T…Z.
+  it.each([
+    { start: "9999-12-31", end: "9999-12-31", group_by: "day", timezone: "UTC" },
+    { start: "9999-12-30", end: "9999-12-31", group_by: "hour", timezone: "America/St_Johns" },
+    { start: "9999-12-31T23:50Z", end: "9999-12-31T23:59Z", group_by: "country", timezone: "Pacific/Kiritimati" },
+  ])("is answered, not a 500 ($group_by)", async (query) => {
+    const user = await newUser("year-9999");
+    const response = await call("GET", `/api/analytics?${new URLSearchParams(query)}`, { token: user.token });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.total).toEqual({ scans: 0, uniques: 0, bots: 0 });
+  });
+});

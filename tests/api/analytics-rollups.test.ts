@@ -231,16 +231,22 @@ describe("retention", () => {
     expect(total).toEqual({ scans: people, uniques: expect.any(Number), bots: batches.flat().length - people });
   });
 
-  it("runs every hour on the self-hosted server", async () => {
-    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+  it("runs a minute after the self-hosted server starts, then every hour", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
     setClock({ now: () => NOW });
     const user = await newUser("retention-timer");
     const linkId = await createLink(user, "https://example.com/timed");
     await writeScanBatch("timer-old", scansAt(linkId, 91, 5));
     const timer = startScanRetentionTimer();
     try {
-      await vi.advanceTimersByTimeAsync(59 * 60_000);
+      await vi.advanceTimersByTimeAsync(59_000);
       expect(await db().scanEvent.count({ where: { linkId } })).toBe(5);
+      await vi.advanceTimersByTimeAsync(1_000);
+      await expect.poll(() => db().scanEvent.count({ where: { linkId } })).toBe(0);
+
+      await writeScanBatch("timer-old-again", scansAt(linkId, 91, 3));
+      await vi.advanceTimersByTimeAsync(59 * 60_000);
+      expect(await db().scanEvent.count({ where: { linkId } })).toBe(3);
       await vi.advanceTimersByTimeAsync(60_000);
       await expect.poll(() => db().scanEvent.count({ where: { linkId } })).toBe(0);
     } finally {

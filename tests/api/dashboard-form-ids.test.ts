@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { getDomain, removeDomain, verifyDomain } from "@/lib/domains/service";
 import { changeRole, removeMember, resendInvitation } from "@/lib/members/service";
+import { findRole } from "@/lib/workspaces/membership";
+import { dashboardPrincipal, findDashboardUser } from "@/lib/workspaces/sign-in";
 import type { Principal } from "@/lib/workspaces/types";
 import { newUser } from "../support/api";
 
@@ -26,5 +28,15 @@ describe("an impossible id posted through a dashboard form", () => {
     ];
     const answers = await Promise.all(calls.map(async ([name, run]) => [name, await run().then(() => "done", (error: { code?: string }) => error.code ?? String(error))]));
     expect(Object.fromEntries(answers)).toEqual(Object.fromEntries(calls.map(([name]) => [name, "not_found"])));
+  });
+});
+
+describe("an impossible workspace id in the dashboard's workspace cookie or its switch form", () => {
+  // Every dashboard page reads the cookie (a NUL character in it made every page a 500).
+  it.each(IMPOSSIBLE_IDS.map((id) => [JSON.stringify(id).slice(0, 20), id]))("names no membership, and the dashboard acts on the personal workspace (%s)", async (_shown, id) => {
+    const user = await newUser("cookie-ids");
+    expect(await findRole(id, user.userId)).toBeNull();
+    const dashboardUser = (await findDashboardUser(user.userId))!;
+    expect(await dashboardPrincipal(dashboardUser, id)).toEqual({ kind: "session", userId: user.userId, workspaceId: user.workspaceId, role: "owner" });
   });
 });

@@ -3,11 +3,11 @@ import { cycles, importsOf, sourceFiles } from "../support/import-graph";
 
 /**
  * lib/ in layers that point one way:
- * - the floor (config, db, clock, process-singleton, http, log) imports no capability;
+ * - the floor (config, db, clock, process-singleton, http, log, email, schedule) imports no capability;
  * - capabilities import the floor and each other downward only;
  * - the roof (api: the route wrapper; openapi: the document; mcp: the MCP server) imports anything below and is imported by app/ only.
  */
-const FLOOR = ["clock", "config", "db", "email", "http", "log", "process-singleton"];
+const FLOOR = ["clock", "config", "db", "email", "http", "log", "process-singleton", "schedule"];
 const ROOF = ["api", "openapi", "mcp"];
 
 /** The capabilities from the top down, as the README draws them: each may import only those after it. */

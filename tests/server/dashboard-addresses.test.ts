@@ -47,6 +47,12 @@ describe("the dashboard's pages given odd query strings", () => {
     expect(links.text).toContain("addr-one");
   });
 
+  it("shows the personal workspace's links when the workspace cookie names no possible workspace (a NUL character)", async () => {
+    const response = await fetch(`${app.url}/dashboard`, { headers: { cookie: `${cookie}; workspace=%00` }, redirect: "manual" });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain("addr-one");
+  });
+
   it.each(["/dashboard/links/%00", "/dashboard/links/lnk_nosuchlink"])("answers 404 for a link page whose id names no link (%s)", async (path) => {
     expect((await page(path)).status).toBe(404);
   });

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { Table } from "@/components/table";
 import { config } from "@/lib/config";
 import { TOOLS } from "@/lib/mcp/tools";
+import { CodeBlock } from "@/components/ui/code-block";
 
 // The addresses and the price come from runtime configuration, not the build's.
 export const dynamic = "force-dynamic";
@@ -62,17 +63,11 @@ function Connect({ endpoint, prefix }: { endpoint: string; prefix: string }) {
         error that says how to authenticate.
       </p>
       <p>Clients that speak Streamable HTTP with headers (Claude Code&apos;s and Cursor&apos;s <code>.mcp.json</code>, VS Code&apos;s <code>mcp.json</code> under <code>servers</code>):</p>
-      <pre>
-        <code>{desktop}</code>
-      </pre>
+      <CodeBlock>{desktop}</CodeBlock>
       <p>Clients that start local servers only (Claude Desktop), through the <code>mcp-remote</code> bridge:</p>
-      <pre>
-        <code>{bridge}</code>
-      </pre>
+      <CodeBlock>{bridge}</CodeBlock>
       <p>From code, with the TypeScript SDK:</p>
-      <pre>
-        <code>{sdk}</code>
-      </pre>
+      <CodeBlock>{sdk}</CodeBlock>
     </section>
   );
 }
@@ -160,13 +155,9 @@ function Buy({ endpoint, price, assetName, assetVersion, network, takesPayments 
         </li>
       </ol>
       <h3 id="buy-mpp">With mppx (MPP)</h3>
-      <pre>
-        <code>{mpp}</code>
-      </pre>
+      <CodeBlock>{mpp}</CodeBlock>
       <h3 id="buy-x402">With x402</h3>
-      <pre>
-        <code>{x402}</code>
-      </pre>
+      <CodeBlock>{x402}</CodeBlock>
       <p>
         The same purchase over plain HTTP, and how to rotate or recover the key: <a href="/docs/payments">machine payments</a>.
       </p>

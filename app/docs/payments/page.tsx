@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { Table } from "@/components/table";
 import { config } from "@/lib/config";
 import { CHALLENGE_LIFETIME_SECONDS } from "@/lib/payments/gateway";
+import { CodeBlock } from "@/components/ui/code-block";
 
 // Price, network and addresses come from runtime configuration, not the build's.
 export const dynamic = "force-dynamic";
@@ -78,15 +79,11 @@ function Steps({ base }: { base: string }) {
             that is taken (409) or a destination that fails the safety check (422) is refused before any challenge, so you never
             pay for a request that cannot succeed. (<code>domain_id</code> needs an account.)
           </p>
-          <pre>
-            <code>{ask}</code>
-          </pre>
+          <CodeBlock>{ask}</CodeBlock>
         </li>
         <li>
           <p>You get 402 with two challenges, one per protocol, and a JSON body for people:</p>
-          <pre>
-            <code>{challenge}</code>
-          </pre>
+          <CodeBlock>{challenge}</CodeBlock>
           <p>
             The MPP <code>request</code> names the amount (atomic units), the token, the recipient and the chain; the challenge id is
             an HMAC over them and over <code>opaque</code>, which binds the destination (a hash) and the slug. It{" "}
@@ -155,9 +152,7 @@ function MppExample({ base, asset, assetName, assetVersion, price }: Terms) {
         </code>
         ):
       </p>
-      <pre>
-        <code>{code}</code>
-      </pre>
+      <CodeBlock>{code}</CodeBlock>
     </section>
   );
 }
@@ -187,9 +182,7 @@ function X402Example({ base }: Terms) {
       <p>
         With <code>@x402/fetch</code> and the <code>exact</code> EVM scheme:
       </p>
-      <pre>
-        <code>{code}</code>
-      </pre>
+      <CodeBlock>{code}</CodeBlock>
     </section>
   );
 }
@@ -231,9 +224,7 @@ function KeyManagement({ base, network, chainId }: Terms) {
         shown once and the old one stops working at once; of two rotations sent at once with one key, one succeeds and the other
         gets 401.
       </p>
-      <pre>
-        <code>{rotate}</code>
-      </pre>
+      <CodeBlock>{rotate}</CodeBlock>
       <p>
         Lost the key? Prove you hold the wallet that paid, with a Sign-In-with-Ethereum message (EIP-4361). Get a nonce from{" "}
         <code>GET /api/machine-accounts/nonce</code> (single use, valid for ten minutes), sign a message carrying it with{" "}
@@ -242,9 +233,7 @@ function KeyManagement({ base, network, chainId }: Terms) {
         chain ({network}, chain ID {chainId}). The account&apos;s key is replaced: the new one is returned once and the old one
         stops working at once.
       </p>
-      <pre>
-        <code>{recover}</code>
-      </pre>
+      <CodeBlock>{recover}</CodeBlock>
       <Table headings={["Answer", "When"]} rows={RECOVERY_REFUSALS.map(([answer, when]) => ({ key: answer, cells: [answer, when] }))} />
       <p>
         The signature is checked by recovering the signing address (an externally owned account, as for the payment itself);
