@@ -149,8 +149,11 @@ function withSpread(value: Spread, format: (value: number) => string, runs: numb
 function scanCell(scenario: ScenarioSummary, connections: number): string {
   if (!scenario.scanSurplus) return "—";
   const within = scenario.scanSurplus.min >= 0 && scenario.scanSurplus.max <= connections;
-  return `+${scenario.scanSurplus.min}…+${scenario.scanSurplus.max} ${within ? "✓" : "✗"}`;
+  return `${signed(scenario.scanSurplus.min)}…${signed(scenario.scanSurplus.max)} ${within ? "✓" : "✗"}`;
 }
+
+/** +49, 0 as +0, −29,999 with a real minus sign. */
+const signed = (value: number) => (value < 0 ? `−${thousands(-value)}` : `+${thousands(value)}`);
 
 export function markdownTable(summary: Summary): string {
   const { runs, connections } = summary;
