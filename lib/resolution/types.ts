@@ -1,3 +1,4 @@
+import type { VisitorFacts } from "@/lib/analytics/types";
 import type { LinkStatus } from "@/lib/links/status";
 
 /** What resolution needs to know about a link; cached per host and slug. */
@@ -13,8 +14,8 @@ export type ResolvedLink = {
   abuseReason: string | null;
 };
 
-/** One request for a short link, as either door sees it. */
-export type Visit = {
+/** One request for a short link, as either door sees it, with the visitor facts its scan record keeps. */
+export type Visit = VisitorFacts & {
   method: "GET" | "HEAD";
   /** The custom domain the request came in on, or null for the default short host. */
   host: string | null;
@@ -25,14 +26,6 @@ export type Visit = {
   forward: URLSearchParams;
   /** The visit came from the link's QR code (`?qr` on the short URL). */
   viaQr: boolean;
-  userAgent: string | null;
-  referrer: string | null;
-  /** The configured edge's country header (TRUSTED_COUNTRY_HEADER), else null. */
-  edgeCountry: string | null;
-  /** Raw address facts for the scan record; the trusted address is decided when the scan is written. */
-  forwardedFor: string | null;
-  peerAddress: string | null;
-  realIp: string | null;
 };
 
 export type Outcome =
