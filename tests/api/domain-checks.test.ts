@@ -1,18 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { randomString } from "@/lib/db/random";
 import { noticeBrokenDomain } from "@/lib/domains/failure-notice";
 import { runDomainChecks } from "@/lib/domains/job";
 import { findDomain } from "@/lib/domains/store";
-import { resetTlsProvider } from "@/lib/domains/tls";
 import { forgetVerifiedHosts } from "@/lib/domains/verified-hosts";
 import { closeEmail } from "@/lib/email";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { call, joinWorkspace, newUser } from "../support/api";
-import { TEST_ZONE } from "../support/dns-server";
-import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
+import { domainCheckWorld } from "../support/domain-check-world";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp-server";
 import { visit } from "../support/visits";
 
@@ -20,27 +17,12 @@ const CRON_SECRET = "cron-secret-for-domain-checks";
 const MINUTE = 60_000;
 const HEALTHY_RECHECK = 6 * 60 * MINUTE;
 const SHORT_HOST = "s.test.example";
-let dns: FakeDnsServer;
 let now = Date.parse("2026-11-24T09:00:00Z");
 
-beforeAll(async () => {
-  dns = await startFakeDnsServer({}, { a: [TEST_ZONE.publicAddress] });
-  process.env.DNS_RESOLVER = dns.resolver;
-  process.env.CRON_SECRET = CRON_SECRET;
-  resetConfig();
-  resetTlsProvider();
-  setClock({ now: () => now });
-});
+const world = domainCheckWorld(CRON_SECRET, () => now);
 
 afterEach(() => {
-  dns.remove("slow.checks-test.com");
-});
-
-afterAll(async () => {
-  setClock(undefined);
-  delete process.env.CRON_SECRET;
-  resetConfig();
-  await dns.close();
+  world.dns.remove("slow.checks-test.com");
 });
 
 function freshHostname(): string {
@@ -51,7 +33,7 @@ describe("the background domain check", () => {
   it("checks a failing domain again after 1, 2, 4 minutes, verifies it when the records appear, then every six hours", async () => {
     const user = await newUser();
     const hostname = freshHostname();
-    dns.set(hostname, "nxdomain");
+    world.dns.set(hostname, "nxdomain");
     const added = (await call("POST", "/api/domains", { token: user.token, body: { hostname } })).body;
     const row = () => db().domain.findUniqueOrThrow({ where: { id: added.id } });
     expect(await row()).toMatchObject({ failedChecks: 1, nextCheckAt: new Date(now + MINUTE) });
@@ -67,8 +49,8 @@ describe("the background domain check", () => {
     await runDomainChecks();
     expect(await row()).toMatchObject({ failedChecks: 3, nextCheckAt: new Date(now + 4 * MINUTE) });
 
-    dns.set(`_permalink.${hostname}`, { txt: [added.dns[0].value] });
-    dns.set(hostname, { cname: "s.test.example" });
+    world.dns.set(`_permalink.${hostname}`, { txt: [added.dns[0].value] });
+    world.dns.set(hostname, { cname: "s.test.example" });
     now += 4 * MINUTE;
     expect(await runDomainChecks()).toMatchObject({ ran: true, checked: 1, verified: 1, failing: 0 });
     expect(await row()).toMatchObject({ failedChecks: 0, hostnameStatus: "active", nextCheckAt: new Date(now + 6 * 60 * MINUTE) });
@@ -79,7 +61,7 @@ describe("the background domain check", () => {
     const user = await newUser();
     const hostname = "slow.checks-test.com";
     // The DNS server never answers for this name, so each run holds the lease for seconds.
-    dns.set(hostname, "silent");
+    world.dns.set(hostname, "silent");
     await call("POST", "/api/domains", { token: user.token, body: { hostname } });
     now += 10 * MINUTE;
     const runs = await Promise.all([runDomainChecks(), runDomainChecks(), runDomainChecks()]);
@@ -131,8 +113,8 @@ describe("the notice of a verified domain whose DNS broke", () => {
     await joinWorkspace(viewer, owner.workspaceId, "viewer");
     const hostname = freshHostname();
     const added = (await call("POST", "/api/domains", { token: owner.token, body: { hostname } })).body;
-    dns.set(`_permalink.${hostname}`, { txt: [added.dns[0].value] });
-    dns.set(hostname, { cname: SHORT_HOST });
+    world.dns.set(`_permalink.${hostname}`, { txt: [added.dns[0].value] });
+    world.dns.set(hostname, { cname: SHORT_HOST });
     expect((await call("POST", `/api/domains/${added.id}/verify`, { token: owner.token })).body).toMatchObject({ verified: true, hostname_status: "active" });
     const slug = `kept-${randomString(SLUG_ALPHABET, 6)}`;
     expect((await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/kept", slug, domain_id: added.id } })).status).toBe(201);
@@ -145,7 +127,7 @@ describe("the notice of a verified domain whose DNS broke", () => {
   it("e-mails the owners and admins once per failure, saying what is wrong and what to set; the links keep resolving", async () => {
     const { owner, admin, hostname, id, slug } = await verifiedTeamDomain();
 
-    dns.set(hostname, { cname: "parked.registrar-example.net" });
+    world.dns.set(hostname, { cname: "parked.registrar-example.net" });
     now += HEALTHY_RECHECK + MINUTE;
     expect(await runDomainChecks()).toMatchObject({ ran: true, notices: 1 });
 
@@ -169,13 +151,13 @@ describe("the notice of a verified domain whose DNS broke", () => {
     expect(noticesAbout(hostname)).toHaveLength(1);
 
     // Repaired: the failure is over and its notice cleared.
-    dns.set(hostname, { cname: SHORT_HOST });
+    world.dns.set(hostname, { cname: SHORT_HOST });
     now += 10 * MINUTE;
     await runDomainChecks();
     expect(await row(id)).toMatchObject({ hostnameStatus: "active", noticeSentAt: null });
 
     // Broken anew: a new failure, a new message.
-    dns.set(hostname, "nxdomain");
+    world.dns.set(hostname, "nxdomain");
     now += HEALTHY_RECHECK + MINUTE;
     expect(await runDomainChecks()).toMatchObject({ ran: true, notices: 1 });
     expect(noticesAbout(hostname)).toHaveLength(2);
@@ -186,7 +168,7 @@ describe("the notice of a verified domain whose DNS broke", () => {
 
   it("sends one message when several checks find the same failure at once: the claim is one conditional UPDATE", async () => {
     const { owner, hostname, id } = await verifiedTeamDomain();
-    dns.set(hostname, { cname: "parked.registrar-example.net" });
+    world.dns.set(hostname, { cname: "parked.registrar-example.net" });
     await call("POST", `/api/domains/${id}/verify`, { token: owner.token });
     const broken = (await findDomain(id))!;
     expect(broken).toMatchObject({ hostnameStatus: "misconfigured", noticeSentAt: null });
@@ -205,7 +187,7 @@ describe("the notice of a verified domain whose DNS broke", () => {
     process.env.SMTP_URL = refusing.toString();
     resetConfig();
     try {
-      dns.set(hostname, "nxdomain");
+      world.dns.set(hostname, "nxdomain");
       now += HEALTHY_RECHECK + MINUTE;
       expect(await runDomainChecks()).toMatchObject({ ran: true, notices: 0 });
       expect(await row(id)).toMatchObject({ hostnameStatus: "misconfigured", noticeSentAt: null });

@@ -1,38 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { setTimeout as sleep } from "node:timers/promises";
-import { setClock } from "@/lib/clock";
-import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { randomString } from "@/lib/db/random";
 import { runDomainChecks } from "@/lib/domains/job";
-import { resetTlsProvider } from "@/lib/domains/tls";
 import { call, newUser } from "../support/api";
-import { TEST_ZONE } from "../support/dns-server";
-import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
+import { domainCheckWorld } from "../support/domain-check-world";
 
 // A domain may be removed while a check of it waits on DNS (its owner's "verify now", the
 // background job): the check then has nothing to write to, which must not fail the request or the
 // job's run, and two removals at once answer as one removal and one "not found".
 
 const CRON_SECRET = "cron-secret-for-domain-removal-races";
-let dns: FakeDnsServer;
 let now = Date.parse("2026-11-24T09:00:00Z");
 
-beforeAll(async () => {
-  dns = await startFakeDnsServer({}, { a: [TEST_ZONE.publicAddress] });
-  process.env.DNS_RESOLVER = dns.resolver;
-  process.env.CRON_SECRET = CRON_SECRET;
-  resetConfig();
-  resetTlsProvider();
-  setClock({ now: () => now });
-});
-
-afterAll(async () => {
-  setClock(undefined);
-  delete process.env.CRON_SECRET;
-  resetConfig();
-  await dns.close();
-});
+const world = domainCheckWorld(CRON_SECRET, () => now);
 
 function freshHostname(): string {
   return `go.race-${randomString("abcdefghijkmnpqrstuvwxyz23456789", 10)}.com`;
@@ -42,8 +23,8 @@ function freshHostname(): string {
 async function slowDomain(token: string): Promise<{ id: string; hostname: string }> {
   const hostname = freshHostname();
   const added = (await call("POST", "/api/domains", { token, body: { hostname } })).body;
-  dns.set(hostname, "silent");
-  dns.set(`_permalink.${hostname}`, "silent");
+  world.dns.set(hostname, "silent");
+  world.dns.set(`_permalink.${hostname}`, "silent");
   return { id: added.id, hostname };
 }
 
