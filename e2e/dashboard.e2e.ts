@@ -326,6 +326,12 @@ test("searches and filters the links table", async () => {
   await expect(page.getByText("No link matches this search.")).toBeVisible();
   await page.goto("/dashboard?status=active");
   await expect(page.getByText("No link matches this search.")).toBeVisible();
+  // Through the form: every status the filter offers, and a new link is still in quarantine.
+  await expect(page.getByLabel("Status").locator("option")).toHaveText(["Any status", "Active", "Quarantine", "Abuse"]);
+  await page.getByLabel("Status").selectOption("Quarantine");
+  await page.getByRole("button", { name: "Search" }).click();
+  await expect(page).toHaveURL(/status=quarantine/);
+  await expect(page.getByRole("row", { name: /spring-menu/ })).toBeVisible();
 });
 
 test("claims the API key once, with a warning, and revokes it", async ({}, testInfo) => {

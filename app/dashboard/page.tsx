@@ -7,7 +7,7 @@ import { requireDashboard } from "@/lib/api/dashboard";
 import { analyticsQuery } from "@/lib/analytics/schemas";
 import { scanAnalytics } from "@/lib/analytics/service";
 import { describeAccount } from "@/lib/billing/service";
-import { browseLinks, browseLinksQuery, linkHosts, verifiedDomains } from "@/lib/links/browse";
+import { browseLinks, browseLinksQuery, linkHosts, STATUS_FILTER_NAMES, verifiedDomains } from "@/lib/links/browse";
 import { CreateLinkForm } from "./create-link-form";
 
 const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZone: "UTC" });
@@ -77,9 +77,11 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
           </label>
           <select id="search-status" name="status" defaultValue={query.status ?? ""} className={inputClass}>
             <option value="">Any status</option>
-            <option value="active">Active</option>
-            <option value="quarantine">Quarantine</option>
-            <option value="abuse">Abuse</option>
+            {STATUS_FILTER_NAMES.map((name) => (
+              <option key={name} value={name}>
+                {name[0]!.toUpperCase() + name.slice(1)}
+              </option>
+            ))}
           </select>
         </div>
         <div>

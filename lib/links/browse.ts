@@ -9,12 +9,14 @@ import { ABUSE, ACTIVE, asLinkStatus, type LinkStatus, QUARANTINE } from "./stat
 /** Rows per page of the dashboard's table; the cursor pages through any number of links. */
 export const BROWSE_PAGE_SIZE = 50;
 
+/** The statuses the links table filters by, by the name the address bar and the filter's options use. */
 export const STATUS_FILTERS = { active: ACTIVE, quarantine: QUARANTINE, abuse: ABUSE } as const satisfies Record<string, LinkStatus>;
+export const STATUS_FILTER_NAMES = Object.keys(STATUS_FILTERS) as [keyof typeof STATUS_FILTERS, ...(keyof typeof STATUS_FILTERS)[]];
 
 /** What the dashboard's links table asks for: a search, filters, the archived view and a page. */
 export const browseLinksQuery = z.object({
   q: text().max(200, "must be at most 200 characters").optional().catch(undefined),
-  status: z.enum(["active", "quarantine", "abuse"]).optional().catch(undefined),
+  status: z.enum(STATUS_FILTER_NAMES).optional().catch(undefined),
   /** "default" for the default short host, else a custom domain's hostname. */
   domain: text().max(253).optional().catch(undefined),
   view: z.enum(["live", "archived"]).default("live").catch("live"),
