@@ -15,7 +15,7 @@ export type Row = {
   cpuMicrosPerRequest: number | null;
 };
 
-export type ScenarioKey = "reference" | "quarantined" | "active" | "unknown" | "silent" | "sustained" | "cold" | "proxy";
+export type ScenarioKey = "reference" | "floor-redirect" | "floor-unknown" | "quarantined" | "active" | "unknown" | "silent" | "sustained" | "cold" | "proxy";
 
 export type RunResult = {
   referenceBefore: Row;
@@ -23,6 +23,8 @@ export type RunResult = {
   rows: Row[];
   memory: { afterWarmUpBytes: number; afterLoadBytes: number; ratio: number } | null;
   exact: { visits: number; redirects: number; other: number; scans: number } | null;
+  /** The silent link's first visits, sent at once on the warmed-up server: they wait for its first check. */
+  silentFirstVisits: { visits: number; medianMs: number; maxMs: number } | null;
 };
 
 type Spread = { median: number; min: number; max: number };
@@ -48,6 +50,7 @@ export type Summary = {
   scenarios: ScenarioSummary[];
   memoryRatio: Spread | null;
   exact: { runs: number; allExact: boolean; visits: number } | null;
+  silentFirstVisitMs: Spread | null;
 };
 
 function spread(values: number[]): Spread {
@@ -128,6 +131,7 @@ export function summarise(runs: RunResult[], connections: number): Summary {
   }
   const memory = runs.flatMap((run) => (run.memory ? [run.memory.ratio] : []));
   const exact = runs.flatMap((run) => (run.exact ? [run.exact] : []));
+  const silentFirst = runs.flatMap((run) => (run.silentFirstVisits ? [run.silentFirstVisits.maxMs] : []));
   return {
     runs: runs.length,
     connections,
@@ -136,6 +140,7 @@ export function summarise(runs: RunResult[], connections: number): Summary {
     exact: exact.length
       ? { runs: exact.length, visits: exact[0]!.visits, allExact: exact.every((count) => count.redirects === count.visits && count.scans === count.visits) }
       : null,
+    silentFirstVisitMs: silentFirst.length ? spread(silentFirst) : null,
   };
 }
 
@@ -169,6 +174,7 @@ export function markdownTable(summary: Summary): string {
   }
   const notes: string[] = [];
   if (summary.memoryRatio) notes.push(`Resident memory after the sustained run ÷ after warm-up: ${withSpread(summary.memoryRatio, (value) => `${value.toFixed(2)}×`, runs)}.`);
+  if (summary.silentFirstVisitMs) notes.push(`A quarantined link whose DNS never answers: its first ${connections} visits, sent at once, took at most ${withSpread(summary.silentFirstVisitMs, ms, runs)} ms: the link's first read from the database, then its first check, which a visit waits for at most SAFETY_CHECK_DEADLINE_MS (250 by default); its row above measures the visits after them.`);
   if (summary.exact) notes.push(`Exact count: ${summary.exact.visits} visits over ${connections} connections, every answer read: ${summary.exact.allExact ? `scans recorded = redirects answered = ${summary.exact.visits} in every run ✓` : "scans recorded ≠ redirects answered ✗ (see the JSON)"}.`);
   return `${lines.join("\n")}\n${notes.length ? `\n${notes.join("\n")}\n` : ""}`;
 }

@@ -6,7 +6,7 @@ import { boot } from "@/scripts/boot";
 import { ensureFreshBuild } from "@/scripts/app-process";
 import { startFakeDnsServer } from "@/tests/support/fake-dns-server";
 import { TEST_ZONE } from "@/tests/support/dns-server";
-import { exactVisits } from "./exact-visits";
+import { concurrentVisits, exactVisits } from "./exact-visits";
 import { markdownTable, summarise, type Row, type RunResult, type ScenarioKey } from "./report";
 import { scansIn, seedBenchLinks, waitForScans, type BenchLinks } from "./seed";
 import { cpuMicros, residentBytes, startServer, type BenchServer } from "./servers";
@@ -105,19 +105,43 @@ async function reference(label: string): Promise<Row> {
   }
 }
 
-async function frontScenarios(links: BenchLinks, env: Env, profileFlags: string[]): Promise<Pick<RunResult, "rows" | "memory" | "exact">> {
+/**
+ * Bare node:http sending the front door's own 302 and 404 page, as the floor under those scenarios:
+ * the part of the gap to the reference that is the answers' bytes, not the door's work.
+ */
+async function floorScenarios(): Promise<Row[]> {
+  const server = await startServer("floor", {});
+  try {
+    const rows: Row[] = [];
+    if (wanted("active") || wanted("quarantined")) rows.push(await measure("floor-redirect", "floor: bare node:http sending the front door's 302 (its headers and body)", server, ["/redirect"], "3xx", null));
+    if (wanted("unknown")) rows.push(await measure("floor-unknown", "floor: bare node:http sending the front door's 404 page", server, ["/Unknown9"], "4xx", null));
+    return rows;
+  } finally {
+    await server.stop();
+  }
+}
+
+async function frontScenarios(links: BenchLinks, env: Env, profileFlags: string[]): Promise<Pick<RunResult, "rows" | "memory" | "exact" | "silentFirstVisits">> {
   const rows: Row[] = [];
   const front = await startServer("front", env, profileFlags);
   let memory: RunResult["memory"] = null;
   let exact: RunResult["exact"] = null;
+  let silentFirstVisits: RunResult["silentFirstVisits"] = null;
   try {
     await load(front, [`/${links.active.slug}`, `/${links.quarantined.slug}`, `/${links.sustained.slug}`], WARM_UP_SECONDS);
-    await waitForScans(links.active.workspaceId);
+    if (wanted("silent")) {
+      // A new link's first visitors wait for its first check, up to SAFETY_CHECK_DEADLINE_MS: measured
+      // apart on the warm server, as they arrive (one a connection, at once); the scenario measures the visits after them.
+      const times = await concurrentVisits(front.url, SHORT_HOST, `/${links.silent.slug}`, CONNECTIONS);
+      silentFirstVisits = { visits: times.length, medianMs: times[Math.floor(times.length / 2)]!, maxMs: times.at(-1)! };
+      console.log(`  first ${times.length} visits of the silent link, at once: median ${silentFirstVisits.medianMs.toFixed(0)} ms, slowest ${silentFirstVisits.maxMs.toFixed(0)} ms`);
+    }
+    await Promise.all([links.active, links.silent].map((link) => waitForScans(link.workspaceId)));
     const warmBytes = await residentBytes(front.pid);
     if (wanted("quarantined")) rows.push(await measure("quarantined", "quarantined link, warm (live check, DNS answering)", front, [`/${links.quarantined.slug}`], "3xx", links.quarantined.workspaceId));
     if (wanted("active")) rows.push(await measure("active", "active link, warm", front, [`/${links.active.slug}`], "3xx", links.active.workspaceId));
     if (wanted("unknown")) rows.push(await measure("unknown", "unknown slug (404, nothing written)", front, ["/Unknown9"], "4xx", null));
-    if (wanted("silent")) rows.push(await measure("silent", "quarantined link, destination's DNS never answers", front, [`/${links.silent.slug}`], "3xx", links.silent.workspaceId));
+    if (wanted("silent")) rows.push(await measure("silent", "quarantined link, destination's DNS never answers (after its first visits)", front, [`/${links.silent.slug}`], "3xx", links.silent.workspaceId));
     if (wanted("exact")) {
       const before = await scansIn(links.exact.workspaceId);
       const answers = await exactVisits(front.url, SHORT_HOST, `/${links.exact.slug}`, EXACT_VISITS, CONNECTIONS);
@@ -135,7 +159,7 @@ async function frontScenarios(links: BenchLinks, env: Env, profileFlags: string[
   } finally {
     await front.stop();
   }
-  return { rows, memory, exact };
+  return { rows, memory, exact, silentFirstVisits };
 }
 
 async function coldScenario(links: BenchLinks, env: Env): Promise<Row> {
@@ -164,12 +188,13 @@ async function oneRun(index: number, links: BenchLinks, env: Env): Promise<RunRe
   console.log(`Run ${index + 1} of ${RUNS}`);
   const profileFlags = options.profile ? ["--cpu-prof", `--cpu-prof-dir=${options.profile}`] : [];
   const referenceBefore = await reference("reference before: bare node:http 302");
+  const floors = await floorScenarios();
   const front = await frontScenarios(links, env, profileFlags);
-  const rows = [...front.rows];
+  const rows = [...floors, ...front.rows];
   if (wanted("cold")) rows.push(await coldScenario(links, env));
   if (wanted("proxy")) rows.push(await proxyScenario(links, env));
   const referenceAfter = await reference("reference after: bare node:http 302");
-  return { referenceBefore, referenceAfter, rows, memory: front.memory, exact: front.exact };
+  return { referenceBefore, referenceAfter, rows, memory: front.memory, exact: front.exact, silentFirstVisits: front.silentFirstVisits };
 }
 
 async function writeReadme(table: string, header: string): Promise<void> {

@@ -62,7 +62,7 @@ export async function seedBenchLinks(silentHost: string): Promise<BenchLinks> {
 /** Scans recorded so far for the workspace's links. */
 export async function scansIn(workspaceId: string): Promise<number> {
   const { rows } = await pool().query<{ scans: string }>(
-    "SELECT count(*) AS scans FROM scan_events WHERE link_id IN (SELECT id FROM links WHERE workspace_id = $1)",
+    "SELECT coalesce(sum(scans), 0) AS scans FROM scan_events WHERE link_id IN (SELECT id FROM links WHERE workspace_id = $1)",
     [workspaceId],
   );
   return Number(rows[0]!.scans);

@@ -5,13 +5,15 @@ import { FRONT_NODE_FLAGS, freePort } from "@/scripts/app-process";
 
 export type BenchServer = { url: string; pid: number; stop(): Promise<void>; output(): string };
 
-/** Which process answers: the bare node:http reference, `npm start`'s front door, or `next start` (proxy.ts). */
-export type ServerKind = "reference" | "front" | "proxy";
+/** Which process answers: the bare node:http reference, bare node:http with the front door's answers, `npm start`'s front door, or `next start` (proxy.ts). */
+export type ServerKind = "reference" | "floor" | "front" | "proxy";
 
 function command(kind: ServerKind, port: number, nodeFlags: string[]): string[] {
   switch (kind) {
     case "reference":
       return [...nodeFlags, "--import", "tsx", "bench/reference-server.ts", String(port)];
+    case "floor":
+      return [...nodeFlags, "--import", "tsx", "bench/answer-floor-server.ts", String(port)];
     case "front":
       // Node itself, not the tsx launcher, so the pid is the server's (its memory, its profile).
       return [...FRONT_NODE_FLAGS, ...nodeFlags, "--import", "tsx", "scripts/start.ts"];
@@ -31,7 +33,8 @@ export async function startServer(kind: ServerKind, env: Record<string, string |
   child.stdout?.on("data", (chunk) => (output += chunk));
   child.stderr?.on("data", (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
-  await waitUntilAnswering(kind === "reference" ? `${url}/ref` : `${url}/api/openapi.json`, child, () => output);
+  const probe = { reference: "/ref", floor: "/redirect", front: "/api/openapi.json", proxy: "/api/openapi.json" }[kind];
+  await waitUntilAnswering(`${url}${probe}`, child, () => output);
   return { url, pid: child.pid!, stop: () => stop(child), output: () => output };
 }
 

@@ -23,6 +23,15 @@ describe("repeat", () => {
     expect(job).toHaveBeenCalledTimes(3);
   });
 
+  it("schedules nothing for an interval of 0 (a setting turned off)", async () => {
+    const job = vi.fn(async () => undefined);
+    repeat("turned off", job, 0).stop();
+    repeat("turned off, never stopped", job, 0);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(job).not.toHaveBeenCalled();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it("starts no pass while the last one still runs, and goes on after one fails", async () => {
     let finish: () => void = () => undefined;
     const job = vi

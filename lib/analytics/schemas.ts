@@ -95,7 +95,7 @@ export const scanRetentionRunSchema = z
   .object({
     retention_days: z.number().int().meta({ description: "SCAN_RETENTION_DAYS: how long raw scan events are kept" }),
     deleted_before: z.string().meta({ description: "raw events that occurred before this instant were deleted (ISO 8601, UTC)" }),
-    events_deleted: z.number().int().min(0).meta({ description: "raw events this run deleted; their counts stay in the rollups" }),
+    events_deleted: z.number().int().min(0).meta({ description: "raw rows this run deleted, not scans: a row stands for one scan or for a run of identical scans (same visitor, link and millisecond); their counts stay in the rollups" }),
   })
   .meta({ id: "ScanRetentionRun" });
 

@@ -21,8 +21,9 @@ export const DIMENSIONS = { total: 0, country: 1, device: 2, browser: 3, os: 4, 
  * UTC day per link and per workspace in scan_visitors (the primary key decides across
  * instances), inserts the raw rows, and adds the counts to the quarter-hour and day rollups.
  * `rows[i]` stands for `counts[i]` identical scans (the buffer folds a visitor's repeats within a
- * millisecond); the raw table still gets one row per scan, the first of them carrying the
- * unique flags. Scans alike in every rolled-up column are folded into one row with counts before
+ * millisecond), and so does its raw row (`scans`; one row a scan made PostgreSQL insert tens of
+ * thousands of identical rows a second for one busy visitor); a unique flag on it marks the
+ * first of those scans. Scans alike in every rolled-up column are folded into one row with counts before
  * they fan out to grains, dimensions and scopes (fanning out first made 140,000 rows to group for
  * a batch of 5,000). First visits are matched with an uncorrelated IN, which PostgreSQL answers from
  * one hash of first_seen (a correlated EXISTS scanned it once a scan, and joins degenerated to
@@ -36,8 +37,8 @@ export async function writeScanBatch(batchId: string, rows: ScanRow[], counts: n
   const column = <T>(pick: (row: ScanRow) => T) => rows.map(pick);
   const client = await pool().connect();
   try {
-    // PostgreSQL would JIT-compile the statement (generate_series's default estimate of 1,000 rows
-    // a call makes its cost look huge): seconds of compiling for a statement that runs in tens of ms.
+    // PostgreSQL JIT-compiles a statement whose estimated cost runs high, as a big batch's can (it
+    // did while each scan was a generated row): seconds of compiling for tens of ms of running.
     await client.query("BEGIN; SET LOCAL jit = off");
     await client.query({
       name: "analytics.write-scan-batch",
@@ -89,9 +90,9 @@ const WRITE_SCAN_BATCH = `
     FROM input i
   ),
   raw AS (
-    INSERT INTO scan_events (link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, link_unique, workspace_unique)
-    SELECT link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, link_unique AND copy = 1, workspace_unique AND copy = 1
-    FROM flagged CROSS JOIN generate_series(1, flagged.scans) copy ORDER BY ord, copy
+    INSERT INTO scan_events (link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, link_unique, workspace_unique, scans)
+    SELECT link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, link_unique, workspace_unique, scans
+    FROM flagged ORDER BY ord
   ),
   folded AS (
     SELECT workspace_id, link_id,

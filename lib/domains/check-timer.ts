@@ -4,7 +4,5 @@ import { runDomainChecks } from "./job";
 
 /** The self-hosted server's schedule for the background domain check (Vercel Cron calls GET /api/cron/domains instead). */
 export function startDomainCheckTimer(): Schedule {
-  const intervalSeconds = config().DOMAIN_CHECK_INTERVAL_SECONDS;
-  if (intervalSeconds === 0) return { stop: () => undefined };
-  return repeat("background domain check", runDomainChecks, intervalSeconds * 1000);
+  return repeat("background domain check", runDomainChecks, config().DOMAIN_CHECK_INTERVAL_SECONDS * 1000);
 }

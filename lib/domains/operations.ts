@@ -1,5 +1,6 @@
 import { defineOperation, failure, ok, type ParameterSpec, paymentRequired } from "@/lib/http/operation";
 import { addDomainBody, domainCheckTotalsSchema, domainListSchema, domainSchema, tlsAskAnswerSchema, tlsAskQuery } from "./schemas";
+import { DOMAIN_NOT_FOUND } from "./not-found";
 
 const DOMAIN_ID_PARAMETER: ParameterSpec = { name: "id", in: "path", required: true, description: "the domain's id, as returned when it was added" };
 const MANAGE_REFUSED = "Your role does not allow managing custom domains: owners, admins and the workspace's API key may.";
@@ -46,7 +47,7 @@ export const getDomain = defineOperation({
   parameters: [DOMAIN_ID_PARAMETER],
   responses: {
     200: ok("The domain.", domainSchema),
-    404: failure("No domain with this id exists in this workspace."),
+    404: failure(DOMAIN_NOT_FOUND),
   },
 });
 
@@ -64,7 +65,7 @@ export const verifyDomain = defineOperation({
   responses: {
     200: ok("The domain after the check.", domainSchema),
     403: failure(MANAGE_REFUSED),
-    404: failure("No domain with this id exists in this workspace."),
+    404: failure(DOMAIN_NOT_FOUND),
   },
 });
 
@@ -81,7 +82,7 @@ export const removeDomain = defineOperation({
   responses: {
     204: { description: "The domain was deleted." },
     403: failure(MANAGE_REFUSED),
-    404: failure("No domain with this id exists in this workspace."),
+    404: failure(DOMAIN_NOT_FOUND),
     409: failure("Links live on this domain, so it cannot be deleted."),
     502: failure("The TLS provider did not confirm the removal; the domain was kept. Try again."),
   },

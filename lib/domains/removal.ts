@@ -1,7 +1,8 @@
 import { db } from "@/lib/db/client";
 import { isForeignKeyViolation } from "@/lib/db/errors";
-import { DomainError, notFound } from "@/lib/http/errors";
+import { DomainError } from "@/lib/http/errors";
 import { publishInvalidation } from "@/lib/links/invalidation";
+import { domainNotFound } from "./not-found";
 import type { DomainRow } from "./store";
 import { tlsProvider } from "./tls";
 
@@ -20,7 +21,7 @@ export async function removeDomainRow(domain: DomainRow): Promise<void> {
     const { count } = await tx.domain.deleteMany({ where: { id: domain.id } }).catch((error: unknown) => {
       throw isForeignKeyViolation(error) ? hasLinks(domain.hostname) : error;
     });
-    if (count === 0) throw notFound("No domain with this id exists in this workspace.");
+    if (count === 0) throw domainNotFound();
     if (domain.verifiedAt) await tlsProvider().detach(domain.hostname);
   }, REMOVAL_TRANSACTION);
   if (domain.verifiedAt) publishInvalidation({ kind: "domain", hostname: domain.hostname });

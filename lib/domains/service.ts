@@ -12,6 +12,7 @@ import { routingTarget } from "./records";
 import type { AddDomainInput, DomainView } from "./schemas";
 import * as store from "./store";
 import type { DomainRow } from "./store";
+import { domainNotFound } from "./not-found";
 import { removeDomainRow } from "./removal";
 import { lookUpVerifiedHost } from "./verified-hosts";
 
@@ -80,10 +81,6 @@ async function findOwnDomain(principal: Principal, id: string) {
   const domain = await store.findWorkspaceDomain(principal.workspaceId, id);
   if (!domain) throw domainNotFound();
   return domain;
-}
-
-function domainNotFound(): DomainError {
-  return notFound("No domain with this id exists in this workspace.");
 }
 
 function ownHosts(): string[] {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client";
+import { storedText } from "@/lib/http/schemas";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { shortUrl } from "./present";
@@ -24,9 +25,9 @@ export const browseLinksQuery = z.object({
   cursor: text().max(200).optional().catch(undefined),
 });
 
-/** Text from the address bar that PostgreSQL can hold (its text has no NUL character); anything else is ignored like a bad value. */
+/** Text from the address bar without control characters (PostgreSQL's text cannot hold NUL); anything else is ignored like a bad value. */
 function text() {
-  return z.string().trim().refine((value) => !value.includes("\u0000"));
+  return storedText(z.string().trim());
 }
 
 export type BrowseLinksQuery = z.infer<typeof browseLinksQuery>;

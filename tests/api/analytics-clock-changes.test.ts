@@ -15,6 +15,13 @@ function scanAt(linkId: string, iso: string): ScanRow {
   };
 }
 
+/** A new user and one link of theirs: its id, and the user's token for reading its analytics. */
+async function userWithLink(name: string) {
+  const user = await newUser(name);
+  const link = (await call("POST", "/api/links", { token: user.token, body: { destination: `https://example.com/${name}` } })).body.id as string;
+  return { token: user.token, link };
+}
+
 async function hours(token: string, linkId: string, start: string, end: string, groupBy = "hour", timezone = "Australia/Lord_Howe") {
   const response = await call("GET", `/api/analytics?${new URLSearchParams({ link_id: linkId, group_by: groupBy, timezone, start, end })}`, { token });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
@@ -23,12 +30,11 @@ async function hours(token: string, linkId: string, start: string, end: string, 
 
 describe("hours in a zone whose daylight saving moves its clocks by half an hour", () => {
   it("begin on the hour after the clocks go back (the repeated half hour is an hour of its own, as a repeated hour is)", async () => {
-    const user = await newUser("lord-howe");
-    const link = (await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/lord-howe" } })).body.id;
+    const { token, link } = await userWithLink("lord-howe");
     // 02:40 local (+10:30), 03:05 local; the clocks went from 02:00 +11:00 back to 01:30 +10:30 at 15:00 UTC.
     await writeScanBatch(randomUUID(), [scanAt(link, "2026-04-04T16:10:00Z"), scanAt(link, "2026-04-04T16:35:00Z")]);
 
-    expect(await hours(user.token, link, "2026-04-05T00:00", "2026-04-05T04:00")).toEqual([
+    expect(await hours(token, link, "2026-04-05T00:00", "2026-04-05T04:00")).toEqual([
       ["2026-04-05T00:00:00+11:00", 0],
       ["2026-04-05T01:00:00+11:00", 0],
       ["2026-04-05T01:30:00+10:30", 0],
@@ -38,12 +44,11 @@ describe("hours in a zone whose daylight saving moves its clocks by half an hour
   });
 
   it("begin on the hour after the clocks go forward (the hour cut short by the change starts when it does)", async () => {
-    const user = await newUser("lord-howe-spring");
-    const link = (await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/lord-howe-spring" } })).body.id;
+    const { token, link } = await userWithLink("lord-howe-spring");
     // 02:45 and 03:10 local (+11:00); the clocks went from 02:00 +10:30 to 02:30 +11:00 at 15:30 UTC.
     await writeScanBatch(randomUUID(), [scanAt(link, "2026-10-03T15:45:00Z"), scanAt(link, "2026-10-03T16:10:00Z")]);
 
-    expect(await hours(user.token, link, "2026-10-04T00:00", "2026-10-04T04:00")).toEqual([
+    expect(await hours(token, link, "2026-10-04T00:00", "2026-10-04T04:00")).toEqual([
       ["2026-10-04T00:00:00+10:30", 0],
       ["2026-10-04T01:00:00+10:30", 0],
       ["2026-10-04T02:30:00+11:00", 1],
@@ -52,11 +57,9 @@ describe("hours in a zone whose daylight saving moves its clocks by half an hour
   });
 
   it("are unchanged in a zone whose clocks move by an hour (Berlin's repeated hour counted twice, each with its offset)", async () => {
-    const user = await newUser("berlin-hours");
-    const link = (await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/berlin" } })).body.id;
+    const { token, link } = await userWithLink("berlin-hours");
     await writeScanBatch(randomUUID(), [scanAt(link, "2026-10-25T00:30:00Z"), scanAt(link, "2026-10-25T01:30:00Z"), scanAt(link, "2026-10-25T01:45:00Z")]);
-    const response = await call("GET", `/api/analytics?${new URLSearchParams({ link_id: link, group_by: "hour", timezone: "Europe/Berlin", start: "2026-10-25T01:00", end: "2026-10-25T04:00" })}`, { token: user.token });
-    expect(response.body.data.map((row: { key: string; scans: number }) => [row.key, row.scans])).toEqual([
+    expect(await hours(token, link, "2026-10-25T01:00", "2026-10-25T04:00", "hour", "Europe/Berlin")).toEqual([
       ["2026-10-25T01:00:00+02:00", 0],
       ["2026-10-25T02:00:00+02:00", 1],
       ["2026-10-25T02:00:00+01:00", 2],
@@ -72,11 +75,10 @@ describe("days in a zone whose clocks go forward at midnight", () => {
     // 00:30 on 25 April in Cairo (UTC+3 since 24 April, whose midnight was skipped).
     { timezone: "Africa/Cairo", scan: "2026-04-24T21:30:00Z", start: "2026-04-23", end: "2026-04-26", days: ["2026-04-23", "2026-04-24", "2026-04-25", "2026-04-26"], day: "2026-04-25" },
   ])("begin at midnight again after the day that began at 01:00 ($timezone)", async ({ timezone, scan, start, end, days, day }) => {
-    const user = await newUser("midnight-dst");
-    const link = (await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/midnight" } })).body.id;
+    const { token, link } = await userWithLink("midnight-dst");
     await writeScanBatch(randomUUID(), [scanAt(link, scan)]);
 
-    expect(await hours(user.token, link, start, end, "day", timezone)).toEqual(days.map((key) => [key, key === day ? 1 : 0]));
+    expect(await hours(token, link, start, end, "day", timezone)).toEqual(days.map((key) => [key, key === day ? 1 : 0]));
   });
 });
 

@@ -61,7 +61,7 @@ async function visitAll(paths: string[]): Promise<Answer[]> {
 
 async function scansOf(linkIds: string[]): Promise<Map<string, number>> {
   const { rows } = await pool().query<{ link_id: string; scans: string }>(
-    "SELECT link_id, count(*) AS scans FROM scan_events WHERE link_id = ANY($1) GROUP BY link_id",
+    "SELECT link_id, sum(scans) AS scans FROM scan_events WHERE link_id = ANY($1) GROUP BY link_id",
     [linkIds],
   );
   return new Map(rows.map((row) => [row.link_id, Number(row.scans)]));

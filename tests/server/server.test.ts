@@ -135,6 +135,6 @@ describe("shutting down", () => {
     const visits = await Promise.all(Array.from({ length: 5 }, () => fetch(`http://localhost:${instance.port}/${link.slug}`, { redirect: "manual" })));
     expect(visits.map((response) => response.status)).toEqual([302, 302, 302, 302, 302]);
     expect(await instance.stop()).toBe(0);
-    expect(await db().scanEvent.count({ where: { linkId: link.id } })).toBe(5);
+    expect((await db().scanEvent.aggregate({ where: { linkId: link.id }, _sum: { scans: true } }))._sum.scans).toBe(5);
   }, 60_000);
 });
