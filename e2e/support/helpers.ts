@@ -46,6 +46,9 @@ export async function signInByMagicLink(page: Page, address: string, options: { 
 
 /** No serious or critical violation from axe on the page as it is now. */
 export async function expectAccessible(page: Page): Promise<void> {
+  // Next streams the page's <title> and re-renders it after a server action, so for a moment the
+  // document may have none: wait for it (a page that never gets one still fails here) before axe looks.
+  await expect(page).toHaveTitle(/\S/);
   const results = await new AxeBuilder({ page }).analyze();
   const blocking = results.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
   expect(blocking.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(" ")).join(", ")})`)).toEqual([]);
