@@ -6,16 +6,17 @@ import { boot } from "@/scripts/boot";
 import { ensureFreshBuild } from "@/scripts/app-process";
 import { startFakeDnsServer } from "@/tests/support/fake-dns-server";
 import { TEST_ZONE } from "@/tests/support/dns-server";
+import { pinningNote } from "./cpus";
 import { concurrentVisits, exactVisits } from "./exact-visits";
 import { markdownTable, summarise, type Row, type RunResult, type ScenarioKey } from "./report";
 import { scansIn, seedBenchLinks, waitForScans, type BenchLinks } from "./seed";
 import { cpuMicros, residentBytes, startServer, type BenchServer } from "./servers";
-import { requireWrk, socketErrors, wrk } from "./wrk";
+import { requireWrk, socketErrors, wrk, type WrkResult } from "./wrk";
 
 /**
- * `npm run bench [-- --runs 3]`: the redirect paths driven by wrk, each run measuring a bare
- * node:http 302 server (in its own process) before and after the app, so every ratio compares
- * numbers taken minutes apart on the same machine. See README "Benchmark".
+ * `npm run bench [-- --runs 3]`: the redirect paths driven by wrk. Each run keeps a bare node:http
+ * 302 server in its own process and measures it before the app, for as long just before every
+ * scenario (the scenario's ratio is against that slice) and after the app. See README "Benchmark".
  */
 const { values: options } = parseArgs({
   options: {
@@ -24,6 +25,7 @@ const { values: options } = parseArgs({
     "sustain-seconds": { type: "string", default: "60" },
     "exact-visits": { type: "string", default: "5000" },
     connections: { type: "string", default: "50" },
+    slices: { type: "string", default: "4" },
     only: { type: "string" },
     profile: { type: "string" },
     "no-readme": { type: "boolean", default: false },
@@ -35,6 +37,7 @@ const SECONDS = Number(options.seconds);
 const SUSTAIN_SECONDS = Number(options["sustain-seconds"]);
 const EXACT_VISITS = Number(options["exact-visits"]);
 const CONNECTIONS = Number(options.connections);
+const SLICES = Number(options.slices);
 const ONLY = options.only?.split(",");
 const SHORT_HOST = "s.bench.example";
 const SILENT_HOST = "silent.bench.example";
@@ -48,16 +51,31 @@ async function load(server: BenchServer, paths: string[], seconds = SECONDS) {
   return wrk({ url: server.url, paths, host: SHORT_HOST, seconds, connections: CONNECTIONS, threads: 1 });
 }
 
+/** The run's bare node:http reference, in its own process for the whole run (idle between its slices). */
+let referenceServer: BenchServer | null = null;
+
+const requestsPerSecond = (result: WrkResult) => Math.round(result.requests / (result.durationUs / 1e6));
+
 /**
- * One scenario under wrk. Its links belong to one workspace, so the scans it caused are counted
- * exactly; wrk stops with up to one request per connection in flight, which the server may have
- * answered (and recorded) without wrk counting it, so scans may exceed the redirects wrk saw by
- * at most the number of connections, never fall short.
+ * One scenario under wrk, in `slices` slices that alternate with slices of the reference: this
+ * machine's speed moves by a quarter within seconds, so the ratio is the scenario's requests over
+ * the reference's, taken in turns over the same minute (one reference before and one after the
+ * whole app were often the wrong yardstick). Its links belong to one workspace, so the scans it
+ * caused are counted exactly; wrk stops with up to one request per connection in flight, which the
+ * server may have answered (and recorded) without wrk counting it, so scans may exceed the
+ * redirects wrk saw by at most the number of connections a slice, never fall short.
  */
-async function measure(key: ScenarioKey, scenario: string, server: BenchServer, paths: string[], expect: "3xx" | "4xx", workspaceId: string | null, seconds = SECONDS): Promise<Row> {
+async function measure(key: ScenarioKey, scenario: string, server: BenchServer, paths: string[], expect: "3xx" | "4xx", workspaceId: string | null, seconds = SECONDS, slices = SLICES): Promise<Row> {
+  const sliceSeconds = Math.max(1, Math.round(seconds / slices));
   const before = workspaceId ? await scansIn(workspaceId) : 0;
   const cpuBefore = await cpuMicros(server.pid);
-  const result = await load(server, paths, seconds);
+  const references: WrkResult[] = [];
+  const results: WrkResult[] = [];
+  for (let slice = 0; slice < slices; slice++) {
+    references.push(await load(referenceServer!, ["/ref"], Math.min(sliceSeconds, SECONDS)));
+    results.push(await load(server, paths, sliceSeconds));
+  }
+  const result = combined(results);
   const answeredAsExpected = expect === "3xx" ? result.requests - result.statusErrors : result.statusErrors;
   // After the flush, so the CPU the scan writes cost is charged to the visits that caused them.
   const scans = workspaceId ? (await waitForScans(workspaceId)) - before : null;
@@ -65,16 +83,39 @@ async function measure(key: ScenarioKey, scenario: string, server: BenchServer, 
   const row: Row = {
     key,
     scenario,
-    requestsPerSecond: Math.round(result.requests / (result.durationUs / 1e6)),
+    requestsPerSecond: requestsPerSecond(result),
     p50Ms: result.p50Us / 1000,
     p99Ms: result.p99Us / 1000,
     unexpected: result.requests - answeredAsExpected + socketErrors(result),
     redirects: expect === "3xx" ? answeredAsExpected : null,
     scans,
     cpuMicrosPerRequest: perRequest(cpuBefore, cpuAfter, result.requests),
+    pairedReference: requestsPerSecond(combined(references)),
   };
-  console.log(`  ${scenario}: ${row.requestsPerSecond}/s, ${row.cpuMicrosPerRequest?.toFixed(1)} µs CPU/request, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, unexpected ${row.unexpected}${scans === null ? "" : `, scans ${scans} for ${row.redirects} redirects`}`);
+  console.log(`  ${scenario}: ${row.requestsPerSecond}/s (reference in turns: ${row.pairedReference}/s), ${row.cpuMicrosPerRequest?.toFixed(1)} µs CPU/request, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, unexpected ${row.unexpected}${scans === null ? "" : `, scans ${scans} for ${row.redirects} redirects`}`);
   return row;
+}
+
+/**
+ * Slices of one load as one: counts summed, latencies from the upper median slice (each slice opens
+ * its connections anew, and the one that met a burst of connection set-up or a collection should
+ * not speak for the rest; a slow tail that persists shows in most slices, so in the median).
+ */
+function combined(results: WrkResult[]): WrkResult {
+  const sum = (pick: (result: WrkResult) => number) => results.reduce((total, result) => total + pick(result), 0);
+  const upperMedian = (pick: (result: WrkResult) => number) => results.map(pick).sort((a, b) => a - b)[Math.floor(results.length / 2)]!;
+  return {
+    requests: sum((result) => result.requests),
+    durationUs: sum((result) => result.durationUs),
+    connectErrors: sum((result) => result.connectErrors),
+    readErrors: sum((result) => result.readErrors),
+    writeErrors: sum((result) => result.writeErrors),
+    statusErrors: sum((result) => result.statusErrors),
+    timeouts: sum((result) => result.timeouts),
+    p50Us: upperMedian((result) => result.p50Us),
+    p99Us: upperMedian((result) => result.p99Us),
+    maxUs: Math.max(...results.map((result) => result.maxUs)),
+  };
 }
 
 function perRequest(before: number | null, after: number | null, requests: number): number | null {
@@ -82,27 +123,24 @@ function perRequest(before: number | null, after: number | null, requests: numbe
 }
 
 async function reference(label: string): Promise<Row> {
-  const server = await startServer("reference", {});
-  try {
-    const cpuBefore = await cpuMicros(server.pid);
-    const result = await load(server, ["/ref"]);
-    const cpuAfter = await cpuMicros(server.pid);
-    const row: Row = {
-      key: "reference",
-      scenario: label,
-      requestsPerSecond: Math.round(result.requests / (result.durationUs / 1e6)),
-      p50Ms: result.p50Us / 1000,
-      p99Ms: result.p99Us / 1000,
-      unexpected: result.statusErrors + socketErrors(result),
-      redirects: null,
-      scans: null,
-      cpuMicrosPerRequest: perRequest(cpuBefore, cpuAfter, result.requests),
-    };
-    console.log(`  ${label}: ${row.requestsPerSecond}/s, ${row.cpuMicrosPerRequest?.toFixed(1)} µs CPU/request, p99 ${row.p99Ms} ms`);
-    return row;
-  } finally {
-    await server.stop();
-  }
+  const server = referenceServer!;
+  const cpuBefore = await cpuMicros(server.pid);
+  const result = await load(server, ["/ref"]);
+  const cpuAfter = await cpuMicros(server.pid);
+  const row: Row = {
+    key: "reference",
+    scenario: label,
+    requestsPerSecond: Math.round(result.requests / (result.durationUs / 1e6)),
+    p50Ms: result.p50Us / 1000,
+    p99Ms: result.p99Us / 1000,
+    unexpected: result.statusErrors + socketErrors(result),
+    redirects: null,
+    scans: null,
+    cpuMicrosPerRequest: perRequest(cpuBefore, cpuAfter, result.requests),
+    pairedReference: null,
+  };
+  console.log(`  ${label}: ${row.requestsPerSecond}/s, ${row.cpuMicrosPerRequest?.toFixed(1)} µs CPU/request, p99 ${row.p99Ms} ms`);
+  return row;
 }
 
 /**
@@ -150,7 +188,7 @@ async function frontScenarios(links: BenchLinks, env: Env, profileFlags: string[
       console.log(`  exact count: ${EXACT_VISITS} visits, ${answers.redirects} redirects, ${scans} scans recorded`);
     }
     if (wanted("sustained")) {
-      const row = await measure("sustained", `quarantined link, ${SUSTAIN_SECONDS} s at full load`, front, [`/${links.sustained.slug}`], "3xx", links.sustained.workspaceId, SUSTAIN_SECONDS);
+      const row = await measure("sustained", `quarantined link, ${SUSTAIN_SECONDS} s at full load`, front, [`/${links.sustained.slug}`], "3xx", links.sustained.workspaceId, SUSTAIN_SECONDS, 1);
       const loadedBytes = await residentBytes(front.pid);
       rows.push(row);
       if (warmBytes !== null && loadedBytes !== null) memory = { afterWarmUpBytes: warmBytes, afterLoadBytes: loadedBytes, ratio: loadedBytes / warmBytes };
@@ -187,14 +225,20 @@ async function proxyScenario(links: BenchLinks, env: Env): Promise<Row> {
 async function oneRun(index: number, links: BenchLinks, env: Env): Promise<RunResult> {
   console.log(`Run ${index + 1} of ${RUNS}`);
   const profileFlags = options.profile ? ["--cpu-prof", `--cpu-prof-dir=${options.profile}`] : [];
-  const referenceBefore = await reference("reference before: bare node:http 302");
-  const floors = await floorScenarios();
-  const front = await frontScenarios(links, env, profileFlags);
-  const rows = [...floors, ...front.rows];
-  if (wanted("cold")) rows.push(await coldScenario(links, env));
-  if (wanted("proxy")) rows.push(await proxyScenario(links, env));
-  const referenceAfter = await reference("reference after: bare node:http 302");
-  return { referenceBefore, referenceAfter, rows, memory: front.memory, exact: front.exact, silentFirstVisits: front.silentFirstVisits };
+  referenceServer = await startServer("reference", {});
+  try {
+    const referenceBefore = await reference("reference before: bare node:http 302");
+    const floors = await floorScenarios();
+    const front = await frontScenarios(links, env, profileFlags);
+    const rows = [...floors, ...front.rows];
+    if (wanted("cold")) rows.push(await coldScenario(links, env));
+    if (wanted("proxy")) rows.push(await proxyScenario(links, env));
+    const referenceAfter = await reference("reference after: bare node:http 302");
+    return { referenceBefore, referenceAfter, rows, memory: front.memory, exact: front.exact, silentFirstVisits: front.silentFirstVisits };
+  } finally {
+    await referenceServer.stop();
+    referenceServer = null;
+  }
 }
 
 async function writeReadme(table: string, header: string): Promise<void> {
@@ -225,10 +269,10 @@ async function main(): Promise<void> {
   try {
     const runs: RunResult[] = [];
     for (let index = 0; index < RUNS; index++) runs.push(await oneRun(index, links, env));
-    const summary = summarise(runs, CONNECTIONS);
+    const summary = summarise(runs, CONNECTIONS, SLICES);
     const date = new Date().toISOString();
-    const settings = { seconds: SECONDS, sustainSeconds: SUSTAIN_SECONDS, connections: CONNECTIONS, wrkThreads: 1, database: embedded ? "embedded" : "PostgreSQL" };
-    const header = `Measured ${date} with wrk (-t1 -c${CONNECTIONS}, ${SECONDS} s a scenario), ${RUNS} run${RUNS === 1 ? "" : "s"} on ${settings.database}; medians, with the spread over runs in brackets.`;
+    const settings = { seconds: SECONDS, slices: SLICES, sustainSeconds: SUSTAIN_SECONDS, connections: CONNECTIONS, wrkThreads: 1, database: embedded ? "embedded" : "PostgreSQL", cpus: pinningNote() };
+    const header = `Measured ${date} with wrk (-t1 -c${CONNECTIONS}, ${SECONDS} s a scenario in ${SLICES} slices taken in turns with the reference; ${settings.cpus}), ${RUNS} run${RUNS === 1 ? "" : "s"} on ${settings.database}; medians, with the spread over runs in brackets.`;
     const table = markdownTable(summary);
     // A partial run (--only) is for working on one scenario: it is printed, not kept.
     if (!ONLY) {

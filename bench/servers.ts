@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { FRONT_NODE_FLAGS, freePort } from "@/scripts/app-process";
+import { onCpu, SERVER_CPU } from "./cpus";
 
 export type BenchServer = { url: string; pid: number; stop(): Promise<void>; output(): string };
 
@@ -25,7 +26,9 @@ function command(kind: ServerKind, port: number, nodeFlags: string[]): string[] 
 /** Starts a server on a free port with only `env` (plus PATH and HOME) and waits until it answers. */
 export async function startServer(kind: ServerKind, env: Record<string, string | undefined>, nodeFlags: string[] = []): Promise<BenchServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, command(kind, port, nodeFlags), {
+  // taskset execs the command, so the pid is still the server's.
+  const [program, args] = onCpu(SERVER_CPU, process.execPath, command(kind, port, nodeFlags));
+  const child = spawn(program, args, {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, PORT: String(port), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
     stdio: ["ignore", "pipe", "pipe"],
   });

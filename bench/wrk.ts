@@ -3,6 +3,7 @@ import { writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { LOAD_CPU, onCpu } from "./cpus";
 
 const run = promisify(execFile);
 
@@ -62,7 +63,7 @@ export async function wrk(options: WrkOptions): Promise<WrkResult> {
     "-H", `Host: ${options.host}`, "-H", `User-Agent: ${BROWSER_USER_AGENT}`, "-H", "Accept: text/html",
     `${options.url}${options.paths[0]}`,
   ];
-  const { stdout } = await run("wrk", args, { env, maxBuffer: 1 << 20 });
+  const { stdout } = await run(...onCpu(LOAD_CPU, "wrk", args), { env, maxBuffer: 1 << 20 });
   const line = stdout.split("\n").find((text) => text.startsWith("WRK_RESULT "));
   if (!line) throw new Error(`wrk printed no result:\n${stdout}`);
   return JSON.parse(line.slice("WRK_RESULT ".length)) as WrkResult;
