@@ -69,15 +69,15 @@ export async function scansIn(workspaceId: string): Promise<number> {
 }
 
 /**
- * The count once the app's scan buffer has flushed: unchanged over 15 s of reads half a second
- * apart, giving up after 5 minutes. A batch of 5,000 scans on as many different links (the cold
- * miss) fans out to 70,000 rollup rows and takes several seconds under load, so the writer drains
- * an 8 s burst of cold misses for a minute or more; a shorter quiet spell stopped mid-drain.
+ * The count once the app's scan buffer has flushed: unchanged over `quietMs` (15 s by default) of
+ * reads half a second apart, giving up after 5 minutes. A batch of 5,000 scans on as many different
+ * links (the cold miss) fans out to 70,000 rollup rows and takes several seconds under load, so the
+ * writer drains an 8 s burst of cold misses for a minute or more; a shorter quiet spell stopped mid-drain.
  */
-export async function waitForScans(workspaceId: string): Promise<number> {
+export async function waitForScans(workspaceId: string, quietMs = 15_000): Promise<number> {
   let last = await scansIn(workspaceId);
   let unchanged = 0;
-  for (let attempt = 0; attempt < 600 && unchanged < 30; attempt++) {
+  for (let attempt = 0; attempt < 600 && unchanged * 500 < quietMs; attempt++) {
     await sleep(500);
     const now = await scansIn(workspaceId);
     unchanged = now === last ? unchanged + 1 : 0;
