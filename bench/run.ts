@@ -255,7 +255,21 @@ async function writeReadme(table: string, header: string): Promise<void> {
   await writeFile("README.md", `${readme.slice(0, from + start.length)}\n${header}\n\n${table}\n${readme.slice(to)}`);
 }
 
+/**
+ * The servers are started with this process's Node: outside npm (`node_modules/.bin/tsx bench/run.ts`
+ * from a shell) that is the machine's own Node, whose HTTP stack differs (Node 20 here wrote every
+ * answer as two chunks through writev), so the numbers would not be the app's as it runs.
+ */
+function requireProjectNode(): void {
+  const major = process.versions.node.split(".")[0];
+  if (major !== "24") {
+    console.error(`npm run bench measures the app on its own Node 24 and this is Node ${process.versions.node}: run it as \`npm run bench\` (or \`npx tsx bench/run.ts\`), which puts the project's Node first.`);
+    process.exit(1);
+  }
+}
+
 async function main(): Promise<void> {
+  requireProjectNode();
   requireWrk();
   const { embedded } = await boot();
   const dns = await startFakeDnsServer({ [SILENT_HOST]: "silent" }, { a: [TEST_ZONE.publicAddress] });
