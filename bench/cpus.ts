@@ -3,9 +3,9 @@ import os from "node:os";
 
 /**
  * On Linux with taskset and two or more CPUs, every server the bench measures (the reference, the
- * floor and the app alike) runs on CPU 0 and wrk on CPU 1. Left to the scheduler, the server and
- * wrk sometimes shared a CPU and sometimes did not, and the same server's requests/s moved by a
- * quarter from one start to the next; pinned, the reference and the app meet the same conditions.
+ * floor and the app alike) runs on CPU 0 and wrk on CPU 1. Left to the scheduler, where each ran
+ * was one more difference between the reference's measurement and the app's; pinned, they meet
+ * the same conditions.
  * PostgreSQL is left free: the CPU its scan writes take is the app's cost, wherever it runs.
  */
 const pinning = os.cpus().length >= 2 && spawnSync("taskset", ["-c", "0", "true"]).status === 0;

@@ -13,7 +13,7 @@ export type Row = {
   scans: number | null;
   /** The server process's CPU time (user + system) per request answered, scan writes included. */
   cpuMicrosPerRequest: number | null;
-  /** The reference's requests/s measured just before this scenario, for as long: the ratio's denominator. */
+  /** The reference's requests/s in slices taken in turns with this scenario's: the ratio's denominator. */
   pairedReference: number | null;
 };
 
@@ -73,8 +73,8 @@ type Target = { text: string; met(row: Row, run: RunResult): boolean };
 
 const rowIn = (run: RunResult, key: ScenarioKey) => run.rows.find((row) => row.key === key);
 /**
- * Against the reference measured just before the scenario: this machine's speed drifts by a quarter
- * over minutes, so a reference taken before and after the whole app was often the wrong yardstick.
+ * Against the reference measured in turns with the scenario: this machine's speed drifts by a quarter
+ * within minutes, so a reference taken before and after the whole app was often the wrong yardstick.
  */
 const ratioOf = (row: Row) => row.requestsPerSecond / row.pairedReference!;
 const ratioOfIn = (run: RunResult, key: ScenarioKey, missing: number) => {

@@ -134,7 +134,7 @@ async function reference(label: string): Promise<Row> {
   const row: Row = {
     key: "reference",
     scenario: label,
-    requestsPerSecond: Math.round(result.requests / (result.durationUs / 1e6)),
+    requestsPerSecond: requestsPerSecond(result),
     p50Ms: result.p50Us / 1000,
     p99Ms: result.p99Us / 1000,
     unexpected: result.statusErrors + socketErrors(result),
