@@ -1,4 +1,5 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { resetConfig } from "@/lib/config";
 import { closePool } from "@/lib/db/pool";
@@ -42,7 +43,11 @@ const ONLY = options.only?.split(",");
 const SHORT_HOST = "s.bench.example";
 const SILENT_HOST = "silent.bench.example";
 const WARM_UP_SECONDS = 5;
-/** Quiet before a reference slice: longer than a batch of the cold miss takes to write without load. */
+/**
+ * Quiet before every reference slice, alike for every scenario: the app's scan writer has written
+ * nothing for this long (longer than a batch of the cold miss takes without load), or, for a
+ * scenario without scans, the app has had this long to finish what its load left (collections).
+ */
 const SETTLE_MS = 3000;
 
 const wanted = (key: string) => !ONLY || ONLY.includes(key);
@@ -75,8 +80,8 @@ async function measure(key: ScenarioKey, scenario: string, server: BenchServer, 
   const references: WrkResult[] = [];
   const results: WrkResult[] = [];
   for (let slice = 0; slice < slices; slice++) {
-    // The app's scan writer finishes the last slice's batches first, so they do not slow the reference's slice.
-    if (workspaceId && slice > 0) await waitForScans(workspaceId, SETTLE_MS);
+    // The app finishes what the last load left first, so it does not slow the reference's slice.
+    await (workspaceId ? waitForScans(workspaceId, SETTLE_MS) : sleep(SETTLE_MS));
     references.push(await load(referenceServer!, ["/ref"], Math.min(sliceSeconds, SECONDS)));
     results.push(await load(server, paths, sliceSeconds));
   }
