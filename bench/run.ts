@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { resetConfig } from "@/lib/config";
+import { droppedSinceStartIn } from "@/lib/analytics/scan-buffer";
 import { closePool } from "@/lib/db/pool";
 import { boot } from "@/scripts/boot";
 import { ensureFreshBuild } from "@/scripts/app-process";
@@ -11,7 +12,7 @@ import { pinningNote } from "./cpus";
 import { concurrentVisits, exactVisits } from "./exact-visits";
 import { markdownTable, summarise, type Row, type RunResult, type ScenarioKey } from "./report";
 import { scansIn, seedBenchLinks, waitForScans, type BenchLinks } from "./seed";
-import { cpuMicros, droppedScans, residentBytes, startServer, type BenchServer } from "./servers";
+import { cpuMicros, residentBytes, startServer, type BenchServer } from "./servers";
 import { requireWrk, socketErrors, wrk, type WrkResult } from "./wrk";
 
 /**
@@ -75,7 +76,8 @@ const requestsPerSecond = (result: WrkResult) => Math.round(result.requests / (r
 async function measure(key: ScenarioKey, scenario: string, server: BenchServer, paths: string[], expect: "3xx" | "4xx", workspaceId: string | null, seconds = SECONDS, slices = SLICES): Promise<Row> {
   const sliceSeconds = Math.max(1, Math.round(seconds / slices));
   const before = workspaceId ? await scansIn(workspaceId) : 0;
-  const droppedBefore = droppedScans(server);
+  // The app's buffer logs its running total of drops: what a scan count short of the redirects lost.
+  const droppedBefore = droppedSinceStartIn(server.output());
   const cpuBefore = await cpuMicros(server.pid);
   const references: WrkResult[] = [];
   const results: WrkResult[] = [];
@@ -99,7 +101,7 @@ async function measure(key: ScenarioKey, scenario: string, server: BenchServer, 
     unexpected: result.requests - answeredAsExpected + socketErrors(result),
     redirects: expect === "3xx" ? answeredAsExpected : null,
     scans,
-    droppedScans: workspaceId ? droppedScans(server) - droppedBefore : null,
+    droppedScans: workspaceId ? droppedSinceStartIn(server.output()) - droppedBefore : null,
     cpuMicrosPerRequest: perRequest(cpuBefore, cpuAfter, result.requests),
     pairedReference: requestsPerSecond(combined(references)),
   };

@@ -66,15 +66,6 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/**
- * Scans the server's buffer has dropped at its bound since it started, read from its log (the
- * buffer logs every drop with the running total): what a scan count short of the redirects lost.
- */
-export function droppedScans(server: BenchServer): number {
-  const totals = [...server.output().matchAll(/oldest scans, (\d+) since this process started/g)];
-  return totals.length ? Number(totals.at(-1)![1]) : 0;
-}
-
 /** The process's resident set size in bytes (Linux /proc; null elsewhere). */
 export async function residentBytes(pid: number): Promise<number | null> {
   const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => null);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LIMITS, ScanBuffer, type ScanBatch } from "./scan-buffer";
+import { DEFAULT_LIMITS, droppedSinceStartIn, ScanBuffer, type ScanBatch } from "./scan-buffer";
 import { sameScan } from "./scans";
 import type { CapturedScan } from "./types";
 
@@ -89,6 +89,9 @@ describe("ScanBuffer", () => {
     const drops = messages.filter((message) => /dropped the/.test(message));
     expect(drops.length).toBeGreaterThan(0);
     expect(drops.at(-1)).toContain(`${dropped} since this process started`);
+    // What the bench reads back from a server's log to name a scenario's drops.
+    expect(droppedSinceStartIn(messages.map((msg) => JSON.stringify({ level: 50, msg })).join("\n"))).toBe(dropped);
+    expect(droppedSinceStartIn("")).toBe(0);
   });
 
   it("shares one write between concurrent flushes", async () => {

@@ -155,3 +155,12 @@ function sum(counts: number[]): number {
   for (const count of counts) total += count;
   return total;
 }
+
+/** The running total in dropOldest's log line (scan-buffer.test.ts reads one back). */
+const DROPPED_SINCE_START = /oldest scans, (\d+) since this process started/g;
+
+/** The scans a process's buffer has dropped since it started, read back from its log (0 when it dropped none). */
+export function droppedSinceStartIn(log: string): number {
+  const totals = [...log.matchAll(DROPPED_SINCE_START)];
+  return totals.length ? Number(totals.at(-1)![1]) : 0;
+}
