@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { log } from "@/lib/log";
 import { CUSTOM_DOMAIN, serveFromMemory, serveVisit, visitFor, visitNow, type DoorRequest } from "./door";
-import type { Answer } from "./types";
+import { sendAnswer } from "./write-answer";
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -38,11 +38,6 @@ function withPeerAddress(request: IncomingMessage): IncomingMessage {
   return request;
 }
 
-function send(response: ServerResponse, answer: Answer): void {
-  response.writeHead(answer.status, answer.headers);
-  response.end(answer.body);
-}
-
 function fail(response: ServerResponse, error: unknown): void {
   log().error({ err: error }, "short-link request failed");
   if (!response.headersSent) response.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
@@ -65,11 +60,11 @@ export function createFrontDoor(application: Handler): Handler {
     } catch (error) {
       return fail(response, error);
     }
-    if (served) return send(response, served.answer);
+    if (served) return sendAnswer(response, served.answer);
     visitFor(incoming)
       .then(async (visit) => {
         if (!visit) return application(withPeerAddress(request), response);
-        send(response, (await serveVisit(visit)).answer);
+        sendAnswer(response, (await serveVisit(visit)).answer);
       })
       .catch((error) => fail(response, error));
   };

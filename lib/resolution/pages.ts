@@ -1,5 +1,6 @@
+/** Markup characters and everything beyond ASCII become numeric references, so every page is ASCII. */
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+  return text.replace(/[&<>"']|[^\0-\x7f]/gu, (char) => `&#${char.codePointAt(0)};`);
 }
 
 function page(title: string, paragraphs: string[]): string {
