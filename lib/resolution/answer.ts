@@ -17,17 +17,27 @@ const PAGE_HEADERS = {
 
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 30;
 
+type FixedAnswers = Readonly<Record<Visit["method"], Answer>>;
+
+/** A page that never changes is answered with one answer per method, built once (never mutated). */
+function fixedPageAnswers(status: number, html: string, extra: Record<string, string> = {}): FixedAnswers {
+  return { GET: pageAnswer(status, html, "GET", extra), HEAD: pageAnswer(status, html, "HEAD", extra) };
+}
+
+const NOT_FOUND = fixedPageAnswers(404, notFoundPage());
+const UNAVAILABLE = fixedPageAnswers(503, unavailablePage(), { "Retry-After": String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
+
 /** The HTTP answer for an outcome: the same status, headers and body from either door. */
 export function answerFor(outcome: Outcome, visit: Visit): Answer {
   switch (outcome.kind) {
     case "redirect":
       return redirectAnswer(outcome.location, visit);
     case "blocked":
-      return pageAnswer(403, abuseWarningPage(outcome.link.abuseReason), visit);
+      return pageAnswer(403, abuseWarningPage(outcome.link.abuseReason), visit.method);
     case "not_found":
-      return pageAnswer(404, notFoundPage(visit.slug), visit);
+      return NOT_FOUND[visit.method];
     case "unavailable":
-      return pageAnswer(503, unavailablePage(), visit, { "Retry-After": String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
+      return UNAVAILABLE[visit.method];
   }
 }
 
@@ -37,7 +47,7 @@ function redirectAnswer(location: string, visit: Visit): Answer {
   return { status: 302, headers, body: visit.method === "HEAD" ? "" : location };
 }
 
-function pageAnswer(status: number, html: string, visit: Visit, extra: Record<string, string> = {}): Answer {
+function pageAnswer(status: number, html: string, method: Visit["method"], extra: Record<string, string> = {}): Answer {
   const headers = { ...PAGE_HEADERS, ...extra, "Content-Length": String(Buffer.byteLength(html)) };
-  return { status, headers, body: visit.method === "HEAD" ? "" : html };
+  return { status, headers, body: method === "HEAD" ? "" : html };
 }

@@ -29,6 +29,7 @@ describe("sendAnswer", () => {
     expect(bodyEncoding("")).toBe("latin1");
     expect(bodyEncoding(BODIES.beyond)).toBe("utf8");
     expect(bodyEncoding("\u00e9")).toBe("utf8");
+    expect(bodyEncoding("lone \ud800 surrogate")).toBe("utf8");
   });
 
   it.each(Object.entries(BODIES))("sends the %s body as its UTF-8 bytes, matching Content-Length", async (name, body) => {

@@ -1,15 +1,14 @@
 import type { ServerResponse } from "node:http";
 import type { Answer } from "./types";
 
-const ASCII_ONLY = /^[\0-\x7f]*$/;
-
 /**
  * An ASCII body is the same bytes in latin1 and UTF-8, and Node writes latin1 without the UTF-8
  * encoder: a 404 page went from 16.4 to 15.5 µs of CPU a request on bare node:http. Every page is
  * ASCII (pages.ts escapes the rest), so is every normalised destination; anything else goes as UTF-8.
+ * A string is ASCII exactly when its UTF-8 length is its length (a third of a regular expression's cost).
  */
 export function bodyEncoding(body: string): "latin1" | "utf8" {
-  return ASCII_ONLY.test(body) ? "latin1" : "utf8";
+  return Buffer.byteLength(body) === body.length ? "latin1" : "utf8";
 }
 
 /** Writes an answer as both the front door and the bench's floor under it do. */

@@ -56,6 +56,7 @@ describe("a visit", () => {
     expect(get.status).toBe(404);
     expect(get.headers["Content-Type"]).toMatch(/text\/html/);
     expect(get.body).toContain("does not exist");
+    expect(get.body).not.toContain("NoSuchCode");
     const head = await visit("/NoSuchCode", { method: "HEAD" });
     expect(head.status).toBe(404);
     expect(head.headers).toEqual(get.headers);
