@@ -19,9 +19,14 @@ const UNAVAILABLE_RETRY_AFTER_SECONDS = 30;
 
 type FixedAnswers = Readonly<Record<Visit["method"], Answer>>;
 
-/** A page that never changes is answered with one answer per method, built once (never mutated). */
+/** A page that never changes is answered with one answer per method, built once; frozen, since every request shares it. */
 function fixedPageAnswers(status: number, html: string, extra: Record<string, string> = {}): FixedAnswers {
-  return { GET: pageAnswer(status, html, "GET", extra), HEAD: pageAnswer(status, html, "HEAD", extra) };
+  return { GET: frozen(pageAnswer(status, html, "GET", extra)), HEAD: frozen(pageAnswer(status, html, "HEAD", extra)) };
+}
+
+function frozen(answer: Answer): Answer {
+  Object.freeze(answer.headers);
+  return Object.freeze(answer);
 }
 
 const NOT_FOUND = fixedPageAnswers(404, notFoundPage());

@@ -7,7 +7,7 @@ import { call, newUser } from "../support/api";
 import { rawRequest, type RawResponse } from "../support/http";
 
 const SHORT_HOST = "s.test.example";
-// Beyond ASCII on purpose: the front door writes ASCII bodies as latin1, and pages escape the rest.
+// Beyond ASCII on purpose: pages escape it as numeric references, so both doors send the same ASCII bytes.
 const ABUSE_REASON = "malware distribution — hameçonnage";
 // Content-Length is transport: Next streams proxy answers with chunked encoding.
 const COMPARED_HEADERS = ["location", "cache-control", "x-robots-tag", "referrer-policy", "content-type", "content-security-policy", "retry-after"];

@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { answerFor } from "./answer";
+import type { Visit } from "./types";
+
+const visit = (method: Visit["method"], slug: string) => ({ method, slug, forward: new URLSearchParams() }) as Visit;
+
+describe("answerFor", () => {
+  it("answers every unknown code with one frozen answer per method, HEAD with GET's headers and no body", () => {
+    const get = answerFor({ kind: "not_found" }, visit("GET", "abc"));
+    expect(answerFor({ kind: "not_found" }, visit("GET", "xyz"))).toBe(get);
+    expect(Object.isFrozen(get) && Object.isFrozen(get.headers)).toBe(true);
+    const head = answerFor({ kind: "not_found" }, visit("HEAD", "abc"));
+    expect(head).toMatchObject({ status: 404, headers: get.headers, body: "" });
+    expect(get.headers["Content-Length"]).toBe(String(Buffer.byteLength(get.body)));
+  });
+
+  it("answers the unavailable page the same way, with Retry-After", () => {
+    const [get, head] = (["GET", "HEAD"] as const).map((method) => answerFor({ kind: "unavailable" }, visit(method, "abc")));
+    expect(get).toMatchObject({ status: 503, headers: { "Retry-After": "30" } });
+    expect(head).toMatchObject({ status: 503, headers: get!.headers, body: "" });
+    expect(Object.isFrozen(head)).toBe(true);
+  });
+});
