@@ -3,11 +3,12 @@
  * A lone surrogate or a C1 control has no character of its own in HTML (&#150; reads as a dash), so it shows as U+FFFD.
  */
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']|[^\0-\x7f]/gu, (char) => `&#${hasNoCharacter(char.codePointAt(0)!) ? 0xfffd : char.codePointAt(0)};`);
+  return text.replace(/[&<>"']|[^\0-\x7f]/gu, (char) => `&#${shownCodePoint(char.codePointAt(0)!)};`);
 }
 
-function hasNoCharacter(codePoint: number): boolean {
-  return (codePoint >= 0x80 && codePoint <= 0x9f) || (codePoint >= 0xd800 && codePoint <= 0xdfff);
+function shownCodePoint(codePoint: number): number {
+  const hasNoCharacter = (codePoint >= 0x80 && codePoint <= 0x9f) || (codePoint >= 0xd800 && codePoint <= 0xdfff);
+  return hasNoCharacter ? 0xfffd : codePoint;
 }
 
 function page(title: string, paragraphs: string[]): string {
