@@ -1,5 +1,6 @@
 import { config } from "@/lib/config";
 import type { OutgoingEmail } from "@/lib/email";
+import { escapeHtml } from "@/lib/http/html";
 import type { Role } from "@/lib/workspaces/types";
 
 export function invitationUrl(token: string): string {
@@ -35,8 +36,4 @@ export function invitationEmail(invitation: Invitation): OutgoingEmail {
     "<p>If you did not expect this invitation, ignore this message.</p>",
   ].join("\n");
   return { to: invitation.email, subject: `You're invited to ${invitation.workspaceName} on Permalink`, text, html };
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { answerFor } from "./answer";
-import type { Visit } from "./types";
+import type { ResolvedLink, Visit } from "./types";
 
 const visit = (method: Visit["method"], slug: string) => ({ method, slug, forward: new URLSearchParams() }) as Visit;
 
@@ -19,5 +19,16 @@ describe("answerFor", () => {
     expect(get).toMatchObject({ status: 503, headers: { "Retry-After": "30" } });
     expect(head).toMatchObject({ status: 503, headers: get!.headers, body: "" });
     expect(Object.isFrozen(head)).toBe(true);
+  });
+
+  it("marks a body ASCII exactly when it has as many bytes as characters, HEAD by GET's body", () => {
+    const redirect = (location: string, method: Visit["method"] = "GET") => answerFor({ kind: "redirect", link: {} as ResolvedLink, location }, visit(method, "abc"));
+    expect(redirect("https://example.com/menu").ascii).toBe(true);
+    expect(redirect("https://example.com/caf\u00e9").ascii).toBe(false);
+    expect(redirect("https://example.com/\ud800").ascii).toBe(false);
+    expect(redirect("https://example.com/caf\u00e9", "HEAD")).toMatchObject({ body: "", ascii: false });
+    const blocked = answerFor({ kind: "blocked", link: { abuseReason: "hame\u00e7onnage" } as ResolvedLink }, visit("GET", "abc"));
+    expect(blocked.ascii).toBe(true);
+    expect(answerFor({ kind: "not_found" }, visit("GET", "abc")).ascii).toBe(true);
   });
 });

@@ -48,11 +48,15 @@ export function answerFor(outcome: Outcome, visit: Visit): Answer {
 
 /** The body names the destination in plain text, as Next does for redirects, so both doors match. */
 function redirectAnswer(location: string, visit: Visit): Answer {
-  const headers = { ...COMMON_HEADERS, Location: location, "Content-Type": "text/plain; charset=utf-8", "Content-Length": String(Buffer.byteLength(location)) };
-  return { status: 302, headers, body: visit.method === "HEAD" ? "" : location };
+  return withBody(302, { ...COMMON_HEADERS, Location: location, "Content-Type": "text/plain; charset=utf-8" }, location, visit.method);
 }
 
 function pageAnswer(status: number, html: string, method: Visit["method"], extra: Record<string, string> = {}): Answer {
-  const headers = { ...PAGE_HEADERS, ...extra, "Content-Length": String(Buffer.byteLength(html)) };
-  return { status, headers, body: method === "HEAD" ? "" : html };
+  return withBody(status, { ...PAGE_HEADERS, ...extra }, html, method);
+}
+
+/** One measure of the body gives Content-Length and whether it is ASCII (as many bytes as characters). */
+function withBody(status: number, headers: Record<string, string>, body: string, method: Visit["method"]): Answer {
+  const bytes = Buffer.byteLength(body);
+  return { status, headers: { ...headers, "Content-Length": String(bytes) }, body: method === "HEAD" ? "" : body, ascii: bytes === body.length };
 }
