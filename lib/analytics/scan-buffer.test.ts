@@ -15,6 +15,18 @@ function recordingWriter(options: { failFirst?: number } = {}) {
 
 const quiet = () => undefined;
 
+/** Holds every write until release() is called: a database that is slow to answer. */
+function blockingWriter() {
+  const batches: ScanBatch<string>[] = [];
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const write = async (batch: ScanBatch<string>) => {
+    await released;
+    batches.push(batch);
+  };
+  return { batches, write, release: () => release() };
+}
+
 describe("ScanBuffer", () => {
   it("writes nothing until flushed, then everything in order, in batches of at most 5000", async () => {
     const writer = recordingWriter();
@@ -92,6 +104,37 @@ describe("ScanBuffer", () => {
     // What the bench reads back from a server's log to name a scenario's drops.
     expect(droppedSinceStartIn(messages.map((msg) => JSON.stringify({ level: 50, msg })).join("\n"))).toBe(dropped);
     expect(droppedSinceStartIn("")).toBe(0);
+  });
+
+  it("writes in a run only what was waiting when it began; what arrives meanwhile waits for the next flush", async () => {
+    const writer = blockingWriter();
+    const buffer = new ScanBuffer(writer.write, quiet);
+    buffer.record("a1");
+    buffer.record("a2");
+    const run = buffer.flush();
+    buffer.record("b1");
+    writer.release();
+    await run;
+    expect(writer.batches.map((batch) => batch.events)).toEqual([["a1", "a2"]]);
+    expect(buffer.stats()).toEqual({ buffered: 1, written: 2, dropped: 0 });
+    await buffer.flush();
+    expect(writer.batches.map((batch) => batch.events)).toEqual([["a1", "a2"], ["b1"]]);
+  });
+
+  it("answers a flush asked during a write with one shared follow-up run, which writes what was recorded before it", async () => {
+    const writer = blockingWriter();
+    const buffer = new ScanBuffer(writer.write, quiet);
+    buffer.record("a");
+    const first = buffer.flush();
+    buffer.record("b");
+    const second = buffer.flush();
+    buffer.record("c");
+    expect(buffer.flush()).toBe(second);
+    writer.release();
+    await first;
+    await second;
+    expect(writer.batches.map((batch) => batch.events)).toEqual([["a"], ["b", "c"]]);
+    expect(buffer.stats()).toEqual({ buffered: 0, written: 3, dropped: 0 });
   });
 
   it("shares one write between concurrent flushes", async () => {

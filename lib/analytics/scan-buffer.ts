@@ -46,6 +46,8 @@ export class ScanBuffer<Event> {
   private failedEvents = 0;
   private failedScans = 0;
   private flushing: Promise<void> | null = null;
+  /** The run that starts when the current one ends, shared by every flush asked for meanwhile. */
+  private nextFlush: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private failing = false;
   private written = 0;
@@ -75,9 +77,24 @@ export class ScanBuffer<Event> {
     return { buffered: this.waitingScans + this.failedScans, written: this.written, dropped: this.dropped };
   }
 
-  /** Writes everything buffered so far; concurrent calls share one run. */
+  /**
+   * Writes what is buffered when it is called. Asked while a run is writing, it waits for one
+   * follow-up run, shared by every flush asked for meanwhile, which writes what is waiting when it
+   * starts. A run does not go on to write what arrives while it writes: at full load that kept
+   * the writer busy with batches of a few scans, some 200 transactions a second instead of one.
+   */
   flush(): Promise<void> {
-    this.flushing ??= this.writeAll().finally(() => {
+    if (!this.flushing) return this.startRun();
+    const followUp = () => {
+      this.nextFlush = null;
+      return this.startRun();
+    };
+    this.nextFlush ??= this.flushing.then(followUp, followUp);
+    return this.nextFlush;
+  }
+
+  private startRun(): Promise<void> {
+    this.flushing = this.writeBuffered().finally(() => {
       this.flushing = null;
     });
     return this.flushing;
@@ -93,15 +110,18 @@ export class ScanBuffer<Event> {
     this.timer.unref();
   }
 
-  private async writeAll(): Promise<void> {
+  /** Failed batches first, then the events waiting when the run began, in batches; stops at a failure. */
+  private async writeBuffered(): Promise<void> {
+    let uncut = this.waiting.length;
     for (;;) {
       const retry = this.failed.shift();
       if (retry) {
         this.failedEvents -= retry.events.length;
         this.failedScans -= scansIn(retry);
       }
-      const batch = retry ?? this.cut();
+      const batch = retry ?? this.cut(uncut);
       if (!batch) return;
+      if (!retry) uncut -= batch.events.length;
       try {
         await this.write(batch);
         this.written += scansIn(batch);
@@ -117,9 +137,11 @@ export class ScanBuffer<Event> {
     }
   }
 
-  private cut(): ScanBatch<Event> | null {
-    if (this.waiting.length === 0) return null;
-    const batch = { id: randomUUID(), events: this.waiting.splice(0, this.limits.batchSize), counts: this.waitingCounts.splice(0, this.limits.batchSize) };
+  /** The oldest waiting events, at most `limit` of them and a batch's size. */
+  private cut(limit: number): ScanBatch<Event> | null {
+    const size = Math.min(limit, this.limits.batchSize);
+    if (size <= 0 || this.waiting.length === 0) return null;
+    const batch = { id: randomUUID(), events: this.waiting.splice(0, size), counts: this.waitingCounts.splice(0, size) };
     this.waitingScans -= scansIn(batch);
     return batch;
   }
