@@ -15,16 +15,25 @@ function recordingWriter(options: { failFirst?: number } = {}) {
 
 const quiet = () => undefined;
 
-/** Holds every write until release() is called: a database that is slow to answer. */
-function blockingWriter() {
+/** A database that answers each write only when told: releaseNext() lets the next write (made or yet to come) finish. */
+function gatedWriter() {
   const batches: ScanBatch<string>[] = [];
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
+  const gates: { opened: Promise<void>; open: () => void }[] = [];
+  const gate = (index: number) => {
+    while (gates.length <= index) {
+      let open!: () => void;
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      gates.push({ opened, open });
+    }
+    return gates[index]!;
+  };
+  let writes = 0;
+  let released = 0;
   const write = async (batch: ScanBatch<string>) => {
-    await released;
+    await gate(writes++).opened;
     batches.push(batch);
   };
-  return { batches, write, release: () => release() };
+  return { batches, write, releaseNext: () => gate(released++).open() };
 }
 
 describe("ScanBuffer", () => {
@@ -107,34 +116,61 @@ describe("ScanBuffer", () => {
   });
 
   it("writes in a run only what was waiting when it began; what arrives meanwhile waits for the next flush", async () => {
-    const writer = blockingWriter();
+    const writer = gatedWriter();
     const buffer = new ScanBuffer(writer.write, quiet);
     buffer.record("a1");
     buffer.record("a2");
     const run = buffer.flush();
     buffer.record("b1");
-    writer.release();
+    writer.releaseNext();
     await run;
     expect(writer.batches.map((batch) => batch.events)).toEqual([["a1", "a2"]]);
     expect(buffer.stats()).toEqual({ buffered: 1, written: 2, dropped: 0 });
+    writer.releaseNext();
     await buffer.flush();
     expect(writer.batches.map((batch) => batch.events)).toEqual([["a1", "a2"], ["b1"]]);
   });
 
   it("answers a flush asked during a write with one shared follow-up run, which writes what was recorded before it", async () => {
-    const writer = blockingWriter();
+    const writer = gatedWriter();
     const buffer = new ScanBuffer(writer.write, quiet);
     buffer.record("a");
     const first = buffer.flush();
     buffer.record("b");
     const second = buffer.flush();
     buffer.record("c");
+    expect(second).not.toBe(first);
     expect(buffer.flush()).toBe(second);
-    writer.release();
+    writer.releaseNext();
     await first;
+    expect(writer.batches.map((batch) => batch.events)).toEqual([["a"]]);
+    writer.releaseNext();
     await second;
     expect(writer.batches.map((batch) => batch.events)).toEqual([["a"], ["b", "c"]]);
     expect(buffer.stats()).toEqual({ buffered: 0, written: 3, dropped: 0 });
+  });
+
+  it("never writes two batches at once, and a flush resolves only once what was recorded before it is written", async () => {
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const written: string[] = [];
+    const buffer = new ScanBuffer<string>(async (batch) => {
+      mostInFlight = Math.max(mostInFlight, ++inFlight);
+      await Promise.resolve();
+      written.push(...batch.events);
+      inFlight--;
+    }, quiet);
+    // Scans recorded and flushes asked at every point of a run's life: before, during and in the turns around its end.
+    const flushes: Promise<void>[] = [];
+    for (let i = 0; i < 300; i++) {
+      const event = `e${i}`;
+      buffer.record(event);
+      flushes.push(buffer.flush().then(() => expect(written).toContain(event)));
+      if (i % 3 === 0) await Promise.resolve();
+    }
+    await Promise.all(flushes);
+    expect(mostInFlight).toBe(1);
+    expect(written).toEqual(Array.from({ length: 300 }, (_, i) => `e${i}`));
   });
 
   it("shares one write between concurrent flushes", async () => {

@@ -45,9 +45,10 @@ export class ScanBuffer<Event> {
   private failed: ScanBatch<Event>[] = [];
   private failedEvents = 0;
   private failedScans = 0;
-  private flushing: Promise<void> | null = null;
-  /** The run that starts when the current one ends, shared by every flush asked for meanwhile. */
-  private nextFlush: Promise<void> | null = null;
+  /** Whether runs are being written; one at a time, so failed batches are retried before anything newer. */
+  private writing = false;
+  /** The next run, which every flush asked for since the current run began waits on; it starts when the current one ends. */
+  private nextRun: Waiter | null = null;
   private timer: NodeJS.Timeout | null = null;
   private failing = false;
   private written = 0;
@@ -78,26 +79,29 @@ export class ScanBuffer<Event> {
   }
 
   /**
-   * Writes what is buffered when it is called. Asked while a run is writing, it waits for one
-   * follow-up run, shared by every flush asked for meanwhile, which writes what is waiting when it
-   * starts. A run does not go on to write what arrives while it writes: at full load that kept
-   * the writer busy with batches of a few scans, some 200 transactions a second instead of one.
+   * Writes what is buffered when it is called, and resolves once that is written (or has failed
+   * and stays buffered). A run writes what was waiting when it began: asked while one is writing,
+   * it waits for the next run, which every flush asked meanwhile shares.
    */
   flush(): Promise<void> {
-    if (!this.flushing) return this.startRun();
-    const followUp = () => {
-      this.nextFlush = null;
-      return this.startRun();
-    };
-    this.nextFlush ??= this.flushing.then(followUp, followUp);
-    return this.nextFlush;
+    this.nextRun ??= waiter();
+    const asked = this.nextRun.done;
+    if (!this.writing) void this.writeRuns();
+    return asked;
   }
 
-  private startRun(): Promise<void> {
-    this.flushing = this.writeBuffered().finally(() => {
-      this.flushing = null;
-    });
-    return this.flushing;
+  /** Runs while flushes are waiting for one. The hand-over between runs is synchronous, so two never overlap. */
+  private async writeRuns(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.nextRun) {
+        const run = this.nextRun;
+        this.nextRun = null;
+        await this.writeBuffered().then(run.resolve, run.reject);
+      }
+    } finally {
+      this.writing = false;
+    }
   }
 
   /** Flushes every `intervalMs` without keeping the process alive. */
@@ -112,16 +116,16 @@ export class ScanBuffer<Event> {
 
   /** Failed batches first, then the events waiting when the run began, in batches; stops at a failure. */
   private async writeBuffered(): Promise<void> {
-    let uncut = this.waiting.length;
+    let waitingAtStart = this.waiting.length;
     for (;;) {
       const retry = this.failed.shift();
       if (retry) {
         this.failedEvents -= retry.events.length;
         this.failedScans -= scansIn(retry);
       }
-      const batch = retry ?? this.cut(uncut);
+      const batch = retry ?? this.cut(waitingAtStart);
       if (!batch) return;
-      if (!retry) uncut -= batch.events.length;
+      if (!retry) waitingAtStart -= batch.events.length;
       try {
         await this.write(batch);
         this.written += scansIn(batch);
@@ -166,6 +170,18 @@ export class ScanBuffer<Event> {
     this.dropped += dropped;
     this.log(`The scan buffer is full (the database is not taking writes fast enough); dropped the ${dropped} oldest scans, ${this.dropped} since this process started.`);
   }
+}
+
+type Waiter = { done: Promise<void>; resolve: () => void; reject: (error: unknown) => void };
+
+function waiter(): Waiter {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const done = new Promise<void>((onResolve, onReject) => {
+    resolve = onResolve;
+    reject = onReject;
+  });
+  return { done, resolve, reject };
 }
 
 function scansIn(batch: ScanBatch<unknown>): number {
