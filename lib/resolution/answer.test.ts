@@ -21,6 +21,16 @@ describe("answerFor", () => {
     expect(Object.isFrozen(head)).toBe(true);
   });
 
+  it("gives every redirect its own headers, with its own Content-Length", () => {
+    const redirect = (location: string) => answerFor({ kind: "redirect", link: {} as ResolvedLink, location }, visit("GET", "abc"));
+    const short = redirect("https://example.com/a");
+    const long = redirect("https://example.com/a-much-longer-path");
+    expect(short.headers).not.toBe(long.headers);
+    expect(short.headers["Content-Length"]).toBe("21");
+    expect(long.headers["Content-Length"]).toBe("38");
+    expect(short.headers).toMatchObject({ Location: "https://example.com/a", "Cache-Control": "no-store" });
+  });
+
   it("marks a body ASCII exactly when it has as many bytes as characters, HEAD by GET's body", () => {
     const redirect = (location: string, method: Visit["method"] = "GET") => answerFor({ kind: "redirect", link: {} as ResolvedLink, location }, visit(method, "abc"));
     expect(redirect("https://example.com/menu").ascii).toBe(true);

@@ -55,8 +55,12 @@ function pageAnswer(status: number, html: string, method: Visit["method"], extra
   return withBody(status, { ...PAGE_HEADERS, ...extra }, html, method);
 }
 
-/** One measure of the body gives Content-Length and whether it is ASCII (as many bytes as characters). */
+/**
+ * One measure of the body gives Content-Length and whether it is ASCII (as many bytes as characters).
+ * `headers` is the caller's fresh object, completed here rather than copied: a redirect builds one header object, not two.
+ */
 function withBody(status: number, headers: Record<string, string>, body: string, method: Visit["method"]): Answer {
   const bytes = Buffer.byteLength(body);
-  return { status, headers: { ...headers, "Content-Length": String(bytes) }, body: method === "HEAD" ? "" : body, ascii: bytes === body.length };
+  headers["Content-Length"] = String(bytes);
+  return { status, headers, body: method === "HEAD" ? "" : body, ascii: bytes === body.length };
 }
