@@ -8,18 +8,19 @@ import { APP_TOP_LEVEL_PATHS } from "./lib/links/app-paths";
  * (`self.__next_f.push(…)`) whose content changes per page, so scripts need 'unsafe-inline' unless
  * every page is rendered with a per-request nonce; the development server also evaluates code.
  */
-const contentSecurityPolicy = (development: boolean) => [
-  "default-src 'self'",
-  `script-src 'self' 'unsafe-inline'${development ? " 'unsafe-eval'" : ""}`,
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+const contentSecurityPolicy = (development: boolean) =>
+  [
+    "default-src 'self'",
+    `script-src 'self' 'unsafe-inline'${development ? " 'unsafe-eval'" : ""}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
 
 /** Decided by Next's phase, not NODE_ENV: a production build is what serves production, whatever NODE_ENV the build ran under. */
 const securityHeaders = (development: boolean) => [

@@ -31,12 +31,64 @@ const TARGET_MS = 100;
 
 /** Weights of each dimension's values in the synthetic traffic. */
 const VALUES: Record<Exclude<keyof typeof DIMENSIONS, "total">, [string, number][]> = {
-  country: [["AU", 40], ["US", 14], ["GB", 8], ["NZ", 6], ["IN", 5], ["DE", 4], ["FR", 3], ["JP", 3], ["CA", 3], ["SG", 2], ["ID", 2], ["PH", 2], ["CN", 1], ["BR", 1], ["ZA", 1], ["IE", 1], ["NL", 1], ["MY", 1], ["KR", 1], ["unknown", 1]],
-  device: [["mobile", 55], ["desktop", 35], ["tablet", 8], ["unknown", 2]],
-  browser: [["Safari", 40], ["Chrome", 38], ["Samsung Internet for Android", 8], ["Microsoft Edge", 6], ["Firefox", 5], ["unknown", 3]],
-  os: [["iOS", 42], ["Android", 28], ["Windows", 16], ["macOS", 10], ["Linux", 2], ["unknown", 2]],
-  referrer: [["direct", 50], ["www.google.com", 12], ["l.facebook.com", 8], ["t.co", 5], ["www.linkedin.com", 4], ["out.reddit.com", 3], ["news.ycombinator.com", 2], ...Array.from({ length: 18 }, (_, i) => [`partner-${i + 1}.example`, 1] as [string, number])],
-  source: [["qr", 60], ["link", 40]],
+  country: [
+    ["AU", 40],
+    ["US", 14],
+    ["GB", 8],
+    ["NZ", 6],
+    ["IN", 5],
+    ["DE", 4],
+    ["FR", 3],
+    ["JP", 3],
+    ["CA", 3],
+    ["SG", 2],
+    ["ID", 2],
+    ["PH", 2],
+    ["CN", 1],
+    ["BR", 1],
+    ["ZA", 1],
+    ["IE", 1],
+    ["NL", 1],
+    ["MY", 1],
+    ["KR", 1],
+    ["unknown", 1],
+  ],
+  device: [
+    ["mobile", 55],
+    ["desktop", 35],
+    ["tablet", 8],
+    ["unknown", 2],
+  ],
+  browser: [
+    ["Safari", 40],
+    ["Chrome", 38],
+    ["Samsung Internet for Android", 8],
+    ["Microsoft Edge", 6],
+    ["Firefox", 5],
+    ["unknown", 3],
+  ],
+  os: [
+    ["iOS", 42],
+    ["Android", 28],
+    ["Windows", 16],
+    ["macOS", 10],
+    ["Linux", 2],
+    ["unknown", 2],
+  ],
+  referrer: [
+    ["direct", 50],
+    ["www.google.com", 12],
+    ["l.facebook.com", 8],
+    ["t.co", 5],
+    ["www.linkedin.com", 4],
+    ["out.reddit.com", 3],
+    ["news.ycombinator.com", 2],
+    ...Array.from({ length: 18 }, (_, i) => [`partner-${i + 1}.example`, 1] as [string, number]),
+  ],
+  source: [
+    ["qr", 60],
+    ["link", 40],
+  ],
 };
 
 type Timing = { query: string; medianMs: number; maxMs: number };
@@ -61,25 +113,54 @@ async function main(): Promise<void> {
     const start = new Date(Date.now() - 364 * 86_400_000).toISOString().slice(0, 10);
     /** Each case, and whether it spans the seeded year (its total must then be about SCANS_PER_YEAR). */
     const cases: [string, AnalyticsRequest, boolean][] = [];
-    for (const [label, scope] of [["one link, 5M scans", { workspaceId: single.workspaceId, linkId: single.linkIds[0]! }], ["workspace of 1,000 links, 5M scans", { workspaceId: workspace.workspaceId, linkId: null }]] as const) {
+    for (const [label, scope] of [
+      ["one link, 5M scans", { workspaceId: single.workspaceId, linkId: single.linkIds[0]! }],
+      ["workspace of 1,000 links, 5M scans", { workspaceId: workspace.workspaceId, linkId: null }],
+    ] as const) {
       for (const groupBy of ["day", "country", "device", "referrer"] as const) {
-        cases.push([`${label}: a year by ${groupBy} (${TIME_ZONE})`, { ...scope, groupBy, start, end, timezone: TIME_ZONE }, true]);
+        cases.push([
+          `${label}: a year by ${groupBy} (${TIME_ZONE})`,
+          { ...scope, groupBy, start, end, timezone: TIME_ZONE },
+          true,
+        ]);
       }
     }
-    cases.push([`workspace of 1,000 links: a year by link (${TIME_ZONE})`, { workspaceId: workspace.workspaceId, linkId: null, groupBy: "link", start, end, timezone: TIME_ZONE }, true]);
-    cases.push([`one link: 31 days by hour (${TIME_ZONE})`, { workspaceId: single.workspaceId, linkId: single.linkIds[0]!, groupBy: "hour", start: new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10), end, timezone: TIME_ZONE }, false]);
+    cases.push([
+      `workspace of 1,000 links: a year by link (${TIME_ZONE})`,
+      { workspaceId: workspace.workspaceId, linkId: null, groupBy: "link", start, end, timezone: TIME_ZONE },
+      true,
+    ]);
+    cases.push([
+      `one link: 31 days by hour (${TIME_ZONE})`,
+      {
+        workspaceId: single.workspaceId,
+        linkId: single.linkIds[0]!,
+        groupBy: "hour",
+        start: new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10),
+        end,
+        timezone: TIME_ZONE,
+      },
+      false,
+    ]);
 
     const timings: Timing[] = [];
     for (const [query, request, wholeYear] of cases) {
       const report = await readAnalytics(request);
-      if (wholeYear && report.total.scans < SCANS_PER_YEAR * 0.99) throw new Error(`${query}: counted ${report.total.scans} scans, expected about ${SCANS_PER_YEAR}`);
+      if (wholeYear && report.total.scans < SCANS_PER_YEAR * 0.99)
+        throw new Error(`${query}: counted ${report.total.scans} scans, expected about ${SCANS_PER_YEAR}`);
       timings.push(await time(query, () => readAnalytics(request)));
     }
     const markdown = table(timings);
     const date = new Date().toISOString();
     await mkdir("bench/results", { recursive: true });
-    await writeFile(`bench/results/analytics-${date.replace(/[:.]/g, "-")}.json`, `${JSON.stringify({ date, database: embedded ? "embedded" : "PostgreSQL", runs: RUNS, timings }, null, 2)}\n`);
-    await writeFile("bench/results/analytics-latest.md", `Measured ${date} on ${embedded ? "the embedded database" : "PostgreSQL"}, median and slowest of ${RUNS} runs after one warm-up.\n\n${markdown}\n`);
+    await writeFile(
+      `bench/results/analytics-${date.replace(/[:.]/g, "-")}.json`,
+      `${JSON.stringify({ date, database: embedded ? "embedded" : "PostgreSQL", runs: RUNS, timings }, null, 2)}\n`,
+    );
+    await writeFile(
+      "bench/results/analytics-latest.md",
+      `Measured ${date} on ${embedded ? "the embedded database" : "PostgreSQL"}, median and slowest of ${RUNS} runs after one warm-up.\n\n${markdown}\n`,
+    );
     console.log(markdown);
   } finally {
     await disconnectDb();
@@ -116,7 +197,11 @@ async function adminQuery(url: string, sql: string): Promise<void> {
  * the link's own rows when it has one link) get every quarter hour and UTC day, per dimension
  * value; with many links, each link gets its day totals and its edge days' quarter hours.
  */
-async function seedWorkspace(client: pg.Client, links: number, yearStart: Date): Promise<{ workspaceId: string; linkIds: string[] }> {
+async function seedWorkspace(
+  client: pg.Client,
+  links: number,
+  yearStart: Date,
+): Promise<{ workspaceId: string; linkIds: string[] }> {
   const workspaceId = newId("ws");
   const linkIds = Array.from({ length: links }, () => newId("lnk"));
   await client.query("INSERT INTO workspaces (id, name, kind) VALUES ($1, 'Analytics benchmark', 'team')", [workspaceId]);
@@ -156,13 +241,17 @@ async function seedWorkspace(client: pg.Client, links: number, yearStart: Date):
       [workspaceId, linkIds, QUARTER, links, yearStart],
     );
   }
-  console.log(`Seeded a year of ${SCANS_PER_YEAR.toLocaleString("en")} scans over ${links} link(s) in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+  console.log(
+    `Seeded a year of ${SCANS_PER_YEAR.toLocaleString("en")} scans over ${links} link(s) in ${((Date.now() - started) / 1000).toFixed(0)} s.`,
+  );
   return { workspaceId, linkIds };
 }
 
 /** Every quarter hour of the year: its share of the scans, split over each dimension's values by weight. */
 async function seedQuarterHours(client: pg.Client, workspaceId: string, scope: string, yearStart: Date): Promise<void> {
-  const values = Object.entries(VALUES).flatMap(([dimension, entries]) => entries.map(([value, weight]) => ({ dimension: DIMENSIONS[dimension as keyof typeof VALUES], value, weight })));
+  const values = Object.entries(VALUES).flatMap(([dimension, entries]) =>
+    entries.map(([value, weight]) => ({ dimension: DIMENSIONS[dimension as keyof typeof VALUES], value, weight })),
+  );
   await client.query(
     `WITH quarters AS (
        SELECT i, $3::timestamptz + i * interval '15 minutes' AS bucket,
@@ -183,7 +272,17 @@ async function seedQuarterHours(client: pg.Client, workspaceId: string, scope: s
      SELECT $1, $9::smallint, dimension, $2::text, bucket, value, scans, scans * 7 / 10, 0
      FROM (SELECT *, base + CASE WHEN rank = 1 THEN n - allotted ELSE 0 END AS scans FROM cells) c
      WHERE scans > 0`,
-    [workspaceId, scope, yearStart, SCANS_PER_YEAR, QUARTERS_PER_YEAR, values.map((v) => v.dimension), values.map((v) => v.value), values.map((v) => v.weight), QUARTER],
+    [
+      workspaceId,
+      scope,
+      yearStart,
+      SCANS_PER_YEAR,
+      QUARTERS_PER_YEAR,
+      values.map((v) => v.dimension),
+      values.map((v) => v.value),
+      values.map((v) => v.weight),
+      QUARTER,
+    ],
   );
 }
 
@@ -202,7 +301,8 @@ const round = (ms: number) => Math.round(ms * 10) / 10;
 
 function table(timings: Timing[]): string {
   const lines = [`| query | median ms | slowest ms | under ${TARGET_MS} ms |`, "|---|---:|---:|:---:|"];
-  for (const timing of timings) lines.push(`| ${timing.query} | ${timing.medianMs} | ${timing.maxMs} | ${timing.medianMs < TARGET_MS ? "yes" : "no"} |`);
+  for (const timing of timings)
+    lines.push(`| ${timing.query} | ${timing.medianMs} | ${timing.maxMs} | ${timing.medianMs < TARGET_MS ? "yes" : "no"} |`);
   return lines.join("\n");
 }
 

@@ -5,10 +5,14 @@ import { BROWSER_USER_AGENT } from "./wrk";
 function visitOnce(agent: Agent, url: string, host: string): Promise<{ status: number; ms: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const outgoing = request(url, { agent, headers: { host, "user-agent": BROWSER_USER_AGENT, accept: "text/html" } }, (response) => {
-      response.resume();
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, ms: performance.now() - started }));
-    });
+    const outgoing = request(
+      url,
+      { agent, headers: { host, "user-agent": BROWSER_USER_AGENT, accept: "text/html" } },
+      (response) => {
+        response.resume();
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, ms: performance.now() - started }));
+      },
+    );
     outgoing.on("error", reject);
     outgoing.end();
   });
@@ -18,7 +22,13 @@ function visitOnce(agent: Agent, url: string, host: string): Promise<{ status: n
  * Exactly `total` GET visits over `connections` keep-alive connections, every answer read: the
  * count wrk cannot give (it stops mid-flight), for checking scans recorded == redirects answered.
  */
-export async function exactVisits(baseUrl: string, host: string, path: string, total: number, connections: number): Promise<{ redirects: number; other: number }> {
+export async function exactVisits(
+  baseUrl: string,
+  host: string,
+  path: string,
+  total: number,
+  connections: number,
+): Promise<{ redirects: number; other: number }> {
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   let started = 0;
   let redirects = 0;

@@ -26,7 +26,10 @@ function origin(name: string): string {
 
 function label(node: ProfileNode): string {
   const { functionName, url, lineNumber } = node.callFrame;
-  const file = url.replace(/^file:\/\//, "").replace(/^.*\/node_modules\//, "").replace(/^.*\/wt-[^/]+\//, "");
+  const file = url
+    .replace(/^file:\/\//, "")
+    .replace(/^.*\/node_modules\//, "")
+    .replace(/^.*\/wt-[^/]+\//, "");
   return `${functionName || "(anonymous)"} ${file ? `${file}:${lineNumber + 1}` : ""}`.trim();
 }
 
@@ -51,13 +54,18 @@ async function main(): Promise<void> {
   console.log(`${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (${((busy / total) * 100).toFixed(0)}%)`);
   console.log("| self ms | % of busy | function |\n|---:|---:|---|");
   const rows = values["by-origin"] ? groupByOrigin(selfTime) : selfTime;
-  const top = [...rows].filter(([name]) => !name.startsWith("(idle)")).sort((a, b) => b[1] - a[1]).slice(0, Number(values.top));
-  for (const [name, micros] of top) console.log(`| ${(micros / 1000).toFixed(0)} | ${((micros / busy) * 100).toFixed(1)} | \`${name}\` |`);
+  const top = [...rows]
+    .filter(([name]) => !name.startsWith("(idle)"))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, Number(values.top));
+  for (const [name, micros] of top)
+    console.log(`| ${(micros / 1000).toFixed(0)} | ${((micros / busy) * 100).toFixed(1)} | \`${name}\` |`);
 }
 
 function groupByOrigin(selfTime: Map<string, number>): Map<string, number> {
   const grouped = new Map<string, number>();
-  for (const [name, micros] of selfTime) if (!name.startsWith("(idle)")) grouped.set(origin(name), (grouped.get(origin(name)) ?? 0) + micros);
+  for (const [name, micros] of selfTime)
+    if (!name.startsWith("(idle)")) grouped.set(origin(name), (grouped.get(origin(name)) ?? 0) + micros);
   return grouped;
 }
 

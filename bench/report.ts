@@ -19,7 +19,17 @@ export type Row = {
   pairedReference: number | null;
 };
 
-export type ScenarioKey = "reference" | "floor-redirect" | "floor-unknown" | "quarantined" | "active" | "unknown" | "silent" | "sustained" | "cold" | "proxy";
+export type ScenarioKey =
+  | "reference"
+  | "floor-redirect"
+  | "floor-unknown"
+  | "quarantined"
+  | "active"
+  | "unknown"
+  | "silent"
+  | "sustained"
+  | "cold"
+  | "proxy";
 
 export type RunResult = {
   referenceBefore: Row;
@@ -139,7 +149,9 @@ export function summarise(runs: RunResult[], connections: number, slices: number
       p99Ms: spread(measured.map(({ row }) => row.p99Ms)),
       cpuMicrosPerRequest: cpuSpread(measured.map(({ row }) => row)),
       unexpected: measured.reduce((sum, { row }) => sum + row.unexpected, 0),
-      scanSurplus: scanned.length ? spread(scanned.map(({ row }) => row.scans! + (row.droppedScans ?? 0) - row.redirects!)) : null,
+      scanSurplus: scanned.length
+        ? spread(scanned.map(({ row }) => row.scans! + (row.droppedScans ?? 0) - row.redirects!))
+        : null,
       droppedScans: Math.max(0, ...measured.map(({ row }) => row.droppedScans ?? 0)),
       target: target?.text ?? null,
       targetMetRuns: target ? measured.filter(({ row, run }) => target.met(row, run)).length : 0,
@@ -155,7 +167,11 @@ export function summarise(runs: RunResult[], connections: number, slices: number
     scenarios,
     memoryRatio: memory.length ? spread(memory) : null,
     exact: exact.length
-      ? { runs: exact.length, visits: exact[0]!.visits, allExact: exact.every((count) => count.redirects === count.visits && count.scans === count.visits) }
+      ? {
+          runs: exact.length,
+          visits: exact[0]!.visits,
+          allExact: exact.every((count) => count.redirects === count.visits && count.scans === count.visits),
+        }
       : null,
     silentFirstVisitMs: silentFirst.length ? spread(silentFirst) : null,
   };
@@ -176,7 +192,9 @@ function withSpread(value: Spread, format: (value: number) => string, runs: numb
 function scanCell(scenario: ScenarioSummary, inFlightAtMost: number): string {
   if (!scenario.scanSurplus) return "—";
   const within = scenario.scanSurplus.min >= 0 && scenario.scanSurplus.max <= inFlightAtMost;
-  const drops = scenario.droppedScans ? ` (counting up to ${thousands(scenario.droppedScans)} dropped at the buffer's bound and logged)` : "";
+  const drops = scenario.droppedScans
+    ? ` (counting up to ${thousands(scenario.droppedScans)} dropped at the buffer's bound and logged)`
+    : "";
   return `${signed(scenario.scanSurplus.min)}…${signed(scenario.scanSurplus.max)}${drops} ${within ? "✓" : "✗"}`;
 }
 
@@ -196,8 +214,17 @@ export function markdownTable(summary: Summary): string {
     );
   }
   const notes: string[] = [];
-  if (summary.memoryRatio) notes.push(`Resident memory after the sustained run ÷ after warm-up: ${withSpread(summary.memoryRatio, (value) => `${value.toFixed(2)}×`, runs)}.`);
-  if (summary.silentFirstVisitMs) notes.push(`A quarantined link whose DNS never answers: its first ${connections} visits, sent at once, took at most ${withSpread(summary.silentFirstVisitMs, ms, runs)} ms: the link's first read from the database, then its first check, which a visit waits for at most SAFETY_CHECK_DEADLINE_MS (250 by default); its row above measures the visits after them.`);
-  if (summary.exact) notes.push(`Exact count: ${summary.exact.visits} visits over ${connections} connections, every answer read: ${summary.exact.allExact ? `scans recorded = redirects answered = ${summary.exact.visits} in every run ✓` : "scans recorded ≠ redirects answered ✗ (see the JSON)"}.`);
+  if (summary.memoryRatio)
+    notes.push(
+      `Resident memory after the sustained run ÷ after warm-up: ${withSpread(summary.memoryRatio, (value) => `${value.toFixed(2)}×`, runs)}.`,
+    );
+  if (summary.silentFirstVisitMs)
+    notes.push(
+      `A quarantined link whose DNS never answers: its first ${connections} visits, sent at once, took at most ${withSpread(summary.silentFirstVisitMs, ms, runs)} ms: the link's first read from the database, then its first check, which a visit waits for at most SAFETY_CHECK_DEADLINE_MS (250 by default); its row above measures the visits after them.`,
+    );
+  if (summary.exact)
+    notes.push(
+      `Exact count: ${summary.exact.visits} visits over ${connections} connections, every answer read: ${summary.exact.allExact ? `scans recorded = redirects answered = ${summary.exact.visits} in every run ✓` : "scans recorded ≠ redirects answered ✗ (see the JSON)"}.`,
+    );
   return `${lines.join("\n")}\n${notes.length ? `\n${notes.join("\n")}\n` : ""}`;
 }

@@ -73,7 +73,16 @@ const requestsPerSecond = (result: WrkResult) => Math.round(result.requests / (r
  * server may have answered (and recorded) without wrk counting it, so scans may exceed the
  * redirects wrk saw by at most the number of connections a slice, never fall short.
  */
-async function measure(key: ScenarioKey, scenario: string, server: BenchServer, paths: string[], expect: "3xx" | "4xx", workspaceId: string | null, seconds = SECONDS, slices = SLICES): Promise<Row> {
+async function measure(
+  key: ScenarioKey,
+  scenario: string,
+  server: BenchServer,
+  paths: string[],
+  expect: "3xx" | "4xx",
+  workspaceId: string | null,
+  seconds = SECONDS,
+  slices = SLICES,
+): Promise<Row> {
   const sliceSeconds = Math.max(1, Math.round(seconds / slices));
   const before = workspaceId ? await scansIn(workspaceId) : 0;
   // The app's buffer logs its running total of drops: what a scan count short of the redirects lost.
@@ -105,7 +114,9 @@ async function measure(key: ScenarioKey, scenario: string, server: BenchServer, 
     cpuMicrosPerRequest: perRequest(cpuBefore, cpuAfter, result.requests),
     pairedReference: requestsPerSecond(combined(references)),
   };
-  console.log(`  ${scenario}: ${row.requestsPerSecond}/s (reference in turns: ${row.pairedReference}/s), ${row.cpuMicrosPerRequest?.toFixed(1)} µs CPU/request, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, unexpected ${row.unexpected}${scans === null ? "" : `, scans ${scans} for ${row.redirects} redirects${row.droppedScans ? `, ${row.droppedScans} dropped at the buffer's bound` : ""}`}`);
+  console.log(
+    `  ${scenario}: ${row.requestsPerSecond}/s (reference in turns: ${row.pairedReference}/s), ${row.cpuMicrosPerRequest?.toFixed(1)} µs CPU/request, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, unexpected ${row.unexpected}${scans === null ? "" : `, scans ${scans} for ${row.redirects} redirects${row.droppedScans ? `, ${row.droppedScans} dropped at the buffer's bound` : ""}`}`,
+  );
   return row;
 }
 
@@ -116,7 +127,8 @@ async function measure(key: ScenarioKey, scenario: string, server: BenchServer, 
  */
 function combined(results: WrkResult[]): WrkResult {
   const sum = (pick: (result: WrkResult) => number) => results.reduce((total, result) => total + pick(result), 0);
-  const upperMedian = (pick: (result: WrkResult) => number) => results.map(pick).sort((a, b) => a - b)[Math.floor(results.length / 2)]!;
+  const upperMedian = (pick: (result: WrkResult) => number) =>
+    results.map(pick).sort((a, b) => a - b)[Math.floor(results.length / 2)]!;
   return {
     requests: sum((result) => result.requests),
     durationUs: sum((result) => result.durationUs),
@@ -153,7 +165,9 @@ async function reference(label: string): Promise<Row> {
     cpuMicrosPerRequest: perRequest(cpuBefore, cpuAfter, result.requests),
     pairedReference: null,
   };
-  console.log(`  ${label}: ${row.requestsPerSecond}/s, ${row.cpuMicrosPerRequest?.toFixed(1)} µs CPU/request, p99 ${row.p99Ms} ms`);
+  console.log(
+    `  ${label}: ${row.requestsPerSecond}/s, ${row.cpuMicrosPerRequest?.toFixed(1)} µs CPU/request, p99 ${row.p99Ms} ms`,
+  );
   return row;
 }
 
@@ -165,15 +179,39 @@ async function floorScenarios(): Promise<Row[]> {
   const server = await startServer("floor", {});
   try {
     const rows: Row[] = [];
-    if (wanted("active") || wanted("quarantined")) rows.push(await measure("floor-redirect", "floor: bare node:http sending the front door's 302 (its headers and body)", server, ["/redirect"], "3xx", null));
-    if (wanted("unknown")) rows.push(await measure("floor-unknown", "floor: bare node:http sending the front door's 404 page", server, ["/Unknown9"], "4xx", null));
+    if (wanted("active") || wanted("quarantined"))
+      rows.push(
+        await measure(
+          "floor-redirect",
+          "floor: bare node:http sending the front door's 302 (its headers and body)",
+          server,
+          ["/redirect"],
+          "3xx",
+          null,
+        ),
+      );
+    if (wanted("unknown"))
+      rows.push(
+        await measure(
+          "floor-unknown",
+          "floor: bare node:http sending the front door's 404 page",
+          server,
+          ["/Unknown9"],
+          "4xx",
+          null,
+        ),
+      );
     return rows;
   } finally {
     await server.stop();
   }
 }
 
-async function frontScenarios(links: BenchLinks, env: Env, profileFlags: string[]): Promise<Pick<RunResult, "rows" | "memory" | "exact" | "silentFirstVisits">> {
+async function frontScenarios(
+  links: BenchLinks,
+  env: Env,
+  profileFlags: string[],
+): Promise<Pick<RunResult, "rows" | "memory" | "exact" | "silentFirstVisits">> {
   const rows: Row[] = [];
   const front = await startServer("front", env, profileFlags);
   let memory: RunResult["memory"] = null;
@@ -186,15 +224,41 @@ async function frontScenarios(links: BenchLinks, env: Env, profileFlags: string[
       // apart on the warm server, as they arrive (one a connection, at once); the scenario measures the visits after them.
       const times = await concurrentVisits(front.url, SHORT_HOST, `/${links.silent.slug}`, CONNECTIONS);
       silentFirstVisits = { visits: times.length, medianMs: times[Math.floor(times.length / 2)]!, maxMs: times.at(-1)! };
-      console.log(`  first ${times.length} visits of the silent link, at once: median ${silentFirstVisits.medianMs.toFixed(0)} ms, slowest ${silentFirstVisits.maxMs.toFixed(0)} ms`);
+      console.log(
+        `  first ${times.length} visits of the silent link, at once: median ${silentFirstVisits.medianMs.toFixed(0)} ms, slowest ${silentFirstVisits.maxMs.toFixed(0)} ms`,
+      );
     }
     // Every link the warm-up visited, or its scans still being written would count as the scenario's.
-    await Promise.all([links.active, links.quarantined, links.sustained, links.silent].map((link) => waitForScans(link.workspaceId)));
+    await Promise.all(
+      [links.active, links.quarantined, links.sustained, links.silent].map((link) => waitForScans(link.workspaceId)),
+    );
     const warmBytes = await residentBytes(front.pid);
-    if (wanted("quarantined")) rows.push(await measure("quarantined", "quarantined link, warm (live check, DNS answering)", front, [`/${links.quarantined.slug}`], "3xx", links.quarantined.workspaceId));
-    if (wanted("active")) rows.push(await measure("active", "active link, warm", front, [`/${links.active.slug}`], "3xx", links.active.workspaceId));
-    if (wanted("unknown")) rows.push(await measure("unknown", "unknown slug (404, nothing written)", front, ["/Unknown9"], "4xx", null));
-    if (wanted("silent")) rows.push(await measure("silent", "quarantined link, destination's DNS never answers (after its first visits)", front, [`/${links.silent.slug}`], "3xx", links.silent.workspaceId));
+    if (wanted("quarantined"))
+      rows.push(
+        await measure(
+          "quarantined",
+          "quarantined link, warm (live check, DNS answering)",
+          front,
+          [`/${links.quarantined.slug}`],
+          "3xx",
+          links.quarantined.workspaceId,
+        ),
+      );
+    if (wanted("active"))
+      rows.push(await measure("active", "active link, warm", front, [`/${links.active.slug}`], "3xx", links.active.workspaceId));
+    if (wanted("unknown"))
+      rows.push(await measure("unknown", "unknown slug (404, nothing written)", front, ["/Unknown9"], "4xx", null));
+    if (wanted("silent"))
+      rows.push(
+        await measure(
+          "silent",
+          "quarantined link, destination's DNS never answers (after its first visits)",
+          front,
+          [`/${links.silent.slug}`],
+          "3xx",
+          links.silent.workspaceId,
+        ),
+      );
     if (wanted("exact")) {
       const before = await scansIn(links.exact.workspaceId);
       const answers = await exactVisits(front.url, SHORT_HOST, `/${links.exact.slug}`, EXACT_VISITS, CONNECTIONS);
@@ -203,11 +267,24 @@ async function frontScenarios(links: BenchLinks, env: Env, profileFlags: string[
       console.log(`  exact count: ${EXACT_VISITS} visits, ${answers.redirects} redirects, ${scans} scans recorded`);
     }
     if (wanted("sustained")) {
-      const row = await measure("sustained", `quarantined link, ${SUSTAIN_SECONDS} s at full load`, front, [`/${links.sustained.slug}`], "3xx", links.sustained.workspaceId, SUSTAIN_SECONDS, 1);
+      const row = await measure(
+        "sustained",
+        `quarantined link, ${SUSTAIN_SECONDS} s at full load`,
+        front,
+        [`/${links.sustained.slug}`],
+        "3xx",
+        links.sustained.workspaceId,
+        SUSTAIN_SECONDS,
+        1,
+      );
       const loadedBytes = await residentBytes(front.pid);
       rows.push(row);
-      if (warmBytes !== null && loadedBytes !== null) memory = { afterWarmUpBytes: warmBytes, afterLoadBytes: loadedBytes, ratio: loadedBytes / warmBytes };
-      if (memory) console.log(`  resident memory: ${(warmBytes! / 2 ** 20).toFixed(0)} MiB after warm-up, ${(loadedBytes! / 2 ** 20).toFixed(0)} MiB after the sustained run (×${memory.ratio.toFixed(2)})`);
+      if (warmBytes !== null && loadedBytes !== null)
+        memory = { afterWarmUpBytes: warmBytes, afterLoadBytes: loadedBytes, ratio: loadedBytes / warmBytes };
+      if (memory)
+        console.log(
+          `  resident memory: ${(warmBytes! / 2 ** 20).toFixed(0)} MiB after warm-up, ${(loadedBytes! / 2 ** 20).toFixed(0)} MiB after the sustained run (×${memory.ratio.toFixed(2)})`,
+        );
     }
   } finally {
     await front.stop();
@@ -218,9 +295,20 @@ async function frontScenarios(links: BenchLinks, env: Env, profileFlags: string[
 async function coldScenario(links: BenchLinks, env: Env): Promise<Row> {
   const front = await startServer("front", { ...env, RESOLUTION_CACHE_SECONDS: "0" });
   try {
-    await load(front, links.cold.slugs.slice(0, 2000).map((slug) => `/${slug}`), 3);
+    await load(
+      front,
+      links.cold.slugs.slice(0, 2000).map((slug) => `/${slug}`),
+      3,
+    );
     await waitForScans(links.cold.workspaceId);
-    return await measure("cold", `cold miss from PostgreSQL (cache off, ${links.cold.slugs.length} links)`, front, links.cold.slugs.map((slug) => `/${slug}`), "3xx", links.cold.workspaceId);
+    return await measure(
+      "cold",
+      `cold miss from PostgreSQL (cache off, ${links.cold.slugs.length} links)`,
+      front,
+      links.cold.slugs.map((slug) => `/${slug}`),
+      "3xx",
+      links.cold.workspaceId,
+    );
   } finally {
     await front.stop();
   }
@@ -231,7 +319,14 @@ async function proxyScenario(links: BenchLinks, env: Env): Promise<Row> {
   try {
     await load(proxy, [`/${links.proxy.slug}`], WARM_UP_SECONDS);
     await waitForScans(links.proxy.workspaceId);
-    return await measure("proxy", "Vercel door: proxy.ts under next start, active link, warm", proxy, [`/${links.proxy.slug}`], "3xx", links.proxy.workspaceId);
+    return await measure(
+      "proxy",
+      "Vercel door: proxy.ts under next start, active link, warm",
+      proxy,
+      [`/${links.proxy.slug}`],
+      "3xx",
+      links.proxy.workspaceId,
+    );
   } finally {
     await proxy.stop();
   }
@@ -249,7 +344,14 @@ async function oneRun(index: number, links: BenchLinks, env: Env): Promise<RunRe
     if (wanted("cold")) rows.push(await coldScenario(links, env));
     if (wanted("proxy")) rows.push(await proxyScenario(links, env));
     const referenceAfter = await reference("reference after: bare node:http 302");
-    return { referenceBefore, referenceAfter, rows, memory: front.memory, exact: front.exact, silentFirstVisits: front.silentFirstVisits };
+    return {
+      referenceBefore,
+      referenceAfter,
+      rows,
+      memory: front.memory,
+      exact: front.exact,
+      silentFirstVisits: front.silentFirstVisits,
+    };
   } finally {
     await referenceServer.stop();
     referenceServer = null;
@@ -274,7 +376,9 @@ async function writeReadme(table: string, header: string): Promise<void> {
 function requireProjectNode(): void {
   const major = process.versions.node.split(".")[0];
   if (major !== "24") {
-    console.error(`npm run bench measures the app on its own Node 24 and this is Node ${process.versions.node}: run it as \`npm run bench\` (or \`npx tsx bench/run.ts\`), which puts the project's Node first.`);
+    console.error(
+      `npm run bench measures the app on its own Node 24 and this is Node ${process.versions.node}: run it as \`npm run bench\` (or \`npx tsx bench/run.ts\`), which puts the project's Node first.`,
+    );
     process.exit(1);
   }
 }
@@ -300,13 +404,24 @@ async function main(): Promise<void> {
     for (let index = 0; index < RUNS; index++) runs.push(await oneRun(index, links, env));
     const summary = summarise(runs, CONNECTIONS, SLICES);
     const date = new Date().toISOString();
-    const settings = { seconds: SECONDS, slices: SLICES, sustainSeconds: SUSTAIN_SECONDS, connections: CONNECTIONS, wrkThreads: 1, database: embedded ? "embedded" : "PostgreSQL", cpus: pinningNote() };
+    const settings = {
+      seconds: SECONDS,
+      slices: SLICES,
+      sustainSeconds: SUSTAIN_SECONDS,
+      connections: CONNECTIONS,
+      wrkThreads: 1,
+      database: embedded ? "embedded" : "PostgreSQL",
+      cpus: pinningNote(),
+    };
     const header = `Measured ${date} with wrk (-t1 -c${CONNECTIONS}, ${SECONDS} s a scenario in ${SLICES} slices taken in turns with the reference; ${settings.cpus}), ${RUNS} run${RUNS === 1 ? "" : "s"} on ${settings.database}; medians, with the spread over runs in brackets.`;
     const table = markdownTable(summary);
     // A partial run (--only) is for working on one scenario: it is printed, not kept.
     if (!ONLY) {
       await mkdir("bench/results", { recursive: true });
-      await writeFile(`bench/results/${date.replace(/[:.]/g, "-")}.json`, `${JSON.stringify({ date, settings, summary, runs }, null, 2)}\n`);
+      await writeFile(
+        `bench/results/${date.replace(/[:.]/g, "-")}.json`,
+        `${JSON.stringify({ date, settings, summary, runs }, null, 2)}\n`,
+      );
       await writeFile("bench/results/latest.md", `${header}\n\n${table}\n`);
       if (!options["no-readme"]) await writeReadme(table, header);
     }

@@ -25,7 +25,12 @@ async function workspace(): Promise<string> {
   return id;
 }
 
-async function insertLinks(workspaceId: string, status: number, slugs: string[], destination: (slug: string) => string): Promise<void> {
+async function insertLinks(
+  workspaceId: string,
+  status: number,
+  slugs: string[],
+  destination: (slug: string) => string,
+): Promise<void> {
   for (let from = 0; from < slugs.length; from += INSERT_CHUNK) {
     const chunk = slugs.slice(from, from + INSERT_CHUNK);
     await pool().query(

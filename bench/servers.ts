@@ -24,12 +24,23 @@ function command(kind: ServerKind, port: number, nodeFlags: string[]): string[] 
 }
 
 /** Starts a server on a free port with only `env` (plus PATH and HOME) and waits until it answers. */
-export async function startServer(kind: ServerKind, env: Record<string, string | undefined>, nodeFlags: string[] = []): Promise<BenchServer> {
+export async function startServer(
+  kind: ServerKind,
+  env: Record<string, string | undefined>,
+  nodeFlags: string[] = [],
+): Promise<BenchServer> {
   const port = await freePort();
   // taskset execs the command, so the pid is still the server's.
   const [program, args] = onCpu(SERVER_CPU, process.execPath, command(kind, port, nodeFlags));
   const child = spawn(program, args, {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, PORT: String(port), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      ...env,
+      PORT: String(port),
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -45,7 +56,10 @@ async function waitUntilAnswering(url: string, child: ChildProcess, output: () =
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${path.basename(url)} server exited with ${child.exitCode}:\n${output()}`);
-    const answered = await fetch(url, { redirect: "manual" }).then((response) => response.status < 500, () => false);
+    const answered = await fetch(url, { redirect: "manual" }).then(
+      (response) => response.status < 500,
+      () => false,
+    );
     if (answered) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

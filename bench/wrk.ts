@@ -58,9 +58,19 @@ export async function wrk(options: WrkOptions): Promise<WrkResult> {
     delete env.WRK_PATHS;
   }
   const args = [
-    `-t${options.threads}`, `-c${options.connections}`, `-d${options.seconds}s`, "--timeout", "5s",
-    "-s", path.resolve("bench/wrk.lua"),
-    "-H", `Host: ${options.host}`, "-H", `User-Agent: ${BROWSER_USER_AGENT}`, "-H", "Accept: text/html",
+    `-t${options.threads}`,
+    `-c${options.connections}`,
+    `-d${options.seconds}s`,
+    "--timeout",
+    "5s",
+    "-s",
+    path.resolve("bench/wrk.lua"),
+    "-H",
+    `Host: ${options.host}`,
+    "-H",
+    `User-Agent: ${BROWSER_USER_AGENT}`,
+    "-H",
+    "Accept: text/html",
     `${options.url}${options.paths[0]}`,
   ];
   const { stdout } = await run(...onCpu(LOAD_CPU, "wrk", args), { env, maxBuffer: 1 << 20 });

@@ -21,14 +21,34 @@ export function ApiOperations({ document }: { document: ApiDocument }) {
       {Object.entries(document.paths).flatMap(([path, item]) =>
         HTTP_METHODS.flatMap((method) => {
           const operation = item[method];
-          return operation ? [<OperationSection key={operation.operationId} method={method} path={path} operation={operation} document={document} />] : [];
+          return operation
+            ? [
+                <OperationSection
+                  key={operation.operationId}
+                  method={method}
+                  path={path}
+                  operation={operation}
+                  document={document}
+                />,
+              ]
+            : [];
         }),
       )}
     </section>
   );
 }
 
-function OperationSection({ method, path, operation, document }: { method: string; path: string; operation: Operation; document: ApiDocument }) {
+function OperationSection({
+  method,
+  path,
+  operation,
+  document,
+}: {
+  method: string;
+  path: string;
+  operation: Operation;
+  document: ApiDocument;
+}) {
   const parameters = operation.parameters.filter((parameter): parameter is Parameter => !isReference(parameter));
   const bodyRef = operation.requestBody?.content["application/json"]?.schema as JsonSchema | undefined;
   return (
@@ -41,7 +61,9 @@ function OperationSection({ method, path, operation, document }: { method: strin
         <strong>Auth:</strong> {AUTH_DESCRIPTIONS[operation["x-credentials"]]}
         {operation["x-payment"] && (
           <>
-            {" "}Or none: an agent pays {operation["x-payment"].price} {operation["x-payment"].currency} per call with MPP or x402 (<a href="/docs/payments">how</a>).
+            {" "}
+            Or none: an agent pays {operation["x-payment"].price} {operation["x-payment"].currency} per call with MPP or x402 (
+            <a href="/docs/payments">how</a>).
           </>
         )}
       </p>
@@ -54,13 +76,15 @@ function OperationSection({ method, path, operation, document }: { method: strin
 
 const AUTH_DESCRIPTIONS: Record<Credentials, string> = {
   api_key_or_session: "Bearer API key or session token; optional X-Workspace-Id header.",
-  optional_api_key_or_session: "Bearer API key or session token, or none at all (a credential that is sent must be valid: 401 otherwise); optional X-Workspace-Id header.",
+  optional_api_key_or_session:
+    "Bearer API key or session token, or none at all (a credential that is sent must be valid: 401 otherwise); optional X-Workspace-Id header.",
   api_key: "Bearer API key only (a session token gets 403).",
   session: "Bearer session token only (an API key gets 403); optional X-Workspace-Id header.",
   none: "none.",
   operator: "Bearer OPERATOR_TOKEN (the deployment's operator secret); 503 when it is not set.",
   cron: "Bearer CRON_SECRET (Vercel Cron sends it); 503 when it is not set.",
-  stripe_signature: "the Stripe-Signature header, verified with STRIPE_WEBHOOK_SECRET; 503 when this deployment does not bill through Stripe.",
+  stripe_signature:
+    "the Stripe-Signature header, verified with STRIPE_WEBHOOK_SECRET; 503 when this deployment does not bill through Stripe.",
 };
 
 function ParametersTable({ parameters }: { parameters: Parameter[] }) {
@@ -97,7 +121,9 @@ function RequestBody({ schemaRef, document }: { schemaRef: JsonSchema; document:
 function ResponsesTable({ operation }: { operation: Operation }) {
   const rows = Object.entries(operation.responses).map(([status, response]) => {
     const schema = response.content?.["application/json"]?.schema as JsonSchema | undefined;
-    const names = (schema?.oneOf ?? [schema]).map((option) => referencedName(option as JsonSchema | undefined)).filter((name) => name !== undefined);
+    const names = (schema?.oneOf ?? [schema])
+      .map((option) => referencedName(option as JsonSchema | undefined))
+      .filter((name) => name !== undefined);
     const body =
       names.length === 0
         ? "JSON"

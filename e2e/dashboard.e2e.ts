@@ -31,7 +31,9 @@ let shortUrl: string;
 async function startDestinations(): Promise<number> {
   destinations = createServer((request, response) => {
     response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
-    response.end(`<!doctype html><html lang="en"><title>Destination</title><h1>Arrived at ${request.headers.host}${request.url}</h1></html>`);
+    response.end(
+      `<!doctype html><html lang="en"><title>Destination</title><h1>Arrived at ${request.headers.host}${request.url}</h1></html>`,
+    );
   });
   await new Promise<void>((resolve) => destinations.listen(0, "127.0.0.1", resolve));
   return (destinations.address() as AddressInfo).port;
@@ -39,8 +41,15 @@ async function startDestinations(): Promise<number> {
 
 test.beforeAll(async () => {
   const port = await startDestinations();
-  browser = await chromium.launch({ ...CHROMIUM, args: [...CHROMIUM.args, `--host-resolver-rules=MAP *.example.com 127.0.0.1:${port}`] });
-  context = await browser.newContext({ baseURL: baseUrl(), userAgent: USER_AGENT, permissions: ["clipboard-read", "clipboard-write"] });
+  browser = await chromium.launch({
+    ...CHROMIUM,
+    args: [...CHROMIUM.args, `--host-resolver-rules=MAP *.example.com 127.0.0.1:${port}`],
+  });
+  context = await browser.newContext({
+    baseURL: baseUrl(),
+    userAgent: USER_AGENT,
+    permissions: ["clipboard-read", "clipboard-write"],
+  });
   page = await context.newPage();
   consoleErrors = watchConsole(page);
 });
@@ -122,7 +131,9 @@ test("designs the QR code with a logo and downloads what the server draws, which
   await page.getByRole("link", { name: /\/spring-menu$/ }).click();
   await expect(page.getByRole("heading", { name: "QR code" })).toBeVisible();
   await expect(page.getByTestId("qr-preview")).toBeVisible();
-  const logo = await sharp({ create: { width: 96, height: 96, channels: 4, background: "#d62424" } }).png().toBuffer();
+  const logo = await sharp({ create: { width: 96, height: 96, channels: 4, background: "#d62424" } })
+    .png()
+    .toBuffer();
   await page.getByLabel(/Upload a logo for this link/).setInputFiles({ name: "logo.png", mimeType: "image/png", buffer: logo });
   await expect(page.getByRole("button", { name: "Remove this link's logo" })).toBeVisible();
   await expect(page.getByLabel(/Logo in the centre/)).toBeChecked();
@@ -132,7 +143,10 @@ test("designs the QR code with a logo and downloads what the server draws, which
   await capturePage(page, testInfo, "link-qr");
 
   for (const format of ["PNG", "SVG"]) {
-    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: `Download ${format}` }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: `Download ${format}` }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(new RegExp(`spring-menu.*\\.${format.toLowerCase()}$`));
     const image = await readFile((await download.path())!);
     const pixels = await sharp(image).metadata();
@@ -154,12 +168,17 @@ test("repoints a link and archives another, which then shows under Archived", as
   await page.getByLabel("Custom slug (optional)").fill("old-flyer");
   await page.getByRole("button", { name: "Create link" }).click();
   // The API's own sentence, with what was typed still in the form.
-  await expect(page.locator("main").getByRole("alert")).toHaveText('The request body field "slug" is invalid: may use letters and digits except 0, O, 1, l and I, plus - and _.');
+  await expect(page.locator("main").getByRole("alert")).toHaveText(
+    'The request body field "slug" is invalid: may use letters and digits except 0, O, 1, l and I, plus - and _.',
+  );
   await expect(page.getByLabel("Destination", { exact: true })).toHaveValue("https://flyer.example.com/2025");
   await page.getByLabel("Custom slug (optional)").fill("past-event");
   await page.getByRole("button", { name: "Create link" }).click();
   await expect(page.getByTestId("created-short-url")).toHaveText(`${baseUrl()}/past-event`);
-  await page.getByRole("row", { name: /past-event/ }).getByRole("link", { name: /past-event/ }).click();
+  await page
+    .getByRole("row", { name: /past-event/ })
+    .getByRole("link", { name: /past-event/ })
+    .click();
   await page.getByLabel("New destination").fill("https://flyer.example.com/2026");
   await page.getByRole("button", { name: "Repoint", exact: true }).click();
   await expect(page.getByText("Repointed to https://flyer.example.com/2026")).toBeVisible();
@@ -186,7 +205,11 @@ test("sees the visits in analytics, with a CSV of the same rows", async ({}, tes
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download CSV" }).click()]);
   const csv = await readFile((await download.path())!, "utf8");
   expect(csv.split("\r\n")[0]).toBe("key,scans,uniques");
-  const scans = csv.split("\r\n").slice(1).filter(Boolean).reduce((sum, line) => sum + Number(line.split(",")[1]), 0);
+  const scans = csv
+    .split("\r\n")
+    .slice(1)
+    .filter(Boolean)
+    .reduce((sum, line) => sum + Number(line.split(",")[1]), 0);
   expect(scans).toBeGreaterThan(0);
 });
 
@@ -200,7 +223,9 @@ test("shows a link's own analytics panel with the visit just made to its short U
   // Visits are counted in batches: reload until this one is in.
   await expect(async () => {
     await page.reload();
-    await expect(panel.getByTestId("analytics-totals")).toContainText(/^[1-9]\d* scans, [1-9]\d* unique visitors/, { timeout: 1000 });
+    await expect(panel.getByTestId("analytics-totals")).toContainText(/^[1-9]\d* scans, [1-9]\d* unique visitors/, {
+      timeout: 1000,
+    });
   }).toPass({ timeout: 30_000 });
   await expect(panel.getByRole("region", { name: "Devices" })).toContainText("desktop");
   await expect(panel.getByRole("region", { name: "Countries" }).getByRole("row")).not.toHaveCount(0);
@@ -227,7 +252,9 @@ test("adds a custom domain, sees its DNS records and status, and verifies it now
 
   await page.getByLabel("Hostname").fill(hostname);
   await page.getByRole("button", { name: "Add domain" }).click();
-  await expect(page.locator("main").getByRole("status")).toHaveText(`Added ${hostname}: create the records listed under it at your DNS provider.`);
+  await expect(page.locator("main").getByRole("status")).toHaveText(
+    `Added ${hostname}: create the records listed under it at your DNS provider.`,
+  );
   const card = page.getByRole("region", { name: hostname });
   await expect(card).toContainText("Not verified");
   await expect(card).toContainText("DNS: pending");
@@ -282,7 +309,9 @@ test("creates a link on the verified domain, which then cannot be removed; anoth
   const card = page.getByRole("region", { name: hostname });
   await card.getByRole("button", { name: "Remove" }).click();
   await card.getByRole("button", { name: `Yes, remove ${hostname}` }).click();
-  await expect(card.getByRole("alert")).toContainText(`${hostname} has links, which must keep resolving, so it cannot be deleted`);
+  await expect(card.getByRole("alert")).toContainText(
+    `${hostname} has links, which must keep resolving, so it cannot be deleted`,
+  );
 
   // A second domain, never verified, goes at once.
   await page.getByLabel("Hostname").fill("qr.menus.example.com");
@@ -304,7 +333,9 @@ async function removeDomain(hostname: string): Promise<void> {
   await expect(card.getByRole("button", { name: "Remove" })).toBeFocused();
   await card.getByRole("button", { name: "Remove" }).click();
   await card.getByRole("button", { name: `Yes, remove ${hostname}` }).click();
-  await expect(page.getByRole("status").filter({ hasText: "was removed" })).toHaveText(`${hostname} was removed from this workspace; its DNS records can go too.`);
+  await expect(page.getByRole("status").filter({ hasText: "was removed" })).toHaveText(
+    `${hostname} was removed from this workspace; its DNS records can go too.`,
+  );
   await expect(page.getByRole("region", { name: hostname })).toHaveCount(0);
 }
 
@@ -416,9 +447,14 @@ test("cancelling shows the read-only banner while the link keeps resolving", asy
   // Read-only, but nothing is taken away: the link's artwork downloads and its analytics show.
   await page.getByRole("link", { name: /\/spring-menu$/ }).click();
   await expect(page.getByText("Repointing needs an active subscription")).toBeVisible();
-  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download PNG" }).click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("button", { name: "Download PNG" }).click(),
+  ]);
   expect(await decodeQr(await readFile((await download.path())!))).toBe(`${shortUrl}?qr`);
-  await expect(page.getByRole("region", { name: "Analytics: the last 30 days" }).getByTestId("analytics-totals")).toContainText(/^[1-9]\d* scans/);
+  await expect(page.getByRole("region", { name: "Analytics: the last 30 days" }).getByTestId("analytics-totals")).toContainText(
+    /^[1-9]\d* scans/,
+  );
 
   await page.goto("/dashboard/domains");
   await page.getByLabel("Hostname").fill("go.menus.example.com");

@@ -61,9 +61,19 @@ export const FRONT_NODE_FLAGS = ["--max-semi-space-size=32", "--no-allocation-si
 export async function startApp(door: Door, env: Record<string, string | undefined>): Promise<RunningApp> {
   const port = await freePort();
   // As `npm start` runs it: node itself (tsx as a loader), so SIGTERM reaches the server's own handler.
-  const command = door === "front" ? [process.execPath, [...FRONT_NODE_FLAGS, "--import", "tsx", "scripts/start.ts"]] : ["node_modules/.bin/next", ["start", "-p", String(port)]];
+  const command =
+    door === "front"
+      ? [process.execPath, [...FRONT_NODE_FLAGS, "--import", "tsx", "scripts/start.ts"]]
+      : ["node_modules/.bin/next", ["start", "-p", String(port)]];
   const child = spawn(command[0] as string, command[1] as string[], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, PORT: String(port), NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      ...env,
+      PORT: String(port),
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -78,7 +88,10 @@ async function waitUntilAnswering(url: string, child: ChildProcess, output: () =
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`The app exited with ${child.exitCode}:\n${output()}`);
-    const answered = await fetch(`${url}/api/openapi.json`).then((response) => response.ok, () => false);
+    const answered = await fetch(`${url}/api/openapi.json`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (answered) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

@@ -92,17 +92,21 @@ function proxyTo(port: number, heard: InvalidationsHeard): Handler {
   return (request, response) => {
     const headers = { ...request.headers };
     for (const name of HOP_BY_HOP) delete headers[name];
-    const upstream = httpRequest({ host: "127.0.0.1", port, method: request.method, path: request.url, headers, agent }, (answer) => {
-      const forward = () => {
-        response.writeHead(answer.statusCode ?? 502, answer.statusMessage, withoutHopByHop(answer.rawHeaders));
-        answer.pipe(response);
-      };
-      const pending = heard.reached(Number(answer.headers[INVALIDATIONS_SENT_HEADER] ?? 0));
-      if (pending) void pending.then(forward);
-      else forward();
-    });
+    const upstream = httpRequest(
+      { host: "127.0.0.1", port, method: request.method, path: request.url, headers, agent },
+      (answer) => {
+        const forward = () => {
+          response.writeHead(answer.statusCode ?? 502, answer.statusMessage, withoutHopByHop(answer.rawHeaders));
+          answer.pipe(response);
+        };
+        const pending = heard.reached(Number(answer.headers[INVALIDATIONS_SENT_HEADER] ?? 0));
+        if (pending) void pending.then(forward);
+        else forward();
+      },
+    );
     upstream.on("error", () => {
-      if (!response.headersSent) response.writeHead(502, { "Content-Type": "text/plain; charset=utf-8" }).end("The application did not answer.");
+      if (!response.headersSent)
+        response.writeHead(502, { "Content-Type": "text/plain; charset=utf-8" }).end("The application did not answer.");
       else response.destroy();
     });
     response.on("close", () => {

@@ -24,7 +24,9 @@ async function main(): Promise<void> {
   // embedded database (one connection for everything) keep it in this one.
   const application = dev || embedded ? await applicationInProcess(dev, PORT) : await applicationProcess();
   const server = createServer(refusingMalformedRequests(createFrontDoor(application.handle)));
-  server.listen(PORT, () => log().info({ baseUrl: config().BASE_URL, shortBaseUrl: config().SHORT_BASE_URL, port: PORT }, "serving"));
+  server.listen(PORT, () =>
+    log().info({ baseUrl: config().BASE_URL, shortBaseUrl: config().SHORT_BASE_URL, port: PORT }, "serving"),
+  );
   const recheck = startRecheckTimer();
   const domainChecks = startDomainCheckTimer();
   const scanRetention = startScanRetentionTimer();

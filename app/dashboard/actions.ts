@@ -7,7 +7,11 @@ import { type ActionResult, dashboardAction, dashboardContext, WORKSPACE_COOKIE 
 import { openBillingPortal, startCheckout as startCheckoutOperation } from "@/lib/billing/operations";
 import { openPortal, startCheckout } from "@/lib/billing/service";
 import { archiveLink, createLink as createLinkOperation, updateLink } from "@/lib/links/operations";
-import { addDomain as addDomainOperation, removeDomain as removeDomainOperation, verifyDomain as verifyDomainOperation } from "@/lib/domains/operations";
+import {
+  addDomain as addDomainOperation,
+  removeDomain as removeDomainOperation,
+  verifyDomain as verifyDomainOperation,
+} from "@/lib/domains/operations";
 import { addDomain, getDomain, removeDomain, verifyDomain } from "@/lib/domains/service";
 import { toLinkView } from "@/lib/links/present";
 import { archive, createLink, repoint } from "@/lib/links/service";
@@ -42,16 +46,27 @@ function required(form: FormData, name: string): string {
 }
 
 /** The result, and what was typed (React resets a form after its action: an error puts the values back). */
-export type CreateLinkState = (ActionResult<{ link: LinkView; created: boolean }> & { attempt: number; input: { destination?: string; slug?: string; domain_id?: string } }) | null;
+export type CreateLinkState =
+  | (ActionResult<{ link: LinkView; created: boolean }> & {
+      attempt: number;
+      input: { destination?: string; slug?: string; domain_id?: string };
+    })
+  | null;
 
 export async function createLinkAction(previous: CreateLinkState, form: FormData): Promise<CreateLinkState> {
-  const input = { destination: required(form, "destination").trim(), slug: optional(form, "slug"), domain_id: optional(form, "domain_id") };
+  const input = {
+    destination: required(form, "destination").trim(),
+    slug: optional(form, "slug"),
+    domain_id: optional(form, "domain_id"),
+  };
   const result = await dashboardAction(createLinkOperation, input, async (principal, body) => {
     const { link, created } = await createLink(principal, body);
     return { link: toLinkView(link), created };
   });
   if (result.ok) revalidatePath("/dashboard");
-  const typed = result.ok ? {} : { destination: required(form, "destination"), slug: required(form, "slug"), domain_id: required(form, "domain_id") };
+  const typed = result.ok
+    ? {}
+    : { destination: required(form, "destination"), slug: required(form, "slug"), domain_id: required(form, "domain_id") };
   return { ...result, attempt: (previous?.attempt ?? 0) + 1, input: typed };
 }
 
@@ -59,10 +74,14 @@ export type LinkEditState = (ActionResult<string> & { typed?: string }) | null;
 
 export async function repointLinkAction(_previous: LinkEditState, form: FormData): Promise<LinkEditState> {
   const id = required(form, "id");
-  const result = await dashboardAction(updateLink, { destination: required(form, "destination").trim() }, async (principal, body) => {
-    const link = await repoint(principal, id, body.destination);
-    return link.destination;
-  });
+  const result = await dashboardAction(
+    updateLink,
+    { destination: required(form, "destination").trim() },
+    async (principal, body) => {
+      const link = await repoint(principal, id, body.destination);
+      return link.destination;
+    },
+  );
   if (result.ok) revalidatePath("/dashboard", "layout");
   return result.ok ? result : { ...result, typed: required(form, "destination") };
 }
@@ -94,7 +113,11 @@ function workspaceCookieOptions() {
 export type RedirectState = { error: string } | null;
 
 export async function checkoutAction(_previous: RedirectState, form: FormData): Promise<RedirectState> {
-  const result = await dashboardAction(startCheckoutOperation, { plan: optional(form, "plan"), interval: optional(form, "interval") }, startCheckout);
+  const result = await dashboardAction(
+    startCheckoutOperation,
+    { plan: optional(form, "plan"), interval: optional(form, "interval") },
+    startCheckout,
+  );
   if (!result.ok) return { error: result.error };
   redirect(result.value.url);
 }
@@ -108,7 +131,10 @@ export async function portalAction(_previous: RedirectState): Promise<RedirectSt
 export type KeyState = ActionResult<{ key?: string; message: string }> | null;
 
 export async function claimKeyAction(): Promise<KeyState> {
-  const result = await dashboardAction(claimApiKey, undefined, async (principal) => ({ key: await claimKey(principal), message: "Key created." }));
+  const result = await dashboardAction(claimApiKey, undefined, async (principal) => ({
+    key: await claimKey(principal),
+    message: "Key created.",
+  }));
   if (result.ok) revalidatePath("/dashboard/settings");
   return result;
 }
@@ -125,10 +151,14 @@ export async function revokeKeyAction(): Promise<KeyState> {
 export type MemberState = ActionResult<string> | null;
 
 export async function inviteAction(_previous: MemberState, form: FormData): Promise<MemberState> {
-  const result = await dashboardAction(inviteMemberOperation, { email: required(form, "email").trim(), role: optional(form, "role") }, async (principal, body) => {
-    const invited = await inviteMember(principal, body);
-    return `Invitation sent to ${invited.email}${invited.invite_url ? ` (no mail server here: the link is ${invited.invite_url})` : ""}.`;
-  });
+  const result = await dashboardAction(
+    inviteMemberOperation,
+    { email: required(form, "email").trim(), role: optional(form, "role") },
+    async (principal, body) => {
+      const invited = await inviteMember(principal, body);
+      return `Invitation sent to ${invited.email}${invited.invite_url ? ` (no mail server here: the link is ${invited.invite_url})` : ""}.`;
+    },
+  );
   if (result.ok) revalidatePath("/dashboard/members");
   return result;
 }
@@ -180,7 +210,9 @@ export async function acceptInvitationAction(_previous: MemberState, form: FormD
 }
 
 export async function createWorkspaceAction(_previous: MemberState, form: FormData): Promise<MemberState> {
-  const result = await dashboardAction(createWorkspaceOperation, { name: required(form, "name") }, (principal, body) => createWorkspace(principal, body.name));
+  const result = await dashboardAction(createWorkspaceOperation, { name: required(form, "name") }, (principal, body) =>
+    createWorkspace(principal, body.name),
+  );
   if (!result.ok) return result;
   (await cookies()).set(WORKSPACE_COOKIE, result.value.id, workspaceCookieOptions());
   redirect("/dashboard/settings");

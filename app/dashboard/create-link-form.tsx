@@ -13,13 +13,28 @@ export function CreateLinkForm({ domains }: { domains: { id: string; hostname: s
         <label htmlFor="create-destination" className={labelClass}>
           Destination
         </label>
-        <input id="create-destination" name="destination" type="url" required defaultValue={state?.input.destination} placeholder="https://example.com/spring-menu" className={inputClass} />
+        <input
+          id="create-destination"
+          name="destination"
+          type="url"
+          required
+          defaultValue={state?.input.destination}
+          placeholder="https://example.com/spring-menu"
+          className={inputClass}
+        />
       </div>
       <div>
         <label htmlFor="create-slug" className={labelClass}>
           Custom slug <span className={mutedClass}>(optional)</span>
         </label>
-        <input id="create-slug" name="slug" defaultValue={state?.input.slug} placeholder="spring-menu" className={inputClass} aria-describedby="create-slug-help" />
+        <input
+          id="create-slug"
+          name="slug"
+          defaultValue={state?.input.slug}
+          placeholder="spring-menu"
+          className={inputClass}
+          aria-describedby="create-slug-help"
+        />
         <p id="create-slug-help" className="sr-only">
           Leave empty for an allocated seven-character slug.
         </p>

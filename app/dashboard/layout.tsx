@@ -26,7 +26,12 @@ export default async function DashboardLayout({ children }: { children: ReactNod
             <label htmlFor="workspace-switcher" className="sr-only">
               Workspace
             </label>
-            <select id="workspace-switcher" name="workspace" defaultValue={workspace.id} className={inputClass + " w-auto max-w-56 py-1.5"}>
+            <select
+              id="workspace-switcher"
+              name="workspace"
+              defaultValue={workspace.id}
+              className={inputClass + " w-auto max-w-56 py-1.5"}
+            >
               {workspaces.map((option) => (
                 <option key={option.id} value={option.id}>
                   {option.name} ({option.kind === "personal" ? "personal" : option.role})
@@ -49,13 +54,14 @@ export default async function DashboardLayout({ children }: { children: ReactNod
           <p className="mx-auto my-0 max-w-6xl px-4 py-3 text-sm text-amber-950 dark:text-amber-100">
             {account.status === "none" ? (
               <>
-                <strong>This workspace has no subscription yet.</strong> Choose a plan in <Link href="/dashboard/billing">Billing</Link> to create and
-                edit links.
+                <strong>This workspace has no subscription yet.</strong> Choose a plan in{" "}
+                <Link href="/dashboard/billing">Billing</Link> to create and edit links.
               </>
             ) : (
               <>
-                <strong>The subscription is {account.status.replace("_", " ")}: the workspace is read-only.</strong> Existing links keep resolving and
-                you keep your links, QR artwork, logos and analytics. Resume in <Link href="/dashboard/billing">Billing</Link> to create and edit again.
+                <strong>The subscription is {account.status.replace("_", " ")}: the workspace is read-only.</strong> Existing
+                links keep resolving and you keep your links, QR artwork, logos and analytics. Resume in{" "}
+                <Link href="/dashboard/billing">Billing</Link> to create and edit again.
               </>
             )}
           </p>

@@ -18,7 +18,10 @@ export function NavLinks() {
     <nav aria-label="Dashboard" className="mx-auto max-w-6xl overflow-x-auto px-4">
       <ul className="m-0 flex list-none gap-1 p-0">
         {PAGES.map((page) => {
-          const current = page.href === "/dashboard" ? pathname === "/dashboard" || pathname.startsWith("/dashboard/links") : pathname.startsWith(page.href);
+          const current =
+            page.href === "/dashboard"
+              ? pathname === "/dashboard" || pathname.startsWith("/dashboard/links")
+              : pathname.startsWith(page.href);
           return (
             <li key={page.href}>
               <Link
@@ -26,7 +29,9 @@ export function NavLinks() {
                 aria-current={current ? "page" : undefined}
                 className={
                   "block whitespace-nowrap border-b-2 px-3 py-2 text-sm no-underline " +
-                  (current ? "border-accent font-semibold text-zinc-900 dark:text-white" : "border-transparent text-zinc-700 hover:text-zinc-900 dark:text-zinc-300 dark:hover:text-white")
+                  (current
+                    ? "border-accent font-semibold text-zinc-900 dark:text-white"
+                    : "border-transparent text-zinc-700 hover:text-zinc-900 dark:text-zinc-300 dark:hover:text-white")
                 }
               >
                 {page.label}

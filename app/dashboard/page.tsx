@@ -12,9 +12,15 @@ import { CreateLinkForm } from "./create-link-form";
 
 const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZone: "UTC" });
 
-export default async function LinksPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function LinksPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { principal } = await requireDashboard("/dashboard");
-  const query = browseLinksQuery.parse(Object.fromEntries(Object.entries(await searchParams).filter(([, value]) => typeof value === "string")));
+  const query = browseLinksQuery.parse(
+    Object.fromEntries(Object.entries(await searchParams).filter(([, value]) => typeof value === "string")),
+  );
   const [{ links, nextCursor }, hosts, domains, account, scans] = await Promise.all([
     browseLinks(principal, query),
     linkHosts(principal),
@@ -28,7 +34,8 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
   const filtered = Boolean(query.q || query.status || query.domain);
   const pageLink = (changes: Record<string, string | undefined>) => {
     const params = new URLSearchParams();
-    for (const [key, value] of Object.entries({ ...query, cursor: undefined, ...changes })) if (value && !(key === "view" && value === "live")) params.set(key, value);
+    for (const [key, value] of Object.entries({ ...query, cursor: undefined, ...changes }))
+      if (value && !(key === "view" && value === "live")) params.set(key, value);
     const search = params.toString();
     return search ? `/dashboard?${search}` : "/dashboard";
   };
@@ -63,7 +70,13 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
         </section>
       )}
 
-      <form method="get" action="/dashboard" className="grid gap-3 sm:grid-cols-[1fr_auto_auto_auto] sm:items-end" role="search" aria-label="Search links">
+      <form
+        method="get"
+        action="/dashboard"
+        className="grid gap-3 sm:grid-cols-[1fr_auto_auto_auto] sm:items-end"
+        role="search"
+        aria-label="Search links"
+      >
         {archived && <input type="hidden" name="view" value="archived" />}
         <div>
           <label htmlFor="search-q" className={labelClass}>
@@ -104,7 +117,12 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
       </form>
 
       {links.length === 0 ? (
-        <EmptyState archived={archived} filtered={filtered} first={!query.cursor} clearHref={pageLink({ q: undefined, status: undefined, domain: undefined })} />
+        <EmptyState
+          archived={archived}
+          filtered={filtered}
+          first={!query.cursor}
+          clearHref={pageLink({ q: undefined, status: undefined, domain: undefined })}
+        />
       ) : (
         <FramedTable
           caption={`${archived ? "Archived links" : "Links"}, most recent first`}
@@ -150,8 +168,19 @@ export default async function LinksPage({ searchParams }: { searchParams: Promis
   );
 }
 
-function EmptyState({ archived, filtered, first, clearHref }: { archived: boolean; filtered: boolean; first: boolean; clearHref: string }) {
-  let text = "No links yet. Create your first one above: paste the address it should lead to, and it is ready to share and print.";
+function EmptyState({
+  archived,
+  filtered,
+  first,
+  clearHref,
+}: {
+  archived: boolean;
+  filtered: boolean;
+  first: boolean;
+  clearHref: string;
+}) {
+  let text =
+    "No links yet. Create your first one above: paste the address it should lead to, and it is ready to share and print.";
   if (filtered) text = "No link matches this search. Try fewer words or another filter.";
   else if (!first) text = "There are no more links.";
   else if (archived) text = "Nothing is archived. Archiving a link hides it from the main list; it keeps resolving.";

@@ -70,7 +70,10 @@ function Authentication({ apiKeyPrefix }: { apiKeyPrefix: string }) {
 const ERROR_STATUSES: [number, string][] = [
   [400, "The body or query string failed validation, the body is not JSON, or the destination is malformed."],
   [401, "Missing or invalid credential, or a workspace you are not a member of."],
-  [402, "Payment needed: the machine-payment challenge of POST /api/links without credentials (see /docs/payments); or, when creating or editing with a bearer credential, no active subscription or a spent link allowance. Existing links keep resolving."],
+  [
+    402,
+    "Payment needed: the machine-payment challenge of POST /api/links without credentials (see /docs/payments); or, when creating or editing with a bearer credential, no active subscription or a spent link allowance. Existing links keep resolving.",
+  ],
   [403, "Your role or credential kind does not allow this action."],
   [404, "No such link (or no live key to revoke); also any unknown path under /api."],
   [409, "The custom slug is taken, a live API key already exists, or the link was blocked for abuse."],
@@ -88,7 +91,10 @@ function Errors() {
         Every failure answers a real HTTP status with the body <code>{'{ "error": "…" }'}</code>. The message is a sentence for a
         human; switch on the status, never on the text.
       </p>
-      <Table headings={["Status", "When"]} rows={ERROR_STATUSES.map(([status, condition]) => ({ key: status, cells: [status, condition] }))} />
+      <Table
+        headings={["Status", "When"]}
+        rows={ERROR_STATUSES.map(([status, condition]) => ({ key: status, cells: [status, condition] }))}
+      />
       <p>
         A <strong>402</strong> body carries more than <code>error</code>: <code>price</code>, <code>currency</code>,{" "}
         <code>pay</code> (the ways forward) and <code>docs</code>. An agent without an account buys a link by answering it:{" "}

@@ -41,13 +41,16 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
           </p>
         )}
         {methods.length === 0 ? (
-          <p className={mutedClass}>This deployment has no way to sign in configured yet: set SMTP_URL, or GitHub or Google credentials.</p>
+          <p className={mutedClass}>
+            This deployment has no way to sign in configured yet: set SMTP_URL, or GitHub or Google credentials.
+          </p>
         ) : (
           <SignInForms methods={methods} callbackUrl={returnTo} />
         )}
       </div>
       <p className={mutedClass + " mt-6"}>
-        Signing in creates your personal workspace the first time. Programs use API keys instead: see the <Link href="/docs">API reference</Link>.
+        Signing in creates your personal workspace the first time. Programs use API keys instead: see the{" "}
+        <Link href="/docs">API reference</Link>.
       </p>
     </main>
   );

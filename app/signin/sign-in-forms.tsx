@@ -16,7 +16,12 @@ export function SignInForms({ methods, callbackUrl }: { methods: SignInMethod[];
       {oauth.length > 0 && (
         <div className="space-y-2">
           {oauth.map((method) => (
-            <button key={method.id} type="button" className={buttonClass.secondary + " w-full"} onClick={() => void signIn(method.id, { callbackUrl })}>
+            <button
+              key={method.id}
+              type="button"
+              className={buttonClass.secondary + " w-full"}
+              onClick={() => void signIn(method.id, { callbackUrl })}
+            >
               Continue with {method.name}
             </button>
           ))}
@@ -66,10 +71,15 @@ function DevelopmentForm({ providerId, callbackUrl }: { providerId: string; call
     void signIn(providerId, { email: address, callbackUrl });
   }
   return (
-    <form onSubmit={submit} className="space-y-3 rounded-md border border-dashed border-amber-500 p-4" aria-label="Development sign-in">
+    <form
+      onSubmit={submit}
+      className="space-y-3 rounded-md border border-dashed border-amber-500 p-4"
+      aria-label="Development sign-in"
+    >
       <p className="m-0 text-sm font-semibold text-amber-800 dark:text-amber-300">Development only</p>
       <p className={mutedClass + " m-0"}>
-        Sign in as any address without an e-mail. This deployment is not running in production; a production server never offers this.
+        Sign in as any address without an e-mail. This deployment is not running in production; a production server never offers
+        this.
       </p>
       <label htmlFor="dev-email" className={labelClass}>
         Address to sign in as

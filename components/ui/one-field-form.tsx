@@ -14,7 +14,17 @@ type Attempt = { sentence: ActionSentence; typed: string | undefined; count: num
  * workspace, create one, add a domain). React clears a form after its action; a refused value is
  * put back so it can be corrected.
  */
-export function OneFieldForm({ action, field, submit, primary = false }: { action: (previous: ActionSentence, form: FormData) => Promise<ActionSentence>; field: Field; submit: string; primary?: boolean }) {
+export function OneFieldForm({
+  action,
+  field,
+  submit,
+  primary = false,
+}: {
+  action: (previous: ActionSentence, form: FormData) => Promise<ActionSentence>;
+  field: Field;
+  submit: string;
+  primary?: boolean;
+}) {
   const [attempt, run, pending] = useActionState<Attempt, FormData>(async (previous, form) => {
     const sentence = await action(previous?.sentence ?? null, form);
     const typed = sentence && !sentence.ok ? String(form.get(field.name) ?? "") : undefined;

@@ -11,12 +11,14 @@ const STATUSES = {
   1: {
     label: "Quarantine",
     className: "bg-amber-100 text-amber-950 dark:bg-amber-950 dark:text-amber-100",
-    explanation: "New or repointed: it works now, and each visit runs a live safety check until enough clean checks over enough days release it.",
+    explanation:
+      "New or repointed: it works now, and each visit runs a live safety check until enough clean checks over enough days release it.",
   },
   2: {
     label: "Abuse",
     className: "bg-red-100 text-red-900 dark:bg-red-950 dark:text-red-200",
-    explanation: "Blocked after a safety verdict or an operator's review: visitors see a warning page instead of the destination.",
+    explanation:
+      "Blocked after a safety verdict or an operator's review: visitors see a warning page instead of the destination.",
   },
 } as const;
 
@@ -27,12 +29,19 @@ export function StatusBadge({ status }: { status: 0 | 1 | 2 }) {
     <Tooltip.Provider delayDuration={150}>
       <Tooltip.Root>
         <Tooltip.Trigger asChild>
-          <button type="button" className={"cursor-help rounded-full px-2 py-0.5 text-xs font-semibold " + className} aria-label={`${label}: ${explanation}`}>
+          <button
+            type="button"
+            className={"cursor-help rounded-full px-2 py-0.5 text-xs font-semibold " + className}
+            aria-label={`${label}: ${explanation}`}
+          >
             {label}
           </button>
         </Tooltip.Trigger>
         <Tooltip.Portal>
-          <Tooltip.Content sideOffset={4} className="z-50 max-w-64 rounded-md bg-zinc-900 px-3 py-2 text-xs text-white shadow-lg dark:bg-zinc-100 dark:text-zinc-900">
+          <Tooltip.Content
+            sideOffset={4}
+            className="z-50 max-w-64 rounded-md bg-zinc-900 px-3 py-2 text-xs text-white shadow-lg dark:bg-zinc-100 dark:text-zinc-900"
+          >
             {explanation}
             <Tooltip.Arrow className="fill-zinc-900 dark:fill-zinc-100" />
           </Tooltip.Content>

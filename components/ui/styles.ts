@@ -19,6 +19,8 @@ export const cardClass = "rounded-lg border border-zinc-200 bg-white p-5 shadow-
 
 export const mutedClass = "text-sm text-zinc-600 dark:text-zinc-400";
 
-export const errorClass = "rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200";
+export const errorClass =
+  "rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200";
 
-export const noticeClass = "rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-100";
+export const noticeClass =
+  "rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-100";

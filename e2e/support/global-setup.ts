@@ -20,7 +20,10 @@ import type { FakeDnsRecords, FakeDnsServer } from "../../tests/support/fake-dns
  */
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const serverUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
-  if (!serverUrl) throw new Error("The e2e suite needs PostgreSQL: set TEST_DATABASE_URL (for example postgresql://postgres@127.0.0.1:5432/postgres).");
+  if (!serverUrl)
+    throw new Error(
+      "The e2e suite needs PostgreSQL: set TEST_DATABASE_URL (for example postgresql://postgres@127.0.0.1:5432/postgres).",
+    );
   const database = `plk_e2e_${randomBytes(4).toString("hex")}`;
   await adminQuery(serverUrl, `CREATE DATABASE "${database}"`);
 
@@ -85,7 +88,10 @@ async function startSmtpServer(mailbox: string): Promise<{ server: SMTPServer; p
     onData(stream, _session, callback) {
       simpleParser(stream)
         .then(async (mail) => {
-          const to = [mail.to].flat().flatMap((address) => address?.value ?? []).map((entry) => entry.address);
+          const to = [mail.to]
+            .flat()
+            .flatMap((address) => address?.value ?? [])
+            .map((entry) => entry.address);
           const message = { to, subject: mail.subject, text: mail.text, html: mail.html || null };
           await writeFile(path.join(mailbox, `${Date.now()}-${count++}.json`), JSON.stringify(message));
           callback();
@@ -146,7 +152,10 @@ async function waitUntilAnswering(url: string, child: ChildProcess, output: { te
   const deadline = Date.now() + 600_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output.text()}`);
-    const answered = await fetch(`${url}/api/openapi.json`).then((response) => response.ok, () => false);
+    const answered = await fetch(`${url}/api/openapi.json`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (answered) return;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }

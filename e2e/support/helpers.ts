@@ -27,7 +27,10 @@ export async function linkInMail(address: string, since: number, pattern: RegExp
 
 /** Sets a name's records on the suite's DNS server, which the app's resolver asks (see startDnsControl in global-setup). */
 export async function setDnsRecords(name: string, records: FakeDnsRecords): Promise<void> {
-  const response = await fetch(`${process.env.E2E_DNS_CONTROL}/names/${encodeURIComponent(name)}`, { method: "PUT", body: JSON.stringify(records) });
+  const response = await fetch(`${process.env.E2E_DNS_CONTROL}/names/${encodeURIComponent(name)}`, {
+    method: "PUT",
+    body: JSON.stringify(records),
+  });
   expect(response.status).toBe(204);
 }
 
@@ -51,7 +54,11 @@ export async function expectAccessible(page: Page): Promise<void> {
   await expect(page).toHaveTitle(/\S/);
   const results = await new AxeBuilder({ page }).analyze();
   const blocking = results.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
-  expect(blocking.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(" ")).join(", ")})`)).toEqual([]);
+  expect(
+    blocking.map(
+      (violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(" ")).join(", ")})`,
+    ),
+  ).toEqual([]);
 }
 
 /**
@@ -90,14 +97,24 @@ const JAVASCRIPT_BUDGET_BYTES = 250 * 1024;
  * appended to test-results/e2e/javascript-sizes.txt and held to the budget.
  */
 async function expectJavaScriptWithinBudget(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  const urls = await page.evaluate(() =>
-    [...new Set([...document.querySelectorAll("script[src]")].map((script) => (script as HTMLScriptElement).src).concat(
-      performance.getEntriesByType("resource").filter((entry) => (entry as PerformanceResourceTiming).initiatorType === "script").map((entry) => entry.name),
-    ))],
-  );
+  const urls = await page.evaluate(() => [
+    ...new Set(
+      [...document.querySelectorAll("script[src]")]
+        .map((script) => (script as HTMLScriptElement).src)
+        .concat(
+          performance
+            .getEntriesByType("resource")
+            .filter((entry) => (entry as PerformanceResourceTiming).initiatorType === "script")
+            .map((entry) => entry.name),
+        ),
+    ),
+  ]);
   let total = 0;
   for (const url of urls) total += gzipSync(await (await page.request.get(url)).body()).length;
   await mkdir(testInfo.project.outputDir, { recursive: true });
-  await appendFile(path.join(testInfo.project.outputDir, "javascript-sizes.txt"), `${name}\t${(total / 1024).toFixed(1)} kB gzipped\t${urls.length} scripts\n`);
+  await appendFile(
+    path.join(testInfo.project.outputDir, "javascript-sizes.txt"),
+    `${name}\t${(total / 1024).toFixed(1)} kB gzipped\t${urls.length} scripts\n`,
+  );
   expect(total, `${name} ships ${total} bytes of gzipped JavaScript`).toBeLessThanOrEqual(JAVASCRIPT_BUDGET_BYTES);
 }

@@ -51,7 +51,8 @@ export const setLinkStatus = defineOperation({
   auth: "operator",
   operationId: "setLinkStatus",
   summary: "Set a link's status (operator)",
-  description: "Moves any link to active, quarantine or abuse, for example after reviewing abuse reports; the link's pending reports are retired with the decision. Abuse needs a reason, which the warning page shows; leaving abuse clears it; quarantine starts afresh. Every instance drops its cached copy at once.",
+  description:
+    "Moves any link to active, quarantine or abuse, for example after reviewing abuse reports; the link's pending reports are retired with the decision. Abuse needs a reason, which the warning page shows; leaving abuse clears it; quarantine starts afresh. Every instance drops its cached copy at once.",
   tag: "Abuse",
   parameters: [LINK_ID_PARAMETER],
   body: linkStatusChangeBody,

@@ -28,5 +28,7 @@ export function reporterNetwork(address: string): string {
 
 /** Who is reporting, as a keyed hash of their network: enough to tell reporters apart and rate-limit them without keeping the address. */
 export function reporterKey(clientAddress: string): string {
-  return createHmac("sha256", config().AUTH_SECRET ?? FALLBACK_REPORTER_SALT).update(reporterNetwork(clientAddress)).digest("hex");
+  return createHmac("sha256", config().AUTH_SECRET ?? FALLBACK_REPORTER_SALT)
+    .update(reporterNetwork(clientAddress))
+    .digest("hex");
 }

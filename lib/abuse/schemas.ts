@@ -30,10 +30,14 @@ export const abuseReportReceiptSchema = z
 export const linkStatusChangeBody = z
   .strictObject({
     status: linkStatusField,
-    reason: storedText(z.string().trim().min(1, "must not be empty").max(500, "must be at most 500 characters")).optional()
+    reason: storedText(z.string().trim().min(1, "must not be empty").max(500, "must be at most 500 characters"))
+      .optional()
       .meta({ description: "shown on the warning page; required when status is 2" }),
   })
-  .refine((change) => change.status !== ABUSE || change.reason !== undefined, { message: "is required when status is 2", path: ["reason"] })
+  .refine((change) => change.status !== ABUSE || change.reason !== undefined, {
+    message: "is required when status is 2",
+    path: ["reason"],
+  })
   .meta({ id: "LinkStatusChangeRequest" });
 
 export const linkStatusSchema = z
@@ -41,7 +45,12 @@ export const linkStatusSchema = z
   .meta({ id: "LinkStatus" });
 
 export const abuseQueueQuery = z.strictObject({
-  limit: z.coerce.number().int("must be a whole number").min(1, "must be at least 1").max(MAX_QUEUE_PAGE, `must be at most ${MAX_QUEUE_PAGE}`).optional(),
+  limit: z.coerce
+    .number()
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(MAX_QUEUE_PAGE, `must be at most ${MAX_QUEUE_PAGE}`)
+    .optional(),
   cursor: z.string().min(1).max(200).optional().meta({ description: "next_cursor from the previous page" }),
 });
 
@@ -65,7 +74,11 @@ export const abuseQueueEntrySchema = z
       status: linkStatusField,
       abuse_reason: z.string().nullable(),
     }),
-    reporters: z.number().int().min(1).meta({ description: "distinct reporting networks (IPv4 /24, IPv6 /64) with a pending report" }),
+    reporters: z
+      .number()
+      .int()
+      .min(1)
+      .meta({ description: "distinct reporting networks (IPv4 /24, IPv6 /64) with a pending report" }),
     first_reported_at: epochMilliseconds,
     last_reported_at: epochMilliseconds,
     recent_reports: z

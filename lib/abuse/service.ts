@@ -35,7 +35,11 @@ const REPORT_LIMIT_PREFIX = "permalink:rate-limit:abuse-reports";
  */
 export async function reportAbuse(report: AbuseReport, clientAddress: string): Promise<void> {
   const reporter = reporterKey(clientAddress);
-  await enforceLimit(limiterFor(REPORT_LIMIT_PREFIX, REPORTS_PER_MINUTE), reporter, "Too many abuse reports from your network this minute");
+  await enforceLimit(
+    limiterFor(REPORT_LIMIT_PREFIX, REPORTS_PER_MINUTE),
+    reporter,
+    "Too many abuse reports from your network this minute",
+  );
   const link = await findReportedLink(report.url);
   const now = new Date(clock().now());
   await store.recordReport(link.id, report, reporter, now);
@@ -113,6 +117,6 @@ function encodeCursor(position: store.QueuePosition): string {
 
 function decodeCursor(cursor: string): store.QueuePosition {
   const match = /^(\d{1,9}):(\d{1,15}):([\w-]{1,64})$/.exec(Buffer.from(cursor, "base64url").toString());
-  if (!match) throw new DomainError("invalid_request", "The query string field \"cursor\" is not a cursor this service issued.");
+  if (!match) throw new DomainError("invalid_request", 'The query string field "cursor" is not a cursor this service issued.');
   return { reporters: Number(match[1]), lastReportedAt: new Date(Number(match[2])), linkId: match[3]! };
 }

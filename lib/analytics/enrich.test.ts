@@ -7,28 +7,50 @@ import { enrichScan, referrerHost } from "./enrich";
 import type { CapturedScan } from "./types";
 import { visitorHash } from "./visitors";
 
-const PHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+const PHONE =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
 
 const captured = (overrides: Partial<CapturedScan> = {}): CapturedScan => ({
-  linkId: "lnk_1", host: "s.example", occurredAt: Date.UTC(2026, 10, 20, 12), method: "GET", viaQr: false, userAgent: PHONE, referrer: null,
-  edgeCountry: null, forwardedFor: null, peerAddress: null, realIp: null, ...overrides,
+  linkId: "lnk_1",
+  host: "s.example",
+  occurredAt: Date.UTC(2026, 10, 20, 12),
+  method: "GET",
+  viaQr: false,
+  userAgent: PHONE,
+  referrer: null,
+  edgeCountry: null,
+  forwardedFor: null,
+  peerAddress: null,
+  realIp: null,
+  ...overrides,
 });
 
 describe("agentFacts", () => {
   it.each([
-    ["Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36", { bot: false, device: "desktop", browser: "Chrome", os: "Windows" }],
+    [
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+      { bot: false, device: "desktop", browser: "Chrome", os: "Windows" },
+    ],
     [PHONE, { bot: false, device: "mobile", browser: "Safari", os: "iOS" }],
-    ["Mozilla/5.0 (Linux; Android 14; SM-X710) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36", { bot: false, device: "tablet", browser: "Chrome", os: "Android" }],
+    [
+      "Mozilla/5.0 (Linux; Android 14; SM-X710) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+      { bot: false, device: "tablet", browser: "Chrome", os: "Android" },
+    ],
   ])("parses %s", (agent, facts) => {
     expect(agentFacts(agent)).toEqual(facts);
   });
 
-  it.each(["Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)", "Twitterbot/1.0", "facebookexternalhit/1.1", "WhatsApp/2.23.20.0", "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)", "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "curl/8.5.0"])(
-    "calls %s a bot",
-    (agent) => {
-      expect(agentFacts(agent).bot).toBe(true);
-    },
-  );
+  it.each([
+    "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+    "Twitterbot/1.0",
+    "facebookexternalhit/1.1",
+    "WhatsApp/2.23.20.0",
+    "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)",
+    "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+    "curl/8.5.0",
+  ])("calls %s a bot", (agent) => {
+    expect(agentFacts(agent).bot).toBe(true);
+  });
 
   it("knows nothing of a missing agent, and does not call it a bot", () => {
     expect(agentFacts(null)).toEqual({ bot: false, device: null, browser: null, os: null });
@@ -81,7 +103,14 @@ describe("referrerHost", () => {
 });
 
 describe("countryFromEdge", () => {
-  it.each([["AU", "AU"], [" au ", "AU"], ["XX", null], ["T1", null], ["Australia", null], [null, null]])("reads %j as %j", (value, country) => {
+  it.each([
+    ["AU", "AU"],
+    [" au ", "AU"],
+    ["XX", null],
+    ["T1", null],
+    ["Australia", null],
+    [null, null],
+  ])("reads %j as %j", (value, country) => {
     expect(countryFromEdge(value)).toBe(country);
   });
 });

@@ -51,7 +51,11 @@ export function enrichScan(scan: CapturedScan, countryOf: CountryLookup): ScanRo
  * hands a request to the application.
  */
 function clientAddressOf(scan: CapturedScan): string | null {
-  const chain = scan.peerAddress ? (scan.forwardedFor ? `${scan.forwardedFor}, ${scan.peerAddress}` : scan.peerAddress) : scan.forwardedFor;
+  const chain = scan.peerAddress
+    ? scan.forwardedFor
+      ? `${scan.forwardedFor}, ${scan.peerAddress}`
+      : scan.peerAddress
+    : scan.forwardedFor;
   return trustedAddress(chain, scan.realIp);
 }
 

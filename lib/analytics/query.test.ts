@@ -19,7 +19,9 @@ describe("coveringSlices", () => {
   });
 
   it("leaves out empty slices: a range of whole UTC months is its month rows", () => {
-    expect(described("2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z")).toEqual([[MONTH, "2026-01-01T00:00:00.000Z", "2026-03-01T00:00:00.000Z"]]);
+    expect(described("2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z")).toEqual([
+      [MONTH, "2026-01-01T00:00:00.000Z", "2026-03-01T00:00:00.000Z"],
+    ]);
   });
 
   it("uses days alone when no whole month fits, and quarter hours alone within a UTC day", () => {
@@ -27,6 +29,8 @@ describe("coveringSlices", () => {
       [QUARTER, "2026-01-30T18:15:00.000Z", "2026-01-31T00:00:00.000Z"],
       [DAY, "2026-01-31T00:00:00.000Z", "2026-02-03T00:00:00.000Z"],
     ]);
-    expect(described("2026-02-10T05:45:00Z", "2026-02-10T19:00:00Z")).toEqual([[QUARTER, "2026-02-10T05:45:00.000Z", "2026-02-10T19:00:00.000Z"]]);
+    expect(described("2026-02-10T05:45:00Z", "2026-02-10T19:00:00Z")).toEqual([
+      [QUARTER, "2026-02-10T05:45:00.000Z", "2026-02-10T19:00:00.000Z"],
+    ]);
   });
 });

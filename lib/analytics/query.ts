@@ -35,7 +35,10 @@ export async function readAnalytics(request: AnalyticsRequest): Promise<Analytic
       await tx.$queryRaw`SELECT set_config('TimeZone', ${request.timezone}, true)`;
       const range = await resolveRange(tx, request);
       const total = await totalOf(tx, request, range);
-      const data = request.groupBy === "day" || request.groupBy === "hour" ? await timeSeries(tx, request, range) : await breakdown(tx, request, range);
+      const data =
+        request.groupBy === "day" || request.groupBy === "hour"
+          ? await timeSeries(tx, request, range)
+          : await breakdown(tx, request, range);
       return {
         group_by: request.groupBy,
         start: range.startLabel,
@@ -46,7 +49,11 @@ export async function readAnalytics(request: AnalyticsRequest): Promise<Analytic
       };
     });
   } catch (error) {
-    if (isUnknownTimeZone(error)) throw new DomainError("invalid_request", `The query string field "timezone" names a zone this database does not know: ${request.timezone}.`);
+    if (isUnknownTimeZone(error))
+      throw new DomainError(
+        "invalid_request",
+        `The query string field "timezone" names a zone this database does not know: ${request.timezone}.`,
+      );
     throw error;
   }
 }
@@ -59,10 +66,14 @@ export async function readAnalytics(request: AnalyticsRequest): Promise<Analytic
 async function resolveRange(tx: DbClient, request: AnalyticsRequest): Promise<Range> {
   const now = new Date(clock().now());
   const endExpression = request.end
-    ? isDateOnly(request.end) ? Prisma.sql`(${request.end}::date + 1)::timestamptz` : Prisma.sql`${request.end}::timestamptz`
+    ? isDateOnly(request.end)
+      ? Prisma.sql`(${request.end}::date + 1)::timestamptz`
+      : Prisma.sql`${request.end}::timestamptz`
     : Prisma.sql`(date_trunc('day', ${instant(now)}) + interval '1 day')`;
   const startExpression = request.start
-    ? isDateOnly(request.start) ? Prisma.sql`${request.start}::date::timestamptz` : Prisma.sql`${request.start}::timestamptz`
+    ? isDateOnly(request.start)
+      ? Prisma.sql`${request.start}::date::timestamptz`
+      : Prisma.sql`${request.start}::timestamptz`
     : Prisma.sql`(${endExpression} - ${DEFAULT_RANGE}::interval)`;
   const [row] = await tx.$queryRaw<{ start_ms: number; end_ms: number; start_label: string; end_label: string }[]>`
     WITH snapped AS (
@@ -77,7 +88,10 @@ async function resolveRange(tx: DbClient, request: AnalyticsRequest): Promise<Ra
   if (start >= end) throw new DomainError("invalid_request", "The range is empty: start must come before end.");
   const limit = request.groupBy === "hour" ? MAX_HOUR_RANGE_DAYS : MAX_RANGE_DAYS;
   if (end.getTime() - start.getTime() > limit * DAY_MS) {
-    throw new DomainError("invalid_request", `The range is too long: at most ${limit} days${request.groupBy === "hour" ? " when grouping by hour" : ""}.`);
+    throw new DomainError(
+      "invalid_request",
+      `The range is too long: at most ${limit} days${request.groupBy === "hour" ? " when grouping by hour" : ""}.`,
+    );
   }
   return { start, end, startLabel: row!.start_label, endLabel: row!.end_label };
 }
@@ -139,7 +153,8 @@ function localHours(range: Range): Prisma.Sql {
 /** Counts by a dimension (or by link), most scans first; values with no scans in the range are left out. */
 async function breakdown(tx: DbClient, request: AnalyticsRequest, range: Range): Promise<AnalyticsRow[]> {
   if (request.groupBy === "link" && !request.linkId) return byLink(tx, request, range);
-  const dimension = request.groupBy === "link" ? DIMENSIONS.total : DIMENSIONS[request.groupBy as Exclude<GroupBy, "day" | "hour" | "link">];
+  const dimension =
+    request.groupBy === "link" ? DIMENSIONS.total : DIMENSIONS[request.groupBy as Exclude<GroupBy, "day" | "hour" | "link">];
   const keyColumn = request.groupBy === "link" ? Prisma.sql`link_id` : Prisma.sql`value`;
   const rows = await tx.$queryRaw<CountRow[]>`
     SELECT key, sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques
@@ -189,10 +204,17 @@ export function coveringSlices(start: Date, end: Date): RollupSlice[] {
   if (firstDay >= lastDay) return [{ grain: QUARTER, from: start, to: end }];
   const firstMonth = monthStart(firstDay, firstDay.getUTCDate() === 1 ? 0 : 1);
   const lastMonth = monthStart(lastDay, 0);
-  const days: RollupSlice[] = firstMonth < lastMonth
-    ? [{ grain: DAY, from: firstDay, to: firstMonth }, { grain: MONTH, from: firstMonth, to: lastMonth }, { grain: DAY, from: lastMonth, to: lastDay }]
-    : [{ grain: DAY, from: firstDay, to: lastDay }];
-  return [{ grain: QUARTER, from: start, to: firstDay }, ...days, { grain: QUARTER, from: lastDay, to: end }].filter((slice) => slice.from < slice.to);
+  const days: RollupSlice[] =
+    firstMonth < lastMonth
+      ? [
+          { grain: DAY, from: firstDay, to: firstMonth },
+          { grain: MONTH, from: firstMonth, to: lastMonth },
+          { grain: DAY, from: lastMonth, to: lastDay },
+        ]
+      : [{ grain: DAY, from: firstDay, to: lastDay }];
+  return [{ grain: QUARTER, from: start, to: firstDay }, ...days, { grain: QUARTER, from: lastDay, to: end }].filter(
+    (slice) => slice.from < slice.to,
+  );
 }
 
 /** The first instant of the UTC month `monthsLater` after the one holding `day`. */
@@ -203,7 +225,8 @@ function monthStart(day: Date, monthsLater: number): Date {
 /** The rows of `where` covering the range, one range scan of an index per slice. */
 function rollupSlices(columns: Prisma.Sql, where: Prisma.Sql, range: Range): Prisma.Sql {
   const slices = coveringSlices(range.start, range.end).map(
-    (slice) => Prisma.sql`SELECT ${columns} FROM scan_rollups WHERE ${where} AND grain = ${slice.grain} AND bucket >= ${instant(slice.from)} AND bucket < ${instant(slice.to)}`,
+    (slice) =>
+      Prisma.sql`SELECT ${columns} FROM scan_rollups WHERE ${where} AND grain = ${slice.grain} AND bucket >= ${instant(slice.from)} AND bucket < ${instant(slice.to)}`,
   );
   return Prisma.join(slices, " UNION ALL ");
 }

@@ -66,10 +66,13 @@ describe("ScanBuffer", () => {
   it("while writes fail, retries on the timer only and logs once", async () => {
     let attempts = 0;
     const messages: string[] = [];
-    const buffer = new ScanBuffer<string>(async () => {
-      attempts++;
-      throw new Error("database unavailable");
-    }, (message) => messages.push(message));
+    const buffer = new ScanBuffer<string>(
+      async () => {
+        attempts++;
+        throw new Error("database unavailable");
+      },
+      (message) => messages.push(message),
+    );
     for (let i = 0; i < 5000; i++) buffer.record(`l${i}`);
     await new Promise((resolve) => setImmediate(resolve));
     for (let i = 0; i < 200; i++) buffer.record(`more${i}`);
@@ -97,9 +100,13 @@ describe("ScanBuffer", () => {
 
   it("bounds its memory while writes fail: drops the oldest, counts and logs every drop", async () => {
     const messages: string[] = [];
-    const buffer = new ScanBuffer<number>(async () => {
-      throw new Error("database unavailable");
-    }, (message) => messages.push(message), { batchSize: 10, flushAt: 10, maxBuffered: 100 });
+    const buffer = new ScanBuffer<number>(
+      async () => {
+        throw new Error("database unavailable");
+      },
+      (message) => messages.push(message),
+      { batchSize: 10, flushAt: 10, maxBuffered: 100 },
+    );
     for (let i = 0; i < 250; i++) {
       buffer.record(i);
       await buffer.flush();
@@ -189,19 +196,37 @@ describe("ScanBuffer with identical scans folded", () => {
   it("counts a repeat of the newest waiting scan on it, and counts everything in scans", async () => {
     const writer = { batches: [] as ScanBatch<Visit>[] };
     const buffer = new ScanBuffer<Visit>(async (batch) => void writer.batches.push(batch), quiet, DEFAULT_LIMITS, sameVisit);
-    for (const visit of [{ link: "a", at: 1 }, { link: "a", at: 1 }, { link: "a", at: 1 }, { link: "b", at: 1 }, { link: "a", at: 1 }, { link: "a", at: 2 }]) buffer.record(visit);
+    for (const visit of [
+      { link: "a", at: 1 },
+      { link: "a", at: 1 },
+      { link: "a", at: 1 },
+      { link: "b", at: 1 },
+      { link: "a", at: 1 },
+      { link: "a", at: 2 },
+    ])
+      buffer.record(visit);
     expect(buffer.stats()).toEqual({ buffered: 6, written: 0, dropped: 0 });
     await buffer.flush();
-    expect(writer.batches[0]!.events).toEqual([{ link: "a", at: 1 }, { link: "b", at: 1 }, { link: "a", at: 1 }, { link: "a", at: 2 }]);
+    expect(writer.batches[0]!.events).toEqual([
+      { link: "a", at: 1 },
+      { link: "b", at: 1 },
+      { link: "a", at: 1 },
+      { link: "a", at: 2 },
+    ]);
     expect(writer.batches[0]!.counts).toEqual([3, 1, 1, 1]);
     expect(buffer.stats()).toEqual({ buffered: 0, written: 6, dropped: 0 });
   });
 
   it("bounds events, and counts what it drops in scans", async () => {
     const messages: string[] = [];
-    const buffer = new ScanBuffer<Visit>(async () => {
-      throw new Error("database unavailable");
-    }, (message) => messages.push(message), { batchSize: 10, flushAt: Infinity, maxBuffered: 100 }, sameVisit);
+    const buffer = new ScanBuffer<Visit>(
+      async () => {
+        throw new Error("database unavailable");
+      },
+      (message) => messages.push(message),
+      { batchSize: 10, flushAt: Infinity, maxBuffered: 100 },
+      sameVisit,
+    );
     for (let at = 0; at < 250; at++) for (let repeat = 0; repeat < 3; repeat++) buffer.record({ link: "a", at });
     const { buffered, dropped } = buffer.stats();
     expect(buffered).toBeLessThanOrEqual(300);
@@ -213,12 +238,30 @@ describe("ScanBuffer with identical scans folded", () => {
 
 describe("sameScan", () => {
   const scan: CapturedScan = {
-    linkId: "lnk_1", host: "s.example", occurredAt: 1_700_000_000_000, method: "GET", viaQr: false, userAgent: "agent", referrer: "https://news.example/",
-    edgeCountry: "AU", forwardedFor: "203.0.113.9", peerAddress: "127.0.0.1", realIp: "198.51.100.7",
+    linkId: "lnk_1",
+    host: "s.example",
+    occurredAt: 1_700_000_000_000,
+    method: "GET",
+    viaQr: false,
+    userAgent: "agent",
+    referrer: "https://news.example/",
+    edgeCountry: "AU",
+    forwardedFor: "203.0.113.9",
+    peerAddress: "127.0.0.1",
+    realIp: "198.51.100.7",
   };
   const changed: CapturedScan = {
-    linkId: "lnk_2", host: "t.example", occurredAt: 1_700_000_000_001, method: "HEAD", viaQr: true, userAgent: "other agent", referrer: null,
-    edgeCountry: null, forwardedFor: "203.0.113.10", peerAddress: "127.0.0.2", realIp: null,
+    linkId: "lnk_2",
+    host: "t.example",
+    occurredAt: 1_700_000_000_001,
+    method: "HEAD",
+    viaQr: true,
+    userAgent: "other agent",
+    referrer: null,
+    edgeCountry: null,
+    forwardedFor: "203.0.113.10",
+    peerAddress: "127.0.0.2",
+    realIp: null,
   };
 
   it("holds for equal facts in separate objects", () => {

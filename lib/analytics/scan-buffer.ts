@@ -134,7 +134,8 @@ export class ScanBuffer<Event> {
         this.failed.unshift(batch);
         this.failedEvents += batch.events.length;
         this.failedScans += scansIn(batch);
-        if (!this.failing) this.log(`Writing ${scansIn(batch)} scans failed; they stay buffered and are retried each second.`, error);
+        if (!this.failing)
+          this.log(`Writing ${scansIn(batch)} scans failed; they stay buffered and are retried each second.`, error);
         this.failing = true;
         return;
       }
@@ -168,7 +169,9 @@ export class ScanBuffer<Event> {
       dropped += scans;
     }
     this.dropped += dropped;
-    this.log(`The scan buffer is full (the database is not taking writes fast enough); dropped the ${dropped} oldest scans, ${this.dropped} since this process started.`);
+    this.log(
+      `The scan buffer is full (the database is not taking writes fast enough); dropped the ${dropped} oldest scans, ${this.dropped} since this process started.`,
+    );
   }
 }
 

@@ -47,7 +47,12 @@ export function sameScan(last: CapturedScan, next: CapturedScan): boolean {
 }
 
 const processBuffer = processSingleton("scanBuffer", () => {
-  const buffer = new ScanBuffer<CapturedScan>(writeCaptured, (message, error) => log().error({ err: error }, message), DEFAULT_LIMITS, sameScan);
+  const buffer = new ScanBuffer<CapturedScan>(
+    writeCaptured,
+    (message, error) => log().error({ err: error }, message),
+    DEFAULT_LIMITS,
+    sameScan,
+  );
   buffer.startTimer(FLUSH_INTERVAL_MS);
   return buffer;
 });

@@ -14,8 +14,17 @@ export function isIsoDateOrTime(value: string): boolean {
   if (!match) return false;
   const [, year, month, day, hour = "0", minute = "0", second = "0", , offsetHours = "0", offsetMinutes = "0"] = match;
   const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
-  const realDate = date.getUTCFullYear() === Number(year) && date.getUTCMonth() === Number(month) - 1 && date.getUTCDate() === Number(day);
-  return realDate && Number(year) >= 2000 && Number(hour) < 24 && Number(minute) < 60 && Number(second) < 60 && Number(offsetHours) <= 14 && Number(offsetMinutes) < 60;
+  const realDate =
+    date.getUTCFullYear() === Number(year) && date.getUTCMonth() === Number(month) - 1 && date.getUTCDate() === Number(day);
+  return (
+    realDate &&
+    Number(year) >= 2000 &&
+    Number(hour) < 24 &&
+    Number(minute) < 60 &&
+    Number(second) < 60 &&
+    Number(offsetHours) <= 14 &&
+    Number(offsetMinutes) < 60
+  );
 }
 
 /** A date alone: the whole day in the request's time zone. */
@@ -39,25 +48,44 @@ export function isTimeZoneName(value: string): boolean {
 const instant = (what: string) =>
   z
     .string()
-    .refine(isIsoDateOrTime, "must be an ISO 8601 date (2026-01-31) or time (2026-01-31T09:30, with Z or an offset for an absolute time)")
+    .refine(
+      isIsoDateOrTime,
+      "must be an ISO 8601 date (2026-01-31) or time (2026-01-31T09:30, with Z or an offset for an absolute time)",
+    )
     .optional()
     .meta({ description: what, example: "2026-01-01" });
 
 /** The query of `GET /api/analytics`. */
 export const analyticsQuery = z.strictObject({
-  link_id: z.string().min(1).max(64).optional().meta({ description: "one link of this workspace; without it, the whole workspace" }),
+  link_id: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .meta({ description: "one link of this workspace; without it, the whole workspace" }),
   group_by: z
     .enum(GROUP_BY, { error: `must be one of ${GROUP_BY.join(", ")}` })
     .default("day")
-    .meta({ description: "what each row counts: a day or hour in the time zone, or a country, device class, browser, OS, referring host, source (qr or link) or link" }),
+    .meta({
+      description:
+        "what each row counts: a day or hour in the time zone, or a country, device class, browser, OS, referring host, source (qr or link) or link",
+    }),
   start: instant("first day (or instant) counted; a date means its midnight in the time zone; default: 30 days before end"),
-  end: instant("last day counted (a date includes the whole day), or the instant counting stops before; default: the end of today in the time zone"),
+  end: instant(
+    "last day counted (a date includes the whole day), or the instant counting stops before; default: the end of today in the time zone",
+  ),
   timezone: z
     .string()
     .default("UTC")
     .refine(isTimeZoneName, "must be an IANA time zone name such as Australia/Adelaide")
-    .meta({ description: "IANA time zone that cuts days and hours (half-hour and quarter-hour offsets included)", example: "Australia/Adelaide" }),
-  format: z.enum(ANALYTICS_FORMATS, { error: "must be json or csv" }).default("json").meta({ description: "json (default) or csv: the same rows as text/csv" }),
+    .meta({
+      description: "IANA time zone that cuts days and hours (half-hour and quarter-hour offsets included)",
+      example: "Australia/Adelaide",
+    }),
+  format: z
+    .enum(ANALYTICS_FORMATS, { error: "must be json or csv" })
+    .default("json")
+    .meta({ description: "json (default) or csv: the same rows as text/csv" }),
 });
 
 export type AnalyticsQuery = z.infer<typeof analyticsQuery>;
@@ -78,13 +106,25 @@ export const analyticsRowSchema = z
 export const analyticsSchema = z
   .object({
     group_by: z.enum(GROUP_BY),
-    start: z.string().meta({ description: "first instant counted, in the time zone (ISO 8601 with offset); times are rounded down to the quarter hour" }),
+    start: z
+      .string()
+      .meta({
+        description: "first instant counted, in the time zone (ISO 8601 with offset); times are rounded down to the quarter hour",
+      }),
     end: z.string().meta({ description: "instant counting stopped before, in the time zone; rounded up to the quarter hour" }),
     timezone: z.string(),
     total: z
-      .object({ scans: count, uniques: count, bots: count.meta({ description: "bots, link-preview fetchers and HEAD requests: redirected, never counted as scans" }) })
+      .object({
+        scans: count,
+        uniques: count,
+        bots: count.meta({ description: "bots, link-preview fetchers and HEAD requests: redirected, never counted as scans" }),
+      })
       .meta({ id: "AnalyticsTotal" }),
-    data: z.array(analyticsRowSchema).meta({ description: "day and hour: in time order, every bucket present (zeros included); the others: by scans, most first" }),
+    data: z
+      .array(analyticsRowSchema)
+      .meta({
+        description: "day and hour: in time order, every bucket present (zeros included); the others: by scans, most first",
+      }),
   })
   .meta({ id: "Analytics" });
 
@@ -95,7 +135,14 @@ export const scanRetentionRunSchema = z
   .object({
     retention_days: z.number().int().meta({ description: "SCAN_RETENTION_DAYS: how long raw scan events are kept" }),
     deleted_before: z.string().meta({ description: "raw events that occurred before this instant were deleted (ISO 8601, UTC)" }),
-    events_deleted: z.number().int().min(0).meta({ description: "raw rows this run deleted, not scans: a row stands for one scan or for a run of identical scans (same visitor, link and millisecond); their counts stay in the rollups" }),
+    events_deleted: z
+      .number()
+      .int()
+      .min(0)
+      .meta({
+        description:
+          "raw rows this run deleted, not scans: a row stands for one scan or for a run of identical scans (same visitor, link and millisecond); their counts stay in the rollups",
+      }),
   })
   .meta({ id: "ScanRetentionRun" });
 

@@ -45,9 +45,19 @@ export async function writeScanBatch(batchId: string, rows: ScanRow[], counts: n
       text: WRITE_SCAN_BATCH,
       values: [
         batchId,
-        column((row) => row.linkId), column((row) => row.host), column((row) => row.occurredAt), column((row) => row.userAgent),
-        column((row) => row.referrerHost), column((row) => row.country), column((row) => row.viaQr), column((row) => row.device),
-        column((row) => row.browser), column((row) => row.os), column((row) => row.bot), column((row) => row.visitor), counts,
+        column((row) => row.linkId),
+        column((row) => row.host),
+        column((row) => row.occurredAt),
+        column((row) => row.userAgent),
+        column((row) => row.referrerHost),
+        column((row) => row.country),
+        column((row) => row.viaQr),
+        column((row) => row.device),
+        column((row) => row.browser),
+        column((row) => row.os),
+        column((row) => row.bot),
+        column((row) => row.visitor),
+        counts,
       ],
     });
     await client.query("COMMIT");

@@ -11,7 +11,11 @@ const dailyKeys = new Map<string, KeyObject>();
  * hash links a visitor's scans within a day and never across days, and no address is stored.
  */
 export function visitorHash(day: string, address: string, userAgent: string | null): string {
-  return createHmac("sha256", dailyKey(day)).update(`${address}\n${userAgent ?? ""}`).digest().subarray(0, 16).toString("hex");
+  return createHmac("sha256", dailyKey(day))
+    .update(`${address}\n${userAgent ?? ""}`)
+    .digest()
+    .subarray(0, 16)
+    .toString("hex");
 }
 
 /** The UTC calendar day of a time, YYYY-MM-DD: the day a visitor hash belongs to. */
@@ -45,7 +49,9 @@ function baseSecret(): string {
   if (configured) return configured;
   if (!processSecret) {
     processSecret = randomBytes(32).toString("base64url");
-    log().warn("AUTH_SECRET is not set: visitor hashes use a key of this process only, so uniques may count a visitor once per instance");
+    log().warn(
+      "AUTH_SECRET is not set: visitor hashes use a key of this process only, so uniques may count a visitor once per instance",
+    );
   }
   return processSecret;
 }

@@ -31,7 +31,10 @@ export const dashboardContext = cache(async (): Promise<DashboardContext | null>
  */
 async function contextFromCookies(cookieJar: Record<string, string>): Promise<DashboardContext | null> {
   const { secret } = authOptions();
-  const token = await getToken({ req: { cookies: cookieJar, headers: {} } as unknown as Parameters<typeof getToken>[0]["req"], secret });
+  const token = await getToken({
+    req: { cookies: cookieJar, headers: {} } as unknown as Parameters<typeof getToken>[0]["req"],
+    secret,
+  });
   const user = token?.sub ? await findDashboardUser(token.sub) : null;
   if (!user) return null;
   return { user, principal: await dashboardPrincipal(user, cookieJar[WORKSPACE_COOKIE]) };

@@ -14,7 +14,8 @@ export type DeploymentSecret = keyof typeof SECRETS;
 export function requireDeploymentSecret(request: Request, which: DeploymentSecret): void {
   const { variable, switchedOff, name } = SECRETS[which];
   const secret = config()[variable];
-  if (!secret) throw new DomainError("not_configured", `${switchedOff} not configured on this deployment: ${variable} is not set.`);
+  if (!secret)
+    throw new DomainError("not_configured", `${switchedOff} not configured on this deployment: ${variable} is not set.`);
   if (!constantTimeEqual(request.headers.get("authorization") ?? "", `Bearer ${secret}`)) {
     throw unauthenticated(`Send ${name} as Authorization: Bearer <${variable}>.`);
   }

@@ -22,11 +22,20 @@ export function otherMethods(served: Partial<Record<RouteMethod, unknown>>): Rec
   const notAllowed = Object.assign(
     (request: Request) =>
       servedAndLogged(request, route ?? new URL(request.url).pathname, async () =>
-        json({ error: `${request.method} is not an operation of ${new URL(request.url).pathname}; it takes ${sentenceList(allow)}.` }, 405, allowHeader),
+        json(
+          {
+            error: `${request.method} is not an operation of ${new URL(request.url).pathname}; it takes ${sentenceList(allow)}.`,
+          },
+          405,
+          allowHeader,
+        ),
       ),
     { allow },
   );
-  const options = Object.assign(async () => new Response(null, { status: 204, headers: { ...allowHeader, "Cache-Control": "no-store" } }), { allow });
+  const options = Object.assign(
+    async () => new Response(null, { status: 204, headers: { ...allowHeader, "Cache-Control": "no-store" } }),
+    { allow },
+  );
   return { GET: notAllowed, POST: notAllowed, PUT: notAllowed, PATCH: notAllowed, DELETE: notAllowed, OPTIONS: options };
 }
 

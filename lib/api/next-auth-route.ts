@@ -43,7 +43,9 @@ async function readBody(request: Request): Promise<Record<string, unknown> | und
   if (!type.includes("application/json")) return undefined;
   try {
     const parsed: unknown = JSON.parse(text);
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
   } catch {
     throw new DomainError("invalid_request", "The sign-in request's body is not valid JSON.");
   }

@@ -24,7 +24,9 @@ export function signInMethods(): SignInMethod[] {
     ...(config().SMTP_URL ? [{ id: "email", name: "E-mail", kind: "email" as const }] : []),
     ...(GITHUB_CLIENT_ID && GITHUB_CLIENT_SECRET ? [{ id: "github", name: "GitHub", kind: "oauth" as const }] : []),
     ...(GOOGLE_CLIENT_ID && GOOGLE_CLIENT_SECRET ? [{ id: "google", name: "Google", kind: "oauth" as const }] : []),
-    ...(NODE_ENV !== "production" ? [{ id: DEVELOPMENT_PROVIDER_ID, name: "Development sign-in", kind: "development" as const }] : []),
+    ...(NODE_ENV !== "production"
+      ? [{ id: DEVELOPMENT_PROVIDER_ID, name: "Development sign-in", kind: "development" as const }]
+      : []),
   ];
 }
 
@@ -62,10 +64,22 @@ export function authOptions(): NextAuthOptions {
           ]
         : []),
       ...(methods.has("github")
-        ? [GitHubProvider({ clientId: settings.GITHUB_CLIENT_ID!, clientSecret: settings.GITHUB_CLIENT_SECRET!, allowDangerousEmailAccountLinking: true })]
+        ? [
+            GitHubProvider({
+              clientId: settings.GITHUB_CLIENT_ID!,
+              clientSecret: settings.GITHUB_CLIENT_SECRET!,
+              allowDangerousEmailAccountLinking: true,
+            }),
+          ]
         : []),
       ...(methods.has("google")
-        ? [GoogleProvider({ clientId: settings.GOOGLE_CLIENT_ID!, clientSecret: settings.GOOGLE_CLIENT_SECRET!, allowDangerousEmailAccountLinking: true })]
+        ? [
+            GoogleProvider({
+              clientId: settings.GOOGLE_CLIENT_ID!,
+              clientSecret: settings.GOOGLE_CLIENT_SECRET!,
+              allowDangerousEmailAccountLinking: true,
+            }),
+          ]
         : []),
       ...(methods.has(DEVELOPMENT_PROVIDER_ID)
         ? [

@@ -16,7 +16,9 @@ import { servedAndLogged } from "./request-log";
 type RouteContext<Params> = { params: Promise<Params> };
 
 /** `/api/links/{id}` → `{ id: string }`. */
-type PathParams<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? { [Key in Name]: string } & PathParams<Rest> : unknown;
+type PathParams<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
+  ? { [Key in Name]: string } & PathParams<Rest>
+  : unknown;
 
 type ParamsOf<Spec> = Spec extends { path: infer Path extends string } ? PathParams<Path> : Record<string, string>;
 
@@ -73,7 +75,8 @@ export function apiRoute<const Spec extends RouteSpec, Params = ParamsOf<Spec>>(
       return internalError();
     }
   };
-  const route = (request: Request, context: RouteContext<Params>) => servedAndLogged(request, spec.path ?? "(unnamed route)", () => serve(request, context));
+  const route = (request: Request, context: RouteContext<Params>) =>
+    servedAndLogged(request, spec.path ?? "(unnamed route)", () => serve(request, context));
   return Object.assign(route, { spec });
 }
 
@@ -108,7 +111,8 @@ export async function enforceWriteBudget(principal: Principal | null, request: R
 
 async function readBody(spec: RouteSpec, request: Request): Promise<unknown> {
   if (spec.body) return validate(spec.body, await readJsonBody(request), "body");
-  if (spec.form) return validate(spec.form, Object.fromEntries(new URLSearchParams(await readTextBody(request, MAX_FORM_BODY_BYTES))), "body");
+  if (spec.form)
+    return validate(spec.form, Object.fromEntries(new URLSearchParams(await readTextBody(request, MAX_FORM_BODY_BYTES))), "body");
   if (spec.rawBodyMaxBytes !== undefined) return readTextBody(request, spec.rawBodyMaxBytes);
   return undefined;
 }
@@ -143,7 +147,8 @@ function errorResponse(error: DomainError): Response {
 export function recordIdParams<Params>(params: Params): Params {
   for (const [name, value] of Object.entries(params ?? {})) {
     if (typeof value !== "string") continue;
-    if (name === "token" ? !isSecretToken(value) : !isRecordId(value)) throw notFound("Nothing exists at this address: the id in the path is not one this service issued.");
+    if (name === "token" ? !isSecretToken(value) : !isRecordId(value))
+      throw notFound("Nothing exists at this address: the id in the path is not one this service issued.");
   }
   return params;
 }

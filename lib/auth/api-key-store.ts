@@ -50,7 +50,11 @@ export async function mintApiKey(workspaceId: string, userId: string | null, cli
  * Mints a new machine account's key and keeps its raw value sealed (by `seal`) until the key is
  * first used, revoked, or the replay window ends, so a resend of the payment can hand it back.
  */
-export async function mintReplayableApiKey(workspaceId: string, client: DbClient, seal: (apiKey: string) => string): Promise<{ keyId: string; apiKey: string }> {
+export async function mintReplayableApiKey(
+  workspaceId: string,
+  client: DbClient,
+  seal: (apiKey: string) => string,
+): Promise<{ keyId: string; apiKey: string }> {
   return insertKey(client, workspaceId, null, seal);
 }
 
@@ -65,7 +69,10 @@ export async function findReplaySeal(keyId: string, mintedAfter: Date): Promise<
 
 /** Erases the sealed copies of keys minted before `mintedBefore`: their replay window has passed. */
 export async function forgetReplaySeals(mintedBefore: Date): Promise<void> {
-  await db().apiKey.updateMany({ where: { replaySealed: { not: null }, createdAt: { lt: mintedBefore } }, data: { replaySealed: null } });
+  await db().apiKey.updateMany({
+    where: { replaySealed: { not: null }, createdAt: { lt: mintedBefore } },
+    data: { replaySealed: null },
+  });
 }
 
 /**
@@ -92,11 +99,18 @@ export async function rotateApiKey(keyId: string): Promise<string | null> {
 export async function replaceWorkspaceKey(workspaceId: string): Promise<string> {
   try {
     return await db().$transaction(async (tx) => {
-      await tx.apiKey.updateMany({ where: { workspaceId, revokedAt: null }, data: { revokedAt: new Date(clock().now()), replaySealed: null } });
+      await tx.apiKey.updateMany({
+        where: { workspaceId, revokedAt: null },
+        data: { revokedAt: new Date(clock().now()), replaySealed: null },
+      });
       return (await insertKey(tx, workspaceId, null, null)).apiKey;
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new DomainError("conflict", "Another key was issued for this account at the same moment; ask for a new nonce and sign again.");
+    if (isUniqueViolation(error))
+      throw new DomainError(
+        "conflict",
+        "Another key was issued for this account at the same moment; ask for a new nonce and sign again.",
+      );
     throw error;
   }
 }
@@ -119,12 +133,18 @@ export async function liveKeySummary(workspaceId: string) {
 }
 
 function keyAlreadyLive(): DomainError {
-  return new DomainError("conflict",
+  return new DomainError(
+    "conflict",
     "This workspace already has a live API key; an owner must revoke it (DELETE /api/billing/claim) before a new one can be claimed.",
   );
 }
 
-async function insertKey(client: DbClient, workspaceId: string, userId: string | null, seal: ((apiKey: string) => string) | null) {
+async function insertKey(
+  client: DbClient,
+  workspaceId: string,
+  userId: string | null,
+  seal: ((apiKey: string) => string) | null,
+) {
   const apiKey = generateApiKey(config().API_KEY_PREFIX);
   const { id: keyId } = await client.apiKey.create({
     data: {

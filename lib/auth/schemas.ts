@@ -7,6 +7,4 @@ export const claimResponseSchema = z
   })
   .meta({ id: "ClaimResponse" });
 
-export const revokeResponseSchema = z
-  .object({ revoked_at: epochMilliseconds })
-  .meta({ id: "RevokeResponse" });
+export const revokeResponseSchema = z.object({ revoked_at: epochMilliseconds }).meta({ id: "RevokeResponse" });

@@ -82,7 +82,9 @@ export async function mintSessionToken(email: string, ttlSeconds = 60 * 60 * 24)
   if (normalisedEmail === null) throw new RangeError(`"${email}" is not an e-mail address.`);
   const { AUTH_ISSUER, AUTH_AUDIENCE, AUTH_TOKEN_MAX_LIFETIME_SECONDS } = config();
   if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0 || ttlSeconds > AUTH_TOKEN_MAX_LIFETIME_SECONDS) {
-    throw new RangeError(`A session token lives between 1 and ${AUTH_TOKEN_MAX_LIFETIME_SECONDS} seconds (AUTH_TOKEN_MAX_LIFETIME_SECONDS).`);
+    throw new RangeError(
+      `A session token lives between 1 and ${AUTH_TOKEN_MAX_LIFETIME_SECONDS} seconds (AUTH_TOKEN_MAX_LIFETIME_SECONDS).`,
+    );
   }
   const issuedAt = Math.floor(Date.now() / 1000);
   return new SignJWT({ email: normalisedEmail })

@@ -28,7 +28,9 @@ describe("the link allowance counter", () => {
     for (let i = 0; i < 95; i++) await instances[0]!.$transaction((tx) => reserveUnit(tx, workspaceId, cycleStart, 100));
 
     const outcomes = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => instances[i % 2]!.$transaction((tx) => reserveUnit(tx, workspaceId, cycleStart, 100))),
+      Array.from({ length: 100 }, (_, i) =>
+        instances[i % 2]!.$transaction((tx) => reserveUnit(tx, workspaceId, cycleStart, 100)),
+      ),
     );
 
     expect(outcomes.filter(Boolean)).toHaveLength(5);

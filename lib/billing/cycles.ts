@@ -27,7 +27,9 @@ export function addMonths(date: Date, months: number): Date {
   const year = date.getUTCFullYear();
   const month = date.getUTCMonth() + months;
   const day = Math.min(date.getUTCDate(), daysInMonth(year, month));
-  return new Date(Date.UTC(year, month, day, date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds(), date.getUTCMilliseconds()));
+  return new Date(
+    Date.UTC(year, month, day, date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds(), date.getUTCMilliseconds()),
+  );
 }
 
 function daysInMonth(year: number, month: number): number {

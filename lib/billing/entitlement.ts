@@ -47,9 +47,10 @@ export async function requireDomainEntitlement(workspaceId: string): Promise<voi
   const subject = await store.findBillingSubject(workspaceId);
   const standing = subject.kind === "machine" ? null : standingNow(subject.account);
   if (standing?.active) return;
-  const reason = subject.kind === "machine"
-    ? "A machine account has no subscription, and custom domains need one; sign in and use a workspace with a subscription."
-    : `Custom domains need an active subscription. Subscribe with POST /api/billing/checkout (${planSummary()}).`;
+  const reason =
+    subject.kind === "machine"
+      ? "A machine account has no subscription, and custom domains need one; sign in and use a workspace with a subscription."
+      : `Custom domains need an active subscription. Subscribe with POST /api/billing/checkout (${planSummary()}).`;
   throw paymentRequiredError({
     reason,
     price: priceOf({ plan: DEFAULT_PLAN, interval: DEFAULT_INTERVAL }),
@@ -111,7 +112,8 @@ function machineAccountMustPay(): DomainError {
   const payments = configuredPaymentSettings();
   if (!payments) return machinePaymentsOff();
   return paymentRequiredError({
-    reason: "A machine account buys each link and has no subscription: send POST /api/links again without an Authorization header to receive a payment challenge (MPP or x402). Its API key still repoints the links it bought.",
+    reason:
+      "A machine account buys each link and has no subscription: send POST /api/links again without an Authorization header to receive a payment challenge (MPP or x402). Its API key still repoints the links it bought.",
     price: payments.price,
     currency: payments.assetName,
     pay: ["mpp", "x402"],

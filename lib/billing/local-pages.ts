@@ -48,7 +48,8 @@ export async function localPortalView(sessionId: string): Promise<LocalPortalVie
   if (!session) return null;
   const subject = await store.findBillingSubject(session.workspaceId);
   const standing = standingNow(subject.account);
-  const current = standing.active && standing.plan && standing.interval ? { plan: standing.plan, interval: standing.interval } : null;
+  const current =
+    standing.active && standing.plan && standing.interval ? { plan: standing.plan, interval: standing.interval } : null;
   return {
     workspaceName: subject.name,
     expired: isExpired(session),

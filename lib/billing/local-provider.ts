@@ -26,7 +26,13 @@ export const localProvider: BillingProvider = {
   },
 
   async portalUrl(subject) {
-    const session = await store.createLocalSession({ kind: "portal", workspaceId: subject.id, plan: null, interval: null, expiresAt: expiresIn(PORTAL_LIFETIME_MS) });
+    const session = await store.createLocalSession({
+      kind: "portal",
+      workspaceId: subject.id,
+      plan: null,
+      interval: null,
+      expiresAt: expiresIn(PORTAL_LIFETIME_MS),
+    });
     return appUrl(localPortalPath(session.id));
   },
 };
@@ -70,7 +76,10 @@ export async function cancelLocalSubscription(portalSessionId: string): Promise<
   const session = await usableSession(portalSessionId, "portal");
   const { account } = await store.findBillingSubject(session.workspaceId);
   if (!isLive(account)) throw new DomainError("conflict", "This workspace has no live subscription to cancel.");
-  await applyLocalChange(newId("evt_local"), "customer.subscription.deleted", session.workspaceId, { ...localSnapshot(account), status: "canceled" });
+  await applyLocalChange(newId("evt_local"), "customer.subscription.deleted", session.workspaceId, {
+    ...localSnapshot(account),
+    status: "canceled",
+  });
 }
 
 /**
@@ -78,18 +87,30 @@ export async function cancelLocalSubscription(portalSessionId: string): Promise<
  * checkout for the chosen plan instead. Returns the path of the page to show next.
  */
 export async function changeLocalPlan(portalSessionId: string, choice: PlanChoice): Promise<string> {
-  if (!isOffered(choice)) throw new DomainError("invalid_request", `The ${choice.plan} plan is not sold by the ${choice.interval}.`);
+  if (!isOffered(choice))
+    throw new DomainError("invalid_request", `The ${choice.plan} plan is not sold by the ${choice.interval}.`);
   const session = await usableSession(portalSessionId, "portal");
   const { account } = await store.findBillingSubject(session.workspaceId);
   if (!isLive(account)) return startLocalCheckout(session.workspaceId, choice);
   const now = new Date(clock().now());
-  const changed = { ...localSnapshot(account), ...choice, status: "active" as const, currentPeriodStart: now, currentPeriodEnd: intervalEnd(now, choice.interval) };
+  const changed = {
+    ...localSnapshot(account),
+    ...choice,
+    status: "active" as const,
+    currentPeriodStart: now,
+    currentPeriodEnd: intervalEnd(now, choice.interval),
+  };
   await applyLocalChange(newId("evt_local"), "customer.subscription.updated", session.workspaceId, changed);
   return localPortalPath(session.id);
 }
 
 async function startLocalCheckout(workspaceId: string, choice: PlanChoice): Promise<string> {
-  const session = await store.createLocalSession({ kind: "checkout", workspaceId, ...choice, expiresAt: expiresIn(CHECKOUT_LIFETIME_MS) });
+  const session = await store.createLocalSession({
+    kind: "checkout",
+    workspaceId,
+    ...choice,
+    expiresAt: expiresIn(CHECKOUT_LIFETIME_MS),
+  });
   return localCheckoutPath(session.id);
 }
 
@@ -103,7 +124,8 @@ async function usableSession(sessionId: string, kind: LocalSession["kind"]): Pro
 
 /** The live subscription as a snapshot to change; one billed by Stripe is managed in Stripe's portal, not here. */
 function localSnapshot(account: LiveAccount): SubscriptionSnapshot {
-  if (account.provider !== "local") throw new DomainError("conflict", "This workspace's subscription is billed by Stripe; manage it in Stripe's billing portal.");
+  if (account.provider !== "local")
+    throw new DomainError("conflict", "This workspace's subscription is billed by Stripe; manage it in Stripe's billing portal.");
   return {
     subscriptionId: account.subscriptionId,
     customerId: account.customerId,
@@ -130,12 +152,21 @@ function isLive(account: AccountState | null): account is LiveAccount {
   return (
     account !== null &&
     LIVE_STATUSES.has(account.status) &&
-    account.customerId !== null && account.subscriptionId !== null && account.plan !== null && account.interval !== null &&
-    account.currentPeriodStart !== null && account.currentPeriodEnd !== null
+    account.customerId !== null &&
+    account.subscriptionId !== null &&
+    account.plan !== null &&
+    account.interval !== null &&
+    account.currentPeriodStart !== null &&
+    account.currentPeriodEnd !== null
   );
 }
 
-async function applyLocalChange(eventId: string, type: string, workspaceId: string, snapshot: SubscriptionSnapshot): Promise<void> {
+async function applyLocalChange(
+  eventId: string,
+  type: string,
+  workspaceId: string,
+  snapshot: SubscriptionSnapshot,
+): Promise<void> {
   await applyBillingEvent({
     provider: "local",
     id: eventId,

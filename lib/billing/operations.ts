@@ -1,5 +1,12 @@
 import { defineOperation, failure, ok } from "@/lib/http/operation";
-import { accountSchema, checkoutBody, checkoutResponseSchema, MAX_WEBHOOK_BYTES, portalResponseSchema, webhookReceiptSchema } from "./schemas";
+import {
+  accountSchema,
+  checkoutBody,
+  checkoutResponseSchema,
+  MAX_WEBHOOK_BYTES,
+  portalResponseSchema,
+  webhookReceiptSchema,
+} from "./schemas";
 
 export const startCheckout = defineOperation({
   method: "post",

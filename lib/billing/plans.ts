@@ -35,7 +35,9 @@ export function isOffered({ plan, interval }: PlanChoice): boolean {
 
 /** Every plan and interval that can be bought, cheapest first. */
 export function offeredChoices(): PlanChoice[] {
-  return PLAN_IDS.flatMap((plan) => INTERVALS.filter((interval) => isOffered({ plan, interval })).map((interval) => ({ plan, interval })));
+  return PLAN_IDS.flatMap((plan) =>
+    INTERVALS.filter((interval) => isOffered({ plan, interval })).map((interval) => ({ plan, interval })),
+  );
 }
 
 /** "49.00": the price in currency units, as the PaymentRequired body carries it. */

@@ -10,7 +10,10 @@ import { log } from "@/lib/log";
 export function billingProvider(): BillingProvider {
   const { BILLING_PROVIDER: name, NODE_ENV } = config();
   if (!name) {
-    throw new DomainError("not_configured", "Billing is not set up on this deployment, so subscriptions cannot be started or managed here. Existing links keep resolving.");
+    throw new DomainError(
+      "not_configured",
+      "Billing is not set up on this deployment, so subscriptions cannot be started or managed here. Existing links keep resolving.",
+    );
   }
   if (name === "local" && NODE_ENV === "production") announceOnce(() => log().warn(LOCAL_IN_PRODUCTION_WARNING));
   return name === "stripe" ? stripeProvider : localProvider;
@@ -31,8 +34,15 @@ export function settleBillingProvider(): void {
   if (provider) process.env.BILLING_PROVIDER = provider;
   announceOnce(() => {
     if (provider === "local" && NODE_ENV === "production") log().warn(LOCAL_IN_PRODUCTION_WARNING);
-    else if (!provider) log().warn("Billing is not set up (neither STRIPE_SECRET_KEY nor BILLING_PROVIDER=local): checkout and the billing portal answer 503.");
-    else log().info({ provider }, provider === "local" ? "billing through the local provider (no real payment is taken)" : "billing through Stripe");
+    else if (!provider)
+      log().warn(
+        "Billing is not set up (neither STRIPE_SECRET_KEY nor BILLING_PROVIDER=local): checkout and the billing portal answer 503.",
+      );
+    else
+      log().info(
+        { provider },
+        provider === "local" ? "billing through the local provider (no real payment is taken)" : "billing through Stripe",
+      );
   });
 }
 

@@ -30,29 +30,52 @@ export const portalResponseSchema = z
 export const accountSchema = z
   .object({
     workspace_id: z.string(),
-    workspace_kind: z.enum(["personal", "team", "machine"]).meta({ description: "a machine account buys each link and has no subscription" }),
-    provider: z.enum(["stripe", "local"]).nullable().meta({ description: "who bills this deployment; local takes no real payment; null when billing is not set up" }),
+    workspace_kind: z
+      .enum(["personal", "team", "machine"])
+      .meta({ description: "a machine account buys each link and has no subscription" }),
+    provider: z
+      .enum(["stripe", "local"])
+      .nullable()
+      .meta({ description: "who bills this deployment; local takes no real payment; null when billing is not set up" }),
     plan: plan.nullable(),
     interval: interval.nullable(),
-    status: z.enum(SUBSCRIPTION_STATUSES).meta({ description: "none: never subscribed; trialing and active allow create and edit; past_due does during its grace period" }),
+    status: z
+      .enum(SUBSCRIPTION_STATUSES)
+      .meta({
+        description: "none: never subscribed; trialing and active allow create and edit; past_due does during its grace period",
+      }),
     active: z.boolean().meta({ description: "whether the subscription currently allows creating and editing links" }),
     cancel_at_period_end: z.boolean(),
-    grace_ends_at: epochMilliseconds.nullable().meta({ description: "past_due only: when creating and editing stop unless the payment succeeds" }),
+    grace_ends_at: epochMilliseconds
+      .nullable()
+      .meta({ description: "past_due only: when creating and editing stop unless the payment succeeds" }),
     cycle_start: epochMilliseconds.nullable(),
     cycle_end: epochMilliseconds.nullable(),
-    links_created_this_cycle: z.number().int().nullable().meta({ description: "null when there is no billing cycle (no live subscription)" }),
+    links_created_this_cycle: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: "null when there is no billing cycle (no live subscription)" }),
     cap: z.number().int().nullable().meta({ description: "new links allowed per cycle; null means no cap" }),
-    remaining: z.number().int().nullable().meta({ description: "new links left this cycle; null when there is no cap or no billing cycle" }),
+    remaining: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: "new links left this cycle; null when there is no cap or no billing cycle" }),
     can: z
       .object({
         list_links: z.boolean(),
-        create_links: z.boolean().meta({ description: "with a bearer credential; a machine account buys links by machine payment instead" }),
+        create_links: z
+          .boolean()
+          .meta({ description: "with a bearer credential; a machine account buys links by machine payment instead" }),
         edit_links: z.boolean(),
         archive_links: z.boolean().meta({ description: "archiving never needs a subscription: it changes no destination" }),
         use_custom_domains: z.boolean(),
         manage_billing: z.boolean(),
       })
-      .meta({ description: "what the caller may do now, by subscription and role; existing links keep resolving whatever it says" }),
+      .meta({
+        description: "what the caller may do now, by subscription and role; existing links keep resolving whatever it says",
+      }),
   })
   .meta({ id: "Account" });
 
@@ -63,7 +86,8 @@ export const webhookReceiptSchema = z
   .object({
     received: z.literal(true),
     outcome: z.enum(["applied", "stale", "duplicate", "ignored"]).meta({
-      description: "applied: the subscription changed; stale: older than the state on record; duplicate: this event id was applied before; ignored: not about a subscription of this service",
+      description:
+        "applied: the subscription changed; stale: older than the state on record; duplicate: this event id was applied before; ignored: not about a subscription of this service",
     }),
   })
   .meta({ id: "WebhookReceipt" });

@@ -19,7 +19,10 @@ export async function startCheckout(principal: Principal, choice: PlanChoice): P
   const subject = await billingSubjectFor(principal);
   const status = subject.account?.status ?? "none";
   if (LIVE_STATUSES.has(status) || status === "incomplete") {
-    throw new DomainError("conflict", `This workspace already has a subscription (${status}); change its plan or settle its payment in the billing portal (POST /api/billing/portal).`);
+    throw new DomainError(
+      "conflict",
+      `This workspace already has a subscription (${status}); change its plan or settle its payment in the billing portal (POST /api/billing/portal).`,
+    );
   }
   return { url: await billingProvider().checkoutUrl(subject, choice) };
 }
@@ -65,7 +68,11 @@ export async function describeAccount(principal: Principal): Promise<AccountRepo
 }
 
 async function billingSubjectFor(principal: Principal): Promise<BillingSubject> {
-  requirePermission(principal, "billing.manage", "Only an owner or admin of this workspace (or its API key) can manage its subscription.");
+  requirePermission(
+    principal,
+    "billing.manage",
+    "Only an owner or admin of this workspace (or its API key) can manage its subscription.",
+  );
   const subject = await store.findBillingSubject(principal.workspaceId);
   if (subject.kind === "machine") {
     throw forbidden("A machine account has no subscription: it buys each link with a machine payment (MPP or x402).");

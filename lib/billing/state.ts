@@ -13,7 +13,14 @@ export const LIVE_STATUSES: ReadonlySet<SubscriptionStatus> = new Set(["trialing
  * and nothing overwrites "deleted".
  */
 const STATUS_RANK: Record<SubscriptionStatus, number> = {
-  none: 0, incomplete: 1, trialing: 2, active: 3, past_due: 4, unpaid: 5, paused: 5, canceled: 6,
+  none: 0,
+  incomplete: 1,
+  trialing: 2,
+  active: 3,
+  past_due: 4,
+  unpaid: 5,
+  paused: 5,
+  canceled: 6,
 };
 
 /**
@@ -85,7 +92,8 @@ export function standingOf(account: AccountState | null, now: Date, graceDays: n
   const status = account?.status ?? "none";
   const plan = account?.plan ?? null;
   const interval = account?.interval ?? null;
-  const graceEndsAt = status === "past_due" && account?.pastDueSince ? new Date(account.pastDueSince.getTime() + graceDays * DAY_MS) : null;
+  const graceEndsAt =
+    status === "past_due" && account?.pastDueSince ? new Date(account.pastDueSince.getTime() + graceDays * DAY_MS) : null;
   const active = status === "active" || status === "trialing" || (graceEndsAt !== null && now < graceEndsAt);
   const anchor = LIVE_STATUSES.has(status) ? (account?.currentPeriodStart ?? null) : null;
   return {

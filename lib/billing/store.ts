@@ -6,8 +6,17 @@ import type { PlanChoice } from "./plans";
 import type { AccountState, BillingEvent, ProviderName } from "./types";
 
 const ACCOUNT_COLUMNS = {
-  provider: true, customerId: true, subscriptionId: true, status: true, plan: true, interval: true,
-  currentPeriodStart: true, currentPeriodEnd: true, cancelAtPeriodEnd: true, pastDueSince: true, stateAsOf: true,
+  provider: true,
+  customerId: true,
+  subscriptionId: true,
+  status: true,
+  plan: true,
+  interval: true,
+  currentPeriodStart: true,
+  currentPeriodEnd: true,
+  cancelAtPeriodEnd: true,
+  pastDueSince: true,
+  stateAsOf: true,
 } as const;
 
 export type BillingSubject = { id: string; name: string; kind: "personal" | "team" | "machine"; account: AccountState | null };
@@ -26,7 +35,10 @@ export async function workspaceExists(workspaceId: string): Promise<boolean> {
 }
 
 export async function findWorkspaceIdByCustomer(provider: ProviderName, customerId: string): Promise<string | null> {
-  const account = await db().billingAccount.findUnique({ where: { provider_customerId: { provider, customerId } }, select: { workspaceId: true } });
+  const account = await db().billingAccount.findUnique({
+    where: { provider_customerId: { provider, customerId } },
+    select: { workspaceId: true },
+  });
   return account?.workspaceId ?? null;
 }
 
@@ -48,7 +60,16 @@ export async function saveCustomer(workspaceId: string, provider: ProviderName, 
 /** Marks the event processed; false when it already was (a replay). */
 export async function recordEvent(tx: DbClient, event: BillingEvent): Promise<boolean> {
   const inserted = await tx.billingEvent.createMany({
-    data: [{ provider: event.provider, id: event.id, type: event.type, workspaceId: event.workspaceId, occurredAt: event.occurredAt, processedAt: new Date(clock().now()) }],
+    data: [
+      {
+        provider: event.provider,
+        id: event.id,
+        type: event.type,
+        workspaceId: event.workspaceId,
+        occurredAt: event.occurredAt,
+        processedAt: new Date(clock().now()),
+      },
+    ],
     skipDuplicates: true,
   });
   return inserted.count === 1;
@@ -85,7 +106,10 @@ export async function releaseUnit(tx: DbClient, workspaceId: string, cycleStart:
 }
 
 export async function unitsUsed(workspaceId: string, cycleStart: Date): Promise<number> {
-  const row = await db().linkAllowance.findUnique({ where: { workspaceId_cycleStart: { workspaceId, cycleStart } }, select: { used: true } });
+  const row = await db().linkAllowance.findUnique({
+    where: { workspaceId_cycleStart: { workspaceId, cycleStart } },
+    select: { used: true },
+  });
   return row?.used ?? 0;
 }
 
@@ -123,6 +147,9 @@ export async function findLocalSession(id: string, kind: LocalSession["kind"]): 
 
 /** Marks a checkout completed; false when it already was, so a second submission buys nothing twice. */
 export async function markLocalSessionCompleted(id: string): Promise<boolean> {
-  const updated = await db().localBillingSession.updateMany({ where: { id, completedAt: null }, data: { completedAt: new Date(clock().now()) } });
+  const updated = await db().localBillingSession.updateMany({
+    where: { id, completedAt: null },
+    data: { completedAt: new Date(clock().now()) },
+  });
   return updated.count === 1;
 }

@@ -18,7 +18,9 @@ const plainText = storedText(z.string().max(500, "must be at most 500 characters
 const unixSeconds = z.number().int().min(0).max(253_402_300_799, "must be a date before the year 10000");
 
 /** A reference Stripe sends either as an id or as the expanded object. */
-const reference = z.union([stripeId, z.object({ id: stripeId })]).transform((value) => (typeof value === "string" ? value : value.id));
+const reference = z
+  .union([stripeId, z.object({ id: stripeId })])
+  .transform((value) => (typeof value === "string" ? value : value.id));
 
 const metadata = z.object({ [WORKSPACE_METADATA_KEY]: plainText.optional() });
 

@@ -35,7 +35,9 @@ export const stripeProvider: BillingProvider = {
 
   async portalUrl(subject) {
     const customer = await ensureCustomer(subject);
-    const session = await callStripe((stripe) => stripe.billingPortal.sessions.create({ customer, return_url: returnUrl("portal=closed") }));
+    const session = await callStripe((stripe) =>
+      stripe.billingPortal.sessions.create({ customer, return_url: returnUrl("portal=closed") }),
+    );
     return session.url;
   },
 };
@@ -47,7 +49,11 @@ export const stripeProvider: BillingProvider = {
 export function stripeClient(): Stripe {
   const { STRIPE_SECRET_KEY, STRIPE_API_BASE } = config();
   if (!STRIPE_SECRET_KEY) throw new Error("STRIPE_SECRET_KEY is not set.");
-  return new Stripe(STRIPE_SECRET_KEY, { maxNetworkRetries: 2, timeout: 20_000, ...(STRIPE_API_BASE && apiAddress(STRIPE_API_BASE)) });
+  return new Stripe(STRIPE_SECRET_KEY, {
+    maxNetworkRetries: 2,
+    timeout: 20_000,
+    ...(STRIPE_API_BASE && apiAddress(STRIPE_API_BASE)),
+  });
 }
 
 /** A Stripe failure becomes a 502 the client may retry; the details go to the log, not the client. */
@@ -57,8 +63,17 @@ export async function callStripe<Result>(request: (stripe: Stripe) => Promise<Re
   } catch (error) {
     if (!(error instanceof Stripe.errors.StripeError)) throw error;
     // Stripe's messages name no secret (a key in one is masked to its last four characters).
-    log().error({ stripeError: { type: error.type, statusCode: error.statusCode, code: error.code, requestId: error.requestId }, detail: error.message }, "Stripe request failed");
-    throw new DomainError("provider_failed", "The payment provider did not complete the request; nothing was charged. Please try again shortly.");
+    log().error(
+      {
+        stripeError: { type: error.type, statusCode: error.statusCode, code: error.code, requestId: error.requestId },
+        detail: error.message,
+      },
+      "Stripe request failed",
+    );
+    throw new DomainError(
+      "provider_failed",
+      "The payment provider did not complete the request; nothing was charged. Please try again shortly.",
+    );
   }
 }
 

@@ -46,21 +46,30 @@ function verifiedEvent(payload: string, signature: string | null, secret: string
     body = Stripe.webhooks.constructEvent(payload, signature, secret, SIGNATURE_TOLERANCE_SECONDS);
   } catch (error) {
     if (error instanceof Stripe.errors.StripeSignatureVerificationError) {
-      throw new DomainError("invalid_request", "The Stripe-Signature header does not match this payload and the webhook secret, or is too old.");
+      throw new DomainError(
+        "invalid_request",
+        "The Stripe-Signature header does not match this payload and the webhook secret, or is too old.",
+      );
     }
     if (error instanceof SyntaxError) throw malformedEvent("its body is not valid JSON");
     throw error;
   }
   // Stripe's check only bounds the age; a timestamp from the future would stay valid for as long as it is ahead.
   if (signedAt(signature) > Date.now() / 1000 + SIGNATURE_TOLERANCE_SECONDS) {
-    throw new DomainError("invalid_request", "The Stripe-Signature header is dated in the future, beyond the allowed clock difference.");
+    throw new DomainError(
+      "invalid_request",
+      "The Stripe-Signature header is dated in the future, beyond the allowed clock difference.",
+    );
   }
   return readEventPart(stripeEventSchema, body);
 }
 
 /** The header's timestamp, read as Stripe's verifier reads it (the last "t=" entry). */
 function signedAt(signature: string): number {
-  const timestamps = signature.split(",").filter((entry) => entry.startsWith("t=")).map((entry) => Number.parseInt(entry.slice(2), 10));
+  const timestamps = signature
+    .split(",")
+    .filter((entry) => entry.startsWith("t="))
+    .map((entry) => Number.parseInt(entry.slice(2), 10));
   return timestamps.at(-1) ?? Number.NaN;
 }
 
@@ -111,13 +120,22 @@ function readRetrievedSubscription(retrieved: unknown): StripeSubscription {
   const parsed = stripeSubscriptionSchema.safeParse(retrieved);
   if (parsed.success) return parsed.data;
   log().error({ problem: firstProblem(parsed.error) }, "Stripe answered with a subscription this service cannot read");
-  throw new DomainError("provider_failed", "The payment provider answered with a subscription this service cannot read; Stripe will deliver the event again.");
+  throw new DomainError(
+    "provider_failed",
+    "The payment provider answered with a subscription this service cannot read; Stripe will deliver the event again.",
+  );
 }
 
-async function fromSubscription(subscription: StripeSubscription, referencedWorkspace?: string | null): Promise<Attributed | null> {
+async function fromSubscription(
+  subscription: StripeSubscription,
+  referencedWorkspace?: string | null,
+): Promise<Attributed | null> {
   const snapshot = snapshotOf(subscription);
   if (!snapshot) return null;
-  const workspaceId = await workspaceFor(subscription.metadata[WORKSPACE_METADATA_KEY] ?? referencedWorkspace, snapshot.customerId);
+  const workspaceId = await workspaceFor(
+    subscription.metadata[WORKSPACE_METADATA_KEY] ?? referencedWorkspace,
+    snapshot.customerId,
+  );
   return workspaceId ? { workspaceId, change: { kind: "snapshot", snapshot } } : null;
 }
 
@@ -125,7 +143,9 @@ async function fromInvoice(invoice: z.infer<typeof stripeInvoiceSchema>, paid: b
   const details = invoice.parent?.subscription_details;
   if (!details) return null;
   const subscriptionId = details.subscription;
-  const workspaceId = (await store.findWorkspaceIdBySubscription("stripe", subscriptionId)) ?? (await workspaceFor(details.metadata?.[WORKSPACE_METADATA_KEY], null));
+  const workspaceId =
+    (await store.findWorkspaceIdBySubscription("stripe", subscriptionId)) ??
+    (await workspaceFor(details.metadata?.[WORKSPACE_METADATA_KEY], null));
   return workspaceId ? { workspaceId, change: { kind: "invoice", subscriptionId, paid } } : null;
 }
 
@@ -133,7 +153,10 @@ function snapshotOf(subscription: StripeSubscription): SubscriptionSnapshot | nu
   const item = subscription.items.data[0];
   const choice = item ? choiceForStripePrice(item.price.id) : null;
   if (!item || !choice) {
-    log().warn({ subscriptionId: subscription.id }, "Stripe subscription is not for a price this service sells (STRIPE_PRICE_*); its events are ignored");
+    log().warn(
+      { subscriptionId: subscription.id },
+      "Stripe subscription is not for a price this service sells (STRIPE_PRICE_*); its events are ignored",
+    );
     return null;
   }
   return {
@@ -159,6 +182,7 @@ function statusOf(status: string): Exclude<SubscriptionStatus, "none"> {
 async function workspaceFor(named: string | null | undefined, customerId: string | null): Promise<string | null> {
   if (named && (await store.workspaceExists(named))) return named;
   const byCustomer = customerId ? await store.findWorkspaceIdByCustomer("stripe", customerId) : null;
-  if (!byCustomer) log().warn({ workspaceInMetadata: named ?? null, customerId }, "Stripe event names no workspace of this service; ignored");
+  if (!byCustomer)
+    log().warn({ workspaceInMetadata: named ?? null, customerId }, "Stripe event names no workspace of this service; ignored");
   return byCustomer;
 }

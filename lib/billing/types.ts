@@ -1,7 +1,16 @@
 import type { Interval, PlanId } from "./plans";
 
 /** Stripe's subscription statuses (incomplete_expired is stored as canceled), plus none: never subscribed. */
-export const SUBSCRIPTION_STATUSES = ["none", "incomplete", "trialing", "active", "past_due", "unpaid", "paused", "canceled"] as const;
+export const SUBSCRIPTION_STATUSES = [
+  "none",
+  "incomplete",
+  "trialing",
+  "active",
+  "past_due",
+  "unpaid",
+  "paused",
+  "canceled",
+] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 export type ProviderName = "stripe" | "local";
@@ -20,8 +29,7 @@ export type SubscriptionSnapshot = {
 
 /** What an event reports: the whole subscription, or the outcome of an invoice of the subscription on record. */
 export type SubscriptionChange =
-  | { kind: "snapshot"; snapshot: SubscriptionSnapshot }
-  | { kind: "invoice"; subscriptionId: string; paid: boolean };
+  { kind: "snapshot"; snapshot: SubscriptionSnapshot } | { kind: "invoice"; subscriptionId: string; paid: boolean };
 
 /** One provider event about one workspace's subscription; both providers' changes arrive as these. */
 export type BillingEvent = {

@@ -15,7 +15,6 @@ function configErrorFrom(env: Record<string, string>): ConfigError {
   throw new Error(`parseConfig accepted ${JSON.stringify(env)}`);
 }
 
-
 describe("parseConfig defaults", () => {
   it("serves on port 3000 at http://localhost:3000 with the plk key prefix and 60 writes a minute", () => {
     const config = parseConfig({});
@@ -33,11 +32,17 @@ describe("parseConfig defaults", () => {
   it("lets a session token live at most 30 days unless AUTH_TOKEN_MAX_LIFETIME_SECONDS says otherwise", () => {
     expect(parseConfig({}).AUTH_TOKEN_MAX_LIFETIME_SECONDS).toBe(30 * 24 * 60 * 60);
     expect(parseConfig({ AUTH_TOKEN_MAX_LIFETIME_SECONDS: "3600" }).AUTH_TOKEN_MAX_LIFETIME_SECONDS).toBe(3600);
-    expect(configErrorFrom({ AUTH_TOKEN_MAX_LIFETIME_SECONDS: "0" }).message).toMatch(/^Configuration error: AUTH_TOKEN_MAX_LIFETIME_SECONDS /);
+    expect(configErrorFrom({ AUTH_TOKEN_MAX_LIFETIME_SECONDS: "0" }).message).toMatch(
+      /^Configuration error: AUTH_TOKEN_MAX_LIFETIME_SECONDS /,
+    );
   });
 
   it("derives BASE_URL from PORT when BASE_URL is unset", () => {
-    expect(parseConfig({ PORT: "4100" })).toMatchObject({ PORT: 4100, BASE_URL: "http://localhost:4100", SHORT_BASE_URL: "http://localhost:4100" });
+    expect(parseConfig({ PORT: "4100" })).toMatchObject({
+      PORT: 4100,
+      BASE_URL: "http://localhost:4100",
+      SHORT_BASE_URL: "http://localhost:4100",
+    });
   });
 
   it("falls back to BASE_URL for SHORT_BASE_URL, and keeps an explicit one", () => {
@@ -66,7 +71,12 @@ describe("parseConfig defaults", () => {
       AUTH_SECRET: VALID_SECRET,
       WRITE_RATE_LIMIT_PER_MINUTE: "5",
     });
-    expect(config).toMatchObject({ PORT: 8080, API_KEY_PREFIX: "acme2", WRITE_RATE_LIMIT_PER_MINUTE: 5, DNS_RESOLVER: "127.0.0.1:53" });
+    expect(config).toMatchObject({
+      PORT: 8080,
+      API_KEY_PREFIX: "acme2",
+      WRITE_RATE_LIMIT_PER_MINUTE: 5,
+      DNS_RESOLVER: "127.0.0.1:53",
+    });
   });
 });
 
@@ -130,7 +140,9 @@ describe("public addresses", () => {
       BASE_URL: "https://permalink.example",
       SHORT_BASE_URL: "https://pl.example",
     });
-    expect(configErrorFrom({ SHORT_BASE_URL: "https://pl.example/go" }).message).toMatch(/^Configuration error: SHORT_BASE_URL must be an origin/);
+    expect(configErrorFrom({ SHORT_BASE_URL: "https://pl.example/go" }).message).toMatch(
+      /^Configuration error: SHORT_BASE_URL must be an origin/,
+    );
   });
 });
 
@@ -156,7 +168,11 @@ describe("what an error line repeats", () => {
 
 describe("a command started with a wrong value", () => {
   it("exits 1 with a single fatal log line naming the variable", async () => {
-    const result = await runCommand("node_modules/.bin/tsx", ["scripts/migrate.ts"], { ...process.env, PORT: "abc", LOG_LEVEL: "info" });
+    const result = await runCommand("node_modules/.bin/tsx", ["scripts/migrate.ts"], {
+      ...process.env,
+      PORT: "abc",
+      LOG_LEVEL: "info",
+    });
     expect(result.exitCode).toBe(1);
     const lines = result.stdout.trimEnd().split("\n");
     expect(lines).toHaveLength(1);

@@ -5,12 +5,13 @@ const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" })
 
 /** A public origin the app builds addresses on: no path, query or fragment; stored without a trailing slash. */
 const origin = httpUrl
-  .refine((value) => ["/", ""].includes(new URL(value).pathname) && !new URL(value).search && !new URL(value).hash, "must be an origin such as https://go.example.com, with no path")
+  .refine(
+    (value) => ["/", ""].includes(new URL(value).pathname) && !new URL(value).search && !new URL(value).hash,
+    "must be an origin such as https://go.example.com, with no path",
+  )
   .transform((value) => value.replace(/\/+$/, ""));
 
-const hostPort = z
-  .string()
-  .regex(/^[^\s:]+:\d{1,5}$/, "must be host:port, for example 127.0.0.1:53");
+const hostPort = z.string().regex(/^[^\s:]+:\d{1,5}$/, "must be host:port, for example 127.0.0.1:53");
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -20,13 +21,31 @@ const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixe
 const addressList = (family: "v4" | "v6") =>
   z
     .string()
-    .transform((value) => value.split(",").map((entry) => entry.trim()).filter(Boolean))
-    .pipe(z.array(family === "v4" ? z.ipv4({ error: "must be IPv4 addresses, comma-separated" }) : z.ipv6({ error: "must be IPv6 addresses, comma-separated" })).min(1));
+    .transform((value) =>
+      value
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z
+        .array(
+          family === "v4"
+            ? z.ipv4({ error: "must be IPv4 addresses, comma-separated" })
+            : z.ipv6({ error: "must be IPv6 addresses, comma-separated" }),
+        )
+        .min(1),
+    );
 
 /** Domain names of certificate authorities, comma-separated (CAA issuer names such as letsencrypt.org). */
 const issuerList = z
   .string()
-  .transform((value) => value.split(",").map((entry) => entry.trim().toLowerCase()).filter(Boolean))
+  .transform((value) =>
+    value
+      .split(",")
+      .map((entry) => entry.trim().toLowerCase())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string().regex(/^[a-z0-9.-]+$/, "must be CA domain names, comma-separated")).min(1));
 
 const stripePriceId = z.string().regex(/^price_\w+$/, "must be a Stripe price id (price_…)");
@@ -37,9 +56,15 @@ const configSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
   BASE_URL: origin.optional(),
   SHORT_BASE_URL: origin.optional(),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
+    .optional(),
   DATABASE_POOL_SIZE: positiveInt.default(10),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// URL").optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must be a redis:// URL")
+    .optional(),
   UPSTASH_REDIS_REST_URL: httpUrl.optional(),
   UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
@@ -77,8 +102,15 @@ const configSchema = z.object({
     .regex(/^[a-z][a-z0-9]{1,15}$/, "must be 2 to 16 lower-case letters or digits, starting with a letter")
     .default("plk"),
   DATA_DIR: z.string().min(1).default(".data"),
-  LINK_PRICE: z.string().regex(/^\d+(\.\d+)?$/, "must be a decimal number such as 0.50").refine((price) => Number(price) > 0, "must be more than zero").default("0.50"),
-  PAYMENT_NETWORK: z.string().regex(/^eip155:[1-9]\d*$/, "must be a CAIP-2 EVM network such as eip155:8453").default("eip155:84532"),
+  LINK_PRICE: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, "must be a decimal number such as 0.50")
+    .refine((price) => Number(price) > 0, "must be more than zero")
+    .default("0.50"),
+  PAYMENT_NETWORK: z
+    .string()
+    .regex(/^eip155:[1-9]\d*$/, "must be a CAIP-2 EVM network such as eip155:8453")
+    .default("eip155:84532"),
   PAYMENT_ASSET: evmAddress.default("0x036CbD53842c5426634e7929541eC2318f3dCF7e"),
   PAYMENT_ASSET_NAME: z.string().min(1).default("USDC"),
   PAYMENT_ASSET_VERSION: z.string().min(1).default("2"),
@@ -88,8 +120,14 @@ const configSchema = z.object({
   MPP_SECRET_KEY: z.string().min(32, "must be at least 32 characters").optional(),
   BILLING_PROVIDER: z.enum(["stripe", "local"]).optional(),
   BILLING_PAST_DUE_GRACE_DAYS: z.coerce.number().int().min(0).max(60).default(7),
-  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_\w+$/, "must be a Stripe secret or restricted key (sk_… or rk_…)").optional(),
-  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_\w+$/, "must be a webhook signing secret (whsec_…)").optional(),
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_\w+$/, "must be a Stripe secret or restricted key (sk_… or rk_…)")
+    .optional(),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_\w+$/, "must be a webhook signing secret (whsec_…)")
+    .optional(),
   STRIPE_API_BASE: httpUrl.optional(),
   STRIPE_PRICE_STARTER_MONTH: stripePriceId.optional(),
   STRIPE_PRICE_UNLIMITED_MONTH: stripePriceId.optional(),
@@ -103,8 +141,16 @@ const configSchema = z.object({
   VERCEL_TEAM_ID: z.string().min(1).optional(),
   VERCEL_API_BASE: httpUrl.default("https://api.vercel.com"),
   DOMAIN_CHECK_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(300),
-  SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s/]+/, "must be an smtp:// or smtps:// URL such as smtps://user:password@smtp.example.com:465").optional(),
-  EMAIL_FROM: z.string().min(3).max(320).regex(/@/, "must be a sender address such as Permalink <no-reply@example.com>").optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s/]+/, "must be an smtp:// or smtps:// URL such as smtps://user:password@smtp.example.com:465")
+    .optional(),
+  EMAIL_FROM: z
+    .string()
+    .min(3)
+    .max(320)
+    .regex(/@/, "must be a sender address such as Permalink <no-reply@example.com>")
+    .optional(),
   INVITATION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(14),
 });
 
@@ -124,11 +170,16 @@ const STRIPE_SETTINGS_REQUIRED = [
  * Without either, a production deployment has no billing provider (checkout answers 503).
  */
 const configWithBilling = configSchema
-  .transform((parsed) => ({ ...parsed, BILLING_PROVIDER: effectiveBillingProvider(parsed), TLS_PROVIDER: parsed.TLS_PROVIDER ?? (parsed.VERCEL_TOKEN ? "vercel" as const : "caddy" as const) }))
+  .transform((parsed) => ({
+    ...parsed,
+    BILLING_PROVIDER: effectiveBillingProvider(parsed),
+    TLS_PROVIDER: parsed.TLS_PROVIDER ?? (parsed.VERCEL_TOKEN ? ("vercel" as const) : ("caddy" as const)),
+  }))
   .superRefine((parsed, context) => {
     if (parsed.TLS_PROVIDER === "vercel") {
       for (const variable of ["VERCEL_TOKEN", "VERCEL_PROJECT_ID"] as const) {
-        if (!parsed[variable]) context.addIssue({ code: "custom", path: [variable], message: "is required when TLS_PROVIDER is vercel" });
+        if (!parsed[variable])
+          context.addIssue({ code: "custom", path: [variable], message: "is required when TLS_PROVIDER is vercel" });
       }
     }
     if (parsed.BILLING_PROVIDER !== "stripe") return;
@@ -136,7 +187,8 @@ const configWithBilling = configSchema
       context.addIssue({ code: "custom", path: ["STRIPE_SECRET_KEY"], message: "is required when BILLING_PROVIDER is stripe" });
     }
     for (const variable of STRIPE_SETTINGS_REQUIRED) {
-      if (!parsed[variable]) context.addIssue({ code: "custom", path: [variable], message: "is required when billing runs on Stripe" });
+      if (!parsed[variable])
+        context.addIssue({ code: "custom", path: [variable], message: "is required when billing runs on Stripe" });
     }
   });
 
@@ -151,8 +203,17 @@ export type Config = z.infer<typeof configWithBilling> & { BASE_URL: string; SHO
 export class ConfigError extends Error {}
 
 const SECRET_VARIABLES = new Set([
-  "AUTH_SECRET", "UPSTASH_REDIS_REST_TOKEN", "WEB_RISK_API_KEY", "OPERATOR_TOKEN", "CRON_SECRET", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET",
-  "MPP_SECRET_KEY", "VERCEL_TOKEN", "GITHUB_CLIENT_SECRET", "GOOGLE_CLIENT_SECRET",
+  "AUTH_SECRET",
+  "UPSTASH_REDIS_REST_TOKEN",
+  "WEB_RISK_API_KEY",
+  "OPERATOR_TOKEN",
+  "CRON_SECRET",
+  "STRIPE_SECRET_KEY",
+  "STRIPE_WEBHOOK_SECRET",
+  "MPP_SECRET_KEY",
+  "VERCEL_TOKEN",
+  "GITHUB_CLIENT_SECRET",
+  "GOOGLE_CLIENT_SECRET",
 ]);
 
 /** Validates an environment; the first problem becomes one line naming the variable. A blank value counts as unset. */

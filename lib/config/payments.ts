@@ -29,7 +29,9 @@ export type PaymentSettings = {
 export function atomicAmount(price: string, decimals: number): string {
   const fractionDigits = price.split(".")[1]?.length ?? 0;
   if (fractionDigits > decimals) {
-    throw new ConfigError(`Configuration error: LINK_PRICE has more decimal places than PAYMENT_ASSET_DECIMALS (${decimals}) (got "${price}").`);
+    throw new ConfigError(
+      `Configuration error: LINK_PRICE has more decimal places than PAYMENT_ASSET_DECIMALS (${decimals}) (got "${price}").`,
+    );
   }
   return parseUnits(price, decimals).toString();
 }

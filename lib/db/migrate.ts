@@ -24,7 +24,10 @@ type AppliedMigration = { migration_name: string; checksum: string; finished_at:
 
 export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const names = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  const names = entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       const sql = await readFile(path.join(dir, name, "migration.sql"), "utf8");
@@ -77,15 +80,13 @@ async function apply(client: pg.Client, migration: Migration): Promise<void> {
   const id = randomUUID();
   await client.query("BEGIN");
   try {
-    await client.query(
-      `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at) VALUES ($1, $2, $3, now())`,
-      [id, migration.checksum, migration.name],
-    );
+    await client.query(`INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at) VALUES ($1, $2, $3, now())`, [
+      id,
+      migration.checksum,
+      migration.name,
+    ]);
     await client.query(migration.sql);
-    await client.query(
-      `UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`,
-      [id],
-    );
+    await client.query(`UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`, [id]);
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK");

@@ -30,16 +30,24 @@ export function retryDelayMs(failures: number): number {
 export async function checkDomain(row: DomainRow): Promise<DomainRow | null> {
   const now = new Date(clock().now());
   const findings = await checkDns(
-    { hostname: row.hostname, apex: isApexHostname(row.hostname), token: row.verificationToken, target: routingTarget(), issuers: config().TLS_CAA_ISSUERS },
+    {
+      hostname: row.hostname,
+      apex: isApexHostname(row.hostname),
+      token: row.verificationToken,
+      target: routingTarget(),
+      issuers: config().TLS_CAA_ISSUERS,
+    },
     createDomainResolver(config().DNS_RESOLVER),
   );
   const ownership = await settleOwnership(row, findings, now);
   const verified = ownership === "verified";
   const tls = await inspectTls(row, verified);
-  const hostnameStatus: HostnameStatus = ownership === "taken" ? "taken" : !verified ? "pending" : findings.routing.ok ? "active" : "misconfigured";
+  const hostnameStatus: HostnameStatus =
+    ownership === "taken" ? "taken" : !verified ? "pending" : findings.routing.ok ? "active" : "misconfigured";
   // Once verified, the TXT record may go: only routing matters (it is what visitors need).
   const dnsProblems = verified ? findings.routing.problems : [...findings.ownership.problems, ...findings.routing.problems];
-  const validationErrors = ownership === "taken" ? [takenSentence(row.hostname)] : [...dnsProblems, ...findings.certificate.problems, ...tls.problems];
+  const validationErrors =
+    ownership === "taken" ? [takenSentence(row.hostname)] : [...dnsProblems, ...findings.certificate.problems, ...tls.problems];
   const healthy = hostnameStatus === "active" && validationErrors.length === 0;
   const failedChecks = healthy ? 0 : row.failedChecks + 1;
   return store.recordCheck(row.id, {
@@ -56,7 +64,8 @@ export async function checkDomain(row: DomainRow): Promise<DomainRow | null> {
 /** Verified already, verified by this check, taken by another workspace's proof, or still pending. */
 async function settleOwnership(row: DomainRow, findings: DnsFindings, now: Date): Promise<"verified" | "taken" | "pending"> {
   if (row.verifiedAt) return "verified";
-  if (!(findings.ownership.ok && findings.routing.ok)) return (await store.isVerifiedElsewhere(row.hostname, row.id)) ? "taken" : "pending";
+  if (!(findings.ownership.ok && findings.routing.ok))
+    return (await store.isVerifiedElsewhere(row.hostname, row.id)) ? "taken" : "pending";
   const outcome = await store.markVerified(row.id, now);
   if (outcome === "taken") return "taken";
   // Every instance's resolution door learns at once that this host now serves short links.
@@ -69,7 +78,11 @@ async function inspectTls(row: DomainRow, verified: boolean): Promise<TlsState> 
     return await tlsProvider().inspect(row.hostname, verified);
   } catch (error) {
     const message = error instanceof Error ? error.message : "The TLS provider failed.";
-    return { certStatus: row.certStatus === "active" ? "active" : "pending", records: row.tlsRecords as TlsState["records"], problems: [message] };
+    return {
+      certStatus: row.certStatus === "active" ? "active" : "pending",
+      records: row.tlsRecords as TlsState["records"],
+      problems: [message],
+    };
   }
 }
 

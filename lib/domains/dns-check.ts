@@ -31,7 +31,9 @@ async function checkOwnership({ hostname, token }: DnsCheckInput, resolver: Doma
   if (isAbsent(found)) return fail(`The TXT record ${expected.name} is missing: add it with the value ${expected.value}.`);
   if (!found.ok) return fail(describeLookupFailure(expected.name, found.code));
   if (found.values.includes(expected.value)) return PASS;
-  return fail(`The TXT record ${expected.name} does not hold this domain's token (it has ${quoteList(found.values)}): set it to ${expected.value}.`);
+  return fail(
+    `The TXT record ${expected.name} does not hold this domain's token (it has ${quoteList(found.values)}): set it to ${expected.value}.`,
+  );
 }
 
 async function checkSubdomainRouting({ hostname, target }: DnsCheckInput, resolver: DomainResolver): Promise<Part> {
@@ -46,7 +48,10 @@ async function checkSubdomainRouting({ hostname, target }: DnsCheckInput, resolv
   const addresses = await resolver.a(hostname);
   const found = addresses.ok ? addresses.values : [];
   if (found.length > 0 && target.ipv4.length > 0 && found.every((address) => sameAddressIn(address, target.ipv4))) return PASS;
-  if (found.length > 0) return fail(`${hostname} has A records (${found.join(", ")}) instead of a CNAME to ${target.shortHost}: replace them with the CNAME.`);
+  if (found.length > 0)
+    return fail(
+      `${hostname} has A records (${found.join(", ")}) instead of a CNAME to ${target.shortHost}: replace them with the CNAME.`,
+    );
   return fail(`${hostname} has no CNAME record: add a CNAME to ${target.shortHost}.`);
 }
 
@@ -78,20 +83,32 @@ async function checkCaa(hostname: string, issuers: readonly string[], resolver: 
   for (const name of namesToClimb(hostname)) {
     const found = await resolver.caa(name);
     if (isAbsent(found)) continue;
-    if (!found.ok) return fail(`${describeLookupFailure(`the CAA records of ${name}`, found.code)} Certificate authorities refuse to issue until it answers.`);
+    if (!found.ok)
+      return fail(
+        `${describeLookupFailure(`the CAA records of ${name}`, found.code)} Certificate authorities refuse to issue until it answers.`,
+      );
     return judgeCaaSet(hostname, name, found.values, issuers);
   }
   return PASS;
 }
 
 function judgeCaaSet(hostname: string, name: string, records: CaaRecord[], issuers: readonly string[]): Part {
-  const unknownCritical = records.find((record) => record.critical & 128 && !("issue" in record || "issuewild" in record || "iodef" in record));
-  if (unknownCritical) return fail(`A CAA record on ${name} carries a critical property certificate authorities do not understand, so none will issue a certificate for ${hostname}: remove it.`);
-  const allowed = records.flatMap((record) => (record.issue === undefined ? [] : [record.issue.split(";")[0]!.trim().toLowerCase()]));
+  const unknownCritical = records.find(
+    (record) => record.critical & 128 && !("issue" in record || "issuewild" in record || "iodef" in record),
+  );
+  if (unknownCritical)
+    return fail(
+      `A CAA record on ${name} carries a critical property certificate authorities do not understand, so none will issue a certificate for ${hostname}: remove it.`,
+    );
+  const allowed = records.flatMap((record) =>
+    record.issue === undefined ? [] : [record.issue.split(";")[0]!.trim().toLowerCase()],
+  );
   if (allowed.length === 0 || allowed.some((issuer) => issuers.includes(issuer))) return PASS;
   const named = allowed.filter(Boolean);
   const whom = named.length > 0 ? `only ${named.join(", ")}` : "no certificate authority";
-  return fail(`A CAA record on ${name} allows ${whom} to issue certificates, so ${hostname} cannot get one from ${issuers.join(" or ")}: add the record ${name} CAA 0 issue "${issuers[0]}".`);
+  return fail(
+    `A CAA record on ${name} allows ${whom} to issue certificates, so ${hostname} cannot get one from ${issuers.join(" or ")}: add the record ${name} CAA 0 issue "${issuers[0]}".`,
+  );
 }
 
 /** The hostname and its parents down to the registrable domain (public suffixes hold no CAA of the customer's). */

@@ -27,7 +27,8 @@ export function createDomainResolver(server: string | undefined): DomainResolver
   };
   return {
     // A TXT record may be split into several strings; its value is their concatenation (RFC 7208 §3.3).
-    txt: (name) => lookup(fresh(), (resolver) => resolver.resolveTxt(name).then((records) => records.map((chunks) => chunks.join("")))),
+    txt: (name) =>
+      lookup(fresh(), (resolver) => resolver.resolveTxt(name).then((records) => records.map((chunks) => chunks.join("")))),
     cname: (name) => lookup(fresh(), (resolver) => resolver.resolveCname(name)),
     a: (name) => lookup(fresh(), (resolver) => resolver.resolve4(name)),
     aaaa: (name) => lookup(fresh(), (resolver) => resolver.resolve6(name)),

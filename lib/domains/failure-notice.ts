@@ -30,8 +30,16 @@ export async function noticeBrokenDomain(row: DomainRow): Promise<boolean> {
   } catch (error) {
     await store.releaseFailureNotice(row.id, claimedAt);
     // The mail server's refusal (or no SMTP_URL in production) is expected now and then; anything else is a bug. Either way the run goes on.
-    if (error instanceof DomainError) log().warn({ domain: row.id, detail: error.message }, "the notice of a custom domain whose DNS broke was not sent; the next check tries again");
-    else log().error({ err: error, domain: row.id }, "the notice of a custom domain whose DNS broke failed; the next check tries again");
+    if (error instanceof DomainError)
+      log().warn(
+        { domain: row.id, detail: error.message },
+        "the notice of a custom domain whose DNS broke was not sent; the next check tries again",
+      );
+    else
+      log().error(
+        { err: error, domain: row.id },
+        "the notice of a custom domain whose DNS broke failed; the next check tries again",
+      );
     return false;
   }
 }

@@ -18,13 +18,17 @@ const NOT_A_BARE_HOSTNAME = /[/?#@\\\s]|:\/\//;
  */
 export function parseCustomHostname(input: string, ownHosts: readonly string[]): CustomHostname {
   const trimmed = input.trim();
-  if (trimmed === "" || NOT_A_BARE_HOSTNAME.test(trimmed)) throw refuse(`"${clip(trimmed)}" is not a hostname: send the name alone, such as go.example.com, without a scheme or path.`);
+  if (trimmed === "" || NOT_A_BARE_HOSTNAME.test(trimmed))
+    throw refuse(`"${clip(trimmed)}" is not a hostname: send the name alone, such as go.example.com, without a scheme or path.`);
   const parsed = URL.parse(`http://${trimmed}`);
   if (parsed === null || parsed.username || parsed.password) throw refuse(`"${clip(trimmed)}" is not a valid hostname.`);
   const hostname = stripTrailingDots(parsed.hostname);
-  if (isIpLiteral(hostname)) throw refuse(`${clip(hostname)} is an IP address; a custom domain must be a name, such as go.example.com.`);
+  if (isIpLiteral(hostname))
+    throw refuse(`${clip(hostname)} is an IP address; a custom domain must be a name, such as go.example.com.`);
   if (hostname.length > MAX_HOSTNAME_LENGTH || !hostname.split(".").every((label) => LDH_LABEL.test(label))) {
-    throw refuse(`${clip(hostname)} is not a valid hostname: each label may use letters, digits and inner hyphens, at most 63 characters, 253 in all.`);
+    throw refuse(
+      `${clip(hostname)} is not a valid hostname: each label may use letters, digits and inner hyphens, at most 63 characters, 253 in all.`,
+    );
   }
   const kind = classifyHostname(hostname);
   if (kind.kind === "metadata") throw refuse(`${hostname} is a cloud metadata name and cannot be a custom domain.`);
@@ -32,7 +36,8 @@ export function parseCustomHostname(input: string, ownHosts: readonly string[]):
   const own = ownHosts.find((host) => isWithinDomain(hostname, host));
   if (own !== undefined) throw refuse(`${hostname} is this service's own host (${own}) or a name under it.`);
   const suffix = parsePublicSuffix(hostname);
-  if (suffix.domain === null) throw refuse(`${hostname} is a public suffix, under which anyone can register names; add a domain you own under it.`);
+  if (suffix.domain === null)
+    throw refuse(`${hostname} is a public suffix, under which anyone can register names; add a domain you own under it.`);
   return { hostname, apex: isApexHostname(hostname) };
 }
 

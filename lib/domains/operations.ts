@@ -1,8 +1,20 @@
 import { defineOperation, failure, ok, type ParameterSpec, paymentRequired } from "@/lib/http/operation";
-import { addDomainBody, domainCheckTotalsSchema, domainListSchema, domainSchema, tlsAskAnswerSchema, tlsAskQuery } from "./schemas";
+import {
+  addDomainBody,
+  domainCheckTotalsSchema,
+  domainListSchema,
+  domainSchema,
+  tlsAskAnswerSchema,
+  tlsAskQuery,
+} from "./schemas";
 import { DOMAIN_NOT_FOUND } from "./not-found";
 
-const DOMAIN_ID_PARAMETER: ParameterSpec = { name: "id", in: "path", required: true, description: "the domain's id, as returned when it was added" };
+const DOMAIN_ID_PARAMETER: ParameterSpec = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "the domain's id, as returned when it was added",
+};
 const MANAGE_REFUSED = "Your role does not allow managing custom domains: owners, admins and the workspace's API key may.";
 
 export const addDomain = defineOperation({
@@ -31,7 +43,8 @@ export const listDomains = defineOperation({
   auth: "workspace",
   operationId: "listDomains",
   summary: "List custom domains",
-  description: "Every domain of the workspace, most recent first, verified or not, each with the records it needs and one sentence (next) saying what to do now.",
+  description:
+    "Every domain of the workspace, most recent first, verified or not, each with the records it needs and one sentence (next) saying what to do now.",
   tag: "Domains",
   responses: { 200: ok("The workspace's domains.", domainListSchema) },
 });
@@ -42,7 +55,8 @@ export const getDomain = defineOperation({
   auth: "workspace",
   operationId: "getDomain",
   summary: "Get a custom domain",
-  description: "The domain as the last check left it (the background job re-checks it on a back-off schedule; POST /api/domains/{id}/verify checks now).",
+  description:
+    "The domain as the last check left it (the background job re-checks it on a back-off schedule; POST /api/domains/{id}/verify checks now).",
   tag: "Domains",
   parameters: [DOMAIN_ID_PARAMETER],
   responses: {
@@ -75,7 +89,8 @@ export const removeDomain = defineOperation({
   auth: "workspace",
   operationId: "removeDomain",
   summary: "Delete a custom domain",
-  description: "Deletes a domain that carries no links (archived links count: they keep resolving too) and removes it from the TLS provider. A domain with links cannot be deleted.",
+  description:
+    "Deletes a domain that carries no links (archived links count: they keep resolving too) and removes it from the TLS provider. A domain with links cannot be deleted.",
   tag: "Domains",
   write: true,
   parameters: [DOMAIN_ID_PARAMETER],

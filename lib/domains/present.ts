@@ -37,8 +37,10 @@ function nextStep(row: DomainRow, hostnameStatus: HostnameStatus, certStatus: Ce
     case "misconfigured":
       return `Links on ${hostname} keep working for every visit that reaches us, but its DNS no longer points here: restore the records below (validation_errors says what changed).`;
     case "active":
-      if (certStatus === "failed") return `Fix what validation_errors names so that ${hostname} can get its HTTPS certificate; links on it already resolve.`;
-      if (certStatus === "pending") return `Waiting for the certificate of ${hostname}; meanwhile you can already create links on it (domain_id).`;
+      if (certStatus === "failed")
+        return `Fix what validation_errors names so that ${hostname} can get its HTTPS certificate; links on it already resolve.`;
+      if (certStatus === "pending")
+        return `Waiting for the certificate of ${hostname}; meanwhile you can already create links on it (domain_id).`;
       return `Ready: create links on this domain (POST /api/links with domain_id ${id}).`;
   }
 }

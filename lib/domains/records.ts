@@ -11,7 +11,11 @@ const OWNERSHIP_VALUE_PREFIX = "permalink-verify=";
 
 export function routingTarget(): RoutingTarget {
   const settings = config();
-  return { shortHost: new URL(settings.SHORT_BASE_URL).hostname, ipv4: settings.SHORT_HOST_IPV4 ?? [], ipv6: settings.SHORT_HOST_IPV6 ?? [] };
+  return {
+    shortHost: new URL(settings.SHORT_BASE_URL).hostname,
+    ipv4: settings.SHORT_HOST_IPV4 ?? [],
+    ipv6: settings.SHORT_HOST_IPV6 ?? [],
+  };
 }
 
 export function ownershipRecord(hostname: string, token: string): DnsRecord & { type: "TXT" } {

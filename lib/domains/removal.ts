@@ -28,5 +28,8 @@ export async function removeDomainRow(domain: DomainRow): Promise<void> {
 }
 
 function hasLinks(hostname: string): DomainError {
-  return new DomainError("conflict", `${hostname} has links, which must keep resolving, so it cannot be deleted; links are permanent, and so is a domain that carries them.`);
+  return new DomainError(
+    "conflict",
+    `${hostname} has links, which must keep resolving, so it cannot be deleted; links are permanent, and so is a domain that carries them.`,
+  );
 }

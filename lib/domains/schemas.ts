@@ -13,14 +13,20 @@ export const addDomainBody = z
   .meta({ id: "AddDomainRequest" });
 
 export const tlsAskQuery = z.strictObject({
-  domain: z.string().min(1, "must not be empty").max(300, "must be at most 300 characters").meta({ description: "the hostname a certificate is wanted for" }),
+  domain: z
+    .string()
+    .min(1, "must not be empty")
+    .max(300, "must be at most 300 characters")
+    .meta({ description: "the hostname a certificate is wanted for" }),
 });
 
 export const tlsAskAnswerSchema = z.object({ hostname: z.string() }).meta({ id: "TlsAskAnswer" });
 
 const dnsRecord = z.object({
   type: z.enum(["TXT", "CNAME", "A", "AAAA"]),
-  name: z.string().meta({ description: "the full record name; DNS panels that append the zone want the part before it (@ for the apex)" }),
+  name: z
+    .string()
+    .meta({ description: "the full record name; DNS panels that append the zone want the part before it (@ for the apex)" }),
   value: z.string(),
 });
 
@@ -28,16 +34,25 @@ export const domainSchema = z
   .object({
     id: z.string(),
     hostname: z.string().meta({ description: "lower case, IDN as A-label" }),
-    verified: z.boolean().meta({ description: "ownership (TXT) and routing were proven; never taken back, so links on it keep resolving" }),
+    verified: z
+      .boolean()
+      .meta({ description: "ownership (TXT) and routing were proven; never taken back, so links on it keep resolving" }),
     cert_status: z.enum(CERT_STATUSES).meta({
-      description: "pending (no certificate yet), on_demand (Caddy issues it during the first HTTPS request), active (the TLS provider issued it), failed (a CAA record forbids our certificate authority, or the provider refused the name)",
+      description:
+        "pending (no certificate yet), on_demand (Caddy issues it during the first HTTPS request), active (the TLS provider issued it), failed (a CAA record forbids our certificate authority, or the provider refused the name)",
     }),
     hostname_status: z.enum(HOSTNAME_STATUSES).meta({
-      description: "pending (not verified: records missing or wrong), active (verified, records right), misconfigured (verified, records wrong at the last check: links keep resolving for requests that reach us), taken (another workspace proved ownership first)",
+      description:
+        "pending (not verified: records missing or wrong), active (verified, records right), misconfigured (verified, records wrong at the last check: links keep resolving for requests that reach us), taken (another workspace proved ownership first)",
     }),
     validation_errors: z.array(z.string()).meta({ description: "what is wrong, in sentences; empty when nothing is" }),
     created_at: epochMilliseconds,
-    dns: z.array(dnsRecord).meta({ description: "every record to create: the TXT ownership record while unverified, then the CNAME (or the apex's A and AAAA)" }),
+    dns: z
+      .array(dnsRecord)
+      .meta({
+        description:
+          "every record to create: the TXT ownership record while unverified, then the CNAME (or the apex's A and AAAA)",
+      }),
     next: z.string().meta({ description: "one sentence: what to do now" }),
   })
   .meta({ id: "Domain" });
@@ -50,7 +65,10 @@ export const domainCheckTotalsSchema = z
     checked: z.number().int(),
     verified: z.number().int().meta({ description: "domains verified by this run" }),
     failing: z.number().int().meta({ description: "domains whose records were wrong" }),
-    notices: z.number().int().meta({ description: "verified domains whose DNS broke, their owners and admins e-mailed by this run (once per failure)" }),
+    notices: z
+      .number()
+      .int()
+      .meta({ description: "verified domains whose DNS broke, their owners and admins e-mailed by this run (once per failure)" }),
   })
   .meta({ id: "DomainCheckTotals" });
 

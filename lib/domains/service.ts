@@ -23,14 +23,27 @@ const TOKEN_LENGTH = 32;
  * is missing. Several workspaces may claim one hostname; the first to prove the TXT record owns it.
  */
 export async function addDomain(principal: Principal, input: AddDomainInput): Promise<DomainView> {
-  requirePermission(principal, "domains.manage", "Your role in this workspace does not allow managing custom domains (owners and admins may).");
+  requirePermission(
+    principal,
+    "domains.manage",
+    "Your role in this workspace does not allow managing custom domains (owners and admins may).",
+  );
   await requireDomainEntitlement(principal.workspaceId);
   const { hostname, apex } = parseCustomHostname(input.hostname, ownHosts());
   if (apex && routingTarget().ipv4.length === 0) {
-    throw new DomainError("invalid_request", `${hostname} is an apex domain, which cannot be a CNAME, and this deployment has no address for apex domains (SHORT_HOST_IPV4): use a subdomain such as go.${hostname}.`);
+    throw new DomainError(
+      "invalid_request",
+      `${hostname} is an apex domain, which cannot be a CNAME, and this deployment has no address for apex domains (SHORT_HOST_IPV4): use a subdomain such as go.${hostname}.`,
+    );
   }
   const createdAt = new Date(clock().now());
-  const row = await store.insertDomain({ id: newId("dom"), workspaceId: principal.workspaceId, hostname, verificationToken: randomString(BASE62, TOKEN_LENGTH), createdAt });
+  const row = await store.insertDomain({
+    id: newId("dom"),
+    workspaceId: principal.workspaceId,
+    hostname,
+    verificationToken: randomString(BASE62, TOKEN_LENGTH),
+    createdAt,
+  });
   if (!row) throw new DomainError("conflict", `${hostname} is already a domain of this workspace.`);
   return toDomainView(await checkedOrGone(row));
 }
@@ -47,7 +60,11 @@ export async function getDomain(principal: Principal, id: string): Promise<Domai
 
 /** Checks the DNS now (the background job does the same on its schedule). */
 export async function verifyDomain(principal: Principal, id: string): Promise<DomainView> {
-  requirePermission(principal, "domains.manage", "Your role in this workspace does not allow managing custom domains (owners and admins may).");
+  requirePermission(
+    principal,
+    "domains.manage",
+    "Your role in this workspace does not allow managing custom domains (owners and admins may).",
+  );
   return toDomainView(await checkedOrGone(await findOwnDomain(principal, id)));
 }
 
@@ -60,7 +77,11 @@ async function checkedOrGone(row: DomainRow): Promise<DomainRow> {
 
 /** 409 while links live on the domain (they must keep resolving); otherwise the claim and its certificate go. */
 export async function removeDomain(principal: Principal, id: string): Promise<void> {
-  requirePermission(principal, "domains.manage", "Your role in this workspace does not allow managing custom domains (owners and admins may).");
+  requirePermission(
+    principal,
+    "domains.manage",
+    "Your role in this workspace does not allow managing custom domains (owners and admins may).",
+  );
   await removeDomainRow(await findOwnDomain(principal, id));
 }
 
@@ -72,7 +93,8 @@ export async function removeDomain(principal: Principal, id: string): Promise<vo
 export async function mayIssueCertificate(domain: string): Promise<string> {
   const hostname = domain.trim().toLowerCase().replace(/\.+$/, "");
   const verified = await lookUpVerifiedHost(hostname);
-  if (verified === null) throw new DomainError("not_configured", "The service cannot reach its database to answer; try again shortly.");
+  if (verified === null)
+    throw new DomainError("not_configured", "The service cannot reach its database to answer; try again shortly.");
   if (!verified) throw notFound(`${hostname} is not a verified custom domain of this service.`);
   return hostname;
 }

@@ -6,8 +6,20 @@ import type { DnsRecord } from "./records";
 import type { CertStatus, HostnameStatus } from "./status";
 
 const DOMAIN_COLUMNS = {
-  id: true, workspaceId: true, hostname: true, verificationToken: true, verifiedAt: true, hostnameStatus: true, certStatus: true,
-  validationErrors: true, checkedAt: true, nextCheckAt: true, failedChecks: true, noticeSentAt: true, tlsRecords: true, createdAt: true,
+  id: true,
+  workspaceId: true,
+  hostname: true,
+  verificationToken: true,
+  verifiedAt: true,
+  hostnameStatus: true,
+  certStatus: true,
+  validationErrors: true,
+  checkedAt: true,
+  nextCheckAt: true,
+  failedChecks: true,
+  noticeSentAt: true,
+  tlsRecords: true,
+  createdAt: true,
 } as const satisfies Prisma.DomainSelect;
 
 export type DomainRow = Prisma.DomainGetPayload<{ select: typeof DOMAIN_COLUMNS }>;
@@ -24,7 +36,13 @@ export type CheckResult = {
 };
 
 /** null when this workspace already claimed the hostname (the unique index on workspace and hostname decides). */
-export async function insertDomain(row: { id: string; workspaceId: string; hostname: string; verificationToken: string; createdAt: Date }): Promise<DomainRow | null> {
+export async function insertDomain(row: {
+  id: string;
+  workspaceId: string;
+  hostname: string;
+  verificationToken: string;
+  createdAt: Date;
+}): Promise<DomainRow | null> {
   const [inserted] = await db().domain.createManyAndReturn({
     data: [{ ...row, nextCheckAt: row.createdAt }],
     skipDuplicates: true,
@@ -34,7 +52,11 @@ export async function insertDomain(row: { id: string; workspaceId: string; hostn
 }
 
 export function listWorkspaceDomains(workspaceId: string): Promise<DomainRow[]> {
-  return db().domain.findMany({ where: { workspaceId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], select: DOMAIN_COLUMNS });
+  return db().domain.findMany({
+    where: { workspaceId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    select: DOMAIN_COLUMNS,
+  });
 }
 
 /** null too for an id no record can have: ids also arrive from dashboard forms, which the route wrapper's path check never sees. */
@@ -104,5 +126,10 @@ export async function releaseFailureNotice(id: string, claimedAt: Date): Promise
 
 /** Domains whose next check is due, most overdue first. */
 export function dueDomains(now: Date, limit: number): Promise<DomainRow[]> {
-  return db().domain.findMany({ where: { nextCheckAt: { lte: now } }, orderBy: { nextCheckAt: "asc" }, take: limit, select: DOMAIN_COLUMNS });
+  return db().domain.findMany({
+    where: { nextCheckAt: { lte: now } },
+    orderBy: { nextCheckAt: "asc" },
+    take: limit,
+    select: DOMAIN_COLUMNS,
+  });
 }

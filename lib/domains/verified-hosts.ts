@@ -52,7 +52,8 @@ export async function lookUpVerifiedHost(hostname: string): Promise<boolean | nu
 
 async function ask(lookup: HostLookup, hostname: string, stale: Entry | undefined): Promise<boolean | null> {
   try {
-    const served = (await db().domain.findFirst({ where: { hostname, verifiedAt: { not: null } }, select: { id: true } })) !== null;
+    const served =
+      (await db().domain.findFirst({ where: { hostname, verifiedAt: { not: null } }, select: { id: true } })) !== null;
     lookup.answers.set(hostname, { served, expiresAt: clock().now() + (served ? SERVED_TTL_MS : NOT_SERVED_TTL_MS) });
     return served;
   } catch {

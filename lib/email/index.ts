@@ -38,15 +38,24 @@ export async function sendEmail(message: OutgoingEmail): Promise<EmailDelivery> 
   if (!SMTP_URL) {
     if (!emailAvailable()) throw new DomainError("not_configured", EMAIL_NOT_CONFIGURED);
     // Development only (emailAvailable): the developer reads the message, links included, in the log.
-    log().info({ to: message.to, subject: message.subject, text: message.text }, "e-mail not sent (SMTP_URL is not set); written to the log instead");
+    log().info(
+      { to: message.to, subject: message.subject, text: message.text },
+      "e-mail not sent (SMTP_URL is not set); written to the log instead",
+    );
     return { via: "log" };
   }
   try {
     const info = await transporterFor(SMTP_URL).sendMail({ from: sender(), ...message, to: recipients(message.to) });
     return { via: "smtp", messageId: String(info.messageId) };
   } catch (error) {
-    log().warn({ detail: (error as Error).message, code: (error as { code?: unknown }).code }, "the mail server did not take a message");
-    throw new DomainError("provider_failed", "The mail server did not accept the message; nothing was sent. Please try again in a moment.");
+    log().warn(
+      { detail: (error as Error).message, code: (error as { code?: unknown }).code },
+      "the mail server did not take a message",
+    );
+    throw new DomainError(
+      "provider_failed",
+      "The mail server did not accept the message; nothing was sent. Please try again in a moment.",
+    );
   }
 }
 

@@ -28,7 +28,10 @@ describe("readBinaryBody", () => {
   it("refuses a declared Content-Length over the limit with 413 without reading the body", async () => {
     const { request, pulled } = endlessUpload();
     request.headers.set("content-length", String(MIB + 1));
-    await expect(readBinaryBody(request, MIB)).rejects.toMatchObject({ code: "too_large", message: "The request body is larger than 1 MiB." });
+    await expect(readBinaryBody(request, MIB)).rejects.toMatchObject({
+      code: "too_large",
+      message: "The request body is larger than 1 MiB.",
+    });
     // Only the chunk the stream fills its queue with on creation; the reader took nothing.
     expect(pulled()).toBeLessThanOrEqual(64 * 1024);
   });

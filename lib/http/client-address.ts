@@ -32,5 +32,7 @@ export function trustedAddress(forwardedFor: string | null, realIp: string | nul
  * Redis rate-limit keys hold, so they can tell callers apart without keeping anyone's address.
  */
 export function hashedClientAddress(request: Request): string {
-  return createHmac("sha256", config().AUTH_SECRET ?? FALLBACK_ADDRESS_KEY).update(clientAddress(request)).digest("base64url");
+  return createHmac("sha256", config().AUTH_SECRET ?? FALLBACK_ADDRESS_KEY)
+    .update(clientAddress(request))
+    .digest("base64url");
 }

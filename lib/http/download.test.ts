@@ -4,8 +4,14 @@ import { type Download, matchesIfNoneMatch, sendDownload } from "./download";
 describe("If-None-Match", () => {
   const etag = '"abc123"';
   it.each([
-    ['"abc123"', true], ['W/"abc123"', true], ['"x", "abc123"', true], ["*", true],
-    ['"abc124"', false], ["", false], [null, false], ["abc123", false],
+    ['"abc123"', true],
+    ['W/"abc123"', true],
+    ['"x", "abc123"', true],
+    ["*", true],
+    ['"abc124"', false],
+    ["", false],
+    [null, false],
+    ["abc123", false],
   ])("%s matches: %s", (header, expected) => {
     expect(matchesIfNoneMatch(header, etag)).toBe(expected);
   });
@@ -39,7 +45,10 @@ describe("sendDownload", () => {
 
   it("answers a matching If-None-Match with 304 without loading the file", async () => {
     loads = 0;
-    const response = await sendDownload(new Request("http://app.test.example/f", { headers: { "if-none-match": '"v1"' } }), download);
+    const response = await sendDownload(
+      new Request("http://app.test.example/f", { headers: { "if-none-match": '"v1"' } }),
+      download,
+    );
     expect(response.status).toBe(304);
     expect(response.headers.get("etag")).toBe('"v1"');
     expect(await response.text()).toBe("");

@@ -33,11 +33,9 @@ export class DomainError extends Error {
   }
 }
 
-export const UNAUTHENTICATED_MESSAGE =
-  "Send a valid API key or session token in the Authorization header (Bearer).";
+export const UNAUTHENTICATED_MESSAGE = "Send a valid API key or session token in the Authorization header (Bearer).";
 
-export const NOT_A_MEMBER_MESSAGE =
-  "The workspace named in X-Workspace-Id does not exist or you are not a member of it.";
+export const NOT_A_MEMBER_MESSAGE = "The workspace named in X-Workspace-Id does not exist or you are not a member of it.";
 
 const BEARER_CHALLENGE = { "WWW-Authenticate": 'Bearer realm="api"' };
 

@@ -36,7 +36,11 @@ function decodes(pathname: string): boolean {
 function refusal(error: string): Refusal {
   return {
     status: 400,
-    headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" },
+    headers: {
+      "Content-Type": "application/json; charset=utf-8",
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+    },
     body: JSON.stringify({ error }),
   };
 }

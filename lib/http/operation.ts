@@ -18,7 +18,17 @@ import { errorSchema } from "./schemas";
  * - dashboard: the dashboard's sign-in cookie (next-auth), for the dashboard's own routes outside
  *   /api (file downloads and uploads); a write must come from the app's own origin. Never an API operation.
  */
-export type AuthMode = "workspace" | "session" | "api_key" | "payment_or_workspace" | "optional_workspace" | "operator" | "cron" | "stripe_signature" | "public" | "dashboard";
+export type AuthMode =
+  | "workspace"
+  | "session"
+  | "api_key"
+  | "payment_or_workspace"
+  | "optional_workspace"
+  | "operator"
+  | "cron"
+  | "stripe_signature"
+  | "public"
+  | "dashboard";
 
 export const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -62,8 +72,17 @@ export type ResponseSpec = {
 };
 
 export type ResponseHeader =
-  | "PaymentChallenge" | "PaymentRequired" | "PaymentReceipt" | "PaymentResponse" | "WWWAuthenticate" | "RetryAfter" | "RateLimitPolicy" | "RateLimit"
-  | "ETag" | "DownloadCacheControl" | "ContentDisposition";
+  | "PaymentChallenge"
+  | "PaymentRequired"
+  | "PaymentReceipt"
+  | "PaymentResponse"
+  | "WWWAuthenticate"
+  | "RetryAfter"
+  | "RateLimitPolicy"
+  | "RateLimit"
+  | "ETag"
+  | "DownloadCacheControl"
+  | "ContentDisposition";
 
 /**
  * One API operation, declared once beside its capability: the route wrapper validates with it
@@ -103,15 +122,26 @@ export function paymentRequired(description: string, headers?: ResponseSpec["hea
   return { description, body: paymentRequiredSchema, ...(headers && { headers }) };
 }
 
-export const RATE_LIMIT_HEADERS = { "Retry-After": "RetryAfter", "RateLimit-Policy": "RateLimitPolicy", RateLimit: "RateLimit" } as const;
+export const RATE_LIMIT_HEADERS = {
+  "Retry-After": "RetryAfter",
+  "RateLimit-Policy": "RateLimitPolicy",
+  RateLimit: "RateLimit",
+} as const;
 
 /** A file download: the file itself as the body, with the headers that make a re-download cheap. */
 export function download(description: string, mediaTypes: readonly string[], attachment: boolean): ResponseSpec {
   return {
     description,
     files: mediaTypes,
-    headers: { ETag: "ETag", "Cache-Control": "DownloadCacheControl", ...(attachment && { "Content-Disposition": "ContentDisposition" }) },
+    headers: {
+      ETag: "ETag",
+      "Cache-Control": "DownloadCacheControl",
+      ...(attachment && { "Content-Disposition": "ContentDisposition" }),
+    },
   };
 }
 
-export const NOT_MODIFIED: ResponseSpec = { description: "The If-None-Match ETag is current: nothing to download.", headers: { ETag: "ETag" } };
+export const NOT_MODIFIED: ResponseSpec = {
+  description: "The If-None-Match ETag is current: nothing to download.",
+  headers: { ETag: "ETag" },
+};

@@ -40,7 +40,8 @@ export function paymentRequiredError(offer: PaymentOffer): DomainError {
 
 /** 503 from a deployment that has no recipient or MPP secret, wherever a machine payment is offered. */
 export function machinePaymentsOff(): DomainError {
-  return new DomainError("not_configured",
+  return new DomainError(
+    "not_configured",
     `This deployment does not take machine payments (MPP_SECRET_KEY and PAYMENT_RECIPIENT are not set); use an API key instead. ${KEEP_RESOLVING}`,
   );
 }

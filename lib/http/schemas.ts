@@ -19,6 +19,8 @@ const CONTROL_CHARACTERS_BUT_LINE_BREAKS = /[\u0000-\u0008\u000B\u000C\u000E-\u0
  */
 export function storedText<Schema extends z.ZodString>(schema: Schema, options: { multiline?: boolean } = {}): Schema {
   const forbidden = options.multiline ? CONTROL_CHARACTERS_BUT_LINE_BREAKS : CONTROL_CHARACTERS;
-  const message = options.multiline ? "must not contain control characters other than line breaks and tabs" : "must not contain control characters";
+  const message = options.multiline
+    ? "must not contain control characters other than line breaks and tabs"
+    : "must not contain control characters";
   return schema.refine((text) => !forbidden.test(text), message);
 }

@@ -23,7 +23,10 @@ export function limiterFor(prefix: string, perMinute: number): ClosableWriteLimi
   const limiter = createWriteLimiter({
     perMinute,
     prefix,
-    upstash: UPSTASH_REDIS_REST_URL && UPSTASH_REDIS_REST_TOKEN ? { url: UPSTASH_REDIS_REST_URL, token: UPSTASH_REDIS_REST_TOKEN } : undefined,
+    upstash:
+      UPSTASH_REDIS_REST_URL && UPSTASH_REDIS_REST_TOKEN
+        ? { url: UPSTASH_REDIS_REST_URL, token: UPSTASH_REDIS_REST_TOKEN }
+        : undefined,
     redisUrl: REDIS_URL,
   });
   limiters().set(prefix, limiter);
@@ -54,7 +57,11 @@ export async function enforceClientWriteLimit(request: Request): Promise<void> {
 export async function enforceLimit(limiter: WriteLimiter, key: string, sentence: string): Promise<void> {
   const result = await limiter.limit(key);
   if (result.success) return;
-  throw new DomainError("rate_limited", `${sentence} (limit ${result.limit} a minute); try again shortly.`, rateLimitHeaders(result, Date.now()));
+  throw new DomainError(
+    "rate_limited",
+    `${sentence} (limit ${result.limit} a minute); try again shortly.`,
+    rateLimitHeaders(result, Date.now()),
+  );
 }
 
 function writeLimiter(): ClosableWriteLimiter {

@@ -4,8 +4,27 @@
  * (next.config.ts) cover them. Imports nothing, so next.config.ts can read it.
  */
 export const APP_TOP_LEVEL_PATHS: readonly string[] = [
-  "api", "docs", "dashboard", "signin", "signout", "login", "logout", "billing", "account", "settings",
-  "pricing", "abuse", "report", "health", "status", "static", "assets", "_next", "robots.txt", "favicon.ico", "llms.txt",
+  "api",
+  "docs",
+  "dashboard",
+  "signin",
+  "signout",
+  "login",
+  "logout",
+  "billing",
+  "account",
+  "settings",
+  "pricing",
+  "abuse",
+  "report",
+  "health",
+  "status",
+  "static",
+  "assets",
+  "_next",
+  "robots.txt",
+  "favicon.ico",
+  "llms.txt",
   // Next serves app/icon.svg here; no slug can contain a dot, so no code is shadowed.
   "icon.svg",
 ];

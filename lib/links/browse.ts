@@ -11,8 +11,14 @@ import { ABUSE, ACTIVE, asLinkStatus, type LinkStatus, QUARANTINE } from "./stat
 export const BROWSE_PAGE_SIZE = 50;
 
 /** The statuses the links table filters by, by the name the address bar and the filter's options use. */
-export const STATUS_FILTERS = { active: ACTIVE, quarantine: QUARANTINE, abuse: ABUSE } as const satisfies Record<string, LinkStatus>;
-export const STATUS_FILTER_NAMES = Object.keys(STATUS_FILTERS) as [keyof typeof STATUS_FILTERS, ...(keyof typeof STATUS_FILTERS)[]];
+export const STATUS_FILTERS = { active: ACTIVE, quarantine: QUARANTINE, abuse: ABUSE } as const satisfies Record<
+  string,
+  LinkStatus
+>;
+export const STATUS_FILTER_NAMES = Object.keys(STATUS_FILTERS) as [
+  keyof typeof STATUS_FILTERS,
+  ...(keyof typeof STATUS_FILTERS)[],
+];
 
 /** What the dashboard's links table asks for: a search, filters, the archived view and a page. */
 export const browseLinksQuery = z.object({
@@ -47,7 +53,10 @@ export type BrowsedLink = {
  * The workspace's links, most recent first, searched by slug or destination (case-insensitive)
  * and filtered by status, host and archived or not; keyset pagination on (created_at, id).
  */
-export async function browseLinks(principal: Principal, query: BrowseLinksQuery): Promise<{ links: BrowsedLink[]; nextCursor: string | null }> {
+export async function browseLinks(
+  principal: Principal,
+  query: BrowseLinksQuery,
+): Promise<{ links: BrowsedLink[]; nextCursor: string | null }> {
   requirePermission(principal, "links.read", "Your role in this workspace does not allow listing links.");
   const after = query.cursor ? readCursor(query.cursor) : undefined;
   const where: Prisma.LinkWhereInput = {
@@ -60,7 +69,9 @@ export async function browseLinks(principal: Principal, query: BrowseLinksQuery)
     }),
   };
   const rows = await db().link.findMany({
-    where: after ? { AND: [where, { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }] } : where,
+    where: after
+      ? { AND: [where, { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }] }
+      : where,
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: BROWSE_PAGE_SIZE + 1,
     select: { id: true, slug: true, host: true, destination: true, status: true, createdAt: true, archivedAt: true },
@@ -75,7 +86,11 @@ export async function browseLinks(principal: Principal, query: BrowseLinksQuery)
 
 /** The hosts a workspace's links may live on, for the domain filter: the default short host and its custom domains. */
 export async function linkHosts(principal: Principal): Promise<string[]> {
-  const domains = await db().domain.findMany({ where: { workspaceId: principal.workspaceId }, orderBy: { hostname: "asc" }, select: { hostname: true } });
+  const domains = await db().domain.findMany({
+    where: { workspaceId: principal.workspaceId },
+    orderBy: { hostname: "asc" },
+    select: { hostname: true },
+  });
   return domains.map((domain) => domain.hostname);
 }
 

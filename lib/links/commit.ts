@@ -57,7 +57,10 @@ export class LinkTransaction {
   }
 
   /** Runs `work` in one transaction; the links it commits are announced once the transaction has committed. */
-  static async run<Result>(work: (transaction: LinkTransaction) => Promise<Result>, options: { maxWait: number; timeout: number }): Promise<Result> {
+  static async run<Result>(
+    work: (transaction: LinkTransaction) => Promise<Result>,
+    options: { maxWait: number; timeout: number },
+  ): Promise<Result> {
     const created: LinkRow[] = [];
     const result = await db().$transaction((client) => work(new LinkTransaction(client, created)), options);
     for (const link of created) announceNewLink(link);
@@ -76,7 +79,10 @@ export class LinkTransaction {
  * when `via` carries the create's entitlement, and announces a new link to every instance's
  * resolution cache after the commit, so a cached "unknown slug" is dropped at once.
  */
-export async function commitLink(draft: LinkDraft, via: { entitlement: CreateEntitlement } | { transaction: LinkTransaction }): Promise<CommittedLink> {
+export async function commitLink(
+  draft: LinkDraft,
+  via: { entitlement: CreateEntitlement } | { transaction: LinkTransaction },
+): Promise<CommittedLink> {
   if ("transaction" in via) {
     const committed = await insertUnderPolicy(via.transaction.client, draft);
     if (committed.created) via.transaction.announceAfterCommit(committed.link);
@@ -88,11 +94,20 @@ export async function commitLink(draft: LinkDraft, via: { entitlement: CreateEnt
 }
 
 export function slugTaken(slug: string): DomainError {
-  return new DomainError("conflict", `The slug "${slug}" is already taken on this host; choose another or omit it to get one allocated.`);
+  return new DomainError(
+    "conflict",
+    `The slug "${slug}" is already taken on this host; choose another or omit it to get one allocated.`,
+  );
 }
 
 async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<CommittedLink> {
-  const row = { workspaceId: draft.workspaceId, host: draft.host, domainId: draft.domainId, destination: draft.destination, createdByUserId: draft.createdByUserId };
+  const row = {
+    workspaceId: draft.workspaceId,
+    host: draft.host,
+    domainId: draft.domainId,
+    destination: draft.destination,
+    createdByUserId: draft.createdByUserId,
+  };
   if (draft.slug) {
     const link = await store.insertLink({ ...row, slug: draft.slug, reusable: false }, client);
     if (link) return { link, created: true, slugFellBack: false };

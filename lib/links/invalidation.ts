@@ -5,7 +5,8 @@ import { config } from "@/lib/config";
 import { processSingleton } from "@/lib/process-singleton";
 
 /** A link whose cached copy must be dropped, a custom domain verified or removed, or everything (messages may have been missed). */
-export type Invalidation = { kind: "link"; host: string | null; slug: string } | { kind: "domain"; hostname: string } | { kind: "everything" };
+export type Invalidation =
+  { kind: "link"; host: string | null; slug: string } | { kind: "domain"; hostname: string } | { kind: "everything" };
 
 const CHANNEL = "permalink:invalidations";
 type Bus = { local: EventEmitter; instanceId: string; publisher: Redis | null };

@@ -9,7 +9,12 @@ import {
   updateLinkBody,
 } from "./schemas";
 
-export const LINK_ID_PARAMETER: ParameterSpec = { name: "id", in: "path", required: true, description: "the link's id, as returned at creation" };
+export const LINK_ID_PARAMETER: ParameterSpec = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "the link's id, as returned at creation",
+};
 
 export const createLink = defineOperation({
   method: "post",
@@ -24,20 +29,30 @@ export const createLink = defineOperation({
   body: createLinkBody,
   responses: {
     201: {
-      description: "The link was created: a Link with an API key or session token, a PaidLink when the request paid (with the payment's receipt headers).",
+      description:
+        "The link was created: a Link with an API key or session token, a PaidLink when the request paid (with the payment's receipt headers).",
       headers: { "Payment-Receipt": "PaymentReceipt", "PAYMENT-RESPONSE": "PaymentResponse" },
       body: [linkSchema, paidLinkSchema],
     },
-    200: ok("An allocated-slug link of this workspace already pointed at this destination on this host; it is returned instead of a duplicate.", linkSchema),
-    400: failure("The body failed validation, is not JSON, or the destination is malformed; or a paid link without an account named a domain_id (custom domains need an account)."),
+    200: ok(
+      "An allocated-slug link of this workspace already pointed at this destination on this host; it is returned instead of a duplicate.",
+      linkSchema,
+    ),
+    400: failure(
+      "The body failed validation, is not JSON, or the destination is malformed; or a paid link without an account named a domain_id (custom domains need an account).",
+    ),
     402: paymentRequired(
       "Without credentials: the challenge, or a payment credential that could not pay (the error says why, with a fresh challenge). With a bearer credential, pay names the way forward: subscribe (no active subscription), upgrade (the plan's link allowance for this cycle is spent) or mpp and x402 (a machine account's key: buy each link without Authorization). Existing links keep resolving.",
       { "WWW-Authenticate": "PaymentChallenge", "PAYMENT-REQUIRED": "PaymentRequired" },
     ),
     403: failure("Your role in this workspace does not allow creating links."),
     404: failure("domain_id names no custom domain of this workspace."),
-    409: failure("The custom slug is already taken on this host; or domain_id names a domain that is not verified yet; or the same payment credential is still being settled by an earlier request (Retry-After)."),
-    422: failure("The destination was refused (internal or private address, cloud metadata endpoint, userinfo in the URL) or failed a safety check."),
+    409: failure(
+      "The custom slug is already taken on this host; or domain_id names a domain that is not verified yet; or the same payment credential is still being settled by an earlier request (Retry-After).",
+    ),
+    422: failure(
+      "The destination was refused (internal or private address, cloud metadata endpoint, userinfo in the URL) or failed a safety check.",
+    ),
     503: failure("Sent without credentials to a deployment that does not take machine payments."),
   },
 });
@@ -88,11 +103,15 @@ export const updateLink = defineOperation({
   responses: {
     200: ok("The repointed link.", linkSchema),
     400: failure("The body failed validation, is not JSON, or the destination is malformed."),
-    402: paymentRequired("The workspace has no active subscription (pay: subscribe). The link keeps resolving to its current destination."),
+    402: paymentRequired(
+      "The workspace has no active subscription (pay: subscribe). The link keeps resolving to its current destination.",
+    ),
     403: failure("Members may edit only the links they created."),
     404: failure("No link with this id exists in this workspace."),
     409: failure("The link was blocked for abuse and cannot be repointed."),
-    422: failure("The destination was refused (internal or private address, cloud metadata endpoint, userinfo in the URL) or failed a safety check."),
+    422: failure(
+      "The destination was refused (internal or private address, cloud metadata endpoint, userinfo in the URL) or failed a safety check.",
+    ),
   },
 });
 

@@ -23,14 +23,23 @@ export const createLinkBody = z
   .strictObject({
     destination,
     slug: slug.optional(),
-    domain_id: z.string().refine(isRecordId, "must be the id of a verified custom domain of the workspace").optional().meta({ description: "id of a verified custom domain of the workspace" }),
+    domain_id: z
+      .string()
+      .refine(isRecordId, "must be the id of a verified custom domain of the workspace")
+      .optional()
+      .meta({ description: "id of a verified custom domain of the workspace" }),
   })
   .meta({ id: "CreateLinkRequest" });
 
 export const updateLinkBody = z.strictObject({ destination }).meta({ id: "UpdateLinkRequest" });
 
 export const listLinksQuery = z.strictObject({
-  limit: z.coerce.number().int("must be a whole number").min(1, "must be at least 1").max(MAX_LIST_SIZE, `must be at most ${MAX_LIST_SIZE}`).optional(),
+  limit: z.coerce
+    .number()
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(MAX_LIST_SIZE, `must be at most ${MAX_LIST_SIZE}`)
+    .optional(),
   cursor: z.string().min(1).optional().meta({ description: "next_cursor from the previous page" }),
 });
 
@@ -69,7 +78,13 @@ export const paidLinkSchema = linkSchema
   .extend({
     receipt: z.string().meta({ description: "the payment reference (settlement transaction hash), echoed back" }),
     api_key: z.string().optional().meta({ description: "only on the first paid link of a new machine account; shown once" }),
-    notice: z.string().optional().meta({ description: "present when the link differs from the request: the custom slug was taken while the payment settled, so an allocated slug was used" }),
+    notice: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          "present when the link differs from the request: the custom slug was taken while the payment settled, so an allocated slug was used",
+      }),
   })
   .meta({ id: "PaidLink" });
 

@@ -38,7 +38,13 @@ export async function createLink(principal: Principal, input: CreateLinkInput): 
   const entitlement = await requireCreateEntitlement(principal.workspaceId);
   const prepared = await prepareLink(principal.workspaceId, input);
   const createdByUserId = principal.kind === "session" ? principal.userId : null;
-  const draft = { ...prepared, workspaceId: principal.workspaceId, createdByUserId, slugPolicy: "fail_when_taken", reuse: true } as const;
+  const draft = {
+    ...prepared,
+    workspaceId: principal.workspaceId,
+    createdByUserId,
+    slugPolicy: "fail_when_taken",
+    reuse: true,
+  } as const;
   return commitLink(draft, { entitlement });
 }
 
@@ -94,7 +100,11 @@ export async function findEditableLink(principal: Principal, id: string): Promis
 async function requireVerifiedDomain(workspaceId: string | null, domainId: string) {
   const domain = workspaceId ? await store.findWorkspaceDomain(workspaceId, domainId) : null;
   if (!domain) throw notFound("The domain_id names no custom domain of this workspace.");
-  if (!domain.verifiedAt) throw new DomainError("conflict", `${domain.hostname} is not verified yet, so no links can be created on it: create its DNS records and verify it (POST /api/domains/${domain.id}/verify).`);
+  if (!domain.verifiedAt)
+    throw new DomainError(
+      "conflict",
+      `${domain.hostname} is not verified yet, so no links can be created on it: create its DNS records and verify it (POST /api/domains/${domain.id}/verify).`,
+    );
   return domain;
 }
 
@@ -106,7 +116,7 @@ function encodeCursor(link: LinkRow): string {
 function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   const [time, id, ...rest] = Buffer.from(cursor, "base64url").toString().split(":");
   if (!time || !/^\d{1,15}$/.test(time) || !id || !isRecordId(id) || rest.length > 0) {
-    throw new DomainError("invalid_request", "The query string field \"cursor\" is not a cursor this service issued.");
+    throw new DomainError("invalid_request", 'The query string field "cursor" is not a cursor this service issued.');
   }
   return { createdAt: new Date(Number(time)), id };
 }

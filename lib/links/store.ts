@@ -5,8 +5,15 @@ import { newId } from "@/lib/db/random";
 import { quarantineEntry } from "./status";
 
 const LINK_COLUMNS = {
-  id: true, workspaceId: true, slug: true, host: true, destination: true, status: true,
-  createdByUserId: true, createdAt: true, archivedAt: true,
+  id: true,
+  workspaceId: true,
+  slug: true,
+  host: true,
+  destination: true,
+  status: true,
+  createdByUserId: true,
+  createdAt: true,
+  archivedAt: true,
 } as const satisfies Prisma.LinkSelect;
 
 /** A link as the account's operations read it (status is the stored integer; see asLinkStatus). */
@@ -37,7 +44,12 @@ export async function insertLink(link: NewLink, client: DbClient = db()): Promis
   return inserted ?? null;
 }
 
-export async function findReusableLink(workspaceId: string, host: string | null, destination: string, client: DbClient = db()): Promise<LinkRow | null> {
+export async function findReusableLink(
+  workspaceId: string,
+  host: string | null,
+  destination: string,
+  client: DbClient = db(),
+): Promise<LinkRow | null> {
   return client.link.findFirst({
     where: { workspaceId, host, destination, reusable: true, archivedAt: null },
     select: LINK_COLUMNS,
@@ -53,7 +65,11 @@ export async function findWorkspaceLink(workspaceId: string, id: string): Promis
 }
 
 /** Most recent first; keyset pagination on (created_at, id). */
-export async function listLiveLinks(workspaceId: string, limit: number, after?: { createdAt: Date; id: string }): Promise<LinkRow[]> {
+export async function listLiveLinks(
+  workspaceId: string,
+  limit: number,
+  after?: { createdAt: Date; id: string },
+): Promise<LinkRow[]> {
   return db().link.findMany({
     where: {
       workspaceId,

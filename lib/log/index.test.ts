@@ -22,7 +22,9 @@ describe("the structured logger", () => {
 
     logger.info({ status: 201 }, "request");
 
-    expect(lines).toEqual([expect.objectContaining({ level: "info", msg: "request", status: 201, time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: "info", msg: "request", status: 201, time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }),
+    ]);
   });
 
   it("adds the request's id, route and method to every line logged while it is served", async () => {
@@ -40,10 +42,25 @@ describe("the structured logger", () => {
 
   it("censors credential headers and secret fields with pino's redaction, at the top and one level down", () => {
     const { logger, raw } = capture();
-    const secrets = ["Bearer plk_secretkey", "Payment eyJzZWNyZXQ", "x402-signature", "t=1,v1=stripe", "sk_test_secret", "whsec_secret", "eyJhbGciOi.jwt.token"];
+    const secrets = [
+      "Bearer plk_secretkey",
+      "Payment eyJzZWNyZXQ",
+      "x402-signature",
+      "t=1,v1=stripe",
+      "sk_test_secret",
+      "whsec_secret",
+      "eyJhbGciOi.jwt.token",
+    ];
 
     logger.info({
-      req: { headers: { authorization: secrets[0], "payment-signature": secrets[2], "stripe-signature": secrets[3], accept: "application/json" } },
+      req: {
+        headers: {
+          authorization: secrets[0],
+          "payment-signature": secrets[2],
+          "stripe-signature": secrets[3],
+          accept: "application/json",
+        },
+      },
       headers: { authorization: secrets[1] },
       api_key: "plk_top_level_key",
       account: { api_key: "plk_nested_key", token: secrets[6] },

@@ -11,12 +11,41 @@ const DEFAULT_LEVEL: LogLevel = "info";
 const CENSOR = "[redacted]";
 
 /** Header names that carry a credential: bearer keys and tokens, payment credentials and receipts, Stripe's signature. */
-const SECRET_HEADERS = ["authorization", "cookie", "set-cookie", "payment-signature", "payment-required", "payment-response", "payment-receipt", "x-payment", "stripe-signature"];
+const SECRET_HEADERS = [
+  "authorization",
+  "cookie",
+  "set-cookie",
+  "payment-signature",
+  "payment-required",
+  "payment-response",
+  "payment-receipt",
+  "x-payment",
+  "stripe-signature",
+];
 
 /** Field names that hold a secret wherever they appear (at the top or one level down): keys, tokens, credentials, and the settings that are secrets. */
 const SECRET_FIELDS = [
-  "api_key", "apiKey", "key", "token", "sessionToken", "session_token", "credential", "paymentCredential", "signature", "secret", "password",
-  "AUTH_SECRET", "MPP_SECRET_KEY", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "OPERATOR_TOKEN", "CRON_SECRET", "UPSTASH_REDIS_REST_TOKEN", "WEB_RISK_API_KEY", "DATABASE_URL", "REDIS_URL",
+  "api_key",
+  "apiKey",
+  "key",
+  "token",
+  "sessionToken",
+  "session_token",
+  "credential",
+  "paymentCredential",
+  "signature",
+  "secret",
+  "password",
+  "AUTH_SECRET",
+  "MPP_SECRET_KEY",
+  "STRIPE_SECRET_KEY",
+  "STRIPE_WEBHOOK_SECRET",
+  "OPERATOR_TOKEN",
+  "CRON_SECRET",
+  "UPSTASH_REDIS_REST_TOKEN",
+  "WEB_RISK_API_KEY",
+  "DATABASE_URL",
+  "REDIS_URL",
 ];
 
 /**

@@ -24,32 +24,46 @@ async function refusal(bytes: Buffer, type: LogoUploadType): Promise<DomainError
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 describe("the upload's Content-Type", () => {
-  it.each(["image/png", "IMAGE/PNG", "image/png; charset=binary", "image/jpeg", "image/webp", "image/svg+xml", "image/svg+xml;charset=utf-8"])("accepts %s", (type) => {
+  it.each([
+    "image/png",
+    "IMAGE/PNG",
+    "image/png; charset=binary",
+    "image/jpeg",
+    "image/webp",
+    "image/svg+xml",
+    "image/svg+xml;charset=utf-8",
+  ])("accepts %s", (type) => {
     expect(logoUploadType(type)).toBe(type.split(";")[0]!.toLowerCase());
   });
 
-  it.each([null, "", "image/gif", "application/octet-stream", "text/xml", "image/svg"])("refuses %s with 415 naming the accepted types", (type) => {
-    expect(() => logoUploadType(type)).toThrow(DomainError);
-    try {
-      logoUploadType(type);
-    } catch (error) {
-      expect((error as DomainError).code).toBe("unsupported_media_type");
-      expect((error as DomainError).message).toMatch(/image\/png, image\/jpeg, image\/webp, image\/svg\+xml/);
-    }
-  });
+  it.each([null, "", "image/gif", "application/octet-stream", "text/xml", "image/svg"])(
+    "refuses %s with 415 naming the accepted types",
+    (type) => {
+      expect(() => logoUploadType(type)).toThrow(DomainError);
+      try {
+        logoUploadType(type);
+      } catch (error) {
+        expect((error as DomainError).code).toBe("unsupported_media_type");
+        expect((error as DomainError).message).toMatch(/image\/png, image\/jpeg, image\/webp, image\/svg\+xml/);
+      }
+    },
+  );
 });
 
 describe("re-encoding an accepted logo", () => {
-  it.each(["png", "jpeg", "webp"] as const)("turns a %s into a PNG of at most 1024×1024, keeping its shape and colour", async (format) => {
-    const upload = await solidImage(format, 2000, 1000, "#2060c0");
-    const logo = await encodeLogo(upload, `image/${format}`);
-    expect(logo.data.subarray(0, 8)).toEqual(PNG_MAGIC);
-    expect([logo.width, logo.height]).toEqual([1024, 512]);
-    const pixels = await pixelsOf(logo.data);
-    expect([pixels.width, pixels.height]).toEqual([1024, 512]);
-    const [red, green, blue] = colourAt(pixels, 512, 256);
-    expect(Math.abs(red - 0x20) + Math.abs(green - 0x60) + Math.abs(blue - 0xc0)).toBeLessThan(12);
-  });
+  it.each(["png", "jpeg", "webp"] as const)(
+    "turns a %s into a PNG of at most 1024×1024, keeping its shape and colour",
+    async (format) => {
+      const upload = await solidImage(format, 2000, 1000, "#2060c0");
+      const logo = await encodeLogo(upload, `image/${format}`);
+      expect(logo.data.subarray(0, 8)).toEqual(PNG_MAGIC);
+      expect([logo.width, logo.height]).toEqual([1024, 512]);
+      const pixels = await pixelsOf(logo.data);
+      expect([pixels.width, pixels.height]).toEqual([1024, 512]);
+      const [red, green, blue] = colourAt(pixels, 512, 256);
+      expect(Math.abs(red - 0x20) + Math.abs(green - 0x60) + Math.abs(blue - 0xc0)).toBeLessThan(12);
+    },
+  );
 
   it("keeps a small logo at its own size", async () => {
     const logo = await encodeLogo(await solidImage("png", 120, 80, "#000000"), "image/png");
@@ -69,7 +83,8 @@ describe("re-encoding an accepted logo", () => {
   });
 
   it("rasterises a clean SVG, scaling a small icon up to 1024 pixels", async () => {
-    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><circle cx="32" cy="32" r="30" fill="#2040d0"/></svg>';
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><circle cx="32" cy="32" r="30" fill="#2040d0"/></svg>';
     const logo = await encodeLogo(Buffer.from(svg), "image/svg+xml");
     expect(logo.data.subarray(0, 8)).toEqual(PNG_MAGIC);
     expect([logo.width, logo.height]).toEqual([1024, 1024]);
@@ -129,7 +144,9 @@ describe("an SVG with active content or outside references", () => {
       <svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><text x="10" y="90">&secret;</text></svg>`;
     const error = await refusal(Buffer.from(svg), "image/svg+xml");
     expect(error.code).toBe("unsupported_media_type");
-    expect(error.message).toBe("The body is not a well-formed, self-contained SVG image (external entities are refused); send the SVG file itself, or a PNG.");
+    expect(error.message).toBe(
+      "The body is not a well-formed, self-contained SVG image (external entities are refused); send the SVG file itself, or a PNG.",
+    );
   });
 });
 
@@ -140,20 +157,65 @@ describe("refused uploads", () => {
     const started = performance.now();
     const error = await refusal(bomb, "image/png");
     expect(error.code).toBe("too_large");
-    expect(error.message).toBe("The image is 20000×20000 pixels (400.0 megapixels); a logo may have at most 25 megapixels, so scale it down first.");
+    expect(error.message).toBe(
+      "The image is 20000×20000 pixels (400.0 megapixels); a logo may have at most 25 megapixels, so scale it down first.",
+    );
     expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it.each([
-    ["a PNG sent as image/jpeg", () => solidImage("png", 10, 10, "#000"), "image/jpeg", "The body is a PNG, not the image/jpeg its Content-Type claims; send it with its real type."],
-    ["a JPEG sent as image/png", () => solidImage("jpeg", 10, 10, "#000"), "image/png", "The body is a JPEG, not the image/png its Content-Type claims; send it with its real type."],
+    [
+      "a PNG sent as image/jpeg",
+      () => solidImage("png", 10, 10, "#000"),
+      "image/jpeg",
+      "The body is a PNG, not the image/jpeg its Content-Type claims; send it with its real type.",
+    ],
+    [
+      "a JPEG sent as image/png",
+      () => solidImage("jpeg", 10, 10, "#000"),
+      "image/png",
+      "The body is a JPEG, not the image/png its Content-Type claims; send it with its real type.",
+    ],
     ["a WebP sent as image/png", () => solidImage("webp", 10, 10, "#000"), "image/png", /is a WebP, not the image\/png/],
-    ["an SVG sent as image/png", async () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'), "image/png", /is an SVG, not the image\/png/],
-    ["a GIF sent as image/png", () => sharp({ create: { width: 4, height: 4, channels: 3, background: "#000" } }).gif().toBuffer(), "image/png", /is a GIF, not the image\/png/],
-    ["a PNG sent as image/svg+xml", () => solidImage("png", 10, 10, "#000"), "image/svg+xml", /is a PNG, not the image\/svg\+xml/],
-    ["text sent as image/png", async () => Buffer.from("this is not an image at all"), "image/png", "The body is not a complete, readable image/png image; send the image file itself with its real type."],
-    ["HTML sent as image/svg+xml", async () => Buffer.from("<html><body>hello</body></html>"), "image/svg+xml", /not a well-formed, self-contained SVG/],
-    ["a truncated PNG", async () => (await solidImage("png", 300, 300, "#123456")).subarray(0, 200), "image/png", /not a complete, readable image\/png/],
+    [
+      "an SVG sent as image/png",
+      async () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'),
+      "image/png",
+      /is an SVG, not the image\/png/,
+    ],
+    [
+      "a GIF sent as image/png",
+      () =>
+        sharp({ create: { width: 4, height: 4, channels: 3, background: "#000" } })
+          .gif()
+          .toBuffer(),
+      "image/png",
+      /is a GIF, not the image\/png/,
+    ],
+    [
+      "a PNG sent as image/svg+xml",
+      () => solidImage("png", 10, 10, "#000"),
+      "image/svg+xml",
+      /is a PNG, not the image\/svg\+xml/,
+    ],
+    [
+      "text sent as image/png",
+      async () => Buffer.from("this is not an image at all"),
+      "image/png",
+      "The body is not a complete, readable image/png image; send the image file itself with its real type.",
+    ],
+    [
+      "HTML sent as image/svg+xml",
+      async () => Buffer.from("<html><body>hello</body></html>"),
+      "image/svg+xml",
+      /not a well-formed, self-contained SVG/,
+    ],
+    [
+      "a truncated PNG",
+      async () => (await solidImage("png", 300, 300, "#123456")).subarray(0, 200),
+      "image/png",
+      /not a complete, readable image\/png/,
+    ],
   ] as const)("refuses %s with 415", async (_name, make, type, message) => {
     const error = await refusal(await make(), type);
     expect(error.code).toBe("unsupported_media_type");

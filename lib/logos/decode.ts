@@ -6,9 +6,23 @@ import { LOGO_UPLOAD_TYPES, type LogoUploadType, MAX_LOGO_SIDE, MAX_LOGO_SOURCE_
 export type EncodedLogo = { data: Buffer; width: number; height: number };
 
 /** sharp's name for the format each upload type must actually be. */
-const SHARP_FORMAT: Record<LogoUploadType, string> = { "image/png": "png", "image/jpeg": "jpeg", "image/webp": "webp", "image/svg+xml": "svg" };
+const SHARP_FORMAT: Record<LogoUploadType, string> = {
+  "image/png": "png",
+  "image/jpeg": "jpeg",
+  "image/webp": "webp",
+  "image/svg+xml": "svg",
+};
 
-const FORMAT_NAMES: Record<string, string> = { png: "a PNG", jpeg: "a JPEG", webp: "a WebP", svg: "an SVG", gif: "a GIF", tiff: "a TIFF", heif: "a HEIF", avif: "an AVIF" };
+const FORMAT_NAMES: Record<string, string> = {
+  png: "a PNG",
+  jpeg: "a JPEG",
+  webp: "a WebP",
+  svg: "an SVG",
+  gif: "a GIF",
+  tiff: "a TIFF",
+  heif: "a HEIF",
+  avif: "an AVIF",
+};
 
 /** Rendering a hostile SVG (deep nesting, huge filters) is cut off after this long. */
 const DECODE_TIMEOUT_SECONDS = 10;
@@ -21,7 +35,10 @@ export function logoUploadType(contentType: string | null): LogoUploadType {
   const accepted = LOGO_UPLOAD_TYPES.find((type) => type === mediaType);
   if (!accepted) {
     const sent = mediaType ? `Content-Type ${mediaType}` : "no Content-Type";
-    throw new DomainError("unsupported_media_type", `The logo was sent with ${sent}; send the image itself as the body with Content-Type ${LOGO_UPLOAD_TYPES.join(", ")}.`);
+    throw new DomainError(
+      "unsupported_media_type",
+      `The logo was sent with ${sent}; send the image itself as the body with Content-Type ${LOGO_UPLOAD_TYPES.join(", ")}.`,
+    );
   }
   return accepted;
 }
@@ -37,7 +54,10 @@ export async function encodeLogo(bytes: Buffer, type: LogoUploadType): Promise<E
   const metadata = await readHeader(bytes, type);
   if (metadata.format !== SHARP_FORMAT[type]) {
     const actual = FORMAT_NAMES[metadata.format] ?? `a ${metadata.format} file`;
-    throw new DomainError("unsupported_media_type", `The body is ${actual}, not the ${type} its Content-Type claims; send it with its real type.`);
+    throw new DomainError(
+      "unsupported_media_type",
+      `The body is ${actual}, not the ${type} its Content-Type claims; send it with its real type.`,
+    );
   }
   const isSvg = type === "image/svg+xml";
   if (!isSvg) refuseHugeRaster(metadata);
@@ -73,7 +93,10 @@ async function readHeader(bytes: Buffer, type: LogoUploadType): Promise<Metadata
 function refuseHugeRaster({ width, height }: Metadata): void {
   if (width * height <= MAX_LOGO_SOURCE_PIXELS) return;
   const megapixels = ((width * height) / 1e6).toFixed(1);
-  throw new DomainError("too_large", `The image is ${width}×${height} pixels (${megapixels} megapixels); a logo may have at most ${MAX_LOGO_SOURCE_PIXELS / 1e6} megapixels, so scale it down first.`);
+  throw new DomainError(
+    "too_large",
+    `The image is ${width}×${height} pixels (${megapixels} megapixels); a logo may have at most ${MAX_LOGO_SOURCE_PIXELS / 1e6} megapixels, so scale it down first.`,
+  );
 }
 
 /** The density that renders an SVG's declared size at most MAX_LOGO_SIDE pixels on its longer side (and small icons up to it). */
@@ -84,7 +107,13 @@ function svgDensity({ width, height }: Metadata): number {
 
 function unreadable(type: LogoUploadType): DomainError {
   if (type === "image/svg+xml") {
-    return new DomainError("unsupported_media_type", "The body is not a well-formed, self-contained SVG image (external entities are refused); send the SVG file itself, or a PNG.");
+    return new DomainError(
+      "unsupported_media_type",
+      "The body is not a well-formed, self-contained SVG image (external entities are refused); send the SVG file itself, or a PNG.",
+    );
   }
-  return new DomainError("unsupported_media_type", `The body is not a complete, readable ${type} image; send the image file itself with its real type.`);
+  return new DomainError(
+    "unsupported_media_type",
+    `The body is not a complete, readable ${type} image; send the image file itself with its real type.`,
+  );
 }

@@ -1,4 +1,13 @@
-import { defineOperation, download, failure, IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, ok, paymentRequired, type ResponseSpec } from "@/lib/http/operation";
+import {
+  defineOperation,
+  download,
+  failure,
+  IF_NONE_MATCH_PARAMETER,
+  NOT_MODIFIED,
+  ok,
+  paymentRequired,
+  type ResponseSpec,
+} from "@/lib/http/operation";
 import { LINK_ID_PARAMETER } from "@/lib/links/operations";
 import { LOGO_UPLOAD_TYPES, logoResponseSchema, MAX_LOGO_SOURCE_PIXELS } from "./schemas";
 
@@ -6,9 +15,13 @@ const LOGO_RULES = `Send the image itself as the body with its Content-Type (${L
 
 const LOGO_UPLOAD_FAILURES: Record<number, ResponseSpec> = {
   400: failure("The body is empty."),
-  402: paymentRequired("The workspace has no active subscription (pay: subscribe). Existing codes and logos keep working and downloading."),
+  402: paymentRequired(
+    "The workspace has no active subscription (pay: subscribe). Existing codes and logos keep working and downloading.",
+  ),
   413: failure(`The body is larger than 1 MiB, or the image has more than ${MAX_LOGO_SOURCE_PIXELS / 1e6} megapixels.`),
-  415: failure(`The Content-Type is not one of ${LOGO_UPLOAD_TYPES.join(", ")}, or the bytes are not the type it claims, or they are not a complete, readable image (an SVG declaring external entities is refused).`),
+  415: failure(
+    `The Content-Type is not one of ${LOGO_UPLOAD_TYPES.join(", ")}, or the bytes are not the type it claims, or they are not a complete, readable image (an SVG declaring external entities is refused).`,
+  ),
   422: failure("The SVG took too long to render."),
 };
 
@@ -18,7 +31,8 @@ export const getLinkLogo = defineOperation({
   auth: "workspace",
   operationId: "getLinkLogo",
   summary: "Download a link's logo",
-  description: "The link's own centre logo as stored (PNG). Open to every role that can read the link, with or without an active subscription.",
+  description:
+    "The link's own centre logo as stored (PNG). Open to every role that can read the link, with or without an active subscription.",
   tag: "QR codes",
   parameters: [LINK_ID_PARAMETER, IF_NONE_MATCH_PARAMETER],
   responses: {
@@ -53,7 +67,8 @@ export const removeLinkLogo = defineOperation({
   auth: "workspace",
   operationId: "removeLinkLogo",
   summary: "Remove a link's logo",
-  description: "Removes the link's own logo (its code then uses the workspace's default with logo=true). Needs the right to edit this link but no subscription. Removing an absent logo also answers 204.",
+  description:
+    "Removes the link's own logo (its code then uses the workspace's default with logo=true). Needs the right to edit this link but no subscription. Removing an absent logo also answers 204.",
   tag: "QR codes",
   write: true,
   parameters: [LINK_ID_PARAMETER],
@@ -70,7 +85,8 @@ export const getWorkspaceLogo = defineOperation({
   auth: "workspace",
   operationId: "getWorkspaceLogo",
   summary: "Download the workspace's default logo",
-  description: "The logo every link's QR code shows with logo=true when the link has none of its own, as stored (PNG). Open to every role, with or without an active subscription.",
+  description:
+    "The logo every link's QR code shows with logo=true when the link has none of its own, as stored (PNG). Open to every role, with or without an active subscription.",
   tag: "QR codes",
   parameters: [IF_NONE_MATCH_PARAMETER],
   responses: {
@@ -103,7 +119,8 @@ export const removeWorkspaceLogo = defineOperation({
   auth: "workspace",
   operationId: "removeWorkspaceLogo",
   summary: "Remove the workspace's default logo",
-  description: "Removes the default logo. Needs the right to edit any link but no subscription. Removing an absent logo also answers 204.",
+  description:
+    "Removes the default logo. Needs the right to edit any link but no subscription. Removing an absent logo also answers 204.",
   tag: "QR codes",
   write: true,
   responses: {

@@ -9,7 +9,8 @@ import { encodeLogo, logoUploadType } from "./decode";
 import { type LogoResponse, MAX_LOGO_UPLOAD_BYTES } from "./schemas";
 import { type LogoInfo, type LogoOwner, logoStorage as storage } from "./storage";
 
-const WORKSPACE_LOGO_REFUSAL = "Your role in this workspace does not allow changing its default logo, which every link's QR code can show; ask an owner or admin.";
+const WORKSPACE_LOGO_REFUSAL =
+  "Your role in this workspace does not allow changing its default logo, which every link's QR code can show; ask an owner or admin.";
 
 /** Sets a link's own logo: an edit of the link, so it needs the edit permission and a subscription. */
 export async function uploadLinkLogo(principal: Principal, linkId: string, request: Request): Promise<LogoResponse> {
@@ -37,12 +38,18 @@ export async function removeWorkspaceLogo(principal: Principal): Promise<void> {
 /** Downloading needs only the right to read the link, and no subscription. */
 export async function linkLogoDownload(principal: Principal, linkId: string): Promise<Download> {
   const link = await getLink(principal, linkId);
-  return download({ kind: "link", linkId: link.id }, "This link has no logo of its own; upload one with PUT /api/links/{id}/logo.");
+  return download(
+    { kind: "link", linkId: link.id },
+    "This link has no logo of its own; upload one with PUT /api/links/{id}/logo.",
+  );
 }
 
 export async function workspaceLogoDownload(principal: Principal): Promise<Download> {
   requirePermission(principal, "links.read", "Your role in this workspace does not allow reading its logo.");
-  return download({ kind: "workspace", workspaceId: principal.workspaceId }, "This workspace has no default logo; upload one with PUT /api/workspaces/logo.");
+  return download(
+    { kind: "workspace", workspaceId: principal.workspaceId },
+    "This workspace has no default logo; upload one with PUT /api/workspaces/logo.",
+  );
 }
 
 /** The refusals in the order a client can fix them: the body's type (415), the subscription (402), its size (413), its content (415/413). */

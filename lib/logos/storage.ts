@@ -40,8 +40,18 @@ const postgresLogoStorage: LogoStorage = {
     };
     // Prisma runs these as INSERT ... ON CONFLICT DO UPDATE: concurrent uploads leave one whole logo, the last.
     return owner.kind === "link"
-      ? db().linkLogo.upsert({ where: { linkId: owner.linkId }, create: { linkId: owner.linkId, ...row }, update: row, select: INFO_COLUMNS })
-      : db().workspaceLogo.upsert({ where: { workspaceId: owner.workspaceId }, create: { workspaceId: owner.workspaceId, ...row }, update: row, select: INFO_COLUMNS });
+      ? db().linkLogo.upsert({
+          where: { linkId: owner.linkId },
+          create: { linkId: owner.linkId, ...row },
+          update: row,
+          select: INFO_COLUMNS,
+        })
+      : db().workspaceLogo.upsert({
+          where: { workspaceId: owner.workspaceId },
+          create: { workspaceId: owner.workspaceId, ...row },
+          update: row,
+          select: INFO_COLUMNS,
+        });
   },
 
   async describe(owner) {

@@ -45,6 +45,7 @@ export async function serveMcp(request: Request, principal: Principal | null, me
 async function asApiFailure(response: Response): Promise<Response> {
   if (response.status < 400) return response;
   const body = (await response.json().catch(() => null)) as { error?: { message?: unknown } } | null;
-  const message = typeof body?.error?.message === "string" ? body.error.message : "The MCP transport could not handle this request";
+  const message =
+    typeof body?.error?.message === "string" ? body.error.message : "The MCP transport could not handle this request";
   return json({ error: /[.!?]$/.test(message) ? message : `${message}.` }, response.status);
 }

@@ -33,7 +33,9 @@ export type ToolSpec<Input extends z.ZodType = z.ZodType, Anyone extends boolean
   run(input: z.output<Input>, caller: Caller<Anyone>, context: CallContext): Promise<CallToolResult | object>;
 };
 
-export function defineTool<Input extends z.ZodType, Anyone extends boolean>(spec: ToolSpec<Input, Anyone>): ToolSpec<Input, Anyone> {
+export function defineTool<Input extends z.ZodType, Anyone extends boolean>(
+  spec: ToolSpec<Input, Anyone>,
+): ToolSpec<Input, Anyone> {
   return spec;
 }
 
@@ -99,7 +101,12 @@ export function describeTool(tool: ToolSpec): McpTool {
  * $defs, so the root is inlined and the other definitions stay beside it.
  */
 export function objectSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const { $schema: _dialect, $ref, $defs = {}, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io }) as Record<string, unknown> & {
+  const {
+    $schema: _dialect,
+    $ref,
+    $defs = {},
+    ...rest
+  } = z.toJSONSchema(schema, { target: "draft-2020-12", io }) as Record<string, unknown> & {
     $ref?: string;
     $defs?: Record<string, Record<string, unknown>>;
   };

@@ -19,7 +19,12 @@ import { linkArtwork } from "@/lib/qr/service";
 import { defineTool, type ToolSpec } from "./tool";
 
 /** The path parameter {id} of the link operations, as a tool argument. */
-const linkId = { id: z.string({ error: "must be a string" }).min(1, "must not be empty").meta({ description: "the link's id, as returned at creation" }) };
+const linkId = {
+  id: z
+    .string({ error: "must be a string" })
+    .min(1, "must not be empty")
+    .meta({ description: "the link's id, as returned at creation" }),
+};
 
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 
@@ -39,7 +44,8 @@ export const createLinkTool = defineTool({
 export const listLinksTool = defineTool({
   name: "list_links",
   title: "List links",
-  description: "Lists the workspace's live links, most recent first (archived links are left out), at most 200 per page; pass next_cursor as cursor for the next page.",
+  description:
+    "Lists the workspace's live links, most recent first (archived links are left out), at most 200 per page; pass next_cursor as cursor for the next page.",
   operation: linkOperations.listLinks,
   anyone: false,
   input: listLinksQuery,
@@ -76,7 +82,8 @@ export const repointLinkTool = defineTool({
 export const archiveLinkTool = defineTool({
   name: "archive_link",
   title: "Archive a link",
-  description: "Takes a link out of the list; its code keeps resolving. Archiving an archived link changes nothing. Needs no subscription.",
+  description:
+    "Takes a link out of the list; its code keeps resolving. Archiving an archived link changes nothing. Needs no subscription.",
   operation: linkOperations.archiveLink,
   anyone: false,
   input: z.strictObject(linkId),
@@ -134,7 +141,8 @@ export const listDomainsTool = defineTool({
 export const getAccountTool = defineTool({
   name: "get_account",
   title: "Describe the account",
-  description: "The workspace's plan, subscription status, billing cycle, links created this cycle, cap and remaining, and what the caller may do now (can).",
+  description:
+    "The workspace's plan, subscription status, billing cycle, links created this cycle, cap and remaining, and what the caller may do now (can).",
   operation: describeAccountOperation,
   anyone: false,
   input: z.strictObject({}),
@@ -147,7 +155,7 @@ export const buyLinkTool = defineTool({
   name: "buy_link",
   title: "Buy a permanent link (no account needed)",
   description:
-    "Buys one permanent short link with a machine payment; no credentials needed. The first call answers with a payment-required error carrying both challenges: MPP (_meta[\"org.paymentauth/credential\"] on the retry; mppx's McpClient does it) and x402 (_meta[\"x402/payment\"]). Pay either and call again with the same arguments: the result is the PaidLink, with api_key on the wallet's first purchase (use it as the Bearer credential to list and repoint the links it bought). Every check that can refuse the link (invalid destination or slug, slug taken, unsafe destination) is made before any challenge, so nothing is paid for a link that cannot be made; a payment buys exactly one link, however often it is sent.",
+    'Buys one permanent short link with a machine payment; no credentials needed. The first call answers with a payment-required error carrying both challenges: MPP (_meta["org.paymentauth/credential"] on the retry; mppx\'s McpClient does it) and x402 (_meta["x402/payment"]). Pay either and call again with the same arguments: the result is the PaidLink, with api_key on the wallet\'s first purchase (use it as the Bearer credential to list and repoint the links it bought). Every check that can refuse the link (invalid destination or slug, slug taken, unsafe destination) is made before any challenge, so nothing is paid for a link that cannot be made; a payment buys exactly one link, however often it is sent.',
   operation: linkOperations.createLink,
   anyone: true,
   input: createLinkBody,

@@ -14,7 +14,14 @@ const ROLE_WORDS: Record<Role, string> = {
   viewer: "a viewer (read-only)",
 };
 
-type Invitation = { email: string; role: Role; workspaceName: string; inviterEmail: string | null; token: string; expiresAt: Date };
+type Invitation = {
+  email: string;
+  role: Role;
+  workspaceName: string;
+  inviterEmail: string | null;
+  token: string;
+  expiresAt: Date;
+};
 
 /** The message an invited person receives: who invited them, to what, the link and when it expires. */
 export function invitationEmail(invitation: Invitation): OutgoingEmail {

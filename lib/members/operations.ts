@@ -1,9 +1,22 @@
 import { defineOperation, failure, ok } from "@/lib/http/operation";
-import { acceptedInvitationSchema, changeRoleBodySchema, invitedMemberSchema, inviteMemberBodySchema, memberListSchema, memberSchema } from "./schemas";
+import {
+  acceptedInvitationSchema,
+  changeRoleBodySchema,
+  invitedMemberSchema,
+  inviteMemberBodySchema,
+  memberListSchema,
+  memberSchema,
+} from "./schemas";
 
-const MEMBER_ID = { name: "id", in: "path", required: true, description: "a member's id (mem_…) or a pending invitation's id (inv_…), from GET /api/members" } as const;
+const MEMBER_ID = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "a member's id (mem_…) or a pending invitation's id (inv_…), from GET /api/members",
+} as const;
 
-const PEOPLE_NEED_A_SESSION = "An API key was sent (people are managed only with a session token), or your role does not allow this.";
+const PEOPLE_NEED_A_SESSION =
+  "An API key was sent (people are managed only with a session token), or your role does not allow this.";
 
 export const listMembers = defineOperation({
   method: "get",

@@ -4,13 +4,19 @@ import { epochMilliseconds } from "@/lib/http/schemas";
 import { roleSchema, workspaceMembershipSchema } from "@/lib/workspaces/schemas";
 
 export const memberStatusSchema = z.enum(["active", "invited", "expired"]).meta({
-  description: "active: a member; invited: an invitation waiting to be accepted; expired: an invitation whose link has expired (re-send or revoke it)",
+  description:
+    "active: a member; invited: an invitation waiting to be accepted; expired: an invitation whose link has expired (re-send or revoke it)",
 });
 
 export const memberSchema = z
   .object({
-    id: z.string().meta({ description: "mem_… for a member, inv_… for an invitation; the {id} of PATCH and DELETE /api/members/{id}" }),
-    email: z.string().nullable().meta({ description: "the member's e-mail address (null when their identity provider shares none)" }),
+    id: z
+      .string()
+      .meta({ description: "mem_… for a member, inv_… for an invitation; the {id} of PATCH and DELETE /api/members/{id}" }),
+    email: z
+      .string()
+      .nullable()
+      .meta({ description: "the member's e-mail address (null when their identity provider shares none)" }),
     role: roleSchema,
     status: memberStatusSchema,
     created_at: epochMilliseconds,
@@ -22,7 +28,8 @@ export const memberListSchema = z.object({ members: z.array(memberSchema) }).met
 export const invitedMemberSchema = memberSchema
   .extend({
     invite_url: z.string().optional().meta({
-      description: "only where no mail server is configured (SMTP_URL unset, outside production): the invitation link, for the inviter to pass on",
+      description:
+        "only where no mail server is configured (SMTP_URL unset, outside production): the invitation link, for the inviter to pass on",
     }),
   })
   .meta({ id: "InvitedMember" });
@@ -53,7 +60,9 @@ export const changeRoleBodySchema = z.strictObject({ role: roleSchema }).meta({ 
 
 export const acceptedInvitationSchema = z
   .object({
-    workspace: workspaceMembershipSchema.meta({ description: "the workspace joined; send its id as X-Workspace-Id to act there" }),
+    workspace: workspaceMembershipSchema.meta({
+      description: "the workspace joined; send its id as X-Workspace-Id to act there",
+    }),
     member: memberSchema,
   })
   .meta({ id: "AcceptedInvitation" });

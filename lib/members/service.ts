@@ -13,15 +13,23 @@ import { hashInvitationToken, newInvitationToken } from "./tokens";
 
 type SessionPrincipal = Extract<Principal, { kind: "session" }>;
 
-export type Member = { id: string; email: string | null; role: Role; status: "active" | "invited" | "expired"; created_at: number };
+export type Member = {
+  id: string;
+  email: string | null;
+  role: Role;
+  status: "active" | "invited" | "expired";
+  created_at: number;
+};
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 const PEOPLE_NEED_A_PERSON =
   "An API key cannot manage people; invite, change roles and remove members with an owner's or admin's session token.";
 const OWNERS_ONLY = "Only an owner can invite, promote, demote or remove an owner.";
-const LAST_OWNER = "A workspace must keep at least one owner: make someone else an owner before this owner leaves or changes role.";
-const PERSONAL_OWNER = "This is the member's personal workspace: they always stay its owner, so they cannot leave it, be removed or change role.";
+const LAST_OWNER =
+  "A workspace must keep at least one owner: make someone else an owner before this owner leaves or changes role.";
+const PERSONAL_OWNER =
+  "This is the member's personal workspace: they always stay its owner, so they cannot leave it, be removed or change role.";
 const NO_SUCH_MEMBER = "No member or pending invitation with this id exists in this workspace.";
 
 /** Members first, then pending invitations (expired ones too, until re-sent or revoked), each oldest first. */
@@ -80,7 +88,11 @@ export async function inviteMember(principal: Principal, input: InviteMemberInpu
  * answers 410 like any withdrawn one and the caller gets 404.
  */
 export async function resendInvitation(principal: Principal, id: string): Promise<Member & { invite_url?: string }> {
-  const inviter = requireManager(principal, "members.invite", "Only an owner or admin of this workspace can re-send invitations.");
+  const inviter = requireManager(
+    principal,
+    "members.invite",
+    "Only an owner or admin of this workspace can re-send invitations.",
+  );
   const previous = await findInvitationOrExplain(principal.workspaceId, id);
   if (previous.role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
   if (!emailAvailable()) throw new DomainError("not_configured", EMAIL_NOT_CONFIGURED);
@@ -89,7 +101,13 @@ export async function resendInvitation(principal: Principal, id: string): Promis
   const expiresAt = expiryFrom(now);
   const context = await messageContext(principal.workspaceId, inviter);
   const delivered = await deliver({ ...previous, expiresAt }, context, token);
-  const replacement = await store.replaceInvitation({ previous, tokenHash: hashInvitationToken(token), invitedByUserId: inviter.userId, now, expiresAt });
+  const replacement = await store.replaceInvitation({
+    previous,
+    tokenHash: hashInvitationToken(token),
+    invitedByUserId: inviter.userId,
+    now,
+    expiresAt,
+  });
   if (!replacement) throw notFound(NO_SUCH_MEMBER);
   return { ...presentInvitation(replacement), ...delivered };
 }
@@ -124,7 +142,12 @@ export async function removeMember(principal: Principal, id: string): Promise<vo
     requirePermission(principal, "members.invite", "Only an owner or admin of this workspace can revoke invitations.");
     const invitation = await findInvitationOrExplain(principal.workspaceId, id);
     if (invitation.role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
-    const revoked = await store.revokeInvitation(principal.workspaceId, id, new Date(clock().now()), can(principal, "members.manage_owners"));
+    const revoked = await store.revokeInvitation(
+      principal.workspaceId,
+      id,
+      new Date(clock().now()),
+      can(principal, "members.manage_owners"),
+    );
     if (!revoked) throw notFound(NO_SUCH_MEMBER);
     return;
   }
@@ -132,7 +155,11 @@ export async function removeMember(principal: Principal, id: string): Promise<vo
   if (!membership) throw notFound(NO_SUCH_MEMBER);
   const leaving = membership.userId === principal.userId;
   if (!leaving) {
-    requirePermission(principal, "members.remove", "Only an owner or admin of this workspace can remove members; anyone can leave.");
+    requirePermission(
+      principal,
+      "members.remove",
+      "Only an owner or admin of this workspace can remove members; anyone can leave.",
+    );
     if (membership.role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
   }
   const removed = await store.deleteMembership(principal.workspaceId, id, leaving || can(principal, "members.manage_owners"));
@@ -150,7 +177,8 @@ export async function acceptInvitation(principal: Principal, token: string) {
     throw forbidden("Accept an invitation signed in as the invited person (a session token); an API key cannot join workspaces.");
   }
   const invitation = await store.findInvitationByTokenHash(hashInvitationToken(token));
-  if (!invitation) throw notFound("This invitation link is not valid: check that it was copied whole, or ask for a new invitation.");
+  if (!invitation)
+    throw notFound("This invitation link is not valid: check that it was copied whole, or ask for a new invitation.");
   const now = new Date(clock().now());
   requireStillUsable(invitation, now);
   const user = await store.findUserEmail(principal.userId);
@@ -166,7 +194,13 @@ export async function acceptInvitation(principal: Principal, token: string) {
   ]);
   if (!membership) throw new Error("A membership created a moment ago could not be read back.");
   return {
-    workspace: { id: workspace.id, name: workspace.name, kind: workspace.kind, role: membership.role, created_at: workspace.createdAt.getTime() },
+    workspace: {
+      id: workspace.id,
+      name: workspace.name,
+      kind: workspace.kind,
+      role: membership.role,
+      created_at: workspace.createdAt.getTime(),
+    },
     member: presentMembership(membership),
   };
 }
@@ -174,7 +208,8 @@ export async function acceptInvitation(principal: Principal, token: string) {
 function requireStillUsable(invitation: InvitationRow, now: Date): void {
   if (invitation.acceptedAt) throw gone("This invitation has already been used; each invitation link works once.");
   if (invitation.revokedAt) throw gone("This invitation was revoked (or replaced by a newer one); ask for a new invitation.");
-  if (invitation.expiresAt <= now) throw gone("This invitation has expired; ask the workspace's owner or an admin to re-send it.");
+  if (invitation.expiresAt <= now)
+    throw gone("This invitation has expired; ask the workspace's owner or an admin to re-send it.");
 }
 
 function gone(message: string): DomainError {
@@ -182,7 +217,11 @@ function gone(message: string): DomainError {
 }
 
 /** People are managed only with a person's session, by a role the table allows. */
-function requireManager(principal: Principal, action: "members.invite" | "members.change_role", refusal: string): SessionPrincipal {
+function requireManager(
+  principal: Principal,
+  action: "members.invite" | "members.change_role",
+  refusal: string,
+): SessionPrincipal {
   if (principal.kind !== "session") throw forbidden(PEOPLE_NEED_A_PERSON);
   requirePermission(principal, action, refusal);
   return principal;
@@ -191,20 +230,27 @@ function requireManager(principal: Principal, action: "members.invite" | "member
 async function findInvitationOrExplain(workspaceId: string, id: string): Promise<InvitationRow> {
   const invitation = id.startsWith("inv_") ? await store.findPendingInvitation(workspaceId, id) : null;
   if (invitation) return invitation;
-  if (await store.findMembership(workspaceId, id)) throw new DomainError("conflict", "This id is a member, not an invitation: there is nothing to re-send.");
+  if (await store.findMembership(workspaceId, id))
+    throw new DomainError("conflict", "This id is a member, not an invitation: there is nothing to re-send.");
   throw notFound(NO_SUCH_MEMBER);
 }
 
 async function duplicateInvitation(workspaceId: string, email: string): Promise<DomainError> {
-  if (await store.isMemberAddress(workspaceId, email)) return new DomainError("conflict", "This address already belongs to a member of this workspace.");
-  return new DomainError("conflict", "This address already has a pending invitation to this workspace: re-send it (POST /api/members/{id}/resend) or revoke it.");
+  if (await store.isMemberAddress(workspaceId, email))
+    return new DomainError("conflict", "This address already belongs to a member of this workspace.");
+  return new DomainError(
+    "conflict",
+    "This address already has a pending invitation to this workspace: re-send it (POST /api/members/{id}/resend) or revoke it.",
+  );
 }
 
 /** Why the conditional change touched nothing: a personal workspace's user, the last owner, or the row went away. */
 async function refusalFor(principal: Principal, membership: MembershipRow): Promise<DomainError> {
-  if (await store.isPersonalWorkspaceOf(principal.workspaceId, membership.userId)) return new DomainError("conflict", PERSONAL_OWNER);
+  if (await store.isPersonalWorkspaceOf(principal.workspaceId, membership.userId))
+    return new DomainError("conflict", PERSONAL_OWNER);
   if (!(await store.findMembership(principal.workspaceId, membership.id))) return notFound(NO_SUCH_MEMBER);
-  if (membership.role === "owner" && (await store.countOwners(principal.workspaceId)) <= 1) return new DomainError("conflict", LAST_OWNER);
+  if (membership.role === "owner" && (await store.countOwners(principal.workspaceId)) <= 1)
+    return new DomainError("conflict", LAST_OWNER);
   return new DomainError("conflict", "This member changed meanwhile; read the member list and try again.");
 }
 
@@ -216,8 +262,18 @@ async function messageContext(workspaceId: string, inviter: SessionPrincipal): P
 }
 
 /** Sends the invitation's e-mail; where it was only logged (development), the link goes back to the inviter. */
-async function deliver(invitation: Pick<InvitationRow, "email" | "role" | "expiresAt">, context: MessageContext, token: string): Promise<{ invite_url?: string }> {
-  const message = invitationEmail({ ...context, email: invitation.email, role: invitation.role, token, expiresAt: invitation.expiresAt });
+async function deliver(
+  invitation: Pick<InvitationRow, "email" | "role" | "expiresAt">,
+  context: MessageContext,
+  token: string,
+): Promise<{ invite_url?: string }> {
+  const message = invitationEmail({
+    ...context,
+    email: invitation.email,
+    role: invitation.role,
+    token,
+    expiresAt: invitation.expiresAt,
+  });
   const delivery = await sendEmail(message);
   return delivery.via === "log" ? { invite_url: invitationUrl(token) } : {};
 }
@@ -227,10 +283,22 @@ function expiryFrom(now: Date): Date {
 }
 
 function presentMembership(membership: MembershipRow): Member {
-  return { id: membership.id, email: membership.email, role: membership.role, status: "active", created_at: membership.createdAt.getTime() };
+  return {
+    id: membership.id,
+    email: membership.email,
+    role: membership.role,
+    status: "active",
+    created_at: membership.createdAt.getTime(),
+  };
 }
 
 function presentInvitation(invitation: InvitationRow): Member {
   const expired = invitation.expiresAt.getTime() <= clock().now();
-  return { id: invitation.id, email: invitation.email, role: invitation.role, status: expired ? "expired" : "invited", created_at: invitation.createdAt.getTime() };
+  return {
+    id: invitation.id,
+    email: invitation.email,
+    role: invitation.role,
+    status: expired ? "expired" : "invited",
+    created_at: invitation.createdAt.getTime(),
+  };
 }

@@ -18,7 +18,16 @@ export type InvitationRow = {
 };
 
 const INVITATION_FIELDS = {
-  id: true, workspaceId: true, email: true, role: true, createdAt: true, sentAt: true, expiresAt: true, acceptedAt: true, revokedAt: true, tokenHash: true,
+  id: true,
+  workspaceId: true,
+  email: true,
+  role: true,
+  createdAt: true,
+  sentAt: true,
+  expiresAt: true,
+  acceptedAt: true,
+  revokedAt: true,
+  tokenHash: true,
 } as const;
 
 export async function listMemberships(workspaceId: string): Promise<MembershipRow[]> {
@@ -66,7 +75,15 @@ export async function isMemberAddress(workspaceId: string, email: string): Promi
   return count > 0;
 }
 
-type NewInvitation = { workspaceId: string; email: string; role: Role; tokenHash: string; invitedByUserId: string; now: Date; expiresAt: Date };
+type NewInvitation = {
+  workspaceId: string;
+  email: string;
+  role: Role;
+  tokenHash: string;
+  invitedByUserId: string;
+  now: Date;
+  expiresAt: Date;
+};
 
 /**
  * Records an invitation unless the address already belongs to a member or has a pending
@@ -106,7 +123,13 @@ type Replacement = { previous: InvitationRow; tokenHash: string; invitedByUserId
  * same address and role takes its place, with a new id, token and expiry. Null when the previous
  * one was no longer pending.
  */
-export function replaceInvitation({ previous, tokenHash, invitedByUserId, now, expiresAt }: Replacement): Promise<InvitationRow | null> {
+export function replaceInvitation({
+  previous,
+  tokenHash,
+  invitedByUserId,
+  now,
+  expiresAt,
+}: Replacement): Promise<InvitationRow | null> {
   return db().$transaction(async (tx) => {
     const { count } = await tx.invitation.updateMany({
       where: { id: previous.id, workspaceId: previous.workspaceId, acceptedAt: null, revokedAt: null },
@@ -138,13 +161,24 @@ function pendingInvitation(workspaceId: string, id: string, mayTouchOwners: bool
   return { id, workspaceId, acceptedAt: null, revokedAt: null, ...(mayTouchOwners ? {} : { role: { not: "owner" as const } }) };
 }
 
-export async function changeInvitationRole(workspaceId: string, id: string, role: Role, mayTouchOwners: boolean): Promise<InvitationRow | null> {
-  const { count } = await db().invitation.updateMany({ where: pendingInvitation(workspaceId, id, mayTouchOwners), data: { role } });
+export async function changeInvitationRole(
+  workspaceId: string,
+  id: string,
+  role: Role,
+  mayTouchOwners: boolean,
+): Promise<InvitationRow | null> {
+  const { count } = await db().invitation.updateMany({
+    where: pendingInvitation(workspaceId, id, mayTouchOwners),
+    data: { role },
+  });
   return count === 0 ? null : db().invitation.findUniqueOrThrow({ where: { id }, select: INVITATION_FIELDS });
 }
 
 export async function revokeInvitation(workspaceId: string, id: string, now: Date, mayTouchOwners: boolean): Promise<boolean> {
-  const { count } = await db().invitation.updateMany({ where: pendingInvitation(workspaceId, id, mayTouchOwners), data: { revokedAt: now } });
+  const { count } = await db().invitation.updateMany({
+    where: pendingInvitation(workspaceId, id, mayTouchOwners),
+    data: { revokedAt: now },
+  });
   return count > 0;
 }
 
@@ -164,7 +198,12 @@ async function withOwnersLocked<T>(workspaceId: string, change: (tx: DbClient) =
 }
 
 /** Sets a member's role; null when refused (last owner, personal workspace's user, or an owner the caller may not touch) or gone. */
-export function updateMembershipRole(workspaceId: string, id: string, role: Role, mayTouchOwners: boolean): Promise<{ id: string } | null> {
+export function updateMembershipRole(
+  workspaceId: string,
+  id: string,
+  role: Role,
+  mayTouchOwners: boolean,
+): Promise<{ id: string } | null> {
   return withOwnersLocked(workspaceId, async (tx) => {
     const rows = await tx.$queryRaw<{ id: string }[]>`
       UPDATE memberships m SET role = ${role}::"Role"
@@ -239,5 +278,8 @@ export async function findMembershipOfUser(workspaceId: string, userId: string):
 }
 
 export async function workspaceSummary(workspaceId: string) {
-  return db().workspace.findUniqueOrThrow({ where: { id: workspaceId }, select: { id: true, name: true, kind: true, createdAt: true } });
+  return db().workspace.findUniqueOrThrow({
+    where: { id: workspaceId },
+    select: { id: true, name: true, kind: true, createdAt: true },
+  });
 }

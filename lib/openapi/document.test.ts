@@ -30,14 +30,18 @@ afterAll(() => {
 
 function operations(doc: ApiDocument): [string, ApiOperation][] {
   return Object.entries(doc.paths).flatMap(([path, item]) =>
-    HTTP_METHODS.flatMap((method) => (item[method] ? [[`${method.toUpperCase()} ${path}`, item[method]] as [string, ApiOperation]] : [])),
+    HTTP_METHODS.flatMap((method) =>
+      item[method] ? [[`${method.toUpperCase()} ${path}`, item[method]] as [string, ApiOperation]] : [],
+    ),
   );
 }
 
 function collectRefs(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(collectRefs);
   if (value === null || typeof value !== "object") return [];
-  return Object.entries(value).flatMap(([key, child]) => (key === "$ref" && typeof child === "string" ? [child] : collectRefs(child)));
+  return Object.entries(value).flatMap(([key, child]) =>
+    key === "$ref" && typeof child === "string" ? [child] : collectRefs(child),
+  );
 }
 
 /** Follows a local JSON Pointer (RFC 6901); undefined when any step is missing. */
@@ -47,7 +51,10 @@ function resolvePointer(root: unknown, ref: string): unknown {
     .slice(2)
     .split("/")
     .map((token) => decodeURIComponent(token).replaceAll("~1", "/").replaceAll("~0", "~"))
-    .reduce<unknown>((node, token) => (node !== null && typeof node === "object" ? (node as Record<string, unknown>)[token] : undefined), root);
+    .reduce<unknown>(
+      (node, token) => (node !== null && typeof node === "object" ? (node as Record<string, unknown>)[token] : undefined),
+      root,
+    );
 }
 
 function componentSchema(id: string): JsonSchema {
@@ -85,18 +92,25 @@ describe("OpenAPI document", () => {
     for (const [name, op] of operations(document)) {
       const statuses = Object.keys(op.responses);
       expect(op.summary, name).not.toBe("");
-      expect(statuses.some((status) => status.startsWith("2")), name).toBe(true);
+      expect(
+        statuses.some((status) => status.startsWith("2")),
+        name,
+      ).toBe(true);
       const failures = statuses.filter((status) => Number(status) >= 400);
       expect(failures.length, name).toBeGreaterThan(0);
       for (const status of failures) {
         const body = status === "402" ? "PaymentRequired" : "Error";
-        expect(op.responses[status]?.content?.["application/json"]?.schema, `${name} ${status}`).toEqual({ $ref: `#/components/schemas/${body}` });
+        expect(op.responses[status]?.content?.["application/json"]?.schema, `${name} ${status}`).toEqual({
+          $ref: `#/components/schemas/${body}`,
+        });
       }
     }
   });
 
   it("answers 401 and accepts X-Workspace-Id on every bearer operation", () => {
-    const bearerOperations = operations(document).filter(([, op]) => op.security.some((requirement) => "bearerAuth" in requirement));
+    const bearerOperations = operations(document).filter(([, op]) =>
+      op.security.some((requirement) => "bearerAuth" in requirement),
+    );
     expect(bearerOperations.length).toBeGreaterThan(0);
     for (const [name, op] of bearerOperations) {
       expect(op.responses["401"], name).toBeDefined();
@@ -114,18 +128,28 @@ describe("OpenAPI document", () => {
       "x-credentials": "none",
       requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/RecoverKeyRequest" } } } },
     });
-    expect(Object.keys(document.paths["/api/machine-accounts/key"]?.post?.responses ?? {})).toEqual(expect.arrayContaining(["200", "400", "401", "404", "410", "429"]));
+    expect(Object.keys(document.paths["/api/machine-accounts/key"]?.post?.responses ?? {})).toEqual(
+      expect.arrayContaining(["200", "400", "401", "404", "410", "429"]),
+    );
     expect(document.paths["/api/links"]?.post?.["x-credentials"]).toBe("api_key_or_session");
   });
 
   it("marks creating a link as payable without an account: x-payment, the payment scheme, a 402 with both challenge headers", () => {
     const create = document.paths["/api/links"]?.post;
-    expect(create?.["x-payment"]).toMatchObject({ protocols: ["mpp", "x402"], price: "0.50", currency: "USDC", network: "eip155:84532", docs: "https://links.example/docs/payments" });
+    expect(create?.["x-payment"]).toMatchObject({
+      protocols: ["mpp", "x402"],
+      price: "0.50",
+      currency: "USDC",
+      network: "eip155:84532",
+      docs: "https://links.example/docs/payments",
+    });
     expect(create?.security).toEqual([{ bearerAuth: [] }, { paymentAuth: [] }, {}]);
     expect(document.components.securitySchemes.paymentAuth).toMatchObject({ type: "http", scheme: "payment" });
     expect(Object.keys(create?.responses["402"]?.headers ?? {})).toEqual(["WWW-Authenticate", "PAYMENT-REQUIRED"]);
     expect(Object.keys(create?.responses["201"]?.headers ?? {})).toEqual(["Payment-Receipt", "PAYMENT-RESPONSE"]);
-    expect(componentSchema("PaidLink").required).toEqual(expect.arrayContaining(["id", "slug", "destination", "host", "status", "short_url", "receipt"]));
+    expect(componentSchema("PaidLink").required).toEqual(
+      expect.arrayContaining(["id", "slug", "destination", "host", "status", "short_url", "receipt"]),
+    );
     expect(componentSchema("PaymentRequired").required).toEqual(["error", "price", "currency", "pay", "docs"]);
   });
 
@@ -135,12 +159,27 @@ describe("OpenAPI document", () => {
     expect(checkout.required ?? []).toEqual([]);
     expect(checkout.properties?.plan).toMatchObject({ enum: ["starter", "unlimited"], default: "unlimited" });
     expect(checkout.properties?.interval).toMatchObject({ enum: ["month", "year"], default: "month" });
-    expect(document.paths["/api/billing/checkout"]?.post?.responses["200"]?.content?.["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/CheckoutResponse" });
+    expect(document.paths["/api/billing/checkout"]?.post?.responses["200"]?.content?.["application/json"]?.schema).toEqual({
+      $ref: "#/components/schemas/CheckoutResponse",
+    });
     expect(document.paths["/api/billing/portal"]?.post?.responses["200"]).toBeDefined();
     expect(document.paths["/api/billing/webhook"]?.post?.["x-credentials"]).toBe("stripe_signature");
-    expect(componentSchema("Account").required).toEqual(expect.arrayContaining(["plan", "interval", "status", "cycle_start", "cycle_end", "links_created_this_cycle", "cap", "can"]));
+    expect(componentSchema("Account").required).toEqual(
+      expect.arrayContaining([
+        "plan",
+        "interval",
+        "status",
+        "cycle_start",
+        "cycle_end",
+        "links_created_this_cycle",
+        "cap",
+        "can",
+      ]),
+    );
     for (const operation of [document.paths["/api/links"]?.post, document.paths["/api/links/{id}"]?.patch]) {
-      expect(operation?.responses["402"]?.content?.["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/PaymentRequired" });
+      expect(operation?.responses["402"]?.content?.["application/json"]?.schema).toEqual({
+        $ref: "#/components/schemas/PaymentRequired",
+      });
     }
     expect(document.paths["/api/links/{id}"]?.delete?.responses["402"]).toBeUndefined();
   });
@@ -157,12 +196,25 @@ describe("OpenAPI document", () => {
     expect(Object.keys(qr?.responses["200"]?.content ?? {})).toEqual(["image/svg+xml", "image/png"]);
     expect(Object.keys(qr?.responses["200"]?.headers ?? {})).toEqual(["ETag", "Cache-Control", "Content-Disposition"]);
     expect(qr?.responses["304"]).toBeDefined();
-    expect(qr?.parameters).toContainEqual(expect.objectContaining({ name: "size", in: "query", schema: expect.objectContaining({ minimum: 64, maximum: 4096, default: 1024 }) }));
-    expect(qr?.parameters).toContainEqual(expect.objectContaining({ name: "fg", in: "query", schema: expect.objectContaining({ default: "#000000" }) }));
+    expect(qr?.parameters).toContainEqual(
+      expect.objectContaining({
+        name: "size",
+        in: "query",
+        schema: expect.objectContaining({ minimum: 64, maximum: 4096, default: 1024 }),
+      }),
+    );
+    expect(qr?.parameters).toContainEqual(
+      expect.objectContaining({ name: "fg", in: "query", schema: expect.objectContaining({ default: "#000000" }) }),
+    );
     for (const path of ["/api/links/{id}/logo", "/api/workspaces/logo"] as const) {
       const item = document.paths[path];
       expect(Object.keys(item?.get?.responses["200"]?.content ?? {})).toEqual(["image/png"]);
-      expect(Object.keys(item?.put?.requestBody?.content ?? {})).toEqual(["image/png", "image/jpeg", "image/webp", "image/svg+xml"]);
+      expect(Object.keys(item?.put?.requestBody?.content ?? {})).toEqual([
+        "image/png",
+        "image/jpeg",
+        "image/webp",
+        "image/svg+xml",
+      ]);
       expect(item?.put?.responses["200"]?.content?.["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/Logo" });
       expect(Object.keys(item?.put?.responses ?? {})).toEqual(expect.arrayContaining(["402", "413", "415"]));
       expect(item?.delete?.responses["204"]).toBeDefined();
@@ -178,7 +230,9 @@ describe("OpenAPI document", () => {
 
   it("documents the limit query parameter of the list with its bounds", () => {
     const list = document.paths["/api/links"]?.get;
-    expect(list?.parameters).toContainEqual(expect.objectContaining({ name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200 } }));
+    expect(list?.parameters).toContainEqual(
+      expect.objectContaining({ name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200 } }),
+    );
   });
 });
 

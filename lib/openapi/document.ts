@@ -18,7 +18,15 @@ import * as billing from "@/lib/billing/operations";
 import * as domains from "@/lib/domains/operations";
 import { config } from "@/lib/config";
 import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
-import { type AuthMode, defineOperation, type HttpMethod, failure, type OperationSpec, RATE_LIMIT_HEADERS, type ResponseSpec } from "@/lib/http/operation";
+import {
+  type AuthMode,
+  defineOperation,
+  type HttpMethod,
+  failure,
+  type OperationSpec,
+  RATE_LIMIT_HEADERS,
+  type ResponseSpec,
+} from "@/lib/http/operation";
 import * as links from "@/lib/links/operations";
 import * as logos from "@/lib/logos/operations";
 import * as mcp from "@/lib/mcp/operations";
@@ -95,7 +103,15 @@ export const OPERATIONS: readonly OperationSpec[] = [
  * What `x-credentials` says: which bearer credentials an operation accepts (OpenAPI's one bearer
  * scheme cannot tell the workspace credentials apart); operator and cron are the deployment's secrets.
  */
-export type Credentials = "api_key_or_session" | "optional_api_key_or_session" | "api_key" | "session" | "none" | "operator" | "cron" | "stripe_signature";
+export type Credentials =
+  | "api_key_or_session"
+  | "optional_api_key_or_session"
+  | "api_key"
+  | "session"
+  | "none"
+  | "operator"
+  | "cron"
+  | "stripe_signature";
 
 const CREDENTIALS: Record<AuthMode, Credentials> = {
   workspace: "api_key_or_session",
@@ -112,8 +128,6 @@ const CREDENTIALS: Record<AuthMode, Credentials> = {
 };
 
 export type JsonSchema = z.core.JSONSchema.JSONSchema;
-
-
 
 /** OpenAPI's operation, with what this document always fills in and its two extensions. */
 export type ApiOperation = Omit<OperationObject, "parameters" | "requestBody" | "responses"> & {
@@ -135,7 +149,12 @@ export type ApiParameter = Omit<ParameterObject, "schema"> & { schema: JsonSchem
 export type ApiDocument = Omit<OpenAPIObject, "paths" | "components" | "servers"> & {
   servers: ServerObject[];
   paths: Record<string, Partial<Record<HttpMethod, ApiOperation>>>;
-  components: { schemas: Record<string, JsonSchema>; securitySchemes: NonNullable<NonNullable<OpenAPIObject["components"]>["securitySchemes"]>; parameters: Record<string, ApiParameter>; headers: Record<string, HeaderObject> };
+  components: {
+    schemas: Record<string, JsonSchema>;
+    securitySchemes: NonNullable<NonNullable<OpenAPIObject["components"]>["securitySchemes"]>;
+    parameters: Record<string, ApiParameter>;
+    headers: Record<string, HeaderObject>;
+  };
 };
 
 const BEARER: SecurityRequirementObject[] = [{ bearerAuth: [] }];
@@ -155,11 +174,22 @@ const TAGS: TagObject[] = [
   { name: "Links", description: "Create, read, repoint and archive permanent short links." },
   { name: "QR codes", description: "A link's QR artwork, and the centre logos it can carry." },
   { name: "Analytics", description: "Scan counts by day, hour, country, device, browser, OS, referrer, source and link." },
-  { name: "API keys", description: "Mint, rotate and revoke the workspace's API key; recover a machine account's key by signing in with its wallet." },
+  {
+    name: "API keys",
+    description:
+      "Mint, rotate and revoke the workspace's API key; recover a machine account's key by signing in with its wallet.",
+  },
   { name: "Workspaces", description: "Workspaces, their members and roles, and invitations by e-mail." },
-  { name: "Billing", description: "Subscriptions in Australian dollars: checkout, the billing portal, the account's tier and quota, and Stripe's webhook." },
+  {
+    name: "Billing",
+    description:
+      "Subscriptions in Australian dollars: checkout, the billing portal, the account's tier and quota, and Stripe's webhook.",
+  },
   { name: "Abuse", description: "Reporting abusive links, and the operator's review of them." },
-  { name: "Agents", description: "The MCP server: the same capabilities as tools, and a paid tool that buys a link without an account." },
+  {
+    name: "Agents",
+    description: "The MCP server: the same capabilities as tools, and a paid tool that buys a link without an account.",
+  },
   { name: "Operations", description: "Jobs the deployment runs on a schedule." },
   { name: "Meta", description: "This description of the API." },
 ];
@@ -172,7 +202,10 @@ export function openApiDocument(): ApiDocument {
   return {
     openapi: "3.1.1",
     info: { title: "Permalink API", version: API_VERSION, description: apiDescription() },
-    "x-service-info": { categories: ["links", "qr-codes"], docs: { homepage: BASE_URL, apiReference: `${BASE_URL}/docs`, llms: `${BASE_URL}/llms.txt` } },
+    "x-service-info": {
+      categories: ["links", "qr-codes"],
+      docs: { homepage: BASE_URL, apiReference: `${BASE_URL}/docs`, llms: `${BASE_URL}/llms.txt` },
+    },
     servers: [{ url: BASE_URL, description: "this deployment" }],
     tags: TAGS,
     paths: paths(schemas),
@@ -184,12 +217,21 @@ export function openApiDocument(): ApiDocument {
           scheme: "bearer",
           description: `An API key (\`${API_KEY_PREFIX}_…\`) or a session JWT from the dashboard's identity provider. Both resolve to the same workspace and behave identically, except that only a session token can claim or revoke a key, and only a key can rotate itself.`,
         },
-        operatorAuth: { type: "http", scheme: "bearer", description: "The deployment's OPERATOR_TOKEN, held by the people who review abuse." },
-        cronAuth: { type: "http", scheme: "bearer", description: "The deployment's CRON_SECRET, which Vercel Cron sends with each scheduled call." },
+        operatorAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: "The deployment's OPERATOR_TOKEN, held by the people who review abuse.",
+        },
+        cronAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: "The deployment's CRON_SECRET, which Vercel Cron sends with each scheduled call.",
+        },
         paymentAuth: {
           type: "http",
           scheme: "payment",
-          description: "A machine payment answering the 402 challenge: an MPP credential (`Authorization: Payment <credential>`), or an x402 payload (`PAYMENT-SIGNATURE`, also accepted as `Authorization: Payment`). No account needed.",
+          description:
+            "A machine payment answering the 402 challenge: an MPP credential (`Authorization: Payment <credential>`), or an x402 payload (`PAYMENT-SIGNATURE`, also accepted as `Authorization: Payment`). No account needed.",
         },
       },
       parameters: { WorkspaceId: WORKSPACE_ID_PARAMETER },
@@ -203,7 +245,7 @@ function apiDescription(): string {
     "Permanent short links and QR codes. A code that has been issued never stops resolving: not when its destination changes, not when a subscription lapses, not when the link is archived.",
     "Every new link starts in quarantine (status 1): it resolves normally, but each resolution runs a live safety check until the link is released (three clean checks and at least seven days old). Destinations on internal or private addresses, cloud metadata endpoints, or carrying userinfo are refused.",
     "A link whose destination a live check finds malicious, or that an operator blocks, goes to abuse (status 2): it no longer redirects, and its short URL shows a warning page with the reason. Abuse reports alone never block a link: they trigger a live check and queue the link for an operator.",
-    "Every failure has the body `{ \"error\": string }` with a real HTTP status code; the string is a sentence for a human, not something to switch on. Unknown paths under /api answer 404 with the same body.",
+    'Every failure has the body `{ "error": string }` with a real HTTP status code; the string is a sentence for a human, not something to switch on. Unknown paths under /api answer 404 with the same body.',
     "Creating and editing links with an API key or session token needs an active subscription (billed in Australian dollars: starter 19 a month with 100 new links per billing cycle, or unlimited 49 a month or 490 a year). Without one they answer 402 with a PaymentRequired body whose pay field names the way forward; signing in, listing, archiving, the billing portal and the resolution of every existing link never depend on it.",
     "An agent without an account buys one permanent link by answering the HTTP 402 payment challenge of POST /api/links (MPP or x402, see x-payment and /docs/payments); its first paid link also returns an API key for its machine account.",
   ].join("\n\n");
@@ -221,7 +263,11 @@ function paths(schemas: SchemaCollector): ApiDocument["paths"] {
 /** The declaration, plus what every operation of its kind shares: auth failures, 413 on bodies, 429 on writes, 500. */
 function operationObject(spec: OperationSpec, schemas: SchemaCollector): ApiOperation {
   const credentials = CREDENTIALS[spec.auth];
-  const workspaceBearer = credentials === "api_key_or_session" || credentials === "optional_api_key_or_session" || credentials === "api_key" || credentials === "session";
+  const workspaceBearer =
+    credentials === "api_key_or_session" ||
+    credentials === "optional_api_key_or_session" ||
+    credentials === "api_key" ||
+    credentials === "session";
   const declared: Record<string, ResponseSpec> = { ...spec.responses, ...AUTH_FAILURES[credentials], 500: INTERNAL_FAILURE };
   if (spec.body) declared[413] = failure(`The request body is larger than ${MAX_JSON_BODY_BYTES / 1024} KiB.`);
   if (spec.write) declared[429] = spec.auth === "public" ? clientWriteLimit() : tooManyWrites();
@@ -243,12 +289,16 @@ function operationObject(spec: OperationSpec, schemas: SchemaCollector): ApiOper
     ],
     ...(spec.body && { requestBody: { required: true, content: jsonContent(schemas.reference(spec.body, "input")) } }),
     ...(spec.uploads && { requestBody: { required: true, content: fileContent(spec.uploads) } }),
-    responses: Object.fromEntries(Object.entries(declared).map(([status, response]) => [status, responseObject(response, schemas)])),
+    responses: Object.fromEntries(
+      Object.entries(declared).map(([status, response]) => [status, responseObject(response, schemas)]),
+    ),
   };
 }
 
 function responseObject(response: ResponseSpec, schemas: SchemaCollector): ResponseObject {
-  const headers = response.headers && Object.fromEntries(Object.entries(response.headers).map(([name, component]) => [name, ref("headers", component)]));
+  const headers =
+    response.headers &&
+    Object.fromEntries(Object.entries(response.headers).map(([name, component]) => [name, ref("headers", component)]));
   return {
     description: response.description,
     ...(headers && { headers }),
@@ -274,7 +324,15 @@ function paymentInfo(path: string): Pick<ApiOperation, "x-payment-info"> {
 }
 
 /** The price and the ways to pay, from the configuration (the recipient is named in each challenge). */
-function paymentExtension(): { protocols: ("mpp" | "x402")[]; price: string; currency: string; network: string; asset: string; challenge: string; docs: string } {
+function paymentExtension(): {
+  protocols: ("mpp" | "x402")[];
+  price: string;
+  currency: string;
+  network: string;
+  asset: string;
+  challenge: string;
+  docs: string;
+} {
   const { LINK_PRICE, PAYMENT_ASSET_NAME, PAYMENT_NETWORK, PAYMENT_ASSET, BASE_URL } = config();
   return {
     protocols: ["mpp", "x402"],
@@ -297,7 +355,10 @@ function tooManyWrites(): ResponseSpec {
 
 /** Callers without an account share one write budget per client address. */
 function clientWriteLimit(): ResponseSpec {
-  return failure(`Too many writes this minute from your address (limit ${config().WRITE_RATE_LIMIT_PER_MINUTE} a minute).`, RATE_LIMIT_HEADERS);
+  return failure(
+    `Too many writes this minute from your address (limit ${config().WRITE_RATE_LIMIT_PER_MINUTE} a minute).`,
+    RATE_LIMIT_HEADERS,
+  );
 }
 
 const UNAUTHORIZED = failure(
@@ -322,7 +383,9 @@ const AUTH_FAILURES: Record<Credentials, Record<string, ResponseSpec>> = {
   operator: deploymentSecretFailures("OPERATOR_TOKEN"),
   cron: deploymentSecretFailures("CRON_SECRET"),
   stripe_signature: {
-    400: failure("The Stripe-Signature header is missing, or does not match the payload and STRIPE_WEBHOOK_SECRET, or is too old."),
+    400: failure(
+      "The Stripe-Signature header is missing, or does not match the payload and STRIPE_WEBHOOK_SECRET, or is too old.",
+    ),
     503: failure("This deployment does not bill through Stripe."),
   },
 };
@@ -331,31 +394,58 @@ const INTERNAL_FAILURE = failure("Something went wrong on the service's side; th
 
 const RESPONSE_HEADERS: Record<string, HeaderObject> = {
   PaymentChallenge: {
-    description: "The MPP challenge: `Payment id=…, realm=…, method=\"evm\", intent=\"charge\", request=…, expires=…, opaque=…` (request: price, asset, recipient and chain, covered by the id's HMAC; opaque: a hash of the destination and the slug; expires within five minutes).",
+    description:
+      'The MPP challenge: `Payment id=…, realm=…, method="evm", intent="charge", request=…, expires=…, opaque=…` (request: price, asset, recipient and chain, covered by the id\'s HMAC; opaque: a hash of the destination and the slug; expires within five minutes).',
     schema: { type: "string" },
   },
-  PaymentRequired: { description: "The x402 version 2 challenge: base64 JSON `{x402Version: 2, resource, accepts: [{scheme: \"exact\", network, amount, asset, payTo, maxTimeoutSeconds, extra}]}`.", schema: { type: "string" } },
-  PaymentReceipt: { description: "On a paid 201: base64url JSON `{status: \"success\", method: \"evm\", reference, timestamp}`; reference is the settlement transaction, also the body's receipt.", schema: { type: "string" } },
-  PaymentResponse: { description: "On a 201 paid with x402: base64 JSON `{success: true, transaction, network, payer}`.", schema: { type: "string" } },
+  PaymentRequired: {
+    description:
+      'The x402 version 2 challenge: base64 JSON `{x402Version: 2, resource, accepts: [{scheme: "exact", network, amount, asset, payTo, maxTimeoutSeconds, extra}]}`.',
+    schema: { type: "string" },
+  },
+  PaymentReceipt: {
+    description:
+      'On a paid 201: base64url JSON `{status: "success", method: "evm", reference, timestamp}`; reference is the settlement transaction, also the body\'s receipt.',
+    schema: { type: "string" },
+  },
+  PaymentResponse: {
+    description: "On a 201 paid with x402: base64 JSON `{success: true, transaction, network, payer}`.",
+    schema: { type: "string" },
+  },
   WWWAuthenticate: { description: 'The Bearer challenge: `Bearer realm="api"`.', schema: { type: "string" } },
   RetryAfter: { description: "Seconds until the write budget refills.", schema: { type: "integer", minimum: 1 } },
-  RateLimitPolicy: { description: "The write policy, as in the IETF RateLimit headers draft: quota `q` per window `w` seconds.", schema: { type: "string" } },
+  RateLimitPolicy: {
+    description: "The write policy, as in the IETF RateLimit headers draft: quota `q` per window `w` seconds.",
+    schema: { type: "string" },
+  },
   RateLimit: { description: "Remaining writes `r` and seconds until reset `t`.", schema: { type: "string" } },
-  ETag: { description: "A hash of the content; send it back in If-None-Match to get 304 while it is current.", schema: { type: "string" } },
-  DownloadCacheControl: { description: "`private, no-cache`: a client may keep a copy but revalidates it (If-None-Match) before use.", schema: { type: "string" } },
-  ContentDisposition: { description: "`attachment; filename=\"…\"` with a file name that says what the file is.", schema: { type: "string" } },
+  ETag: {
+    description: "A hash of the content; send it back in If-None-Match to get 304 while it is current.",
+    schema: { type: "string" },
+  },
+  DownloadCacheControl: {
+    description: "`private, no-cache`: a client may keep a copy but revalidates it (If-None-Match) before use.",
+    schema: { type: "string" },
+  },
+  ContentDisposition: {
+    description: '`attachment; filename="…"` with a file name that says what the file is.',
+    schema: { type: "string" },
+  },
 };
 
 const WORKSPACE_ID_PARAMETER: ApiParameter = {
   name: "X-Workspace-Id",
   in: "header",
   required: false,
-  description: "Selects the workspace when a session token can reach several. An API key belongs to exactly one workspace and ignores it. Naming a workspace you are not a member of gives 401.",
+  description:
+    "Selects the workspace when a session token can reach several. An API key belongs to exactly one workspace and ignores it. Naming a workspace you are not a member of gives 401.",
   schema: { type: "string" },
 };
 
 function declaredParameters(spec: OperationSpec, where: "path" | "header"): ApiParameter[] {
-  return (spec.parameters ?? []).filter((parameter) => parameter.in === where).map((parameter) => ({ ...parameter, schema: { type: "string" } }));
+  return (spec.parameters ?? [])
+    .filter((parameter) => parameter.in === where)
+    .map((parameter) => ({ ...parameter, schema: { type: "string" } }));
 }
 
 function queryParameters(schema: z.ZodObject, descriptions: Readonly<Record<string, string>>): ApiParameter[] {
@@ -363,7 +453,13 @@ function queryParameters(schema: z.ZodObject, descriptions: Readonly<Record<stri
   const required = new Set(converted.required ?? []);
   return Object.entries(converted.properties ?? {}).map(([name, property]) => {
     const { description, ...propertySchema } = property as JsonSchema;
-    return { name, in: "query", required: required.has(name), description: descriptions[name] ?? description, schema: propertySchema };
+    return {
+      name,
+      in: "query",
+      required: required.has(name),
+      description: descriptions[name] ?? description,
+      schema: propertySchema,
+    };
   });
 }
 
@@ -372,7 +468,9 @@ function jsonContent(schema: SchemaObject | ReferenceObject) {
 }
 
 function fileContent(mediaTypes: readonly string[]) {
-  return Object.fromEntries(mediaTypes.map((type) => [type, { schema: { type: "string", contentMediaType: type } as SchemaObject }]));
+  return Object.fromEntries(
+    mediaTypes.map((type) => [type, { schema: { type: "string", contentMediaType: type } as SchemaObject }]),
+  );
 }
 
 function ref(section: "schemas" | "parameters" | "headers", name: string): ReferenceObject {
@@ -390,7 +488,8 @@ class SchemaCollector {
 
   /** A reference to the schema's component; a schema without an id is written in place. */
   reference(schema: z.ZodType, io: "input" | "output"): SchemaObject | ReferenceObject {
-    if (typeof schema.meta()?.id !== "string") return withoutDialectKeywords(z.toJSONSchema(schema, { target: "draft-2020-12", io })) as SchemaObject;
+    if (typeof schema.meta()?.id !== "string")
+      return withoutDialectKeywords(z.toJSONSchema(schema, { target: "draft-2020-12", io })) as SchemaObject;
     this.used[io].add(schema);
     return ref("schemas", schemaId(schema));
   }
@@ -413,7 +512,9 @@ function convertSchemas(schemas: z.ZodType[], io: "input" | "output"): Record<st
   const { [SHARED]: shared, ...named } = converted.schemas;
   // A schema with an id that is only nested in others (a list's item) comes out under __shared; it is a component too.
   const all = { ...named, ...(shared?.$defs ?? {}) } as Record<string, JsonSchema>;
-  const components = JSON.parse(JSON.stringify(all).replaceAll(`#/components/schemas/${SHARED}#/$defs/`, "#/components/schemas/")) as Record<string, JsonSchema>;
+  const components = JSON.parse(
+    JSON.stringify(all).replaceAll(`#/components/schemas/${SHARED}#/$defs/`, "#/components/schemas/"),
+  ) as Record<string, JsonSchema>;
   return Object.fromEntries(Object.entries(components).map(([id, schema]) => [id, withoutDialectKeywords(schema)]));
 }
 

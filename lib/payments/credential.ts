@@ -64,7 +64,8 @@ export function readToolCallCredential(meta: Record<string, unknown> | undefined
     return readPaymentCredential(new Request("http://mcp.invalid/", { headers: { authorization: header } }));
   }
   if (x402 !== undefined) {
-    if (typeof x402 !== "object" || x402 === null) return malformed("it is not an x402 payment payload with an EIP-3009 authorization");
+    if (typeof x402 !== "object" || x402 === null)
+      return malformed("it is not an x402 payment payload with an EIP-3009 authorization");
     const signature = Buffer.from(JSON.stringify(x402)).toString("base64");
     return readPaymentCredential(new Request("http://mcp.invalid/", { headers: { [PAYMENT_SIGNATURE]: signature } }));
   }
@@ -80,7 +81,12 @@ function fromMpp(token: string, credentialHash: string): CredentialReading {
   }
   const proof = authorization.safeParse(credential.payload);
   if (!proof.success) return malformed("its payload is not an EIP-3009 authorization (from, nonce)");
-  const request = credential.challenge.request as { amount?: unknown; currency?: unknown; recipient?: unknown; methodDetails?: { chainId?: unknown } };
+  const request = credential.challenge.request as {
+    amount?: unknown;
+    currency?: unknown;
+    recipient?: unknown;
+    methodDetails?: { chainId?: unknown };
+  };
   const terms: PaymentTerms = {
     network: `eip155:${String(request.methodDetails?.chainId)}`,
     asset: String(request.currency),
@@ -95,7 +101,12 @@ function fromX402(decoded: unknown, credentialHash: string): CredentialReading {
   const parsed = x402Payload.safeParse(decoded);
   if (!parsed.success) return malformed("it is not an x402 payment payload with an EIP-3009 authorization");
   const { accepted, payload, extensions } = parsed.data;
-  const terms: PaymentTerms = { network: accepted.network, asset: accepted.asset, recipient: accepted.payTo, amount: accepted.amount };
+  const terms: PaymentTerms = {
+    network: accepted.network,
+    asset: accepted.asset,
+    recipient: accepted.payTo,
+    amount: accepted.amount,
+  };
   const opaque = extensions?.mppx?.info.opaque;
   const headers = new Headers({ [PAYMENT_SIGNATURE]: Buffer.from(JSON.stringify(decoded)).toString("base64") });
   return present("x402", headers, credentialHash, payload.authorization, terms, opaque ? decodeOpaque(opaque) : null);
@@ -116,7 +127,12 @@ function present(
 
 /** The x402 shape (a numeric x402Version, no MPP challenge), whichever header it came in. */
 function looksLikeX402(decoded: unknown): boolean {
-  return typeof decoded === "object" && decoded !== null && typeof (decoded as { x402Version?: unknown }).x402Version === "number" && !("challenge" in decoded);
+  return (
+    typeof decoded === "object" &&
+    decoded !== null &&
+    typeof (decoded as { x402Version?: unknown }).x402Version === "number" &&
+    !("challenge" in decoded)
+  );
 }
 
 function decodeBase64Json(value: string): unknown {

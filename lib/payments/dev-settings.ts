@@ -15,14 +15,19 @@ export async function ensurePaymentSettings(): Promise<void> {
   const { LINK_PRICE, PAYMENT_ASSET_DECIMALS, NODE_ENV, MPP_SECRET_KEY, PAYMENT_RECIPIENT, DATA_DIR } = config();
   atomicAmount(LINK_PRICE, PAYMENT_ASSET_DECIMALS);
   if (NODE_ENV === "production") {
-    if (!MPP_SECRET_KEY || !PAYMENT_RECIPIENT) log().warn("Machine payments are off: set MPP_SECRET_KEY and PAYMENT_RECIPIENT to take them.");
+    if (!MPP_SECRET_KEY || !PAYMENT_RECIPIENT)
+      log().warn("Machine payments are off: set MPP_SECRET_KEY and PAYMENT_RECIPIENT to take them.");
     return;
   }
-  if (!MPP_SECRET_KEY) process.env.MPP_SECRET_KEY = await readOrCreateDevValue("mpp-secret", () => randomBytes(32).toString("base64url"));
+  if (!MPP_SECRET_KEY)
+    process.env.MPP_SECRET_KEY = await readOrCreateDevValue("mpp-secret", () => randomBytes(32).toString("base64url"));
   if (!PAYMENT_RECIPIENT) {
     const key = await readOrCreateDevValue("payment-recipient-key", generatePrivateKey);
     process.env.PAYMENT_RECIPIENT = privateKeyToAccount(key as `0x${string}`).address;
-    log().info({ recipient: process.env.PAYMENT_RECIPIENT, keyFile: `${DATA_DIR}/payment-recipient-key` }, "machine payments go to the development wallet; set PAYMENT_RECIPIENT to use your own");
+    log().info(
+      { recipient: process.env.PAYMENT_RECIPIENT, keyFile: `${DATA_DIR}/payment-recipient-key` },
+      "machine payments go to the development wallet; set PAYMENT_RECIPIENT to use your own",
+    );
   }
   resetConfig();
 }

@@ -4,7 +4,16 @@ import { clock } from "@/lib/clock";
 import { commitLink, type LinkDraft, LinkTransaction } from "@/lib/links/commit";
 import { bindingMismatch } from "./binding";
 import { charge, FACILITATOR_TIMEOUT_MS, sha256 } from "./gateway";
-import { ASK_AGAIN, challenge, paidLinkResponse, paymentRequired, receiptOf, refusalReason, stillSettling, toPaidLink } from "./responses";
+import {
+  ASK_AGAIN,
+  challenge,
+  paidLinkResponse,
+  paymentRequired,
+  receiptOf,
+  refusalReason,
+  stillSettling,
+  toPaidLink,
+} from "./responses";
 import type { PaidLink } from "@/lib/links/schemas";
 import { openApiKey, sealApiKey } from "./seal";
 import { paymentSettings } from "./settings";
@@ -64,7 +73,14 @@ async function nextStep(attempt: Attempt): Promise<Response | null> {
       return fulfil(payment, attempt.purchase);
     case "failed":
     case "pending":
-      if (await store.reclaimPayment(attempt.credential, attempt.purchaseHash, attempt.payerDid, new Date(clock().now() - ABANDONED_AFTER_MS))) {
+      if (
+        await store.reclaimPayment(
+          attempt.credential,
+          attempt.purchaseHash,
+          attempt.payerDid,
+          new Date(clock().now() - ABANDONED_AFTER_MS),
+        )
+      ) {
         return settle(attempt);
       }
       if (payment.status === "pending") await waitForEarlierAttempt(attempt.waitUntil);
@@ -109,7 +125,9 @@ async function fulfil(payment: PaymentRow, purchase: Purchase): Promise<Response
     const tx = transaction.client;
     if (!(await store.takeSettledPayment(tx, payment))) return null;
     const account = await store.ensureMachineAccount(tx, payment.payerDid);
-    const key = account.created ? await mintReplayableApiKey(account.workspaceId, tx, (apiKey) => sealApiKey(apiKey, secretKey)) : null;
+    const key = account.created
+      ? await mintReplayableApiKey(account.workspaceId, tx, (apiKey) => sealApiKey(apiKey, secretKey))
+      : null;
     const { link, slugFellBack } = await commitLink(paidLinkDraft(account.workspaceId, purchase), { transaction });
     const body = toPaidLink(link, payment.reference!, slugFellBack ? slugTakenNotice(purchase.slug!, link.slug) : null);
     await store.recordFulfilment(tx, payment.paymentKey, { linkId: link.id, response: body, apiKeyId: key?.keyId ?? null });

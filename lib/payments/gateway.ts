@@ -67,7 +67,9 @@ export async function charge(purchase: Purchase, paymentHeaders: Headers = new H
   const { settings, gateway } = currentGateway();
   const request = new Request(settings.resourceUrl, { method: "POST", headers: paymentHeaders });
   const expires = new Date(Date.now() + CHALLENGE_LIFETIME_SECONDS * 1000).toISOString();
-  return gateway.charge({ amount: settings.price, description: PAYMENT_DESCRIPTION, meta: purchaseBinding(purchase), expires })(request);
+  return gateway.charge({ amount: settings.price, description: PAYMENT_DESCRIPTION, meta: purchaseBinding(purchase), expires })(
+    request,
+  );
 }
 
 /**
@@ -79,7 +81,9 @@ export function paymentDiscovery(path: string): Record<string, unknown> | null {
   if (!configuredPaymentSettings()) return null;
   const { settings, gateway } = currentGateway();
   const handler = gateway.charge({ amount: settings.price, description: PAYMENT_DESCRIPTION });
-  const document = generate(gateway, { routes: [{ handler, method: "post", path }] }) as { paths: Record<string, { post: { "x-payment-info": Record<string, unknown> } }> };
+  const document = generate(gateway, { routes: [{ handler, method: "post", path }] }) as {
+    paths: Record<string, { post: { "x-payment-info": Record<string, unknown> } }>;
+  };
   return document.paths[path]!.post["x-payment-info"];
 }
 

@@ -31,7 +31,14 @@ export async function issueRecoveryNonce(): Promise<RecoveryNonce> {
   const expiresAt = new Date(now + NONCE_LIFETIME_MS);
   await storeNonce(nonce, expiresAt);
   void forgetExpiredNonces(new Date(now)).catch(() => undefined);
-  return { nonce, expires_at: expiresAt.getTime(), domain: audience.domain, uri: audience.origin, chain_id: audience.chainId, version: "1" };
+  return {
+    nonce,
+    expires_at: expiresAt.getTime(),
+    domain: audience.domain,
+    uri: audience.origin,
+    chain_id: audience.chainId,
+    version: "1",
+  };
 }
 
 /**
@@ -46,7 +53,9 @@ export async function recoverMachineKey(proof: RecoverKeyInput): Promise<string>
   await spendNonce(message.nonce);
   const account = await findMachineAccount(payerDidOf(audience.network, message.address));
   if (!account) {
-    throw notFound(`No machine account belongs to ${message.address} on ${audience.network}: only a wallet that bought a link here has one.`);
+    throw notFound(
+      `No machine account belongs to ${message.address} on ${audience.network}: only a wallet that bought a link here has one.`,
+    );
   }
   return replaceWorkspaceKey(account.workspaceId);
 }
@@ -80,10 +89,16 @@ function readMessage(text: string, audience: Audience): ReadMessage {
   }
   if (version !== "1") throw badMessage(`The message has version ${version}; EIP-4361 messages have version 1.`);
   if (chainId !== audience.chainId) {
-    throw badMessage(`The message is for chain ${chainId}; machine accounts here pay on ${audience.network}, so its chain ID must be ${audience.chainId}.`);
+    throw badMessage(
+      `The message is for chain ${chainId}; machine accounts here pay on ${audience.network}, so its chain ID must be ${audience.chainId}.`,
+    );
   }
   const now = clock().now();
-  for (const [field, time] of [["Issued At", issuedAt], ["Expiration Time", message.expirationTime], ["Not Before", message.notBefore]] as const) {
+  for (const [field, time] of [
+    ["Issued At", issuedAt],
+    ["Expiration Time", message.expirationTime],
+    ["Not Before", message.notBefore],
+  ] as const) {
     if (time && Number.isNaN(time.getTime())) throw badMessage(`The message's ${field} is not an RFC 3339 date-time.`);
   }
   if (message.expirationTime && message.expirationTime.getTime() <= now) {

@@ -30,7 +30,9 @@ export const recoverMachineAccountKey = defineOperation({
   body: recoverKeyBody,
   responses: {
     200: ok("The new raw key, shown once.", claimResponseSchema),
-    400: failure("The body failed validation, or the message is not EIP-4361, or it names another domain, URI origin or chain, or is not valid yet."),
+    400: failure(
+      "The body failed validation, or the message is not EIP-4361, or it names another domain, URI origin or chain, or is not valid yet.",
+    ),
     401: failure("The signature was not made by the message's address, or the nonce is unknown or already used."),
     404: failure("No machine account belongs to the message's address on the payment network."),
     409: failure("Another key was issued for the account at the same moment."),

@@ -54,6 +54,9 @@ async function resentPurchase(input: CreateLinkInput): Promise<Purchase> {
 
 function refuseDomain(input: CreateLinkInput): void {
   if (input.domain_id) {
-    throw new DomainError("invalid_request", "A link bought without an account lives on the default short host; domain_id needs an account's API key.");
+    throw new DomainError(
+      "invalid_request",
+      "A link bought without an account lives on the default short host; domain_id needs an account's API key.",
+    );
   }
 }

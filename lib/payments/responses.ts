@@ -34,7 +34,10 @@ export function priceSentence(settings: PaymentSettings): string {
 
 /** Why mppx refused, from the problem detail of its challenge response. */
 export async function refusalReason(challenge: Response): Promise<string> {
-  const problem = (await challenge.clone().json().catch(() => null)) as { detail?: unknown } | null;
+  const problem = (await challenge
+    .clone()
+    .json()
+    .catch(() => null)) as { detail?: unknown } | null;
   return typeof problem?.detail === "string" ? problem.detail : "The payment could not be verified.";
 }
 
@@ -59,9 +62,13 @@ export function paidLinkResponse(body: PaidLink, apiKey: string | null, receiptH
 }
 
 export function stillSettling(): DomainError {
-  return new DomainError("conflict", "This payment is still being settled by an earlier request with the same credential; send it again in a few seconds.", {
-    "Retry-After": "2",
-  });
+  return new DomainError(
+    "conflict",
+    "This payment is still being settled by an earlier request with the same credential; send it again in a few seconds.",
+    {
+      "Retry-After": "2",
+    },
+  );
 }
 
 /** A fresh challenge for this purchase, carrying `message`. */

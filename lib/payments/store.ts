@@ -25,8 +25,17 @@ export type PaymentRow = {
 export type Claim = Pick<PaymentCredential, "paymentKey" | "credentialHash">;
 
 const PAYMENT_COLUMNS = {
-  paymentKey: true, credentialHash: true, purchase: true, status: true, claimedAt: true, payerDid: true, reference: true,
-  receiptHeaders: true, response: true, apiKeyId: true, fulfilledAt: true,
+  paymentKey: true,
+  credentialHash: true,
+  purchase: true,
+  status: true,
+  claimedAt: true,
+  payerDid: true,
+  reference: true,
+  receiptHeaders: true,
+  response: true,
+  apiKeyId: true,
+  fulfilledAt: true,
 } as const;
 
 /** The payment this credential belongs to: the same authorization, or the same bytes. */
@@ -40,7 +49,10 @@ export async function findPayment(credential: PaymentCredential): Promise<Paymen
 
 /** True when these exact credential bytes hold a payment that has not failed: a resend. */
 export async function isClaimed(credential: PaymentCredential): Promise<boolean> {
-  const row = await db().payment.findFirst({ where: { credentialHash: credential.credentialHash, status: { not: "failed" } }, select: { paymentKey: true } });
+  const row = await db().payment.findFirst({
+    where: { credentialHash: credential.credentialHash, status: { not: "failed" } },
+    select: { paymentKey: true },
+  });
   return row !== null;
 }
 
@@ -58,11 +70,19 @@ export async function claimNewPayment(credential: PaymentCredential, purchase: s
  * was abandoned (pending since before `staleBefore`): nothing settled then, so this attempt may
  * try. One claimer wins.
  */
-export async function reclaimPayment(credential: PaymentCredential, purchase: string, payerDid: string, staleBefore: Date): Promise<boolean> {
+export async function reclaimPayment(
+  credential: PaymentCredential,
+  purchase: string,
+  payerDid: string,
+  staleBefore: Date,
+): Promise<boolean> {
   const { count } = await db().payment.updateMany({
     where: {
       paymentKey: credential.paymentKey,
-      OR: [{ status: "failed" }, { status: "pending", credentialHash: credential.credentialHash, claimedAt: { lt: staleBefore } }],
+      OR: [
+        { status: "failed" },
+        { status: "pending", credentialHash: credential.credentialHash, claimedAt: { lt: staleBefore } },
+      ],
     },
     data: { ...claimFields(credential, purchase, payerDid), status: "pending", failure: null },
   });
@@ -76,8 +96,16 @@ export async function markFailed(claim: Claim, failure: string): Promise<boolean
 }
 
 /** Records this claim's settlement; null (and nothing written) when the payment is no longer pending under this claim. */
-export async function markSettled(claim: Claim, reference: string, receiptHeaders: Record<string, string>): Promise<PaymentRow | null> {
-  const [row] = await db().payment.updateManyAndReturn({ where: pendingUnder(claim), data: { status: "settled", reference, receiptHeaders }, select: PAYMENT_COLUMNS });
+export async function markSettled(
+  claim: Claim,
+  reference: string,
+  receiptHeaders: Record<string, string>,
+): Promise<PaymentRow | null> {
+  const [row] = await db().payment.updateManyAndReturn({
+    where: pendingUnder(claim),
+    data: { status: "settled", reference, receiptHeaders },
+    select: PAYMENT_COLUMNS,
+  });
   return (row as PaymentRow | undefined) ?? null;
 }
 
@@ -95,7 +123,10 @@ export async function recordFulfilment(
   paymentKey: string,
   fulfilment: { linkId: string; response: Record<string, unknown>; apiKeyId: string | null },
 ): Promise<void> {
-  await tx.payment.update({ where: { paymentKey }, data: { ...fulfilment, response: fulfilment.response as Prisma.InputJsonObject } });
+  await tx.payment.update({
+    where: { paymentKey },
+    data: { ...fulfilment, response: fulfilment.response as Prisma.InputJsonObject },
+  });
 }
 
 /** How a machine account names its wallet (workspaces.payer_did): did:pkh:eip155:<chain>:<checksummed address>. */

@@ -20,13 +20,20 @@ const X402_ERROR = "x402/error";
  * - a 201 is the PaidLink, with MPP's receipt under `_meta["org.paymentauth/receipt"]` and, when
  *   x402 paid, the settlement under `_meta["x402/payment-response"]`.
  */
-export async function buyLinkByToolCall(input: CreateLinkInput, meta: Record<string, unknown> | undefined): Promise<CallToolResult> {
+export async function buyLinkByToolCall(
+  input: CreateLinkInput,
+  meta: Record<string, unknown> | undefined,
+): Promise<CallToolResult> {
   const reading = readToolCallCredential(meta);
   const response = await buyLinkWith(reading, input);
   if (response.status === 402) return paymentRequiredResult(response);
   const paidLink = (await response.json()) as PaidLink;
   const challengeId = reading.kind === "present" && reading.credential.protocol === "mpp" ? mppChallengeId(meta) : null;
-  return { content: [{ type: "text", text: JSON.stringify(paidLink) }], structuredContent: paidLink, _meta: receiptMeta(response, challengeId) };
+  return {
+    content: [{ type: "text", text: JSON.stringify(paidLink) }],
+    structuredContent: paidLink,
+    _meta: receiptMeta(response, challengeId),
+  };
 }
 
 async function paymentRequiredResult(response: Response): Promise<CallToolResult> {

@@ -24,6 +24,4 @@ export type PaymentCredential = {
 };
 
 export type CredentialReading =
-  | { kind: "none" }
-  | { kind: "malformed"; reason: string }
-  | { kind: "present"; credential: PaymentCredential };
+  { kind: "none" } | { kind: "malformed"; reason: string } | { kind: "present"; credential: PaymentCredential };

@@ -29,15 +29,30 @@ describe("the error-correction level", () => {
 });
 
 describe("the artwork's ETag and file name", () => {
-  const identity = { value: "https://s.example.com/AbCdEf7?qr", format: "png", size: 1024, margin: 2, fg: "#000000", bg: "#ffffff", level: "M", logoSha256: null } as const;
+  const identity = {
+    value: "https://s.example.com/AbCdEf7?qr",
+    format: "png",
+    size: 1024,
+    margin: 2,
+    fg: "#000000",
+    bg: "#ffffff",
+    level: "M",
+    logoSha256: null,
+  } as const;
 
   it("changes with every input that changes the drawing, and only with those", () => {
     const base = artworkEtag(identity);
     expect(base).toMatch(/^"[0-9a-f]{64}"$/);
     expect(artworkEtag({ ...identity })).toBe(base);
     const variants = [
-      { value: "https://s.example.com/Other77?qr" }, { format: "svg" }, { size: 512 }, { margin: 4 },
-      { fg: "#111111" }, { bg: "#fefefe" }, { level: "H" }, { logoSha256: "ab" },
+      { value: "https://s.example.com/Other77?qr" },
+      { format: "svg" },
+      { size: 512 },
+      { margin: 4 },
+      { fg: "#111111" },
+      { bg: "#fefefe" },
+      { level: "H" },
+      { logoSha256: "ab" },
     ] as const;
     for (const change of variants) expect(artworkEtag({ ...identity, ...change })).not.toBe(base);
   });
@@ -54,15 +69,31 @@ describe("the query options", () => {
   });
 
   it("reads query-string values and normalises colours", () => {
-    expect(qrQuery.parse({ format: "png", size: "64", margin: "0", fg: "#1B2A4A", bg: "#FDF6E3", level: "Q", logo: "true" })).toEqual({
-      format: "png", size: 64, margin: 0, fg: "#1b2a4a", bg: "#fdf6e3", level: "Q", logo: true,
+    expect(
+      qrQuery.parse({ format: "png", size: "64", margin: "0", fg: "#1B2A4A", bg: "#FDF6E3", level: "Q", logo: "true" }),
+    ).toEqual({
+      format: "png",
+      size: 64,
+      margin: 0,
+      fg: "#1b2a4a",
+      bg: "#fdf6e3",
+      level: "Q",
+      logo: true,
     });
   });
 
   it.each([
-    [{ size: "63" }, "size"], [{ size: "4097" }, "size"], [{ size: "100.5" }, "size"], [{ size: "big" }, "size"],
-    [{ margin: "-1" }, "margin"], [{ margin: "17" }, "margin"], [{ fg: "black" }, "fg"], [{ bg: "#fff" }, "bg"],
-    [{ level: "X" }, "level"], [{ logo: "yes" }, "logo"], [{ format: "gif" }, "format"],
+    [{ size: "63" }, "size"],
+    [{ size: "4097" }, "size"],
+    [{ size: "100.5" }, "size"],
+    [{ size: "big" }, "size"],
+    [{ margin: "-1" }, "margin"],
+    [{ margin: "17" }, "margin"],
+    [{ fg: "black" }, "fg"],
+    [{ bg: "#fff" }, "bg"],
+    [{ level: "X" }, "level"],
+    [{ logo: "yes" }, "logo"],
+    [{ format: "gif" }, "format"],
   ])("refuses %o", (query, field) => {
     const result = qrQuery.safeParse(query);
     expect(result.success).toBe(false);

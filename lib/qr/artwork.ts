@@ -18,9 +18,11 @@ export type ArtworkIdentity = Omit<QrOptions, "logo" | "level"> & { value: strin
 /** The ETag of a drawing: a hash of everything that decides its bytes, so it is known before drawing. */
 export function artworkEtag(identity: ArtworkIdentity): string {
   const { value, format, size, margin, fg, bg, level, logoSha256 } = identity;
-  return etagOf(createHash("sha256")
-    .update(JSON.stringify([ARTWORK_REVISION, value, format, size, margin, fg, bg, level, logoSha256]))
-    .digest("hex"));
+  return etagOf(
+    createHash("sha256")
+      .update(JSON.stringify([ARTWORK_REVISION, value, format, size, margin, fg, bg, level, logoSha256]))
+      .digest("hex"),
+  );
 }
 
 /** `qr-<slug>.svg`; a custom-domain link's file name carries its host too, since its slug is unique only there. */

@@ -22,15 +22,18 @@ describe("the logo's area bound", () => {
     expect(maxLogoModules(33, "H")).toBe(9);
   });
 
-  it.each(["Q", "H"] as const)("never lets a logo at level %s damage more codewords of a block than it can correct, nor cover more than 30%% of the side", (level) => {
-    for (let version = 1; version <= 40; version++) {
-      const modules = 17 + 4 * version;
-      const side = maxLogoModules(modules, level);
-      expect(side % 2 === 1 || side === 0).toBe(true);
-      expect(side).toBeLessThanOrEqual(modules * MAX_LOGO_SHARE_OF_SIDE);
-      if (side > 0) {
-        expect(worstBlockDamage(side, ecBlocks(version, level))).toBeLessThan(correctablePerBlock(version, level));
+  it.each(["Q", "H"] as const)(
+    "never lets a logo at level %s damage more codewords of a block than it can correct, nor cover more than 30%% of the side",
+    (level) => {
+      for (let version = 1; version <= 40; version++) {
+        const modules = 17 + 4 * version;
+        const side = maxLogoModules(modules, level);
+        expect(side % 2 === 1 || side === 0).toBe(true);
+        expect(side).toBeLessThanOrEqual(modules * MAX_LOGO_SHARE_OF_SIDE);
+        if (side > 0) {
+          expect(worstBlockDamage(side, ecBlocks(version, level))).toBeLessThan(correctablePerBlock(version, level));
+        }
       }
-    }
-  });
+    },
+  );
 });

@@ -16,13 +16,32 @@ const COLOURS = [
   { fg: "#0b5d1e", bg: "#e8f5e9" },
 ];
 
-const redLogo = () => sharp({ create: { width: 300, height: 180, channels: 4, background: "#d02020" } }).png().toBuffer();
+const redLogo = () =>
+  sharp({ create: { width: 300, height: 180, channels: 4, background: "#d02020" } })
+    .png()
+    .toBuffer();
 /** A round logo on a transparent square: its corners show the code's background. */
 const roundLogo = () =>
-  sharp(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="200" height="200"><circle cx="100" cy="100" r="100" fill="#2040d0"/></svg>')).png().toBuffer();
+  sharp(
+    Buffer.from(
+      '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="200"><circle cx="100" cy="100" r="100" fill="#2040d0"/></svg>',
+    ),
+  )
+    .png()
+    .toBuffer();
 
 function spec(overrides: Partial<ArtworkSpec>): ArtworkSpec {
-  return { value: DEFAULT_HOST, format: "png", size: 512, margin: 2, fg: "#000000", bg: "#ffffff", level: "M", logo: null, ...overrides };
+  return {
+    value: DEFAULT_HOST,
+    format: "png",
+    size: 512,
+    margin: 2,
+    fg: "#000000",
+    bg: "#ffffff",
+    level: "M",
+    logo: null,
+    ...overrides,
+  };
 }
 
 async function decoded(artwork: { body: Buffer }, drawn: ArtworkSpec): Promise<string | null> {
@@ -51,14 +70,21 @@ describe("QR artwork decodes back to the short URL with the scan marker", () => 
 
   it.each(withLogo)("$format with a logo, level asked $requested, $value", async ({ format, requested, value }) => {
     const level = levelFor(requested, true);
-    for (const [logo, colours] of [[await redLogo(), COLOURS[0]!], [await roundLogo(), COLOURS[1]!]] as const) {
+    for (const [logo, colours] of [
+      [await redLogo(), COLOURS[0]!],
+      [await roundLogo(), COLOURS[1]!],
+    ] as const) {
       const drawn = spec({ format, level, value, logo, ...colours });
       expect(await decoded(await renderArtwork(drawn), drawn)).toBe(value);
     }
   });
 
   it.each([
-    { size: 64, margin: 2 }, { size: 200, margin: 4 }, { size: 1024, margin: 0 }, { size: 1024, margin: 16 }, { size: 4096, margin: 2 },
+    { size: 64, margin: 2 },
+    { size: 200, margin: 4 },
+    { size: 1024, margin: 0 },
+    { size: 1024, margin: 16 },
+    { size: 4096, margin: 2 },
   ])("at $size pixels with a margin of $margin modules", async ({ size, margin }) => {
     const drawn = spec({ size, margin });
     const artwork = await renderArtwork(drawn);
@@ -96,7 +122,8 @@ describe("QR artwork decodes back to the short URL with the scan marker", () => 
     const tiny = spec({ value: "x.io/ab?qr", level: "Q", logo: await redLogo() });
     await expect(renderArtwork(tiny)).rejects.toMatchObject({
       code: "invalid_request",
-      message: "This link's code at level Q has no room for a logo that leaves it scannable; ask for level H or leave the logo out.",
+      message:
+        "This link's code at level Q has no room for a logo that leaves it scannable; ask for level H or leave the logo out.",
     });
     const atH = spec({ value: "x.io/ab?qr", level: "H", logo: await redLogo() });
     expect(await decoded(await renderArtwork(atH), atH)).toBe("x.io/ab?qr");

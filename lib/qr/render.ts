@@ -40,7 +40,12 @@ export async function renderArtwork(spec: ArtworkSpec): Promise<Artwork> {
 
 type CentreImage = { href: string; side: number; offset: number };
 
-function svgMarkup({ createElement, QRCodeSVG, renderToStaticMarkup }: ReactRenderer, spec: ArtworkSpec, modules: number, image: CentreImage | null): string {
+function svgMarkup(
+  { createElement, QRCodeSVG, renderToStaticMarkup }: ReactRenderer,
+  spec: ArtworkSpec,
+  modules: number,
+  image: CentreImage | null,
+): string {
   return renderToStaticMarkup(
     createElement(QRCodeSVG, {
       xmlns: "http://www.w3.org/2000/svg",
@@ -61,11 +66,15 @@ function svgMarkup({ createElement, QRCodeSVG, renderToStaticMarkup }: ReactRend
 }
 
 async function svgWithLogo(renderer: ReactRenderer, spec: ArtworkSpec, modules: number, logo: Buffer): Promise<string> {
-  if (spec.level !== "Q" && spec.level !== "H") throw new Error(`A logo needs level Q or H, not ${spec.level}: choose the level with levelFor.`);
+  if (spec.level !== "Q" && spec.level !== "H")
+    throw new Error(`A logo needs level Q or H, not ${spec.level}: choose the level with levelFor.`);
   const side = maxLogoModules(modules, spec.level);
   if (side < MIN_LOGO_MODULES) {
     const way = spec.level === "Q" ? "ask for level H or leave the logo out" : "leave the logo out";
-    throw new DomainError("invalid_request", `This link's code at level ${spec.level} has no room for a logo that leaves it scannable; ${way}.`);
+    throw new DomainError(
+      "invalid_request",
+      `This link's code at level ${spec.level} has no room for a logo that leaves it scannable; ${way}.`,
+    );
   }
   const pixelsPerModule = spec.size / (modules + 2 * spec.margin);
   const href = await logoDataUrl(logo, Math.ceil(side * pixelsPerModule), spec.bg);
@@ -111,6 +120,10 @@ function reactRenderer(): Promise<ReactRenderer> {
     import(/* turbopackIgnore: true */ /* webpackIgnore: true */ "react"),
     import(/* turbopackIgnore: true */ /* webpackIgnore: true */ "react-dom/server"),
     import(/* turbopackIgnore: true */ /* webpackIgnore: true */ "qrcode.react"),
-  ]).then(([react, server, qr]) => ({ createElement: react.createElement, renderToStaticMarkup: server.renderToStaticMarkup, QRCodeSVG: qr.QRCodeSVG }));
+  ]).then(([react, server, qr]) => ({
+    createElement: react.createElement,
+    renderToStaticMarkup: server.renderToStaticMarkup,
+    QRCodeSVG: qr.QRCodeSVG,
+  }));
   return loadedRenderer;
 }

@@ -36,7 +36,10 @@ export async function linkArtwork(principal: Principal, linkId: string, options:
 
 /** The link's own logo, else its workspace's default. */
 async function centreLogo(link: LinkRow): Promise<{ owner: LogoOwner; info: LogoInfo }> {
-  for (const owner of [{ kind: "link", linkId: link.id }, { kind: "workspace", workspaceId: link.workspaceId }] as const) {
+  for (const owner of [
+    { kind: "link", linkId: link.id },
+    { kind: "workspace", workspaceId: link.workspaceId },
+  ] as const) {
     const info = await storage.describe(owner);
     if (info) return { owner, info };
   }
@@ -44,5 +47,7 @@ async function centreLogo(link: LinkRow): Promise<{ owner: LogoOwner; info: Logo
 }
 
 function noLogo() {
-  return notFound("Neither this link nor its workspace has a logo; upload one with PUT /api/links/{id}/logo or PUT /api/workspaces/logo, or leave out logo=true.");
+  return notFound(
+    "Neither this link nor its workspace has a logo; upload one with PUT /api/links/{id}/logo or PUT /api/workspaces/logo, or leave out logo=true.",
+  );
 }

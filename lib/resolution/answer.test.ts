@@ -22,7 +22,8 @@ describe("answerFor", () => {
   });
 
   it("gives every redirect its own headers, with its own Content-Length", () => {
-    const redirect = (location: string) => answerFor({ kind: "redirect", link: {} as ResolvedLink, location }, visit("GET", "abc"));
+    const redirect = (location: string) =>
+      answerFor({ kind: "redirect", link: {} as ResolvedLink, location }, visit("GET", "abc"));
     const short = redirect("https://example.com/a");
     const long = redirect("https://example.com/a-much-longer-path");
     expect(short.headers).not.toBe(long.headers);
@@ -32,12 +33,16 @@ describe("answerFor", () => {
   });
 
   it("marks a body ASCII exactly when it has as many bytes as characters, HEAD by GET's body", () => {
-    const redirect = (location: string, method: Visit["method"] = "GET") => answerFor({ kind: "redirect", link: {} as ResolvedLink, location }, visit(method, "abc"));
+    const redirect = (location: string, method: Visit["method"] = "GET") =>
+      answerFor({ kind: "redirect", link: {} as ResolvedLink, location }, visit(method, "abc"));
     expect(redirect("https://example.com/menu").ascii).toBe(true);
     expect(redirect("https://example.com/caf\u00e9").ascii).toBe(false);
     expect(redirect("https://example.com/\ud800").ascii).toBe(false);
     expect(redirect("https://example.com/caf\u00e9", "HEAD")).toMatchObject({ body: "", ascii: false });
-    const blocked = answerFor({ kind: "blocked", link: { abuseReason: "hame\u00e7onnage" } as ResolvedLink }, visit("GET", "abc"));
+    const blocked = answerFor(
+      { kind: "blocked", link: { abuseReason: "hame\u00e7onnage" } as ResolvedLink },
+      visit("GET", "abc"),
+    );
     expect(blocked.ascii).toBe(true);
     expect(answerFor({ kind: "not_found" }, visit("GET", "abc")).ascii).toBe(true);
   });

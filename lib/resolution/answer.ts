@@ -48,7 +48,12 @@ export function answerFor(outcome: Outcome, visit: Visit): Answer {
 
 /** The body names the destination in plain text, as Next does for redirects, so both doors match. */
 function redirectAnswer(location: string, visit: Visit): Answer {
-  return withBody(302, { ...COMMON_HEADERS, Location: location, "Content-Type": "text/plain; charset=utf-8" }, location, visit.method);
+  return withBody(
+    302,
+    { ...COMMON_HEADERS, Location: location, "Content-Type": "text/plain; charset=utf-8" },
+    location,
+    visit.method,
+  );
 }
 
 function pageAnswer(status: number, html: string, method: Visit["method"], extra: Record<string, string> = {}): Answer {

@@ -56,7 +56,12 @@ export function visitNow(request: DoorRequest): Visit | null | typeof CUSTOM_DOM
   return requestHost === app ? null : CUSTOM_DOMAIN;
 }
 
-function visitOn(linkHost: string | null, requestHost: string, request: DoorRequest, segment = SINGLE_SEGMENT.exec(request.pathname)![1]!): Visit {
+function visitOn(
+  linkHost: string | null,
+  requestHost: string,
+  request: DoorRequest,
+  segment = SINGLE_SEGMENT.exec(request.pathname)![1]!,
+): Visit {
   const trustedCountryHeader = config().TRUSTED_COUNTRY_HEADER;
   return {
     method: request.method as Visit["method"],

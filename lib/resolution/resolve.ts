@@ -86,7 +86,9 @@ async function lookUp(host: string | null, slug: string, deps: ResolutionDeps): 
  * clean counts toward release when the spacing allows; unknown fails open without counting.
  */
 async function checkQuarantined(link: ResolvedLink, databaseAnswered: boolean, deps: ResolutionDeps): Promise<ResolvedLink> {
-  const verdict = await deps.checker.check(link.destination).catch((): Verdict => ({ status: "unknown", source: "chain", reason: "error" }));
+  const verdict = await deps.checker
+    .check(link.destination)
+    .catch((): Verdict => ({ status: "unknown", source: "chain", reason: "error" }));
   if (verdict.status === "malicious") return block(link, verdictAbuseReason(verdict), databaseAnswered, deps);
   if (verdict.status === "clean" && databaseAnswered && spacingElapsed(link, deps)) return countCheck(link, deps);
   return link;
@@ -99,7 +101,10 @@ function spacingElapsed(link: ResolvedLink, deps: ResolutionDeps): boolean {
 async function countCheck(link: ResolvedLink, deps: ResolutionDeps): Promise<ResolvedLink> {
   try {
     const now = deps.clock.now();
-    const counted = await withDeadline(deps.store.countCleanCheck(link.id, link.destination, now, deps.policy), STORE_DEADLINE_MS);
+    const counted = await withDeadline(
+      deps.store.countCleanCheck(link.id, link.destination, now, deps.policy),
+      STORE_DEADLINE_MS,
+    );
     if (!counted) {
       // Counted elsewhere first (another instance, the background job): skip the UPDATE until the spacing passes again.
       const seen = { ...link, lastCountedCheckAt: now };

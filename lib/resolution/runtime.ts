@@ -54,7 +54,11 @@ function createRuntime(): Runtime {
     clock: { now: () => clock().now() },
     checker: withVerdictCache(
       safetyChecker(),
-      { decidedMs: settings.SAFETY_VERDICT_CACHE_SECONDS * 1000, unknownMs: settings.SAFETY_UNKNOWN_VERDICT_CACHE_SECONDS * 1000, deadlineMs: settings.SAFETY_CHECK_DEADLINE_MS },
+      {
+        decidedMs: settings.SAFETY_VERDICT_CACHE_SECONDS * 1000,
+        unknownMs: settings.SAFETY_UNKNOWN_VERDICT_CACHE_SECONDS * 1000,
+        deadlineMs: settings.SAFETY_CHECK_DEADLINE_MS,
+      },
       { now: () => clock().now() },
     ),
     policy: releasePolicy(),

@@ -8,11 +8,15 @@ import { FIND_LINKS, findLink } from "./store";
 async function seedLinks(count: number, host: string | null): Promise<{ slug: string; destination: string }[]> {
   const workspaceId = newId("ws");
   await pool().query("INSERT INTO workspaces (id, name, kind) VALUES ($1, 'Store', 'team')", [workspaceId]);
-  const links = Array.from({ length: count }, (_, index) => ({ slug: `st${randomString(SLUG_ALPHABET, 8)}`, destination: `https://example.com/${index}` }));
+  const links = Array.from({ length: count }, (_, index) => ({
+    slug: `st${randomString(SLUG_ALPHABET, 8)}`,
+    destination: `https://example.com/${index}`,
+  }));
   for (const [index, link] of links.entries()) {
-    await pool().query("INSERT INTO links (id, workspace_id, host, slug, reusable, status, destination) VALUES ($1, $2, $3, $4, false, $5, $6)", [
-      newId("lnk"), workspaceId, host, link.slug, index % 2 ? QUARANTINE : ACTIVE, link.destination,
-    ]);
+    await pool().query(
+      "INSERT INTO links (id, workspace_id, host, slug, reusable, status, destination) VALUES ($1, $2, $3, $4, false, $5, $6)",
+      [newId("lnk"), workspaceId, host, link.slug, index % 2 ? QUARANTINE : ACTIVE, link.destination],
+    );
   }
   return links;
 }
@@ -32,7 +36,14 @@ describe("findLink", () => {
     ];
     const found = await Promise.all(lookups.map((lookup) => findLink(lookup.host, lookup.slug)));
     expect(found.map((link) => link?.destination ?? null)).toEqual(lookups.map((lookup) => lookup.expected));
-    expect(found[1]).toMatchObject({ host: null, slug: onShortHost[1]!.slug, status: QUARANTINE, cleanChecks: 0, lastCountedCheckAt: null, abuseReason: null });
+    expect(found[1]).toMatchObject({
+      host: null,
+      slug: onShortHost[1]!.slug,
+      status: QUARANTINE,
+      cleanChecks: 0,
+      lastCountedCheckAt: null,
+      abuseReason: null,
+    });
     expect(typeof found[1]!.createdAt).toBe("number");
   });
 
@@ -41,7 +52,10 @@ describe("findLink", () => {
     const client = await pool().connect();
     try {
       await client.query("SET enable_seqscan = off");
-      const { rows } = await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${FIND_LINKS}`, [["", "go.example"], ["abc", "def"]]);
+      const { rows } = await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${FIND_LINKS}`, [
+        ["", "go.example"],
+        ["abc", "def"],
+      ]);
       expect(rows.map((row) => row["QUERY PLAN"]).join("\n")).toContain("links_host_slug_key");
     } finally {
       await client.query("RESET enable_seqscan");

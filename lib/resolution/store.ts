@@ -6,8 +6,15 @@ import { ABUSE, asLinkStatus, type LinkStatus, QUARANTINE, quarantineEntry } fro
 import type { ResolvedLink } from "./types";
 
 const RESOLUTION_COLUMNS = {
-  id: true, host: true, slug: true, destination: true, status: true, createdAt: true,
-  cleanChecks: true, lastCountedCheckAt: true, abuseReason: true,
+  id: true,
+  host: true,
+  slug: true,
+  destination: true,
+  status: true,
+  createdAt: true,
+  cleanChecks: true,
+  lastCountedCheckAt: true,
+  abuseReason: true,
 } as const satisfies Prisma.LinkSelect;
 
 type Row = Prisma.LinkGetPayload<{ select: typeof RESOLUTION_COLUMNS }>;
@@ -54,7 +61,11 @@ function lookUpWaiting(): void {
   waiting = [];
   if (batch.length === 0) return;
   pool()
-    .query<Row>({ name: "resolution-find-links", text: FIND_LINKS, values: [batch.map((lookup) => lookup.host), batch.map((lookup) => lookup.slug)] })
+    .query<Row>({
+      name: "resolution-find-links",
+      text: FIND_LINKS,
+      values: [batch.map((lookup) => lookup.host), batch.map((lookup) => lookup.slug)],
+    })
     .then(({ rows }) => {
       const found = new Map(rows.map((row) => [`${row.host ?? ""}/${row.slug}`, toResolved(row)]));
       for (const lookup of batch) lookup.settle(found.get(`${lookup.host}/${lookup.slug}`) ?? null);
@@ -77,7 +88,12 @@ export type ReleasePolicy = { spacingMs: number; releaseChecks: number; releaseA
  * release twice. Null when the check did not count (too soon, no longer quarantined, or the link
  * was repointed after `checkedDestination` was checked).
  */
-export async function countCleanCheck(linkId: string, checkedDestination: string, now: number, policy: ReleasePolicy): Promise<ResolvedLink | null> {
+export async function countCleanCheck(
+  linkId: string,
+  checkedDestination: string,
+  now: number,
+  policy: ReleasePolicy,
+): Promise<ResolvedLink | null> {
   const nowDate = new Date(now);
   const countableBefore = new Date(now - policy.spacingMs);
   const releasableBefore = new Date(now - policy.releaseAgeMs);

@@ -14,7 +14,12 @@ beforeAll(async () => {
   server = createServer((request, response) => {
     const body = BODIES[request.url!.slice(1) as keyof typeof BODIES];
     const bytes = Buffer.byteLength(body);
-    const answer: Answer = { status: 200, headers: { "Content-Type": "text/html; charset=utf-8", "Content-Length": String(bytes) }, body, ascii: bytes === body.length };
+    const answer: Answer = {
+      status: 200,
+      headers: { "Content-Type": "text/html; charset=utf-8", "Content-Length": String(bytes) },
+      body,
+      ascii: bytes === body.length,
+    };
     sendAnswer(response, answer);
   });
   server.listen(0, "127.0.0.1");

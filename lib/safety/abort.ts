@@ -1,9 +1,5 @@
 /** Settles like `promise`, or with `onAbort()` as soon as `signal` aborts, whichever is first. */
-export function settleBeforeAbort<T>(
-  promise: Promise<T>,
-  signal: AbortSignal | undefined,
-  onAbort: () => T,
-): Promise<T> {
+export function settleBeforeAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbort: () => T): Promise<T> {
   if (signal === undefined) return promise;
   if (signal.aborted) return Promise.resolve(onAbort());
   return new Promise<T>((resolve, reject) => {

@@ -100,8 +100,7 @@ function pathPrefixes(pathname: string, search: string): string[] {
 
 export function createBlocklistChecker(options: BlocklistCheckerOptions = {}): SafetyChecker {
   const builtIn = parseBlocklist(GOOGLE_TEST_ENTRIES);
-  const file =
-    options.file === undefined ? null : createReloadingBlocklist(options.file, options.now ?? Date.now);
+  const file = options.file === undefined ? null : createReloadingBlocklist(options.file, options.now ?? Date.now);
 
   return {
     name: SOURCE,
@@ -138,7 +137,6 @@ function findHit(expressions: string[], blocklists: Blocklist[]): Verdict | null
   }
   return null;
 }
-
 
 function createReloadingBlocklist(file: string, now: () => number) {
   let loaded = NOTHING_LOADED;

@@ -31,16 +31,14 @@ function fixedChecker(name: string, verdict: Verdict | Error, delayMs = 0): Safe
 describe("createHeuristicChecker", () => {
   const checker = createHeuristicChecker({ ownHosts: ["prml.ink", "Links.Example.COM.", "localhost:3000"] });
 
-  it.each([
-    "https://prml.ink/abc",
-    "https://PRML.INK./abc",
-    "http://links.example.com/x",
-    "http://localhost:3000/abc",
-  ])("refuses a loop through our own short host: %s", async (url) => {
-    const verdict = await checker.check(url);
-    expect(verdict).toMatchObject({ status: "malicious", source: "heuristics", threat: "policy" });
-    expect(verdict.status === "malicious" && verdict.detail).toContain("redirect loop");
-  });
+  it.each(["https://prml.ink/abc", "https://PRML.INK./abc", "http://links.example.com/x", "http://localhost:3000/abc"])(
+    "refuses a loop through our own short host: %s",
+    async (url) => {
+      const verdict = await checker.check(url);
+      expect(verdict).toMatchObject({ status: "malicious", source: "heuristics", threat: "policy" });
+      expect(verdict.status === "malicious" && verdict.detail).toContain("redirect loop");
+    },
+  );
 
   it("refuses a loop through a host served at run time (a verified custom domain), asking with the canonical name", async () => {
     const asked: string[] = [];
@@ -55,7 +53,10 @@ describe("createHeuristicChecker", () => {
     expect(verdict).toMatchObject({ status: "malicious", source: "heuristics", threat: "policy" });
     expect(verdict.status === "malicious" && verdict.detail).toContain("redirect loop");
     expect(asked).toEqual(["go.customer.example"]);
-    await expect(withDomains.check("https://other.customer.example/menu")).resolves.toEqual({ status: "clean", source: "heuristics" });
+    await expect(withDomains.check("https://other.customer.example/menu")).resolves.toEqual({
+      status: "clean",
+      source: "heuristics",
+    });
   });
 
   it.each([
@@ -117,10 +118,7 @@ describe("createCompositeChecker", () => {
   });
 
   it("counts a checker that throws as unknown/error", async () => {
-    const composite = createCompositeChecker("chain", [
-      fixedChecker("a", clean("a")),
-      fixedChecker("broken", new Error("boom")),
-    ]);
+    const composite = createCompositeChecker("chain", [fixedChecker("a", clean("a")), fixedChecker("broken", new Error("boom"))]);
     await expect(composite.check("https://example.com/")).resolves.toEqual({
       status: "unknown",
       source: "broken",
@@ -174,9 +172,7 @@ describe("createDefaultChecker with a real file, DNS server and Web Risk stub", 
     webRisk = createServer((request, response) => {
       webRiskRequests += 1;
       const uri = new URL(request.url ?? "/", "http://127.0.0.1").searchParams.get("uri") ?? "";
-      const body = uri.includes("flagged")
-        ? { threat: { threatTypes: ["MALWARE"], expireTime: "2999-01-01T00:00:00Z" } }
-        : {};
+      const body = uri.includes("flagged") ? { threat: { threatTypes: ["MALWARE"], expireTime: "2999-01-01T00:00:00Z" } } : {};
       response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(body));
     });
     await new Promise<void>((resolve) => webRisk.listen(0, "127.0.0.1", resolve));

@@ -16,8 +16,7 @@ export type RefusalReason =
   | "metadata_endpoint";
 
 export type DestinationDecision =
-  | { ok: true; url: string; hostname: string }
-  | { ok: false; reason: RefusalReason; message: string };
+  { ok: true; url: string; hostname: string } | { ok: false; reason: RefusalReason; message: string };
 
 type Refusal = Extract<DestinationDecision, { ok: false }>;
 
@@ -144,17 +143,11 @@ function refuseEmptyLabel(hostname: string): Refusal {
 }
 
 function refuseScheme(protocol: string): Refusal {
-  return refuse(
-    "scheme",
-    `The destination uses the "${protocol.slice(0, -1)}" scheme; only http and https links are allowed.`,
-  );
+  return refuse("scheme", `The destination uses the "${protocol.slice(0, -1)}" scheme; only http and https links are allowed.`);
 }
 
 function refuseUserinfo(): Refusal {
-  return refuse(
-    "userinfo",
-    "The destination contains a user name or password before the host, which short links may not carry.",
-  );
+  return refuse("userinfo", "The destination contains a user name or password before the host, which short links may not carry.");
 }
 
 function refusePortZero(): Refusal {
@@ -169,17 +162,11 @@ function refuseTooLong(length: number): Refusal {
 }
 
 function refuseInternalAddress(description: string): Refusal {
-  return refuse(
-    "internal_address",
-    `The destination points at ${description}, which short links may not redirect to.`,
-  );
+  return refuse("internal_address", `The destination points at ${description}, which short links may not redirect to.`);
 }
 
 function refuseInternalName(hostname: string, why: string): Refusal {
-  return refuse(
-    "internal_name",
-    `The destination host "${hostname}" is ${why}, which short links may not redirect to.`,
-  );
+  return refuse("internal_name", `The destination host "${hostname}" is ${why}, which short links may not redirect to.`);
 }
 
 function refuseMetadataEndpoint(hostname: string): Refusal {

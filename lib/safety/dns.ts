@@ -3,9 +3,7 @@ import { isInternalAddress, isIpLiteral } from "./addresses";
 import { stripTrailingDots } from "./hostnames";
 
 export type DnsVerdict =
-  | { status: "public" }
-  | { status: "internal"; message: string }
-  | { status: "unresolved"; message: string };
+  { status: "public" } | { status: "internal"; message: string } | { status: "unresolved"; message: string };
 
 export type DnsCheckerOptions = {
   /** "host:port" of a DNS server; unset means the servers of the system configuration (resolv.conf). */
@@ -54,18 +52,11 @@ function createResolver(server: string | undefined, timeoutMs: number): Resolver
   return resolver;
 }
 
-async function resolveBothFamilies(
-  host: string,
-  resolver: Resolver,
-  timeoutMs: number,
-): Promise<FamilyAnswer[]> {
+async function resolveBothFamilies(host: string, resolver: Resolver, timeoutMs: number): Promise<FamilyAnswer[]> {
   // c-ares may retry past its per-try timeout; cancelling bounds the whole lookup.
   const deadline = setTimeout(() => resolver.cancel(), timeoutMs);
   try {
-    return await Promise.all([
-      resolveFamily(() => resolver.resolve4(host)),
-      resolveFamily(() => resolver.resolve6(host)),
-    ]);
+    return await Promise.all([resolveFamily(() => resolver.resolve4(host)), resolveFamily(() => resolver.resolve6(host))]);
   } finally {
     clearTimeout(deadline);
   }

@@ -9,17 +9,7 @@ export type HeuristicCheckerOptions = {
 };
 
 const SOURCE = "heuristics";
-const EXECUTABLE_EXTENSIONS: readonly string[] = [
-  ".exe",
-  ".scr",
-  ".msi",
-  ".apk",
-  ".bat",
-  ".cmd",
-  ".ps1",
-  ".vbs",
-  ".jar",
-];
+const EXECUTABLE_EXTENSIONS: readonly string[] = [".exe", ".scr", ".msi", ".apk", ".bat", ".cmd", ".ps1", ".vbs", ".jar"];
 
 export function createHeuristicChecker(options: HeuristicCheckerOptions): SafetyChecker {
   const ownHosts = new Set(options.ownHosts.map(canonicalHostname));

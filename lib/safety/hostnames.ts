@@ -1,7 +1,4 @@
-export type HostnameClass =
-  | { kind: "public" }
-  | { kind: "metadata" }
-  | { kind: "internal"; why: string };
+export type HostnameClass = { kind: "public" } | { kind: "metadata" } | { kind: "internal"; why: string };
 
 const METADATA_HOSTNAMES: readonly string[] = [
   "metadata.google.internal",

@@ -23,7 +23,11 @@ export async function isServedCustomDomain(hostname: string): Promise<boolean> {
   const known = answers.get(hostname);
   if (known && known.expiresAt > clock().now()) return known.served;
   try {
-    const served = await withDeadline(db().domain.findFirst({ where: { hostname, verifiedAt: { not: null } }, select: { id: true } }).then((row) => row !== null));
+    const served = await withDeadline(
+      db()
+        .domain.findFirst({ where: { hostname, verifiedAt: { not: null } }, select: { id: true } })
+        .then((row) => row !== null),
+    );
     answers.set(hostname, { served, expiresAt: clock().now() + ANSWER_TTL_MS });
     return served;
   } catch (error) {

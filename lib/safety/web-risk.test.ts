@@ -22,10 +22,7 @@ function answer(uri: string, respond: (status: number, body: string) => void): v
     return respond(200, JSON.stringify({ threat: { threatTypes: ["SOCIAL_ENGINEERING"], expireTime: EXPIRE_TIME } }));
   }
   if (uri.includes("everything")) {
-    return respond(
-      200,
-      JSON.stringify({ threat: { threatTypes: ["UNWANTED_SOFTWARE", "MALWARE"], expireTime: EXPIRE_TIME } }),
-    );
+    return respond(200, JSON.stringify({ threat: { threatTypes: ["UNWANTED_SOFTWARE", "MALWARE"], expireTime: EXPIRE_TIME } }));
   }
   if (uri.includes("slow")) {
     setTimeout(() => respond(200, "{}"), 150);
@@ -78,11 +75,7 @@ describe("createWebRiskChecker against a stub on 127.0.0.1", () => {
     expect(request?.headers["x-goog-api-key"]).toBe(API_KEY);
     expect(request?.url.pathname).toBe("/v1/uris:search");
     expect(request?.url.searchParams.get("uri")).toBe(uri);
-    expect(request?.url.searchParams.getAll("threatTypes")).toEqual([
-      "MALWARE",
-      "SOCIAL_ENGINEERING",
-      "UNWANTED_SOFTWARE",
-    ]);
+    expect(request?.url.searchParams.getAll("threatTypes")).toEqual(["MALWARE", "SOCIAL_ENGINEERING", "UNWANTED_SOFTWARE"]);
     expect(request?.url.href).not.toContain(API_KEY);
   });
 

@@ -37,9 +37,7 @@ const THREAT_BY_WEB_RISK_TYPE: ReadonlyArray<readonly [string, Threat]> = [
 ];
 
 const searchUrisResponse = z.object({
-  threat: z
-    .object({ threatTypes: z.array(z.string()).min(1), expireTime: z.string().optional() })
-    .optional(),
+  threat: z.object({ threatTypes: z.array(z.string()).min(1), expireTime: z.string().optional() }).optional(),
 });
 
 type SearchUrisResponse = z.infer<typeof searchUrisResponse>;

@@ -33,5 +33,8 @@ export async function findWorkspaceManagers(workspaceId: string): Promise<Worksp
     },
   });
   if (!workspace) return null;
-  return { workspaceName: workspace.name, addresses: workspace.memberships.flatMap(({ user }) => (user.email ? [user.email] : [])) };
+  return {
+    workspaceName: workspace.name,
+    addresses: workspace.memberships.flatMap(({ user }) => (user.email ? [user.email] : [])),
+  };
 }

@@ -1,6 +1,11 @@
 import { claimResponseSchema, revokeResponseSchema } from "@/lib/auth/schemas";
 import { defineOperation, failure, ok } from "@/lib/http/operation";
-import { createWorkspaceBodySchema, renameWorkspaceBodySchema, workspaceMembershipSchema, workspaceReportSchema } from "./schemas";
+import {
+  createWorkspaceBodySchema,
+  renameWorkspaceBodySchema,
+  workspaceMembershipSchema,
+  workspaceReportSchema,
+} from "./schemas";
 
 export const claimApiKey = defineOperation({
   method: "post",
@@ -8,7 +13,8 @@ export const claimApiKey = defineOperation({
   auth: "session",
   operationId: "claimApiKey",
   summary: "Mint the workspace's API key",
-  description: "Needs a session token of an owner or admin; takes no body. The raw key is returned once and stored only as a hash, so it cannot be recovered. A workspace has at most one live key.",
+  description:
+    "Needs a session token of an owner or admin; takes no body. The raw key is returned once and stored only as a hash, so it cannot be recovered. A workspace has at most one live key.",
   tag: "API keys",
   write: true,
   responses: {
@@ -40,7 +46,8 @@ export const describeWorkspace = defineOperation({
   auth: "workspace",
   operationId: "describeWorkspace",
   summary: "Describe the current workspace",
-  description: "The workspace this call acts on, the caller's role there (null for an API key), the credential used and the live key's hint; for a session token, also every workspace the user belongs to, with the role in each.",
+  description:
+    "The workspace this call acts on, the caller's role there (null for an API key), the credential used and the live key's hint; for a session token, also every workspace the user belongs to, with the role in each.",
   tag: "Workspaces",
   responses: { 200: ok("The workspace report.", workspaceReportSchema) },
 });
@@ -68,7 +75,8 @@ export const renameWorkspace = defineOperation({
   auth: "session",
   operationId: "renameWorkspace",
   summary: "Rename the current workspace",
-  description: "Owners and admins, with a session token; the workspace is the one X-Workspace-Id names (the personal one without it).",
+  description:
+    "Owners and admins, with a session token; the workspace is the one X-Workspace-Id names (the personal one without it).",
   tag: "Workspaces",
   write: true,
   body: renameWorkspaceBodySchema,

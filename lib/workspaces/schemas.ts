@@ -2,7 +2,8 @@ import { z } from "zod";
 import { epochMilliseconds } from "@/lib/http/schemas";
 
 export const roleSchema = z.enum(["owner", "admin", "member", "viewer"]).meta({
-  description: "owner and admin manage the workspace; member creates links and edits its own; viewer only reads (see the README's Teams table)",
+  description:
+    "owner and admin manage the workspace; member creates links and edits its own; viewer only reads (see the README's Teams table)",
 });
 const role = roleSchema;
 const workspaceKind = z.enum(["personal", "team", "machine"]);

@@ -34,16 +34,26 @@ export async function createWorkspace(principal: Principal, name: string) {
     throw forbidden("An API key belongs to one workspace and cannot create others; create a workspace with a session token.");
   }
   const workspace = await db().workspace.create({
-    data: { id: newId("ws"), name, kind: "team", memberships: { create: { id: newId("mem"), userId: principal.userId, role: "owner" } } },
+    data: {
+      id: newId("ws"),
+      name,
+      kind: "team",
+      memberships: { create: { id: newId("mem"), userId: principal.userId, role: "owner" } },
+    },
     select: WORKSPACE_FIELDS,
   });
   return present(workspace, "owner");
 }
 
 export async function renameWorkspace(principal: Principal, name: string) {
-  if (principal.kind !== "session") throw forbidden("An API key cannot rename its workspace; rename it with an owner's or admin's session token.");
+  if (principal.kind !== "session")
+    throw forbidden("An API key cannot rename its workspace; rename it with an owner's or admin's session token.");
   requirePermission(principal, "workspace.rename", "Only an owner or admin can rename this workspace.");
-  const workspace = await db().workspace.update({ where: { id: principal.workspaceId }, data: { name }, select: WORKSPACE_FIELDS });
+  const workspace = await db().workspace.update({
+    where: { id: principal.workspaceId },
+    data: { name },
+    select: WORKSPACE_FIELDS,
+  });
   return present(workspace, principal.role);
 }
 

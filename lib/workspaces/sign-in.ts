@@ -58,7 +58,12 @@ export function signInAdapter(): Adapter {
     linkAccount: async (account: AdapterAccount) => {
       // The unique (provider, provider_account_id) index refuses a second link of one provider account.
       await db().signInAccount.create({
-        data: { id: newId("acc"), provider: account.provider, providerAccountId: account.providerAccountId, userId: account.userId },
+        data: {
+          id: newId("acc"),
+          provider: account.provider,
+          providerAccountId: account.providerAccountId,
+          userId: account.userId,
+        },
       });
     },
     createVerificationToken: async (token) => {

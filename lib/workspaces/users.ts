@@ -42,7 +42,12 @@ async function findUser(identity: SessionIdentity): Promise<FoundUser | null> {
     select: { id: true, email: true, emailVerified: true, personalWorkspace: { select: { id: true } } },
   });
   if (!user?.personalWorkspace) return null;
-  return { userId: user.id, personalWorkspaceId: user.personalWorkspace.id, email: user.email, emailVerified: user.emailVerified };
+  return {
+    userId: user.id,
+    personalWorkspaceId: user.personalWorkspace.id,
+    email: user.email,
+    emailVerified: user.emailVerified,
+  };
 }
 
 /** Keeps the e-mail and whether the provider vouches for it as the provider last said; writes only on a change. */

@@ -39,7 +39,10 @@ type Link = { id: string; slug: string; short_url: string; destination: string }
 
 async function createLink(owner?: TestUser, body: Record<string, unknown> = {}): Promise<Link> {
   const { token } = owner ?? (await newUser());
-  const response = await call("POST", "/api/links", { token, body: { destination: `https://example.com/abuse/${++linkCounter}`, ...body } });
+  const response = await call("POST", "/api/links", {
+    token,
+    body: { destination: `https://example.com/abuse/${++linkCounter}`, ...body },
+  });
   expect(response.status, response.text).toBe(201);
   return response.body as Link;
 }
@@ -121,9 +124,17 @@ describe("POST /api/abuse-reports", () => {
     ["a url with another scheme", { url: "ftp://s.test.example/Abc2345", reason: "spam" }, /"url"/],
     ["an unknown reason", { url: `${SHORT_BASE}/Abc2345`, reason: "rude" }, /"reason"/],
     ["details over 2000 characters", { url: `${SHORT_BASE}/Abc2345`, reason: "other", details: "x".repeat(2001) }, /"details"/],
-    ["a NUL byte in details", { url: `${SHORT_BASE}/Abc2345`, reason: "other", details: "a\u0000b" }, /"details".*control characters/],
+    [
+      "a NUL byte in details",
+      { url: `${SHORT_BASE}/Abc2345`, reason: "other", details: "a\u0000b" },
+      /"details".*control characters/,
+    ],
     ["contact over 320 characters", { url: `${SHORT_BASE}/Abc2345`, reason: "other", contact: "x".repeat(321) }, /"contact"/],
-    ["a line break in contact", { url: `${SHORT_BASE}/Abc2345`, reason: "other", contact: "me@example.net\nBcc: x" }, /"contact".*control characters/],
+    [
+      "a line break in contact",
+      { url: `${SHORT_BASE}/Abc2345`, reason: "other", contact: "me@example.net\nBcc: x" },
+      /"contact".*control characters/,
+    ],
   ])("refuses %s with 400", async (_label, body, message) => {
     const response = await report(body);
     expect(response.status).toBe(400);
@@ -142,12 +153,18 @@ describe("POST /api/abuse-reports", () => {
 
   it("accepts a report with 202 and stores it, keeping line breaks in the details, without changing the link", async () => {
     const link = await createLink();
-    const details = "Sent to me by text message:\n\t\"your parcel is waiting\"";
+    const details = 'Sent to me by text message:\n\t"your parcel is waiting"';
     const response = await report({ url: link.short_url, reason: "spam", details, contact: "me@example.net" });
     expect(response.status).toBe(202);
     expect(response.body).toEqual({ received: true });
     expect(await db().abuseReport.findMany({ where: { linkId: link.id } })).toEqual([
-      expect.objectContaining({ reason: "spam", details, contact: "me@example.net", reporterHash: expect.stringMatching(/^[0-9a-f]{64}$/), reviewedAt: null }),
+      expect.objectContaining({
+        reason: "spam",
+        details,
+        contact: "me@example.net",
+        reporterHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        reviewedAt: null,
+      }),
     ]);
     expect((await stored(link.id)).status).toBe(1);
   });
@@ -164,7 +181,10 @@ describe("POST /api/abuse-reports", () => {
     expect(visited.status).toBe(302);
     expect(visited.headers.Location).toBe(link.destination);
     expect((await queueEntry(link.id))?.reporters).toBe(12);
-    const repointed = await call("PATCH", `/api/links/${link.id}`, { token: owner.token, body: { destination: "https://example.com/abuse/moved" } });
+    const repointed = await call("PATCH", `/api/links/${link.id}`, {
+      token: owner.token,
+      body: { destination: "https://example.com/abuse/moved" },
+    });
     expect(repointed.status, repointed.text).toBe(200);
     expect(repointed.body).toMatchObject({ destination: "https://example.com/abuse/moved", status: 1 });
   });
@@ -181,7 +201,11 @@ describe("POST /api/abuse-reports", () => {
 
   it("counts many addresses inside one IPv6 /64 as one reporter, with one rate limit", async () => {
     const link = await createLink();
-    const inOneSlash64 = Array.from({ length: 11 }, (_, i) => `2001:db8:77:${(linkCounter % 65535).toString(16)}:${i.toString(16)}:${((i * 7919) & 0xffff).toString(16)}::${i + 1}`);
+    const inOneSlash64 = Array.from(
+      { length: 11 },
+      (_, i) =>
+        `2001:db8:77:${(linkCounter % 65535).toString(16)}:${i.toString(16)}:${((i * 7919) & 0xffff).toString(16)}::${i + 1}`,
+    );
     for (const address of inOneSlash64.slice(0, 10)) {
       expect((await report({ url: link.short_url, reason: "malware" }, address, "x-real-ip")).status).toBe(202);
     }
@@ -209,8 +233,13 @@ describe("POST /api/abuse-reports", () => {
     expect((await visit(`/${link.slug}`)).status).toBe(403);
     expect((await stored(clean.id)).status).toBe(1);
     // Every answer carries its own X-Request-Id, whatever the outcome; everything else must match.
-    const headersOf = (answer: typeof response) => Object.fromEntries([...answer.headers].filter(([name]) => name !== "x-request-id"));
-    expect([response.status, response.text, headersOf(response)]).toEqual([cleanAnswer.status, cleanAnswer.text, headersOf(cleanAnswer)]);
+    const headersOf = (answer: typeof response) =>
+      Object.fromEntries([...answer.headers].filter(([name]) => name !== "x-request-id"));
+    expect([response.status, response.text, headersOf(response)]).toEqual([
+      cleanAnswer.status,
+      cleanAnswer.text,
+      headersOf(cleanAnswer),
+    ]);
     expect(response.body).toEqual({ received: true });
   });
 
@@ -257,7 +286,9 @@ describe("POST /api/abuse-reports", () => {
   it("finds a link on a custom domain by its short URL", async () => {
     const owner = await newUser();
     const hostname = `go-${owner.userId.toLowerCase()}.example.org`;
-    const domain = await db().domain.create({ data: { id: newId("dom"), workspaceId: owner.workspaceId, hostname, verifiedAt: new Date() } });
+    const domain = await db().domain.create({
+      data: { id: newId("dom"), workspaceId: owner.workspaceId, hostname, verifiedAt: new Date() },
+    });
     const onDomain = await createLink(owner, { domain_id: domain.id, slug: "menu" });
     const onShortHost = await createLink(owner, { slug: "menu" });
 
@@ -274,16 +305,23 @@ describe("POST /api/abuse-reports", () => {
     await report({ url: link.short_url, reason: "malware" }, secrets[2], "x-real-ip");
     expect(await db().abuseReport.count({ where: { linkId: link.id } })).toBe(2);
 
-    const tables = await db().$queryRaw<{ name: string }[]>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'`;
+    const tables = await db().$queryRaw<
+      { name: string }[]
+    >`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'`;
     for (const { name } of tables) {
       const rows = await db().$queryRawUnsafe<{ row: string }[]>(`SELECT row_to_json(t)::text AS row FROM "${name}" t`);
-      for (const secret of secrets) expect(rows.filter(({ row }) => row.includes(secret)), name).toEqual([]);
+      for (const secret of secrets)
+        expect(
+          rows.filter(({ row }) => row.includes(secret)),
+          name,
+        ).toEqual([]);
     }
   });
 
   it("refuses the eleventh report a minute from one network with 429 and rate-limit headers", async () => {
     const link = await createLink();
-    for (let host = 1; host <= 10; host++) expect((await report({ url: link.short_url, reason: "spam" }, `192.0.2.${host}`)).status).toBe(202);
+    for (let host = 1; host <= 10; host++)
+      expect((await report({ url: link.short_url, reason: "spam" }, `192.0.2.${host}`)).status).toBe(202);
 
     const refused = await report({ url: link.short_url, reason: "spam" }, "192.0.2.11");
 
@@ -363,14 +401,31 @@ describe("GET /api/operator/abuse-reports", () => {
 
     const [entry] = pagedOneByOne;
     expect(entry).toEqual({
-      link: { id: most.id, slug: most.slug, host: null, short_url: most.short_url, destination: most.destination, status: 1, abuse_reason: null },
+      link: {
+        id: most.id,
+        slug: most.slug,
+        host: null,
+        short_url: most.short_url,
+        destination: most.destination,
+        status: 1,
+        abuse_reason: null,
+      },
       reporters: 3,
       first_reported_at: expect.any(Number),
       last_reported_at: expect.any(Number),
-      recent_reports: [3, 2, 1].map((n) => ({ reason: "spam", details: `report ${n}`, contact: null, reported_at: expect.any(Number) })),
+      recent_reports: [3, 2, 1].map((n) => ({
+        reason: "spam",
+        details: `report ${n}`,
+        contact: null,
+        reported_at: expect.any(Number),
+      })),
     });
     expect(entry!.last_reported_at - entry!.first_reported_at).toBe(2000);
-    expect(entry!.recent_reports.map((pending) => pending.reported_at)).toEqual([entry!.last_reported_at, entry!.last_reported_at - 1000, entry!.first_reported_at]);
+    expect(entry!.recent_reports.map((pending) => pending.reported_at)).toEqual([
+      entry!.last_reported_at,
+      entry!.last_reported_at - 1000,
+      entry!.first_reported_at,
+    ]);
   });
 
   it("shows only the ten most recent reports of a link, and counts them all", async () => {
@@ -378,13 +433,24 @@ describe("GET /api/operator/abuse-reports", () => {
     const startedAt = Date.now();
     for (let i = 1; i <= 12; i++) {
       stopClockAt(startedAt + i * 1000);
-      expect((await report({ url: link.short_url, reason: i % 2 ? "phishing" : "malware", details: `report ${i}`, contact: `reporter-${i}@example.net` })).status).toBe(202);
+      expect(
+        (
+          await report({
+            url: link.short_url,
+            reason: i % 2 ? "phishing" : "malware",
+            details: `report ${i}`,
+            contact: `reporter-${i}@example.net`,
+          })
+        ).status,
+      ).toBe(202);
     }
 
     const entry = await queueEntry(link.id);
 
     expect(entry?.reporters).toBe(12);
-    expect(entry?.recent_reports.map((pending) => pending.details)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3].map((n) => `report ${n}`));
+    expect(entry?.recent_reports.map((pending) => pending.details)).toEqual(
+      [12, 11, 10, 9, 8, 7, 6, 5, 4, 3].map((n) => `report ${n}`),
+    );
     expect(entry?.recent_reports[0]).toMatchObject({ reason: "malware", contact: "reporter-12@example.net" });
   });
 });
@@ -504,41 +570,61 @@ describe("the abuse review migration", () => {
   }
 
   // The embedded database serves one database under every name, already migrated.
-  it.skipIf(embedded)("sends links that reports alone blocked back to quarantine, and keeps the blocks of checks and operators", async () => {
-    const database = await databaseBeforeReviewMigration();
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      await client.query(`INSERT INTO workspaces (id, name, kind) VALUES ('wsp_m', 'Migrated', 'team')`);
-      const blocked = [
-        ["lnk_byReports", "Reported as abusive by 3 people; under review"],
-        ["lnk_byOperator", "Phishing page for a bank"],
-        ["lnk_byCheck", "listed (blocklist: phishing)"],
-      ];
-      for (const [id, reason] of blocked) {
-        await client.query(
-          `INSERT INTO links (id, workspace_id, slug, reusable, destination, status, abuse_reason, quarantined_at, clean_checks)
+  it.skipIf(embedded)(
+    "sends links that reports alone blocked back to quarantine, and keeps the blocks of checks and operators",
+    async () => {
+      const database = await databaseBeforeReviewMigration();
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        await client.query(`INSERT INTO workspaces (id, name, kind) VALUES ('wsp_m', 'Migrated', 'team')`);
+        const blocked = [
+          ["lnk_byReports", "Reported as abusive by 3 people; under review"],
+          ["lnk_byOperator", "Phishing page for a bank"],
+          ["lnk_byCheck", "listed (blocklist: phishing)"],
+        ];
+        for (const [id, reason] of blocked) {
+          await client.query(
+            `INSERT INTO links (id, workspace_id, slug, reusable, destination, status, abuse_reason, quarantined_at, clean_checks)
            VALUES ($1, 'wsp_m', $1, false, 'https://example.com/', 2, $2, now() - interval '30 days', 2)`,
-          [id, reason],
+            [id, reason],
+          );
+        }
+        await client.query(
+          `INSERT INTO abuse_reports (id, link_id, reason, reporter_hash) VALUES ('abr_1', 'lnk_byReports', 'spam', 'aaaa'), ('abr_2', 'lnk_byReports', 'spam', 'bbbb')`,
         );
+
+        expect(await migrate(database.url)).toContain(REVIEW_MIGRATION);
+
+        const { rows } = await client.query(
+          `SELECT id, status, abuse_reason, clean_checks, quarantined_at > now() - interval '1 minute' AS quarantined_afresh FROM links ORDER BY id`,
+        );
+        expect(rows).toEqual([
+          {
+            id: "lnk_byCheck",
+            status: 2,
+            abuse_reason: "listed (blocklist: phishing)",
+            clean_checks: 2,
+            quarantined_afresh: false,
+          },
+          {
+            id: "lnk_byOperator",
+            status: 2,
+            abuse_reason: "Phishing page for a bank",
+            clean_checks: 2,
+            quarantined_afresh: false,
+          },
+          { id: "lnk_byReports", status: 1, abuse_reason: null, clean_checks: 0, quarantined_afresh: true },
+        ]);
+        expect((await client.query(`SELECT count(*)::int AS pending FROM abuse_reports WHERE reviewed_at IS NULL`)).rows).toEqual(
+          [{ pending: 2 }],
+        );
+      } finally {
+        await client.end();
+        await database.drop();
       }
-      await client.query(`INSERT INTO abuse_reports (id, link_id, reason, reporter_hash) VALUES ('abr_1', 'lnk_byReports', 'spam', 'aaaa'), ('abr_2', 'lnk_byReports', 'spam', 'bbbb')`);
-
-      expect(await migrate(database.url)).toContain(REVIEW_MIGRATION);
-
-      const { rows } = await client.query(`SELECT id, status, abuse_reason, clean_checks, quarantined_at > now() - interval '1 minute' AS quarantined_afresh FROM links ORDER BY id`);
-      expect(rows).toEqual([
-        { id: "lnk_byCheck", status: 2, abuse_reason: "listed (blocklist: phishing)", clean_checks: 2, quarantined_afresh: false },
-        { id: "lnk_byOperator", status: 2, abuse_reason: "Phishing page for a bank", clean_checks: 2, quarantined_afresh: false },
-        { id: "lnk_byReports", status: 1, abuse_reason: null, clean_checks: 0, quarantined_afresh: true },
-      ]);
-      expect((await client.query(`SELECT count(*)::int AS pending FROM abuse_reports WHERE reviewed_at IS NULL`)).rows).toEqual([{ pending: 2 }]);
-    } finally {
-      await client.end();
-      await database.drop();
-    }
-  });
-
+    },
+  );
 
   it("refuses a second pending report from one reporter for one link in the database itself", async () => {
     const link = await createLink();

@@ -10,20 +10,42 @@ import { call, newUser } from "../support/api";
 
 function scanAt(linkId: string, iso: string): ScanRow {
   return {
-    linkId, host: "s.test.example", occurredAt: new Date(iso), userAgent: "Mozilla/5.0", referrerHost: null, country: "AU",
-    viaQr: false, device: "mobile", browser: null, os: null, bot: false, visitor: null,
+    linkId,
+    host: "s.test.example",
+    occurredAt: new Date(iso),
+    userAgent: "Mozilla/5.0",
+    referrerHost: null,
+    country: "AU",
+    viaQr: false,
+    device: "mobile",
+    browser: null,
+    os: null,
+    bot: false,
+    visitor: null,
   };
 }
 
 /** A new user and one link of theirs: its id, and the user's token for reading its analytics. */
 async function userWithLink(name: string) {
   const user = await newUser(name);
-  const link = (await call("POST", "/api/links", { token: user.token, body: { destination: `https://example.com/${name}` } })).body.id as string;
+  const link = (await call("POST", "/api/links", { token: user.token, body: { destination: `https://example.com/${name}` } }))
+    .body.id as string;
   return { token: user.token, link };
 }
 
-async function hours(token: string, linkId: string, start: string, end: string, groupBy = "hour", timezone = "Australia/Lord_Howe") {
-  const response = await call("GET", `/api/analytics?${new URLSearchParams({ link_id: linkId, group_by: groupBy, timezone, start, end })}`, { token });
+async function hours(
+  token: string,
+  linkId: string,
+  start: string,
+  end: string,
+  groupBy = "hour",
+  timezone = "Australia/Lord_Howe",
+) {
+  const response = await call(
+    "GET",
+    `/api/analytics?${new URLSearchParams({ link_id: linkId, group_by: groupBy, timezone, start, end })}`,
+    { token },
+  );
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body.data.map((row: { key: string; scans: number }) => [row.key, row.scans]);
 }
@@ -58,7 +80,11 @@ describe("hours in a zone whose daylight saving moves its clocks by half an hour
 
   it("are unchanged in a zone whose clocks move by an hour (Berlin's repeated hour counted twice, each with its offset)", async () => {
     const { token, link } = await userWithLink("berlin-hours");
-    await writeScanBatch(randomUUID(), [scanAt(link, "2026-10-25T00:30:00Z"), scanAt(link, "2026-10-25T01:30:00Z"), scanAt(link, "2026-10-25T01:45:00Z")]);
+    await writeScanBatch(randomUUID(), [
+      scanAt(link, "2026-10-25T00:30:00Z"),
+      scanAt(link, "2026-10-25T01:30:00Z"),
+      scanAt(link, "2026-10-25T01:45:00Z"),
+    ]);
     expect(await hours(token, link, "2026-10-25T01:00", "2026-10-25T04:00", "hour", "Europe/Berlin")).toEqual([
       ["2026-10-25T01:00:00+02:00", 0],
       ["2026-10-25T02:00:00+02:00", 1],
@@ -71,15 +97,32 @@ describe("hours in a zone whose daylight saving moves its clocks by half an hour
 describe("days in a zone whose clocks go forward at midnight", () => {
   it.each([
     // 00:30 on 7 September in Santiago (UTC-3 since 6 September, whose midnight was skipped).
-    { timezone: "America/Santiago", scan: "2026-09-07T03:30:00Z", start: "2026-09-05", end: "2026-09-08", days: ["2026-09-05", "2026-09-06", "2026-09-07", "2026-09-08"], day: "2026-09-07" },
+    {
+      timezone: "America/Santiago",
+      scan: "2026-09-07T03:30:00Z",
+      start: "2026-09-05",
+      end: "2026-09-08",
+      days: ["2026-09-05", "2026-09-06", "2026-09-07", "2026-09-08"],
+      day: "2026-09-07",
+    },
     // 00:30 on 25 April in Cairo (UTC+3 since 24 April, whose midnight was skipped).
-    { timezone: "Africa/Cairo", scan: "2026-04-24T21:30:00Z", start: "2026-04-23", end: "2026-04-26", days: ["2026-04-23", "2026-04-24", "2026-04-25", "2026-04-26"], day: "2026-04-25" },
-  ])("begin at midnight again after the day that began at 01:00 ($timezone)", async ({ timezone, scan, start, end, days, day }) => {
-    const { token, link } = await userWithLink("midnight-dst");
-    await writeScanBatch(randomUUID(), [scanAt(link, scan)]);
+    {
+      timezone: "Africa/Cairo",
+      scan: "2026-04-24T21:30:00Z",
+      start: "2026-04-23",
+      end: "2026-04-26",
+      days: ["2026-04-23", "2026-04-24", "2026-04-25", "2026-04-26"],
+      day: "2026-04-25",
+    },
+  ])(
+    "begin at midnight again after the day that began at 01:00 ($timezone)",
+    async ({ timezone, scan, start, end, days, day }) => {
+      const { token, link } = await userWithLink("midnight-dst");
+      await writeScanBatch(randomUUID(), [scanAt(link, scan)]);
 
-    expect(await hours(token, link, start, end, "day", timezone)).toEqual(days.map((key) => [key, key === day ? 1 : 0]));
-  });
+      expect(await hours(token, link, start, end, "day", timezone)).toEqual(days.map((key) => [key, key === day ? 1 : 0]));
+    },
+  );
 });
 
 describe("a range at the end of the calendar the query string accepts", () => {

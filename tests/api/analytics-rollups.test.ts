@@ -30,9 +30,13 @@ function scansOf(linkIds: string[]): ScanRow[] {
   const from = Date.UTC(2025, 8, 15);
   const to = Date.UTC(2026, 10, 20);
   const boundaries = [
-    Date.UTC(2026, 0, 1), Date.UTC(2026, 0, 1) - 1, Date.UTC(2026, 2, 1), Date.UTC(2025, 10, 1) - 1,
+    Date.UTC(2026, 0, 1),
+    Date.UTC(2026, 0, 1) - 1,
+    Date.UTC(2026, 2, 1),
+    Date.UTC(2025, 10, 1) - 1,
     Date.UTC(2025, 11, 31, 13, 30), // midnight starting 1 January in Adelaide (UTC+10:30)
-    Date.UTC(2026, 5, 30, 14, 30), Date.UTC(2026, 5, 30, 14, 30) - 1, // midnight starting 1 July in Adelaide (UTC+9:30)
+    Date.UTC(2026, 5, 30, 14, 30),
+    Date.UTC(2026, 5, 30, 14, 30) - 1, // midnight starting 1 July in Adelaide (UTC+9:30)
     Date.UTC(2026, 0, 31, 18, 15), // midnight starting 1 February in Kathmandu (UTC+5:45)
     Date.UTC(2026, 1, 1, 3, 30), // midnight starting 1 February in St John's (UTC-3:30)
   ];
@@ -81,7 +85,14 @@ type Counted = { key: string; scans: number; uniques: number };
  * scans it stands for), a unique where the writer flagged the visitor's first scan of the UTC day
  * (for the link, or for the workspace; each link's row in group_by=link counts its own uniques).
  */
-async function fromRawRows(workspaceId: string, linkId: string | null, start: string, end: string, timezone: string, key: "day" | "country" | "link" | "total"): Promise<Counted[]> {
+async function fromRawRows(
+  workspaceId: string,
+  linkId: string | null,
+  start: string,
+  end: string,
+  timezone: string,
+  key: "day" | "country" | "link" | "total",
+): Promise<Counted[]> {
   const unique = Prisma.raw(linkId || key === "link" ? "e.link_unique" : "e.workspace_unique");
   const keyOf = {
     day: Prisma.sql`to_char(e.occurred_at AT TIME ZONE ${timezone}, 'YYYY-MM-DD')`,
@@ -107,11 +118,14 @@ describe("rollups against the raw events", () => {
     const scans = scansOf(links);
     // Some rows stand for a run of identical scans (the buffer's folding): one raw row with their count.
     const counts = foldedCounts(scans.length);
-    for (let i = 0; i < scans.length; i += 40) await writeScanBatch(`rollups-${i}`, scans.slice(i, i + 40), counts.slice(i, i + 40));
+    for (let i = 0; i < scans.length; i += 40)
+      await writeScanBatch(`rollups-${i}`, scans.slice(i, i + 40), counts.slice(i, i + 40));
     // A batch retried after its commit adds nothing, to the days nor (through them) to the months.
     await writeScanBatch("rollups-0", scans.slice(0, 40), counts.slice(0, 40));
     expect(await db().scanEvent.count({ where: { linkId: { in: links } } })).toBe(scans.length);
-    expect((await db().scanEvent.aggregate({ where: { linkId: { in: links } }, _sum: { scans: true } }))._sum.scans).toBe(counts.reduce((a, b) => a + b, 0));
+    expect((await db().scanEvent.aggregate({ where: { linkId: { in: links } }, _sum: { scans: true } }))._sum.scans).toBe(
+      counts.reduce((a, b) => a + b, 0),
+    );
 
     const ranges = [
       { start: "2025-10-01", end: "2026-10-31" }, // whole months, with days and quarter hours at each end
@@ -125,12 +139,22 @@ describe("rollups against the raw events", () => {
           const scope: Record<string, string> = linkId ? { link_id: linkId } : {};
           const context = JSON.stringify({ timezone, ...range, linkId });
           const days = await report(user, { ...scope, ...range, timezone, group_by: "day" });
-          const raw = (key: "day" | "country" | "link" | "total") => fromRawRows(user.workspaceId, linkId, days.start, days.end, timezone, key);
+          const raw = (key: "day" | "country" | "link" | "total") =>
+            fromRawRows(user.workspaceId, linkId, days.start, days.end, timezone, key);
           const [total] = await raw("total");
-          expect(days.total, context).toEqual({ scans: total?.scans ?? 0, uniques: total?.uniques ?? 0, bots: expect.any(Number) });
+          expect(days.total, context).toEqual({
+            scans: total?.scans ?? 0,
+            uniques: total?.uniques ?? 0,
+            bots: expect.any(Number),
+          });
           expect(sorted(days.data.filter((row: Counted) => row.scans > 0)), context).toEqual(await raw("day"));
-          expect(sorted((await report(user, { ...scope, ...range, timezone, group_by: "country" })).data), context).toEqual(await raw("country"));
-          if (!linkId) expect(sorted((await report(user, { ...range, timezone, group_by: "link" })).data), context).toEqual(await raw("link"));
+          expect(sorted((await report(user, { ...scope, ...range, timezone, group_by: "country" })).data), context).toEqual(
+            await raw("country"),
+          );
+          if (!linkId)
+            expect(sorted((await report(user, { ...range, timezone, group_by: "link" })).data), context).toEqual(
+              await raw("link"),
+            );
         }
       }
     }
@@ -149,7 +173,12 @@ describe("rollups against the raw events", () => {
         sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques, sum(bots)::bigint AS bots
       FROM scan_rollups WHERE workspace_id = ${user.workspaceId} GROUP BY grain ORDER BY grain`;
     expect(sums.map((row) => row.grain)).toEqual([MONTH, QUARTER, DAY]);
-    const [months, quarters, days] = sums.map((row) => ({ months: Number(row.months), scans: Number(row.scans), uniques: Number(row.uniques), bots: Number(row.bots) }));
+    const [months, quarters, days] = sums.map((row) => ({
+      months: Number(row.months),
+      scans: Number(row.scans),
+      uniques: Number(row.uniques),
+      bots: Number(row.bots),
+    }));
     expect(quarters).toEqual(months);
     expect(days).toEqual(months);
     const mismatched = await db().$queryRaw<unknown[]>`
@@ -182,7 +211,13 @@ describe("retention", () => {
 
   /** `count` scans of the link `daysAgo` days before NOW, one visitor each. */
   function scansAt(linkId: string, daysAgo: number, count: number): ScanRow[] {
-    return scansOf([linkId]).slice(0, count).map((scan, index) => ({ ...scan, occurredAt: new Date(NOW - daysAgo * DAY_MS + index * 1000), visitor: scan.bot ? null : index.toString(16).padStart(32, "0") }));
+    return scansOf([linkId])
+      .slice(0, count)
+      .map((scan, index) => ({
+        ...scan,
+        occurredAt: new Date(NOW - daysAgo * DAY_MS + index * 1000),
+        visitor: scan.bot ? null : index.toString(16).padStart(32, "0"),
+      }));
   }
 
   async function everyView(user: TestUser, linkId: string) {
@@ -213,7 +248,11 @@ describe("retention", () => {
     const run = await call("GET", "/api/cron/scan-retention", { token: CRON_SECRET });
     expect(run.status).toBe(200);
     // The file's other tests wrote older scans too: they go in the same run.
-    expect(run.body).toEqual({ retention_days: 30, deleted_before: new Date(NOW - 30 * DAY_MS).toISOString(), events_deleted: expect.any(Number) });
+    expect(run.body).toEqual({
+      retention_days: 30,
+      deleted_before: new Date(NOW - 30 * DAY_MS).toISOString(),
+      events_deleted: expect.any(Number),
+    });
     expect(run.body.events_deleted).toBeGreaterThanOrEqual(expired.length);
     expect(await db().scanEvent.count({ where: { occurredAt: { lt: new Date(NOW - 30 * DAY_MS) } } })).toBe(0);
 

@@ -10,7 +10,8 @@ import { visit } from "../support/visits";
 
 const AGENTS = {
   desktop: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
-  phone: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+  phone:
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
   tablet: "Mozilla/5.0 (Linux; Android 14; SM-X710) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
   bot: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
   slack: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
@@ -30,7 +31,12 @@ async function analytics(user: Pick<TestUser, "token"> & { headers?: Record<stri
 }
 
 /** A person (or bot) at `address` visiting the link; returns the answer's status. */
-async function scan(slug: string, agent: string, address: string, options: { qr?: boolean; method?: "GET" | "HEAD"; headers?: Record<string, string> } = {}) {
+async function scan(
+  slug: string,
+  agent: string,
+  address: string,
+  options: { qr?: boolean; method?: "GET" | "HEAD"; headers?: Record<string, string> } = {},
+) {
   const answer = await visit(`/${slug}${options.qr ? "?qr" : ""}`, {
     method: options.method,
     headers: { "User-Agent": agent, "X-Forwarded-For": address, ...options.headers },
@@ -56,7 +62,8 @@ afterEach(() => {
   setClock(undefined);
 });
 
-const keyed = (rows: { key: string; scans: number; uniques: number }[]) => Object.fromEntries(rows.map((row) => [row.key, [row.scans, row.uniques]]));
+const keyed = (rows: { key: string; scans: number; uniques: number }[]) =>
+  Object.fromEntries(rows.map((row) => [row.key, [row.scans, row.uniques]]));
 
 describe("recording", () => {
   it("counts people by device, browser, OS and source; bots, preview fetchers and HEAD are redirected and counted apart", async () => {
@@ -84,10 +91,24 @@ describe("recording", () => {
       { key: "mobile", scans: 2, uniques: 2 },
       { key: "tablet", scans: 1, uniques: 1 },
     ]);
-    expect(keyed((await analytics(user, { link_id: link.id, group_by: "source" })).body.data)).toEqual({ qr: [3, 3], link: [2, 1] });
-    expect(keyed((await analytics(user, { link_id: link.id, group_by: "browser" })).body.data)).toEqual({ Chrome: [3, 2], Safari: [2, 2] });
-    expect(keyed((await analytics(user, { link_id: link.id, group_by: "os" })).body.data)).toEqual({ Windows: [2, 1], iOS: [2, 2], Android: [1, 1] });
-    expect(keyed((await analytics(user, { link_id: link.id, group_by: "country" })).body.data)).toEqual({ GB: [2, 1], AU: [2, 2], US: [1, 1] });
+    expect(keyed((await analytics(user, { link_id: link.id, group_by: "source" })).body.data)).toEqual({
+      qr: [3, 3],
+      link: [2, 1],
+    });
+    expect(keyed((await analytics(user, { link_id: link.id, group_by: "browser" })).body.data)).toEqual({
+      Chrome: [3, 2],
+      Safari: [2, 2],
+    });
+    expect(keyed((await analytics(user, { link_id: link.id, group_by: "os" })).body.data)).toEqual({
+      Windows: [2, 1],
+      iOS: [2, 2],
+      Android: [1, 1],
+    });
+    expect(keyed((await analytics(user, { link_id: link.id, group_by: "country" })).body.data)).toEqual({
+      GB: [2, 1],
+      AU: [2, 2],
+      US: [1, 1],
+    });
 
     const raw = await db().scanEvent.groupBy({ by: ["bot"], where: { linkId: link.id }, _sum: { scans: true } });
     expect(Object.fromEntries(raw.map((row) => [String(row.bot), row._sum.scans]))).toEqual({ false: 5, true: 4 });
@@ -112,7 +133,10 @@ describe("recording", () => {
     const user = await newUser("analytics");
     const link = await createLink(user);
     // A client claiming to be in Australia, through the front door with no proxy in front: the peer counts.
-    await visit(`/${link.slug}`, { headers: { "User-Agent": AGENTS.phone, "X-Forwarded-For": "203.2.218.214" }, peer: "81.2.69.142" });
+    await visit(`/${link.slug}`, {
+      headers: { "User-Agent": AGENTS.phone, "X-Forwarded-For": "203.2.218.214" },
+      peer: "81.2.69.142",
+    });
     await scanBuffer().flush();
     expect(keyed((await analytics(user, { link_id: link.id, group_by: "country" })).body.data)).toEqual({ GB: [1, 1] });
   });
@@ -134,7 +158,10 @@ describe("recording", () => {
       { key: "2026-11-20", scans: 3, uniques: 1 },
       { key: "2026-11-21", scans: 1, uniques: 1 },
     ]);
-    expect(keyed((await analytics(user, { ...range, group_by: "link" })).body.data)).toEqual({ [first.id]: [3, 2], [second.id]: [1, 1] });
+    expect(keyed((await analytics(user, { ...range, group_by: "link" })).body.data)).toEqual({
+      [first.id]: [3, 2],
+      [second.id]: [1, 1],
+    });
     expect(keyed((await analytics(user, { ...range, group_by: "referrer" })).body.data)).toEqual({ direct: [4, 2] });
   });
 
@@ -142,8 +169,18 @@ describe("recording", () => {
     const user = await newUser("analytics");
     const link = await createLink(user);
     const row = {
-      linkId: link.id, host: "s.test.example", occurredAt: new Date(now), userAgent: AGENTS.phone, referrerHost: "news.example",
-      country: "AU", viaQr: true, device: "mobile", browser: "Safari", os: "iOS", bot: false, visitor: "00112233445566778899aabbccddeeff",
+      linkId: link.id,
+      host: "s.test.example",
+      occurredAt: new Date(now),
+      userAgent: AGENTS.phone,
+      referrerHost: "news.example",
+      country: "AU",
+      viaQr: true,
+      device: "mobile",
+      browser: "Safari",
+      os: "iOS",
+      bot: false,
+      visitor: "00112233445566778899aabbccddeeff",
     };
     await Promise.all([writeScanBatch("batch-1", [row, row]), writeScanBatch("batch-1", [row, row])]);
     await writeScanBatch("batch-1", [row, row]);
@@ -158,13 +195,33 @@ describe("recording", () => {
     const user = await newUser("analytics");
     const link = await createLink(user);
     const row = {
-      linkId: link.id, host: "s.test.example", occurredAt: new Date(now), userAgent: AGENTS.phone, referrerHost: null,
-      country: "AU", viaQr: false, device: "mobile", browser: "Safari", os: "iOS", bot: false, visitor: "ffeeddccbbaa99887766554433221100",
+      linkId: link.id,
+      host: "s.test.example",
+      occurredAt: new Date(now),
+      userAgent: AGENTS.phone,
+      referrerHost: null,
+      country: "AU",
+      viaQr: false,
+      device: "mobile",
+      browser: "Safari",
+      os: "iOS",
+      bot: false,
+      visitor: "ffeeddccbbaa99887766554433221100",
     };
     await writeScanBatch("batch-folded", [row, { ...row, visitor: null, bot: true }], [4, 3]);
-    const raw = await db().scanEvent.findMany({ where: { linkId: link.id }, orderBy: { id: "asc" }, select: { bot: true, linkUnique: true, scans: true } });
-    expect(raw).toEqual([{ bot: false, linkUnique: true, scans: 4 }, { bot: true, linkUnique: false, scans: 3 }]);
-    expect((await analytics(user, { link_id: link.id, group_by: "country" })).body).toMatchObject({ total: { scans: 4, uniques: 1, bots: 3 }, data: [{ key: "AU", scans: 4, uniques: 1 }] });
+    const raw = await db().scanEvent.findMany({
+      where: { linkId: link.id },
+      orderBy: { id: "asc" },
+      select: { bot: true, linkUnique: true, scans: true },
+    });
+    expect(raw).toEqual([
+      { bot: false, linkUnique: true, scans: 4 },
+      { bot: true, linkUnique: false, scans: 3 },
+    ]);
+    expect((await analytics(user, { link_id: link.id, group_by: "country" })).body).toMatchObject({
+      total: { scans: 4, uniques: 1, bots: 3 },
+      data: [{ key: "AU", scans: 4, uniques: 1 }],
+    });
   });
 });
 
@@ -184,9 +241,20 @@ describe("time zones", () => {
     }
     await scanBuffer().flush();
 
-    const days = await analytics(user, { link_id: link.id, group_by: "day", timezone: "Australia/Adelaide", start: "2026-11-20", end: "2026-11-23" });
+    const days = await analytics(user, {
+      link_id: link.id,
+      group_by: "day",
+      timezone: "Australia/Adelaide",
+      start: "2026-11-20",
+      end: "2026-11-23",
+    });
     expect(days.status).toBe(200);
-    expect(days.body).toMatchObject({ group_by: "day", timezone: "Australia/Adelaide", start: "2026-11-20T00:00:00+10:30", end: "2026-11-24T00:00:00+10:30" });
+    expect(days.body).toMatchObject({
+      group_by: "day",
+      timezone: "Australia/Adelaide",
+      start: "2026-11-20T00:00:00+10:30",
+      end: "2026-11-24T00:00:00+10:30",
+    });
     expect(days.body.data).toEqual([
       { key: "2026-11-20", scans: 1, uniques: 1 },
       { key: "2026-11-21", scans: 2, uniques: 2 },
@@ -198,7 +266,13 @@ describe("time zones", () => {
     const utcDays = await analytics(user, { link_id: link.id, group_by: "day", start: "2026-11-20", end: "2026-11-22" });
     expect(utcDays.body.data.map((row: { scans: number }) => row.scans)).toEqual([3, 0, 1]);
 
-    const hours = await analytics(user, { link_id: link.id, group_by: "hour", timezone: "Australia/Adelaide", start: "2026-11-20T23:00", end: "2026-11-21T02:00" });
+    const hours = await analytics(user, {
+      link_id: link.id,
+      group_by: "hour",
+      timezone: "Australia/Adelaide",
+      start: "2026-11-20T23:00",
+      end: "2026-11-21T02:00",
+    });
     expect(hours.body.data).toEqual([
       { key: "2026-11-20T23:00:00+10:30", scans: 1, uniques: 1 },
       { key: "2026-11-21T00:00:00+10:30", scans: 2, uniques: 2 },
@@ -206,7 +280,13 @@ describe("time zones", () => {
     ]);
 
     // A quarter-hour zone (Nepal, UTC+5:45): the Adelaide midnight scans fall at 19:15 on the 20th.
-    const nepal = await analytics(user, { link_id: link.id, group_by: "hour", timezone: "Asia/Kathmandu", start: "2026-11-20T19:00", end: "2026-11-20T20:00" });
+    const nepal = await analytics(user, {
+      link_id: link.id,
+      group_by: "hour",
+      timezone: "Asia/Kathmandu",
+      start: "2026-11-20T19:00",
+      end: "2026-11-20T20:00",
+    });
     expect(nepal.body.data).toEqual([{ key: "2026-11-20T19:00:00+05:45", scans: 3, uniques: 3 }]);
   });
 
@@ -222,7 +302,13 @@ describe("time zones", () => {
     }
     await scanBuffer().flush();
     // Adelaide (UTC+9:30 until 4 October, then +10:30): 1 October to 1 November local.
-    const report = await analytics(user, { link_id: link.id, group_by: "device", timezone: "Australia/Adelaide", start: "2026-10-01", end: "2026-11-01" });
+    const report = await analytics(user, {
+      link_id: link.id,
+      group_by: "device",
+      timezone: "Australia/Adelaide",
+      start: "2026-10-01",
+      end: "2026-11-01",
+    });
     expect(report.body.start).toBe("2026-10-01T00:00:00+09:30");
     expect(report.body.end).toBe("2026-11-02T00:00:00+10:30");
     // One visitor: the scan at 14:30 UTC on 30 September was their second of that UTC day, so not a unique.
@@ -246,7 +332,13 @@ describe("GET /api/analytics", () => {
       expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
       const [header, ...lines] = csv.text.trimEnd().split("\r\n");
       expect(header).toBe("key,scans,uniques");
-      expect(lines.map((line) => line.split(","))).toEqual(json.body.data.map((row: { key: string; scans: number; uniques: number }) => [row.key, String(row.scans), String(row.uniques)]));
+      expect(lines.map((line) => line.split(","))).toEqual(
+        json.body.data.map((row: { key: string; scans: number; uniques: number }) => [
+          row.key,
+          String(row.scans),
+          String(row.uniques),
+        ]),
+      );
     }
   });
 
@@ -268,11 +360,14 @@ describe("GET /api/analytics", () => {
     expect(stranger.body.error).toMatch(/no link/i);
   });
 
-  it.each(["\u0000", "%", "x".repeat(64), "../links"])("answers a link_id that is no id (%j) with 404, never a 5xx", async (linkId) => {
-    const response = await analytics(await newUser("hostile"), { link_id: linkId });
-    expect(response.status).toBe(404);
-    expect(response.body.error).toMatch(/no link/i);
-  });
+  it.each(["\u0000", "%", "x".repeat(64), "../links"])(
+    "answers a link_id that is no id (%j) with 404, never a 5xx",
+    async (linkId) => {
+      const response = await analytics(await newUser("hostile"), { link_id: linkId });
+      expect(response.status).toBe(404);
+      expect(response.body.error).toMatch(/no link/i);
+    },
+  );
 
   it("refuses bad input with a sentence", async () => {
     const user = await newUser("analytics");

@@ -15,7 +15,9 @@ async function databaseText(): Promise<string> {
   const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
   await client.connect();
   try {
-    const { rows: tables } = await client.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
+    const { rows: tables } = await client.query<{ tablename: string }>(
+      "SELECT tablename FROM pg_tables WHERE schemaname = 'public'",
+    );
     const dumps = await Promise.all(tables.map(({ tablename }) => client.query(`SELECT * FROM "${tablename}"`)));
     return JSON.stringify(dumps.map((dump) => dump.rows));
   } finally {
@@ -140,11 +142,16 @@ describe("POST /api/keys/rotate", () => {
 
   it("rotates a machine account's key, which has no members to revoke it", async () => {
     const workspaceId = newId("ws");
-    await db().workspace.create({ data: { id: workspaceId, name: "machine", kind: "machine", payerDid: `did:pkh:eip155:84532:0x${"ab".repeat(20)}` } });
+    await db().workspace.create({
+      data: { id: workspaceId, name: "machine", kind: "machine", payerDid: `did:pkh:eip155:84532:0x${"ab".repeat(20)}` },
+    });
     const oldKey = await mintApiKey(workspaceId, null);
     const rotated = await rotate(oldKey);
     expect(rotated.status).toBe(200);
-    expect((await call("GET", "/api/workspaces", { token: rotated.body.api_key })).body.workspace).toMatchObject({ id: workspaceId, kind: "machine" });
+    expect((await call("GET", "/api/workspaces", { token: rotated.body.api_key })).body.workspace).toMatchObject({
+      id: workspaceId,
+      kind: "machine",
+    });
     expect((await call("GET", "/api/workspaces", { token: oldKey })).status).toBe(401);
   });
 

@@ -10,7 +10,10 @@ import { call, joinWorkspace, newUser, sessionFor } from "../support/api";
 
 const secret = () => new TextEncoder().encode(process.env.AUTH_SECRET!);
 
-function token(claims: Record<string, unknown>, options: { alg?: string; key?: Uint8Array; issuer?: string; audience?: string; expiresIn?: string } = {}) {
+function token(
+  claims: Record<string, unknown>,
+  options: { alg?: string; key?: Uint8Array; issuer?: string; audience?: string; expiresIn?: string } = {},
+) {
   return new SignJWT(claims)
     .setProtectedHeader({ alg: options.alg ?? "HS256" })
     .setSubject(String(claims.email ?? "someone@example.com"))
@@ -65,7 +68,14 @@ describe("session token claims and lifetime", () => {
   /** A built-in token with exactly the given claims (nothing added). */
   const rawToken = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).sign(secret());
   const now = () => Math.floor(Date.now() / 1000);
-  const base = () => ({ iss: "permalink", aud: "permalink-api", sub: "claims@example.com", email: "claims@example.com", iat: now(), exp: now() + 3600 });
+  const base = () => ({
+    iss: "permalink",
+    aud: "permalink-api",
+    sub: "claims@example.com",
+    email: "claims@example.com",
+    iat: now(),
+    exp: now() + 3600,
+  });
 
   it.each([
     ["a numeric sub", { sub: 12345, email: undefined }],
@@ -99,14 +109,19 @@ describe("session token claims and lifetime", () => {
   });
 
   it("makes look-alike spellings of one address one user", async () => {
-    const spellings = ["Look.Alike@Example.COM", "look.alike@example.com.", "ｌｏｏｋ.ａｌｉｋｅ@ｅｘａｍｐｌｅ.com", " LOOK.ALIKE@example.com "];
+    const spellings = [
+      "Look.Alike@Example.COM",
+      "look.alike@example.com.",
+      "ｌｏｏｋ.ａｌｉｋｅ@ｅｘａｍｐｌｅ.com",
+      " LOOK.ALIKE@example.com ",
+    ];
     const tokens = await Promise.all(spellings.map((spelling) => rawToken({ ...base(), sub: spelling, email: spelling })));
     const responses = await Promise.all(tokens.map((token) => call("GET", "/api/workspaces", { token })));
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200]);
     expect(new Set(responses.map((response) => response.body.workspace.id)).size).toBe(1);
-    expect(await db().user.findMany({ where: { email: "look.alike@example.com" }, select: { subject: true, emailVerified: true } })).toEqual([
-      { subject: "look.alike@example.com", emailVerified: true },
-    ]);
+    expect(
+      await db().user.findMany({ where: { email: "look.alike@example.com" }, select: { subject: true, emailVerified: true } }),
+    ).toEqual([{ subject: "look.alike@example.com", emailVerified: true }]);
     expect(await mintSessionToken("ＬＯＯＫ.alike@example.com.")).toEqual(expect.any(String));
     const minted = await call("GET", "/api/workspaces", { token: await mintSessionToken("ＬＯＯＫ.alike@example.com.") });
     expect(minted.body.workspace.id).toBe(responses[0]!.body.workspace.id);
@@ -152,8 +167,16 @@ describe("X-Workspace-Id", () => {
 
     const attempts = await Promise.all([
       call("POST", "/api/links", { token: outsider.token, headers: { "x-workspace-id": victimWorkspace }, rawBody: "{not json" }),
-      call("POST", "/api/links", { token: outsider.token, headers: { "x-workspace-id": "ws_doesnotexist" }, body: { destination: "http://10.0.0.1/" } }),
-      call("POST", "/api/links", { token: outsider.token, headers: { "x-workspace-id": victimWorkspace }, body: { destination: "https://example.com", extra: 1 } }),
+      call("POST", "/api/links", {
+        token: outsider.token,
+        headers: { "x-workspace-id": "ws_doesnotexist" },
+        body: { destination: "http://10.0.0.1/" },
+      }),
+      call("POST", "/api/links", {
+        token: outsider.token,
+        headers: { "x-workspace-id": victimWorkspace },
+        body: { destination: "https://example.com", extra: 1 },
+      }),
       call("GET", "/api/links?limit=0", { token: outsider.token, headers: { "x-workspace-id": victimWorkspace } }),
       call("DELETE", "/api/links/lnk_nope", { token: outsider.token, headers: { "x-workspace-id": victimWorkspace } }),
       call("POST", "/api/billing/claim", { token: outsider.token, headers: { "x-workspace-id": victimWorkspace } }),
@@ -193,7 +216,12 @@ describe("an identity provider's JWKS (AUTH_JWKS_URL)", () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const idpToken = (key: CryptoKey, kid = "test-key", claims: Record<string, unknown> = { email: "Idp.User@Example.com" }, subject = "user_2abc") =>
+  const idpToken = (
+    key: CryptoKey,
+    kid = "test-key",
+    claims: Record<string, unknown> = { email: "Idp.User@Example.com" },
+    subject = "user_2abc",
+  ) =>
     new SignJWT(claims)
       .setProtectedHeader({ alg: "ES256", kid })
       .setSubject(subject)
@@ -217,18 +245,39 @@ describe("an identity provider's JWKS (AUTH_JWKS_URL)", () => {
   });
 
   it("knows the user by (iss, sub): a changed e-mail is the same user, a shared e-mail is not", async () => {
-    const first = await userOf(await idpToken(privateKey, "test-key", { email: "shared@example.com", email_verified: true }, "user_iss_sub_1"));
-    const renamed = await userOf(await idpToken(privateKey, "test-key", { email: "renamed@example.com", email_verified: true }, "user_iss_sub_1"));
-    const other = await userOf(await idpToken(privateKey, "test-key", { email: "shared@example.com", email_verified: true }, "user_iss_sub_2"));
+    const first = await userOf(
+      await idpToken(privateKey, "test-key", { email: "shared@example.com", email_verified: true }, "user_iss_sub_1"),
+    );
+    const renamed = await userOf(
+      await idpToken(privateKey, "test-key", { email: "renamed@example.com", email_verified: true }, "user_iss_sub_1"),
+    );
+    const other = await userOf(
+      await idpToken(privateKey, "test-key", { email: "shared@example.com", email_verified: true }, "user_iss_sub_2"),
+    );
     expect(renamed.id).toBe(first.id);
-    expect(renamed).toMatchObject({ issuer: "https://idp.example.com/", subject: "user_iss_sub_1", email: "renamed@example.com", emailVerified: true });
+    expect(renamed).toMatchObject({
+      issuer: "https://idp.example.com/",
+      subject: "user_iss_sub_1",
+      email: "renamed@example.com",
+      emailVerified: true,
+    });
     expect(other.id).not.toBe(first.id);
   });
 
   it("keeps the e-mail informational unless the provider says email_verified", async () => {
-    expect(await userOf(await idpToken(privateKey, "test-key", { email: "Unverified@Example.com" }, "user_unverified"))).toMatchObject({ email: "unverified@example.com", emailVerified: false });
-    expect(await userOf(await idpToken(privateKey, "test-key", { email: "unverified@example.com", email_verified: "true" }, "user_unverified"))).toMatchObject({ emailVerified: true });
-    expect(await userOf(await idpToken(privateKey, "test-key", { email: "unverified@example.com", email_verified: false }, "user_unverified"))).toMatchObject({ emailVerified: false });
+    expect(
+      await userOf(await idpToken(privateKey, "test-key", { email: "Unverified@Example.com" }, "user_unverified")),
+    ).toMatchObject({ email: "unverified@example.com", emailVerified: false });
+    expect(
+      await userOf(
+        await idpToken(privateKey, "test-key", { email: "unverified@example.com", email_verified: "true" }, "user_unverified"),
+      ),
+    ).toMatchObject({ emailVerified: true });
+    expect(
+      await userOf(
+        await idpToken(privateKey, "test-key", { email: "unverified@example.com", email_verified: false }, "user_unverified"),
+      ),
+    ).toMatchObject({ emailVerified: false });
   });
 
   it("refuses a provider's token without iat, or whose claims have the wrong type", async () => {

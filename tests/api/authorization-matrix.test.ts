@@ -4,7 +4,15 @@ import { db } from "@/lib/db/client";
 import type { AuthMode } from "@/lib/http/operation";
 import { OPERATIONS } from "@/lib/openapi/document";
 import { type ApiResponse, call } from "../support/api";
-import { CALLERS, type CallerKind, type Credentials, Ghost, logoImage, type Target, TeamWorkspace } from "../support/authorization-world";
+import {
+  CALLERS,
+  type CallerKind,
+  type Credentials,
+  Ghost,
+  logoImage,
+  type Target,
+  TeamWorkspace,
+} from "../support/authorization-world";
 
 /**
  * The authorisation matrix: two workspaces × every operation of the API (from the OpenAPI
@@ -34,14 +42,24 @@ type Fixture = {
   check?: (response: ApiResponse, own: TeamWorkspace, caller: CallerKind) => Promise<void>;
 };
 
-const by = (owner: number, admin: number, member: number, viewer: number, apiKey: number): Statuses => ({ owner, admin, member, viewer, api_key: apiKey });
+const by = (owner: number, admin: number, member: number, viewer: number, apiKey: number): Statuses => ({
+  owner,
+  admin,
+  member,
+  viewer,
+  api_key: apiKey,
+});
 const sessionsOnly = (session: number, apiKey: number): Statuses => by(session, session, session, session, apiKey);
 
 let counter = 0;
 const uniqueDestination = () => `https://example.com/matrix/${process.pid}-${++counter}`;
 const uniqueEmail = () => `matrix-${process.pid}-${++counter}-${Date.now()}@example.com`;
 
-const pngUpload = async (path: string): Promise<Request> => ({ path, rawBody: await logoImage(), headers: { "content-type": "image/png" } });
+const pngUpload = async (path: string): Promise<Request> => ({
+  path,
+  rawBody: await logoImage(),
+  headers: { "content-type": "image/png" },
+});
 
 async function linkWithLogo(target: Target): Promise<string> {
   return target.freshLink({ logo: true });
@@ -62,7 +80,11 @@ const FIXTURES: Record<string, Fixture> = {
       expect(await db().link.count({ where: { id: { in: ids }, workspaceId: own.id } })).toBe(ids.length);
     },
   },
-  "GET /api/links/{id}": { request: async (target) => ({ path: `/api/links/${await target.link()}` }), status: 200, namesResource: true },
+  "GET /api/links/{id}": {
+    request: async (target) => ({ path: `/api/links/${await target.link()}` }),
+    status: 200,
+    namesResource: true,
+  },
   "PATCH /api/links/{id}": {
     request: async (target) => ({ path: `/api/links/${await target.freshLink()}`, body: { destination: uniqueDestination() } }),
     status: by(200, 200, 403, 403, 200),
@@ -73,8 +95,16 @@ const FIXTURES: Record<string, Fixture> = {
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
-  "GET /api/links/{id}/qr": { request: async (target) => ({ path: `/api/links/${await target.link()}/qr` }), status: 200, namesResource: true },
-  "GET /api/links/{id}/logo": { request: async (target) => ({ path: `/api/links/${await target.link()}/logo` }), status: 200, namesResource: true },
+  "GET /api/links/{id}/qr": {
+    request: async (target) => ({ path: `/api/links/${await target.link()}/qr` }),
+    status: 200,
+    namesResource: true,
+  },
+  "GET /api/links/{id}/logo": {
+    request: async (target) => ({ path: `/api/links/${await target.link()}/logo` }),
+    status: 200,
+    namesResource: true,
+  },
   "PUT /api/links/{id}/logo": {
     request: async (target) => pngUpload(`/api/links/${await target.freshLink()}/logo`),
     status: by(200, 200, 403, 403, 200),
@@ -117,13 +147,22 @@ const FIXTURES: Record<string, Fixture> = {
   "POST /api/keys/rotate": { request: () => ({ path: "/api/keys/rotate" }), status: sessionsOnly(403, 200) },
   "GET /api/machine-accounts/nonce": { request: () => ({ path: "/api/machine-accounts/nonce" }), status: 200 },
   "POST /api/machine-accounts/key": {
-    request: () => ({ path: "/api/machine-accounts/key", body: { message: "not a sign-in message", signature: `0x${"ab".repeat(65)}` } }),
+    request: () => ({
+      path: "/api/machine-accounts/key",
+      body: { message: "not a sign-in message", signature: `0x${"ab".repeat(65)}` },
+    }),
     status: 400,
   },
   // Both workspaces are subscribed: a second checkout is refused in the portal's favour.
-  "POST /api/billing/checkout": { request: () => ({ path: "/api/billing/checkout", body: {} }), status: by(409, 409, 403, 403, 409) },
+  "POST /api/billing/checkout": {
+    request: () => ({ path: "/api/billing/checkout", body: {} }),
+    status: by(409, 409, 403, 403, 409),
+  },
   "POST /api/billing/portal": { request: () => ({ path: "/api/billing/portal" }), status: by(200, 200, 403, 403, 200) },
-  "POST /api/billing/webhook": { request: () => ({ path: "/api/billing/webhook", rawBody: new TextEncoder().encode("{}") }), status: 503 },
+  "POST /api/billing/webhook": {
+    request: () => ({ path: "/api/billing/webhook", rawBody: new TextEncoder().encode("{}") }),
+    status: 503,
+  },
   "GET /api/account": {
     request: () => ({ path: "/api/account" }),
     status: 200,
@@ -139,7 +178,10 @@ const FIXTURES: Record<string, Fixture> = {
       expect(response.body.workspace.id).toBe(own.id);
     },
   },
-  "POST /api/workspaces": { request: () => ({ path: "/api/workspaces", body: { name: "Another team" } }), status: sessionsOnly(201, 403) },
+  "POST /api/workspaces": {
+    request: () => ({ path: "/api/workspaces", body: { name: "Another team" } }),
+    status: sessionsOnly(201, 403),
+  },
   // Renamed to the name it has, so the other workspace's name stays a secret to look for.
   "PATCH /api/workspaces": {
     request: (target) => ({ path: "/api/workspaces", body: { name: target instanceof TeamWorkspace ? target.name : "Ghost" } }),
@@ -156,7 +198,10 @@ const FIXTURES: Record<string, Fixture> = {
       expect(response.body.members).toHaveLength(members + invitations);
     },
   },
-  "POST /api/members": { request: () => ({ path: "/api/members", body: { email: uniqueEmail(), role: "member" } }), status: by(201, 201, 403, 403, 403) },
+  "POST /api/members": {
+    request: () => ({ path: "/api/members", body: { email: uniqueEmail(), role: "member" } }),
+    status: by(201, 201, 403, 403, 403),
+  },
   "PATCH /api/members/{id}": {
     request: async (target) => ({ path: `/api/members/${await target.freshMember()}`, body: { role: "viewer" } }),
     status: by(200, 200, 403, 403, 403),
@@ -187,7 +232,10 @@ const FIXTURES: Record<string, Fixture> = {
     status: 401,
   },
   "GET /api/cron/recheck": { request: () => ({ path: "/api/cron/recheck" }), status: 401 },
-  "POST /api/domains": { request: () => ({ path: "/api/domains", body: { hostname: `go-${++counter}-${process.pid}.matrix-added.com` } }), status: by(201, 201, 403, 403, 201) },
+  "POST /api/domains": {
+    request: () => ({ path: "/api/domains", body: { hostname: `go-${++counter}-${process.pid}.matrix-added.com` } }),
+    status: by(201, 201, 403, 403, 201),
+  },
   "GET /api/domains": {
     request: async (target) => {
       await target.domain();
@@ -199,7 +247,11 @@ const FIXTURES: Record<string, Fixture> = {
       expect(ids.length).toBe(await db().domain.count({ where: { workspaceId: own.id } }));
     },
   },
-  "GET /api/domains/{id}": { request: async (target) => ({ path: `/api/domains/${await target.domain()}` }), status: 200, namesResource: true },
+  "GET /api/domains/{id}": {
+    request: async (target) => ({ path: `/api/domains/${await target.domain()}` }),
+    status: 200,
+    namesResource: true,
+  },
   "POST /api/domains/{id}/verify": {
     request: async (target) => ({ path: `/api/domains/${await target.domain()}/verify` }),
     status: by(200, 200, 403, 403, 200),
@@ -211,7 +263,10 @@ const FIXTURES: Record<string, Fixture> = {
     namesResource: true,
   },
   // Public (Caddy asks without credentials): a name nobody verified gets 404 whoever asks.
-  "GET /api/domains/tls-ask": { request: () => ({ path: `/api/domains/tls-ask?domain=nobody-${++counter}.matrix-none.com` }), status: 404 },
+  "GET /api/domains/tls-ask": {
+    request: () => ({ path: `/api/domains/tls-ask?domain=nobody-${++counter}.matrix-none.com` }),
+    status: 404,
+  },
   "GET /api/cron/domains": { request: () => ({ path: "/api/cron/domains" }), status: 401 },
   "GET /api/cron/scan-retention": { request: () => ({ path: "/api/cron/scan-retention" }), status: 401 },
   "GET /api/openapi.json": { request: () => ({ path: "/api/openapi.json" }), status: 200 },
@@ -233,7 +288,12 @@ const FIXTURES: Record<string, Fixture> = {
     request: async (target) => ({
       path: "/api/mcp",
       headers: { accept: "application/json, text/event-stream" },
-      body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "archive_link", arguments: { id: await target.freshLink() } } },
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "archive_link", arguments: { id: await target.freshLink() } },
+      },
     }),
     status: 200,
     namesResource: true,
@@ -293,53 +353,73 @@ describe("the authorisation matrix", () => {
     expect(stale).toEqual([]);
   });
 
-  it.each(OPERATIONS.map((operation) => [`${operation.method.toUpperCase()} ${operation.path}`, operation] as const))("%s", async (key, operation) => {
-    const fixture = FIXTURES[key];
-    if (!fixture) throw new Error(`${key} has no entry in FIXTURES (tests/api/authorization-matrix.test.ts): add one saying what each role and the API key get.`);
-    const method = operation.method.toUpperCase();
-    const actsOnWorkspace = WORKSPACE_MODES.includes(operation.auth);
-    const failures: string[] = [];
-    const note = (scenario: string, response: ApiResponse, expected: string) =>
-      failures.push(`${scenario}: expected ${expected}, got ${response.status} ${response.text.slice(0, 200)}`);
+  it.each(OPERATIONS.map((operation) => [`${operation.method.toUpperCase()} ${operation.path}`, operation] as const))(
+    "%s",
+    async (key, operation) => {
+      const fixture = FIXTURES[key];
+      if (!fixture)
+        throw new Error(
+          `${key} has no entry in FIXTURES (tests/api/authorization-matrix.test.ts): add one saying what each role and the API key get.`,
+        );
+      const method = operation.method.toUpperCase();
+      const actsOnWorkspace = WORKSPACE_MODES.includes(operation.auth);
+      const failures: string[] = [];
+      const note = (scenario: string, response: ApiResponse, expected: string) =>
+        failures.push(`${scenario}: expected ${expected}, got ${response.status} ${response.text.slice(0, 200)}`);
 
-    for (const [own, other] of [[a, b], [b, a]] as const) {
-      for (const caller of CALLERS) {
-        const expected = typeof fixture.status === "number" ? fixture.status : fixture.status[caller];
-        const where = `${own.label} ${caller}`;
+      for (const [own, other] of [
+        [a, b],
+        [b, a],
+      ] as const) {
+        for (const caller of CALLERS) {
+          const expected = typeof fixture.status === "number" ? fixture.status : fixture.status[caller];
+          const where = `${own.label} ${caller}`;
 
-        // The request first: preparing it may retire the API key (a claim revokes the live one), and the credentials then mint a new one.
-        const request = await fixture.request(own);
-        const response = await send(method, request, await own.credentials(caller));
-        if (response.status !== expected) note(`${where}, own workspace`, response, String(expected));
-        else if (fixture.check && response.status < 300) {
-          await fixture.check(response, own, caller).catch((error: Error) => failures.push(`${where}, own workspace: ${error.message}`));
-        }
-        for (const leak of leaksOf(response, other)) failures.push(`${where}, own workspace: the answer carries ${other.label}'s "${leak}"`);
-
-        if (fixture.namesResource && actsOnWorkspace) {
-          const foreignRequest = await fixture.request(other);
-          const foreign = await send(method, foreignRequest, await own.credentials(caller));
-          const ghostRequest = await fixture.request(new Ghost());
-          const ghost = await send(method, ghostRequest, await own.credentials(caller));
-          // The whole answer, not only the status: a tool's verdict travels in a 200's body.
-          if (foreign.status !== ghost.status || foreign.text !== ghost.text) {
-            note(`${where}, ${other.label}'s resource`, foreign, `the answer for a resource that does not exist (${ghost.status} ${ghost.text.slice(0, 120)})`);
+          // The request first: preparing it may retire the API key (a claim revokes the live one), and the credentials then mint a new one.
+          const request = await fixture.request(own);
+          const response = await send(method, request, await own.credentials(caller));
+          if (response.status !== expected) note(`${where}, own workspace`, response, String(expected));
+          else if (fixture.check && response.status < 300) {
+            await fixture
+              .check(response, own, caller)
+              .catch((error: Error) => failures.push(`${where}, own workspace: ${error.message}`));
           }
-          // A refusal: an error status, or (MCP) a tool result marked isError.
-          if (foreign.status < 400 && foreign.body?.result?.isError !== true) note(`${where}, ${other.label}'s resource`, foreign, "a refusal");
-          for (const leak of leaksOf(foreign, other)) failures.push(`${where}, ${other.label}'s resource: the answer carries "${leak}"`);
-        }
+          for (const leak of leaksOf(response, other))
+            failures.push(`${where}, own workspace: the answer carries ${other.label}'s "${leak}"`);
 
-        if (actsOnWorkspace) {
-          const crossingRequest = await fixture.request(caller === "api_key" ? own : other);
-          const crossing = await send(method, crossingRequest, await own.credentials(caller, other.id));
-          // A session naming a workspace it is not a member of: 401 before anything else. An API key ignores the header.
-          const crossingExpected = caller === "api_key" ? expected : 401;
-          if (crossing.status !== crossingExpected) note(`${where}, X-Workspace-Id of ${other.label}`, crossing, String(crossingExpected));
-          for (const leak of leaksOf(crossing, other)) failures.push(`${where}, X-Workspace-Id of ${other.label}: the answer carries "${leak}"`);
+          if (fixture.namesResource && actsOnWorkspace) {
+            const foreignRequest = await fixture.request(other);
+            const foreign = await send(method, foreignRequest, await own.credentials(caller));
+            const ghostRequest = await fixture.request(new Ghost());
+            const ghost = await send(method, ghostRequest, await own.credentials(caller));
+            // The whole answer, not only the status: a tool's verdict travels in a 200's body.
+            if (foreign.status !== ghost.status || foreign.text !== ghost.text) {
+              note(
+                `${where}, ${other.label}'s resource`,
+                foreign,
+                `the answer for a resource that does not exist (${ghost.status} ${ghost.text.slice(0, 120)})`,
+              );
+            }
+            // A refusal: an error status, or (MCP) a tool result marked isError.
+            if (foreign.status < 400 && foreign.body?.result?.isError !== true)
+              note(`${where}, ${other.label}'s resource`, foreign, "a refusal");
+            for (const leak of leaksOf(foreign, other))
+              failures.push(`${where}, ${other.label}'s resource: the answer carries "${leak}"`);
+          }
+
+          if (actsOnWorkspace) {
+            const crossingRequest = await fixture.request(caller === "api_key" ? own : other);
+            const crossing = await send(method, crossingRequest, await own.credentials(caller, other.id));
+            // A session naming a workspace it is not a member of: 401 before anything else. An API key ignores the header.
+            const crossingExpected = caller === "api_key" ? expected : 401;
+            if (crossing.status !== crossingExpected)
+              note(`${where}, X-Workspace-Id of ${other.label}`, crossing, String(crossingExpected));
+            for (const leak of leaksOf(crossing, other))
+              failures.push(`${where}, X-Workspace-Id of ${other.label}: the answer carries "${leak}"`);
+          }
         }
       }
-    }
-    expect(failures).toEqual([]);
-  });
+      expect(failures).toEqual([]);
+    },
+  );
 });

@@ -32,7 +32,9 @@ describe("the local provider's checkout", () => {
 
     const checkout = await startCheckout(user, { plan: "starter" });
     expect(checkout.status).toBe(200);
-    expect(checkout.body).toEqual({ url: expect.stringMatching(/^http:\/\/app\.test\.example\/billing\/local\/checkout\/cs_local_\w+$/) });
+    expect(checkout.body).toEqual({
+      url: expect.stringMatching(/^http:\/\/app\.test\.example\/billing\/local\/checkout\/cs_local_\w+$/),
+    });
     const id = sessionIdOf(checkout.body.url);
 
     const page = await renderPage(LocalCheckoutPage, id);
@@ -49,8 +51,15 @@ describe("the local provider's checkout", () => {
 
     const account = await call("GET", "/api/account", user);
     expect(account.body).toMatchObject({
-      provider: "local", plan: "starter", interval: "month", status: "active", active: true,
-      links_created_this_cycle: 0, cap: 100, remaining: 100, can: { create_links: true, edit_links: true },
+      provider: "local",
+      plan: "starter",
+      interval: "month",
+      status: "active",
+      active: true,
+      links_created_this_cycle: 0,
+      cap: 100,
+      remaining: 100,
+      can: { create_links: true, edit_links: true },
     });
     expect((await createLink(user, { destination: "https://example.com/after" })).status).toBe(201);
     expect((await call("GET", "/api/account", user)).body).toMatchObject({ links_created_this_cycle: 1, remaining: 99 });
@@ -64,7 +73,11 @@ describe("the local provider's checkout", () => {
 
     expect(submissions.map((submission) => submission.status)).toEqual([303, 303, 303]);
     expect(await db().billingEvent.count({ where: { workspaceId: user.workspaceId } })).toBe(1);
-    expect((await call("GET", "/api/account", user)).body).toMatchObject({ plan: "unlimited", interval: "month", status: "active" });
+    expect((await call("GET", "/api/account", user)).body).toMatchObject({
+      plan: "unlimited",
+      interval: "month",
+      status: "active",
+    });
   });
 
   it("expires after a day, and answers an unknown checkout with 404", async () => {
@@ -107,7 +120,10 @@ describe("a lapsed subscription (cancelled in the local portal)", () => {
       docs: "http://app.test.example/docs#startCheckout",
     });
     expect(create.body.error).toMatch(/POST \/api\/billing\/checkout/);
-    const edit = await call("PATCH", `/api/links/${kept.id}`, { token: user.token, body: { destination: "https://example.com/moved" } });
+    const edit = await call("PATCH", `/api/links/${kept.id}`, {
+      token: user.token,
+      body: { destination: "https://example.com/moved" },
+    });
     expect(edit.status).toBe(402);
     expect(edit.body).toMatchObject({ error: expect.stringMatching(KEEP_RESOLVING_SENTENCE), pay: ["subscribe"] });
 
@@ -125,15 +141,28 @@ describe("a lapsed subscription (cancelled in the local portal)", () => {
       expect(answer.headers.Location).toBe(link.destination);
     }
     expect((await call("GET", "/api/account", user)).body).toMatchObject({
-      status: "canceled", active: false,
-      can: { list_links: true, create_links: false, edit_links: false, archive_links: true, use_custom_domains: false, manage_billing: true },
+      status: "canceled",
+      active: false,
+      can: {
+        list_links: true,
+        create_links: false,
+        edit_links: false,
+        archive_links: true,
+        use_custom_domains: false,
+        manage_billing: true,
+      },
     });
   });
 
   it("refuses a create on a custom domain with 402 too", async () => {
     const user = await newUser("lapsing");
     const domain = await db().domain.create({
-      data: { id: newId("dom"), workspaceId: user.workspaceId, hostname: `go-${user.userId.toLowerCase()}.example.org`, verifiedAt: new Date() },
+      data: {
+        id: newId("dom"),
+        workspaceId: user.workspaceId,
+        hostname: `go-${user.userId.toLowerCase()}.example.org`,
+        verifiedAt: new Date(),
+      },
     });
     expect((await createLink(user, { destination: "https://example.com/d", domain_id: domain.id })).status).toBe(201);
     await cancelThroughPortal(user);
@@ -158,7 +187,11 @@ describe("a lapsed subscription (cancelled in the local portal)", () => {
     expect(checkoutPath).toMatch(/^\/billing\/local\/checkout\/cs_local_\w+$/);
     expect((await submitForm(`${checkoutPath}/complete`)).status).toBe(303);
 
-    expect((await call("GET", "/api/account", user)).body).toMatchObject({ plan: "unlimited", interval: "year", status: "active" });
+    expect((await call("GET", "/api/account", user)).body).toMatchObject({
+      plan: "unlimited",
+      interval: "year",
+      status: "active",
+    });
     expect((await createLink(user, { destination: "https://example.com/back" })).status).toBe(201);
   });
 });
@@ -174,7 +207,13 @@ describe("the local portal", () => {
     expect(changed.status).toBe(303);
     expect(changed.headers.get("location")).toBe(`/billing/local/portal/${portalId}`);
     const account = (await call("GET", "/api/account", user)).body;
-    expect(account).toMatchObject({ plan: "starter", interval: "month", status: "active", cap: 100, links_created_this_cycle: 0 });
+    expect(account).toMatchObject({
+      plan: "starter",
+      interval: "month",
+      status: "active",
+      cap: 100,
+      links_created_this_cycle: 0,
+    });
     expect(account.cycle_end - account.cycle_start).toBeGreaterThanOrEqual(28 * 24 * 60 * 60 * 1000);
     expect(await renderPage(LocalPortalPage, portalId)).toContain("Starter, 19.00 AUD a month (current plan)");
   });
@@ -212,7 +251,9 @@ describe("the local provider in production", () => {
     const warn = vi.spyOn(log(), "warn").mockImplementation(() => {});
     const checkout = await startCheckout(user);
     expect(checkout.status).toBe(200);
-    expect(await renderPage(LocalCheckoutPage, sessionIdOf(checkout.body.url))).toContain('<p class="warning" role="alert"><strong>The local billing provider takes no payment');
+    expect(await renderPage(LocalCheckoutPage, sessionIdOf(checkout.body.url))).toContain(
+      '<p class="warning" role="alert"><strong>The local billing provider takes no payment',
+    );
     expect(warn.mock.calls.flat().join("\n")).toMatch(/BILLING_PROVIDER=local on a production deployment/);
     warn.mockRestore();
   });

@@ -11,7 +11,11 @@ import { startStripeStandIn, type StripeStandIn } from "../support/stripe-stand-
 import { visit } from "../support/visits";
 
 const WEBHOOK_SECRET = "whsec_standin_secret";
-const PRICES = { starterMonth: "price_starter_month", unlimitedMonth: "price_unlimited_month", unlimitedYear: "price_unlimited_year" };
+const PRICES = {
+  starterMonth: "price_starter_month",
+  unlimitedMonth: "price_unlimited_month",
+  unlimitedYear: "price_unlimited_year",
+};
 const DAY_SECONDS = 24 * 60 * 60;
 
 let stripe: StripeStandIn;
@@ -41,7 +45,10 @@ afterEach(() => setClock(undefined));
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-function subscriptionObject(user: TestUser, overrides: { id?: string; status?: string; price?: string; periodStart?: number } = {}) {
+function subscriptionObject(
+  user: TestUser,
+  overrides: { id?: string; status?: string; price?: string; periodStart?: number } = {},
+) {
   const periodStart = overrides.periodStart ?? nowSeconds();
   return {
     id: overrides.id ?? `sub_${user.workspaceId}`,
@@ -52,7 +59,15 @@ function subscriptionObject(user: TestUser, overrides: { id?: string; status?: s
     metadata: { workspace_id: user.workspaceId },
     items: {
       object: "list",
-      data: [{ id: "si_1", object: "subscription_item", price: { id: overrides.price ?? PRICES.unlimitedMonth, object: "price" }, current_period_start: periodStart, current_period_end: periodStart + 30 * DAY_SECONDS }],
+      data: [
+        {
+          id: "si_1",
+          object: "subscription_item",
+          price: { id: overrides.price ?? PRICES.unlimitedMonth, object: "price" },
+          current_period_start: periodStart,
+          current_period_end: periodStart + 30 * DAY_SECONDS,
+        },
+      ],
     },
   };
 }
@@ -65,13 +80,19 @@ function stripeEvent(type: string, object: unknown, created = nowSeconds()) {
 function deliver(event: unknown, options: { secret?: string; payload?: string } = {}) {
   const payload = JSON.stringify(event);
   const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? WEBHOOK_SECRET });
-  return call("POST", "/api/billing/webhook", { rawBody: options.payload ?? payload, headers: { "stripe-signature": signature, "content-type": "application/json" } });
+  return call("POST", "/api/billing/webhook", {
+    rawBody: options.payload ?? payload,
+    headers: { "stripe-signature": signature, "content-type": "application/json" },
+  });
 }
 
 /** A raw payload correctly signed with the webhook secret, at `timestamp` (seconds; default now). */
 function deliverSigned(payload: string, timestamp?: number) {
   const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET, timestamp });
-  return call("POST", "/api/billing/webhook", { rawBody: payload, headers: { "stripe-signature": signature, "content-type": "application/json" } });
+  return call("POST", "/api/billing/webhook", {
+    rawBody: payload,
+    headers: { "stripe-signature": signature, "content-type": "application/json" },
+  });
 }
 
 const account = async (user: TestUser) => (await call("GET", "/api/account", user)).body;
@@ -123,7 +144,10 @@ describe("checkout and the portal on Stripe", () => {
     expect(portal.body).toEqual({ url: expect.stringMatching(/^https:\/\/billing\.stripe\.com\/p\/session\/bps_test_\d+$/) });
     expect(stripe.requests.map((request) => request.path)).toEqual(["/v1/checkout/sessions", "/v1/billing_portal/sessions"]);
     expect(stripe.requests[0]!.form).toMatchObject({ customer: customerId, "line_items[0][price]": PRICES.starterMonth });
-    expect(stripe.requests[1]!.form).toEqual({ customer: customerId, return_url: "http://app.test.example/billing/return?portal=closed" });
+    expect(stripe.requests[1]!.form).toEqual({
+      customer: customerId,
+      return_url: "http://app.test.example/billing/return?portal=closed",
+    });
   });
 
   it("answers 502 when Stripe refuses, and says nothing was charged", async () => {
@@ -147,7 +171,13 @@ describe("POST /api/billing/webhook", () => {
 
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ received: true, outcome: "applied" });
-    expect(await account(user)).toMatchObject({ provider: "stripe", plan: "unlimited", interval: "month", status: "active", active: true });
+    expect(await account(user)).toMatchObject({
+      provider: "stripe",
+      plan: "unlimited",
+      interval: "month",
+      status: "active",
+      active: true,
+    });
     expect((await createLink(user, { destination: "https://example.com/paid-for" })).status).toBe(201);
   });
 
@@ -175,7 +205,10 @@ describe("POST /api/billing/webhook", () => {
     expect(future.body).toEqual({ error: expect.stringMatching(/Stripe-Signature.*future/) });
     expect(await db().billingEvent.count({ where: { id: early.id } })).toBe(0);
 
-    const skewed = await deliverSigned(JSON.stringify(stripeEvent("customer.subscription.created", subscriptionObject(user))), nowSeconds() + 60);
+    const skewed = await deliverSigned(
+      JSON.stringify(stripeEvent("customer.subscription.created", subscriptionObject(user))),
+      nowSeconds() + 60,
+    );
     expect(skewed.status).toBe(200);
     expect((await account(user)).status).toBe("active");
   });
@@ -184,13 +217,48 @@ describe("POST /api/billing/webhook", () => {
     ["a body that is not JSON", () => "this is not json"],
     ["a JSON array", () => "[]"],
     ["an event without data", () => JSON.stringify({ ...stripeEvent("invoice.paid", {}), data: undefined })],
-    ["a created time that is not a number", (user) => JSON.stringify(stripeEvent("customer.subscription.created", subscriptionObject(user), "yesterday" as never))],
-    ["a subscription without items", (user) => JSON.stringify(stripeEvent("customer.subscription.updated", { ...subscriptionObject(user), items: undefined }))],
-    ["a subscription whose id holds a NUL byte", (user) => JSON.stringify(stripeEvent("customer.subscription.created", subscriptionObject(user, { id: "sub_\u0000x" })))],
-    ["a workspace id with a NUL byte in the metadata", (user) => JSON.stringify(stripeEvent("customer.subscription.created", { ...subscriptionObject(user), metadata: { workspace_id: "ws_\u0000" } }))],
-    ["a period start out of any date range", (user) => JSON.stringify(stripeEvent("customer.subscription.created", subscriptionObject(user, { periodStart: 1e20 })))],
-    ["a checkout session whose subscription is a number", () => JSON.stringify(stripeEvent("checkout.session.completed", { id: "cs_1", object: "checkout.session", mode: "subscription", subscription: 42 }))],
-    ["an invoice whose subscription details name no subscription", () => JSON.stringify(stripeEvent("invoice.paid", { id: "in_1", object: "invoice", parent: { subscription_details: { metadata: {} } } }))],
+    [
+      "a created time that is not a number",
+      (user) => JSON.stringify(stripeEvent("customer.subscription.created", subscriptionObject(user), "yesterday" as never)),
+    ],
+    [
+      "a subscription without items",
+      (user) => JSON.stringify(stripeEvent("customer.subscription.updated", { ...subscriptionObject(user), items: undefined })),
+    ],
+    [
+      "a subscription whose id holds a NUL byte",
+      (user) => JSON.stringify(stripeEvent("customer.subscription.created", subscriptionObject(user, { id: "sub_\u0000x" }))),
+    ],
+    [
+      "a workspace id with a NUL byte in the metadata",
+      (user) =>
+        JSON.stringify(
+          stripeEvent("customer.subscription.created", { ...subscriptionObject(user), metadata: { workspace_id: "ws_\u0000" } }),
+        ),
+    ],
+    [
+      "a period start out of any date range",
+      (user) => JSON.stringify(stripeEvent("customer.subscription.created", subscriptionObject(user, { periodStart: 1e20 }))),
+    ],
+    [
+      "a checkout session whose subscription is a number",
+      () =>
+        JSON.stringify(
+          stripeEvent("checkout.session.completed", {
+            id: "cs_1",
+            object: "checkout.session",
+            mode: "subscription",
+            subscription: 42,
+          }),
+        ),
+    ],
+    [
+      "an invoice whose subscription details name no subscription",
+      () =>
+        JSON.stringify(
+          stripeEvent("invoice.paid", { id: "in_1", object: "invoice", parent: { subscription_details: { metadata: {} } } }),
+        ),
+    ],
   ];
 
   it.each(MALFORMED)("answers a signed event with %s with 400 and applies nothing", async (_label, payloadFor) => {
@@ -229,14 +297,19 @@ describe("POST /api/billing/webhook", () => {
     const link = (await createLink(user, { destination: "https://example.com/before-lapse" })).body;
 
     await deliver(stripeEvent("customer.subscription.deleted", subscriptionObject(user, { status: "canceled" }), start + 20));
-    const late = await deliver(stripeEvent("customer.subscription.updated", subscriptionObject(user, { status: "active" }), start + 10));
+    const late = await deliver(
+      stripeEvent("customer.subscription.updated", subscriptionObject(user, { status: "active" }), start + 10),
+    );
 
     expect(late.body).toEqual({ received: true, outcome: "stale" });
     expect((await account(user)).status).toBe("canceled");
     const create = await createLink(user, { destination: "https://example.com/after-lapse" });
     expect(create.status).toBe(402);
     expect(create.body).toMatchObject({ error: expect.stringMatching(KEEP_RESOLVING_SENTENCE), pay: ["subscribe"] });
-    const edit = await call("PATCH", `/api/links/${link.id}`, { token: user.token, body: { destination: "https://example.com/moved" } });
+    const edit = await call("PATCH", `/api/links/${link.id}`, {
+      token: user.token,
+      body: { destination: "https://example.com/moved" },
+    });
     expect(edit.status).toBe(402);
     expect(edit.body.error).toMatch(KEEP_RESOLVING_SENTENCE);
     expect((await call("GET", "/api/links", user)).status).toBe(200);
@@ -247,8 +320,16 @@ describe("POST /api/billing/webhook", () => {
   it("keeps active when Stripe's created (incomplete) and updated (active) share a second and arrive reversed", async () => {
     const user = await newUser("webhook", { subscription: false });
     const second = nowSeconds();
-    await deliver(stripeEvent("customer.subscription.updated", subscriptionObject(user, { status: "active", periodStart: second }), second));
-    const created = await deliver(stripeEvent("customer.subscription.created", subscriptionObject(user, { status: "incomplete", periodStart: second }), second));
+    await deliver(
+      stripeEvent("customer.subscription.updated", subscriptionObject(user, { status: "active", periodStart: second }), second),
+    );
+    const created = await deliver(
+      stripeEvent(
+        "customer.subscription.created",
+        subscriptionObject(user, { status: "incomplete", periodStart: second }),
+        second,
+      ),
+    );
 
     expect(created.body.outcome).toBe("stale");
     expect((await account(user)).status).toBe("active");
@@ -258,7 +339,15 @@ describe("POST /api/billing/webhook", () => {
     const user = await newUser("webhook", { subscription: false });
     const subscription = subscriptionObject(user, { price: PRICES.starterMonth });
     stripe.subscriptions.set(subscription.id, subscription);
-    const session = { id: "cs_test_done", object: "checkout.session", mode: "subscription", subscription: subscription.id, customer: subscription.customer, client_reference_id: user.workspaceId, metadata: { workspace_id: user.workspaceId } };
+    const session = {
+      id: "cs_test_done",
+      object: "checkout.session",
+      mode: "subscription",
+      subscription: subscription.id,
+      customer: subscription.customer,
+      client_reference_id: user.workspaceId,
+      metadata: { workspace_id: user.workspaceId },
+    };
 
     const response = await deliver(stripeEvent("checkout.session.completed", session));
 
@@ -269,9 +358,18 @@ describe("POST /api/billing/webhook", () => {
 
   it("answers 502 (so Stripe delivers again) when Stripe's own answer for a completed checkout's subscription cannot be read", async () => {
     const user = await newUser("webhook", { subscription: false });
-    const subscription = { ...subscriptionObject(user), items: { object: "list", data: [{ id: "si_1", price: { id: PRICES.unlimitedMonth } }] } };
+    const subscription = {
+      ...subscriptionObject(user),
+      items: { object: "list", data: [{ id: "si_1", price: { id: PRICES.unlimitedMonth } }] },
+    };
     stripe.subscriptions.set(subscription.id, subscription);
-    const session = { id: "cs_test_odd", object: "checkout.session", mode: "subscription", subscription: subscription.id, client_reference_id: user.workspaceId };
+    const session = {
+      id: "cs_test_odd",
+      object: "checkout.session",
+      mode: "subscription",
+      subscription: subscription.id,
+      client_reference_id: user.workspaceId,
+    };
     vi.spyOn(log(), "error").mockImplementation(() => {});
 
     const response = await deliver(stripeEvent("checkout.session.completed", session));
@@ -286,12 +384,24 @@ describe("POST /api/billing/webhook", () => {
     const user = await newUser("webhook", { subscription: false });
     const start = nowSeconds() - 60;
     const subscription = subscriptionObject(user, { periodStart: start });
-    const invoice = { id: "in_1", object: "invoice", customer: subscription.customer, parent: { type: "subscription_details", subscription_details: { subscription: subscription.id, metadata: subscription.metadata } } };
+    const invoice = {
+      id: "in_1",
+      object: "invoice",
+      customer: subscription.customer,
+      parent: {
+        type: "subscription_details",
+        subscription_details: { subscription: subscription.id, metadata: subscription.metadata },
+      },
+    };
     await deliver(stripeEvent("customer.subscription.created", subscription, start));
 
     await deliver(stripeEvent("invoice.payment_failed", invoice, start + 10));
 
-    expect(await account(user)).toMatchObject({ status: "past_due", active: true, grace_ends_at: (start + 10 + 7 * DAY_SECONDS) * 1000 });
+    expect(await account(user)).toMatchObject({
+      status: "past_due",
+      active: true,
+      grace_ends_at: (start + 10 + 7 * DAY_SECONDS) * 1000,
+    });
     expect((await createLink(user, { destination: "https://example.com/in-grace" })).status).toBe(201);
     setClock({ now: () => (start + 10 + 7 * DAY_SECONDS + 1) * 1000 });
     const overdue = await createLink(user, { destination: "https://example.com/after-grace" });
@@ -311,7 +421,9 @@ describe("POST /api/billing/webhook", () => {
     vi.spyOn(log(), "warn").mockImplementation(() => {});
 
     const other = await deliver(stripeEvent("customer.created", { id: "cus_x", object: "customer" }));
-    const foreignPrice = await deliver(stripeEvent("customer.subscription.created", subscriptionObject(user, { price: "price_someone_else" })));
+    const foreignPrice = await deliver(
+      stripeEvent("customer.subscription.created", subscriptionObject(user, { price: "price_someone_else" })),
+    );
 
     expect(other.body).toEqual({ received: true, outcome: "ignored" });
     expect(foreignPrice.body).toEqual({ received: true, outcome: "ignored" });

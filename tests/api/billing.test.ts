@@ -31,7 +31,11 @@ describe("POST /api/billing/checkout", () => {
   });
 
   it.each([
-    ["starter with yearly billing", { plan: "starter", interval: "year" }, /"interval" is invalid: the starter plan is billed monthly only/],
+    [
+      "starter with yearly billing",
+      { plan: "starter", interval: "year" },
+      /"interval" is invalid: the starter plan is billed monthly only/,
+    ],
     ["an unknown plan", { plan: "gold" }, /"plan" is invalid: must be one of starter, unlimited/],
     ["an unknown interval", { interval: "week" }, /"interval" is invalid: must be one of month, year/],
     ["a plan that is not a string", { plan: 1 }, /"plan"/],
@@ -76,7 +80,14 @@ describe("the order of refusals on create", () => {
     const lapsed = await newUser("lapsed", { subscription: false });
     const outsider = await newUser("outsider", { subscription: false });
 
-    expect((await createLink({ token: outsider.token, headers: { "x-workspace-id": lapsed.workspaceId } }, { destination: "https://example.com" })).status).toBe(401);
+    expect(
+      (
+        await createLink(
+          { token: outsider.token, headers: { "x-workspace-id": lapsed.workspaceId } },
+          { destination: "https://example.com" },
+        )
+      ).status,
+    ).toBe(401);
     expect((await createLink(lapsed, { destination: "https://example.com", title: "x" })).status).toBe(400);
     expect((await call("POST", "/api/links", { token: lapsed.token, rawBody: "{" })).status).toBe(400);
     expect((await createLink(lapsed, { destination: "http://10.0.0.1/" })).status).toBe(402);
@@ -89,9 +100,17 @@ describe("the order of refusals on create", () => {
     const link = (await createLink(owner, { destination: "https://example.com/owned" })).body;
     await cancelThroughPortal(owner);
 
-    expect((await call("PATCH", "/api/links/lnk_missing", { token: owner.token, body: { destination: "https://example.com/x" } })).status).toBe(404);
-    expect((await call("PATCH", `/api/links/${link.id}`, { ...asMember, body: { destination: "https://example.com/x" } })).status).toBe(403);
-    expect((await call("PATCH", `/api/links/${link.id}`, { token: owner.token, body: { destination: "https://example.com/x" } })).status).toBe(402);
+    expect(
+      (await call("PATCH", "/api/links/lnk_missing", { token: owner.token, body: { destination: "https://example.com/x" } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await call("PATCH", `/api/links/${link.id}`, { ...asMember, body: { destination: "https://example.com/x" } })).status,
+    ).toBe(403);
+    expect(
+      (await call("PATCH", `/api/links/${link.id}`, { token: owner.token, body: { destination: "https://example.com/x" } }))
+        .status,
+    ).toBe(402);
   });
 });
 
@@ -123,7 +142,11 @@ describe("the starter plan's allowance of 100 new links a cycle", () => {
     expect(responses.filter((response) => response.status === 201)).toHaveLength(5);
     expect(responses.filter((response) => response.status === 402)).toHaveLength(95);
     expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(100);
-    expect(await account()).toMatchObject({ links_created_this_cycle: 100, remaining: 0, can: { create_links: false, edit_links: true } });
+    expect(await account()).toMatchObject({
+      links_created_this_cycle: 100,
+      remaining: 0,
+      can: { create_links: false, edit_links: true },
+    });
   });
 
   it("answers the 101st new link with 402 naming the upgrade, still returns an existing link, and still allows edits", async () => {
@@ -140,7 +163,14 @@ describe("the starter plan's allowance of 100 new links a cycle", () => {
 
     const existing = await create("https://example.com/seed/1");
     expect(existing.status).toBe(200);
-    expect((await call("PATCH", `/api/links/${existing.body.id}`, { token: user.token, body: { destination: "https://example.com/seed/1b" } })).status).toBe(200);
+    expect(
+      (
+        await call("PATCH", `/api/links/${existing.body.id}`, {
+          token: user.token,
+          body: { destination: "https://example.com/seed/1b" },
+        })
+      ).status,
+    ).toBe(200);
     expect((await account()).links_created_this_cycle).toBe(100);
   });
 
@@ -149,7 +179,12 @@ describe("the starter plan's allowance of 100 new links a cycle", () => {
     setClock({ now: () => cycleEnd + 60_000 });
 
     expect((await create("https://example.com/next-cycle")).status).toBe(201);
-    expect(await account()).toMatchObject({ cycle_start: cycleEnd, cycle_end: addMonths(new Date(cycleEnd), 1).getTime(), links_created_this_cycle: 1, remaining: 99 });
+    expect(await account()).toMatchObject({
+      cycle_start: cycleEnd,
+      cycle_end: addMonths(new Date(cycleEnd), 1).getTime(),
+      links_created_this_cycle: 1,
+      remaining: 99,
+    });
   });
 });
 
@@ -159,8 +194,15 @@ describe("the unlimited plan", () => {
     await Promise.all(Array.from({ length: 3 }, (_, i) => createLink(user, { destination: `https://example.com/u/${i}` })));
 
     expect((await call("GET", "/api/account", user)).body).toMatchObject({
-      plan: "unlimited", interval: "month", status: "active", cap: null, remaining: null, links_created_this_cycle: 3,
-      cycle_start: expect.any(Number), cycle_end: expect.any(Number), grace_ends_at: null,
+      plan: "unlimited",
+      interval: "month",
+      status: "active",
+      cap: null,
+      remaining: null,
+      links_created_this_cycle: 3,
+      cycle_start: expect.any(Number),
+      cycle_end: expect.any(Number),
+      grace_ends_at: null,
     });
   });
 });
@@ -171,7 +213,15 @@ describe("a machine account (created by a paid link)", () => {
     const workspaceId = newId("ws");
     await db().workspace.create({ data: { id: workspaceId, name: "Machine account", kind: "machine" } });
     const apiKey = await mintApiKey(workspaceId, null);
-    const link = await insertLink({ workspaceId, slug: `m${Date.now()}`, reusable: false, host: null, domainId: null, destination: "https://example.com/paid", createdByUserId: null });
+    const link = await insertLink({
+      workspaceId,
+      slug: `m${Date.now()}`,
+      reusable: false,
+      host: null,
+      domainId: null,
+      destination: "https://example.com/paid",
+      createdByUserId: null,
+    });
     return { workspaceId, apiKey, link: link! };
   }
 
@@ -180,7 +230,9 @@ describe("a machine account (created by a paid link)", () => {
     expect((await startCheckout({ token: machine.apiKey })).status).toBe(403);
     expect((await call("POST", "/api/billing/portal", { token: machine.apiKey })).status).toBe(403);
     expect((await call("GET", "/api/account", { token: machine.apiKey })).body).toMatchObject({
-      workspace_kind: "machine", status: "none", active: false,
+      workspace_kind: "machine",
+      status: "none",
+      active: false,
       can: { list_links: true, create_links: false, edit_links: true, use_custom_domains: false, manage_billing: false },
     });
   });

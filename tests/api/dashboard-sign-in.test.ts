@@ -18,16 +18,26 @@ describe("the dashboard's sign-in store (next-auth adapter)", () => {
     await joinWorkspace(apiUser, team.workspaceId, "member");
     const user = (await findDashboardUser(signedIn.id))!;
     expect(user.personalWorkspaceId).toBe(apiUser.workspaceId);
-    expect(await dashboardPrincipal(user, team.workspaceId)).toEqual({ kind: "session", userId: apiUser.userId, workspaceId: team.workspaceId, role: "member" });
+    expect(await dashboardPrincipal(user, team.workspaceId)).toEqual({
+      kind: "session",
+      userId: apiUser.userId,
+      workspaceId: team.workspaceId,
+      role: "member",
+    });
     // A workspace the user is not a member of falls back to their own, as it never acts on another's.
     const stranger = await newUser("stranger");
-    expect(await dashboardPrincipal(user, stranger.workspaceId)).toMatchObject({ workspaceId: apiUser.workspaceId, role: "owner" });
+    expect(await dashboardPrincipal(user, stranger.workspaceId)).toMatchObject({
+      workspaceId: apiUser.workspaceId,
+      role: "owner",
+    });
   });
 
   it("creates a first-time user with a personal workspace the API then finds by session token", async () => {
     const created = await adapter.createUser!({ email: "First.Timer@Example.COM", emailVerified: new Date() });
     expect(created).toMatchObject({ email: "first.timer@example.com" });
-    const response = await call("GET", "/api/workspaces", { headers: { authorization: `Bearer ${await sessionFor("first.timer@example.com")}` } });
+    const response = await call("GET", "/api/workspaces", {
+      headers: { authorization: `Bearer ${await sessionFor("first.timer@example.com")}` },
+    });
     expect(response.status).toBe(200);
     const user = (await findDashboardUser(created.id))!;
     expect(response.body.workspace.id).toBe(user.personalWorkspaceId);

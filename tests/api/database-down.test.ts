@@ -48,8 +48,11 @@ afterAll(() => setClock(undefined));
 describe("with the database down", () => {
   it("keeps resolving cached links, and answers a cold miss with 503 and Retry-After, never a wrong redirect", async () => {
     const user = await newUser();
-    const active = (await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/cached" } })).body;
-    const uncached = (await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/never-visited" } })).body;
+    const active = (await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/cached" } }))
+      .body;
+    const uncached = (
+      await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/never-visited" } })
+    ).body;
     expect((await visit(`/${active.slug}`)).headers.Location).toBe("https://example.com/cached");
 
     await takeDatabaseDown();
@@ -67,8 +70,12 @@ describe("with the database down", () => {
 
   it("answers within the lookup deadline when the database hangs instead of refusing", async () => {
     const user = await newUser();
-    const active = (await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/hung-cached" } })).body;
-    const uncached = (await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/hung-cold" } })).body;
+    const active = (
+      await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/hung-cached" } })
+    ).body;
+    const uncached = (
+      await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/hung-cold" } })
+    ).body;
     expect((await visit(`/${active.slug}`)).status).toBe(302);
 
     const silent = await hangDatabase();

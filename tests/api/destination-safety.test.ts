@@ -35,23 +35,29 @@ describe("no DNS oracle: a refused destination never says where its name points"
   it("gives the same sentence for every internal answer, so the kind of network does not leak either", async () => {
     const user = await newUser();
     const sentences = await Promise.all(
-      INTERNAL_NAMES.map(async ([name]) => (await call("POST", "/api/links", { token: user.token, body: { destination: `https://${name}/` } })).body.error),
+      INTERNAL_NAMES.map(
+        async ([name]) =>
+          (await call("POST", "/api/links", { token: user.token, body: { destination: `https://${name}/` } })).body.error,
+      ),
     );
     expect(new Set(sentences).size).toBe(1);
   });
 });
 
 describe("special-use and private-use names", () => {
-  it.each(["http://nas.lan/", "http://fritz.box/admin", "http://router.home.arpa/", "http://api.default.svc/", "http://1.0.168.192.in-addr.arpa/"])(
-    "refuses %s with 422 and writes nothing",
-    async (destination) => {
-      const user = await newUser();
-      const response = await call("POST", "/api/links", { token: user.token, body: { destination } });
-      expect(response.status).toBe(422);
-      expect(response.body.error).toMatch(/local or reserved name/);
-      expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(0);
-    },
-  );
+  it.each([
+    "http://nas.lan/",
+    "http://fritz.box/admin",
+    "http://router.home.arpa/",
+    "http://api.default.svc/",
+    "http://1.0.168.192.in-addr.arpa/",
+  ])("refuses %s with 422 and writes nothing", async (destination) => {
+    const user = await newUser();
+    const response = await call("POST", "/api/links", { token: user.token, body: { destination } });
+    expect(response.status).toBe(422);
+    expect(response.body.error).toMatch(/local or reserved name/);
+    expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(0);
+  });
 });
 
 describe("a destination on a host we serve short links on (a redirect loop)", () => {
@@ -72,12 +78,18 @@ describe("a destination on a host we serve short links on (a redirect loop)", ()
     });
     forgetVerifiedHosts();
     const stranger = await newUser("stranger");
-    const looping = await call("POST", "/api/links", { token: stranger.token, body: { destination: `https://GO-${suffix}.example.org./menu` } });
+    const looping = await call("POST", "/api/links", {
+      token: stranger.token,
+      body: { destination: `https://GO-${suffix}.example.org./menu` },
+    });
     expect(looping.status).toBe(422);
     expect(looping.body.error).toMatch(/redirect loop/);
     const anonymous = await call("POST", "/api/links", { body: { destination: `https://go-${suffix}.example.org/menu` } });
     expect(anonymous.status).toBe(422);
-    const pending = await call("POST", "/api/links", { token: stranger.token, body: { destination: `https://pending-${suffix}.example.org/menu` } });
+    const pending = await call("POST", "/api/links", {
+      token: stranger.token,
+      body: { destination: `https://pending-${suffix}.example.org/menu` },
+    });
     expect(pending.status).toBe(201);
   });
 
@@ -92,6 +104,8 @@ describe("a destination on a host we serve short links on (a redirect loop)", ()
       expect(response.status).toBe(422);
       expect(response.body.error).toMatch(/redirect loop/);
     }
-    expect((await call("POST", "/api/links", { token: user.token, body: { destination: "https://www.permalink-test.net/" } })).status).toBe(201);
+    expect(
+      (await call("POST", "/api/links", { token: user.token, body: { destination: "https://www.permalink-test.net/" } })).status,
+    ).toBe(201);
   });
 });

@@ -53,7 +53,11 @@ describe("the background domain check", () => {
     world.dns.set(hostname, { cname: "s.test.example" });
     now += 4 * MINUTE;
     expect(await runDomainChecks()).toMatchObject({ ran: true, checked: 1, verified: 1, failing: 0 });
-    expect(await row()).toMatchObject({ failedChecks: 0, hostnameStatus: "active", nextCheckAt: new Date(now + 6 * 60 * MINUTE) });
+    expect(await row()).toMatchObject({
+      failedChecks: 0,
+      hostnameStatus: "active",
+      nextCheckAt: new Date(now + 6 * 60 * MINUTE),
+    });
     expect((await call("GET", `/api/domains/${added.id}`, { token: user.token })).body.verified).toBe(true);
   });
 
@@ -72,7 +76,9 @@ describe("the background domain check", () => {
   }, 40_000);
 
   it("takes over a lease whose holder died (expired), never one still held", async () => {
-    await db().jobLease.create({ data: { name: "domain-checks", holder: "crashed-instance", expiresAt: new Date(now + MINUTE) } });
+    await db().jobLease.create({
+      data: { name: "domain-checks", holder: "crashed-instance", expiresAt: new Date(now + MINUTE) },
+    });
     expect((await runDomainChecks()).ran).toBe(false);
     now += 2 * MINUTE;
     expect((await runDomainChecks()).ran).toBe(true);
@@ -107,7 +113,11 @@ describe("the notice of a verified domain whose DNS broke", () => {
   /** A team (owner, admin, member, viewer) whose domain was verified through DNS, with one link on it. */
   async function verifiedTeamDomain() {
     const owner = await newUser("notice-owner");
-    const [admin, member, viewer] = await Promise.all([newUser("notice-admin"), newUser("notice-member"), newUser("notice-viewer")]);
+    const [admin, member, viewer] = await Promise.all([
+      newUser("notice-admin"),
+      newUser("notice-member"),
+      newUser("notice-viewer"),
+    ]);
     await joinWorkspace(admin, owner.workspaceId, "admin");
     await joinWorkspace(member, owner.workspaceId, "member");
     await joinWorkspace(viewer, owner.workspaceId, "viewer");
@@ -115,9 +125,19 @@ describe("the notice of a verified domain whose DNS broke", () => {
     const added = (await call("POST", "/api/domains", { token: owner.token, body: { hostname } })).body;
     world.dns.set(`_permalink.${hostname}`, { txt: [added.dns[0].value] });
     world.dns.set(hostname, { cname: SHORT_HOST });
-    expect((await call("POST", `/api/domains/${added.id}/verify`, { token: owner.token })).body).toMatchObject({ verified: true, hostname_status: "active" });
+    expect((await call("POST", `/api/domains/${added.id}/verify`, { token: owner.token })).body).toMatchObject({
+      verified: true,
+      hostname_status: "active",
+    });
     const slug = `kept-${randomString(SLUG_ALPHABET, 6)}`;
-    expect((await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/kept", slug, domain_id: added.id } })).status).toBe(201);
+    expect(
+      (
+        await call("POST", "/api/links", {
+          token: owner.token,
+          body: { destination: "https://example.com/kept", slug, domain_id: added.id },
+        })
+      ).status,
+    ).toBe(201);
     return { owner, admin, hostname, id: added.id as string, slug };
   }
 
@@ -136,13 +156,18 @@ describe("the notice of a verified domain whose DNS broke", () => {
     expect(notice!.envelopeTo.sort()).toEqual([owner.email, admin.email].sort());
     expect(notice!.mail.subject).toBe(`Action needed: the DNS of ${hostname} no longer points to Permalink`);
     const text = notice!.mail.text!;
-    expect(text).toContain(`- ${hostname} is a CNAME to parked.registrar-example.net, not to ${SHORT_HOST}: point it at ${SHORT_HOST}.`);
+    expect(text).toContain(
+      `- ${hostname} is a CNAME to parked.registrar-example.net, not to ${SHORT_HOST}: point it at ${SHORT_HOST}.`,
+    );
     expect(text).toContain(`  CNAME  ${hostname}  ${SHORT_HOST}`);
     expect(text).toContain(`links on ${hostname} keep working`);
     // Permanence: the failed check took nothing down; the door, asked afresh, still serves the link.
     forgetVerifiedHosts();
     expect((await visit(`/${slug}`, { host: hostname })).headers.Location).toBe("https://example.com/kept");
-    expect((await call("GET", `/api/domains/${id}`, { token: owner.token })).body).toMatchObject({ verified: true, hostname_status: "misconfigured" });
+    expect((await call("GET", `/api/domains/${id}`, { token: owner.token })).body).toMatchObject({
+      verified: true,
+      hostname_status: "misconfigured",
+    });
 
     // Still broken at the next checks (the job's and a verify): no second message.
     now += 2 * MINUTE;

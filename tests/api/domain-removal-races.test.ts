@@ -36,7 +36,10 @@ describe("a domain removed while it is being checked", () => {
     await sleep(300);
     expect((await call("DELETE", `/api/domains/${id}`, { token: user.token })).status).toBe(204);
     const verified = await verifying;
-    expect({ status: verified.status, body: verified.body }).toEqual({ status: 404, body: { error: "No domain with this id exists in this workspace." } });
+    expect({ status: verified.status, body: verified.body }).toEqual({
+      status: 404,
+      body: { error: "No domain with this id exists in this workspace." },
+    });
   }, 30_000);
 
   it("lets the background run go on to the next due domain", async () => {

@@ -19,7 +19,14 @@ let vercel: VercelStandIn;
 
 beforeAll(async () => {
   dns = await startFakeDnsServer({}, { a: [TEST_ZONE.publicAddress] });
-  vercel = await startVercelStandIn({ token: TOKEN, projectId: PROJECT, teamId: TEAM, resolver: dns.resolver, cnameTarget: SHORT_HOST, addresses: ["76.76.21.21"] });
+  vercel = await startVercelStandIn({
+    token: TOKEN,
+    projectId: PROJECT,
+    teamId: TEAM,
+    resolver: dns.resolver,
+    cnameTarget: SHORT_HOST,
+    addresses: ["76.76.21.21"],
+  });
   Object.assign(process.env, {
     DNS_RESOLVER: dns.resolver,
     TLS_PROVIDER: "vercel",
@@ -34,7 +41,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const variable of ["TLS_PROVIDER", "VERCEL_TOKEN", "VERCEL_PROJECT_ID", "VERCEL_TEAM_ID", "VERCEL_API_BASE"]) delete process.env[variable];
+  for (const variable of ["TLS_PROVIDER", "VERCEL_TOKEN", "VERCEL_PROJECT_ID", "VERCEL_TEAM_ID", "VERCEL_API_BASE"])
+    delete process.env[variable];
   resetConfig();
   resetTlsProvider();
   await vercel.close();
@@ -74,7 +82,9 @@ describe("TLS through the Vercel project domains API", () => {
     const checked = await verify(user, domain.id);
     expect(checked).toMatchObject({ verified: true, hostname_status: "active", cert_status: "active", validation_errors: [] });
     expect(vercel.domains.get(hostname)).toMatchObject({ name: hostname, projectId: PROJECT, verified: true });
-    const calls = vercel.requests.filter((request) => request.path.includes(hostname) || (request.body as { name?: string } | undefined)?.name === hostname);
+    const calls = vercel.requests.filter(
+      (request) => request.path.includes(hostname) || (request.body as { name?: string } | undefined)?.name === hostname,
+    );
     expect(calls.map((request) => `${request.method} ${request.path}`)).toEqual([
       `GET /v9/projects/${PROJECT}/domains/${hostname}`,
       `POST /v10/projects/${PROJECT}/domains`,
@@ -105,7 +115,9 @@ describe("TLS through the Vercel project domains API", () => {
     const waiting = await verify(user, domain.id);
     expect(waiting).toMatchObject({ verified: true, cert_status: "pending" });
     expect(waiting.dns).toContainEqual({ type: "TXT", name: challenge.name, value: challenge.value });
-    expect(waiting.validation_errors).toEqual([`Vercel also needs the TXT record ${challenge.name} with the value ${challenge.value} before it issues a certificate.`]);
+    expect(waiting.validation_errors).toEqual([
+      `Vercel also needs the TXT record ${challenge.name} with the value ${challenge.value} before it issues a certificate.`,
+    ]);
     expect(waiting.next).toMatch(/^Waiting for the certificate/);
 
     dns.set(challenge.name, { txt: [challenge.value] });
@@ -122,7 +134,9 @@ describe("TLS through the Vercel project domains API", () => {
     dns.set(hostname, { cname: SHORT_HOST });
     const checked = await verify(user, domain.id);
     expect(checked).toMatchObject({ verified: true, cert_status: "failed" });
-    expect(checked.validation_errors).toEqual([`Vercel refused to add ${hostname} to this service's project: Cannot add ${hostname} since it's already in use by another project.`]);
+    expect(checked.validation_errors).toEqual([
+      `Vercel refused to add ${hostname} to this service's project: Cannot add ${hostname} since it's already in use by another project.`,
+    ]);
   });
 
   it("removes the domain from the project on delete, and keeps it when Vercel is down (502)", async () => {

@@ -15,7 +15,17 @@ import { visit } from "../support/visits";
 const SHORT_HOST = "s.test.example";
 const SHORT_IPV4 = "203.0.113.10";
 const SHORT_IPV6 = "2001:db8::10";
-const DOMAIN_FIELDS = ["id", "hostname", "verified", "cert_status", "hostname_status", "validation_errors", "created_at", "dns", "next"];
+const DOMAIN_FIELDS = [
+  "id",
+  "hostname",
+  "verified",
+  "cert_status",
+  "hostname_status",
+  "validation_errors",
+  "created_at",
+  "dns",
+  "next",
+];
 
 let dns: FakeDnsServer;
 
@@ -170,7 +180,9 @@ describe("verification through DNS", () => {
     dns.set(sub, { cname: "shops.elsewhere-host.net" });
     const checked = await verify(user, added.body.id);
     expect(checked.body).toMatchObject({ verified: false, hostname_status: "pending" });
-    expect(checked.body.validation_errors).toEqual([`${sub} is a CNAME to shops.elsewhere-host.net, not to ${SHORT_HOST}: point it at ${SHORT_HOST}.`]);
+    expect(checked.body.validation_errors).toEqual([
+      `${sub} is a CNAME to shops.elsewhere-host.net, not to ${SHORT_HOST}: point it at ${SHORT_HOST}.`,
+    ]);
   });
 
   it("reports a TXT record that holds another token", async () => {
@@ -192,18 +204,28 @@ describe("verification through DNS", () => {
     publishRight(sub, "v=spf1 -all", txtValue(added.body));
     const checked = await verify(user, added.body.id);
     expect(checked.status).toBe(200);
-    expect(checked.body).toMatchObject({ verified: true, hostname_status: "active", cert_status: "on_demand", validation_errors: [] });
+    expect(checked.body).toMatchObject({
+      verified: true,
+      hostname_status: "active",
+      cert_status: "on_demand",
+      validation_errors: [],
+    });
     expect(checked.body.dns).toEqual([{ type: "CNAME", name: sub, value: SHORT_HOST }]);
     expect(checked.body.next).toBe(`Ready: create links on this domain (POST /api/links with domain_id ${added.body.id}).`);
 
     const slug = `menu-${randomString(SLUG_ALPHABET, 6)}`;
-    const link = await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/menu", slug, domain_id: added.body.id } });
+    const link = await call("POST", "/api/links", {
+      token: user.token,
+      body: { destination: "https://example.com/menu", slug, domain_id: added.body.id },
+    });
     expect(link.status).toBe(201);
     expect(link.body).toMatchObject({ host: sub, short_url: `https://${sub}/${slug}` });
     expect((await visit(`/${slug}`, { host: sub })).headers.Location).toBe("https://example.com/menu");
     expect((await visit(`/${slug}`)).status).toBe(404);
     // Slugs are unique per host: the same slug is free on the default host.
-    expect((await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/other", slug } })).status).toBe(201);
+    expect(
+      (await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/other", slug } })).status,
+    ).toBe(201);
   });
 
   it("verifies an apex through its A and AAAA records", async () => {
@@ -218,7 +240,9 @@ describe("verification through DNS", () => {
     dns.set(apex, { a: [SHORT_IPV4, "198.51.100.99"], aaaa: ["2001:0db8:0:0:0:0:0:10"] });
     const stray = await verify(user, added.body.id);
     expect(stray.body.verified).toBe(false);
-    expect(stray.body.validation_errors).toEqual([`${apex} has A records pointing elsewhere (198.51.100.99): replace them with ${SHORT_IPV4}.`]);
+    expect(stray.body.validation_errors).toEqual([
+      `${apex} has A records pointing elsewhere (198.51.100.99): replace them with ${SHORT_IPV4}.`,
+    ]);
     dns.set(apex, { a: [SHORT_IPV4], aaaa: ["2001:0db8:0:0:0:0:0:10"] });
     expect((await verify(user, added.body.id)).body).toMatchObject({ verified: true, hostname_status: "active" });
   });
@@ -230,7 +254,10 @@ describe("verification through DNS", () => {
     publishRight(sub, txtValue(added.body));
     await verify(user, added.body.id);
     const slug = `menu-${randomString(SLUG_ALPHABET, 6)}`;
-    await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/kept", slug, domain_id: added.body.id } });
+    await call("POST", "/api/links", {
+      token: user.token,
+      body: { destination: "https://example.com/kept", slug, domain_id: added.body.id },
+    });
 
     dns.remove(`_permalink.${sub}`);
     dns.set(sub, "nxdomain");
@@ -247,13 +274,25 @@ describe("verification through DNS", () => {
     const { sub, apex } = freshHostnames();
     const added = await addDomain(user, sub);
     publishRight(sub, txtValue(added.body));
-    dns.set(apex, { a: [TEST_ZONE.publicAddress], caa: [{ tag: "issue", value: "pki.other-ca.net" }, { tag: "iodef", value: "mailto:sec@example.com" }] });
+    dns.set(apex, {
+      a: [TEST_ZONE.publicAddress],
+      caa: [
+        { tag: "issue", value: "pki.other-ca.net" },
+        { tag: "iodef", value: "mailto:sec@example.com" },
+      ],
+    });
     const checked = await verify(user, added.body.id);
     expect(checked.body).toMatchObject({ verified: true, hostname_status: "active", cert_status: "failed" });
     expect(checked.body.validation_errors).toEqual([
       `A CAA record on ${apex} allows only pki.other-ca.net to issue certificates, so ${sub} cannot get one from letsencrypt.org: add the record ${apex} CAA 0 issue "letsencrypt.org".`,
     ]);
-    dns.set(apex, { a: [TEST_ZONE.publicAddress], caa: [{ tag: "issue", value: "pki.other-ca.net" }, { tag: "issue", value: "letsencrypt.org; validationmethods=http-01" }] });
+    dns.set(apex, {
+      a: [TEST_ZONE.publicAddress],
+      caa: [
+        { tag: "issue", value: "pki.other-ca.net" },
+        { tag: "issue", value: "letsencrypt.org; validationmethods=http-01" },
+      ],
+    });
     expect((await verify(user, added.body.id)).body).toMatchObject({ cert_status: "on_demand", validation_errors: [] });
   });
 
@@ -268,7 +307,9 @@ describe("verification through DNS", () => {
     expect(results.filter((domain) => domain.verified)).toHaveLength(1);
     const loser = results.find((domain) => !domain.verified)!;
     expect(loser.hostname_status).toBe("taken");
-    expect(loser.validation_errors).toEqual([expect.stringMatching(new RegExp(`^Another workspace proved ownership of ${sub.replace(/\./g, "\\.")} first`))]);
+    expect(loser.validation_errors).toEqual([
+      expect.stringMatching(new RegExp(`^Another workspace proved ownership of ${sub.replace(/\./g, "\\.")} first`)),
+    ]);
     expect(await db().domain.count({ where: { hostname: sub, verifiedAt: { not: null } } })).toBe(1);
   });
 
@@ -283,7 +324,14 @@ describe("verification through DNS", () => {
     const after = await verify(squatter, squatted.body.id);
     expect(after.body).toMatchObject({ verified: false, hostname_status: "taken" });
     const slug = `x-${randomString(SLUG_ALPHABET, 6)}`;
-    expect((await call("POST", "/api/links", { token: squatter.token, body: { destination: "https://example.com/", slug, domain_id: squatted.body.id } })).status).toBe(409);
+    expect(
+      (
+        await call("POST", "/api/links", {
+          token: squatter.token,
+          body: { destination: "https://example.com/", slug, domain_id: squatted.body.id },
+        })
+      ).status,
+    ).toBe(409);
   });
 });
 
@@ -292,11 +340,17 @@ describe("links and the resolution door", () => {
     const owner = await newUser();
     const { sub } = freshHostnames();
     const added = await addDomain(owner, sub);
-    const unverified = await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/", domain_id: added.body.id } });
+    const unverified = await call("POST", "/api/links", {
+      token: owner.token,
+      body: { destination: "https://example.com/", domain_id: added.body.id },
+    });
     expect(unverified.status).toBe(409);
     expect(unverified.body.error).toMatch(/not verified yet/);
     const stranger = await newUser();
-    const foreign = await call("POST", "/api/links", { token: stranger.token, body: { destination: "https://example.com/", domain_id: added.body.id } });
+    const foreign = await call("POST", "/api/links", {
+      token: stranger.token,
+      body: { destination: "https://example.com/", domain_id: added.body.id },
+    });
     expect(foreign.status).toBe(404);
     expect((await call("GET", `/api/domains/${added.body.id}`, { token: stranger.token })).status).toBe(404);
     expect((await verify(stranger, added.body.id)).status).toBe(404);
@@ -324,7 +378,10 @@ describe("links and the resolution door", () => {
     const added = await addDomain(user, sub);
     publishRight(sub, txtValue(added.body));
     await verify(user, added.body.id);
-    const link = await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/", domain_id: added.body.id } });
+    const link = await call("POST", "/api/links", {
+      token: user.token,
+      body: { destination: "https://example.com/", domain_id: added.body.id },
+    });
     await call("DELETE", `/api/links/${link.body.id}`, { token: user.token });
     const refused = await call("DELETE", `/api/domains/${added.body.id}`, { token: user.token });
     expect(refused.status).toBe(409);

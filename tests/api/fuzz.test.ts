@@ -47,8 +47,14 @@ beforeAll(async () => {
   const link = await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/fuzzed" } });
   const apiKey = await call("POST", "/api/billing/claim", { token: owner.token });
   const portal = await call("POST", "/api/billing/portal", { token: owner.token });
-  const checkout = await call("POST", "/api/billing/checkout", { token: (await newUser("fuzz-unsubscribed", { subscription: false })).token });
-  known.ids.push(link.body.id, new URL(portal.body.url).pathname.split("/").pop()!, new URL(checkout.body.url).pathname.split("/").pop()!);
+  const checkout = await call("POST", "/api/billing/checkout", {
+    token: (await newUser("fuzz-unsubscribed", { subscription: false })).token,
+  });
+  known.ids.push(
+    link.body.id,
+    new URL(portal.body.url).pathname.split("/").pop()!,
+    new URL(checkout.body.url).pathname.split("/").pop()!,
+  );
   known.credentials.push(owner.token, apiKey.body.api_key, OPERATOR_TOKEN, CRON_SECRET, await tokenWithNumericSubject());
   known.workspaceIds.push(owner.workspaceId);
 }, 60_000);
@@ -76,18 +82,53 @@ function tokenWithNumericSubject(): Promise<string> {
 /** Text of every kind: control characters (NUL above all), unicode beyond the BMP, and lengths past every limit. */
 const anyText = fc.oneof(
   fc.string({ unit: "binary", maxLength: 40 }),
-  fc.string({ unit: fc.constantFrom("\u0000", "\u0001", "\u001f", "\u007f", "\u0085", "\u2028", "\ud800", "\ufeff", "a", "/", "%", ":", "."), maxLength: 20 }),
-  fc.constantFrom("", " ", "\u0000", "null", "0", "-1", "1e309", "__proto__", "constructor", "../../etc/passwd", "https://example.com/\u0000", "http://127.0.0.1/"),
+  fc.string({
+    unit: fc.constantFrom(
+      "\u0000",
+      "\u0001",
+      "\u001f",
+      "\u007f",
+      "\u0085",
+      "\u2028",
+      "\ud800",
+      "\ufeff",
+      "a",
+      "/",
+      "%",
+      ":",
+      ".",
+    ),
+    maxLength: 20,
+  }),
+  fc.constantFrom(
+    "",
+    " ",
+    "\u0000",
+    "null",
+    "0",
+    "-1",
+    "1e309",
+    "__proto__",
+    "constructor",
+    "../../etc/passwd",
+    "https://example.com/\u0000",
+    "http://127.0.0.1/",
+  ),
   fc.integer({ min: 1, max: 3 }).map((scale) => "x".repeat(10 ** (scale + 1) * 2)),
 );
 
 /** A header value as HTTP can carry it (no CR, LF or NUL; Latin-1). */
-const headerText = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).map((code) => String.fromCharCode(code)), maxLength: 60 });
+const headerText = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0xff }).map((code) => String.fromCharCode(code)),
+  maxLength: 60,
+});
 
 /** Every field name some operation's body or query declares, so bodies hit the validators with the right keys. */
 const FIELD_NAMES = [
   ...new Set(
-    OPERATIONS.flatMap((operation) => [operation.body, operation.query].flatMap((schema) => Object.keys((schema as { shape?: object } | undefined)?.shape ?? {}))).concat(["plan", "interval"]),
+    OPERATIONS.flatMap((operation) =>
+      [operation.body, operation.query].flatMap((schema) => Object.keys((schema as { shape?: object } | undefined)?.shape ?? {})),
+    ).concat(["plan", "interval"]),
   ),
 ];
 
@@ -109,51 +150,85 @@ const anyBody: fc.Arbitrary<Body> = fc.oneof(
   fc.constant({}),
   fieldsBody.map((fields) => ({ text: JSON.stringify(fields), contentType: "application/json" })),
   fc.jsonValue({ maxDepth: 4 }).map((value) => ({ text: JSON.stringify(value), contentType: "application/json" })),
-  fc.integer({ min: 100, max: 5000 }).map((depth) => ({ text: "[".repeat(depth) + "]".repeat(depth), contentType: "application/json" })),
-  fc.integer({ min: 100, max: 2000 }).map((depth) => ({ text: '{"a":'.repeat(depth) + "1" + "}".repeat(depth), contentType: "application/json" })),
-  fc.constantFrom(17 * 1024, 1100 * 1024).map((size) => ({ text: JSON.stringify({ destination: "x".repeat(size) }), contentType: "application/json" })),
+  fc
+    .integer({ min: 100, max: 5000 })
+    .map((depth) => ({ text: "[".repeat(depth) + "]".repeat(depth), contentType: "application/json" })),
+  fc
+    .integer({ min: 100, max: 2000 })
+    .map((depth) => ({ text: '{"a":'.repeat(depth) + "1" + "}".repeat(depth), contentType: "application/json" })),
+  fc
+    .constantFrom(17 * 1024, 1100 * 1024)
+    .map((size) => ({ text: JSON.stringify({ destination: "x".repeat(size) }), contentType: "application/json" })),
   fieldsBody.map((fields) => ({
-    text: new URLSearchParams(Object.entries(fields).map(([name, value]) => [name, typeof value === "string" ? value : JSON.stringify(value)])).toString(),
+    text: new URLSearchParams(
+      Object.entries(fields).map(([name, value]) => [name, typeof value === "string" ? value : JSON.stringify(value)]),
+    ).toString(),
     contentType: "application/x-www-form-urlencoded",
   })),
   fc.uint8Array({ maxLength: 300 }).map((bytes) => ({ text: bytes, contentType: "image/png" })),
-  fc.tuple(anyText, fc.constantFrom("application/json", "text/plain", "image/svg+xml", "multipart/form-data; boundary=x", "application/x-www-form-urlencoded")).map(([text, contentType]) => ({ text, contentType })),
+  fc
+    .tuple(
+      anyText,
+      fc.constantFrom(
+        "application/json",
+        "text/plain",
+        "image/svg+xml",
+        "multipart/form-data; boundary=x",
+        "application/x-www-form-urlencoded",
+      ),
+    )
+    .map(([text, contentType]) => ({ text, contentType })),
 );
 
 /** Built once the known credentials exist. */
-const anyHeaders = () => fc.record(
-  {
-    authorization: fc.oneof(
-      { arbitrary: fc.constantFrom(...known.credentials).map((credential) => `Bearer ${credential}`), weight: 6 },
-      fc.constantFrom("Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "Payment ", "Payment eyJ9"),
-      headerText.map((text) => `Bearer ${text}`),
-      headerText.map((text) => `Payment ${Buffer.from(text).toString("base64url")}`),
-      headerText,
-    ),
-    "x-workspace-id": fc.oneof(fc.constantFrom(...known.workspaceIds), headerText),
-    "x-forwarded-for": headerText,
-    "if-none-match": headerText,
-    "stripe-signature": headerText,
-    "payment-signature": fc.oneof(headerText, fc.jsonValue({ maxDepth: 2 }).map((value) => Buffer.from(JSON.stringify(value)).toString("base64"))),
-    accept: headerText,
-  },
-  { requiredKeys: [] },
-);
+const anyHeaders = () =>
+  fc.record(
+    {
+      authorization: fc.oneof(
+        { arbitrary: fc.constantFrom(...known.credentials).map((credential) => `Bearer ${credential}`), weight: 6 },
+        fc.constantFrom("Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "Payment ", "Payment eyJ9"),
+        headerText.map((text) => `Bearer ${text}`),
+        headerText.map((text) => `Payment ${Buffer.from(text).toString("base64url")}`),
+        headerText,
+      ),
+      "x-workspace-id": fc.oneof(fc.constantFrom(...known.workspaceIds), headerText),
+      "x-forwarded-for": headerText,
+      "if-none-match": headerText,
+      "stripe-signature": headerText,
+      "payment-signature": fc.oneof(
+        headerText,
+        fc.jsonValue({ maxDepth: 2 }).map((value) => Buffer.from(JSON.stringify(value)).toString("base64")),
+      ),
+      accept: headerText,
+    },
+    { requiredKeys: [] },
+  );
 
 /** A value for a dynamic segment: a real id, or anything at all (encoded, as a client must send it). */
-const anySegment = () => fc.oneof(
-  { arbitrary: fc.constantFrom(...known.ids), weight: 3 },
-  fc.constantFrom("lnk_00000000000000000000", "lnk_", "0", "-", "null"),
-  anyText.filter((text) => text !== "" && text !== "." && text !== "..").map((text) => encodeURIComponent(text.replace(/\p{Surrogate}/gu, "\ufffd"))),
-);
+const anySegment = () =>
+  fc.oneof(
+    { arbitrary: fc.constantFrom(...known.ids), weight: 3 },
+    fc.constantFrom("lnk_00000000000000000000", "lnk_", "0", "-", "null"),
+    anyText
+      .filter((text) => text !== "" && text !== "." && text !== "..")
+      .map((text) => encodeURIComponent(text.replace(/\p{Surrogate}/gu, "\ufffd"))),
+  );
 
 /** A path for one of the app's routes, with its dynamic segments (and a catch-all's) filled in, plus a query. */
 function anyPath(template: string): fc.Arbitrary<string> {
   const segments = template.split("/").slice(1);
   const parts = segments.map((segment) =>
-    segment.startsWith("[...") ? fc.array(anySegment(), { minLength: 1, maxLength: 4 }).map((list) => list.join("/")) : segment.startsWith("[") ? anySegment() : fc.constant(segment),
+    segment.startsWith("[...")
+      ? fc.array(anySegment(), { minLength: 1, maxLength: 4 }).map((list) => list.join("/"))
+      : segment.startsWith("[")
+        ? anySegment()
+        : fc.constant(segment),
   );
-  const query = fc.dictionary(fc.oneof(fc.constantFrom(...FIELD_NAMES, "format", "size", "level", "logo", "fg", "bg", "margin"), anyText), anyText, { maxKeys: 3 });
+  const query = fc.dictionary(
+    fc.oneof(fc.constantFrom(...FIELD_NAMES, "format", "size", "level", "logo", "fg", "bg", "margin"), anyText),
+    anyText,
+    { maxKeys: 3 },
+  );
   return fc.tuple(fc.tuple(...parts), query).map(([filled, fields]) => {
     const search = new URLSearchParams(fields as Record<string, string>).toString();
     return `/${filled.join("/")}${search ? `?${search}` : ""}`;
@@ -173,8 +248,14 @@ function anyRequest(): fc.Arbitrary<FuzzedRequest> {
 
 async function send(request: FuzzedRequest): Promise<ApiResponse> {
   const takesBody = request.method !== "GET" && request.method !== "HEAD";
-  const headers = { ...request.headers, ...(takesBody && request.body.contentType && { "content-type": request.body.contentType }) };
-  return call(request.method, request.path, { headers, ...(takesBody && request.body.text !== undefined && { rawBody: request.body.text }) });
+  const headers = {
+    ...request.headers,
+    ...(takesBody && request.body.contentType && { "content-type": request.body.contentType }),
+  };
+  return call(request.method, request.path, {
+    headers,
+    ...(takesBody && request.body.text !== undefined && { rawBody: request.body.text }),
+  });
 }
 
 /** The promise every route keeps, whatever the request. */
@@ -189,24 +270,26 @@ function expectAnAnswer(request: FuzzedRequest, response: ApiResponse): void {
 
 /** These tests bill through the local provider, which takes no Stripe webhooks: a deliberate 503, fuzzed with Stripe on below. */
 function isStripeSwitchedOff(request: FuzzedRequest, response: ApiResponse): boolean {
-  return new URL(request.path, "http://x").pathname === "/api/billing/webhook" && response.status === 503 && /does not bill through Stripe/.test(response.body?.error);
+  return (
+    new URL(request.path, "http://x").pathname === "/api/billing/webhook" &&
+    response.status === 503 &&
+    /does not bill through Stripe/.test(response.body?.error)
+  );
 }
 
 describe("every route, fuzzed", () => {
   it("finds the routes in the files", () => {
-    expect(ROUTE_TEMPLATES).toEqual(expect.arrayContaining(["/api/links", "/api/links/[id]", "/billing/local/checkout/[id]/complete", "/api/[...path]"]));
+    expect(ROUTE_TEMPLATES).toEqual(
+      expect.arrayContaining(["/api/links", "/api/links/[id]", "/billing/local/checkout/[id]/complete", "/api/[...path]"]),
+    );
   });
 
-  it(
-    "never answers 5xx, and every failure is JSON with an error sentence",
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(anyRequest(), async (request) => expectAnAnswer(request, await send(request))),
-        { numRuns: RUNS, endOnFailure: true },
-      );
-    },
-    120_000,
-  );
+  it("never answers 5xx, and every failure is JSON with an error sentence", async () => {
+    await fc.assert(
+      fc.asyncProperty(anyRequest(), async (request) => expectAnAnswer(request, await send(request))),
+      { numRuns: RUNS, endOnFailure: true },
+    );
+  }, 120_000);
 });
 
 const WEBHOOK_SECRET = "whsec_fuzz";
@@ -215,15 +298,48 @@ const WEBHOOK_SECRET = "whsec_fuzz";
 function anyStripeEvent(): fc.Arbitrary<unknown> {
   const value = fc.oneof(anyValue, fc.integer({ min: -1e15, max: 1e15 }), fc.constantFrom(...known.workspaceIds));
   const object = fc.dictionary(
-    fc.oneof(fc.constantFrom("id", "customer", "status", "cancel_at_period_end", "metadata", "items", "mode", "subscription", "client_reference_id", "parent", "created"), anyText),
-    fc.oneof(value, fc.dictionary(fc.constantFrom("workspace_id", "data", "subscription_details", "subscription", "metadata"), value, { maxKeys: 3 })),
+    fc.oneof(
+      fc.constantFrom(
+        "id",
+        "customer",
+        "status",
+        "cancel_at_period_end",
+        "metadata",
+        "items",
+        "mode",
+        "subscription",
+        "client_reference_id",
+        "parent",
+        "created",
+      ),
+      anyText,
+    ),
+    fc.oneof(
+      value,
+      fc.dictionary(fc.constantFrom("workspace_id", "data", "subscription_details", "subscription", "metadata"), value, {
+        maxKeys: 3,
+      }),
+    ),
     { maxKeys: 8 },
   );
   const type = fc.constantFrom(
-    "checkout.session.completed", "customer.subscription.created", "customer.subscription.updated", "customer.subscription.deleted", "invoice.paid", "invoice.payment_failed",
+    "checkout.session.completed",
+    "customer.subscription.created",
+    "customer.subscription.updated",
+    "customer.subscription.deleted",
+    "invoice.paid",
+    "invoice.payment_failed",
   );
   return fc.oneof(
-    fc.record({ id: fc.oneof(fc.constant("evt_fuzz"), anyText), type: fc.oneof(type, anyText), created: fc.oneof(fc.integer(), fc.double(), anyText), data: fc.record({ object }) }, { requiredKeys: [] }),
+    fc.record(
+      {
+        id: fc.oneof(fc.constant("evt_fuzz"), anyText),
+        type: fc.oneof(type, anyText),
+        created: fc.oneof(fc.integer(), fc.double(), anyText),
+        data: fc.record({ object }),
+      },
+      { requiredKeys: [] },
+    ),
     fc.jsonValue({ maxDepth: 4 }),
   );
 }
@@ -252,7 +368,12 @@ describe("the Stripe webhook, fuzzed with Stripe switched on", () => {
       fc.asyncProperty(anyStripeEvent(), fc.boolean(), headerText, async (event, signed, forged) => {
         const payload = JSON.stringify(event);
         const signature = signed ? Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }) : forged;
-        const request: FuzzedRequest = { method: "POST", path: "/api/billing/webhook", headers: { "stripe-signature": signature }, body: { text: payload, contentType: "application/json" } };
+        const request: FuzzedRequest = {
+          method: "POST",
+          path: "/api/billing/webhook",
+          headers: { "stripe-signature": signature },
+          body: { text: payload, contentType: "application/json" },
+        };
         expectAnAnswer(request, await send(request));
       }),
       { numRuns: Math.ceil(RUNS / 5), endOnFailure: true },
@@ -264,15 +385,69 @@ describe("the Stripe webhook, fuzzed with Stripe switched on", () => {
 describe("requests the fuzz and the security review found", () => {
   const cases: [string, () => FuzzedRequest][] = [
     ["a NUL byte as the local checkout's id", () => post("/billing/local/checkout/%00/complete")],
-    ["a NUL byte as the local portal's id (change)", () => ({ ...post("/billing/local/portal/%00/change"), body: { text: "plan=starter&interval=month", contentType: "application/x-www-form-urlencoded" } })],
+    [
+      "a NUL byte as the local portal's id (change)",
+      () => ({
+        ...post("/billing/local/portal/%00/change"),
+        body: { text: "plan=starter&interval=month", contentType: "application/x-www-form-urlencoded" },
+      }),
+    ],
     ["a NUL byte as the local portal's id (cancel)", () => post("/billing/local/portal/%00/cancel")],
-    ["a NUL byte as the operator's link id", () => ({ method: "PUT", path: "/api/operator/links/%00/status", headers: { authorization: `Bearer ${OPERATOR_TOKEN}` }, body: json({ status: 0 }) })],
+    [
+      "a NUL byte as the operator's link id",
+      () => ({
+        method: "PUT",
+        path: "/api/operator/links/%00/status",
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+        body: json({ status: 0 }),
+      }),
+    ],
     ["a NUL byte as a link id", () => ({ method: "GET", path: "/api/links/%00", headers: bearer(0), body: {} })],
-    ["a NUL byte as a link's domain_id", () => ({ method: "POST", path: "/api/links", headers: bearer(0), body: json({ destination: "https://example.com/d", domain_id: "\u0000" }) })],
-    ["a NUL byte in a list cursor", () => ({ method: "GET", path: `/api/links?cursor=${Buffer.from("1:\u0000").toString("base64url")}`, headers: bearer(0), body: {} })],
-    ["a cursor dated before PostgreSQL's calendar", () => ({ method: "GET", path: `/api/links?cursor=${Buffer.from("-8640000000000000:lnk_00000000000000000000").toString("base64url")}`, headers: bearer(0), body: {} })],
-    ["a NUL byte in an abuse report's details", () => ({ method: "POST", path: "/api/abuse-reports", headers: {}, body: json({ url: "http://s.test.example/abc2345", reason: "spam", details: "a\u0000b" }) })],
-    ["a NUL byte in the operator's reason", () => ({ method: "PUT", path: `/api/operator/links/${known.ids[0]}/status`, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` }, body: json({ status: 2, reason: "x\u0000" }) })],
+    [
+      "a NUL byte as a link's domain_id",
+      () => ({
+        method: "POST",
+        path: "/api/links",
+        headers: bearer(0),
+        body: json({ destination: "https://example.com/d", domain_id: "\u0000" }),
+      }),
+    ],
+    [
+      "a NUL byte in a list cursor",
+      () => ({
+        method: "GET",
+        path: `/api/links?cursor=${Buffer.from("1:\u0000").toString("base64url")}`,
+        headers: bearer(0),
+        body: {},
+      }),
+    ],
+    [
+      "a cursor dated before PostgreSQL's calendar",
+      () => ({
+        method: "GET",
+        path: `/api/links?cursor=${Buffer.from("-8640000000000000:lnk_00000000000000000000").toString("base64url")}`,
+        headers: bearer(0),
+        body: {},
+      }),
+    ],
+    [
+      "a NUL byte in an abuse report's details",
+      () => ({
+        method: "POST",
+        path: "/api/abuse-reports",
+        headers: {},
+        body: json({ url: "http://s.test.example/abc2345", reason: "spam", details: "a\u0000b" }),
+      }),
+    ],
+    [
+      "a NUL byte in the operator's reason",
+      () => ({
+        method: "PUT",
+        path: `/api/operator/links/${known.ids[0]}/status`,
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+        body: json({ status: 2, reason: "x\u0000" }),
+      }),
+    ],
     ["a session token whose sub is a number", () => ({ method: "GET", path: "/api/workspaces", headers: bearer(4), body: {} })],
     ["an unsupported method on an existing route", () => ({ method: "DELETE", path: "/api/links", headers: {}, body: {} })],
     ["PUT on the OpenAPI document", () => ({ method: "PUT", path: "/api/openapi.json", headers: {}, body: {} })],

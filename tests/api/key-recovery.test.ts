@@ -21,7 +21,9 @@ function newWallet(): PrivateKeyAccount {
 /** A machine account as a first purchase leaves it: kind machine, the wallet's DID, one live key. */
 async function machineAccountOf(wallet: PrivateKeyAccount) {
   const workspaceId = newId("ws");
-  await db().workspace.create({ data: { id: workspaceId, name: "machine", kind: "machine", payerDid: `did:pkh:${NETWORK}:${wallet.address}` } });
+  await db().workspace.create({
+    data: { id: workspaceId, name: "machine", kind: "machine", payerDid: `did:pkh:${NETWORK}:${wallet.address}` },
+  });
   return { workspaceId, apiKey: await mintApiKey(workspaceId, null) };
 }
 
@@ -94,7 +96,9 @@ describe("POST /api/machine-accounts/key", () => {
     expect(first.status).toBe(200);
     const replayed = await recover(proof);
     expect(replayed.status).toBe(401);
-    expect(replayed.body.error).toMatch(/not issued by this service or has already been used.*GET \/api\/machine-accounts\/nonce/);
+    expect(replayed.body.error).toMatch(
+      /not issued by this service or has already been used.*GET \/api\/machine-accounts\/nonce/,
+    );
     expect(await authenticates(first.body.api_key)).toBe(true);
   });
 
@@ -110,15 +114,31 @@ describe("POST /api/machine-accounts/key", () => {
   it("refuses a nonce this service never issued (401)", async () => {
     const wallet = newWallet();
     await machineAccountOf(wallet);
-    const message = createSiweMessage({ address: wallet.address, domain: "app.test.example", uri: APP_ORIGIN, chainId: CHAIN_ID, version: "1", nonce: "madeUpNonce12345", issuedAt: new Date() });
+    const message = createSiweMessage({
+      address: wallet.address,
+      domain: "app.test.example",
+      uri: APP_ORIGIN,
+      chainId: CHAIN_ID,
+      version: "1",
+      nonce: "madeUpNonce12345",
+      issuedAt: new Date(),
+    });
     const response = await recover({ message, signature: await wallet.signMessage({ message }) });
     expect(response.status).toBe(401);
   });
 
   it.each([
-    ["another domain", { domain: "evil.example" }, /is for evil\.example, not this service; its domain must be app\.test\.example/],
+    [
+      "another domain",
+      { domain: "evil.example" },
+      /is for evil\.example, not this service; its domain must be app\.test\.example/,
+    ],
     ["another scheme", { scheme: "https" }, /not this service/],
-    ["a URI on another origin", { uri: "https://evil.example/login" }, /URI https:\/\/evil\.example\/login is not on this service/],
+    [
+      "a URI on another origin",
+      { uri: "https://evil.example/login" },
+      /URI https:\/\/evil\.example\/login is not on this service/,
+    ],
     ["another chain", { chainId: 8453 }, /chain 8453; machine accounts here pay on eip155:84532/],
     ["a Not Before in the future", { notBefore: new Date(Date.now() + 60 * 60_000) }, /not valid before/],
   ])("refuses a message with %s (400), and keeps the old key", async (_label, changes, reason) => {
@@ -133,7 +153,9 @@ describe("POST /api/machine-accounts/key", () => {
   it("refuses an expired message (410)", async () => {
     const wallet = newWallet();
     const account = await machineAccountOf(wallet);
-    const response = await recover(await signedProof(wallet, { issuedAt: new Date(Date.now() - 120_000), expirationTime: new Date(Date.now() - 60_000) }));
+    const response = await recover(
+      await signedProof(wallet, { issuedAt: new Date(Date.now() - 120_000), expirationTime: new Date(Date.now() - 60_000) }),
+    );
     expect(response.status).toBe(410);
     expect(response.body.error).toMatch(/message expired at .*fresh nonce/);
     expect(await authenticates(account.apiKey)).toBe(true);
@@ -174,7 +196,11 @@ describe("POST /api/machine-accounts/key", () => {
   });
 
   it.each([
-    ["text that is no SIWE message", { message: "please give me a key", signature: `0x${"11".repeat(65)}` }, /not a Sign-In-with-Ethereum/],
+    [
+      "text that is no SIWE message",
+      { message: "please give me a key", signature: `0x${"11".repeat(65)}` },
+      /not a Sign-In-with-Ethereum/,
+    ],
     ["a signature that is not hex", { message: "x", signature: "not-a-signature" }, /"signature" is invalid/],
     ["an unknown field", { message: "x", signature: `0x${"11".repeat(65)}`, address: "0x0" }, /does not accept: address/],
     ["no body", undefined, /"message" is invalid/],

@@ -60,7 +60,10 @@ describe("commitLink, the one way a link is written", () => {
     const slug = `taken-${randomString(SLUG_ALPHABET, 6)}`;
     await commitLink(draft(workspaceId, { slug }), uncapped(workspaceId));
     heard = [];
-    await expect(commitLink(draft(workspaceId, { slug }), uncapped(workspaceId))).rejects.toMatchObject({ code: "conflict", message: expect.stringContaining(slug) });
+    await expect(commitLink(draft(workspaceId, { slug }), uncapped(workspaceId))).rejects.toMatchObject({
+      code: "conflict",
+      message: expect.stringContaining(slug),
+    });
     expect(await db().link.count({ where: { workspaceId } })).toBe(1);
     expect(heard).toEqual([]);
   });
@@ -77,9 +80,18 @@ describe("commitLink, the one way a link is written", () => {
 
   it("returns the workspace's live link to the same destination when reuse is asked, and a new one when not", async () => {
     const workspaceId = await newWorkspace();
-    const first = await commitLink(draft(workspaceId, { destination: "https://example.com/same", reuse: true }), uncapped(workspaceId));
-    const again = await commitLink(draft(workspaceId, { destination: "https://example.com/same", reuse: true }), uncapped(workspaceId));
-    const fresh = await commitLink(draft(workspaceId, { destination: "https://example.com/same", reuse: false }), uncapped(workspaceId));
+    const first = await commitLink(
+      draft(workspaceId, { destination: "https://example.com/same", reuse: true }),
+      uncapped(workspaceId),
+    );
+    const again = await commitLink(
+      draft(workspaceId, { destination: "https://example.com/same", reuse: true }),
+      uncapped(workspaceId),
+    );
+    const fresh = await commitLink(
+      draft(workspaceId, { destination: "https://example.com/same", reuse: false }),
+      uncapped(workspaceId),
+    );
     expect(again).toEqual({ link: first.link, created: false, slugFellBack: false });
     expect(fresh.created).toBe(true);
     expect(fresh.link.id).not.toBe(first.link.id);
@@ -120,7 +132,13 @@ async function sourceFiles(folders: string[]): Promise<string[]> {
   for (const folder of folders) {
     for (const entry of await readdir(path.join(ROOT, folder), { recursive: true, withFileTypes: true })) {
       const name = path.join(entry.parentPath, entry.name);
-      if (entry.isFile() && /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) && !name.includes(`${path.sep}generated${path.sep}`)) files.push(name);
+      if (
+        entry.isFile() &&
+        /\.tsx?$/.test(entry.name) &&
+        !/\.test\.tsx?$/.test(entry.name) &&
+        !name.includes(`${path.sep}generated${path.sep}`)
+      )
+        files.push(name);
     }
   }
   return files;

@@ -41,11 +41,15 @@ describe("POST /api/links", () => {
 
   it("gives one link to concurrent creates of the same destination, and distinct slugs to distinct ones", async () => {
     const user = await newUser();
-    const same = await Promise.all(Array.from({ length: 15 }, () => create(user, { destination: "https://example.com/popular" })));
+    const same = await Promise.all(
+      Array.from({ length: 15 }, () => create(user, { destination: "https://example.com/popular" })),
+    );
     expect(new Set(same.map((response) => response.body.id)).size).toBe(1);
     expect(same.filter((response) => response.status === 201)).toHaveLength(1);
 
-    const distinct = await Promise.all(Array.from({ length: 40 }, (_, i) => create(user, { destination: `https://example.com/item/${i}` })));
+    const distinct = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => create(user, { destination: `https://example.com/item/${i}` })),
+    );
     expect(distinct.every((response) => response.status === 201)).toBe(true);
     expect(new Set(distinct.map((response) => response.body.slug)).size).toBe(40);
   });
@@ -90,7 +94,10 @@ describe("POST /api/links", () => {
     const malformed = await call("POST", "/api/links", { token: user.token, rawBody: '{"destination":' });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error).toMatch(/not valid JSON/);
-    const huge = await call("POST", "/api/links", { token: user.token, rawBody: JSON.stringify({ destination: `https://example.com/${"a".repeat(20_000)}` }) });
+    const huge = await call("POST", "/api/links", {
+      token: user.token,
+      rawBody: JSON.stringify({ destination: `https://example.com/${"a".repeat(20_000)}` }),
+    });
     expect(huge.status).toBe(413);
   });
 
@@ -122,7 +129,12 @@ describe("POST /api/links", () => {
   it("creates on a verified custom domain of the workspace only (another's: 404, unverified: 409)", async () => {
     const user = await newUser();
     const verified = await db().domain.create({
-      data: { id: newId("dom"), workspaceId: user.workspaceId, hostname: `go-${user.userId.toLowerCase()}.example.org`, verifiedAt: new Date() },
+      data: {
+        id: newId("dom"),
+        workspaceId: user.workspaceId,
+        hostname: `go-${user.userId.toLowerCase()}.example.org`,
+        verifiedAt: new Date(),
+      },
     });
     const pending = await db().domain.create({
       data: { id: newId("dom"), workspaceId: user.workspaceId, hostname: `pending-${user.userId.toLowerCase()}.example.org` },
@@ -150,7 +162,8 @@ describe("GET /api/links", () => {
   it("lists live links most recent first, with epoch-millisecond created_at, and never another workspace's", async () => {
     const user = await newUser();
     const ids: string[] = [];
-    for (const path of ["one", "two", "three"]) ids.push((await create(user, { destination: `https://example.com/${path}` })).body.id);
+    for (const path of ["one", "two", "three"])
+      ids.push((await create(user, { destination: `https://example.com/${path}` })).body.id);
     await create(await newUser(), { destination: "https://example.com/foreign" });
     const response = await call("GET", "/api/links", { token: user.token });
     expect(response.status).toBe(200);
@@ -164,8 +177,12 @@ describe("GET /api/links", () => {
     const user = await newUser();
     await db().link.createMany({
       data: Array.from({ length: 205 }, (_, i) => ({
-        id: newId("lnk"), workspaceId: user.workspaceId, slug: `bulk-${user.userId}-${i}`, reusable: false,
-        destination: `https://example.com/${i}`, createdAt: new Date(Date.UTC(2026, 5, 1, 0, 0, i)),
+        id: newId("lnk"),
+        workspaceId: user.workspaceId,
+        slug: `bulk-${user.userId}-${i}`,
+        reusable: false,
+        destination: `https://example.com/${i}`,
+        createdAt: new Date(Date.UTC(2026, 5, 1, 0, 0, i)),
       })),
     });
     const first = await call("GET", "/api/links", { token: user.token });
@@ -188,7 +205,10 @@ describe("repoint and archive", () => {
     const user = await newUser();
     const link = (await create(user, { destination: "https://example.com/old" })).body;
     await db().link.update({ where: { id: link.id }, data: { status: 0 } });
-    const response = await call("PATCH", `/api/links/${link.id}`, { token: user.token, body: { destination: "https://EXAMPLE.com/new" } });
+    const response = await call("PATCH", `/api/links/${link.id}`, {
+      token: user.token,
+      body: { destination: "https://EXAMPLE.com/new" },
+    });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ id: link.id, slug: link.slug, destination: "https://example.com/new", status: 1 });
     const fresh = await create(user, { destination: "https://example.com/old" });
@@ -199,7 +219,10 @@ describe("repoint and archive", () => {
   it("applies the destination rules to a repoint", async () => {
     const user = await newUser();
     const link = (await create(user, { destination: "https://example.com/" })).body;
-    const response = await call("PATCH", `/api/links/${link.id}`, { token: user.token, body: { destination: "http://192.168.0.1/" } });
+    const response = await call("PATCH", `/api/links/${link.id}`, {
+      token: user.token,
+      body: { destination: "http://192.168.0.1/" },
+    });
     expect(response.status).toBe(422);
     expect((await call("PATCH", `/api/links/${link.id}`, { token: user.token, body: { slug: "new" } })).status).toBe(400);
   });
@@ -223,13 +246,18 @@ describe("repoint and archive", () => {
     const link = (await create(owner, { destination: "https://example.com/owned" })).body;
     const stranger = await newUser();
     for (const method of ["GET", "PATCH", "DELETE"]) {
-      const response = await call(method, `/api/links/${link.id}`, { token: stranger.token, body: method === "PATCH" ? { destination: "https://example.org/" } : undefined });
+      const response = await call(method, `/api/links/${link.id}`, {
+        token: stranger.token,
+        body: method === "PATCH" ? { destination: "https://example.org/" } : undefined,
+      });
       expect(response.status).toBe(404);
     }
     const asMember = await joinWorkspace(await newUser(), owner.workspaceId, "member");
     expect((await call("DELETE", `/api/links/${link.id}`, asMember)).status).toBe(403);
     const own = (await call("POST", "/api/links", { ...asMember, body: { destination: "https://example.com/mine" } })).body;
-    expect((await call("PATCH", `/api/links/${own.id}`, { ...asMember, body: { destination: "https://example.com/mine2" } })).status).toBe(200);
+    expect(
+      (await call("PATCH", `/api/links/${own.id}`, { ...asMember, body: { destination: "https://example.com/mine2" } })).status,
+    ).toBe(200);
   });
 
   it("lets an API key list and repoint the workspace's links", async () => {
@@ -237,7 +265,10 @@ describe("repoint and archive", () => {
     const apiKey = (await call("POST", "/api/billing/claim", { token: owner.token })).body.api_key;
     const link = (await create({ token: apiKey }, { destination: "https://example.com/by-key" })).body;
     expect((await call("GET", "/api/links", { token: apiKey })).body.links[0].id).toBe(link.id);
-    const repointed = await call("PATCH", `/api/links/${link.id}`, { token: apiKey, body: { destination: "https://example.com/by-key-2" } });
+    const repointed = await call("PATCH", `/api/links/${link.id}`, {
+      token: apiKey,
+      body: { destination: "https://example.com/by-key-2" },
+    });
     expect(repointed.status).toBe(200);
   });
 
@@ -245,7 +276,9 @@ describe("repoint and archive", () => {
     const user = await newUser();
     const link = (await create(user, { destination: "https://example.com/" })).body;
     await db().link.update({ where: { id: link.id }, data: { status: 2 } });
-    expect((await call("PATCH", `/api/links/${link.id}`, { token: user.token, body: { destination: "https://example.org/" } })).status).toBe(409);
+    expect(
+      (await call("PATCH", `/api/links/${link.id}`, { token: user.token, body: { destination: "https://example.org/" } })).status,
+    ).toBe(409);
   });
 });
 

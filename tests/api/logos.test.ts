@@ -14,7 +14,10 @@ const MIB = 1024 * 1024;
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 async function createLink(caller: Caller): Promise<{ id: string }> {
-  const response = await call("POST", "/api/links", { ...caller, body: { destination: `https://example.com/${randomString(SLUG_ALPHABET, 8)}` } });
+  const response = await call("POST", "/api/links", {
+    ...caller,
+    body: { destination: `https://example.com/${randomString(SLUG_ALPHABET, 8)}` },
+  });
   expect(response.status).toBe(201);
   return response.body;
 }
@@ -22,7 +25,9 @@ async function createLink(caller: Caller): Promise<{ id: string }> {
 const put = (caller: Caller, path: string, image: Uint8Array, type: string, headers: Record<string, string> = {}) =>
   call("PUT", path, { ...caller, rawBody: image, headers: { ...caller.headers, "content-type": type, ...headers } });
 
-const cleanSvg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="48" height="24"><rect width="48" height="24" fill="#2040d0"/></svg>');
+const cleanSvg = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="48" height="24"><rect width="48" height="24" fill="#2040d0"/></svg>',
+);
 
 describe.each([
   ["a link's logo", async (caller: Caller) => `/api/links/${(await createLink(caller)).id}/logo`],
@@ -33,28 +38,31 @@ describe.each([
     ["a JPEG", "image/jpeg", () => solidImage("jpeg", 2048, 1024, "#2040d0"), [1024, 512]],
     ["a WebP", "image/webp", () => solidImage("webp", 300, 300, "#2040d0"), [300, 300]],
     ["a clean SVG", "image/svg+xml", async () => cleanSvg, [1024, 512]],
-  ] as const)("accepts %s, stores it as a PNG of at most 1024×1024 and hands it back with ETag and Cache-Control", async (_kind, type, make, [width, height]) => {
-    const user = await newUser("logo");
-    const path = await pathFor(user);
-    const uploaded = await put(user, path, await make(), type);
-    expect(uploaded.status).toBe(200);
-    expect(uploaded.body).toEqual({ logo: { content_type: "image/png", width, height, bytes: expect.any(Number) } });
+  ] as const)(
+    "accepts %s, stores it as a PNG of at most 1024×1024 and hands it back with ETag and Cache-Control",
+    async (_kind, type, make, [width, height]) => {
+      const user = await newUser("logo");
+      const path = await pathFor(user);
+      const uploaded = await put(user, path, await make(), type);
+      expect(uploaded.status).toBe(200);
+      expect(uploaded.body).toEqual({ logo: { content_type: "image/png", width, height, bytes: expect.any(Number) } });
 
-    const downloaded = await call("GET", path, user);
-    expect(downloaded.status).toBe(200);
-    expect(downloaded.headers.get("content-type")).toBe("image/png");
-    expect(downloaded.headers.get("cache-control")).toBe("private, no-cache");
-    expect(downloaded.bytes.subarray(0, 8)).toEqual(PNG_MAGIC);
-    expect(downloaded.bytes.length).toBe(uploaded.body.logo.bytes);
-    expect(downloaded.headers.get("etag")).toBe(`"${createHash("sha256").update(downloaded.bytes).digest("hex")}"`);
-    const pixels = await pixelsOf(downloaded.bytes);
-    expect([pixels.width, pixels.height]).toEqual([width, height]);
-    const [red, green, blue] = colourAt(pixels, Math.floor(width / 2), Math.floor(height / 2));
-    expect(Math.abs(red - 0x20) + Math.abs(green - 0x40) + Math.abs(blue - 0xd0)).toBeLessThan(16);
+      const downloaded = await call("GET", path, user);
+      expect(downloaded.status).toBe(200);
+      expect(downloaded.headers.get("content-type")).toBe("image/png");
+      expect(downloaded.headers.get("cache-control")).toBe("private, no-cache");
+      expect(downloaded.bytes.subarray(0, 8)).toEqual(PNG_MAGIC);
+      expect(downloaded.bytes.length).toBe(uploaded.body.logo.bytes);
+      expect(downloaded.headers.get("etag")).toBe(`"${createHash("sha256").update(downloaded.bytes).digest("hex")}"`);
+      const pixels = await pixelsOf(downloaded.bytes);
+      expect([pixels.width, pixels.height]).toEqual([width, height]);
+      const [red, green, blue] = colourAt(pixels, Math.floor(width / 2), Math.floor(height / 2));
+      expect(Math.abs(red - 0x20) + Math.abs(green - 0x40) + Math.abs(blue - 0xd0)).toBeLessThan(16);
 
-    const revalidated = await call("GET", path, { ...user, headers: { "if-none-match": downloaded.headers.get("etag")! } });
-    expect(revalidated.status).toBe(304);
-  });
+      const revalidated = await call("GET", path, { ...user, headers: { "if-none-match": downloaded.headers.get("etag")! } });
+      expect(revalidated.status).toBe(304);
+    },
+  );
 
   it("answers 404 with a sentence when there is none, and DELETE removes it (204, also when already gone)", async () => {
     const user = await newUser("logo");
@@ -84,9 +92,30 @@ describe.each([
   });
 
   it.each([
-    ["a PNG claimed as a JPEG", () => solidImage("png", 10, 10, "#000000"), "image/jpeg", 415, /is a PNG, not the image\/jpeg its Content-Type claims/],
-    ["bytes that are no image", async () => Buffer.from("GIF89a? no, just text"), "image/png", 415, /not a complete, readable image\/png image/],
-    ["an unsupported type", () => sharp({ create: { width: 4, height: 4, channels: 3, background: "#000" } }).gif().toBuffer(), "image/gif", 415, /image\/png, image\/jpeg, image\/webp, image\/svg\+xml/],
+    [
+      "a PNG claimed as a JPEG",
+      () => solidImage("png", 10, 10, "#000000"),
+      "image/jpeg",
+      415,
+      /is a PNG, not the image\/jpeg its Content-Type claims/,
+    ],
+    [
+      "bytes that are no image",
+      async () => Buffer.from("GIF89a? no, just text"),
+      "image/png",
+      415,
+      /not a complete, readable image\/png image/,
+    ],
+    [
+      "an unsupported type",
+      () =>
+        sharp({ create: { width: 4, height: 4, channels: 3, background: "#000" } })
+          .gif()
+          .toBuffer(),
+      "image/gif",
+      415,
+      /image\/png, image\/jpeg, image\/webp, image\/svg\+xml/,
+    ],
     ["a decompression bomb", async () => pngBomb(20_000), "image/png", 413, /20000×20000 pixels .* at most 25 megapixels/],
     ["an empty body", async () => Buffer.alloc(0), "image/png", 400, /empty/],
   ] as const)("refuses %s and keeps the stored logo", async (_kind, make, type, status, message) => {
@@ -120,7 +149,9 @@ describe.each([
 
     const refused = await put(user, path, await solidImage("png", 20, 20, "#d02020"), "image/png");
     expect(refused.status).toBe(402);
-    expect(refused.body.error).toMatch(/no active subscription, so it cannot edit links\. Subscribe with POST \/api\/billing\/checkout/);
+    expect(refused.body.error).toMatch(
+      /no active subscription, so it cannot edit links\. Subscribe with POST \/api\/billing\/checkout/,
+    );
     expect(refused.body.pay).toEqual(["subscribe"]);
 
     const downloaded = await call("GET", path, user);
@@ -133,11 +164,16 @@ describe.each([
     const user = await newUser("logo");
     const path = await pathFor(user);
     const colours = ["#ff0000", "#00ff00", "#0000ff", "#ffff00", "#00ffff", "#ff00ff"];
-    const responses = await Promise.all(colours.map(async (colour) => put(user, path, await solidImage("png", 100, 100, colour), "image/png")));
+    const responses = await Promise.all(
+      colours.map(async (colour) => put(user, path, await solidImage("png", 100, 100, colour), "image/png")),
+    );
     expect(responses.every((response) => response.status === 200)).toBe(true);
     const stored = await call("GET", path, user);
     const pixel = colourAt(await pixelsOf(stored.bytes), 50, 50);
-    const hex = `#${pixel.slice(0, 3).map((channel) => channel.toString(16).padStart(2, "0")).join("")}`;
+    const hex = `#${pixel
+      .slice(0, 3)
+      .map((channel) => channel.toString(16).padStart(2, "0"))
+      .join("")}`;
     expect(colours).toContain(hex);
     expect(stored.headers.get("etag")).toBe(`"${createHash("sha256").update(stored.bytes).digest("hex")}"`);
   });
@@ -169,7 +205,10 @@ describe("who may change logos", () => {
 
     expect((await call("GET", `/api/links/${ownersLink.id}/logo`, asMember)).status).toBe(200);
     expect((await call("GET", "/api/workspaces/logo", asMember)).status).toBe(200);
-    const workspaceLogo = await db().workspaceLogo.findUniqueOrThrow({ where: { workspaceId: owner.workspaceId }, select: { width: true } });
+    const workspaceLogo = await db().workspaceLogo.findUniqueOrThrow({
+      where: { workspaceId: owner.workspaceId },
+      select: { width: true },
+    });
     expect(workspaceLogo.width).toBe(20);
   });
 
@@ -180,7 +219,9 @@ describe("who may change logos", () => {
     const image = await solidImage("png", 20, 20, "#2040d0");
     expect((await put(stranger, `/api/links/${link.id}/logo`, image, "image/png")).status).toBe(404);
     expect((await call("GET", `/api/links/${link.id}/logo`, stranger)).status).toBe(404);
-    expect((await call("PUT", `/api/links/${link.id}/logo`, { rawBody: image, headers: { "content-type": "image/png" } })).status).toBe(401);
+    expect(
+      (await call("PUT", `/api/links/${link.id}/logo`, { rawBody: image, headers: { "content-type": "image/png" } })).status,
+    ).toBe(401);
     expect((await call("GET", "/api/workspaces/logo")).status).toBe(401);
   });
 });

@@ -1,4 +1,9 @@
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader, decodePaymentSignatureHeader, encodePaymentRequiredHeader } from "@x402/core/http";
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  decodePaymentSignatureHeader,
+  encodePaymentRequiredHeader,
+} from "@x402/core/http";
 import { Challenge, Credential, PaymentRequest, Receipt } from "mppx";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
@@ -112,7 +117,14 @@ function decodedMpp(credential: string) {
 function forgedX402({ from, nonce }: Transfer): string {
   const payload = {
     x402Version: 2,
-    accepted: { scheme: "exact", network: NETWORK, asset: TOKEN.address, payTo: recipient, amount: String(PRICE), maxTimeoutSeconds: 300 },
+    accepted: {
+      scheme: "exact",
+      network: NETWORK,
+      asset: TOKEN.address,
+      payTo: recipient,
+      amount: String(PRICE),
+      maxTimeoutSeconds: 300,
+    },
     payload: { authorization: { from, nonce } },
   };
   return Buffer.from(JSON.stringify(payload)).toString("base64");
@@ -203,7 +215,15 @@ describe("a request without credentials", () => {
 
   it("is refused with 409 before any challenge when the custom slug is taken", async () => {
     const owner = await newUser();
-    await db().link.create({ data: { id: newId("lnk"), workspaceId: owner.workspaceId, slug: "taken-name", reusable: false, destination: "https://example.org/" } });
+    await db().link.create({
+      data: {
+        id: newId("lnk"),
+        workspaceId: owner.workspaceId,
+        slug: "taken-name",
+        reusable: false,
+        destination: "https://example.org/",
+      },
+    });
     const response = await buy(order({ slug: "taken-name" }));
     expect(response.status).toBe(409);
     expect(response.headers.get("www-authenticate")).toBeNull();
@@ -262,7 +282,11 @@ describe("paying with MPP", () => {
       receipt: transfer!.transaction,
       api_key: expect.stringMatching(/^plk_/),
     });
-    expect(Receipt.deserialize(response.headers.get("payment-receipt")!)).toMatchObject({ method: "evm", status: "success", reference: transfer!.transaction });
+    expect(Receipt.deserialize(response.headers.get("payment-receipt")!)).toMatchObject({
+      method: "evm",
+      status: "success",
+      reference: transfer!.transaction,
+    });
     expect(transfersFrom(wallet)).toEqual([expect.objectContaining({ to: recipient, value: PRICE })]);
     expect(ledger.balanceOf(wallet.address)).toBe(10_000_000n - PRICE);
 
@@ -325,34 +349,43 @@ describe("paying with x402", () => {
 
 describe("one payment, exactly one link", () => {
   it.each([
-    ["MPP", (wallet: PrivateKeyAccount, body: unknown) => mppCredential(wallet, body).then((value) => ({ authorization: value }))],
-    ["x402", (wallet: PrivateKeyAccount, body: unknown) => x402Signature(wallet, body).then((value) => ({ "payment-signature": value }))],
-  ])("replays the same 201 (api_key included, for an hour) to a resent %s credential, without settling again, and refuses it for another purchase", async (_protocol, credentialFor) => {
-    const wallet = newWallet();
-    const body = order();
-    const headers = await credentialFor(wallet, body);
-    const settlesBefore = facilitator.calls.settle;
-    const first = await buy(body, headers);
-    const again = await buy(body, headers);
-    expect(first.status).toBe(201);
-    expect(again.status).toBe(201);
-    expect(again.body).toEqual(first.body);
-    expect(again.headers.get("payment-receipt")).toBe(first.headers.get("payment-receipt"));
-    expect(facilitator.calls.settle - settlesBefore).toBe(1);
-    expect(transfersFrom(wallet)).toHaveLength(1);
+    [
+      "MPP",
+      (wallet: PrivateKeyAccount, body: unknown) => mppCredential(wallet, body).then((value) => ({ authorization: value })),
+    ],
+    [
+      "x402",
+      (wallet: PrivateKeyAccount, body: unknown) => x402Signature(wallet, body).then((value) => ({ "payment-signature": value })),
+    ],
+  ])(
+    "replays the same 201 (api_key included, for an hour) to a resent %s credential, without settling again, and refuses it for another purchase",
+    async (_protocol, credentialFor) => {
+      const wallet = newWallet();
+      const body = order();
+      const headers = await credentialFor(wallet, body);
+      const settlesBefore = facilitator.calls.settle;
+      const first = await buy(body, headers);
+      const again = await buy(body, headers);
+      expect(first.status).toBe(201);
+      expect(again.status).toBe(201);
+      expect(again.body).toEqual(first.body);
+      expect(again.headers.get("payment-receipt")).toBe(first.headers.get("payment-receipt"));
+      expect(facilitator.calls.settle - settlesBefore).toBe(1);
+      expect(transfersFrom(wallet)).toHaveLength(1);
 
-    vi.useFakeTimers({ toFake: ["Date"] });
-    vi.setSystemTime(Date.now() + API_KEY_REPLAY_WINDOW_MS + 60_000);
-    const later = await buy(body, headers);
-    expect(later.status).toBe(201);
-    expect(later.body).toEqual({ ...first.body, api_key: undefined });
-    vi.useRealTimers();
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(Date.now() + API_KEY_REPLAY_WINDOW_MS + 60_000);
+      const later = await buy(body, headers);
+      expect(later.status).toBe(201);
+      expect(later.body).toEqual({ ...first.body, api_key: undefined });
+      vi.useRealTimers();
 
-    const elsewhere = await buy(order(), headers);
-    expectRefusal(elsewhere, /another destination|another request/);
-    expect(transfersFrom(wallet)).toHaveLength(1);
-    expect(await db().link.count({ where: { workspaceId: (await machineAccountOf(wallet)).id } })).toBe(1);
-  });
+      const elsewhere = await buy(order(), headers);
+      expectRefusal(elsewhere, /another destination|another request/);
+      expect(transfersFrom(wallet)).toHaveLength(1);
+      expect(await db().link.count({ where: { workspaceId: (await machineAccountOf(wallet)).id } })).toBe(1);
+    },
+  );
 
   it("stops replaying the api_key once the key has authenticated a request, its sealed copy erased by that first use", async () => {
     const wallet = newWallet();
@@ -361,7 +394,11 @@ describe("one payment, exactly one link", () => {
     const first = await buy(body, headers);
     const apiKey = first.body.api_key as string;
     expect((await buy(body, headers)).body.api_key).toBe(apiKey);
-    const sealedCopy = () => db().apiKey.findFirstOrThrow({ where: { workspace: { payerDid: `did:pkh:${NETWORK}:${wallet.address}` } }, select: { replaySealed: true } });
+    const sealedCopy = () =>
+      db().apiKey.findFirstOrThrow({
+        where: { workspace: { payerDid: `did:pkh:${NETWORK}:${wallet.address}` } },
+        select: { replaySealed: true },
+      });
     expect((await sealedCopy()).replaySealed).toEqual(expect.any(String));
 
     expect((await call("GET", "/api/links", { token: apiKey })).status).toBe(200);
@@ -415,7 +452,11 @@ describe("one payment, exactly one link", () => {
 
       const healed = await buy(body, headers);
       expect(healed.status).toBe(201);
-      expect(healed.body).toMatchObject({ destination: body.destination, receipt: transfersFrom(wallet)[0]!.transaction, api_key: expect.any(String) });
+      expect(healed.body).toMatchObject({
+        destination: body.destination,
+        receipt: transfersFrom(wallet)[0]!.transaction,
+        api_key: expect.any(String),
+      });
       expect(transfersFrom(wallet)).toHaveLength(1);
       expect(await db().link.count({ where: { destination: body.destination } })).toBe(1);
     });
@@ -429,12 +470,22 @@ describe("one payment, exactly one link", () => {
       const headers = { "payment-signature": await x402Signature(wallet, body) };
       expect((await buy(body, headers)).status).toBe(500);
       await db().link.create({
-        data: { id: newId("lnk"), workspaceId: squatter.workspaceId, slug: "taken-during-crash", reusable: false, destination: "https://example.org/" },
+        data: {
+          id: newId("lnk"),
+          workspaceId: squatter.workspaceId,
+          slug: "taken-during-crash",
+          reusable: false,
+          destination: "https://example.org/",
+        },
       });
 
       const healed = await buy(body, headers);
       expect(healed.status).toBe(201);
-      expect(healed.body).toMatchObject({ destination: body.destination, receipt: transfersFrom(wallet)[0]!.transaction, api_key: expect.any(String) });
+      expect(healed.body).toMatchObject({
+        destination: body.destination,
+        receipt: transfersFrom(wallet)[0]!.transaction,
+        api_key: expect.any(String),
+      });
       expect(healed.body.slug).toMatch(new RegExp(`^[${SLUG_ALPHABET}]{7}$`));
       expect(healed.body.notice).toMatch(/"taken-during-crash" was taken/);
       expect(transfersFrom(wallet)).toHaveLength(1);
@@ -480,7 +531,13 @@ describe("one payment, exactly one link", () => {
     const headers = { authorization: await mppCredential(wallet, body) };
     ledger.duringSettlement = async () => {
       await db().link.create({
-        data: { id: newId("lnk"), workspaceId: squatter.workspaceId, slug: "contested-during-pay", reusable: false, destination: "https://example.org/" },
+        data: {
+          id: newId("lnk"),
+          workspaceId: squatter.workspaceId,
+          slug: "contested-during-pay",
+          reusable: false,
+          destination: "https://example.org/",
+        },
       });
     };
     const response = await buy(body, headers);
@@ -494,8 +551,16 @@ describe("one payment, exactly one link", () => {
 
 describe("credentials that cannot pay for this request", () => {
   it.each([
-    ["another destination", (body: { destination: string }) => ({ ...body, destination: `${body.destination}/other` }), /another destination/],
-    ["another slug", (body: { destination: string }) => ({ ...body, slug: "other-name" }), /allocated slug, and this request asks for the slug "other-name"/],
+    [
+      "another destination",
+      (body: { destination: string }) => ({ ...body, destination: `${body.destination}/other` }),
+      /another destination/,
+    ],
+    [
+      "another slug",
+      (body: { destination: string }) => ({ ...body, slug: "other-name" }),
+      /allocated slug, and this request asks for the slug "other-name"/,
+    ],
   ])("refuses an MPP credential made for %s, and charges nothing", async (_label, change, reason) => {
     const wallet = newWallet();
     const body = order();
@@ -513,8 +578,14 @@ describe("credentials that cannot pay for this request", () => {
   });
 
   it.each([
-    ["MPP", (wallet: PrivateKeyAccount, body: unknown) => mppCredential(wallet, body).then((value) => ({ authorization: value }))],
-    ["x402", (wallet: PrivateKeyAccount, body: unknown) => x402Signature(wallet, body).then((value) => ({ "payment-signature": value }))],
+    [
+      "MPP",
+      (wallet: PrivateKeyAccount, body: unknown) => mppCredential(wallet, body).then((value) => ({ authorization: value })),
+    ],
+    [
+      "x402",
+      (wallet: PrivateKeyAccount, body: unknown) => x402Signature(wallet, body).then((value) => ({ "payment-signature": value })),
+    ],
   ])("refuses a %s credential made at another price", async (_protocol, credentialFor) => {
     const wallet = newWallet();
     const body = order();
@@ -544,8 +615,14 @@ describe("credentials that cannot pay for this request", () => {
     expectRefusal(response, /signature mismatch/);
 
     const x402 = decodePaymentSignatureHeader(await x402Signature(wallet, body));
-    const forgedX402 = { ...x402, payload: { ...x402.payload, authorization: { ...(x402.payload.authorization as object), from: victim.address } } };
-    expectRefusal(await buy(body, { "payment-signature": Buffer.from(JSON.stringify(forgedX402)).toString("base64") }), /signature mismatch/);
+    const forgedX402 = {
+      ...x402,
+      payload: { ...x402.payload, authorization: { ...(x402.payload.authorization as object), from: victim.address } },
+    };
+    expectRefusal(
+      await buy(body, { "payment-signature": Buffer.from(JSON.stringify(forgedX402)).toString("base64") }),
+      /signature mismatch/,
+    );
     expect(transfersFrom(victim)).toHaveLength(0);
     expect(transfersFrom(wallet)).toHaveLength(0);
   });
@@ -561,8 +638,16 @@ describe("credentials that cannot pay for this request", () => {
   });
 
   it.each([
-    ["MPP", (wallet: PrivateKeyAccount, body: unknown) => mppCredential(wallet, body).then((value) => ({ authorization: value })), /expired/i],
-    ["x402", (wallet: PrivateKeyAccount, body: unknown) => x402Signature(wallet, body).then((value) => ({ "payment-signature": value })), /expired/i],
+    [
+      "MPP",
+      (wallet: PrivateKeyAccount, body: unknown) => mppCredential(wallet, body).then((value) => ({ authorization: value })),
+      /expired/i,
+    ],
+    [
+      "x402",
+      (wallet: PrivateKeyAccount, body: unknown) => x402Signature(wallet, body).then((value) => ({ "payment-signature": value })),
+      /expired/i,
+    ],
   ])("refuses a %s credential once its challenge has expired (five minutes)", async (_protocol, credentialFor, reason) => {
     const wallet = newWallet();
     const body = order();
@@ -589,7 +674,11 @@ describe("credentials that cannot pay for this request", () => {
 
   it.each([
     ["another network", { network: "eip155:8453" as const }, /network eip155:8453; this service is paid on eip155:84532/],
-    ["another asset", { asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" }, /token 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913; this service is paid in USDC/],
+    [
+      "another asset",
+      { asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" },
+      /token 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913; this service is paid in USDC/,
+    ],
   ])("refuses an x402 payment on %s", async (_label, change, reason) => {
     const wallet = newWallet();
     const body = order();
@@ -597,7 +686,9 @@ describe("credentials that cannot pay for this request", () => {
     const required = decodePaymentRequiredHeader(challenge.headers.get("payment-required")!);
     const tampered = new Response(null, {
       status: 402,
-      headers: { "payment-required": encodePaymentRequiredHeader({ ...required, accepts: [{ ...required.accepts[0]!, ...change }] }) },
+      headers: {
+        "payment-required": encodePaymentRequiredHeader({ ...required, accepts: [{ ...required.accepts[0]!, ...change }] }),
+      },
     });
     const signature = await x402Agent(wallet, { signAnything: true }).paymentSignature(tampered);
     expectRefusal(await buy(body, { "payment-signature": signature }), reason);
@@ -607,9 +698,15 @@ describe("credentials that cannot pay for this request", () => {
   it.each([
     ["Authorization: Payment with no base64", { authorization: "Payment %%%not-base64%%%" }],
     ["Authorization: Payment with base64 that is not JSON", { authorization: "Payment bm90IGpzb24" }],
-    ["Authorization: Payment with JSON that is no credential", { authorization: `Payment ${Buffer.from('{"hello":1}').toString("base64url")}` }],
+    [
+      "Authorization: Payment with JSON that is no credential",
+      { authorization: `Payment ${Buffer.from('{"hello":1}').toString("base64url")}` },
+    ],
     ["PAYMENT-SIGNATURE with no base64", { "payment-signature": "***" }],
-    ["PAYMENT-SIGNATURE with an x402 payload missing its authorization", { "payment-signature": Buffer.from('{"x402Version":2,"accepted":{}}').toString("base64") }],
+    [
+      "PAYMENT-SIGNATURE with an x402 payload missing its authorization",
+      { "payment-signature": Buffer.from('{"x402Version":2,"accepted":{}}').toString("base64") },
+    ],
   ])("answers a malformed credential (%s) with 402 and a fresh challenge", async (_label, headers) => {
     expectRefusal(await buy(order(), headers), /malformed/);
   });
@@ -635,9 +732,16 @@ describe("the machine account", () => {
     const workspace = await call("GET", "/api/workspaces", { token: apiKey });
     expect(workspace.body.workspace).toMatchObject({ kind: "machine", credential: "api_key" });
 
-    const repointed = await call("PATCH", `/api/links/${bought.body.id}`, { token: apiKey, body: { destination: "https://example.com/repointed" } });
+    const repointed = await call("PATCH", `/api/links/${bought.body.id}`, {
+      token: apiKey,
+      body: { destination: "https://example.com/repointed" },
+    });
     expect(repointed.status).toBe(200);
-    expect(repointed.body).toMatchObject({ id: bought.body.id, slug: "first-of-two", destination: "https://example.com/repointed" });
+    expect(repointed.body).toMatchObject({
+      id: bought.body.id,
+      slug: "first-of-two",
+      destination: "https://example.com/repointed",
+    });
 
     const createdWithKey = await call("POST", "/api/links", { token: apiKey, body: order() });
     expect(createdWithKey.status).toBe(402);
@@ -665,7 +769,9 @@ describe("a lost machine key", () => {
       nonce: fields.nonce,
       issuedAt: new Date(),
     });
-    const recovered = await call("POST", "/api/machine-accounts/key", { body: { message, signature: await wallet.signMessage({ message }) } });
+    const recovered = await call("POST", "/api/machine-accounts/key", {
+      body: { message, signature: await wallet.signMessage({ message }) },
+    });
     expect(recovered.status).toBe(200);
     const newKey = recovered.body.api_key as string;
 
@@ -696,8 +802,23 @@ describe("how agents find out", () => {
   it("the payments page walks through the purchase with a working example for each protocol, and key rotation and recovery", async () => {
     const { default: PaymentsPage } = await import("@/app/docs/payments/page");
     const html = renderToStaticMarkup(createElement(PaymentsPage));
-    const keyManagement = ["/api/keys/rotate", `${APP_ORIGIN}/api/machine-accounts/nonce`, `${APP_ORIGIN}/api/machine-accounts/key`, "createSiweMessage", "EIP-4361"];
-    for (const expected of ["402 Payment Required", "Authorization: Payment", "PAYMENT-SIGNATURE", "mppx/client", "@x402/fetch", "api_key", `${APP_ORIGIN}/api/links`, ...keyManagement]) {
+    const keyManagement = [
+      "/api/keys/rotate",
+      `${APP_ORIGIN}/api/machine-accounts/nonce`,
+      `${APP_ORIGIN}/api/machine-accounts/key`,
+      "createSiweMessage",
+      "EIP-4361",
+    ];
+    for (const expected of [
+      "402 Payment Required",
+      "Authorization: Payment",
+      "PAYMENT-SIGNATURE",
+      "mppx/client",
+      "@x402/fetch",
+      "api_key",
+      `${APP_ORIGIN}/api/links`,
+      ...keyManagement,
+    ]) {
       expect(html).toContain(expected);
     }
   });

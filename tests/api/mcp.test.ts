@@ -16,7 +16,8 @@ import { accountToolCalls, connectMcp, textOf } from "../support/mcp";
 
 const appFetch: typeof fetch = (input, init) => dispatch(new Request(input, init));
 
-const connect = (options: { token?: string; headers?: Record<string, string> } = {}) => connectMcp(APP_ORIGIN, { ...options, fetch: appFetch });
+const connect = (options: { token?: string; headers?: Record<string, string> } = {}) =>
+  connectMcp(APP_ORIGIN, { ...options, fetch: appFetch });
 
 let destinationCounter = 0;
 const freshDestination = () => `https://example.com/mcp/${++destinationCounter}`;
@@ -48,10 +49,25 @@ describe("the MCP server's tools", () => {
     const { tools } = await anonymous.listTools();
     await anonymous.close();
 
-    expect(tools.map((tool) => tool.name)).toEqual(["create_link", "list_links", "get_link", "repoint_link", "archive_link", "get_qr", "get_analytics", "list_domains", "get_account", "buy_link"]);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      "create_link",
+      "list_links",
+      "get_link",
+      "repoint_link",
+      "archive_link",
+      "get_qr",
+      "get_analytics",
+      "list_domains",
+      "get_account",
+      "buy_link",
+    ]);
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     expect(byName.create_link!.inputSchema).toEqual(objectSchema(createLinkBody, "input"));
-    expect(byName.create_link!.inputSchema).toMatchObject({ type: "object", required: ["destination"], additionalProperties: false });
+    expect(byName.create_link!.inputSchema).toMatchObject({
+      type: "object",
+      required: ["destination"],
+      additionalProperties: false,
+    });
     expect(byName.create_link!.outputSchema).toEqual(objectSchema(linkSchema, "output"));
     expect(byName.list_links!.inputSchema).toEqual(objectSchema(listLinksQuery, "input"));
     expect(byName.list_links!.outputSchema).toEqual(objectSchema(linkListSchema, "output"));
@@ -80,7 +96,12 @@ describe("the MCP server's tools", () => {
     expect(read.structuredContent).toEqual(link);
 
     const repointed = await callTool(ownerClient, "repoint_link", { id: link.id, destination: `${destination}/moved` });
-    expect(repointed.structuredContent).toMatchObject({ id: link.id, slug: link.slug, destination: `${destination}/moved`, status: 1 });
+    expect(repointed.structuredContent).toMatchObject({
+      id: link.id,
+      slug: link.slug,
+      destination: `${destination}/moved`,
+      status: 1,
+    });
 
     const archived = await callTool(ownerClient, "archive_link", { id: link.id });
     expect(archived.structuredContent).toMatchObject({ id: link.id, archived_at: expect.any(Number) });
@@ -90,17 +111,27 @@ describe("the MCP server's tools", () => {
 
   it("reads analytics with the parameters of GET /api/analytics, as it answers them", async () => {
     const link = (await call("POST", "/api/links", { token: owner.token, body: { destination: freshDestination() } })).body;
-    const query = { link_id: link.id, group_by: "country", start: "2026-01-01", end: "2026-01-31", timezone: "Australia/Adelaide" };
+    const query = {
+      link_id: link.id,
+      group_by: "country",
+      start: "2026-01-01",
+      end: "2026-01-31",
+      timezone: "Australia/Adelaide",
+    };
 
     const tool = await callTool(ownerClient, "get_analytics", query);
     const http = await call("GET", `/api/analytics?${new URLSearchParams(query)}`, { token: owner.token });
     const csv = await callTool(ownerClient, "get_analytics", { ...query, format: "csv" });
-    const httpCsv = await call("GET", `/api/analytics?${new URLSearchParams({ ...query, format: "csv" })}`, { token: owner.token });
+    const httpCsv = await call("GET", `/api/analytics?${new URLSearchParams({ ...query, format: "csv" })}`, {
+      token: owner.token,
+    });
 
     expect(tool.structuredContent).toEqual(http.body);
     expect(textOf(csv)).toBe(httpCsv.text);
     const badZone = await callTool(ownerClient, "get_analytics", { timezone: "Mars/Olympus" });
-    expect(textOf(badZone)).toBe((await call("GET", "/api/analytics?timezone=Mars%2FOlympus", { token: owner.token })).body.error);
+    expect(textOf(badZone)).toBe(
+      (await call("GET", "/api/analytics?timezone=Mars%2FOlympus", { token: owner.token })).body.error,
+    );
   });
 
   it("lists the workspace's domains as GET /api/domains does, and another workspace's caller does not see them", async () => {
@@ -133,31 +164,50 @@ describe("the MCP server's tools", () => {
     expect(textOf(tool)).toBe(http.body.error);
 
     const unknownField = await callTool(ownerClient, "create_link", { destination: freshDestination(), colour: "red" });
-    expect(textOf(unknownField)).toBe((await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/x", colour: "red" } })).body.error);
+    expect(textOf(unknownField)).toBe(
+      (await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/x", colour: "red" } }))
+        .body.error,
+    );
   });
 
   it("gives another workspace's link and domain ids the same not-found answer as the HTTP API, through every tool", async () => {
     const stranger = await newUser("mcp-stranger");
-    const theirLink = (await call("POST", "/api/links", { token: stranger.token, body: { destination: freshDestination() } })).body;
+    const theirLink = (await call("POST", "/api/links", { token: stranger.token, body: { destination: freshDestination() } }))
+      .body;
     const theirs = {
       link: theirLink.id as string,
       domain: (await call("POST", "/api/domains", { token: stranger.token, body: { hostname: freshHostname() } })).body.id,
     };
     const notFound = {
       link: (await call("GET", `/api/links/${theirs.link}`, { token: owner.token })).body.error,
-      domain: (await call("POST", "/api/links", { token: owner.token, body: { destination: freshDestination(), domain_id: theirs.domain } })).body.error,
+      domain: (
+        await call("POST", "/api/links", {
+          token: owner.token,
+          body: { destination: freshDestination(), domain_id: theirs.domain },
+        })
+      ).body.error,
     };
     expect(notFound.link).toMatch(/No link with this id/);
     expect(notFound.domain).toMatch(/domain/);
 
     const naming = accountToolCalls(theirs, freshDestination).filter((entry) => entry.names !== null);
-    expect(naming.map((entry) => entry.name)).toEqual(["create_link", "get_link", "repoint_link", "archive_link", "get_qr", "get_analytics"]);
+    expect(naming.map((entry) => entry.name)).toEqual([
+      "create_link",
+      "get_link",
+      "repoint_link",
+      "archive_link",
+      "get_qr",
+      "get_analytics",
+    ]);
     for (const { name, args, names } of naming) {
       const result = await callTool(ownerClient, name, args);
       expect(result.isError, name).toBe(true);
       expect(textOf(result), name).toBe(notFound[names!]);
     }
-    expect((await call("GET", `/api/links/${theirs.link}`, { token: stranger.token })).body).toMatchObject({ destination: theirLink.destination, archived_at: null });
+    expect((await call("GET", `/api/links/${theirs.link}`, { token: stranger.token })).body).toMatchObject({
+      destination: theirLink.destination,
+      archived_at: null,
+    });
   });
 
   it("holds a link id to the shape a path would, with the HTTP API's answer", async () => {
@@ -191,7 +241,9 @@ describe("the MCP server's tools", () => {
     const body = { destination: freshDestination() };
 
     const tool = await callTool(client, "create_link", body);
-    const reads = await Promise.all(["list_links", "get_analytics", "list_domains", "get_account"].map((name) => callTool(client, name)));
+    const reads = await Promise.all(
+      ["list_links", "get_analytics", "list_domains", "get_account"].map((name) => callTool(client, name)),
+    );
     await client.close();
     const http = await call("POST", "/api/links", { ...caller, body });
 
@@ -247,9 +299,14 @@ describe("authentication of the MCP endpoint", () => {
   });
 
   it("answers the transport's own refusals and the methods it does not serve as every route does: { error }", async () => {
-    const withoutEventStream = await call("POST", "/api/mcp", { body: { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers: { accept: "application/json" } });
+    const withoutEventStream = await call("POST", "/api/mcp", {
+      body: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      headers: { accept: "application/json" },
+    });
     expect(withoutEventStream.status).toBe(406);
-    expect(withoutEventStream.body).toEqual({ error: expect.stringMatching(/accept both application\/json and text\/event-stream\.$/) });
+    expect(withoutEventStream.body).toEqual({
+      error: expect.stringMatching(/accept both application\/json and text\/event-stream\.$/),
+    });
 
     const get = await call("GET", "/api/mcp", { headers: { accept: "text/event-stream" } });
     expect(get.status).toBe(405);
@@ -299,7 +356,13 @@ describe("how agents find the MCP server", () => {
     const { GET } = await import("@/app/llms.txt/route");
     const text = await GET().text();
 
-    for (const expected of [`${APP_ORIGIN}/api/mcp`, "Authorization: Bearer", "org.paymentauth/credential", "x402/payment", `${APP_ORIGIN}/docs/agents`]) {
+    for (const expected of [
+      `${APP_ORIGIN}/api/mcp`,
+      "Authorization: Bearer",
+      "org.paymentauth/credential",
+      "x402/payment",
+      `${APP_ORIGIN}/docs/agents`,
+    ]) {
       expect(text).toContain(expected);
     }
     for (const tool of TOOLS) expect(text).toContain(tool.name);
@@ -309,7 +372,17 @@ describe("how agents find the MCP server", () => {
     const { default: AgentsPage } = await import("@/app/docs/agents/page");
     const html = renderToStaticMarkup(createElement(AgentsPage));
 
-    for (const expected of [`${APP_ORIGIN}/api/mcp`, "mcpServers", "mcp-remote", "StreamableHTTPClientTransport", "Authorization: Bearer", "McpClient.wrap", "x402/payment", "org.paymentauth/payment-required", "api_key"]) {
+    for (const expected of [
+      `${APP_ORIGIN}/api/mcp`,
+      "mcpServers",
+      "mcp-remote",
+      "StreamableHTTPClientTransport",
+      "Authorization: Bearer",
+      "McpClient.wrap",
+      "x402/payment",
+      "org.paymentauth/payment-required",
+      "api_key",
+    ]) {
       expect(html).toContain(expected);
     }
     for (const tool of TOOLS) expect(html).toContain(`<code>${tool.name}</code>`);

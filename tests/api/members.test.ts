@@ -65,14 +65,24 @@ describe("team workspaces", () => {
     const user = await newUser("creator", { subscription: false });
     const created = await call("POST", "/api/workspaces", { token: user.token, body: { name: "  Marketing  " } });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.stringMatching(/^ws_/), name: "Marketing", kind: "team", role: "owner", created_at: expect.any(Number) });
+    expect(created.body).toEqual({
+      id: expect.stringMatching(/^ws_/),
+      name: "Marketing",
+      kind: "team",
+      role: "owner",
+      created_at: expect.any(Number),
+    });
     const listed = await call("GET", "/api/workspaces", { token: user.token, headers: { "x-workspace-id": created.body.id } });
     expect(listed.body.workspace).toMatchObject({ id: created.body.id, kind: "team", role: "owner" });
     expect(listed.body.workspaces.map((workspace: { kind: string; role: string }) => [workspace.kind, workspace.role])).toEqual([
       ["personal", "owner"],
       ["team", "owner"],
     ]);
-    const renamed = await call("PATCH", "/api/workspaces", { token: user.token, headers: { "x-workspace-id": created.body.id }, body: { name: "Growth" } });
+    const renamed = await call("PATCH", "/api/workspaces", {
+      token: user.token,
+      headers: { "x-workspace-id": created.body.id },
+      body: { name: "Growth" },
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body).toMatchObject({ id: created.body.id, name: "Growth", role: "owner" });
   });
@@ -104,9 +114,18 @@ describe("invitations by e-mail", () => {
     const { owner, workspaceId, asOwner } = await teamOf("inviter");
     const invitee = uniqueAddress("bob");
     // The address is typed in another spelling; it is stored, sent and compared normalised.
-    const invited = await call("POST", "/api/members", { ...asOwner, body: { email: `  ${invitee.toUpperCase()}.`.replace("EXAMPLE.COM.", "Example.COM."), role: "member" } });
+    const invited = await call("POST", "/api/members", {
+      ...asOwner,
+      body: { email: `  ${invitee.toUpperCase()}.`.replace("EXAMPLE.COM.", "Example.COM."), role: "member" },
+    });
     expect(invited.status).toBe(201);
-    expect(invited.body).toEqual({ id: expect.stringMatching(/^inv_/), email: invitee, role: "member", status: "invited", created_at: expect.any(Number) });
+    expect(invited.body).toEqual({
+      id: expect.stringMatching(/^inv_/),
+      email: invitee,
+      role: "member",
+      status: "invited",
+      created_at: expect.any(Number),
+    });
 
     const message = await smtp.messageTo(invitee);
     expect(message.authenticatedAs).toBe("mailer");
@@ -131,15 +150,30 @@ describe("invitations by e-mail", () => {
     const accepted = await call("POST", `/api/invitations/${token}/accept`, { token: bobToken });
     expect(accepted.status).toBe(200);
     expect(accepted.body.workspace).toMatchObject({ id: workspaceId, name: "inviter team", kind: "team", role: "member" });
-    expect(accepted.body.member).toMatchObject({ id: expect.stringMatching(/^mem_/), email: invitee, role: "member", status: "active" });
+    expect(accepted.body.member).toMatchObject({
+      id: expect.stringMatching(/^mem_/),
+      email: invitee,
+      role: "member",
+      status: "active",
+    });
 
     const members = await call("GET", "/api/members", asOwner);
-    expect(members.body.members.map((member: { email: string; status: string; role: string }) => [member.email, member.role, member.status])).toEqual([
+    expect(
+      members.body.members.map((member: { email: string; status: string; role: string }) => [
+        member.email,
+        member.role,
+        member.status,
+      ]),
+    ).toEqual([
       [owner.email, "owner", "active"],
       [invitee, "member", "active"],
     ]);
     // A member creates links that belong to the workspace.
-    const link2 = await call("POST", "/api/links", { token: bobToken, headers: { "x-workspace-id": workspaceId }, body: { destination: "https://example.com/team-page" } });
+    const link2 = await call("POST", "/api/links", {
+      token: bobToken,
+      headers: { "x-workspace-id": workspaceId },
+      body: { destination: "https://example.com/team-page" },
+    });
     expect(link2.status).toBe(201);
     expect(await db().link.count({ where: { id: link2.body.id, workspaceId } })).toBe(1);
 
@@ -170,7 +204,9 @@ describe("invitations by e-mail", () => {
   it("lets two concurrent invitations of one address produce exactly one", async () => {
     const { asOwner } = await teamOf("race");
     const address = uniqueAddress("dana");
-    const statuses = (await Promise.all(Array.from({ length: 4 }, () => call("POST", "/api/members", { ...asOwner, body: { email: address } })))).map((r) => r.status);
+    const statuses = (
+      await Promise.all(Array.from({ length: 4 }, () => call("POST", "/api/members", { ...asOwner, body: { email: address } })))
+    ).map((r) => r.status);
     expect(statuses.sort()).toEqual([201, 409, 409, 409]);
   });
 
@@ -186,7 +222,10 @@ describe("invitations by e-mail", () => {
     expect(expired.status).toBe(410);
     expect(expired.body.error).toMatch(/expired/);
     const listed = await call("GET", "/api/members", asOwner);
-    expect(listed.body.members.find((member: { id: string }) => member.id === invited.body.id)).toMatchObject({ status: "expired", role: "viewer" });
+    expect(listed.body.members.find((member: { id: string }) => member.id === invited.body.id)).toMatchObject({
+      status: "expired",
+      role: "viewer",
+    });
 
     const before = smtp.messages.length;
     const resent = await call("POST", `/api/members/${invited.body.id}/resend`, asOwner);
@@ -202,7 +241,9 @@ describe("invitations by e-mail", () => {
     // A viewer reads and creates nothing.
     const asErin = { token: erin, headers: { "x-workspace-id": workspaceId } };
     expect((await call("GET", "/api/links", asErin)).status).toBe(200);
-    expect((await call("POST", "/api/links", { ...asErin, body: { destination: "https://example.com/viewer" } })).status).toBe(403);
+    expect((await call("POST", "/api/links", { ...asErin, body: { destination: "https://example.com/viewer" } })).status).toBe(
+      403,
+    );
   });
 
   it("honours INVITATION_TTL_DAYS", async () => {
@@ -220,7 +261,9 @@ describe("invitations by e-mail", () => {
     const invited = await call("POST", "/api/members", { ...asOwner, body: { email: address } });
     const token = tokenOf(invitationLinkIn((await smtp.messageTo(address)).mail.text!));
     expect((await call("DELETE", `/api/members/${invited.body.id}`, asOwner)).status).toBe(204);
-    expect((await call("GET", "/api/members", asOwner)).body.members.map((member: { id: string }) => member.id)).not.toContain(invited.body.id);
+    expect((await call("GET", "/api/members", asOwner)).body.members.map((member: { id: string }) => member.id)).not.toContain(
+      invited.body.id,
+    );
     const revoked = await call("POST", `/api/invitations/${token}/accept`, { token: await sessionFor(address) });
     expect(revoked.status).toBe(410);
     expect(revoked.body.error).toMatch(/revoked/);
@@ -238,7 +281,9 @@ describe("invitations by e-mail", () => {
       expect(invited.status).toBe(201);
       expect(invited.body.invite_url).toMatch(/^http:\/\/app\.test\.example\/invite\/[\w-]{43}$/);
       expect(JSON.stringify(logged.mock.calls)).toContain(invited.body.invite_url);
-      const accepted = await call("POST", `/api/invitations/${tokenOf(new URL(invited.body.invite_url))}/accept`, { token: await sessionFor(address) });
+      const accepted = await call("POST", `/api/invitations/${tokenOf(new URL(invited.body.invite_url))}/accept`, {
+        token: await sessionFor(address),
+      });
       expect(accepted.status).toBe(200);
     } finally {
       logged.mockRestore();
@@ -283,7 +328,9 @@ describe("a mail server that never answers", () => {
     const warn = vi.spyOn(log(), "warn").mockImplementation(() => {});
     try {
       // More invitations than the pool has connections: were they waiting inside transactions, nothing else could query.
-      const invites = Array.from({ length: 12 }, (_, i) => call("POST", "/api/members", { ...asOwner, body: { email: uniqueAddress(`quiet${i}`) } }));
+      const invites = Array.from({ length: 12 }, (_, i) =>
+        call("POST", "/api/members", { ...asOwner, body: { email: uniqueAddress(`quiet${i}`) } }),
+      );
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const started = Date.now();
       await db().$queryRaw`SELECT 1`;
@@ -305,7 +352,8 @@ describe("roles and leaving", () => {
     const admin = await joinWorkspace(await newUser("admin"), workspaceId, "admin");
     await joinWorkspace(await newUser("member"), workspaceId, "member");
     const idOf = async (role: string) =>
-      (await call("GET", "/api/members", asOwner)).body.members.find((member: { role: string }) => member.role === role).id as string;
+      (await call("GET", "/api/members", asOwner)).body.members.find((member: { role: string }) => member.role === role)
+        .id as string;
     const memberId = await idOf("member");
     const ownerId = await idOf("owner");
 
@@ -333,7 +381,9 @@ describe("roles and leaving", () => {
     const asSecond = await joinWorkspace(second, workspaceId, "owner");
     expect((await call("DELETE", `/api/members/${ownerId}`, asOwner)).status).toBe(204);
     expect((await call("GET", "/api/members", asOwner)).status).toBe(401);
-    expect((await call("GET", "/api/members", asSecond)).body.members.map((member: { email: string }) => member.email)).toEqual([second.email]);
+    expect((await call("GET", "/api/members", asSecond)).body.members.map((member: { email: string }) => member.email)).toEqual([
+      second.email,
+    ]);
     expect(owner.email).not.toBe(second.email);
   });
 
@@ -342,7 +392,9 @@ describe("roles and leaving", () => {
     const member = await newUser("own-id-member");
     const asMember = await joinWorkspace(member, workspaceId, "member");
     const ownId = await ownMemberId({ kind: "session", userId: member.userId, workspaceId, role: "member" });
-    const listed = (await call("GET", "/api/members", asOwner)).body.members.find((entry: { email: string }) => entry.email === member.email);
+    const listed = (await call("GET", "/api/members", asOwner)).body.members.find(
+      (entry: { email: string }) => entry.email === member.email,
+    );
     expect(ownId).toBe(listed.id);
     expect(await ownMemberId({ kind: "api_key", apiKeyId: "key_none", workspaceId })).toBeNull();
     expect((await call("DELETE", `/api/members/${ownId}`, asMember)).status).toBe(204);

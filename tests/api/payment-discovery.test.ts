@@ -31,14 +31,27 @@ describe("payment discovery in the OpenAPI document", () => {
   it("marks exactly the payable operation with mppx's x-payment-info: the offer the 402 challenge makes", async () => {
     const document = openApiDocument();
     const marked = Object.entries(document.paths).flatMap(([path, item]) =>
-      Object.entries(item).filter(([, operation]) => operation && "x-payment-info" in operation).map(([method]) => `${method} ${path}`),
+      Object.entries(item)
+        .filter(([, operation]) => operation && "x-payment-info" in operation)
+        .map(([method]) => `${method} ${path}`),
     );
     expect(marked).toEqual(["post /api/links"]);
 
     const challenge = await call("POST", "/api/links", { body: { destination: "https://example.com/discovered" } });
-    const request = JSON.parse(Buffer.from(/request="([^"]+)"/.exec(challenge.headers.get("www-authenticate")!)![1]!, "base64url").toString());
+    const request = JSON.parse(
+      Buffer.from(/request="([^"]+)"/.exec(challenge.headers.get("www-authenticate")!)![1]!, "base64url").toString(),
+    );
     expect(document.paths["/api/links"]!.post!["x-payment-info"]).toEqual({
-      offers: [{ intent: "charge", method: "evm", amount: request.amount, currency: request.currency, recipient: request.recipient, description: "One permanent short link" }],
+      offers: [
+        {
+          intent: "charge",
+          method: "evm",
+          amount: request.amount,
+          currency: request.currency,
+          recipient: request.recipient,
+          description: "One permanent short link",
+        },
+      ],
     });
     expect(document.paths["/api/links"]!.post!.responses["402"]).toBeDefined();
   });

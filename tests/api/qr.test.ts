@@ -13,7 +13,10 @@ import { visit } from "../support/visits";
 type Caller = { token: string; headers?: Record<string, string> };
 type Link = { id: string; slug: string; short_url: string; destination: string };
 
-async function createLink(caller: Caller, body: Record<string, unknown> = { destination: `https://example.com/${randomString(SLUG_ALPHABET, 8)}` }): Promise<Link> {
+async function createLink(
+  caller: Caller,
+  body: Record<string, unknown> = { destination: `https://example.com/${randomString(SLUG_ALPHABET, 8)}` },
+): Promise<Link> {
   const response = await call("POST", "/api/links", { ...caller, body });
   expect(response.status).toBe(201);
   return response.body;
@@ -26,7 +29,8 @@ const putLogo = (caller: Caller, path: string, image: Buffer, type = "image/png"
   call("PUT", path, { ...caller, rawBody: image, headers: { ...caller.headers, "content-type": type } });
 
 /** A phone's camera app opening the code: a person scanning, not a bot. */
-const PHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+const PHONE =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
 
 /** Visits what a code decodes to, on the host it names, and returns the answer and the scan it recorded. */
 async function scan(decoded: string, link: { id: string }) {
@@ -73,14 +77,22 @@ describe("GET /api/links/{id}/qr", () => {
     const click = await visit(`/${link.slug}`);
     expect(click.status).toBe(302);
     await scanBuffer().flush();
-    expect((await db().scanEvent.findMany({ where: { linkId: link.id }, orderBy: { id: "asc" } })).map((row) => row.viaQr)).toEqual([true, false]);
+    expect(
+      (await db().scanEvent.findMany({ where: { linkId: link.id }, orderBy: { id: "asc" } })).map((row) => row.viaQr),
+    ).toEqual([true, false]);
   });
 
   it("encodes a custom-domain link's own host", async () => {
     const user = await newUser("domain");
     const hostname = `go-${user.userId.toLowerCase()}.example.org`;
-    const domain = await db().domain.create({ data: { id: newId("dom"), workspaceId: user.workspaceId, hostname, verifiedAt: new Date() } });
-    const link = await createLink(user, { destination: "https://example.com/on-domain", slug: `menu-${randomString(SLUG_ALPHABET, 6)}`, domain_id: domain.id });
+    const domain = await db().domain.create({
+      data: { id: newId("dom"), workspaceId: user.workspaceId, hostname, verifiedAt: new Date() },
+    });
+    const link = await createLink(user, {
+      destination: "https://example.com/on-domain",
+      slug: `menu-${randomString(SLUG_ALPHABET, 6)}`,
+      domain_id: domain.id,
+    });
     expect(link.short_url).toBe(`https://${hostname}/${link.slug}`);
 
     expect((await putLogo(user, "/api/workspaces/logo", await solidImage("png", 200, 200, "#20c040"))).status).toBe(200);
@@ -88,35 +100,40 @@ describe("GET /api/links/{id}/qr", () => {
       const response = await artwork(user, link, `?format=${format}`);
       expect(response.headers.get("content-disposition")).toBe(`attachment; filename="qr-${hostname}-${link.slug}.${format}"`);
       expect(await decodeQr(response.bytes)).toBe(`https://${hostname}/${link.slug}?qr`);
-      expect(await decodeQr((await artwork(user, link, `?format=${format}&logo=true`)).bytes)).toBe(`https://${hostname}/${link.slug}?qr`);
+      expect(await decodeQr((await artwork(user, link, `?format=${format}&logo=true`)).bytes)).toBe(
+        `https://${hostname}/${link.slug}?qr`,
+      );
     }
     const { answer, event } = await scan(`https://${hostname}/${link.slug}?qr`, link);
     expect(answer.headers.Location).toBe("https://example.com/on-domain");
     expect(event).toMatchObject({ viaQr: true, host: hostname });
   });
 
-  it.each(["svg", "png"])("decodes every %s variant (each level, with and without the logo, default and own colours) to the short URL with the marker, and each scan of it counts as a QR scan", async (format) => {
-    const user = await newUser(`variants-${format}`);
-    const link = await createLink(user);
-    expect((await putLogo(user, `/api/links/${link.id}/logo`, await solidImage("png", 200, 200, "#d02020"))).status).toBe(200);
-    let variants = 0;
-    for (const level of ["L", "M", "Q", "H"]) {
-      for (const logo of ["", "&logo=true"]) {
-        for (const colours of ["", "&fg=%23123456&bg=%23fafafa", "&fg=%23003300&bg=%23ffe066"]) {
-          const query = `?format=${format}&size=400&level=${level}${logo}${colours}`;
-          const response = await artwork(user, link, query);
-          expect(response.status, query).toBe(200);
-          const decoded = await decodeQr(response.bytes);
-          expect(decoded, query).toBe(`${link.short_url}?qr`);
-          const { answer, event } = await scan(decoded!, link);
-          expect([answer.status, answer.headers.Location, event.viaQr], query).toEqual([302, link.destination, true]);
-          variants++;
+  it.each(["svg", "png"])(
+    "decodes every %s variant (each level, with and without the logo, default and own colours) to the short URL with the marker, and each scan of it counts as a QR scan",
+    async (format) => {
+      const user = await newUser(`variants-${format}`);
+      const link = await createLink(user);
+      expect((await putLogo(user, `/api/links/${link.id}/logo`, await solidImage("png", 200, 200, "#d02020"))).status).toBe(200);
+      let variants = 0;
+      for (const level of ["L", "M", "Q", "H"]) {
+        for (const logo of ["", "&logo=true"]) {
+          for (const colours of ["", "&fg=%23123456&bg=%23fafafa", "&fg=%23003300&bg=%23ffe066"]) {
+            const query = `?format=${format}&size=400&level=${level}${logo}${colours}`;
+            const response = await artwork(user, link, query);
+            expect(response.status, query).toBe(200);
+            const decoded = await decodeQr(response.bytes);
+            expect(decoded, query).toBe(`${link.short_url}?qr`);
+            const { answer, event } = await scan(decoded!, link);
+            expect([answer.status, answer.headers.Location, event.viaQr], query).toEqual([302, link.destination, true]);
+            variants++;
+          }
         }
       }
-    }
-    const bySource = await call("GET", `/api/analytics?link_id=${link.id}&group_by=source`, user);
-    expect(bySource.body.data).toEqual([{ key: "qr", scans: variants, uniques: 1 }]);
-  });
+      const bySource = await call("GET", `/api/analytics?link_id=${link.id}&group_by=source`, user);
+      expect(bySource.body.data).toEqual([{ key: "qr", scans: variants, uniques: 1 }]);
+    },
+  );
 
   it("answers a matching If-None-Match with 304, and gives each drawing its own ETag", async () => {
     const user = await newUser("etag");
@@ -161,7 +178,9 @@ describe("GET /api/links/{id}/qr", () => {
     expect((await putLogo(user, "/api/workspaces/logo", await solidImage("png", 200, 200, "#20c040"))).status).toBe(200);
     expect(await centreOf(await artwork(user, link, "?logo=true&format=png"))).toEqual([0x20, 0xc0, 0x40]);
 
-    expect((await putLogo(user, `/api/links/${link.id}/logo`, await solidImage("jpeg", 300, 200, "#d02020"), "image/jpeg")).status).toBe(200);
+    expect(
+      (await putLogo(user, `/api/links/${link.id}/logo`, await solidImage("jpeg", 300, 200, "#d02020"), "image/jpeg")).status,
+    ).toBe(200);
     const withOwn = await artwork(user, link, "?logo=true&format=png&level=L");
     expect(await decodeQr(withOwn.bytes)).toBe(`${link.short_url}?qr`);
     const [red, green, blue] = (await centreOf(withOwn))!;

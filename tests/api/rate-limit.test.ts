@@ -65,7 +65,9 @@ function sharedBudgetTests(): void {
     const user = await newUser();
     await createLinks(user, WRITES_PER_MINUTE + 1);
 
-    const reads = await Promise.all(Array.from({ length: WRITES_PER_MINUTE * 2 }, () => call("GET", "/api/links", { token: user.token })));
+    const reads = await Promise.all(
+      Array.from({ length: WRITES_PER_MINUTE * 2 }, () => call("GET", "/api/links", { token: user.token })),
+    );
 
     expect(reads.map((read) => read.status)).toEqual(Array(WRITES_PER_MINUTE * 2).fill(200));
     expect(reads[0]!.body.links).toHaveLength(WRITES_PER_MINUTE);
@@ -129,7 +131,10 @@ describe("write rate limit on Redis", () => {
     for (let i = 0; i <= WRITES_PER_MINUTE; i++) {
       await call("POST", "/api/links", { headers: buyer, body: { destination: `https://example.com/anonymous/${i}` } });
     }
-    const refused = await call("POST", "/api/links", { headers: buyer, body: { destination: "https://example.com/anonymous/again" } });
+    const refused = await call("POST", "/api/links", {
+      headers: buyer,
+      body: { destination: "https://example.com/anonymous/again" },
+    });
     expect(refused.status).toBe(429);
 
     const keys = await inspector.keys("permalink:rate-limit:*");
@@ -137,7 +142,10 @@ describe("write rate limit on Redis", () => {
     const hashed = hashedClientAddress(new Request("http://app.test.example/", { headers: buyer }));
     expect(hashed).toMatch(/^[\w-]{43}$/);
     expect(keys.filter((key) => key.startsWith(`permalink:rate-limit:writes:client:${hashed}:`))).not.toHaveLength(0);
-    const otherAddress = await call("POST", "/api/links", { headers: { "x-forwarded-for": "198.51.100.254, 203.0.113.9" }, body: { destination: "https://example.com/anonymous/other" } });
+    const otherAddress = await call("POST", "/api/links", {
+      headers: { "x-forwarded-for": "198.51.100.254, 203.0.113.9" },
+      body: { destination: "https://example.com/anonymous/other" },
+    });
     expect(otherAddress.status).not.toBe(429);
   });
 });

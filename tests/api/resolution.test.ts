@@ -94,9 +94,14 @@ describe("a visit", () => {
   it("resolves on a verified custom domain, and only the links made for it", async () => {
     const user = await newUser();
     const hostname = `go-${user.userId.toLowerCase()}.example.org`;
-    const domain = await db().domain.create({ data: { id: newId("dom"), workspaceId: user.workspaceId, hostname, verifiedAt: new Date() } });
+    const domain = await db().domain.create({
+      data: { id: newId("dom"), workspaceId: user.workspaceId, hostname, verifiedAt: new Date() },
+    });
     const slug = `menu-${randomString(SLUG_ALPHABET, 6)}`;
-    const onDomain = await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/d", slug, domain_id: domain.id } });
+    const onDomain = await call("POST", "/api/links", {
+      token: user.token,
+      body: { destination: "https://example.com/d", slug, domain_id: domain.id },
+    });
     expect(onDomain.status).toBe(201);
     const { forgetVerifiedHosts } = await import("@/lib/domains/verified-hosts");
     forgetVerifiedHosts();
@@ -106,14 +111,30 @@ describe("a visit", () => {
 
   it("records a scan event after the response, with host, agent, referrer host, country and QR origin", async () => {
     const link = await createLink(await newUser(), "https://example.com/scan");
-    const phone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+    const phone =
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
     // No TRUSTED_COUNTRY_HEADER: the edge header is ignored and the country comes from the address.
-    await visit(`/${link.slug}?qr=1`, { headers: { "User-Agent": phone, Referer: "https://poster.example/menu?table=4", "X-Vercel-IP-Country": "FR", "X-Forwarded-For": "203.2.218.214" } });
+    await visit(`/${link.slug}?qr=1`, {
+      headers: {
+        "User-Agent": phone,
+        Referer: "https://poster.example/menu?table=4",
+        "X-Vercel-IP-Country": "FR",
+        "X-Forwarded-For": "203.2.218.214",
+      },
+    });
     await visit(`/${link.slug}`);
     await scanBuffer().flush();
     const events = await db().scanEvent.findMany({ where: { linkId: link.id }, orderBy: { id: "asc" } });
     expect(events).toHaveLength(2);
-    expect(events[0]).toMatchObject({ host: "s.test.example", userAgent: phone, referrerHost: "poster.example", country: "AU", viaQr: true, device: "mobile", bot: false });
+    expect(events[0]).toMatchObject({
+      host: "s.test.example",
+      userAgent: phone,
+      referrerHost: "poster.example",
+      country: "AU",
+      viaQr: true,
+      device: "mobile",
+      bot: false,
+    });
     expect(events[0]!.occurredAt.getTime()).toBe(now);
     expect(events[1]).toMatchObject({ viaQr: false, userAgent: null, country: null });
   });
@@ -143,7 +164,10 @@ describe("quarantine", () => {
 
   it("counts one check, and releases once, under concurrent visits", async () => {
     const link = await createLink(await newUser(), "https://example.com/busy");
-    await db().link.update({ where: { id: link.id }, data: { cleanChecks: 2, lastCountedCheckAt: new Date(now - 2 * HOUR), quarantinedAt: new Date(now - 8 * DAY) } });
+    await db().link.update({
+      where: { id: link.id },
+      data: { cleanChecks: 2, lastCountedCheckAt: new Date(now - 2 * HOUR), quarantinedAt: new Date(now - 8 * DAY) },
+    });
     const answers = await Promise.all(Array.from({ length: 25 }, () => visit(`/${link.slug}`)));
     expect(answers.every((answer) => answer.status === 302)).toBe(true);
     expect(await statusOf(link.id)).toMatchObject({ status: 0, cleanChecks: 3 });
@@ -152,9 +176,17 @@ describe("quarantine", () => {
   it("starts quarantine afresh on a repoint: a week-old released link earns its release again", async () => {
     const user = await newUser();
     const link = await createLink(user, "https://example.com/harmless");
-    await db().link.update({ where: { id: link.id }, data: { status: 0, cleanChecks: 3, lastCountedCheckAt: new Date(now - 2 * HOUR), quarantinedAt: new Date(now - 8 * DAY) } });
+    await db().link.update({
+      where: { id: link.id },
+      data: { status: 0, cleanChecks: 3, lastCountedCheckAt: new Date(now - 2 * HOUR), quarantinedAt: new Date(now - 8 * DAY) },
+    });
     await call("PATCH", `/api/links/${link.id}`, { token: user.token, body: { destination: "https://example.com/new-target" } });
-    expect(await db().link.findUniqueOrThrow({ where: { id: link.id } })).toMatchObject({ status: 1, cleanChecks: 0, lastCountedCheckAt: null, quarantinedAt: new Date(now) });
+    expect(await db().link.findUniqueOrThrow({ where: { id: link.id } })).toMatchObject({
+      status: 1,
+      cleanChecks: 0,
+      lastCountedCheckAt: null,
+      quarantinedAt: new Date(now),
+    });
     for (let i = 0; i < 3; i++) {
       now += HOUR;
       await visit(`/${link.slug}`);
@@ -171,7 +203,10 @@ describe("quarantine", () => {
 
   it("moves a link to abuse at once when its destination turns malicious", async () => {
     const link = await createLink(await newUser(), "https://example.com/fine");
-    await db().link.update({ where: { id: link.id }, data: { destination: "http://malware.testing.google.test/testing/malware/" } });
+    await db().link.update({
+      where: { id: link.id },
+      data: { destination: "http://malware.testing.google.test/testing/malware/" },
+    });
     const answer = await visit(`/${link.slug}`);
     expect(answer.status).toBe(403);
     expect(await statusOf(link.id)).toMatchObject({ status: 2, abuseReason: expect.stringContaining("malware") });
@@ -179,7 +214,10 @@ describe("quarantine", () => {
 
   it("does not check an active link on each visit", async () => {
     const link = await createLink(await newUser(), "https://example.com/released");
-    await db().link.update({ where: { id: link.id }, data: { status: 0, destination: "http://malware.testing.google.test/testing/malware/" } });
+    await db().link.update({
+      where: { id: link.id },
+      data: { status: 0, destination: "http://malware.testing.google.test/testing/malware/" },
+    });
     expect((await visit(`/${link.slug}`)).status).toBe(302);
   });
 });

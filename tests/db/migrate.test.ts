@@ -62,13 +62,18 @@ const migrationRows = (databaseUrl: string) =>
   query<MigrationRow>(databaseUrl, `SELECT * FROM "_prisma_migrations" ORDER BY migration_name`);
 
 async function tableExists(databaseUrl: string, table: string): Promise<boolean> {
-  const [row] = await query<{ exists: boolean }>(databaseUrl, "SELECT to_regclass($1) IS NOT NULL AS exists", [`public.${table}`]);
+  const [row] = await query<{ exists: boolean }>(databaseUrl, "SELECT to_regclass($1) IS NOT NULL AS exists", [
+    `public.${table}`,
+  ]);
   return row!.exists;
 }
 
 async function projectMigrations(): Promise<{ name: string; checksum: string }[]> {
   const entries = await readdir(MIGRATIONS_DIR, { withFileTypes: true });
-  const names = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  const names = entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       const bytes = await readFile(path.join(MIGRATIONS_DIR, name, "migration.sql"));
@@ -179,11 +184,16 @@ describe("migrate()", () => {
     const second = "CREATE TABLE second_table (id INTEGER);";
     // Fails before any statement of its own completes: the embedded server's change feed
     // queries the session after each completed command, which an aborted transaction refuses.
-    const brokenDir = await migrationsDir({ "0001_first": first, "0002_second": `SELECT no_such_column FROM first_table;\n${second}` });
+    const brokenDir = await migrationsDir({
+      "0001_first": first,
+      "0002_second": `SELECT no_such_column FROM first_table;\n${second}`,
+    });
 
     await expect(migrate(databaseUrl, brokenDir)).rejects.toThrow(/Migration 0002_second failed: .*no_such_column/);
 
-    expect((await migrationRows(databaseUrl)).map((row) => [row.migration_name, row.finished_at !== null])).toEqual([["0001_first", true]]);
+    expect((await migrationRows(databaseUrl)).map((row) => [row.migration_name, row.finished_at !== null])).toEqual([
+      ["0001_first", true],
+    ]);
     expect(await tableExists(databaseUrl, "first_table")).toBe(true);
     expect(await tableExists(databaseUrl, "second_table")).toBe(false);
 
@@ -199,7 +209,11 @@ describe("the key recovery migration", () => {
     const migrations = await projectMigrations();
     const keyRecovery = migrations.findIndex((migration) => migration.name.endsWith("_key_recovery"));
     const before = Object.fromEntries(
-      await Promise.all(migrations.slice(0, keyRecovery).map(async ({ name }) => [name, await readFile(path.join(MIGRATIONS_DIR, name, "migration.sql"), "utf8")] as const)),
+      await Promise.all(
+        migrations
+          .slice(0, keyRecovery)
+          .map(async ({ name }) => [name, await readFile(path.join(MIGRATIONS_DIR, name, "migration.sql"), "utf8")] as const),
+      ),
     );
     await migrate(databaseUrl, await migrationsDir(before));
     await query(
@@ -215,7 +229,10 @@ describe("the key recovery migration", () => {
                 ('p2', 'c2', 'mpp', 'did:pkh:eip155:84532:0xAb', 'y', 'fulfilled', now(), 'lnk_2', NULL, now());`,
     );
 
-    expect(await migrate(databaseUrl)).toEqual([migrations[keyRecovery]!.name, ...migrations.slice(keyRecovery + 1).map(({ name }) => name)]);
+    expect(await migrate(databaseUrl)).toEqual([
+      migrations[keyRecovery]!.name,
+      ...migrations.slice(keyRecovery + 1).map(({ name }) => name),
+    ]);
 
     expect(await query(databaseUrl, "SELECT id, replay_sealed FROM api_keys ORDER BY id")).toEqual([
       { id: "key_live", replay_sealed: "sealed-copy" },
@@ -225,21 +242,35 @@ describe("the key recovery migration", () => {
       { payment_key: "p1", api_key_id: "key_live" },
       { payment_key: "p2", api_key_id: null },
     ]);
-    expect(await query(databaseUrl, "SELECT column_name FROM information_schema.columns WHERE table_name = 'payments' AND column_name = 'api_key_sealed'")).toEqual([]);
+    expect(
+      await query(
+        databaseUrl,
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'payments' AND column_name = 'api_key_sealed'",
+      ),
+    ).toEqual([]);
   });
   it("adds a UTC month row per day rows' month, and keeps adding each later day increment to it", async () => {
     const databaseUrl = await emptyDatabase();
     const migrations = await projectMigrations();
     const months = migrations.findIndex((migration) => migration.name.endsWith("_scan_rollup_months"));
     const before = Object.fromEntries(
-      await Promise.all(migrations.slice(0, months).map(async ({ name }) => [name, await readFile(path.join(MIGRATIONS_DIR, name, "migration.sql"), "utf8")] as const)),
+      await Promise.all(
+        migrations
+          .slice(0, months)
+          .map(async ({ name }) => [name, await readFile(path.join(MIGRATIONS_DIR, name, "migration.sql"), "utf8")] as const),
+      ),
     );
     await migrate(databaseUrl, await migrationsDir(before));
     const upsert = `INSERT INTO scan_rollups AS r (workspace_id, grain, dimension, link_id, bucket, value, scans, uniques, bots) VALUES
         ('ws_1', 1440, 0, '', $1, '', $2, 1, 1), ('ws_1', 15, 0, '', $1, '', $2, 1, 1)
       ON CONFLICT (workspace_id, grain, dimension, link_id, bucket, value) DO UPDATE
         SET scans = r.scans + excluded.scans, uniques = r.uniques + excluded.uniques, bots = r.bots + excluded.bots`;
-    for (const [day, scans] of [["2026-01-05", 3], ["2026-01-31", 4], ["2026-02-01", 5]] as const) await query(databaseUrl, upsert, [`${day}T00:00:00Z`, scans]);
+    for (const [day, scans] of [
+      ["2026-01-05", 3],
+      ["2026-01-31", 4],
+      ["2026-02-01", 5],
+    ] as const)
+      await query(databaseUrl, upsert, [`${day}T00:00:00Z`, scans]);
 
     expect(await migrate(databaseUrl)).toEqual(migrations.slice(months).map(({ name }) => name));
     // After the migration: a new day in January, and an increment of an existing one in February.

@@ -35,7 +35,10 @@ describe("payment state transitions", () => {
     expect(await store.markFailed(forged, "refused")).toBe(false);
     expect(await store.findPayment(mine)).toMatchObject({ status: "pending", credentialHash: mine.credentialHash });
 
-    expect(await store.markSettled(mine, "0xreference", { "payment-receipt": "receipt" })).toMatchObject({ status: "settled", reference: "0xreference" });
+    expect(await store.markSettled(mine, "0xreference", { "payment-receipt": "receipt" })).toMatchObject({
+      status: "settled",
+      reference: "0xreference",
+    });
     expect(await store.markFailed(mine, "a late failure")).toBe(false);
     expect(await store.markSettled(mine, "0xagain", {})).toBeNull();
     expect(await store.reclaimPayment(mine, PURCHASE, PAYER_DID, inAMinute())).toBe(false);

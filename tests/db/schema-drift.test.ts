@@ -24,10 +24,23 @@ function expectedUdt(field: { kind: string; type: string; isList?: boolean; nati
   if (field.isList) return `_${expectedUdt({ ...field, isList: false })}`;
   if (field.kind === "enum") return field.type;
   const native = field.nativeType?.[0];
-  const byNative: Record<string, string> = { SmallInt: "int2", Timestamptz: "timestamptz", Text: "text", Uuid: "uuid", Date: "date" };
+  const byNative: Record<string, string> = {
+    SmallInt: "int2",
+    Timestamptz: "timestamptz",
+    Text: "text",
+    Uuid: "uuid",
+    Date: "date",
+  };
   if (typeof native === "string" && byNative[native]) return byNative[native];
   const byScalar: Record<string, string> = {
-    String: "text", Int: "int4", BigInt: "int8", Boolean: "bool", DateTime: "timestamp", Float: "float8", Json: "jsonb", Bytes: "bytea",
+    String: "text",
+    Int: "int4",
+    BigInt: "int8",
+    Boolean: "bool",
+    DateTime: "timestamp",
+    Float: "float8",
+    Json: "jsonb",
+    Bytes: "bytea",
   };
   return byScalar[field.type] ?? `unmapped ${field.type}`;
 }

@@ -28,9 +28,12 @@ describe("the README's guarantees", () => {
     expect(cited.length).toBeGreaterThan(30);
   });
 
-  it.each(cited.map((entry) => [`${entry.file} › ${entry.name}`, entry] as const))("names a test that exists: %s", (_label, { file, name }) => {
-    expect(existsSync(file), `${file} does not exist`).toBe(true);
-    const source = readFileSync(file, "utf8");
-    expect(source.includes(`"${name}"`), `${file} has no test named "${name}"`).toBe(true);
-  });
+  it.each(cited.map((entry) => [`${entry.file} › ${entry.name}`, entry] as const))(
+    "names a test that exists: %s",
+    (_label, { file, name }) => {
+      expect(existsSync(file), `${file} does not exist`).toBe(true);
+      const source = readFileSync(file, "utf8");
+      expect(source.includes(`"${name}"`), `${file} has no test named "${name}"`).toBe(true);
+    },
+  );
 });

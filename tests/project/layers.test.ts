@@ -11,7 +11,21 @@ const FLOOR = ["clock", "config", "db", "email", "http", "log", "process-singlet
 const ROOF = ["api", "openapi", "mcp"];
 
 /** The capabilities from the top down, as the README draws them: each may import only those after it. */
-const CAPABILITIES = ["abuse", "qr", "logos", "payments", "resolution", "analytics", "domains", "links", "billing", "members", "workspaces", "auth", "safety"];
+const CAPABILITIES = [
+  "abuse",
+  "qr",
+  "logos",
+  "payments",
+  "resolution",
+  "analytics",
+  "domains",
+  "links",
+  "billing",
+  "members",
+  "workspaces",
+  "auth",
+  "safety",
+];
 
 const LIB_FILES = sourceFiles("lib").filter((file) => !file.endsWith(".test.ts"));
 
@@ -50,7 +64,9 @@ describe("the layers of lib/", () => {
   it("keeps the floor free of capabilities", () => {
     const upward = [...folderGraph()]
       .filter(([folder]) => FLOOR.includes(folder))
-      .flatMap(([folder, targets]) => [...targets].filter((target) => !FLOOR.includes(target)).map((target) => `${folder} → ${target}`));
+      .flatMap(([folder, targets]) =>
+        [...targets].filter((target) => !FLOOR.includes(target)).map((target) => `${folder} → ${target}`),
+      );
     expect(upward).toEqual([]);
   });
 
@@ -63,7 +79,9 @@ describe("the layers of lib/", () => {
     const upward = [...folderGraph()]
       .filter(([folder]) => CAPABILITIES.includes(folder))
       .flatMap(([folder, targets]) =>
-        [...targets].filter((target) => CAPABILITIES.indexOf(target) >= 0 && CAPABILITIES.indexOf(target) < CAPABILITIES.indexOf(folder)).map((target) => `${folder} → ${target}`),
+        [...targets]
+          .filter((target) => CAPABILITIES.indexOf(target) >= 0 && CAPABILITIES.indexOf(target) < CAPABILITIES.indexOf(folder))
+          .map((target) => `${folder} → ${target}`),
       );
     expect(upward).toEqual([]);
   });
@@ -71,7 +89,9 @@ describe("the layers of lib/", () => {
   it("imports the roof from nowhere below it", () => {
     const intoRoof = [...folderGraph()]
       .filter(([folder]) => !ROOF.includes(folder))
-      .flatMap(([folder, targets]) => [...targets].filter((target) => ROOF.includes(target)).map((target) => `${folder} → ${target}`));
+      .flatMap(([folder, targets]) =>
+        [...targets].filter((target) => ROOF.includes(target)).map((target) => `${folder} → ${target}`),
+      );
     expect(intoRoof).toEqual([]);
   });
 

@@ -56,7 +56,9 @@ describe("routes and the OpenAPI document", () => {
 
   it("answers every method on every route: its operations, else 405 with Allow (Next's own 405 has no body), and OPTIONS", () => {
     const unanswered = Object.entries({ ...API_ROUTES, ...OTHER_ROUTES }).flatMap(([file, module]) =>
-      [...HTTP_METHODS.map((method) => method.toUpperCase()), "OPTIONS"].filter((method) => typeof module[method] !== "function").map((method) => `${method} ${routePath(file)}`),
+      [...HTTP_METHODS.map((method) => method.toUpperCase()), "OPTIONS"]
+        .filter((method) => typeof module[method] !== "function")
+        .map((method) => `${method} ${routePath(file)}`),
     );
     expect(unanswered).toEqual([]);
   });
@@ -84,8 +86,12 @@ describe("routes and the OpenAPI document", () => {
   });
 
   it("schedules every cron operation in vercel.json, and nothing else", () => {
-    const scheduled = (JSON.parse(readFileSync("vercel.json", "utf8")) as { crons: { path: string }[] }).crons.map((cron) => cron.path).sort();
-    const cronOperations = OPERATIONS.filter((operation) => operation.auth === "cron").map((operation) => operation.path).sort();
+    const scheduled = (JSON.parse(readFileSync("vercel.json", "utf8")) as { crons: { path: string }[] }).crons
+      .map((cron) => cron.path)
+      .sort();
+    const cronOperations = OPERATIONS.filter((operation) => operation.auth === "cron")
+      .map((operation) => operation.path)
+      .sort();
     expect(scheduled).toEqual(cronOperations);
   });
 });

@@ -28,7 +28,10 @@ function readmeTable(): Map<string, string[]> {
   const rows = new Map<string, string[]>();
   for (const line of lines) {
     if (!line.startsWith("|")) break;
-    const [label, ...cells] = line.split("|").slice(1, -1).map((cell) => cell.trim());
+    const [label, ...cells] = line
+      .split("|")
+      .slice(1, -1)
+      .map((cell) => cell.trim());
     rows.set(label!, cells);
   }
   return rows;
@@ -43,7 +46,9 @@ describe("the README's Teams table", () => {
     for (const [label, actions] of Object.entries(ROWS)) {
       for (const action of actions) {
         const rule = table[action];
-        const expected = COLUMNS.map((column) => ((column === "api_key" ? rule.apiKey : rule.roles.includes(column)) ? "yes" : "no"));
+        const expected = COLUMNS.map((column) =>
+          (column === "api_key" ? rule.apiKey : rule.roles.includes(column)) ? "yes" : "no",
+        );
         expect(readme.get(label), `${label} (${action})`).toEqual(expected);
       }
     }

@@ -39,7 +39,12 @@ describe("write limiter on a local Redis", () => {
     const results = [];
     for (let call = 0; call < 4; call++) results.push(await limiter.limit("ws_1"));
 
-    expect(results.map((result) => [result.success, result.remaining])).toEqual([[true, 2], [true, 1], [true, 0], [false, 0]]);
+    expect(results.map((result) => [result.success, result.remaining])).toEqual([
+      [true, 2],
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
     expect(results[3]).toMatchObject({ limit: 3 });
     expect(results[3]!.resetAt).toBeGreaterThan(Date.now());
     expect(results[3]!.resetAt).toBeLessThanOrEqual(Date.now() + 60_000);
@@ -61,7 +66,9 @@ describe("write limiter on a local Redis", () => {
     const instanceA = limiterFor({ perMinute: 4, prefix, redisUrl: LOCAL_REDIS_URL });
     const instanceB = limiterFor({ perMinute: 4, prefix, redisUrl: LOCAL_REDIS_URL });
 
-    const allowed = await successCount([instanceA, instanceB, instanceA, instanceB, instanceA, instanceB].map((instance) => instance.limit("key_1")));
+    const allowed = await successCount(
+      [instanceA, instanceB, instanceA, instanceB, instanceA, instanceB].map((instance) => instance.limit("key_1")),
+    );
 
     expect(allowed).toBe(4);
     expect(await instanceB.limit("key_1")).toMatchObject({ success: false, remaining: 0 });

@@ -12,7 +12,8 @@ const apps: RunningApp[] = [];
 const AGENTS = {
   desktop: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15",
   phone: "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
-  tablet: "Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+  tablet:
+    "Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
   bot: "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)",
   preview: "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)",
 };
@@ -36,8 +37,13 @@ const MIX = [
 async function start(door: Door): Promise<RunningApp> {
   const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
   const app = await startApp(door, {
-    DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER,
-    SHORT_BASE_URL: `http://${SHORT_HOST}`, BASE_URL: `http://${APP_HOST}`, RECHECK_INTERVAL_SECONDS: "0",
+    DATABASE_URL,
+    DATABASE_POOL_SIZE,
+    AUTH_SECRET,
+    DNS_RESOLVER,
+    SHORT_BASE_URL: `http://${SHORT_HOST}`,
+    BASE_URL: `http://${APP_HOST}`,
+    RECHECK_INTERVAL_SECONDS: "0",
     TRUSTED_PROXY_HOPS: door === "front" ? "1" : "0",
   });
   apps.push(app);
@@ -63,7 +69,11 @@ function visitOnce(app: RunningApp, slug: string, visit: (typeof MIX)[number], a
   return new Promise((resolve) => {
     const outgoing = httpRequest(
       {
-        host: "127.0.0.1", port: app.port, method: visit.method, path: `/${slug}${visit.qr ? "?qr" : ""}`, agent: false,
+        host: "127.0.0.1",
+        port: app.port,
+        method: visit.method,
+        path: `/${slug}${visit.qr ? "?qr" : ""}`,
+        agent: false,
         headers: { host: SHORT_HOST, "user-agent": visit.agent, "x-forwarded-for": address },
       },
       (response) => {
@@ -92,32 +102,51 @@ async function burst(app: RunningApp, slug: string, total: number, concurrency: 
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const redirected = answers.filter((answer) => answer.status === 302);
-  return { answers, scans: redirected.filter((answer) => answer.visit.scan).length, bots: redirected.filter((answer) => !answer.visit.scan).length };
+  return {
+    answers,
+    scans: redirected.filter((answer) => answer.visit.scan).length,
+    bots: redirected.filter((answer) => !answer.visit.scan).length,
+  };
 }
 
 async function analytics(app: RunningApp, user: TestUser, query: Record<string, string>) {
-  const response = await fetch(`${app.url}/api/analytics?${new URLSearchParams(query)}`, { headers: { authorization: `Bearer ${user.token}` } });
+  const response = await fetch(`${app.url}/api/analytics?${new URLSearchParams(query)}`, {
+    headers: { authorization: `Bearer ${user.token}` },
+  });
   expect(response.status).toBe(200);
   return response.json();
 }
 
 describe("scan analytics through the real doors", () => {
-  it.each(["front", "proxy"] as const)("counts a burst of concurrent visits exactly through the %s door", async (door) => {
-    const app = await start(door);
-    const user = await newUser(`burst-${door}`);
-    const link = await createLink(app, user);
-    const { answers, scans, bots } = await burst(app, link.slug, 140, 10);
-    expect(answers.every((answer) => answer.status === 302)).toBe(true);
-    expect([scans, bots]).toEqual([80, 60]);
+  it.each(["front", "proxy"] as const)(
+    "counts a burst of concurrent visits exactly through the %s door",
+    async (door) => {
+      const app = await start(door);
+      const user = await newUser(`burst-${door}`);
+      const link = await createLink(app, user);
+      const { answers, scans, bots } = await burst(app, link.slug, 140, 10);
+      expect(answers.every((answer) => answer.status === 302)).toBe(true);
+      expect([scans, bots]).toEqual([80, 60]);
 
-    await expect.poll(async () => (await analytics(app, user, { link_id: link.id, group_by: "source" })).total, { timeout: 10_000 }).toEqual({ scans: 80, uniques: expect.any(Number), bots: 60 });
-    const bySource = await analytics(app, user, { link_id: link.id, group_by: "source" });
-    expect(bySource.data.map((row: { key: string; scans: number }) => [row.key, row.scans])).toEqual([["link", 40], ["qr", 40]]);
-    const byDevice = await analytics(app, user, { link_id: link.id, group_by: "device" });
-    expect(byDevice.data.map((row: { key: string; scans: number }) => [row.key, row.scans])).toEqual([["desktop", 40], ["mobile", 20], ["tablet", 20]]);
-    const byCountry = await analytics(app, user, { link_id: link.id, group_by: "country" });
-    expect(byCountry.data.map((row: { key: string; scans: number }) => [row.key, row.scans])).toEqual([["GB", 80]]);
-  }, 180_000);
+      await expect
+        .poll(async () => (await analytics(app, user, { link_id: link.id, group_by: "source" })).total, { timeout: 10_000 })
+        .toEqual({ scans: 80, uniques: expect.any(Number), bots: 60 });
+      const bySource = await analytics(app, user, { link_id: link.id, group_by: "source" });
+      expect(bySource.data.map((row: { key: string; scans: number }) => [row.key, row.scans])).toEqual([
+        ["link", 40],
+        ["qr", 40],
+      ]);
+      const byDevice = await analytics(app, user, { link_id: link.id, group_by: "device" });
+      expect(byDevice.data.map((row: { key: string; scans: number }) => [row.key, row.scans])).toEqual([
+        ["desktop", 40],
+        ["mobile", 20],
+        ["tablet", 20],
+      ]);
+      const byCountry = await analytics(app, user, { link_id: link.id, group_by: "country" });
+      expect(byCountry.data.map((row: { key: string; scans: number }) => [row.key, row.scans])).toEqual([["GB", 80]]);
+    },
+    180_000,
+  );
 
   it("loses nothing when the server receives SIGTERM in the middle of a burst", async () => {
     const app = await start("front");
@@ -137,7 +166,10 @@ describe("scan analytics through the real doors", () => {
     const raw = await db().scanEvent.groupBy({ by: ["bot"], where: { linkId: link.id }, _sum: { scans: true } });
     expect(Object.fromEntries(raw.map((row) => [String(row.bot), row._sum.scans]))).toEqual({ false: scans, true: bots });
     for (const grain of [QUARTER, DAY, MONTH]) {
-      const rollup = await db().scanRollup.aggregate({ where: { linkId: link.id, grain, dimension: 0 }, _sum: { scans: true, bots: true } });
+      const rollup = await db().scanRollup.aggregate({
+        where: { linkId: link.id, grain, dimension: 0 },
+        _sum: { scans: true, bots: true },
+      });
       expect([Number(rollup._sum.scans), Number(rollup._sum.bots)], `grain ${grain}`).toEqual([scans, bots]);
     }
   }, 180_000);

@@ -19,7 +19,10 @@ function post(url: string, options: { token?: string; json?: unknown; form?: str
 beforeAll(async () => {
   const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
   const env = { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER, RECHECK_INTERVAL_SECONDS: "0" };
-  [localBilling, noBilling] = await Promise.all([startApp("front", { ...env, BILLING_PROVIDER: "local" }), startApp("front", env)]);
+  [localBilling, noBilling] = await Promise.all([
+    startApp("front", { ...env, BILLING_PROVIDER: "local" }),
+    startApp("front", env),
+  ]);
 }, 300_000);
 
 afterAll(async () => {
@@ -27,37 +30,49 @@ afterAll(async () => {
 });
 
 describe("billing on the production server", () => {
-  it("runs the local provider only when asked, warns in the log, and its checkout page and form work over HTTP", async () => {
-    expect(localBilling.output()).toMatch(/WARNING: BILLING_PROVIDER=local on a production deployment/);
-    const { token } = await newUser("server-billing", { subscription: false });
-    expect((await post(`${localBilling.url}/api/links`, { token, json: { destination: "https://example.com/unpaid" } })).status).toBe(402);
+  it(
+    "runs the local provider only when asked, warns in the log, and its checkout page and form work over HTTP",
+    async () => {
+      expect(localBilling.output()).toMatch(/WARNING: BILLING_PROVIDER=local on a production deployment/);
+      const { token } = await newUser("server-billing", { subscription: false });
+      expect(
+        (await post(`${localBilling.url}/api/links`, { token, json: { destination: "https://example.com/unpaid" } })).status,
+      ).toBe(402);
 
-    const checkout = await post(`${localBilling.url}/api/billing/checkout`, { token, json: { plan: "starter" } });
-    expect(checkout.status).toBe(200);
-    const { url } = await checkout.json();
-    const path = new URL(url).pathname;
-    const page = await fetch(`${localBilling.url}${path}`);
-    expect(page.status).toBe(200);
-    expect(page.headers.get("content-type")).toMatch(/^text\/html/);
-    const html = await page.text();
-    expect(html).toContain("19.00 AUD a month");
-    expect(html).toContain("The local billing provider takes no payment");
-    const action = /<form action="([^"]+)" method="post">/.exec(html)?.[1];
-    expect(action).toBe(`${path}/complete`);
+      const checkout = await post(`${localBilling.url}/api/billing/checkout`, { token, json: { plan: "starter" } });
+      expect(checkout.status).toBe(200);
+      const { url } = await checkout.json();
+      const path = new URL(url).pathname;
+      const page = await fetch(`${localBilling.url}${path}`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+      const html = await page.text();
+      expect(html).toContain("19.00 AUD a month");
+      expect(html).toContain("The local billing provider takes no payment");
+      const action = /<form action="([^"]+)" method="post">/.exec(html)?.[1];
+      expect(action).toBe(`${path}/complete`);
 
-    const submitted = await post(`${localBilling.url}${action}`, { form: "" });
-    expect(submitted.status).toBe(303);
-    expect(submitted.headers.get("location")).toBe(path);
-    expect((await post(`${localBilling.url}/api/links`, { token, json: { destination: "https://example.com/paid" } })).status).toBe(201);
-  }, REQUEST_TIMEOUT_MS);
+      const submitted = await post(`${localBilling.url}${action}`, { form: "" });
+      expect(submitted.status).toBe(303);
+      expect(submitted.headers.get("location")).toBe(path);
+      expect(
+        (await post(`${localBilling.url}/api/links`, { token, json: { destination: "https://example.com/paid" } })).status,
+      ).toBe(201);
+    },
+    REQUEST_TIMEOUT_MS,
+  );
 
-  it("has no billing provider in production without Stripe or BILLING_PROVIDER=local: checkout answers 503", async () => {
-    expect(noBilling.output()).toMatch(/Billing is not set up/);
-    const { token } = await newUser("server-billing", { subscription: false });
+  it(
+    "has no billing provider in production without Stripe or BILLING_PROVIDER=local: checkout answers 503",
+    async () => {
+      expect(noBilling.output()).toMatch(/Billing is not set up/);
+      const { token } = await newUser("server-billing", { subscription: false });
 
-    const checkout = await post(`${noBilling.url}/api/billing/checkout`, { token, json: {} });
+      const checkout = await post(`${noBilling.url}/api/billing/checkout`, { token, json: {} });
 
-    expect(checkout.status).toBe(503);
-    expect(await checkout.json()).toEqual({ error: expect.stringMatching(/Billing is not set up/) });
-  }, REQUEST_TIMEOUT_MS);
+      expect(checkout.status).toBe(503);
+      expect(await checkout.json()).toEqual({ error: expect.stringMatching(/Billing is not set up/) });
+    },
+    REQUEST_TIMEOUT_MS,
+  );
 });

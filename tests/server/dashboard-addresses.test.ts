@@ -13,11 +13,17 @@ let user: TestUser;
 let cookie: string;
 
 beforeAll(async () => {
-  app = await startApp("front", { DATABASE_URL: process.env.DATABASE_URL, AUTH_SECRET: process.env.AUTH_SECRET, DNS_RESOLVER: process.env.DNS_RESOLVER, RECHECK_INTERVAL_SECONDS: "0" });
+  app = await startApp("front", {
+    DATABASE_URL: process.env.DATABASE_URL,
+    AUTH_SECRET: process.env.AUTH_SECRET,
+    DNS_RESOLVER: process.env.DNS_RESOLVER,
+    RECHECK_INTERVAL_SECONDS: "0",
+  });
   user = await newUser("dashboard-addresses");
   // The dashboard's session is next-auth's encrypted JWT cookie, its subject the user's id (lib/api/dashboard.ts).
   cookie = `next-auth.session-token=${await encode({ token: { sub: user.userId }, secret: process.env.AUTH_SECRET! })}`;
-  for (const slug of ["addr-one", "addr-two"]) await call("POST", "/api/links", { token: user.token, body: { destination: `https://example.com/${slug}`, slug } });
+  for (const slug of ["addr-one", "addr-two"])
+    await call("POST", "/api/links", { token: user.token, body: { destination: `https://example.com/${slug}`, slug } });
 }, 120_000);
 
 afterAll(async () => {
@@ -53,9 +59,12 @@ describe("the dashboard's pages given odd query strings", () => {
     expect(await response.text()).toContain("addr-one");
   });
 
-  it.each(["/dashboard/links/%00", "/dashboard/links/lnk_nosuchlink"])("answers 404 for a link page whose id names no link (%s)", async (path) => {
-    expect((await page(path)).status).toBe(404);
-  });
+  it.each(["/dashboard/links/%00", "/dashboard/links/lnk_nosuchlink"])(
+    "answers 404 for a link page whose id names no link (%s)",
+    async (path) => {
+      expect((await page(path)).status).toBe(404);
+    },
+  );
 
   it("shows the analytics page's own sentence for a link_id that names no link, NUL included", async () => {
     const analytics = await page("/dashboard/analytics?link_id=%00");
@@ -63,9 +72,12 @@ describe("the dashboard's pages given odd query strings", () => {
     expect(analytics.text).toContain("No link with this id exists in this workspace.");
   });
 
-  it.each(["toString", "constructor", "__proto__"])("shows the last 30 days for ?range=%s on the analytics page", async (range) => {
-    const analytics = await page(`/dashboard/analytics?range=${range}`);
-    expect(analytics.status).toBe(200);
-    expect(analytics.text).toContain("Scans over time");
-  });
+  it.each(["toString", "constructor", "__proto__"])(
+    "shows the last 30 days for ?range=%s on the analytics page",
+    async (range) => {
+      const analytics = await page(`/dashboard/analytics?range=${range}`);
+      expect(analytics.status).toBe(200);
+      expect(analytics.text).toContain("Scans over time");
+    },
+  );
 });

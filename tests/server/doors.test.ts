@@ -10,7 +10,15 @@ const SHORT_HOST = "s.test.example";
 // Beyond ASCII on purpose: pages escape it as numeric references, so both doors send the same ASCII bytes.
 const ABUSE_REASON = "malware distribution — hameçonnage";
 // Content-Length is transport: Next streams proxy answers with chunked encoding.
-const COMPARED_HEADERS = ["location", "cache-control", "x-robots-tag", "referrer-policy", "content-type", "content-security-policy", "retry-after"];
+const COMPARED_HEADERS = [
+  "location",
+  "cache-control",
+  "x-robots-tag",
+  "referrer-policy",
+  "content-type",
+  "content-security-policy",
+  "retry-after",
+];
 
 let front: RunningApp;
 let proxy: RunningApp;
@@ -21,7 +29,10 @@ async function seedLinks(): Promise<void> {
   const user = await newUser();
   const make = async (name: string, destination: string, status: number, extra: Record<string, unknown> = {}) => {
     const response = await call("POST", "/api/links", { token: user.token, body: { destination, ...extra } });
-    await db().link.update({ where: { id: response.body.id }, data: { status, ...(status === 2 && { abuseReason: ABUSE_REASON }) } });
+    await db().link.update({
+      where: { id: response.body.id },
+      data: { status, ...(status === 2 && { abuseReason: ABUSE_REASON }) },
+    });
     slugs[name] = response.body.slug;
     return response.body.id as string;
   };
@@ -31,7 +42,9 @@ async function seedLinks(): Promise<void> {
   const archived = await make("archived", "https://example.com/archived", 0);
   await call("DELETE", `/api/links/${archived}`, { token: user.token });
   customHost = `go-${user.userId.toLowerCase()}.example.org`;
-  const domain = await db().domain.create({ data: { id: newId("dom"), workspaceId: user.workspaceId, hostname: customHost, verifiedAt: new Date() } });
+  const domain = await db().domain.create({
+    data: { id: newId("dom"), workspaceId: user.workspaceId, hostname: customHost, verifiedAt: new Date() },
+  });
   await make("custom", "https://example.com/custom", 0, { domain_id: domain.id, slug: `menu-${randomString(SLUG_ALPHABET, 6)}` });
 }
 
@@ -55,18 +68,51 @@ afterAll(async () => {
   await Promise.all([front?.stop(), proxy?.stop()]);
 });
 
-type Case = { name: string; method?: "GET" | "HEAD"; host?: () => string; path: () => string; expect: (response: RawResponse) => void };
+type Case = {
+  name: string;
+  method?: "GET" | "HEAD";
+  host?: () => string;
+  path: () => string;
+  expect: (response: RawResponse) => void;
+};
 
 const CASES: Case[] = [
-  { name: "active link", path: () => `/${slugs.active}`, expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location: "https://example.com/active?ref=poster" } }) },
-  { name: "query passed on, destination wins", path: () => `/${slugs.active}?ref=flyer&utm_medium=print`, expect: (r) => expect(r.headers.location).toBe("https://example.com/active?ref=poster&utm_medium=print") },
-  { name: "quarantined link (live check)", path: () => `/${slugs.quarantined}`, expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location: "https://example.com/new" } }) },
+  {
+    name: "active link",
+    path: () => `/${slugs.active}`,
+    expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location: "https://example.com/active?ref=poster" } }),
+  },
+  {
+    name: "query passed on, destination wins",
+    path: () => `/${slugs.active}?ref=flyer&utm_medium=print`,
+    expect: (r) => expect(r.headers.location).toBe("https://example.com/active?ref=poster&utm_medium=print"),
+  },
+  {
+    name: "quarantined link (live check)",
+    path: () => `/${slugs.quarantined}`,
+    expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location: "https://example.com/new" } }),
+  },
   { name: "archived link", path: () => `/${slugs.archived}`, expect: (r) => expect(r.status).toBe(302) },
-  { name: "abuse link", path: () => `/${slugs.abuse}`, expect: (r) => expect(r).toMatchObject({ status: 403, body: expect.stringContaining("distribution &#8212; hame&#231;onnage") }) },
+  {
+    name: "abuse link",
+    path: () => `/${slugs.abuse}`,
+    expect: (r) =>
+      expect(r).toMatchObject({ status: 403, body: expect.stringContaining("distribution &#8212; hame&#231;onnage") }),
+  },
   { name: "unknown slug", path: () => "/Unknown9", expect: (r) => expect(r.status).toBe(404) },
-  { name: "unknown slug, HEAD", method: "HEAD", path: () => "/Unknown9", expect: (r) => expect(r).toMatchObject({ status: 404, body: "" }) },
+  {
+    name: "unknown slug, HEAD",
+    method: "HEAD",
+    path: () => "/Unknown9",
+    expect: (r) => expect(r).toMatchObject({ status: 404, body: "" }),
+  },
   { name: "active link, HEAD", method: "HEAD", path: () => `/${slugs.active}`, expect: (r) => expect(r.status).toBe(302) },
-  { name: "custom domain", host: () => customHost, path: () => `/${slugs.custom}`, expect: (r) => expect(r.headers.location).toBe("https://example.com/custom") },
+  {
+    name: "custom domain",
+    host: () => customHost,
+    path: () => `/${slugs.custom}`,
+    expect: (r) => expect(r.headers.location).toBe("https://example.com/custom"),
+  },
   { name: "custom domain slug on the short host", path: () => `/${slugs.custom}`, expect: (r) => expect(r.status).toBe(404) },
   { name: "not a slug character", path: () => "/%E2%9C%93", expect: (r) => expect(r.status).toBe(404) },
 ];
@@ -74,7 +120,10 @@ const CASES: Case[] = [
 describe("both doors give the same answer", () => {
   it.each(CASES.map((entry) => [entry.name, entry] as const))("%s", async (_name, entry) => {
     const options = { method: entry.method, host: entry.host?.() ?? SHORT_HOST };
-    const [viaFront, viaProxy] = await Promise.all([rawRequest(front.url, entry.path(), options), rawRequest(proxy.url, entry.path(), options)]);
+    const [viaFront, viaProxy] = await Promise.all([
+      rawRequest(front.url, entry.path(), options),
+      rawRequest(proxy.url, entry.path(), options),
+    ]);
     entry.expect(viaFront);
     expect(viaProxy.status).toBe(viaFront.status);
     for (const header of COMPARED_HEADERS) expect([header, viaProxy.headers[header]]).toEqual([header, viaFront.headers[header]]);

@@ -36,7 +36,13 @@ const DOORS = [
   ["Next with proxy.ts", () => proxy],
 ] as const;
 
-function send(app: RunningApp, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawResponse> {
+function send(
+  app: RunningApp,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<RawResponse> {
   return rawRequest(app.url, path, { method, host: APP_HOST, headers, body });
 }
 
@@ -47,12 +53,16 @@ function expectError(response: RawResponse, status: number, sentence: RegExp): v
 }
 
 describe.each(DOORS)("hostile requests on %s", (_door, app) => {
-  it.each(["/api/links/%", "/api/links/%zz", "/api/links/%FF", "/api/%", "/billing/local/portal/%/cancel", "/billing/local/checkout/%C0%80"])(
-    "answers the malformed escape in %s with 400 JSON",
-    async (path) => {
-      expectError(await send(app(), "GET", path), 400, /malformed percent-escape/);
-    },
-  );
+  it.each([
+    "/api/links/%",
+    "/api/links/%zz",
+    "/api/links/%FF",
+    "/api/%",
+    "/billing/local/portal/%/cancel",
+    "/billing/local/checkout/%C0%80",
+  ])("answers the malformed escape in %s with 400 JSON", async (path) => {
+    expectError(await send(app(), "GET", path), 400, /malformed percent-escape/);
+  });
 
   it.each([
     ["DELETE", "/api/links", "GET, HEAD, POST, OPTIONS"],
@@ -77,7 +87,12 @@ describe.each(DOORS)("hostile requests on %s", (_door, app) => {
   it.each([
     ["POST", "/billing/local/checkout/%00/complete", {}, undefined],
     ["POST", "/billing/local/portal/%00/cancel", {}, undefined],
-    ["PUT", "/api/operator/links/%00/status", { authorization: `Bearer ${OPERATOR_TOKEN}`, "content-type": "application/json" }, '{"status":0}'],
+    [
+      "PUT",
+      "/api/operator/links/%00/status",
+      { authorization: `Bearer ${OPERATOR_TOKEN}`, "content-type": "application/json" },
+      '{"status":0}',
+    ],
   ])("answers a NUL byte as the id in %s %s with 404 JSON, before any query", async (method, path, headers, body) => {
     expectError(await send(app(), method, path, headers, body), 404, /not one this service issued/);
   });

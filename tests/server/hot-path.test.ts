@@ -28,7 +28,10 @@ type Seeded = { id: string; slug: string; destination: string };
 
 async function seed(status: number, destination: string): Promise<Seeded> {
   const link = { id: newId("lnk"), slug: `h${randomString(SLUG_ALPHABET, 9)}`, destination };
-  await pool().query("INSERT INTO links (id, workspace_id, slug, reusable, status, destination) VALUES ($1, $2, $3, false, $4, $5)", [link.id, workspaceId, link.slug, status, link.destination]);
+  await pool().query(
+    "INSERT INTO links (id, workspace_id, slug, reusable, status, destination) VALUES ($1, $2, $3, false, $4, $5)",
+    [link.id, workspaceId, link.slug, status, link.destination],
+  );
   return link;
 }
 
@@ -36,10 +39,14 @@ type Answer = { status: number; location: string | undefined };
 
 function get(path: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const outgoing = request(`${app.url}${path}`, { agent, headers: { host: SHORT_HOST, "user-agent": BROWSER, accept: "text/html" } }, (response) => {
-      response.resume();
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, location: response.headers.location }));
-    });
+    const outgoing = request(
+      `${app.url}${path}`,
+      { agent, headers: { host: SHORT_HOST, "user-agent": BROWSER, accept: "text/html" } },
+      (response) => {
+        response.resume();
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, location: response.headers.location }));
+      },
+    );
     outgoing.on("error", reject);
     outgoing.end();
   });
@@ -87,8 +94,13 @@ beforeAll(async () => {
   dns = await startFakeDnsServer({ [SILENT_HOST]: "silent" }, { a: [TEST_ZONE.publicAddress] });
   const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET } = process.env;
   app = await startApp("front", {
-    DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER: dns.resolver,
-    SHORT_BASE_URL: `http://${SHORT_HOST}`, BASE_URL: "http://app.hot.example", RECHECK_INTERVAL_SECONDS: "0",
+    DATABASE_URL,
+    DATABASE_POOL_SIZE,
+    AUTH_SECRET,
+    DNS_RESOLVER: dns.resolver,
+    SHORT_BASE_URL: `http://${SHORT_HOST}`,
+    BASE_URL: "http://app.hot.example",
+    RECHECK_INTERVAL_SECONDS: "0",
   });
 }, 300_000);
 
@@ -101,9 +113,14 @@ afterAll(async () => {
 describe("the redirect hot path under concurrent visits", () => {
   it("redirects a warm active link every time and records exactly one scan per redirect", async () => {
     const link = await seed(ACTIVE, "https://example.com/hot-active?ref=poster");
-    const answers = await visitAll([...Array.from({ length: 90 }, () => `/${link.slug}`), ...Array.from({ length: 10 }, () => `/${link.slug}?utm_medium=print`)]);
+    const answers = await visitAll([
+      ...Array.from({ length: 90 }, () => `/${link.slug}`),
+      ...Array.from({ length: 10 }, () => `/${link.slug}?utm_medium=print`),
+    ]);
     expect(answers.slice(0, 90).every((answer) => answer.status === 302 && answer.location === link.destination)).toBe(true);
-    expect(answers.slice(90).every((answer) => answer.status === 302 && answer.location === `${link.destination}&utm_medium=print`)).toBe(true);
+    expect(
+      answers.slice(90).every((answer) => answer.status === 302 && answer.location === `${link.destination}&utm_medium=print`),
+    ).toBe(true);
     await expectScans(new Map([[link.id, 100]]));
   });
 

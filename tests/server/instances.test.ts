@@ -15,9 +15,15 @@ let dns: FakeDnsServer;
 async function startPair(redisUrl: string | undefined): Promise<[RunningApp, RunningApp]> {
   const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET } = process.env;
   const env = {
-    DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER: dns.resolver, REDIS_URL: redisUrl,
-    SHORT_BASE_URL: `http://${SHORT_HOST}`, BASE_URL: "http://app.test.example",
-    RESOLUTION_CACHE_SECONDS: "3600", RECHECK_INTERVAL_SECONDS: "0",
+    DATABASE_URL,
+    DATABASE_POOL_SIZE,
+    AUTH_SECRET,
+    DNS_RESOLVER: dns.resolver,
+    REDIS_URL: redisUrl,
+    SHORT_BASE_URL: `http://${SHORT_HOST}`,
+    BASE_URL: "http://app.test.example",
+    RESOLUTION_CACHE_SECONDS: "3600",
+    RECHECK_INTERVAL_SECONDS: "0",
   };
   const pair = await Promise.all([startApp("front", env), startApp("front", env)]);
   apps.push(...pair);
@@ -43,7 +49,8 @@ async function repoint(app: RunningApp, token: string, id: string, destination: 
   expect(response.status).toBe(200);
 }
 
-const locationOn = async (app: RunningApp, slug: string) => (await rawRequest(app.url, `/${slug}`, { host: SHORT_HOST })).headers.location;
+const locationOn = async (app: RunningApp, slug: string) =>
+  (await rawRequest(app.url, `/${slug}`, { host: SHORT_HOST })).headers.location;
 
 async function repointSeenByTheOtherInstance(pair: [RunningApp, RunningApp]): Promise<string | undefined> {
   const [first, second] = pair;
@@ -63,7 +70,11 @@ async function verifiedDomainSeenByTheOtherInstance(pair: [RunningApp, RunningAp
   const [first, second] = pair;
   const { token } = await newUser("instances-domain");
   const send = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${first.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+    const response = await fetch(`${first.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
     return response.json();
   };
   const hostname = `go.instances-${randomString("abcdefghijkmnpqrstuvwxyz23456789", 10)}.com`;
@@ -76,8 +87,12 @@ async function verifiedDomainSeenByTheOtherInstance(pair: [RunningApp, RunningAp
   dns.set(ownership!.name, { txt: [ownership!.value] });
   dns.set(routing!.name, { cname: routing!.value });
   expect(await send("POST", `/api/domains/${domain.id}/verify`)).toMatchObject({ verified: true });
-  expect(await send("POST", "/api/links", { destination: "https://example.com/on-the-domain", slug, domain_id: domain.id })).toMatchObject({ slug });
-  expect((await rawRequest(first.url, `/${slug}`, { host: hostname })).headers.location).toBe("https://example.com/on-the-domain");
+  expect(
+    await send("POST", "/api/links", { destination: "https://example.com/on-the-domain", slug, domain_id: domain.id }),
+  ).toMatchObject({ slug });
+  expect((await rawRequest(first.url, `/${slug}`, { host: hostname })).headers.location).toBe(
+    "https://example.com/on-the-domain",
+  );
   await new Promise((resolve) => setTimeout(resolve, 1000));
   return (await rawRequest(second.url, `/${slug}`, { host: hostname })).headers.location;
 }

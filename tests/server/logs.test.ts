@@ -35,7 +35,11 @@ const ledger = new Eip3009Ledger(TOKEN, privateKeyToAccount(generatePrivateKey()
 const secrets: Record<string, string> = { ...SETTINGS, AUTH_SECRET: process.env.AUTH_SECRET!, SMTP_PASSWORD };
 
 beforeAll(async () => {
-  [facilitator, stripe, smtp] = await Promise.all([startFacilitator(NETWORK, ledger), startStripeStandIn(), startSmtpServer({ user: "mailer", pass: SMTP_PASSWORD })]);
+  [facilitator, stripe, smtp] = await Promise.all([
+    startFacilitator(NETWORK, ledger),
+    startStripeStandIn(),
+    startSmtpServer({ user: "mailer", pass: SMTP_PASSWORD }),
+  ]);
   app = await startApp("front", {
     DATABASE_URL: process.env.DATABASE_URL,
     AUTH_SECRET: process.env.AUTH_SECRET,
@@ -105,13 +109,36 @@ describe("the logs of a server that handled secrets", () => {
     expect(bought.status).toBe(201);
     secrets.machineKey = (await bought.json()).api_key;
     expect(secrets.machineKey).toBeTruthy();
-    const forged = (secrets.forgedPaymentSignature = Buffer.from(JSON.stringify({ x402Version: 2, payload: { signature: "0xforgedsignaturethatmustneverbelogged" } })).toString("base64"));
+    const forged = (secrets.forgedPaymentSignature = Buffer.from(
+      JSON.stringify({ x402Version: 2, payload: { signature: "0xforgedsignaturethatmustneverbelogged" } }),
+    ).toString("base64"));
     expect((await send("POST", "/api/links", { "payment-signature": forged }, order)).status).toBe(402);
 
     // A signed Stripe delivery (about no workspace of ours: logged as a warning, then ignored).
-    const payload = JSON.stringify({ id: "evt_logged", type: "customer.subscription.updated", created: Math.floor(Date.now() / 1000), data: { object: { id: "sub_logged", customer: "cus_logged", status: "active", cancel_at_period_end: false, metadata: {}, items: { data: [{ price: { id: "price_starter_month" }, current_period_start: 1, current_period_end: 2 }] } } } });
-    const signature = (secrets.stripeSignature = Stripe.webhooks.generateTestHeaderString({ payload, secret: SETTINGS.STRIPE_WEBHOOK_SECRET }));
-    const delivered = await fetch(`${app.url}/api/billing/webhook`, { method: "POST", headers: { "stripe-signature": signature, "content-type": "application/json" }, body: payload });
+    const payload = JSON.stringify({
+      id: "evt_logged",
+      type: "customer.subscription.updated",
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        object: {
+          id: "sub_logged",
+          customer: "cus_logged",
+          status: "active",
+          cancel_at_period_end: false,
+          metadata: {},
+          items: { data: [{ price: { id: "price_starter_month" }, current_period_start: 1, current_period_end: 2 }] },
+        },
+      },
+    });
+    const signature = (secrets.stripeSignature = Stripe.webhooks.generateTestHeaderString({
+      payload,
+      secret: SETTINGS.STRIPE_WEBHOOK_SECRET,
+    }));
+    const delivered = await fetch(`${app.url}/api/billing/webhook`, {
+      method: "POST",
+      headers: { "stripe-signature": signature, "content-type": "application/json" },
+      body: payload,
+    });
     expect(delivered.status).toBe(200);
 
     expect((await send("GET", "/api/operator/abuse-reports", bearer(SETTINGS.OPERATOR_TOKEN))).status).toBe(200);
@@ -121,7 +148,10 @@ describe("the logs of a server that handled secrets", () => {
     await signInByMagicLink("magic@example.com");
 
     expect(await app.stop()).toBe(0);
-    lines = app.output().split("\n").filter((line) => line.trim() !== "");
+    lines = app
+      .output()
+      .split("\n")
+      .filter((line) => line.trim() !== "");
   }, 120_000);
 
   it("never prints a secret, whole or in part, on any line", () => {
@@ -139,7 +169,16 @@ describe("the logs of a server that handled secrets", () => {
 
     expect(requests.length).toBeGreaterThanOrEqual(13);
     for (const line of requests) {
-      expect(line).toEqual(expect.objectContaining({ level: "info", reqId: expect.any(String), route: expect.stringMatching(/^\/api\//), method: expect.any(String), status: expect.any(Number), durationMs: expect.any(Number) }));
+      expect(line).toEqual(
+        expect.objectContaining({
+          level: "info",
+          reqId: expect.any(String),
+          route: expect.stringMatching(/^\/api\//),
+          method: expect.any(String),
+          status: expect.any(Number),
+          durationMs: expect.any(Number),
+        }),
+      );
     }
     expect(requests).toContainEqual(expect.objectContaining({ route: "/api/links/{id}", method: "GET", status: 200 }));
     expect(requests).toContainEqual(expect.objectContaining({ route: "/api/links", method: "GET", status: 401 }));
@@ -147,7 +186,9 @@ describe("the logs of a server that handled secrets", () => {
   });
 
   it("carries the request's id on what a request logs along the way", () => {
-    const warning = lines.flatMap(parseJson).find((line) => line.msg === "Stripe event names no workspace of this service; ignored");
+    const warning = lines
+      .flatMap(parseJson)
+      .find((line) => line.msg === "Stripe event names no workspace of this service; ignored");
 
     expect(warning).toMatchObject({ level: "warn", route: "/api/billing/webhook", method: "POST", reqId: expect.any(String) });
   });
@@ -178,7 +219,10 @@ async function signInByMagicLink(email: string) {
 
   const link = new URL(found((await smtp.messageTo(email)).mail.text, /(https?:\/\/\S+)/));
   secrets.magicLinkToken = link.searchParams.get("token")!;
-  const callback = await fetch(`${app.url}${link.pathname}${link.search}`, { headers: { cookie: csrfCookie }, redirect: "manual" });
+  const callback = await fetch(`${app.url}${link.pathname}${link.search}`, {
+    headers: { cookie: csrfCookie },
+    redirect: "manual",
+  });
   expect(callback.status).toBe(302);
   const session = cookiePairs(callback);
   secrets.sessionCookie = found(session, /next-auth\.session-token=([^;]+)/);
@@ -196,7 +240,10 @@ function found(text: string | undefined, pattern: RegExp): string {
 
 /** The name=value pairs a response sets, as one Cookie header. */
 function cookiePairs(response: Response): string {
-  return response.headers.getSetCookie().map((cookie) => cookie.split(";")[0]).join("; ");
+  return response.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(";")[0])
+    .join("; ");
 }
 
 /** The parts of a secret that identify it on their own: a JWT's segments, a key's random body, a credential's long runs. */

@@ -8,7 +8,14 @@ let app: RunningApp;
 
 beforeAll(async () => {
   const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
-  app = await startApp("front", { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER, BILLING_PROVIDER: "local", RECHECK_INTERVAL_SECONDS: "0" });
+  app = await startApp("front", {
+    DATABASE_URL,
+    DATABASE_POOL_SIZE,
+    AUTH_SECRET,
+    DNS_RESOLVER,
+    BILLING_PROVIDER: "local",
+    RECHECK_INTERVAL_SECONDS: "0",
+  });
 }, 300_000);
 
 afterAll(async () => {
@@ -105,7 +112,8 @@ describe("security headers on the app's pages (production build)", () => {
         expect(stylesheet.status, href).toBe(200);
         expect(stylesheet.headers.get("content-type"), href).toMatch(/^text\/css/);
       }
-      if (/<style\b|\sstyle="/i.test(html)) expect(sourcesFor(policy, "style-src"), `inline style on ${path}`).toContain("'unsafe-inline'");
+      if (/<style\b|\sstyle="/i.test(html))
+        expect(sourcesFor(policy, "style-src"), `inline style on ${path}`).toContain("'unsafe-inline'");
 
       for (const [tag] of html.matchAll(/<form\b[^>]*>/gi)) {
         const action = attribute(tag, "action") ?? path;
@@ -114,9 +122,13 @@ describe("security headers on the app's pages (production build)", () => {
     }
   }, 60_000);
 
-  it("keeps the API's JSON answers typed and unsniffable too", async () => {
-    const response = await fetch(`${app.url}/api/openapi.json`);
-    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
-  }, REQUEST_TIMEOUT_MS);
+  it(
+    "keeps the API's JSON answers typed and unsniffable too",
+    async () => {
+      const response = await fetch(`${app.url}/api/openapi.json`);
+      expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    },
+    REQUEST_TIMEOUT_MS,
+  );
 });

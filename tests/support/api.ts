@@ -18,12 +18,21 @@ export const ROUTE_TEMPLATES = Object.keys(ROUTE_FILES).map((file) => file.repla
  * then dynamic ones ([id]), a catch-all ([...path]) last.
  */
 const ROUTES: RouteEntry[] = Object.entries(ROUTE_FILES)
-  .map(([file, load]) => ({ segments: file.replace(/^\/app/, "").replace(/\/route\.ts$/, "").split("/").slice(1), load }))
+  .map(([file, load]) => ({
+    segments: file
+      .replace(/^\/app/, "")
+      .replace(/\/route\.ts$/, "")
+      .split("/")
+      .slice(1),
+    load,
+  }))
   .sort((a, b) => rank(a.segments) - rank(b.segments))
   .map(({ segments, load }) => ({ pattern: new RegExp(`^/${segments.map(segmentPattern).join("/")}$`), load }));
 
 /** The names of catch-all parameters ([...path]): their value is a list of segments. */
-const CATCH_ALL_PARAMS = new Set(Object.keys(ROUTE_FILES).flatMap((file) => [...file.matchAll(/\[\.\.\.(\w+)\]/g)].map((match) => match[1]!)));
+const CATCH_ALL_PARAMS = new Set(
+  Object.keys(ROUTE_FILES).flatMap((file) => [...file.matchAll(/\[\.\.\.(\w+)\]/g)].map((match) => match[1]!)),
+);
 
 function segmentPattern(segment: string): string {
   const catchAll = /^\[\.\.\.(\w+)\]$/.exec(segment);
@@ -50,7 +59,8 @@ type CallOptions = { token?: string; body?: unknown; rawBody?: string | Uint8Arr
 export async function call(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const raw = typeof options.rawBody === "string" || options.rawBody === undefined ? options.rawBody : new Uint8Array(options.rawBody);
+  const raw =
+    typeof options.rawBody === "string" || options.rawBody === undefined ? options.rawBody : new Uint8Array(options.rawBody);
   const body = raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   if (body !== undefined) headers["content-type"] ??= "application/json";
   const response = await dispatch(new Request(new URL(path, APP_ORIGIN), { method, headers, body }));
@@ -113,8 +123,14 @@ export async function newUser(label = "user", options: NewUserOptions = {}): Pro
  * (the service behind POST /api/billing/checkout, so the test's write budget stays untouched),
  * then the checkout page's "Complete purchase" form.
  */
-export async function subscribe(user: Pick<TestUser, "userId" | "workspaceId">, choice: PlanChoice = { plan: "unlimited", interval: "month" }): Promise<void> {
-  const { url } = await startCheckout({ kind: "session", userId: user.userId, workspaceId: user.workspaceId, role: "owner" }, choice);
+export async function subscribe(
+  user: Pick<TestUser, "userId" | "workspaceId">,
+  choice: PlanChoice = { plan: "unlimited", interval: "month" },
+): Promise<void> {
+  const { url } = await startCheckout(
+    { kind: "session", userId: user.userId, workspaceId: user.workspaceId, role: "owner" },
+    choice,
+  );
   const completed = await call("POST", `${new URL(url).pathname}/complete`);
   if (completed.status !== 303) throw new Error(`The local checkout did not complete: ${completed.status} ${completed.text}`);
 }

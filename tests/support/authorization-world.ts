@@ -80,7 +80,8 @@ export class TeamWorkspace implements Target {
     for (const user of Object.values(users)) {
       for (const value of [user.userId, user.email, user.workspaceId]) workspace.secrets.add(value);
     }
-    for (const membership of await db().membership.findMany({ where: { workspaceId }, select: { id: true } })) workspace.secrets.add(membership.id);
+    for (const membership of await db().membership.findMany({ where: { workspaceId }, select: { id: true } }))
+      workspace.secrets.add(membership.id);
     for (let index = 0; index < linkCount; index++) await workspace.freshLink({ logo: index === 0 });
     await workspace.setWorkspaceLogo();
     await workspace.freshInvitation();
@@ -105,7 +106,10 @@ export class TeamWorkspace implements Target {
   }
 
   async revokeApiKey(): Promise<void> {
-    await db().apiKey.updateMany({ where: { workspaceId: this.id, revokedAt: null }, data: { revokedAt: new Date(clock().now()) } });
+    await db().apiKey.updateMany({
+      where: { workspaceId: this.id, revokedAt: null },
+      data: { revokedAt: new Date(clock().now()) },
+    });
   }
 
   async link(): Promise<string> {
@@ -156,7 +160,9 @@ export class TeamWorkspace implements Target {
   private async scan(count: number): Promise<void> {
     const slug = new URL(await this.shortUrl()).pathname.slice(1);
     for (let index = 0; index < count; index++) {
-      const answer = await visit(`/${slug}`, { headers: { "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/132.0", "X-Forwarded-For": `198.51.100.${index + 1}` } });
+      const answer = await visit(`/${slug}`, {
+        headers: { "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/132.0", "X-Forwarded-For": `198.51.100.${index + 1}` },
+      });
       if (answer.status >= 400) throw new Error(`A visit of ${slug} answered ${answer.status}`);
     }
     await scanBuffer().flush();
@@ -176,7 +182,9 @@ export class TeamWorkspace implements Target {
   private async insertDomain(verified: boolean): Promise<string> {
     const id = newId("dom");
     const hostname = `go-${unique()}.${this.label}-matrix.com`;
-    const domain = await db().domain.create({ data: { id, workspaceId: this.id, hostname, ...(verified && { verifiedAt: new Date(clock().now()) }) } });
+    const domain = await db().domain.create({
+      data: { id, workspaceId: this.id, hostname, ...(verified && { verifiedAt: new Date(clock().now()) }) },
+    });
     for (const value of [id, hostname, domain.verificationToken]) this.secrets.add(value);
     return id;
   }

@@ -33,7 +33,10 @@ export async function cancelThroughPortal(caller: Caller): Promise<void> {
 
 /** The form POST of a plain HTML form (application/x-www-form-urlencoded). */
 export function submitForm(path: string, fields: Record<string, string> = {}) {
-  return call("POST", path, { rawBody: new URLSearchParams(fields).toString(), headers: { "content-type": "application/x-www-form-urlencoded" } });
+  return call("POST", path, {
+    rawBody: new URLSearchParams(fields).toString(),
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+  });
 }
 
 export const KEEP_RESOLVING_SENTENCE = /Existing links keep resolving\./;

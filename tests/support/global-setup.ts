@@ -41,7 +41,9 @@ async function dropRunDatabases(serverUrl: string, prefix: string): Promise<void
   const client = new pg.default.Client({ connectionString: serverUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE $1", [`${prefix}%`]);
+    const { rows } = await client.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE $1", [
+      `${prefix}%`,
+    ]);
     for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   } finally {
     await client.end();

@@ -3,11 +3,21 @@ import { request } from "node:http";
 export type RawResponse = { status: number; headers: Record<string, string>; body: string };
 
 /** A plain HTTP request with a chosen Host header and no redirect following (fetch cannot set Host). */
-export function rawRequest(baseUrl: string, path: string, options: { method?: string; host: string; headers?: Record<string, string>; body?: string }): Promise<RawResponse> {
+export function rawRequest(
+  baseUrl: string,
+  path: string,
+  options: { method?: string; host: string; headers?: Record<string, string>; body?: string },
+): Promise<RawResponse> {
   const url = new URL(path, baseUrl);
   return new Promise((resolve, reject) => {
     const outgoing = request(
-      { hostname: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method ?? "GET", headers: { ...options.headers, host: options.host } },
+      {
+        hostname: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: options.method ?? "GET",
+        headers: { ...options.headers, host: options.host },
+      },
       (response) => {
         let body = "";
         response.setEncoding("utf8");

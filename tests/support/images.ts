@@ -18,7 +18,10 @@ export async function decodeQr(image: Buffer, options: { quietZone?: number; bac
   let source = image;
   if (options.quietZone) {
     const pad = options.quietZone;
-    source = await sharp(image).extend({ top: pad, bottom: pad, left: pad, right: pad, background: options.background ?? "#ffffff" }).png().toBuffer();
+    source = await sharp(image)
+      .extend({ top: pad, bottom: pad, left: pad, right: pad, background: options.background ?? "#ffffff" })
+      .png()
+      .toBuffer();
   }
   const { data, width, height } = await pixelsOf(source);
   return jsQR(new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), width, height)?.data ?? null;
@@ -40,8 +43,15 @@ export function countNear(pixels: Pixels, rgb: [number, number, number], toleran
   return count;
 }
 
-export async function solidImage(format: "png" | "jpeg" | "webp", width: number, height: number, colour: string): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: colour } })[format]().toBuffer();
+export async function solidImage(
+  format: "png" | "jpeg" | "webp",
+  width: number,
+  height: number,
+  colour: string,
+): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: colour } })
+    [format]()
+    .toBuffer();
 }
 
 /**
@@ -55,7 +65,12 @@ export function pngBomb(side: number): Buffer {
   header.set([1, 0, 0, 0, 0], 8); // bit depth 1, greyscale, deflate, no filter, no interlace
   const rowBytes = 1 + Math.ceil(side / 8);
   const pixels = deflateSync(Buffer.alloc(rowBytes * side), { level: 9 });
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", header), chunk("IDAT", pixels), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", pixels),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 function chunk(type: string, data: Buffer): Buffer {
@@ -66,4 +81,3 @@ function chunk(type: string, data: Buffer): Buffer {
   crc.writeUInt32BE(crc32(body));
   return Buffer.concat([length, body, crc]);
 }
-

@@ -14,7 +14,10 @@ type ConnectOptions = { token?: string; headers?: Record<string, string>; fetch?
 export async function connectMcp(baseUrl: string, options: ConnectOptions = {}): Promise<Client> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const transport = new StreamableHTTPClientTransport(new URL("/api/mcp", baseUrl), { requestInit: { headers }, ...(options.fetch && { fetch: options.fetch }) });
+  const transport = new StreamableHTTPClientTransport(new URL("/api/mcp", baseUrl), {
+    requestInit: { headers },
+    ...(options.fetch && { fetch: options.fetch }),
+  });
   const client = new Client({ name: "permalink-tests", version: "1.0.0" });
   await client.connect(transport);
   return client;
@@ -36,7 +39,10 @@ export type Names = "link" | "domain" | null;
  * create_link's domain_id. A caller without credentials gets the same answer from each; another
  * workspace's ids get the HTTP API's not-found answer from each call that names one.
  */
-export function accountToolCalls(ids: { link: string; domain: string }, destination: () => string): { name: string; args: Record<string, unknown>; names: Names }[] {
+export function accountToolCalls(
+  ids: { link: string; domain: string },
+  destination: () => string,
+): { name: string; args: Record<string, unknown>; names: Names }[] {
   return [
     { name: "create_link", args: { destination: destination(), domain_id: ids.domain }, names: "domain" },
     { name: "list_links", args: {}, names: null },
@@ -72,7 +78,10 @@ export function x402McpAgent(client: Client, wallet: PrivateKeyAccount) {
   return {
     /** The payload answering this payment-required result. */
     pay: (required: PaymentRequired): Promise<PaymentPayload> => payments.createPaymentPayload(required),
-    async callTool(name: string, args: Record<string, unknown>): Promise<{ result: CallToolResult; payment: PaymentPayload | null }> {
+    async callTool(
+      name: string,
+      args: Record<string, unknown>,
+    ): Promise<{ result: CallToolResult; payment: PaymentPayload | null }> {
       const first = (await client.callTool({ name, arguments: args })) as CallToolResult;
       const required = paymentRequiredOf(first);
       if (!required) return { result: first, payment: null };

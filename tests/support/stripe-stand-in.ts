@@ -30,7 +30,12 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     request.on("data", (chunk) => (body += chunk));
     request.on("end", () => {
       const path = new URL(request.url ?? "/", "http://stand-in").pathname;
-      requests.push({ method: request.method ?? "", path, headers: request.headers, form: Object.fromEntries(new URLSearchParams(body)) });
+      requests.push({
+        method: request.method ?? "",
+        path,
+        headers: request.headers,
+        form: Object.fromEntries(new URLSearchParams(body)),
+      });
       const answer = failure ?? route(request.method ?? "", path, ++counter);
       failure = null;
       response.writeHead(answer.status, { "content-type": "application/json", "request-id": `req_${counter}` });
@@ -38,15 +43,30 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     });
   });
 
-  function route(method: string, path: string, n: number): { status: number; body: unknown } | { status: number; error: { type: string; message: string } } {
+  function route(
+    method: string,
+    path: string,
+    n: number,
+  ): { status: number; body: unknown } | { status: number; error: { type: string; message: string } } {
     if (method === "POST" && path === "/v1/customers") return { status: 200, body: { id: `cus_test_${n}`, object: "customer" } };
     if (method === "POST" && path === "/v1/checkout/sessions") {
-      return { status: 200, body: { id: `cs_test_${n}`, object: "checkout.session", url: `https://checkout.stripe.com/c/pay/cs_test_${n}` } };
+      return {
+        status: 200,
+        body: { id: `cs_test_${n}`, object: "checkout.session", url: `https://checkout.stripe.com/c/pay/cs_test_${n}` },
+      };
     }
     if (method === "POST" && path === "/v1/billing_portal/sessions") {
-      return { status: 200, body: { id: `bps_test_${n}`, object: "billing_portal.session", url: `https://billing.stripe.com/p/session/bps_test_${n}` } };
+      return {
+        status: 200,
+        body: {
+          id: `bps_test_${n}`,
+          object: "billing_portal.session",
+          url: `https://billing.stripe.com/p/session/bps_test_${n}`,
+        },
+      };
     }
-    const subscription = method === "GET" && path.startsWith("/v1/subscriptions/") ? subscriptions.get(path.split("/").at(-1)!) : undefined;
+    const subscription =
+      method === "GET" && path.startsWith("/v1/subscriptions/") ? subscriptions.get(path.split("/").at(-1)!) : undefined;
     if (subscription) return { status: 200, body: subscription };
     return { status: 404, error: { type: "invalid_request_error", message: `Unrecognized request URL (${method}: ${path}).` } };
   }

@@ -2,9 +2,23 @@ import { Resolver } from "node:dns/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type VercelRequest = { method: string; path: string; teamId: string | null; authorization: string | undefined; body: unknown };
+export type VercelRequest = {
+  method: string;
+  path: string;
+  teamId: string | null;
+  authorization: string | undefined;
+  body: unknown;
+};
 
-type ProjectDomain = { name: string; apexName: string; projectId: string; verified: boolean; verification?: { type: string; domain: string; value: string; reason: string }[]; createdAt: number; updatedAt: number };
+type ProjectDomain = {
+  name: string;
+  apexName: string;
+  projectId: string;
+  verified: boolean;
+  verification?: { type: string; domain: string; value: string; reason: string }[];
+  createdAt: number;
+  updatedAt: number;
+};
 
 export type VercelStandInOptions = {
   token: string;
@@ -54,7 +68,13 @@ export async function startVercelStandIn(options: VercelStandInOptions): Promise
     request.on("end", () => {
       const url = new URL(request.url ?? "/", "http://stand-in");
       const body = raw ? JSON.parse(raw) : undefined;
-      requests.push({ method: request.method ?? "", path: url.pathname, teamId: url.searchParams.get("teamId"), authorization: request.headers.authorization, body });
+      requests.push({
+        method: request.method ?? "",
+        path: url.pathname,
+        teamId: url.searchParams.get("teamId"),
+        authorization: request.headers.authorization,
+        body,
+      });
       void answer(request.method ?? "", url, body, request.headers.authorization).then(({ status, body: answerBody }) => {
         response.writeHead(status, { "content-type": "application/json; charset=utf-8" });
         response.end(JSON.stringify(answerBody));
@@ -62,10 +82,16 @@ export async function startVercelStandIn(options: VercelStandInOptions): Promise
     });
   });
 
-  async function answer(method: string, url: URL, body: unknown, authorization: string | undefined): Promise<{ status: number; body: unknown }> {
+  async function answer(
+    method: string,
+    url: URL,
+    body: unknown,
+    authorization: string | undefined,
+  ): Promise<{ status: number; body: unknown }> {
     if (failing !== null) return error(failing, "internal_server_error", "An unexpected internal error occurred.");
     if (authorization !== `Bearer ${options.token}`) return error(403, "forbidden", "Not authorized");
-    if (url.searchParams.get("teamId") !== options.teamId) return error(403, "forbidden", "You don't have permission to access this team.");
+    if (url.searchParams.get("teamId") !== options.teamId)
+      return error(403, "forbidden", "You don't have permission to access this team.");
     const project = `/projects/${options.projectId}/domains`;
     const path = url.pathname;
     let match: RegExpExecArray | null;
@@ -73,8 +99,12 @@ export async function startVercelStandIn(options: VercelStandInOptions): Promise
     if ((match = new RegExp(`^/v9${project}/([^/]+)/verify$`).exec(path)) && method === "POST") return verify(match[1]!);
     if ((match = new RegExp(`^/v9${project}/([^/]+)$`).exec(path))) {
       const domain = domains.get(match[1]!);
-      if (method === "GET") return domain ? { status: 200, body: domain } : error(404, "not_found", "The domain was not found on this project.");
-      if (method === "DELETE") return domains.delete(match[1]!) ? { status: 200, body: {} } : error(404, "not_found", "The domain was not found on this project.");
+      if (method === "GET")
+        return domain ? { status: 200, body: domain } : error(404, "not_found", "The domain was not found on this project.");
+      if (method === "DELETE")
+        return domains.delete(match[1]!)
+          ? { status: 200, body: {} }
+          : error(404, "not_found", "The domain was not found on this project.");
     }
     if ((match = /^\/v6\/domains\/([^/]+)\/config$/.exec(path)) && method === "GET") return config(match[1]!);
     return error(404, "not_found", `The requested path ${path} does not exist.`);
@@ -83,7 +113,8 @@ export async function startVercelStandIn(options: VercelStandInOptions): Promise
   function add(name: string) {
     if (!name) return error(400, "bad_request", "Invalid request: missing required property `name`.");
     if (domains.has(name)) return error(400, "domain_already_exists", `The domain ${name} is already assigned to this project.`);
-    if (elsewhere.has(name)) return error(409, "domain_already_in_use", `Cannot add ${name} since it's already in use by another project.`);
+    if (elsewhere.has(name))
+      return error(409, "domain_already_in_use", `Cannot add ${name} since it's already in use by another project.`);
     const challenge = challenges.get(name);
     const now = Date.now();
     const domain: ProjectDomain = {
@@ -91,7 +122,9 @@ export async function startVercelStandIn(options: VercelStandInOptions): Promise
       apexName: name.split(".").slice(-2).join("."),
       projectId: options.projectId,
       verified: !challenge,
-      ...(challenge && { verification: [{ type: "TXT", domain: challenge.name, value: challenge.value, reason: "pending_domain_verification" }] }),
+      ...(challenge && {
+        verification: [{ type: "TXT", domain: challenge.name, value: challenge.value, reason: "pending_domain_verification" }],
+      }),
       createdAt: now,
       updatedAt: now,
     };
@@ -104,7 +137,11 @@ export async function startVercelStandIn(options: VercelStandInOptions): Promise
     if (!domain) return error(404, "not_found", "The domain was not found on this project.");
     const challenge = challenges.get(name);
     if (challenge && !(await txtValues(challenge.name)).includes(challenge.value)) {
-      return error(400, "missing_txt_record", `Domain ${name} was added to a different project. Please complete verification to add it to this project instead.`);
+      return error(
+        400,
+        "missing_txt_record",
+        `Domain ${name} was added to a different project. Please complete verification to add it to this project instead.`,
+      );
     }
     const verified: ProjectDomain = { ...domain, verified: true, verification: undefined, updatedAt: Date.now() };
     delete verified.verification;
@@ -113,11 +150,24 @@ export async function startVercelStandIn(options: VercelStandInOptions): Promise
   }
 
   async function config(name: string) {
-    const [cname, addresses] = await Promise.all([resolver.resolveCname(name).catch(() => []), resolver.resolve4(name).catch(() => [])]);
+    const [cname, addresses] = await Promise.all([
+      resolver.resolveCname(name).catch(() => []),
+      resolver.resolve4(name).catch(() => []),
+    ]);
     const byCname = cname.some((target) => target.toLowerCase() === options.cnameTarget);
     const byAddress = addresses.length > 0 && addresses.every((address) => options.addresses.includes(address));
     const configuredBy = byCname ? "CNAME" : byAddress ? "A" : null;
-    return { status: 200, body: { configuredBy, acceptedChallenges: ["http-01"], misconfigured: configuredBy === null, conflicts: [], recommendedCNAME: [], recommendedIPv4: [] } };
+    return {
+      status: 200,
+      body: {
+        configuredBy,
+        acceptedChallenges: ["http-01"],
+        misconfigured: configuredBy === null,
+        conflicts: [],
+        recommendedCNAME: [],
+        recommendedIPv4: [],
+      },
+    };
   }
 
   async function txtValues(name: string): Promise<string[]> {
@@ -130,7 +180,10 @@ export async function startVercelStandIn(options: VercelStandInOptions): Promise
     requests,
     domains,
     requireChallenge(hostname) {
-      const challenge = { name: `_vercel.${hostname.split(".").slice(-2).join(".")}`, value: `vc-domain-verify=${hostname},${Math.random().toString(16).slice(2, 14)}` };
+      const challenge = {
+        name: `_vercel.${hostname.split(".").slice(-2).join(".")}`,
+        value: `vc-domain-verify=${hostname},${Math.random().toString(16).slice(2, 14)}`,
+      };
       challenges.set(hostname, challenge);
       return challenge;
     },

@@ -2,7 +2,10 @@ import { serveVisit, visitFor } from "@/lib/resolution/door";
 import type { Answer } from "@/lib/resolution/types";
 
 /** A short-link visit through the shared door logic, as a browser on the short host would make it. */
-export async function visit(path: string, options: { host?: string; method?: "GET" | "HEAD"; headers?: Record<string, string>; peer?: string } = {}): Promise<Answer> {
+export async function visit(
+  path: string,
+  options: { host?: string; method?: "GET" | "HEAD"; headers?: Record<string, string>; peer?: string } = {},
+): Promise<Answer> {
   const url = new URL(path, "http://placeholder");
   const headers = Object.fromEntries(Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
   const request = {

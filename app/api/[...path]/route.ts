@@ -7,4 +7,11 @@ const unknownRoute = apiRoute({ auth: "public", path: "/api/{path}" }, async ({ 
   return json({ error: `There is no API operation at ${request.method} ${pathname}; see /api/openapi.json.` }, 404);
 });
 
-export { unknownRoute as GET, unknownRoute as POST, unknownRoute as PUT, unknownRoute as PATCH, unknownRoute as DELETE, unknownRoute as OPTIONS };
+export {
+  unknownRoute as GET,
+  unknownRoute as POST,
+  unknownRoute as PUT,
+  unknownRoute as PATCH,
+  unknownRoute as DELETE,
+  unknownRoute as OPTIONS,
+};

@@ -8,7 +8,11 @@ export const GET = apiRoute(getAnalytics, async ({ principal, query }) => {
   const report = await scanAnalytics(principal, query);
   if (query.format === "json") return json(report);
   return new Response(analyticsCsv(report), {
-    headers: { "Cache-Control": "no-store", "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="analytics-${report.group_by}.csv"` },
+    headers: {
+      "Cache-Control": "no-store",
+      "Content-Type": "text/csv; charset=utf-8",
+      "Content-Disposition": `attachment; filename="analytics-${report.group_by}.csv"`,
+    },
   });
 });
 

@@ -21,9 +21,22 @@ type Principal = Parameters<typeof scanAnalytics>[0];
 export type ScanScope = { start: string; end: string; timezone: string; link_id?: string };
 
 /** The analytics page: the date range picker and the CSV download over the reports of one link (link_id) or the whole workspace. */
-export function AnalyticsView({ principal, search, zone }: { principal: Principal; search: Record<string, string>; zone: string }) {
+export function AnalyticsView({
+  principal,
+  search,
+  zone,
+}: {
+  principal: Principal;
+  search: Record<string, string>;
+  zone: string;
+}) {
   const range = rangeFor(search.range, { start: search.start, end: search.end }, zone, new Date());
-  const scope: ScanScope = { start: range.start, end: range.end, timezone: zone, ...(search.link_id && { link_id: search.link_id }) };
+  const scope: ScanScope = {
+    start: range.start,
+    end: range.end,
+    timezone: zone,
+    ...(search.link_id && { link_id: search.link_id }),
+  };
   const csv = new URLSearchParams({ ...scope, group_by: range.groupBy, format: "csv" });
   return (
     <>
@@ -48,13 +61,25 @@ export function AnalyticsView({ principal, search, zone }: { principal: Principa
           <label htmlFor="range-start" className={labelClass}>
             From
           </label>
-          <input id="range-start" name="start" type="date" defaultValue={range.groupBy === "day" ? range.start : undefined} className={inputClass} />
+          <input
+            id="range-start"
+            name="start"
+            type="date"
+            defaultValue={range.groupBy === "day" ? range.start : undefined}
+            className={inputClass}
+          />
         </div>
         <div>
           <label htmlFor="range-end" className={labelClass}>
             To
           </label>
-          <input id="range-end" name="end" type="date" defaultValue={range.groupBy === "day" ? range.end : undefined} className={inputClass} />
+          <input
+            id="range-end"
+            name="end"
+            type="date"
+            defaultValue={range.groupBy === "day" ? range.end : undefined}
+            className={inputClass}
+          />
         </div>
         <button type="submit" name="range" value="custom" className={buttonClass.secondary}>
           Show custom range
@@ -74,12 +99,20 @@ export function AnalyticsView({ principal, search, zone }: { principal: Principa
  * sentence instead when it refuses (a range that is empty or too long, a link of another workspace).
  * Used by the analytics page and a link's own page.
  */
-export async function ScanReports(props: { principal: Principal; scope: ScanScope; series: "day" | "hour"; breakdowns: readonly Breakdown[]; level: 2 | 3 }) {
+export async function ScanReports(props: {
+  principal: Principal;
+  scope: ScanScope;
+  series: "day" | "hour";
+  breakdowns: readonly Breakdown[];
+  level: 2 | 3;
+}) {
   const { principal, scope, series, breakdowns, level } = props;
   let reports: AnalyticsReport[];
   try {
     reports = await Promise.all(
-      [series, ...breakdowns.map((breakdown) => breakdown.groupBy)].map((groupBy) => scanAnalytics(principal, validate(analyticsQuery, { ...scope, group_by: groupBy }, "query"))),
+      [series, ...breakdowns.map((breakdown) => breakdown.groupBy)].map((groupBy) =>
+        scanAnalytics(principal, validate(analyticsQuery, { ...scope, group_by: groupBy }, "query")),
+      ),
     );
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
@@ -124,7 +157,11 @@ function BreakdownTable({ column, report }: { column: string; report: AnalyticsR
           <td>
             <div className="flex flex-col gap-1">
               <span className="break-all">{row.key}</span>
-              <span aria-hidden="true" className="block h-1.5 rounded bg-accent" style={{ width: `${(row.scans / most) * 100}%` }} />
+              <span
+                aria-hidden="true"
+                className="block h-1.5 rounded bg-accent"
+                style={{ width: `${(row.scans / most) * 100}%` }}
+              />
             </div>
           </td>
           <td className="text-right tabular-nums">{row.scans}</td>

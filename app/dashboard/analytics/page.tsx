@@ -8,7 +8,9 @@ type Search = Record<string, string | string[] | undefined>;
 
 export default async function AnalyticsPage({ searchParams }: { searchParams: Promise<Search> }) {
   const { principal } = await requireDashboard("/dashboard/analytics");
-  const search = Object.fromEntries(Object.entries(await searchParams).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+  const search = Object.fromEntries(
+    Object.entries(await searchParams).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
   const { reported, zone } = await viewerZone();
   return (
     <div className="space-y-6">

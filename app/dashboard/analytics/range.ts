@@ -19,8 +19,14 @@ const DAYS: Record<Exclude<PresetId, "24h" | "custom">, number> = { "7d": 7, "30
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The range the analytics API is asked for: the last 24 hours by the hour, else whole days ending today in `timeZone`. */
-export function rangeFor(preset: string | undefined, custom: { start?: string; end?: string }, timeZone: string, now: Date): Range {
-  if (preset === "24h") return { preset, start: new Date(now.getTime() - 24 * 3600_000).toISOString(), end: now.toISOString(), groupBy: "hour" };
+export function rangeFor(
+  preset: string | undefined,
+  custom: { start?: string; end?: string },
+  timeZone: string,
+  now: Date,
+): Range {
+  if (preset === "24h")
+    return { preset, start: new Date(now.getTime() - 24 * 3600_000).toISOString(), end: now.toISOString(), groupBy: "hour" };
   const today = dateIn(now, timeZone);
   if (preset === "custom" && custom.start && custom.end && DATE.test(custom.start) && DATE.test(custom.end)) {
     return { preset, start: custom.start, end: custom.end, groupBy: "day" };

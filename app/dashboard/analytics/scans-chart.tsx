@@ -20,10 +20,17 @@ export function ScansChart({ rows, groupBy }: { rows: AnalyticsRow[]; groupBy: "
   const centre = (index: number) => index * slot + slot / 2;
   const every = Math.max(1, Math.ceil(rows.length / 8));
   const label = (key: string) => (groupBy === "hour" ? key.slice(11, 16) : key.slice(5));
-  const uniques = rows.map((row, index) => `${index === 0 ? "M" : "L"}${centre(index).toFixed(1)},${y(row.uniques).toFixed(1)}`).join(" ");
+  const uniques = rows
+    .map((row, index) => `${index === 0 ? "M" : "L"}${centre(index).toFixed(1)},${y(row.uniques).toFixed(1)}`)
+    .join(" ");
   return (
     <figure className="m-0 mt-4">
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} className="h-auto w-full text-zinc-700 dark:text-zinc-300" role="img" aria-labelledby="scans-chart-caption">
+      <svg
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        className="h-auto w-full text-zinc-700 dark:text-zinc-300"
+        role="img"
+        aria-labelledby="scans-chart-caption"
+      >
         <g transform={`translate(${MARGIN.left},${MARGIN.top})`}>
           {Array.from({ length: TICKS + 1 }, (_, tick) => (top / TICKS) * tick).map((value) => (
             <g key={value} transform={`translate(0,${y(value)})`}>
@@ -34,7 +41,14 @@ export function ScansChart({ rows, groupBy }: { rows: AnalyticsRow[]; groupBy: "
             </g>
           ))}
           {rows.map((row, index) => (
-            <rect key={row.key} x={index * slot + slot * 0.15} width={slot * 0.7} y={y(row.scans)} height={innerHeight - y(row.scans)} className="fill-blue-600 dark:fill-blue-400" />
+            <rect
+              key={row.key}
+              x={index * slot + slot * 0.15}
+              width={slot * 0.7}
+              y={y(row.scans)}
+              height={innerHeight - y(row.scans)}
+              className="fill-blue-600 dark:fill-blue-400"
+            />
           ))}
           {rows.length > 0 && <path d={uniques} fill="none" strokeWidth={2} className="stroke-amber-600 dark:stroke-amber-400" />}
           {rows.map((row, index) =>
@@ -52,7 +66,9 @@ export function ScansChart({ rows, groupBy }: { rows: AnalyticsRow[]; groupBy: "
       </figcaption>
       <details className="mt-2 text-sm">
         <summary className="mb-2">The numbers</summary>
-        <FramedTable headings={[groupBy === "hour" ? "Hour" : "Day", { label: "Scans", numeric: true }, { label: "Uniques", numeric: true }]}>
+        <FramedTable
+          headings={[groupBy === "hour" ? "Hour" : "Day", { label: "Scans", numeric: true }, { label: "Uniques", numeric: true }]}
+        >
           {rows.map((row) => (
             <tr key={row.key}>
               <td>{row.key}</td>

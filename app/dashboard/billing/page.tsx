@@ -27,7 +27,8 @@ export default async function BillingPage() {
           <dd className="m-0" data-testid="billing-status">
             {account.status.replace("_", " ")}
             {account.cancel_at_period_end && account.cycle_end && ` (ends ${dateFormat.format(account.cycle_end)})`}
-            {account.grace_ends_at && ` (creating and editing stop ${dateFormat.format(account.grace_ends_at)} unless the payment succeeds)`}
+            {account.grace_ends_at &&
+              ` (creating and editing stop ${dateFormat.format(account.grace_ends_at)} unless the payment succeeds)`}
           </dd>
           {account.cycle_start && account.cycle_end && (
             <>
@@ -45,7 +46,12 @@ export default async function BillingPage() {
         </dl>
         {account.cap !== null && account.links_created_this_cycle !== null && (
           <div className="mt-3">
-            <progress className="w-full" max={account.cap} value={account.links_created_this_cycle} aria-label="New links used this cycle" />
+            <progress
+              className="w-full"
+              max={account.cap}
+              value={account.links_created_this_cycle}
+              aria-label="New links used this cycle"
+            />
           </div>
         )}
         {account.can.manage_billing && subscribed && (
@@ -70,18 +76,28 @@ export default async function BillingPage() {
                   {PLANS[choice.plan].name}, {choice.interval === "month" ? "monthly" : "yearly"}
                 </h3>
                 <p className="text-xl font-semibold">{describePrice(choice)}</p>
-                <p className={mutedClass}>{cap === null ? "Unlimited new links." : `${cap} new links each cycle.`} Existing links always keep resolving.</p>
+                <p className={mutedClass}>
+                  {cap === null ? "Unlimited new links." : `${cap} new links each cycle.`} Existing links always keep resolving.
+                </p>
                 {current ? (
                   <p className="mb-0 font-medium">Your current plan</p>
                 ) : account.can.manage_billing && !subscribed ? (
-                  <CheckoutButton plan={choice.plan} interval={choice.interval} label={`Choose ${PLANS[choice.plan].name} ${choice.interval === "month" ? "monthly" : "yearly"}`} />
+                  <CheckoutButton
+                    plan={choice.plan}
+                    interval={choice.interval}
+                    label={`Choose ${PLANS[choice.plan].name} ${choice.interval === "month" ? "monthly" : "yearly"}`}
+                  />
                 ) : null}
               </li>
             );
           })}
         </ul>
-        {subscribed && account.can.manage_billing && <p className={mutedClass}>To move to another plan, use the billing portal.</p>}
-        {!account.can.manage_billing && <p className={mutedClass}>Only an owner or admin of this workspace can change its subscription.</p>}
+        {subscribed && account.can.manage_billing && (
+          <p className={mutedClass}>To move to another plan, use the billing portal.</p>
+        )}
+        {!account.can.manage_billing && (
+          <p className={mutedClass}>Only an owner or admin of this workspace can change its subscription.</p>
+        )}
       </section>
     </div>
   );

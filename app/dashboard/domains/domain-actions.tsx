@@ -43,7 +43,8 @@ export function DomainActions({ id, hostname }: { id: string; hostname: string }
         <form action={remove} className="space-y-2 rounded-md border border-red-300 p-3 dark:border-red-800">
           <input type="hidden" name="id" value={id} />
           <p className="m-0 text-sm">
-            Remove {hostname} from this workspace? No more links can be created on it. A domain that carries links cannot be removed: they keep resolving.
+            Remove {hostname} from this workspace? No more links can be created on it. A domain that carries links cannot be
+            removed: they keep resolving.
           </p>
           <div className="flex flex-wrap gap-2">
             {/* The confirmation replaces the button that opened it, so the keyboard's focus moves here. */}

@@ -13,17 +13,24 @@ const REFRESH_SECONDS = 30;
 /** The removal notice names a hostname from the address: only a hostname's letters are shown, so the address cannot put a sentence on the page. */
 const HOSTNAME_SHAPE = /^[a-z0-9.-]{1,253}$/;
 
-export default async function DomainsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function DomainsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { principal } = await requireDashboard("/dashboard/domains");
   const [{ domains }, { removed }] = await Promise.all([listDomains(principal), searchParams]);
   const manages = can(principal, "domains.manage");
-  const waiting = domains.some((domain) => domain.hostname_status === "pending" || domain.hostname_status === "misconfigured" || domain.cert_status === "pending");
+  const waiting = domains.some(
+    (domain) =>
+      domain.hostname_status === "pending" || domain.hostname_status === "misconfigured" || domain.cert_status === "pending",
+  );
   return (
     <div className="space-y-6">
       <h1 className="m-0 text-2xl font-bold">Custom domains</h1>
       <p className={mutedClass}>
-        Serve short links on your own hostname, such as go.example.com: add it, create the DNS records it lists, and it is checked for you. Links created
-        on a domain resolve there for good.
+        Serve short links on your own hostname, such as go.example.com: add it, create the DNS records it lists, and it is checked
+        for you. Links created on a domain resolve there for good.
       </p>
       {typeof removed === "string" && HOSTNAME_SHAPE.test(removed) && (
         <p role="status" className={noticeClass}>
@@ -53,7 +60,9 @@ export default async function DomainsPage({ searchParams }: { searchParams: Prom
       )}
       {domains.length === 0 ? (
         <p className={cardClass + " text-center"}>
-          {manages ? "No custom domain yet. Add one above, then create the records it lists at your DNS provider." : "No custom domain yet; an owner or admin can add one."}
+          {manages
+            ? "No custom domain yet. Add one above, then create the records it lists at your DNS provider."
+            : "No custom domain yet; an owner or admin can add one."}
         </p>
       ) : (
         domains.map((domain) => <DomainCard key={domain.id} domain={domain} manages={manages} />)

@@ -39,7 +39,13 @@ export function InviteForm({ managesOwners }: { managesOwners: boolean }) {
   );
 }
 
-export function MemberActions(props: { id: string; email: string; role: string; managesOwners: boolean; kind: "member" | "invitation" }) {
+export function MemberActions(props: {
+  id: string;
+  email: string;
+  role: string;
+  managesOwners: boolean;
+  kind: "member" | "invitation";
+}) {
   const [roleState, changeRole] = useActionState<MemberState, FormData>(changeRoleAction, null);
   const [removeState, remove] = useActionState<MemberState, FormData>(removeMemberAction, null);
   const [resendState, resend] = useActionState<MemberState, FormData>(resendAction, null);
@@ -73,7 +79,11 @@ export function MemberActions(props: { id: string; email: string; role: string; 
       )}
       <form action={remove}>
         <input type="hidden" name="id" value={props.id} />
-        <button type="submit" className={buttonClass.small} aria-label={`${props.kind === "member" ? "Remove" : "Revoke the invitation of"} ${props.email}`}>
+        <button
+          type="submit"
+          className={buttonClass.small}
+          aria-label={`${props.kind === "member" ? "Remove" : "Revoke the invitation of"} ${props.email}`}
+        >
           {props.kind === "member" ? "Remove" : "Revoke"}
         </button>
       </form>

@@ -42,7 +42,13 @@ export default async function MembersPage() {
               <td className="whitespace-nowrap">{dateFormat.format(member.created_at)}</td>
               <td>
                 {manages && member.id !== myId && (member.role !== "owner" || managesOwners) && (
-                  <MemberActions id={member.id} email={member.email ?? member.id} role={member.role} managesOwners={managesOwners} kind="member" />
+                  <MemberActions
+                    id={member.id}
+                    email={member.email ?? member.id}
+                    role={member.role}
+                    managesOwners={managesOwners}
+                    kind="member"
+                  />
                 )}
               </td>
             </tr>
@@ -54,17 +60,31 @@ export default async function MembersPage() {
           Pending invitations
         </h2>
         {invitations.length === 0 ? (
-          <p className={mutedClass}>{manages ? "No invitation is waiting. Invite someone above: they get an e-mail with a link that works once." : "No invitation is waiting."}</p>
+          <p className={mutedClass}>
+            {manages
+              ? "No invitation is waiting. Invite someone above: they get an e-mail with a link that works once."
+              : "No invitation is waiting."}
+          </p>
         ) : (
           <FramedTable headings={["E-mail", "Role", "Status", ""]}>
             {invitations.map((invitation) => (
               <tr key={invitation.id}>
                 <td className="break-all">{invitation.email}</td>
                 <td>{invitation.role}</td>
-                <td>{invitation.status === "expired" ? "expired: re-send it" : `invited ${dateFormat.format(invitation.created_at)}`}</td>
+                <td>
+                  {invitation.status === "expired"
+                    ? "expired: re-send it"
+                    : `invited ${dateFormat.format(invitation.created_at)}`}
+                </td>
                 <td>
                   {manages && (invitation.role !== "owner" || managesOwners) && (
-                    <MemberActions id={invitation.id} email={invitation.email ?? invitation.id} role={invitation.role} managesOwners={managesOwners} kind="invitation" />
+                    <MemberActions
+                      id={invitation.id}
+                      email={invitation.email ?? invitation.id}
+                      role={invitation.role}
+                      managesOwners={managesOwners}
+                      kind="invitation"
+                    />
                   )}
                 </td>
               </tr>
@@ -77,7 +97,9 @@ export default async function MembersPage() {
           <h2 id="leave-heading" className="mt-0 text-lg">
             Leave this workspace
           </h2>
-          <p className={mutedClass}>You lose access to its links at once; the links stay with the workspace and keep resolving.</p>
+          <p className={mutedClass}>
+            You lose access to its links at once; the links stay with the workspace and keep resolving.
+          </p>
           <LeaveButton id={myId} />
         </section>
       )}

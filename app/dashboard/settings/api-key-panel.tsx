@@ -12,9 +12,14 @@ export function ApiKeyPanel({ hasKey, canClaim, canRevoke }: { hasKey: boolean; 
   return (
     <div className="space-y-3">
       {key && (
-        <div role="alert" className="space-y-2 rounded-md border border-amber-400 bg-amber-50 p-4 dark:border-amber-700 dark:bg-amber-950">
+        <div
+          role="alert"
+          className="space-y-2 rounded-md border border-amber-400 bg-amber-50 p-4 dark:border-amber-700 dark:bg-amber-950"
+        >
           <p className="m-0 font-semibold">Copy this key now: it is shown only once.</p>
-          <p className="m-0 text-sm">Anyone holding it can create links and repoint every code of this workspace. Store it in a secret manager.</p>
+          <p className="m-0 text-sm">
+            Anyone holding it can create links and repoint every code of this workspace. Store it in a secret manager.
+          </p>
           <div className="flex flex-wrap items-center gap-2">
             <code className="break-all rounded bg-white px-2 py-1 dark:bg-zinc-900" data-testid="api-key-value">
               {key}

@@ -41,7 +41,9 @@ export default async function SettingsPage() {
         <h2 id="new-workspace-heading" className="mt-0 text-lg">
           A team workspace
         </h2>
-        <p className={mutedClass}>A team workspace has its own links, members, domains and subscription; you become its owner and can invite others.</p>
+        <p className={mutedClass}>
+          A team workspace has its own links, members, domains and subscription; you become its owner and can invite others.
+        </p>
         <OneFieldForm
           action={createWorkspaceAction}
           field={{ id: "new-workspace-name", name: "name", label: "New workspace's name", placeholder: "Acme Menus" }}
@@ -54,8 +56,8 @@ export default async function SettingsPage() {
           API key
         </h2>
         <p className={mutedClass}>
-          Programs use the workspace&apos;s API key as <code>Authorization: Bearer …</code>. It can create links and repoint every link of this
-          workspace, so keep it secret. One key is live at a time.
+          Programs use the workspace&apos;s API key as <code>Authorization: Bearer …</code>. It can create links and repoint every
+          link of this workspace, so keep it secret. One key is live at a time.
         </p>
         {key ? (
           <p data-testid="api-key-summary">
@@ -65,7 +67,11 @@ export default async function SettingsPage() {
         ) : (
           <p data-testid="api-key-summary">This workspace has no live API key.</p>
         )}
-        <ApiKeyPanel hasKey={key !== null} canClaim={can(principal, "api_key.claim")} canRevoke={can(principal, "api_key.revoke")} />
+        <ApiKeyPanel
+          hasKey={key !== null}
+          canClaim={can(principal, "api_key.claim")}
+          canRevoke={can(principal, "api_key.revoke")}
+        />
       </section>
     </div>
   );

@@ -18,13 +18,21 @@ export default function AgentsPage() {
       <h1>Agents: the MCP server</h1>
       <p>
         Everything the API does for links, their QR codes and analytics, and the list of the workspace&apos;s custom domains, is
-        also a set of <a href="https://modelcontextprotocol.io">Model Context Protocol</a> tools at <code>{endpoint}</code> (Streamable HTTP, stateless: no session to keep). The tools run the same checks as the HTTP
-        operations, in the same order, and fail with the same sentences, as tool results marked <code>isError</code>. An agent
-        without an account can buy a permanent link with one tool call and a machine payment.
+        also a set of <a href="https://modelcontextprotocol.io">Model Context Protocol</a> tools at <code>{endpoint}</code>{" "}
+        (Streamable HTTP, stateless: no session to keep). The tools run the same checks as the HTTP operations, in the same order,
+        and fail with the same sentences, as tool results marked <code>isError</code>. An agent without an account can buy a
+        permanent link with one tool call and a machine payment.
       </p>
       <Connect endpoint={endpoint} prefix={settings.API_KEY_PREFIX} />
       <Tools />
-      <Buy endpoint={endpoint} price={settings.LINK_PRICE} assetName={settings.PAYMENT_ASSET_NAME} assetVersion={settings.PAYMENT_ASSET_VERSION} network={settings.PAYMENT_NETWORK} takesPayments={Boolean(settings.PAYMENT_RECIPIENT && settings.MPP_SECRET_KEY)} />
+      <Buy
+        endpoint={endpoint}
+        price={settings.LINK_PRICE}
+        assetName={settings.PAYMENT_ASSET_NAME}
+        assetVersion={settings.PAYMENT_ASSET_VERSION}
+        network={settings.PAYMENT_NETWORK}
+        takesPayments={Boolean(settings.PAYMENT_RECIPIENT && settings.MPP_SECRET_KEY)}
+      />
     </main>
   );
 }
@@ -36,7 +44,15 @@ function Connect({ endpoint, prefix }: { endpoint: string; prefix: string }) {
     2,
   );
   const bridge = JSON.stringify(
-    { mcpServers: { permalink: { command: "npx", args: ["-y", "mcp-remote", endpoint, "--header", "Authorization:Bearer ${PERMALINK_API_KEY}"], env: { PERMALINK_API_KEY: `${prefix}_…` } } } },
+    {
+      mcpServers: {
+        permalink: {
+          command: "npx",
+          args: ["-y", "mcp-remote", endpoint, "--header", "Authorization:Bearer ${PERMALINK_API_KEY}"],
+          env: { PERMALINK_API_KEY: `${prefix}_…` },
+        },
+      },
+    },
     null,
     2,
   );
@@ -58,13 +74,18 @@ function Connect({ endpoint, prefix }: { endpoint: string; prefix: string }) {
       <p>
         The credential is the API&apos;s: <code>Authorization: Bearer &lt;API key&gt;</code> (<code>{prefix}_…</code>, minted with{" "}
         <code>POST /api/billing/claim</code> or returned by a first purchase) or a dashboard session token, with{" "}
-        <code>X-Workspace-Id</code> to pick a workspace. A credential that is sent but not valid is refused with 401 before any tool
-        runs. Without any credential you can connect, list the tools and call <code>buy_link</code>; the other tools answer with an
-        error that says how to authenticate.
+        <code>X-Workspace-Id</code> to pick a workspace. A credential that is sent but not valid is refused with 401 before any
+        tool runs. Without any credential you can connect, list the tools and call <code>buy_link</code>; the other tools answer
+        with an error that says how to authenticate.
       </p>
-      <p>Clients that speak Streamable HTTP with headers (Claude Code&apos;s and Cursor&apos;s <code>.mcp.json</code>, VS Code&apos;s <code>mcp.json</code> under <code>servers</code>):</p>
+      <p>
+        Clients that speak Streamable HTTP with headers (Claude Code&apos;s and Cursor&apos;s <code>.mcp.json</code>, VS
+        Code&apos;s <code>mcp.json</code> under <code>servers</code>):
+      </p>
       <CodeBlock>{desktop}</CodeBlock>
-      <p>Clients that start local servers only (Claude Desktop), through the <code>mcp-remote</code> bridge:</p>
+      <p>
+        Clients that start local servers only (Claude Desktop), through the <code>mcp-remote</code> bridge:
+      </p>
       <CodeBlock>{bridge}</CodeBlock>
       <p>From code, with the TypeScript SDK:</p>
       <CodeBlock>{sdk}</CodeBlock>
@@ -90,7 +111,14 @@ function Tools() {
   );
 }
 
-type BuyTerms = { endpoint: string; price: string; assetName: string; assetVersion: string; network: string; takesPayments: boolean };
+type BuyTerms = {
+  endpoint: string;
+  price: string;
+  assetName: string;
+  assetVersion: string;
+  network: string;
+  takesPayments: boolean;
+};
 
 function Buy({ endpoint, price, assetName, assetVersion, network, takesPayments }: BuyTerms) {
   const mpp = [
@@ -140,18 +168,19 @@ function Buy({ endpoint, price, assetName, assetVersion, network, takesPayments 
         </li>
         <li>
           The answer is an error result that carries both challenges, one per protocol, for {price} {assetName} on{" "}
-          <code>{network}</code>: MPP&apos;s under <code>_meta[&quot;org.paymentauth/payment-required&quot;]</code>, and x402&apos;s{" "}
-          <code>PaymentRequired</code> in the first text, wrapped as <code>{'{"x402/error": {"code": 402, "message", "data"}}'}</code>.
-          The second text is the API&apos;s PaymentRequired body, for people.
+          <code>{network}</code>: MPP&apos;s under <code>_meta[&quot;org.paymentauth/payment-required&quot;]</code>, and
+          x402&apos;s <code>PaymentRequired</code> in the first text, wrapped as{" "}
+          <code>{'{"x402/error": {"code": 402, "message", "data"}}'}</code>. The second text is the API&apos;s PaymentRequired
+          body, for people.
         </li>
         <li>
-          Pay either one and call <code>buy_link</code> again with the same arguments and the payment in <code>_meta</code>: an MPP
-          credential under <code>org.paymentauth/credential</code>, or an x402 payload under <code>x402/payment</code>.
+          Pay either one and call <code>buy_link</code> again with the same arguments and the payment in <code>_meta</code>: an
+          MPP credential under <code>org.paymentauth/credential</code>, or an x402 payload under <code>x402/payment</code>.
         </li>
         <li>
-          The result is the <code>PaidLink</code>, with <code>api_key</code> on your wallet&apos;s first purchase: store it and connect
-          with it as the Bearer credential to list and repoint the links your wallet bought. One payment buys exactly one link:
-          sending it again (here or to <code>POST /api/links</code>) answers the same link and charges nothing more.
+          The result is the <code>PaidLink</code>, with <code>api_key</code> on your wallet&apos;s first purchase: store it and
+          connect with it as the Bearer credential to list and repoint the links your wallet bought. One payment buys exactly one
+          link: sending it again (here or to <code>POST /api/links</code>) answers the same link and charges nothing more.
         </li>
       </ol>
       <h3 id="buy-mpp">With mppx (MPP)</h3>

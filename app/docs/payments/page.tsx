@@ -75,9 +75,9 @@ function Steps({ base }: { base: string }) {
       <ol>
         <li>
           <p>
-            Send the request you want, without credentials. The body is checked first: a malformed body (400), a custom slug
-            that is taken (409) or a destination that fails the safety check (422) is refused before any challenge, so you never
-            pay for a request that cannot succeed. (<code>domain_id</code> needs an account.)
+            Send the request you want, without credentials. The body is checked first: a malformed body (400), a custom slug that
+            is taken (409) or a destination that fails the safety check (422) is refused before any challenge, so you never pay
+            for a request that cannot succeed. (<code>domain_id</code> needs an account.)
           </p>
           <CodeBlock>{ask}</CodeBlock>
         </li>
@@ -85,10 +85,10 @@ function Steps({ base }: { base: string }) {
           <p>You get 402 with two challenges, one per protocol, and a JSON body for people:</p>
           <CodeBlock>{challenge}</CodeBlock>
           <p>
-            The MPP <code>request</code> names the amount (atomic units), the token, the recipient and the chain; the challenge id is
-            an HMAC over them and over <code>opaque</code>, which binds the destination (a hash) and the slug. It{" "}
-            <code>expires</code> within {CHALLENGE_LIFETIME_SECONDS / 60} minutes. <code>PAYMENT-REQUIRED</code> (base64 JSON) offers
-            the same payment as x402 <code>exact</code> requirements with <code>maxTimeoutSeconds</code> of{" "}
+            The MPP <code>request</code> names the amount (atomic units), the token, the recipient and the chain; the challenge id
+            is an HMAC over them and over <code>opaque</code>, which binds the destination (a hash) and the slug. It{" "}
+            <code>expires</code> within {CHALLENGE_LIFETIME_SECONDS / 60} minutes. <code>PAYMENT-REQUIRED</code> (base64 JSON)
+            offers the same payment as x402 <code>exact</code> requirements with <code>maxTimeoutSeconds</code> of{" "}
             {CHALLENGE_LIFETIME_SECONDS}.
           </p>
         </li>
@@ -104,15 +104,15 @@ function Steps({ base }: { base: string }) {
           <p>
             You get <strong>201</strong> with a <code>PaidLink</code>: the link (<code>id</code>, <code>slug</code>,{" "}
             <code>destination</code>, <code>host</code>, <code>status</code>, <code>short_url</code>…), <code>receipt</code> (the
-            settlement transaction) and, on your wallet&apos;s first purchase, <code>api_key</code>. It is shown once: store it. The{" "}
-            <code>Payment-Receipt</code> header (and <code>PAYMENT-RESPONSE</code> for x402) carries the same reference.
+            settlement transaction) and, on your wallet&apos;s first purchase, <code>api_key</code>. It is shown once: store it.
+            The <code>Payment-Receipt</code> header (and <code>PAYMENT-RESPONSE</code> for x402) carries the same reference.
           </p>
         </li>
         <li>
           <p>
-            Later, with <code>Authorization: Bearer &lt;api_key&gt;</code>: <code>GET /api/links</code> lists the links your wallet
-            bought and <code>PATCH /api/links/{"{id}"}</code> with <code>{'{"destination": "…"}'}</code> repoints one. Buying again
-            with the same wallet adds the link to the same account (no new key).
+            Later, with <code>Authorization: Bearer &lt;api_key&gt;</code>: <code>GET /api/links</code> lists the links your
+            wallet bought and <code>PATCH /api/links/{"{id}"}</code> with <code>{'{"destination": "…"}'}</code> repoints one.
+            Buying again with the same wallet adds the link to the same account (no new key).
           </p>
         </li>
       </ol>
@@ -120,7 +120,15 @@ function Steps({ base }: { base: string }) {
   );
 }
 
-type Terms = { base: string; price: string; asset: string; assetName: string; assetVersion: string; network: string; chainId: number };
+type Terms = {
+  base: string;
+  price: string;
+  asset: string;
+  assetName: string;
+  assetVersion: string;
+  network: string;
+  chainId: number;
+};
 
 function MppExample({ base, asset, assetName, assetVersion, price }: Terms) {
   const code = [
@@ -188,7 +196,10 @@ function X402Example({ base }: Terms) {
 }
 
 function KeyManagement({ base, network, chainId }: Terms) {
-  const rotate = [`curl -s -X POST ${base}/api/keys/rotate -H "Authorization: Bearer $API_KEY"`, `# 200 {"api_key": "…"}: the new key, shown once; the old one is refused (401) from now on`].join("\n");
+  const rotate = [
+    `curl -s -X POST ${base}/api/keys/rotate -H "Authorization: Bearer $API_KEY"`,
+    `# 200 {"api_key": "…"}: the new key, shown once; the old one is refused (401) from now on`,
+  ].join("\n");
   const recover = [
     `// npm i viem`,
     `import { privateKeyToAccount } from "viem/accounts";`,
@@ -229,12 +240,15 @@ function KeyManagement({ base, network, chainId }: Terms) {
         Lost the key? Prove you hold the wallet that paid, with a Sign-In-with-Ethereum message (EIP-4361). Get a nonce from{" "}
         <code>GET /api/machine-accounts/nonce</code> (single use, valid for ten minutes), sign a message carrying it with{" "}
         <code>personal_sign</code>, and send both to <code>POST /api/machine-accounts/key</code>. The message must name this
-        service (domain <code>{new URL(base).host}</code>, a URI on <code>{new URL(base).origin}</code>) and the payment network&apos;s
-        chain ({network}, chain ID {chainId}). The account&apos;s key is replaced: the new one is returned once and the old one
-        stops working at once.
+        service (domain <code>{new URL(base).host}</code>, a URI on <code>{new URL(base).origin}</code>) and the payment
+        network&apos;s chain ({network}, chain ID {chainId}). The account&apos;s key is replaced: the new one is returned once and
+        the old one stops working at once.
       </p>
       <CodeBlock>{recover}</CodeBlock>
-      <Table headings={["Answer", "When"]} rows={RECOVERY_REFUSALS.map(([answer, when]) => ({ key: answer, cells: [answer, when] }))} />
+      <Table
+        headings={["Answer", "When"]}
+        rows={RECOVERY_REFUSALS.map(([answer, when]) => ({ key: answer, cells: [answer, when] }))}
+      />
       <p>
         The signature is checked by recovering the signing address (an externally owned account, as for the payment itself);
         smart-contract wallets cannot recover a key this way. Both requests count against the write budget of your address (429
@@ -253,7 +267,10 @@ const RECOVERY_REFUSALS: [string, string][] = [
 
 const REFUSALS: [string, string][] = [
   ["400 / 409 / 422", "The request itself cannot succeed; decided before any challenge, nothing is charged."],
-  ["402 with a fresh challenge", "No credentials; or a credential that cannot pay for this request. The error says why: made for another destination, slug, price, token, recipient or network; expired; not issued by this server; a signature that is not the payer's; not enough balance; malformed."],
+  [
+    "402 with a fresh challenge",
+    "No credentials; or a credential that cannot pay for this request. The error says why: made for another destination, slug, price, token, recipient or network; expired; not issued by this server; a signature that is not the payer's; not enough balance; malformed.",
+  ],
   ["409 with Retry-After", "The same credential is still being settled by an earlier request; send it again in a moment."],
   ["503", "This deployment does not take machine payments."],
 ];
@@ -266,8 +283,8 @@ function Rules() {
         <li>
           <strong>One payment buys exactly one link.</strong> Sending the same credential again (say, after a lost response)
           returns the same 201 with the same receipt, and the <code>api_key</code> for an hour unless the key has been used or
-          replaced meanwhile (its first use ends the replay); it never charges again. Sent for
-          another request, it is refused. Two copies sent at once give one link and one settlement.
+          replaced meanwhile (its first use ends the replay); it never charges again. Sent for another request, it is refused. Two
+          copies sent at once give one link and one settlement.
         </li>
         <li>
           If the custom slug is taken by someone else while your payment settles, you still get your link, on an allocated slug,

@@ -11,7 +11,14 @@ export default async function CheckEmailPage({ searchParams }: { searchParams: P
       <h1 className="text-3xl font-bold">Check your e-mail</h1>
       <div className={cardClass + " mt-6"}>
         <p className="m-0">
-          We sent a sign-in link{email ? <> to <strong>{email}</strong></> : null}. It works once, for 15 minutes.
+          We sent a sign-in link
+          {email ? (
+            <>
+              {" "}
+              to <strong>{email}</strong>
+            </>
+          ) : null}
+          . It works once, for 15 minutes.
         </p>
         <p className={mutedClass}>
           Nothing arrived? Look in spam, or <Link href="/signin">ask for another link</Link>.

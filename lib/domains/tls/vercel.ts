@@ -5,7 +5,11 @@ import type { TlsProvider, TlsState } from "./provider";
 export type VercelSettings = { token: string; projectId: string; teamId?: string; apiBase: string };
 
 /** Vercel's project domain (GET /v9/projects/{id}/domains/{domain}); only the fields read here. */
-type ProjectDomain = { name: string; verified: boolean; verification?: { type: string; domain: string; value: string; reason?: string }[] };
+type ProjectDomain = {
+  name: string;
+  verified: boolean;
+  verification?: { type: string; domain: string; value: string; reason?: string }[];
+};
 /** Vercel's domain configuration (GET /v6/domains/{domain}/config). */
 type DomainConfig = { misconfigured: boolean };
 type VercelAnswer<Body> = { status: number; body: Body & { error?: { code?: string; message?: string } } };
@@ -45,7 +49,11 @@ export function createVercelProvider(settings: VercelSettings): TlsProvider {
     const added = await call<ProjectDomain>("POST", `/v10${project}`, { name: hostname });
     if (added.status === 200) return added.body;
     const reason = added.body.error?.message ?? `Vercel answered ${added.status}`;
-    return { certStatus: "failed", records: [], problems: [`Vercel refused to add ${hostname} to this service's project: ${reason}`] };
+    return {
+      certStatus: "failed",
+      records: [],
+      problems: [`Vercel refused to add ${hostname} to this service's project: ${reason}`],
+    };
   }
 
   return {
@@ -56,11 +64,24 @@ export function createVercelProvider(settings: VercelSettings): TlsProvider {
       if ("certStatus" in added) return added;
       const domain = added.verified ? added : await askToVerify(hostname, added);
       if (!domain.verified) {
-        const records = (domain.verification ?? []).filter((record) => record.type === "TXT").map((record): DnsRecord => ({ type: "TXT", name: record.domain, value: record.value }));
-        return { certStatus: "pending", records, problems: records.map((record) => `Vercel also needs the TXT record ${record.name} with the value ${record.value} before it issues a certificate.`) };
+        const records = (domain.verification ?? [])
+          .filter((record) => record.type === "TXT")
+          .map((record): DnsRecord => ({ type: "TXT", name: record.domain, value: record.value }));
+        return {
+          certStatus: "pending",
+          records,
+          problems: records.map(
+            (record) =>
+              `Vercel also needs the TXT record ${record.name} with the value ${record.value} before it issues a certificate.`,
+          ),
+        };
       }
       const config = await call<DomainConfig>("GET", `/v6/domains/${hostname}/config`);
-      return { certStatus: config.status === 200 && !config.body.misconfigured ? "active" : "pending", records: [], problems: [] };
+      return {
+        certStatus: config.status === 200 && !config.body.misconfigured ? "active" : "pending",
+        records: [],
+        problems: [],
+      };
     },
     async detach(hostname) {
       const removed = await call<unknown>("DELETE", `/v9${project}/${hostname}`);

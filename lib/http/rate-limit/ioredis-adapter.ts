@@ -44,7 +44,11 @@ export function createIoredisScriptingClient(redis: Ioredis): UpstashScriptingCl
     return deserializeReply(reply) as TData;
   }
 
-  async function evalScript<TArgs extends unknown[], TData = unknown>(script: string, keys: string[], args: TArgs): Promise<TData> {
+  async function evalScript<TArgs extends unknown[], TData = unknown>(
+    script: string,
+    keys: string[],
+    args: TArgs,
+  ): Promise<TData> {
     const compatibleScript = withRedisCompatibleShebang(script);
     redisShaByLibrarySha.set(sha1Of(script), sha1Of(compatibleScript));
     const reply: unknown = await redis.eval(compatibleScript, keys.length, ...keys, ...args.map(serializeArgument));
@@ -63,7 +67,10 @@ function withRedisCompatibleShebang(script: string): string {
 
 function keepOnlyKnownFlags(directive: string): string {
   if (!directive.startsWith("flags=")) return directive;
-  const knownFlags = directive.slice("flags=".length).split(",").filter((flag) => SHEBANG_FLAGS_KNOWN_TO_REDIS.has(flag));
+  const knownFlags = directive
+    .slice("flags=".length)
+    .split(",")
+    .filter((flag) => SHEBANG_FLAGS_KNOWN_TO_REDIS.has(flag));
   return `flags=${knownFlags.join(",")}`;
 }
 

@@ -7,7 +7,11 @@ const WINDOW_MS = 60_000;
 
 function manualClock(start = 1_700_000_000_000) {
   let current = start;
-  return { now: () => current, set: (epochMs: number) => void (current = epochMs), advance: (ms: number) => void (current += ms) };
+  return {
+    now: () => current,
+    set: (epochMs: number) => void (current = epochMs),
+    advance: (ms: number) => void (current += ms),
+  };
 }
 
 describe("in-memory write limiter", () => {
@@ -18,7 +22,11 @@ describe("in-memory write limiter", () => {
     const allowed = [await limiter.limit("ws_1"), await limiter.limit("ws_1"), await limiter.limit("ws_1")];
     const refused = await limiter.limit("ws_1");
 
-    expect(allowed.map((result) => [result.success, result.remaining])).toEqual([[true, 2], [true, 1], [true, 0]]);
+    expect(allowed.map((result) => [result.success, result.remaining])).toEqual([
+      [true, 2],
+      [true, 1],
+      [true, 0],
+    ]);
     expect(refused).toEqual({ success: false, limit: 3, remaining: 0, resetAt: clock.now() + WINDOW_MS });
   });
 

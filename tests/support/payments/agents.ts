@@ -25,7 +25,13 @@ export function x402Agent(wallet: PrivateKeyAccount, options: { signAnything?: b
     fetch: wrapFetchWithPayment(appFetch, client),
     /** The PAYMENT-SIGNATURE value answering this 402, as @x402/fetch would send it. */
     async paymentSignature(challenge: Response): Promise<string> {
-      const required = http.getPaymentRequiredResponse((name) => challenge.headers.get(name), await challenge.clone().json().catch(() => undefined));
+      const required = http.getPaymentRequiredResponse(
+        (name) => challenge.headers.get(name),
+        await challenge
+          .clone()
+          .json()
+          .catch(() => undefined),
+      );
       const payload = await client.createPaymentPayload(required);
       return http.encodePaymentSignatureHeader(payload)["PAYMENT-SIGNATURE"]!;
     },

@@ -21,18 +21,25 @@ export async function startFacilitator(network: string, ledger: Eip3009Ledger): 
       response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     };
     if (request.method === "GET" && request.url === "/supported") return send(200, facilitator.getSupported());
-    if (request.method !== "POST" || (request.url !== "/verify" && request.url !== "/settle")) return send(404, { error: "not found" });
+    if (request.method !== "POST" || (request.url !== "/verify" && request.url !== "/settle"))
+      return send(404, { error: "not found" });
     const { paymentPayload, paymentRequirements } = JSON.parse(await readBody(request));
     if (request.url === "/verify") {
       calls.verify++;
       const verified = await facilitator.verify(paymentPayload, paymentRequirements).catch((error: Error) => ({
-        isValid: false, invalidReason: "unexpected_verify_error", invalidMessage: error.message,
+        isValid: false,
+        invalidReason: "unexpected_verify_error",
+        invalidMessage: error.message,
       }));
       return send(200, verified);
     }
     calls.settle++;
     const settled = await facilitator.settle(paymentPayload, paymentRequirements).catch((error: Error) => ({
-      success: false, errorReason: "unexpected_settle_error", errorMessage: error.message, transaction: "", network,
+      success: false,
+      errorReason: "unexpected_settle_error",
+      errorMessage: error.message,
+      transaction: "",
+      network,
     }));
     return send(200, settled);
   }

@@ -36,7 +36,15 @@ const AUTHORIZATION_TYPES = {
 
 export type Transfer = { from: Address; to: Address; value: bigint; nonce: Hex; transaction: Hex };
 
-type Authorization = { from: Address; to: Address; value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex; signature: Hex };
+type Authorization = {
+  from: Address;
+  to: Address;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  nonce: Hex;
+  signature: Hex;
+};
 
 /**
  * An EIP-3009 token in memory with FiatToken (USDC) semantics: balances, single-use nonces per
@@ -51,7 +59,10 @@ export class Eip3009Ledger {
   /** Runs inside a settlement, after its checks and before the transfer lands: a test's "meanwhile". */
   duringSettlement: (() => Promise<void>) | undefined;
 
-  constructor(readonly token: { address: Address; chainId: number; name: string; version: string }, private readonly facilitator: Address) {}
+  constructor(
+    readonly token: { address: Address; chainId: number; name: string; version: string },
+    private readonly facilitator: Address,
+  ) {}
 
   fund(account: Address, amount: bigint): void {
     this.balances.set(getAddress(account), this.balanceOf(account) + amount);
@@ -68,10 +79,13 @@ export class Eip3009Ledger {
       getCode: async ({ address }) => (sameAddress(address, this.token.address) ? "0x6080" : "0x"),
       readContract: async ({ address, functionName, args }) => this.read(address, functionName, args ?? []),
       writeContract: async ({ address, functionName, args }) => {
-        if (!sameAddress(address, this.token.address) || functionName !== "transferWithAuthorization") throw new Error(`unexpected write ${functionName}`);
+        if (!sameAddress(address, this.token.address) || functionName !== "transferWithAuthorization")
+          throw new Error(`unexpected write ${functionName}`);
         return this.transferWithAuthorization(await this.authorizationFrom(args));
       },
-      waitForTransactionReceipt: async ({ hash }) => ({ status: this.transfers.some((transfer) => transfer.transaction === hash) ? "success" : "reverted" }),
+      waitForTransactionReceipt: async ({ hash }) => ({
+        status: this.transfers.some((transfer) => transfer.transaction === hash) ? "success" : "reverted",
+      }),
       verifyTypedData: async (parameters) => verifyTypedData(parameters as Parameters<typeof verifyTypedData>[0]),
       sendTransaction: async () => {
         throw new Error("The ledger takes no raw transactions.");
@@ -80,7 +94,8 @@ export class Eip3009Ledger {
   }
 
   private async read(address: string, functionName: string, args: readonly unknown[]): Promise<unknown> {
-    if (sameAddress(address, MULTICALL3) && functionName === "tryAggregate") return this.tryAggregate(args[1] as { target: Address; callData: Hex }[]);
+    if (sameAddress(address, MULTICALL3) && functionName === "tryAggregate")
+      return this.tryAggregate(args[1] as { target: Address; callData: Hex }[]);
     if (!sameAddress(address, this.token.address)) throw new Error(`call to ${address}: no contract there`);
     switch (functionName) {
       case "transferWithAuthorization":
@@ -104,7 +119,8 @@ export class Eip3009Ledger {
         try {
           const { functionName, args } = decodeFunctionData({ abi: TOKEN_ABI, data: callData });
           const result = await this.read(target, functionName, args ?? []);
-          const returnData = result === undefined ? "0x" : encodeFunctionResult({ abi: TOKEN_ABI, functionName, result } as never);
+          const returnData =
+            result === undefined ? "0x" : encodeFunctionResult({ abi: TOKEN_ABI, functionName, result } as never);
           return { success: true, returnData };
         } catch {
           return { success: false, returnData: "0x" };
@@ -122,7 +138,13 @@ export class Eip3009Ledger {
     this.balances.set(authorization.from, this.balanceOf(authorization.from) - authorization.value);
     this.balances.set(authorization.to, this.balanceOf(authorization.to) + authorization.value);
     const transaction = keccak256(`${authorization.from}${authorization.nonce.slice(2)}` as Hex);
-    this.transfers.push({ from: authorization.from, to: authorization.to, value: authorization.value, nonce: authorization.nonce, transaction });
+    this.transfers.push({
+      from: authorization.from,
+      to: authorization.to,
+      value: authorization.value,
+      nonce: authorization.nonce,
+      transaction,
+    });
     return transaction;
   }
 
@@ -130,16 +152,23 @@ export class Eip3009Ledger {
     const now = BigInt(Math.floor(Date.now() / 1000));
     if (now <= authorization.validAfter) throw new Error("FiatTokenV2: authorization is not yet valid");
     if (now >= authorization.validBefore) throw new Error("FiatTokenV2: authorization is expired");
-    if (this.usedNonces.has(nonceKey(authorization.from, authorization.nonce))) throw new Error("FiatTokenV2: authorization is used or canceled");
+    if (this.usedNonces.has(nonceKey(authorization.from, authorization.nonce)))
+      throw new Error("FiatTokenV2: authorization is used or canceled");
     if (this.balanceOf(authorization.from) < authorization.value) throw new Error("ERC20: transfer amount exceeds balance");
   }
 
   /** Decodes transferWithAuthorization's arguments and proves the signer is `from`, as FiatToken does. */
   private async authorizationFrom(args: readonly unknown[]): Promise<Authorization> {
     const [from, to, value, validAfter, validBefore, nonce] = args as [Address, Address, bigint, bigint, bigint, Hex];
-    const signature = args.length === 7 ? (args[6] as Hex) : signatureFromParts(args[6] as bigint | number, args[7] as Hex, args[8] as Hex);
+    const signature =
+      args.length === 7 ? (args[6] as Hex) : signatureFromParts(args[6] as bigint | number, args[7] as Hex, args[8] as Hex);
     const signer = await recoverTypedDataAddress({
-      domain: { name: this.token.name, version: this.token.version, chainId: this.token.chainId, verifyingContract: this.token.address },
+      domain: {
+        name: this.token.name,
+        version: this.token.version,
+        chainId: this.token.chainId,
+        verifyingContract: this.token.address,
+      },
       types: AUTHORIZATION_TYPES,
       primaryType: "TransferWithAuthorization",
       message: { from, to, value, validAfter, validBefore, nonce },

@@ -27,7 +27,9 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
         </p>
         <AcceptInvitation token={token} />
         <div className="flex flex-wrap items-center gap-2">
-          <p className={mutedClass + " m-0"}>Not the right address? Sign out, then sign in with the address the invitation was sent to.</p>
+          <p className={mutedClass + " m-0"}>
+            Not the right address? Sign out, then sign in with the address the invitation was sent to.
+          </p>
           <SignOutButton />
         </div>
       </div>

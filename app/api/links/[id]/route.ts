@@ -5,12 +5,16 @@ import { archiveLink, getLink as getLinkOperation, updateLink } from "@/lib/link
 import { toLinkView } from "@/lib/links/present";
 import { archive, getLink, repoint } from "@/lib/links/service";
 
-export const GET = apiRoute(getLinkOperation, async ({ principal, params }) => json(toLinkView(await getLink(principal, params.id))));
+export const GET = apiRoute(getLinkOperation, async ({ principal, params }) =>
+  json(toLinkView(await getLink(principal, params.id))),
+);
 
 export const PATCH = apiRoute(updateLink, async ({ principal, params, body }) =>
   json(toLinkView(await repoint(principal, params.id, body.destination))),
 );
 
-export const DELETE = apiRoute(archiveLink, async ({ principal, params }) => json(toLinkView(await archive(principal, params.id))));
+export const DELETE = apiRoute(archiveLink, async ({ principal, params }) =>
+  json(toLinkView(await archive(principal, params.id))),
+);
 
 export const { POST, PUT, OPTIONS } = otherMethods({ GET, PATCH, DELETE });

@@ -6,7 +6,9 @@ import { ViewerTimeZone } from "../../analytics/viewer-time-zone";
 import { viewerZone } from "../../analytics/viewer-zone";
 
 /** Where a link's visits come from; the analytics page adds browsers, QR vs link, other ranges and the CSV. */
-const LINK_BREAKDOWNS = BREAKDOWNS.filter((breakdown) => breakdown.groupBy === "country" || breakdown.groupBy === "device" || breakdown.groupBy === "referrer");
+const LINK_BREAKDOWNS = BREAKDOWNS.filter(
+  (breakdown) => breakdown.groupBy === "country" || breakdown.groupBy === "device" || breakdown.groupBy === "referrer",
+);
 
 /** The link's scans over the last 30 days by day, cut in the viewer's time zone, and its top countries, devices and referrers. */
 export async function LinkAnalytics({ principal, linkId }: { principal: Principal; linkId: string }) {
@@ -23,7 +25,13 @@ export async function LinkAnalytics({ principal, linkId }: { principal: Principa
           Other ranges, browsers and CSV
         </Link>
       </div>
-      <ScanReports principal={principal} scope={{ start: range.start, end: range.end, timezone: zone, link_id: linkId }} series="day" breakdowns={LINK_BREAKDOWNS} level={3} />
+      <ScanReports
+        principal={principal}
+        scope={{ start: range.start, end: range.end, timezone: zone, link_id: linkId }}
+        series="day"
+        breakdowns={LINK_BREAKDOWNS}
+        level={3}
+      />
     </section>
   );
 }

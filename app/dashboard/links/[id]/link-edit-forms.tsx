@@ -4,7 +4,17 @@ import { useActionState } from "react";
 import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { archiveLinkAction, type LinkEditState, repointLinkAction } from "../../actions";
 
-export function LinkEditForms({ id, destination, canRepoint, canArchive }: { id: string; destination: string; canRepoint: boolean; canArchive: boolean }) {
+export function LinkEditForms({
+  id,
+  destination,
+  canRepoint,
+  canArchive,
+}: {
+  id: string;
+  destination: string;
+  canRepoint: boolean;
+  canArchive: boolean;
+}) {
   const [repointed, repoint, repointing] = useActionState<LinkEditState, FormData>(repointLinkAction, null);
   const [archived, archive, archiving] = useActionState<LinkEditState, FormData>(archiveLinkAction, null);
   return (
@@ -19,8 +29,17 @@ export function LinkEditForms({ id, destination, canRepoint, canArchive }: { id:
             <label htmlFor="repoint-destination" className={labelClass}>
               New destination
             </label>
-            <input id="repoint-destination" name="destination" type="url" required defaultValue={repointed?.typed ?? destination} className={inputClass} />
-            <p className={mutedClass + " m-0"}>The code keeps working; the link enters quarantine again so the new destination is checked live.</p>
+            <input
+              id="repoint-destination"
+              name="destination"
+              type="url"
+              required
+              defaultValue={repointed?.typed ?? destination}
+              className={inputClass}
+            />
+            <p className={mutedClass + " m-0"}>
+              The code keeps working; the link enters quarantine again so the new destination is checked live.
+            </p>
             <button type="submit" className={buttonClass.primary} disabled={repointing}>
               Repoint
             </button>

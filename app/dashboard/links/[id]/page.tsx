@@ -41,7 +41,9 @@ export default async function LinkPage({ params }: { params: Promise<{ id: strin
         <h1 className="m-0 break-all text-2xl font-bold">{shortUrl.replace(/^https?:\/\//, "")}</h1>
         <CopyButton text={shortUrl} what={shortUrl} />
         <StatusBadge status={status} />
-        {link.archivedAt && <span className="rounded-full bg-zinc-200 px-2 py-0.5 text-xs font-semibold dark:bg-zinc-800">Archived</span>}
+        {link.archivedAt && (
+          <span className="rounded-full bg-zinc-200 px-2 py-0.5 text-xs font-semibold dark:bg-zinc-800">Archived</span>
+        )}
       </div>
       <dl className={cardClass + " m-0 grid gap-x-6 gap-y-2 sm:grid-cols-[auto_1fr]"}>
         <dt className="font-medium">Destination</dt>
@@ -58,7 +60,12 @@ export default async function LinkPage({ params }: { params: Promise<{ id: strin
         )}
       </dl>
 
-      <LinkEditForms id={link.id} destination={link.destination} canRepoint={account.can.edit_links} canArchive={account.can.archive_links && !link.archivedAt} />
+      <LinkEditForms
+        id={link.id}
+        destination={link.destination}
+        canRepoint={account.can.edit_links}
+        canArchive={account.can.archive_links && !link.archivedAt}
+      />
 
       <section aria-labelledby="qr-heading" className={cardClass}>
         <h2 id="qr-heading" className="mt-0 text-lg">

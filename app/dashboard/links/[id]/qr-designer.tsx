@@ -41,7 +41,8 @@ export function QrDesigner({ linkId, value, bounds, logo, logoVersion, canEditLo
 
   const query = new URLSearchParams({ size: String(size), margin: String(margin), fg, bg, logo: String(showLogo) });
   if (requestedLevel) query.set("level", requestedLevel);
-  const logoSrc = logo === "link" ? `/dashboard/links/${linkId}/logo?v=${logoVersion}` : `/dashboard/workspace-logo?v=${logoVersion}`;
+  const logoSrc =
+    logo === "link" ? `/dashboard/links/${linkId}/logo?v=${logoVersion}` : `/dashboard/workspace-logo?v=${logoVersion}`;
   const logoSide = showLogo && modules && (level === "Q" || level === "H") ? maxLogoModules(modules, level) : 0;
 
   async function download(format: "svg" | "png") {
@@ -94,7 +95,14 @@ export function QrDesigner({ linkId, value, bounds, logo, logoVersion, canEditLo
             data-testid="qr-preview"
             imageSettings={
               logoSide > 0 && modules
-                ? { src: logoSrc, width: logoSide, height: logoSide, x: (modules - logoSide) / 2, y: (modules - logoSide) / 2, excavate: true }
+                ? {
+                    src: logoSrc,
+                    width: logoSide,
+                    height: logoSide,
+                    x: (modules - logoSide) / 2,
+                    y: (modules - logoSide) / 2,
+                    excavate: true,
+                  }
                 : undefined
             }
           />
@@ -114,7 +122,12 @@ export function QrDesigner({ linkId, value, bounds, logo, logoVersion, canEditLo
             <label htmlFor="qr-level" className={labelClass}>
               Error correction
             </label>
-            <select id="qr-level" className={inputClass} value={requestedLevel} onChange={(event) => setRequestedLevel(event.target.value as QrLevel | "")}>
+            <select
+              id="qr-level"
+              className={inputClass}
+              value={requestedLevel}
+              onChange={(event) => setRequestedLevel(event.target.value as QrLevel | "")}
+            >
               <option value="">Default ({showLogo ? "H with a logo" : "M"})</option>
               <option value="L">L (7%)</option>
               <option value="M">M (15%)</option>
@@ -123,9 +136,17 @@ export function QrDesigner({ linkId, value, bounds, logo, logoVersion, canEditLo
             </select>
           </div>
           <div className="flex items-end gap-2 pb-2">
-            <input id="qr-logo" type="checkbox" className="h-4 w-4" checked={showLogo} disabled={logo === "none"} onChange={(event) => setWithLogo(event.target.checked)} />
+            <input
+              id="qr-logo"
+              type="checkbox"
+              className="h-4 w-4"
+              checked={showLogo}
+              disabled={logo === "none"}
+              onChange={(event) => setWithLogo(event.target.checked)}
+            />
             <label htmlFor="qr-logo" className="text-sm">
-              Logo in the centre {logo === "workspace" ? "(the workspace's default)" : logo === "none" ? "(upload one first)" : ""}
+              Logo in the centre{" "}
+              {logo === "workspace" ? "(the workspace's default)" : logo === "none" ? "(upload one first)" : ""}
             </label>
           </div>
         </div>
@@ -153,7 +174,11 @@ export function QrDesigner({ linkId, value, bounds, logo, logoVersion, canEditLo
               event.target.value = "";
             }}
           />
-          {!canEditLogo && <p className={mutedClass + " m-0"}>Uploading a logo is an edit: it needs an active subscription and the right to edit this link.</p>}
+          {!canEditLogo && (
+            <p className={mutedClass + " m-0"}>
+              Uploading a logo is an edit: it needs an active subscription and the right to edit this link.
+            </p>
+          )}
           {logo === "link" && canRemoveLogo && (
             <button type="button" className={buttonClass.danger} disabled={busy} onClick={() => void changeLogo("DELETE")}>
               Remove this link&apos;s logo
@@ -189,7 +214,19 @@ function fileName(response: Response, format: string): string {
   return /filename="([^"]+)"/.exec(disposition)?.[1] ?? `qr.${format}`;
 }
 
-function NumberField({ id, label, bounds, value, onChange }: { id: string; label: string; bounds: Bounds; value: number; onChange: (value: number) => void }) {
+function NumberField({
+  id,
+  label,
+  bounds,
+  value,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  bounds: Bounds;
+  value: number;
+  onChange: (value: number) => void;
+}) {
   return (
     <div>
       <label htmlFor={id} className={labelClass}>
@@ -202,20 +239,38 @@ function NumberField({ id, label, bounds, value, onChange }: { id: string; label
         max={bounds.max}
         value={value}
         className={inputClass}
-        onChange={(event) => onChange(Math.min(bounds.max, Math.max(bounds.min, Math.round(Number(event.target.value) || bounds.min))))}
+        onChange={(event) =>
+          onChange(Math.min(bounds.max, Math.max(bounds.min, Math.round(Number(event.target.value) || bounds.min))))
+        }
       />
     </div>
   );
 }
 
-function ColourField({ id, label, value, onChange }: { id: string; label: string; value: string; onChange: (value: string) => void }) {
+function ColourField({
+  id,
+  label,
+  value,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+}) {
   return (
     <div>
       <label htmlFor={id} className={labelClass}>
         {label}
       </label>
       <div className="flex items-center gap-2">
-        <input id={id} type="color" value={value} onChange={(event) => onChange(event.target.value)} className="h-9 w-12 cursor-pointer rounded border border-zinc-300 dark:border-zinc-700" />
+        <input
+          id={id}
+          type="color"
+          value={value}
+          onChange={(event) => onChange(event.target.value)}
+          className="h-9 w-12 cursor-pointer rounded border border-zinc-300 dark:border-zinc-700"
+        />
         <code className="text-sm">{value}</code>
       </div>
     </div>

@@ -5,9 +5,13 @@ import { json } from "@/lib/http/respond";
 import { getLinkLogo, removeLinkLogo as removeLinkLogoOperation, setLinkLogo } from "@/lib/logos/operations";
 import { linkLogoDownload, removeLinkLogo, uploadLinkLogo } from "@/lib/logos/service";
 
-export const GET = apiRoute(getLinkLogo, async ({ request, principal, params }) => sendDownload(request, await linkLogoDownload(principal, params.id)));
+export const GET = apiRoute(getLinkLogo, async ({ request, principal, params }) =>
+  sendDownload(request, await linkLogoDownload(principal, params.id)),
+);
 
-export const PUT = apiRoute(setLinkLogo, async ({ request, principal, params }) => json(await uploadLinkLogo(principal, params.id, request)));
+export const PUT = apiRoute(setLinkLogo, async ({ request, principal, params }) =>
+  json(await uploadLinkLogo(principal, params.id, request)),
+);
 
 export const DELETE = apiRoute(removeLinkLogoOperation, async ({ principal, params }) => {
   await removeLinkLogo(principal, params.id);

@@ -4,6 +4,8 @@ import { sendDownload } from "@/lib/http/download";
 import { getQrCode } from "@/lib/qr/operations";
 import { linkArtwork } from "@/lib/qr/service";
 
-export const GET = apiRoute(getQrCode, async ({ request, principal, params, query }) => sendDownload(request, await linkArtwork(principal, params.id, query)));
+export const GET = apiRoute(getQrCode, async ({ request, principal, params, query }) =>
+  sendDownload(request, await linkArtwork(principal, params.id, query)),
+);
 
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });

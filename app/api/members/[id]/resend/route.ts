@@ -4,6 +4,8 @@ import { json } from "@/lib/http/respond";
 import { resendInvitation as resendInvitationOperation } from "@/lib/members/operations";
 import { resendInvitation } from "@/lib/members/service";
 
-export const POST = apiRoute(resendInvitationOperation, async ({ principal, params }) => json(await resendInvitation(principal, params.id)));
+export const POST = apiRoute(resendInvitationOperation, async ({ principal, params }) =>
+  json(await resendInvitation(principal, params.id)),
+);
 
 export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

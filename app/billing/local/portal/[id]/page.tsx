@@ -17,8 +17,9 @@ export default async function LocalPortalPage({ params }: { params: Promise<{ id
       <LocalNotice />
       <p>
         Subscription: <strong>{standing.status}</strong>
-        {view.plan && <> ({view.plan})</>}. {standing.active ? "Creating and editing links is on." : "Creating and editing links is off."}{" "}
-        Existing links keep resolving either way.
+        {view.plan && <> ({view.plan})</>}.{" "}
+        {standing.active ? "Creating and editing links is on." : "Creating and editing links is off."} Existing links keep
+        resolving either way.
       </p>
       {standing.cycle && (
         <p>
