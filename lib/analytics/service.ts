@@ -1,5 +1,6 @@
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
+import { csvTable } from "@/lib/http/csv";
 import { getLink } from "@/lib/links/service";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
@@ -25,14 +26,12 @@ export async function scanAnalytics(principal: Principal, query: AnalyticsQuery)
   });
 }
 
-/** The report's rows as CSV (RFC 4180): a header line, then key, scans, uniques. */
+/** The report's rows as CSV: a header line, then key, scans, uniques. */
 export function analyticsCsv(report: AnalyticsReport): string {
-  const lines = ["key,scans,uniques", ...report.data.map((row) => `${csvField(row.key)},${row.scans},${row.uniques}`)];
-  return `${lines.join("\r\n")}\r\n`;
-}
-
-function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+  return csvTable(
+    ["key", "scans", "uniques"],
+    report.data.map((row) => [row.key, row.scans, row.uniques]),
+  );
 }
 
 /** Applies the retention now: Vercel Cron calls it through GET /api/cron/scan-retention, the self-hosted server on a timer. */
