@@ -74,14 +74,10 @@ export const analyticsQuery = z.strictObject({
   end: instant(
     "last day counted (a date includes the whole day), or the instant counting stops before; default: the end of today in the time zone",
   ),
-  timezone: z
-    .string()
-    .default("UTC")
-    .refine(isTimeZoneName, "must be an IANA time zone name such as Australia/Adelaide")
-    .meta({
-      description: "IANA time zone that cuts days and hours (half-hour and quarter-hour offsets included)",
-      example: "Australia/Adelaide",
-    }),
+  timezone: z.string().default("UTC").refine(isTimeZoneName, "must be an IANA time zone name such as Australia/Adelaide").meta({
+    description: "IANA time zone that cuts days and hours (half-hour and quarter-hour offsets included)",
+    example: "Australia/Adelaide",
+  }),
   format: z
     .enum(ANALYTICS_FORMATS, { error: "must be json or csv" })
     .default("json")
@@ -106,11 +102,9 @@ export const analyticsRowSchema = z
 export const analyticsSchema = z
   .object({
     group_by: z.enum(GROUP_BY),
-    start: z
-      .string()
-      .meta({
-        description: "first instant counted, in the time zone (ISO 8601 with offset); times are rounded down to the quarter hour",
-      }),
+    start: z.string().meta({
+      description: "first instant counted, in the time zone (ISO 8601 with offset); times are rounded down to the quarter hour",
+    }),
     end: z.string().meta({ description: "instant counting stopped before, in the time zone; rounded up to the quarter hour" }),
     timezone: z.string(),
     total: z
@@ -120,11 +114,9 @@ export const analyticsSchema = z
         bots: count.meta({ description: "bots, link-preview fetchers and HEAD requests: redirected, never counted as scans" }),
       })
       .meta({ id: "AnalyticsTotal" }),
-    data: z
-      .array(analyticsRowSchema)
-      .meta({
-        description: "day and hour: in time order, every bucket present (zeros included); the others: by scans, most first",
-      }),
+    data: z.array(analyticsRowSchema).meta({
+      description: "day and hour: in time order, every bucket present (zeros included); the others: by scans, most first",
+    }),
   })
   .meta({ id: "Analytics" });
 
@@ -135,14 +127,10 @@ export const scanRetentionRunSchema = z
   .object({
     retention_days: z.number().int().meta({ description: "SCAN_RETENTION_DAYS: how long raw scan events are kept" }),
     deleted_before: z.string().meta({ description: "raw events that occurred before this instant were deleted (ISO 8601, UTC)" }),
-    events_deleted: z
-      .number()
-      .int()
-      .min(0)
-      .meta({
-        description:
-          "raw rows this run deleted, not scans: a row stands for one scan or for a run of identical scans (same visitor, link and millisecond); their counts stay in the rollups",
-      }),
+    events_deleted: z.number().int().min(0).meta({
+      description:
+        "raw rows this run deleted, not scans: a row stands for one scan or for a run of identical scans (same visitor, link and millisecond); their counts stay in the rollups",
+    }),
   })
   .meta({ id: "ScanRetentionRun" });
 

@@ -39,11 +39,9 @@ export const accountSchema = z
       .meta({ description: "who bills this deployment; local takes no real payment; null when billing is not set up" }),
     plan: plan.nullable(),
     interval: interval.nullable(),
-    status: z
-      .enum(SUBSCRIPTION_STATUSES)
-      .meta({
-        description: "none: never subscribed; trialing and active allow create and edit; past_due does during its grace period",
-      }),
+    status: z.enum(SUBSCRIPTION_STATUSES).meta({
+      description: "none: never subscribed; trialing and active allow create and edit; past_due does during its grace period",
+    }),
     active: z.boolean().meta({ description: "whether the subscription currently allows creating and editing links" }),
     cancel_at_period_end: z.boolean(),
     grace_ends_at: epochMilliseconds

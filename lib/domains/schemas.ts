@@ -47,12 +47,9 @@ export const domainSchema = z
     }),
     validation_errors: z.array(z.string()).meta({ description: "what is wrong, in sentences; empty when nothing is" }),
     created_at: epochMilliseconds,
-    dns: z
-      .array(dnsRecord)
-      .meta({
-        description:
-          "every record to create: the TXT ownership record while unverified, then the CNAME (or the apex's A and AAAA)",
-      }),
+    dns: z.array(dnsRecord).meta({
+      description: "every record to create: the TXT ownership record while unverified, then the CNAME (or the apex's A and AAAA)",
+    }),
     next: z.string().meta({ description: "one sentence: what to do now" }),
   })
   .meta({ id: "Domain" });

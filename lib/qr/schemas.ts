@@ -33,13 +33,10 @@ export const qrQuery = z.strictObject({
   margin: wholeNumber(QR_MARGIN, "quiet zone around the code, in modules"),
   fg: colour("#000000", "module (foreground)"),
   bg: colour("#ffffff", "background"),
-  level: z
-    .enum(QR_LEVELS, { error: "must be L, M, Q or H" })
-    .optional()
-    .meta({
-      description:
-        "error correction: L 7%, M 15%, Q 25%, H 30% of the code may be lost. Default M, or H with a logo; with a logo L and M are raised to Q",
-    }),
+  level: z.enum(QR_LEVELS, { error: "must be L, M, Q or H" }).optional().meta({
+    description:
+      "error correction: L 7%, M 15%, Q 25%, H 30% of the code may be lost. Default M, or H with a logo; with a logo L and M are raised to Q",
+  }),
   logo: z
     .enum(["true", "false"], { error: "must be true or false" })
     .default("false")
