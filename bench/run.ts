@@ -18,7 +18,7 @@ import { requireWrk, socketErrors, wrk, type WrkResult } from "./wrk";
 /**
  * `npm run bench [-- --runs 3]`: the redirect paths driven by wrk. Each run keeps a bare node:http
  * 302 server in its own process and measures it before the app, for as long just before every
- * scenario (the scenario's ratio is against that slice) and after the app. See README "Benchmark".
+ * scenario (the scenario's ratio is against that slice) and after the app. See bench/README.md.
  */
 const { values: options } = parseArgs({
   options: {
@@ -50,6 +50,7 @@ const WARM_UP_SECONDS = 5;
  * scenario without scans, the app has had this long to finish what its load left (collections).
  */
 const SETTLE_MS = 3000;
+const BENCH_README = "bench/README.md";
 
 const wanted = (key: string) => !ONLY || ONLY.includes(key);
 
@@ -359,13 +360,13 @@ async function oneRun(index: number, links: BenchLinks, env: Env): Promise<RunRe
 }
 
 async function writeReadme(table: string, header: string): Promise<void> {
-  const readme = await readFile("README.md", "utf8");
+  const readme = await readFile(BENCH_README, "utf8");
   const start = "<!-- bench:start -->";
   const end = "<!-- bench:end -->";
   const from = readme.indexOf(start);
   const to = readme.indexOf(end);
-  if (from === -1 || to === -1) throw new Error(`README.md has no ${start} … ${end} block for the table.`);
-  await writeFile("README.md", `${readme.slice(0, from + start.length)}\n${header}\n\n${table}\n${readme.slice(to)}`);
+  if (from === -1 || to === -1) throw new Error(`${BENCH_README} has no ${start} … ${end} block for the table.`);
+  await writeFile(BENCH_README, `${readme.slice(0, from + start.length)}\n${header}\n\n${table}\n${readme.slice(to)}`);
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Principal, Role } from "./types";
 /**
  * Everything a caller may be allowed to do in a workspace. Every capability asks `can` or
  * `requirePermission` here (route files and server actions alike call those capabilities), so
- * this table is the one place roles are decided; the README's Teams table is drawn from it.
+ * this table is the one place roles are decided; docs/teams.md's table is drawn from it.
  */
 export type Action =
   | "links.read" // list and read links, download their QR artwork and logos
@@ -66,7 +66,7 @@ export function requirePermission(principal: Principal, action: Action, refusal:
   if (!can(principal, action)) throw forbidden(refusal);
 }
 
-/** The table itself, for the README's Teams section and its test. */
+/** The table itself, for docs/teams.md's table and its test. */
 export function permissionTable(): Readonly<Record<Action, Rule>> {
   return ALLOWED;
 }

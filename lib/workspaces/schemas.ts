@@ -3,7 +3,7 @@ import { epochMilliseconds } from "@/lib/http/schemas";
 
 export const roleSchema = z.enum(["owner", "admin", "member", "viewer"]).meta({
   description:
-    "owner and admin manage the workspace; member creates links and edits its own; viewer only reads (see the README's Teams table)",
+    "owner and admin manage the workspace; member creates links and edits its own; viewer only reads (see docs/teams.md)",
 });
 const role = roleSchema;
 const workspaceKind = z.enum(["personal", "team", "machine"]);

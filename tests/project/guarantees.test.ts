@@ -1,12 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 
-/** The README's Guarantees section: each promise names the test that proves it, as `file` › "test name". */
+/** docs/guarantees.md: each promise names the test that proves it, as `file` › "test name". */
 function guaranteesSection(): string {
-  const readme = readFileSync("README.md", "utf8");
-  const start = readme.indexOf("## Guarantees");
-  const end = readme.indexOf("\n## ", start + 1);
-  return readme.slice(start, end);
+  return readFileSync("docs/guarantees.md", "utf8");
 }
 
 /** Every `file` › "name" (and further › "name" after the same file) in the section. */
@@ -19,7 +16,7 @@ function citedTests(section: string): { file: string; name: string }[] {
   return cited;
 }
 
-describe("the README's guarantees", () => {
+describe("the documented guarantees", () => {
   const section = guaranteesSection();
   const cited = citedTests(section);
 

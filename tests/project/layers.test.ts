@@ -10,7 +10,7 @@ import { cycles, importsOf, sourceFiles } from "../support/import-graph";
 const FLOOR = ["clock", "config", "db", "email", "http", "log", "process-singleton", "schedule"];
 const ROOF = ["api", "openapi", "mcp"];
 
-/** The capabilities from the top down, as the README draws them: each may import only those after it. */
+/** The capabilities from the top down, as DEVELOPING.md draws them: each may import only those after it. */
 const CAPABILITIES = [
   "abuse",
   "qr",

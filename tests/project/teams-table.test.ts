@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { type Action, permissionTable } from "@/lib/workspaces/permissions";
 
-/** Each row of the README's "Who may do what" table, and the actions of the permission table it stands for. */
+/** Each row of docs/teams.md's "Who may do what" table, and the actions of the permission table it stands for. */
 const ROWS: Record<string, Action[]> = {
   "read links, QR artwork, logos, analytics, members, domains": ["links.read", "analytics.read", "members.read", "domains.read"],
   "create links": ["links.create"],
@@ -22,7 +22,7 @@ const ROWS: Record<string, Action[]> = {
 const COLUMNS = ["owner", "admin", "member", "viewer", "api_key"] as const;
 
 function readmeTable(): Map<string, string[]> {
-  const section = readFileSync("README.md", "utf8").split("\n## Teams\n")[1]!.split("\n## ")[0]!;
+  const section = readFileSync("docs/teams.md", "utf8");
   const header = "| Action | owner | admin | member | viewer | API key |";
   const lines = section.slice(section.indexOf(header)).split("\n").slice(2);
   const rows = new Map<string, string[]>();
@@ -37,7 +37,7 @@ function readmeTable(): Map<string, string[]> {
   return rows;
 }
 
-describe("the README's Teams table", () => {
+describe("the Teams table in docs/teams.md", () => {
   it("says exactly what lib/workspaces/permissions.ts decides, for every action", () => {
     const table = permissionTable();
     const readme = readmeTable();
