@@ -3,7 +3,7 @@ import { config } from "@/lib/config";
 import { DomainError, notFound } from "@/lib/http/errors";
 import { enforceLimit, limiterFor } from "@/lib/http/write-limit";
 import { shortUrl } from "@/lib/links/present";
-import { publishInvalidation } from "@/lib/links/invalidation";
+import { announceLinkChange } from "@/lib/links/changes";
 import { ABUSE } from "@/lib/links/status";
 import { blockLink, verdictAbuseReason } from "@/lib/resolution/link-status";
 import { findLink, setStatus } from "@/lib/resolution/store";
@@ -63,7 +63,7 @@ export async function changeLinkStatus(linkId: string, change: LinkStatusChange)
   const link = await setStatus(linkId, change.status, change.reason ?? null);
   if (!link) return null;
   await store.retirePendingReports(link.id, decidedAt);
-  publishInvalidation({ kind: "link", host: link.host, slug: link.slug });
+  announceLinkChange("status_changed", link);
   return link;
 }
 

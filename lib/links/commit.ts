@@ -1,7 +1,7 @@
 import { type CreateEntitlement, spendAllowance } from "@/lib/billing/entitlement";
 import { db, type DbClient } from "@/lib/db/client";
 import { DomainError } from "@/lib/http/errors";
-import { publishInvalidation } from "./invalidation";
+import { announceLinkChange } from "./changes";
 import { allocateSlug } from "./slugs";
 import * as store from "./store";
 import type { LinkRow } from "./store";
@@ -63,7 +63,7 @@ export class LinkTransaction {
   ): Promise<Result> {
     const created: LinkRow[] = [];
     const result = await db().$transaction((client) => work(new LinkTransaction(client, created)), options);
-    for (const link of created) announceNewLink(link);
+    for (const link of created) announceLinkChange("created", link);
     return result;
   }
 
@@ -89,7 +89,7 @@ export async function commitLink(
     return committed;
   }
   const committed = await spendAllowance(via.entitlement, (client) => insertUnderPolicy(client, draft));
-  if (committed.created) announceNewLink(committed.link);
+  if (committed.created) announceLinkChange("created", committed.link);
   return committed;
 }
 
@@ -122,9 +122,4 @@ async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<Co
     if (link) return { link, created: true, slugFellBack: draft.slug !== null };
   }
   throw new Error(`No free slug found after ${SLUG_ATTEMPTS} attempts.`);
-}
-
-/** An instance that cached this host and slug as unknown must look again. */
-function announceNewLink(link: Pick<LinkRow, "host" | "slug">): void {
-  publishInvalidation({ kind: "link", host: link.host, slug: link.slug });
 }

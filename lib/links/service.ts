@@ -5,7 +5,7 @@ import { can, requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { type CommittedLink, commitLink, slugTaken } from "./commit";
 import { vetDestination } from "./destination-gate";
-import { publishInvalidation } from "./invalidation";
+import { announceLinkChange } from "./changes";
 import { toListItem } from "./present";
 import { MAX_LIST_SIZE, type CreateLinkInput } from "./schemas";
 import { ABUSE } from "./status";
@@ -70,14 +70,16 @@ export async function repoint(principal: Principal, id: string, rawDestination: 
   const destination = await vetDestination(rawDestination);
   if (destination === link.destination) return link;
   const repointed = await store.repointLink(link.id, destination);
-  publishInvalidation({ kind: "link", host: repointed.host, slug: repointed.slug });
+  announceLinkChange("repointed", repointed);
   return repointed;
 }
 
 /** Archiving needs no subscription: it changes no destination and the code keeps resolving. */
 export async function archive(principal: Principal, id: string): Promise<LinkRow> {
   const link = await findEditableLink(principal, id);
-  return store.archiveLink(link.id);
+  const archived = await store.archiveLink(link.id);
+  if (link.archivedAt === null) announceLinkChange("archived", archived);
+  return archived;
 }
 
 async function findOwnLink(principal: Principal, id: string): Promise<LinkRow> {

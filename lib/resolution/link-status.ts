@@ -1,5 +1,5 @@
 import type { Verdict } from "@/lib/safety/verdict";
-import { publishInvalidation } from "@/lib/links/invalidation";
+import { announceLinkChange } from "@/lib/links/changes";
 import { blockForAbuse } from "./store";
 
 /** The warning page's reason for a link a safety check found malicious. */
@@ -13,6 +13,6 @@ export function verdictAbuseReason(verdict: Extract<Verdict, { status: "maliciou
  */
 export async function blockLink(linkId: string, reason: string, checkedDestination?: string): Promise<boolean> {
   const blocked = await blockForAbuse(linkId, reason, checkedDestination);
-  if (blocked) publishInvalidation({ kind: "link", host: blocked.host, slug: blocked.slug });
+  if (blocked) announceLinkChange("status_changed", blocked);
   return blocked !== null;
 }

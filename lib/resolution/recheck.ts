@@ -3,7 +3,7 @@ import { db } from "@/lib/db/client";
 import { safetyChecker } from "@/lib/safety/instance";
 import type { Verdict } from "@/lib/safety/verdict";
 import { blockLink, verdictAbuseReason } from "./link-status";
-import { publishInvalidation } from "@/lib/links/invalidation";
+import { announceLinkChange } from "@/lib/links/changes";
 import { releasePolicy } from "./runtime";
 import type { RecheckTotals } from "./schemas";
 import { countCleanCheck, markChecked, type ReleasePolicy } from "./store";
@@ -73,7 +73,7 @@ async function recheckQuarantined(link: DueLink, now: number, policy: ReleasePol
   }
   const counted = await countCleanCheck(link.id, link.destination, now, policy);
   if (counted?.status !== ACTIVE) return "unchanged";
-  publishInvalidation({ kind: "link", host: counted.host, slug: counted.slug });
+  announceLinkChange("status_changed", counted);
   return "released";
 }
 

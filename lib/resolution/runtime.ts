@@ -3,7 +3,8 @@ import { config } from "@/lib/config";
 import { forgetVerifiedHosts } from "@/lib/domains/verified-hosts";
 import { safetyChecker } from "@/lib/safety/instance";
 import { withVerdictCache } from "@/lib/safety/verdict-cache";
-import { onInvalidation, publishInvalidation } from "@/lib/links/invalidation";
+import { announceLinkChange } from "@/lib/links/changes";
+import { onInvalidation } from "@/lib/links/invalidation";
 import { cacheKey, LinkCache } from "./link-cache";
 import type { ResolutionDeps } from "./resolve";
 import * as store from "./store";
@@ -63,7 +64,7 @@ function createRuntime(): Runtime {
     ),
     policy: releasePolicy(),
     store,
-    linkChanged: (link) => publishInvalidation({ kind: "link", host: link.host, slug: link.slug }),
+    linkChanged: (link) => announceLinkChange("status_changed", link),
     log: (message, error) => log().error({ err: error }, message),
   };
   return { deps, stopListening };

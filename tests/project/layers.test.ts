@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { cycles, importsOf, sourceFiles } from "../support/import-graph";
 
@@ -93,6 +94,13 @@ describe("the layers of lib/", () => {
         [...targets].filter((target) => ROOF.includes(target)).map((target) => `${folder} → ${target}`),
       );
     expect(intoRoof).toEqual([]);
+  });
+
+  it("announces a change to a link from one place, lib/links/changes.ts", () => {
+    const announcing = [...sourceFiles("lib"), ...sourceFiles("app")]
+      .filter((file) => !file.endsWith(".test.ts") && file !== "lib/links/changes.ts")
+      .filter((file) => /publishInvalidation\(\s*\{\s*kind:\s*"link"/.test(readFileSync(file, "utf8")));
+    expect(announcing).toEqual([]);
   });
 
   it("keeps test helpers out of lib/", () => {
