@@ -22,6 +22,14 @@ const contentSecurityPolicy = (development: boolean) =>
     "frame-ancestors 'none'",
   ].join("; ");
 
+const LOGO_RENDERER_FILES = [
+  "./lib/logos/render-process.mjs",
+  "./node_modules/sharp/**/*",
+  "./node_modules/@img/**/*",
+  "./node_modules/detect-libc/**/*",
+  "./node_modules/semver/**/*",
+];
+
 /** Decided by Next's phase, not NODE_ENV: a production build is what serves production, whatever NODE_ENV the build ran under. */
 const securityHeaders = (development: boolean) => [
   { key: "Content-Security-Policy", value: contentSecurityPolicy(development) },
@@ -49,6 +57,10 @@ const nextConfig = (phase: string): NextConfig => ({
       "./node_modules/react-dom/**/*",
       "./node_modules/scheduler/**/*",
     ],
+    // Logos are decoded in a process of their own (lib/logos/render-sandbox.ts), which loads sharp by itself.
+    ...Object.fromEntries(
+      ["/api/links/*/logo", "/api/workspaces/logo", "/dashboard/links/*/logo"].map((route) => [route, LOGO_RENDERER_FILES]),
+    ),
   },
   // The app's own paths only: the short-link doors answer the rest with headers of their own
   // (lib/resolution/answer.ts), the same from the node:http front door and from proxy.ts.

@@ -34,31 +34,91 @@ export async function applicationInProcess(dev: boolean, port: number): Promise<
  * per-request machinery (measured: about a fifth of a warm redirect's CPU). Requests are proxied
  * as they come, bodies streamed both ways; the child reports link changes over IPC so the
  * front's link cache drops them at once, as in one process.
+ *
+ * The front outlives the child: short links must not depend on the dashboard's process. When the
+ * child dies (a crash, the kernel's out-of-memory killer), the front keeps answering short links,
+ * answers everything else 503 with a sentence, and starts a new child after a growing pause.
+ * Only a child that cannot start in the first place stops the server (the build or configuration
+ * is broken, and restarting would not mend it).
  */
 export async function applicationProcess(): Promise<Application> {
-  const child = fork("scripts/next-server.ts", [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  let stopping = false;
-  const heard = new InvalidationsHeard();
-  const port = await new Promise<number>((resolve, reject) => {
-    child.on("message", (message: ApplicationMessage) => {
-      if (message.kind === "ready") resolve(message.port);
-      else heard.deliver(message.invalidation);
-    });
-    child.once("exit", (code) => {
-      if (stopping) return;
-      reject(new Error(`The application process exited with ${code} before it was ready.`));
-      // The front cannot serve the application without it: exit, for the supervisor to restart both.
-      log().fatal({ exitCode: code }, "the application process exited; stopping");
-      process.exit(1);
-    });
-  });
-  return {
-    handle: proxyTo(port, heard),
-    stop: () => {
-      stopping = true;
-      return stopChild(child);
-    },
+  const supervisor = new ApplicationSupervisor();
+  await supervisor.start();
+  return { handle: supervisor.handle, stop: () => supervisor.stop() };
+}
+
+/** Pauses before each restart of a child that died soon after starting; one that ran a while restarts after the first. */
+const RESTART_DELAYS_MS = [1000, 2000, 5000, 10_000, 30_000];
+const RAN_LONG_ENOUGH_MS = 60_000;
+
+class ApplicationSupervisor {
+  private running: { child: ChildProcess; handle: Handler } | null = null;
+  private child: ChildProcess | null = null;
+  private stopping = false;
+  private hasBeenReady = false;
+  private restarts = 0;
+  private restartTimer: NodeJS.Timeout | undefined;
+
+  readonly handle: Handler = (request, response) => {
+    if (this.running) return this.running.handle(request, response);
+    answerRestarting(request, response);
   };
+
+  /** Starts a child and resolves once it listens; rejects when it exits first. */
+  start(): Promise<void> {
+    const child = fork("scripts/next-server.ts", [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    this.child = child;
+    const heard = new InvalidationsHeard();
+    const startedAt = Date.now();
+    return new Promise((resolve, reject) => {
+      child.on("message", (message: ApplicationMessage) => {
+        if (message.kind === "invalidation") return heard.deliver(message.invalidation);
+        this.running = { child, handle: proxyTo(message.port, heard) };
+        this.hasBeenReady = true;
+        log().info({ applicationPid: child.pid }, "the application process is ready");
+        resolve();
+      });
+      child.once("exit", (exitCode, signal) => {
+        if (this.running?.child === child) this.running = null;
+        if (this.stopping) return;
+        reject(new Error(`The application process exited with ${exitCode ?? signal} before it was ready.`));
+        // It may have died between committing a change and telling us: forget every cached link.
+        deliverInvalidation({ kind: "everything" });
+        if (Date.now() - startedAt >= RAN_LONG_ENOUGH_MS) this.restarts = 0;
+        if (this.hasBeenReady) this.scheduleRestart(exitCode, signal);
+      });
+    });
+  }
+
+  private scheduleRestart(exitCode: number | null, signal: NodeJS.Signals | null): void {
+    const delayMs = RESTART_DELAYS_MS[Math.min(this.restarts, RESTART_DELAYS_MS.length - 1)]!;
+    this.restarts++;
+    log().error(
+      { exitCode, signal, restartInMs: delayMs },
+      "the application process died; short links keep being answered, the rest is answered 503 until it is back",
+    );
+    this.restartTimer = setTimeout(() => void this.start().catch(() => undefined), delayMs);
+  }
+
+  stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+    return this.child ? stopChild(this.child) : Promise.resolve();
+  }
+}
+
+const RESTARTING_MESSAGE = "The dashboard and API are restarting; short links keep working. Try again in a few seconds.";
+
+function answerRestarting(request: IncomingMessage, response: ServerResponse): void {
+  const isApi = request.url?.startsWith("/api/") ?? false;
+  response
+    .writeHead(503, {
+      "Content-Type": isApi ? "application/json" : "text/plain; charset=utf-8",
+      "Retry-After": "5",
+      "Cache-Control": "no-store",
+    })
+    .end(isApi ? JSON.stringify({ error: RESTARTING_MESSAGE }) : RESTARTING_MESSAGE);
+  request.resume();
 }
 
 /**
@@ -125,7 +185,7 @@ function withoutHopByHop(rawHeaders: string[]): string[] {
 }
 
 function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
     child.once("exit", () => {

@@ -4,11 +4,13 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DomainError } from "@/lib/http/errors";
-import { colourAt, countNear, pixelsOf, pngBomb, solidImage } from "@/tests/support/images";
+import { colourAt, pixelsOf, pngBomb, solidImage } from "@/tests/support/images";
 import { encodeLogo, logoUploadType } from "./decode";
+import { createRenderSandbox } from "./render-sandbox";
 import type { LogoUploadType } from "./schemas";
 
 async function refusal(bytes: Buffer, type: LogoUploadType): Promise<DomainError> {
@@ -116,37 +118,163 @@ describe("an SVG with active content or outside references", () => {
 
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it("is stored as pixels only: no script runs, nothing outside the file is loaded", async () => {
-    const svg = `<?xml version="1.0"?>
-      <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="100" height="100" onload="fetch('${serverUrl}/onload')">
-        <style>@import url("${serverUrl}/style.css"); rect.remote { fill: url("${serverUrl}/paint.svg#p") }</style>
-        <script>fetch("${serverUrl}/script")</script>
-        <rect width="100" height="100" fill="#2040d0"/>
-        <image href="${serverUrl}/remote.png" x="0" y="0" width="50" height="50"/>
-        <image xlink:href="file://${localFile}" x="50" y="0" width="50" height="50"/>
-        <image href="${localFile}" x="0" y="50" width="50" height="50"/>
-        <use href="${serverUrl}/sprite.svg#icon" x="50" y="50"/>
-        <rect class="remote" x="60" y="60" width="10" height="10" onclick="alert(1)"/>
-        <foreignObject width="100" height="100"><iframe xmlns="http://www.w3.org/1999/xhtml" src="${serverUrl}/frame"/></foreignObject>
-      </svg>`;
-    const logo = await encodeLogo(Buffer.from(svg), "image/svg+xml");
-    expect(logo.data.subarray(0, 8)).toEqual(PNG_MAGIC);
-    const pixels = await pixelsOf(logo.data);
-    expect(countNear(pixels, [255, 0, 0], 30)).toBe(0);
-    expect(colourAt(pixels, 100, 100)).toEqual([0x20, 0x40, 0xd0, 255]);
+  const image = (href: string) => `<image href="${href}" x="0" y="0" width="50" height="50"/>`;
+  it.each([
+    ["a script", () => `<script>fetch("${serverUrl}/script")</script>`, /uses scripts \(<script>\)/],
+    ["a namespaced script", () => `<svg:script xmlns:svg="http://www.w3.org/2000/svg">1</svg:script>`, /uses scripts/],
+    ["an event handler", () => `<rect width="9" height="9" onclick="fetch('${serverUrl}/click')"/>`, /event handler \(onclick=/],
+    ["a style sheet import", () => `<style>@import url("${serverUrl}/style.css");</style>`, /imports another file/],
+    [
+      "a remote paint in CSS",
+      () => `<style>rect { fill: url("${serverUrl}/paint.svg#p") }</style>`,
+      /outside the file \(url\(http/,
+    ],
+    ["a remote paint hidden by a CSS escape", () => `<style>rect { fill: u\\72l(${serverUrl}/p) }</style>`, /CSS uses escapes/],
+    ["a remote paint spelt with character references", () => `<rect fill="&#x75;rl(${serverUrl}/p)"/>`, /outside the file/],
+    ["a remote image", () => image(`${serverUrl}/remote.png`), /outside the file \(href="http/],
+    ["a local file", () => `<image xlink:href="file://${localFile}"/>`, /outside the file \(xlink:href="file:/],
+    ["a bare path", () => image(localFile), /outside the file/],
+    ["a remote sprite", () => `<use href="${serverUrl}/sprite.svg#icon"/>`, /outside the file/],
+    ["a link", () => `<a href="${serverUrl}/"><rect width="9" height="9"/></a>`, /outside the file/],
+    [
+      "foreign content",
+      () => `<foreignObject><iframe xmlns="http://www.w3.org/1999/xhtml" src="${serverUrl}/f"/></foreignObject>`,
+      /foreign content/,
+    ],
+    [
+      "animation",
+      () => `<rect width="9" height="9"><animate attributeName="x" from="0" to="9" dur="1s"/></rect>`,
+      /uses animation/,
+    ],
+    ["a filter", () => `<filter id="f"><feGaussianBlur stdDeviation="200"/></filter>`, /uses filters/],
+    ["a CSS filter", () => `<rect width="9" height="9" style="fill:red;filter:blur(200px)"/>`, /CSS applies a filter/],
+    [
+      "an embedded SVG",
+      () => image(`data:image/svg+xml;base64,${Buffer.from("<svg/>").toString("base64")}`),
+      /not a base64 PNG or JPEG/,
+    ],
+  ])("refuses %s before rendering, with a sentence naming it, and loads nothing", async (_name, content, message) => {
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="100" height="100">
+        <rect width="100" height="100" fill="#2040d0"/>${content()}</svg>`;
+    const error = await refusal(Buffer.from(svg), "image/svg+xml");
+    expect(error.code).toBe("refused");
+    expect(error.message).toMatch(message);
     expect(requests).toBe(0);
-    for (const marker of ["script", "onload", "fetch", "127.0.0.1", "red.png"]) expect(logo.data.includes(marker)).toBe(false);
   });
 
-  it("is refused with 415 when it declares an external entity (the file it names is never read)", async () => {
+  it("is refused when it declares entities (the file one names is never read)", async () => {
     const svg = `<?xml version="1.0"?>
       <!DOCTYPE svg [<!ENTITY secret SYSTEM "file://${localFile}">]>
       <svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><text x="10" y="90">&secret;</text></svg>`;
     const error = await refusal(Buffer.from(svg), "image/svg+xml");
-    expect(error.code).toBe("unsupported_media_type");
+    expect(error.code).toBe("refused");
     expect(error.message).toBe(
-      "The body is not a well-formed, self-contained SVG image (external entities are refused); send the SVG file itself, or a PNG.",
+      "The SVG declares a document type or entities (<!DOCTYPE …>), which a logo does not need and which can pull in other files; remove the declaration and upload it again.",
     );
+  });
+
+  it("keeps what logos are made of: gradients, clip paths, references inside the file and a small embedded PNG", async () => {
+    const green = (await solidImage("png", 32, 32, "#00ff00")).toString("base64");
+    const svg = `<?xml version="1.0" encoding="UTF-8"?>
+      <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="100" height="100">
+        <!-- exported by an editor -->
+        <defs><linearGradient id="g"><stop offset="0" stop-color="#2040d0"/><stop offset="1" stop-color="#2040d0"/></linearGradient>
+        <clipPath id="c"><rect width="100" height="100"/></clipPath><rect id="box" width="100" height="50"/></defs>
+        <style><![CDATA[ .blue { fill: url(#g) } ]]></style>
+        <use xlink:href="#box" class="blue" clip-path="url(#c)"/>
+        <image href="data:image/png;base64,${green}" x="0" y="50" width="100" height="50"/>
+      </svg>`;
+    const pixels = await pixelsOf((await encodeLogo(Buffer.from(svg), "image/svg+xml")).data);
+    expect(colourAt(pixels, 512, 100)).toEqual([0x20, 0x40, 0xd0, 255]);
+    expect(colourAt(pixels, 512, 900)).toEqual([0, 255, 0, 255]);
+  });
+});
+
+/** Forty filter chains of the kind that took 246 s to refuse when rendered (issue 23). */
+function filterChainSvg(): Buffer {
+  const chains = Array.from({ length: 40 }, (_, index) => index);
+  return Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="1024" height="1024"><defs>${chains
+      .map(
+        (index) =>
+          `<filter id="f${index}" x="-50%" y="-50%" width="200%" height="200%"><feTurbulence baseFrequency="0.9" numOctaves="10"/><feMorphology radius="100"/><feGaussianBlur stdDeviation="200"/></filter>`,
+      )
+      .join("")}</defs>${chains.map((index) => `<rect width="1024" height="1024" filter="url(#f${index})"/>`).join("")}</svg>`,
+  );
+}
+
+/** A 20 KB SVG embedding an 11000×11000 PNG, which took the renderer's memory from 1.18 to 2.05 GB (issue 23). */
+function embeddedBombSvg(): Buffer {
+  const bomb = pngBomb(11_000).toString("base64");
+  return Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><image href="data:image/png;base64,${bomb}" width="100" height="100"/></svg>`,
+  );
+}
+
+describe("hostile SVGs", () => {
+  it("refuses the filter-chain SVG quickly, without rendering it", async () => {
+    const started = performance.now();
+    const error = await refusal(filterChainSvg(), "image/svg+xml");
+    expect(error.code).toBe("refused");
+    expect(error.message).toBe(
+      "The SVG uses filters (<filter>), which a logo does not need; export it again without them (or flatten them to shapes in your editor), or upload a PNG.",
+    );
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it("refuses an embedded 11000×11000 PNG quickly, from its header", async () => {
+    const svg = embeddedBombSvg();
+    expect(svg.length).toBeLessThan(30_000);
+    const started = performance.now();
+    const error = await refusal(svg, "image/svg+xml");
+    expect(error.code).toBe("too_large");
+    expect(error.message).toBe(
+      "The SVG embeds an image of 11000×11000 pixels, more than the 4 megapixels all embedded images may have together; scale it down or upload a PNG.",
+    );
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it("refuses embedded images that are small one by one but many pixels together", async () => {
+    const tile = pngBomb(1500).toString("base64");
+    const images = Array.from({ length: 3 }, () => `<image href="data:image/png;base64,${tile}" width="9" height="9"/>`);
+    const error = await refusal(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg">${images.join("")}</svg>`), "image/svg+xml");
+    expect(error.code).toBe("too_large");
+    expect(error.message).toMatch(/1500×1500 pixels, more than the 4 megapixels all embedded images may have together/);
+  });
+});
+
+describe("the render sandbox (what gets past the screen still cannot take the service)", () => {
+  const job = (bytes: Buffer) => ({ bytes, format: "svg", maxSide: 1024, maxSourcePixels: 25_000_000 });
+
+  it("kills a render that runs past its time", async () => {
+    const sandbox = createRenderSandbox({ timeoutMs: 1500, memoryBytes: 4 * 1024 ** 3, concurrency: 1, queue: 0 });
+    const started = performance.now();
+    expect(await sandbox.render(job(filterChainSvg()))).toEqual({ outcome: "timed_out" });
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it("kills a render that grows past its memory", async () => {
+    const sandbox = createRenderSandbox({ timeoutMs: 60_000, memoryBytes: 256 * 1024 ** 2, concurrency: 1, queue: 0 });
+    expect(await sandbox.render(job(embeddedBombSvg()))).toEqual({ outcome: "out_of_memory" });
+  });
+
+  it("answers busy when its line is full, and renders what waits once a place frees", async () => {
+    const sandbox = createRenderSandbox({ timeoutMs: 1500, memoryBytes: 4 * 1024 ** 3, concurrency: 1, queue: 1 });
+    const clean = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8"/></svg>');
+    const runaway = sandbox.render(job(filterChainSvg()));
+    const waiting = sandbox.render(job(clean));
+    expect(await sandbox.render(job(clean))).toEqual({ outcome: "busy" });
+    expect(await runaway).toEqual({ outcome: "timed_out" });
+    expect(await waiting).toMatchObject({ outcome: "encoded", width: 1024, height: 1024 });
+  });
+
+  it("refuses with 429 and a sentence when the service's line is full (two render, four wait)", async () => {
+    const logo = await solidImage("png", 64, 64, "#000000");
+    const results = await Promise.all(Array.from({ length: 8 }, () => encodeLogo(logo, "image/png").catch((error) => error)));
+    const busy = results.filter((result) => result instanceof DomainError);
+    expect(busy.map((error) => error.code)).toEqual(["rate_limited", "rate_limited"]);
+    expect(busy[0]!.headers).toEqual({ "Retry-After": "60" });
+    expect(busy[0]!.message).toBe("Too many logos are being processed right now; upload it again in a minute.");
   });
 });
 
@@ -208,7 +336,19 @@ describe("refused uploads", () => {
       "HTML sent as image/svg+xml",
       async () => Buffer.from("<html><body>hello</body></html>"),
       "image/svg+xml",
-      /not a well-formed, self-contained SVG/,
+      "The body is not a well-formed SVG image (one <svg> element, every tag closed); send the SVG file itself, or a PNG.",
+    ],
+    [
+      "an SVG with a tag left open",
+      async () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><g><rect/></svg>'),
+      "image/svg+xml",
+      /not a well-formed SVG image/,
+    ],
+    [
+      "a compressed SVG",
+      async () => gzipSync('<svg xmlns="http://www.w3.org/2000/svg"/>'),
+      "image/svg+xml",
+      /compressed SVG \(.svgz\)/,
     ],
     [
       "a truncated PNG",

@@ -1,6 +1,8 @@
-import sharp, { type Metadata } from "sharp";
 import { DomainError } from "@/lib/http/errors";
+import { rasterSize } from "./raster-header";
+import { createRenderSandbox } from "./render-sandbox";
 import { LOGO_UPLOAD_TYPES, type LogoUploadType, MAX_LOGO_SIDE, MAX_LOGO_SOURCE_PIXELS } from "./schemas";
+import { notWellFormed, screenSvg } from "./svg-screen";
 
 /** An upload after decoding and re-encoding: a PNG that holds pixels and nothing else. */
 export type EncodedLogo = { data: Buffer; width: number; height: number };
@@ -24,10 +26,11 @@ const FORMAT_NAMES: Record<string, string> = {
   avif: "an AVIF",
 };
 
-/** Rendering a hostile SVG (deep nesting, huge filters) is cut off after this long. */
-const DECODE_TIMEOUT_SECONDS = 10;
-
-const SVG_BASE_DENSITY = 72;
+/**
+ * Renders run in processes of their own (render-sandbox.ts): 10 s and 512 MiB each, two at once on
+ * a machine that also answers redirects, and four waiting; a legitimate logo takes well under a second.
+ */
+const sandbox = createRenderSandbox({ timeoutMs: 10_000, memoryBytes: 512 * 1024 * 1024, concurrency: 2, queue: 4 });
 
 /** The media type of an upload from its Content-Type header; 415 for anything else. */
 export function logoUploadType(contentType: string | null): LogoUploadType {
@@ -46,72 +49,89 @@ export function logoUploadType(contentType: string | null): LogoUploadType {
 /**
  * Decodes an upload and re-encodes it as a PNG of at most 1024×1024, so nothing of the original
  * file survives but its pixels: no metadata, no SVG scripts, event handlers or external
- * references (an SVG is rasterised, and the rasteriser loads nothing from outside the file).
- * Refuses bytes that are not the claimed type (415) and images too large to decode safely (413).
+ * references. An SVG is screened first (svg-screen.ts refuses what a logo does not need and a
+ * renderer can be made to choke on); every upload is then decoded in a sandboxed process.
+ * Refuses bytes that are not the claimed type (415), images too large to decode safely (413),
+ * SVG features a logo does not need (422), and renders that run past their time or memory (422).
  */
 export async function encodeLogo(bytes: Buffer, type: LogoUploadType): Promise<EncodedLogo> {
   if (bytes.length === 0) throw new DomainError("invalid_request", "The request body is empty; send the logo image as the body.");
-  const metadata = await readHeader(bytes, type);
-  if (metadata.format !== SHARP_FORMAT[type]) {
-    const actual = FORMAT_NAMES[metadata.format] ?? `a ${metadata.format} file`;
+  if (type === "image/svg+xml") screenSvgUpload(bytes);
+  else refuseHugeRaster(bytes);
+  const result = await sandbox.render({
+    bytes,
+    format: SHARP_FORMAT[type],
+    maxSide: MAX_LOGO_SIDE,
+    maxSourcePixels: MAX_LOGO_SOURCE_PIXELS,
+  });
+  switch (result.outcome) {
+    case "encoded":
+      return {
+        data: Buffer.from(result.data.buffer, result.data.byteOffset, result.data.length),
+        width: result.width,
+        height: result.height,
+      };
+    case "wrong_format": {
+      const actual = FORMAT_NAMES[result.format ?? ""] ?? `a ${result.format ?? "different"} file`;
+      throw new DomainError(
+        "unsupported_media_type",
+        `The body is ${actual}, not the ${type} its Content-Type claims; send it with its real type.`,
+      );
+    }
+    case "too_many_pixels":
+      throw hugeRaster(result.width, result.height);
+    case "unreadable":
+      throw unreadable(type);
+    case "timed_out":
+    case "out_of_memory":
+      throw new DomainError(
+        "refused",
+        `The ${type} image takes too much ${result.outcome === "timed_out" ? "time" : "memory"} to render; simplify it or upload a PNG.`,
+      );
+    case "busy":
+      throw new DomainError("rate_limited", "Too many logos are being processed right now; upload it again in a minute.", {
+        "Retry-After": "60",
+      });
+  }
+}
+
+/** Raster files start with a signature; anything else sent as SVG is read as SVG and screened (a compressed .svgz is refused). */
+const RASTER_SIGNATURES = [
+  [0x89, 0x50, 0x4e, 0x47], // PNG
+  [0xff, 0xd8, 0xff], // JPEG
+  [0x47, 0x49, 0x46, 0x38], // GIF
+  [0x52, 0x49, 0x46, 0x46], // RIFF (WebP)
+  [0x49, 0x49, 0x2a, 0x00], // TIFF, little-endian
+  [0x4d, 0x4d, 0x00, 0x2a], // TIFF, big-endian
+];
+
+function screenSvgUpload(bytes: Buffer): void {
+  if (RASTER_SIGNATURES.some((signature) => signature.every((byte, index) => bytes[index] === byte))) return;
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
     throw new DomainError(
       "unsupported_media_type",
-      `The body is ${actual}, not the ${type} its Content-Type claims; send it with its real type.`,
+      "The body is a compressed SVG (.svgz); upload the uncompressed .svg file, or a PNG.",
     );
   }
-  const isSvg = type === "image/svg+xml";
-  if (!isSvg) refuseHugeRaster(metadata);
-  try {
-    const { data, info } = await sharp(bytes, {
-      limitInputPixels: MAX_LOGO_SOURCE_PIXELS,
-      failOn: "error",
-      ...(isSvg ? { density: svgDensity(metadata) } : {}),
-    })
-      .timeout({ seconds: DECODE_TIMEOUT_SECONDS })
-      .rotate()
-      .resize({ width: MAX_LOGO_SIDE, height: MAX_LOGO_SIDE, fit: "inside", withoutEnlargement: true })
-      .png()
-      .toBuffer({ resolveWithObject: true });
-    return { data, width: info.width, height: info.height };
-  } catch (error) {
-    if (error instanceof Error && /timeout/i.test(error.message)) {
-      throw new DomainError("refused", `The ${type} image took too long to render; simplify it or upload a PNG.`);
-    }
-    throw unreadable(type);
-  }
+  screenSvg(bytes);
 }
 
-/** The format and size from the file's header, without decoding its pixels. */
-async function readHeader(bytes: Buffer, type: LogoUploadType): Promise<Metadata> {
-  try {
-    return await sharp(bytes, { limitInputPixels: false }).metadata();
-  } catch {
-    throw unreadable(type);
-  }
+/** A PNG or JPEG header declaring too many pixels is refused without starting a renderer (WebP's is read by the renderer). */
+function refuseHugeRaster(bytes: Buffer): void {
+  const size = rasterSize(bytes);
+  if (size && size.width * size.height > MAX_LOGO_SOURCE_PIXELS) throw hugeRaster(size.width, size.height);
 }
 
-function refuseHugeRaster({ width, height }: Metadata): void {
-  if (width * height <= MAX_LOGO_SOURCE_PIXELS) return;
+function hugeRaster(width: number, height: number): DomainError {
   const megapixels = ((width * height) / 1e6).toFixed(1);
-  throw new DomainError(
+  return new DomainError(
     "too_large",
     `The image is ${width}×${height} pixels (${megapixels} megapixels); a logo may have at most ${MAX_LOGO_SOURCE_PIXELS / 1e6} megapixels, so scale it down first.`,
   );
 }
 
-/** The density that renders an SVG's declared size at most MAX_LOGO_SIDE pixels on its longer side (and small icons up to it). */
-function svgDensity({ width, height }: Metadata): number {
-  const longer = Math.max(width, height, 1);
-  return Math.min(Math.max((SVG_BASE_DENSITY * MAX_LOGO_SIDE) / longer, 1), 100_000);
-}
-
 function unreadable(type: LogoUploadType): DomainError {
-  if (type === "image/svg+xml") {
-    return new DomainError(
-      "unsupported_media_type",
-      "The body is not a well-formed, self-contained SVG image (external entities are refused); send the SVG file itself, or a PNG.",
-    );
-  }
+  if (type === "image/svg+xml") return notWellFormed();
   return new DomainError(
     "unsupported_media_type",
     `The body is not a complete, readable ${type} image; send the image file itself with its real type.`,

@@ -12,6 +12,14 @@ export const MAX_LOGO_SIDE = 1024;
 /** A raster upload decoding to more pixels than this is refused unread (a decompression bomb fits in 1 MiB). */
 export const MAX_LOGO_SOURCE_PIXELS = 25_000_000;
 
+/** An SVG logo may embed PNG or JPEG images up to this size each, and this many pixels together (the stored logo has about 1 million). */
+export const MAX_EMBEDDED_IMAGE_BYTES = 256 * 1024;
+export const MAX_EMBEDDED_IMAGE_PIXELS = 4_000_000;
+
+/** Logos are a few hundred elements at most; these bound what a renderer is asked to walk. */
+export const MAX_SVG_ELEMENTS = 10_000;
+export const MAX_SVG_DEPTH = 100;
+
 export const logoResponseSchema = z
   .object({
     logo: z.object({

@@ -55,7 +55,6 @@ describe("the MCP server's tools", () => {
       "get_link",
       "repoint_link",
       "archive_link",
-      "restore_link",
       "get_qr",
       "get_analytics",
       "list_domains",
@@ -197,7 +196,6 @@ describe("the MCP server's tools", () => {
       "get_link",
       "repoint_link",
       "archive_link",
-      "restore_link",
       "get_qr",
       "get_analytics",
     ]);

@@ -1,0 +1,116 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { setPriority } from "node:os";
+import path from "node:path";
+
+/** What the renderer is asked to do with one upload (lib/logos/render-process.mjs). */
+export type RenderJob = { bytes: Buffer; format: string; maxSide: number; maxSourcePixels: number };
+
+/** What came of it: the renderer's own answer, or the sandbox's when it had to stop the renderer or could not start one. */
+export type RenderOutcome =
+  | { outcome: "encoded"; data: Uint8Array; width: number; height: number }
+  | { outcome: "wrong_format"; format: string | undefined }
+  | { outcome: "too_many_pixels"; width: number; height: number }
+  | { outcome: "unreadable" }
+  | { outcome: "timed_out" }
+  | { outcome: "out_of_memory" }
+  | { outcome: "busy" };
+
+export type SandboxLimits = {
+  /** Wall-clock time a render may take before its process is killed. */
+  timeoutMs: number;
+  /** Resident memory the render's process may reach before it is killed. */
+  memoryBytes: number;
+  /** Renders at once; the rest wait in line. */
+  concurrency: number;
+  /** Renders that may wait; one more is answered `busy`. */
+  queue: number;
+};
+
+/** Found at run time (the bundler must not try to bundle a script it never imports; next.config.ts names it for deployments). */
+const RENDER_SCRIPT = path.join(/* turbopackIgnore: true */ process.cwd(), "lib/logos/render-process.mjs");
+const MEMORY_CHECK_INTERVAL_MS = 20;
+/** The renderer yields the CPU to redirects and the dashboard (nice 10). */
+const RENDER_PRIORITY = 10;
+
+/**
+ * Renders untrusted images in a child process each, which is killed when it runs past its time or
+ * its memory. A process rather than a worker thread because libvips (and librsvg inside it)
+ * allocates outside V8's heap, which a worker's resourceLimits do not count, and a native render
+ * cannot be interrupted by terminating a worker; only the kernel can stop it, and only its resident
+ * size (read from /proc, where there is one) tells what it holds. Few renders run at once and few
+ * wait, so hostile uploads queue behind each other instead of taking the machine.
+ */
+export function createRenderSandbox(limits: SandboxLimits): { render(job: RenderJob): Promise<RenderOutcome> } {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return {
+    async render(job) {
+      if (running >= limits.concurrency) {
+        if (waiting.length >= limits.queue) return { outcome: "busy" };
+        await new Promise<void>((start) => waiting.push(start));
+      }
+      running++;
+      try {
+        return await renderInChild(job, limits);
+      } finally {
+        running--;
+        waiting.shift()?.();
+      }
+    },
+  };
+}
+
+function renderInChild(job: RenderJob, limits: SandboxLimits): Promise<RenderOutcome> {
+  return new Promise((resolve, reject) => {
+    // No environment: the process that reads hostile input holds no secret.
+    const child = fork(/* turbopackIgnore: true */ RENDER_SCRIPT, [], {
+      serialization: "advanced",
+      stdio: "ignore",
+      env: { NODE_ENV: "production" },
+      execArgv: [],
+    });
+    lowerPriority(child);
+    const stop = (outcome: RenderOutcome) => {
+      settle(outcome);
+      child.kill("SIGKILL");
+    };
+    const deadline = setTimeout(() => stop({ outcome: "timed_out" }), limits.timeoutMs);
+    const memoryWatch = setInterval(() => {
+      if (residentBytes(child) > limits.memoryBytes) stop({ outcome: "out_of_memory" });
+    }, MEMORY_CHECK_INTERVAL_MS);
+    let settled = false;
+    const settle = (outcome: RenderOutcome | Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      clearInterval(memoryWatch);
+      if (outcome instanceof Error) reject(outcome);
+      else resolve(outcome);
+    };
+    child.once("message", (outcome: RenderOutcome) => settle(outcome));
+    // A renderer that died without answering (libvips crashed on the input) read something it could not decode.
+    child.once("close", () => settle({ outcome: "unreadable" }));
+    child.once("error", (error) => settle(error));
+    child.send(job);
+  });
+}
+
+function lowerPriority(child: ChildProcess): void {
+  try {
+    setPriority(child.pid!, RENDER_PRIORITY);
+  } catch {
+    // Already gone (it failed to start: its "error" event says so).
+  }
+}
+
+/** The child's resident set size from /proc/<pid>/status; 0 where there is no /proc (the deadline still holds there). */
+function residentBytes(child: ChildProcess): number {
+  try {
+    const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+    const kilobytes = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
+    return kilobytes ? Number(kilobytes) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
