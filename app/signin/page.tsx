@@ -3,7 +3,7 @@ import Link from "next/link";
 import { redirect } from "next/navigation";
 import { cardClass, errorClass, mutedClass } from "@/components/ui/styles";
 import { dashboardContext } from "@/lib/api/dashboard";
-import { signInMethods } from "@/lib/api/next-auth";
+import { signInLinksPrinted, signInMethods } from "@/lib/api/next-auth";
 import { SignInForms } from "./sign-in-forms";
 
 export const dynamic = "force-dynamic";
@@ -45,7 +45,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
             This deployment has no way to sign in configured yet: set SMTP_URL, or GitHub or Google credentials.
           </p>
         ) : (
-          <SignInForms methods={methods} callbackUrl={returnTo} />
+          <SignInForms methods={methods} callbackUrl={returnTo} linkPrinted={signInLinksPrinted()} />
         )}
       </div>
       <p className={mutedClass + " mt-6"}>

@@ -6,13 +6,21 @@ import { useState, type FormEvent } from "react";
 import { buttonClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
 import type { SignInMethod } from "@/lib/api/next-auth";
 
-export function SignInForms({ methods, callbackUrl }: { methods: SignInMethod[]; callbackUrl: string }) {
+export function SignInForms({
+  methods,
+  callbackUrl,
+  linkPrinted,
+}: {
+  methods: SignInMethod[];
+  callbackUrl: string;
+  linkPrinted: boolean;
+}) {
   const email = methods.find((method) => method.kind === "email");
   const development = methods.find((method) => method.kind === "development");
   const oauth = methods.filter((method) => method.kind === "oauth");
   return (
     <>
-      {email && <EmailForm callbackUrl={callbackUrl} />}
+      {email && <EmailForm callbackUrl={callbackUrl} linkPrinted={linkPrinted} />}
       {oauth.length > 0 && (
         <div className="space-y-2">
           {oauth.map((method) => (
@@ -32,7 +40,7 @@ export function SignInForms({ methods, callbackUrl }: { methods: SignInMethod[];
   );
 }
 
-function EmailForm({ callbackUrl }: { callbackUrl: string }) {
+function EmailForm({ callbackUrl, linkPrinted }: { callbackUrl: string; linkPrinted: boolean }) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
@@ -51,7 +59,20 @@ function EmailForm({ callbackUrl }: { callbackUrl: string }) {
       <label htmlFor="signin-email" className={labelClass}>
         E-mail address
       </label>
-      <input id="signin-email" name="email" type="email" autoComplete="email" required className={inputClass} />
+      <input
+        id="signin-email"
+        name="email"
+        type="email"
+        autoComplete="email"
+        required
+        className={inputClass}
+        aria-describedby={linkPrinted ? "signin-email-printed" : undefined}
+      />
+      {linkPrinted && (
+        <p id="signin-email-printed" className={mutedClass + " m-0"}>
+          No mail server is set up on this computer: the link is printed in the terminal running the server.
+        </p>
+      )}
       {error && (
         <p role="alert" className={errorClass}>
           {error}

@@ -129,7 +129,7 @@ async function startDnsControl(dns: FakeDnsServer): Promise<{ server: Server; ur
  * (Next's own messages) that names an error. A browser flow that works can still log one, such
  * as a server action's redirect fetched from the wrong address.
  */
-function errorLines(output: string): string[] {
+export function errorLines(output: string): string[] {
   return output.split("\n").filter((line) => {
     try {
       const { level } = JSON.parse(line) as { level?: unknown };
@@ -140,7 +140,7 @@ function errorLines(output: string): string[] {
   });
 }
 
-function collectOutput(child: ChildProcess): { text(): string } {
+export function collectOutput(child: ChildProcess): { text(): string } {
   let text = "";
   child.stdout?.on("data", (chunk) => (text += chunk));
   child.stderr?.on("data", (chunk) => (text += chunk));
@@ -148,7 +148,7 @@ function collectOutput(child: ChildProcess): { text(): string } {
 }
 
 /** The first start may build the app (the start script builds when the code is newer than .next). */
-async function waitUntilAnswering(url: string, child: ChildProcess, output: { text(): string }): Promise<void> {
+export async function waitUntilAnswering(url: string, child: ChildProcess, output: { text(): string }): Promise<void> {
   const deadline = Date.now() + 600_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output.text()}`);
@@ -163,7 +163,7 @@ async function waitUntilAnswering(url: string, child: ChildProcess, output: { te
 }
 
 /** npm start runs tsx, which runs the server: the whole process group gets the signal. */
-async function stopGroup(child: ChildProcess): Promise<void> {
+export async function stopGroup(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.pid === undefined) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));
   process.kill(-child.pid, "SIGTERM");

@@ -248,3 +248,13 @@ export function config(): Config {
 export function resetConfig(): void {
   cached = undefined;
 }
+
+/**
+ * A local deployment: BASE_URL (default http://localhost:$PORT) is a loopback address, so every
+ * page, short link and sign-in link it builds points at this machine. A public deployment must set
+ * BASE_URL to its public origin (its short links would be wrong otherwise), so it is never local.
+ */
+export function isLocalDeployment(settings: Pick<Config, "BASE_URL"> = config()): boolean {
+  const host = new URL(settings.BASE_URL).hostname;
+  return host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
+}

@@ -1,5 +1,5 @@
 import nodemailer, { type Transporter } from "nodemailer";
-import { config } from "@/lib/config";
+import { config, isLocalDeployment } from "@/lib/config";
 import { DomainError } from "@/lib/http/errors";
 import { log } from "@/lib/log";
 import { processSingleton } from "@/lib/process-singleton";
@@ -20,28 +20,32 @@ export const EMAIL_NOT_CONFIGURED =
 const transport = processSingleton<{ url: string; transporter: Transporter } | undefined>("email.transport", () => undefined);
 
 /**
- * Whether a message can go out now: through SMTP, or (outside production) to the log. Callers
- * that write something an e-mail must accompany ask first, so nothing is half-written.
+ * Whether a message can go out now: through SMTP, or to the server's output outside production
+ * and on a local deployment (lib/config isLocalDeployment). Callers that write something an
+ * e-mail must accompany ask first, so nothing is half-written.
  */
 export function emailAvailable(): boolean {
+  return Boolean(config().SMTP_URL) || printsMessages();
+}
+
+/** Without SMTP_URL, where the person running the server reads the messages: never on a public production deployment. */
+export function printsMessages(): boolean {
   const { SMTP_URL, NODE_ENV } = config();
-  return Boolean(SMTP_URL) || NODE_ENV !== "production";
+  return !SMTP_URL && (NODE_ENV !== "production" || isLocalDeployment());
 }
 
 /**
  * Sends one message. With SMTP_URL it is handed to that server (a refusal or an unreachable
- * server is a 502); without it, outside production, it is written to the log; in production
- * without it, nothing is sent and the caller gets a 503 sentence.
+ * server is a 502); without it, in development or on a local deployment, it is printed to the
+ * server's output; otherwise nothing is sent and the caller gets a 503 sentence.
  */
 export async function sendEmail(message: OutgoingEmail): Promise<EmailDelivery> {
   const { SMTP_URL } = config();
   if (!SMTP_URL) {
-    if (!emailAvailable()) throw new DomainError("not_configured", EMAIL_NOT_CONFIGURED);
-    // Development only (emailAvailable): the developer reads the message, links included, in the log.
-    log().info(
-      { to: message.to, subject: message.subject, text: message.text },
-      "e-mail not sent (SMTP_URL is not set); written to the log instead",
-    );
+    if (!printsMessages()) throw new DomainError("not_configured", EMAIL_NOT_CONFIGURED);
+    log().info({ to: message.to, subject: message.subject }, "e-mail not sent (SMTP_URL is not set); printed below instead");
+    // Plain text, not a JSON log line: the person at the terminal copies the link from its own line.
+    process.stdout.write(printedMessage(message));
     return { via: "log" };
   }
   try {
@@ -57,6 +61,13 @@ export async function sendEmail(message: OutgoingEmail): Promise<EmailDelivery> 
       "The mail server did not accept the message; nothing was sent. Please try again in a moment.",
     );
   }
+}
+
+/** A message as the server's output shows it: framed, its text as written, so each link stands on its own line. */
+export function printedMessage(message: OutgoingEmail): string {
+  const rule = "-".repeat(72);
+  const to = [message.to].flat().join(", ");
+  return `${rule}\nE-mail to ${to} (not sent: SMTP_URL is not set)\nSubject: ${message.subject}\n\n${message.text.trimEnd()}\n${rule}\n`;
 }
 
 /**

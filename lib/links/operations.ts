@@ -132,3 +132,21 @@ export const archiveLink = defineOperation({
     404: failure("No link with this id exists in this workspace."),
   },
 });
+
+export const restoreLink = defineOperation({
+  method: "post",
+  path: "/api/links/{id}/restore",
+  auth: "workspace",
+  operationId: "restoreLink",
+  summary: "Restore an archived link",
+  description:
+    "Undoes an archive: the link is back in the list (archived_at null). Restoring a live link is harmless and returns it unchanged. If another live link was created for the same destination while this one was archived, that one stays the link a create without slug returns. Needs no subscription: it changes no destination.",
+  tag: "Links",
+  write: true,
+  parameters: [LINK_ID_PARAMETER],
+  responses: {
+    200: ok("The link, with archived_at null.", linkSchema),
+    403: failure("Members may restore only the links they created."),
+    404: failure("No link with this id exists in this workspace."),
+  },
+});

@@ -82,6 +82,12 @@ export async function archive(principal: Principal, id: string): Promise<LinkRow
   return archived;
 }
 
+/** Undoes an archive; like archiving, it needs no subscription and changes no destination. */
+export async function restore(principal: Principal, id: string): Promise<LinkRow> {
+  const link = await findEditableLink(principal, id);
+  return store.restoreLink(link.id);
+}
+
 async function findOwnLink(principal: Principal, id: string): Promise<LinkRow> {
   // Ids also arrive from query strings and tool arguments, which the route wrapper's path check never sees.
   const link = isRecordId(id) ? await store.findWorkspaceLink(principal.workspaceId, id) : null;

@@ -1,6 +1,7 @@
 import { clock } from "@/lib/clock";
 import { db, type DbClient } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client";
+import { isUniqueViolation } from "@/lib/db/errors";
 import { newId } from "@/lib/db/random";
 import { quarantineEntry } from "./status";
 
@@ -99,6 +100,25 @@ export async function repointLink(id: string, destination: string): Promise<Link
 export async function archiveLink(id: string): Promise<LinkRow> {
   const now = new Date(clock().now());
   await db().link.updateMany({ where: { id, archivedAt: null }, data: { archivedAt: now, updatedAt: now } });
+  return db().link.findUniqueOrThrow({ where: { id }, select: LINK_COLUMNS });
+}
+
+/**
+ * Brings an archived link back to the list; restoring a live link changes nothing. The unique index
+ * links_live_destination_key decides a race with a create: when another live link already answers
+ * creates for this destination (one was made while this one was archived), this one comes back
+ * without taking that role over (not reusable), so a create never finds two.
+ */
+export async function restoreLink(id: string): Promise<LinkRow> {
+  const now = new Date(clock().now());
+  const restore = (data: { reusable?: false }) =>
+    db().link.updateMany({ where: { id, archivedAt: { not: null } }, data: { ...data, archivedAt: null, updatedAt: now } });
+  try {
+    await restore({});
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    await restore({ reusable: false });
+  }
   return db().link.findUniqueOrThrow({ where: { id }, select: LINK_COLUMNS });
 }
 

@@ -11,7 +11,7 @@ import { listDomains as listDomainsOperation } from "@/lib/domains/operations";
 import { domainListSchema } from "@/lib/domains/schemas";
 import { listDomains } from "@/lib/domains/service";
 import { createLinkBody, linkListSchema, linkSchema, listLinksQuery, paidLinkSchema, updateLinkBody } from "@/lib/links/schemas";
-import { archive, createLink, getLink, listLinks, repoint } from "@/lib/links/service";
+import { archive, createLink, getLink, listLinks, repoint, restore } from "@/lib/links/service";
 import { buyLinkByToolCall } from "@/lib/payments/tool-call";
 import { getQrCode } from "@/lib/qr/operations";
 import { qrQuery } from "@/lib/qr/schemas";
@@ -90,6 +90,19 @@ export const archiveLinkTool = defineTool({
   output: linkSchema,
   annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: async (input, principal) => toLinkView(await archive(principal, input.id)),
+});
+
+export const restoreLinkTool = defineTool({
+  name: "restore_link",
+  title: "Restore an archived link",
+  description:
+    "Undoes archive_link: the link is back in the list (archived_at null). Restoring a live link changes nothing. Needs no subscription.",
+  operation: linkOperations.restoreLink,
+  anyone: false,
+  input: z.strictObject(linkId),
+  output: linkSchema,
+  annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  run: async (input, principal) => toLinkView(await restore(principal, input.id)),
 });
 
 export const getQrTool = defineTool({
@@ -171,6 +184,7 @@ export const TOOLS: readonly ToolSpec[] = [
   getLinkTool,
   repointLinkTool,
   archiveLinkTool,
+  restoreLinkTool,
   getQrTool,
   getAnalyticsTool,
   listDomainsTool,

@@ -57,6 +57,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
   links.getLink,
   links.updateLink,
   links.archiveLink,
+  links.restoreLink,
   qr.getQrCode,
   logos.getLinkLogo,
   logos.setLinkLogo,
@@ -171,7 +172,7 @@ const SECURITY: Record<Credentials, SecurityRequirementObject[]> = {
 };
 
 const TAGS: TagObject[] = [
-  { name: "Links", description: "Create, read, repoint and archive permanent short links." },
+  { name: "Links", description: "Create, read, repoint, archive and restore permanent short links." },
   { name: "QR codes", description: "A link's QR artwork, and the centre logos it can carry." },
   { name: "Analytics", description: "Scan counts by day, hour, country, device, browser, OS, referrer, source and link." },
   {

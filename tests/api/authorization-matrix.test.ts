@@ -95,6 +95,11 @@ const FIXTURES: Record<string, Fixture> = {
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
+  "POST /api/links/{id}/restore": {
+    request: async (target) => ({ path: `/api/links/${await target.freshLink()}/restore` }),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
   "GET /api/links/{id}/qr": {
     request: async (target) => ({ path: `/api/links/${await target.link()}/qr` }),
     status: 200,

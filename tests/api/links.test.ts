@@ -241,6 +241,40 @@ describe("repoint and archive", () => {
     expect(recreated.status).toBe(201);
   });
 
+  it("restores an archived link (POST restore): back in the list, idempotent, a write", async () => {
+    const user = await newUser();
+    const link = (await create(user, { destination: "https://example.com/restore-me" })).body;
+    await call("DELETE", `/api/links/${link.id}`, { token: user.token });
+    const restored = await call("POST", `/api/links/${link.id}/restore`, { token: user.token });
+    expect(restored.status).toBe(200);
+    expect(restored.body).toMatchObject({ id: link.id, slug: link.slug, destination: link.destination, archived_at: null });
+    expect((await call("GET", "/api/links", { token: user.token })).body.links.map((row: { id: string }) => row.id)).toEqual([
+      link.id,
+    ]);
+    const again = await call("POST", `/api/links/${link.id}/restore`, { token: user.token });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(restored.body);
+    // Still the link a create without slug returns for its destination.
+    const duplicate = await create(user, { destination: "https://example.com/restore-me" });
+    expect(duplicate.status).toBe(200);
+    expect(duplicate.body.id).toBe(link.id);
+    expect((await call("POST", "/api/links/lnk_00000000000000000000/restore", { token: user.token })).status).toBe(404);
+  });
+
+  it("restores a link whose destination got a new link meanwhile, which stays the one a create returns", async () => {
+    const user = await newUser();
+    const archived = (await create(user, { destination: "https://example.com/twice" })).body;
+    await call("DELETE", `/api/links/${archived.id}`, { token: user.token });
+    const replacement = (await create(user, { destination: "https://example.com/twice" })).body;
+    expect(replacement.id).not.toBe(archived.id);
+    const restored = await call("POST", `/api/links/${archived.id}/restore`, { token: user.token });
+    expect(restored.status).toBe(200);
+    expect(restored.body.archived_at).toBeNull();
+    const again = await create(user, { destination: "https://example.com/twice" });
+    expect([again.status, again.body.id]).toEqual([200, replacement.id]);
+    expect((await call("GET", "/api/links", { token: user.token })).body.links).toHaveLength(2);
+  });
+
   it("hides another workspace's link behind 404 and stops members editing others' links (403)", async () => {
     const owner = await newUser();
     const link = (await create(owner, { destination: "https://example.com/owned" })).body;

@@ -55,6 +55,7 @@ describe("the MCP server's tools", () => {
       "get_link",
       "repoint_link",
       "archive_link",
+      "restore_link",
       "get_qr",
       "get_analytics",
       "list_domains",
@@ -196,6 +197,7 @@ describe("the MCP server's tools", () => {
       "get_link",
       "repoint_link",
       "archive_link",
+      "restore_link",
       "get_qr",
       "get_analytics",
     ]);

@@ -6,7 +6,7 @@ import { type Action, permissionTable } from "@/lib/workspaces/permissions";
 const ROWS: Record<string, Action[]> = {
   "read links, QR artwork, logos, analytics, members, domains": ["links.read", "analytics.read", "members.read", "domains.read"],
   "create links": ["links.create"],
-  "edit (repoint, archive, restyle) any link": ["links.edit_any"],
+  "edit (repoint, archive, restore, restyle) any link": ["links.edit_any"],
   "edit own links": ["links.edit_own"],
   "invite, re-send and revoke invitations": ["members.invite"],
   "change roles": ["members.change_role"],

@@ -162,6 +162,7 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
         "list_domains",
         "list_links",
         "repoint_link",
+        "restore_link",
       ]);
       expect(byName.get_analytics!.inputSchema).toEqual(objectSchema(analyticsQuery, "input"));
       expect(byName.get_analytics!.outputSchema).toEqual(objectSchema(analyticsSchema, "output"));

@@ -49,6 +49,7 @@ export function accountToolCalls(
     { name: "get_link", args: { id: ids.link }, names: "link" },
     { name: "repoint_link", args: { id: ids.link, destination: destination() }, names: "link" },
     { name: "archive_link", args: { id: ids.link }, names: "link" },
+    { name: "restore_link", args: { id: ids.link }, names: "link" },
     { name: "get_qr", args: { id: ids.link }, names: "link" },
     { name: "get_analytics", args: { link_id: ids.link }, names: "link" },
     { name: "list_domains", args: {}, names: null },

@@ -1,0 +1,10 @@
+import { otherMethods } from "@/lib/api/methods";
+import { apiRoute } from "@/lib/api/route";
+import { json } from "@/lib/http/respond";
+import { restoreLink } from "@/lib/links/operations";
+import { toLinkView } from "@/lib/links/present";
+import { restore } from "@/lib/links/service";
+
+export const POST = apiRoute(restoreLink, async ({ principal, params }) => json(toLinkView(await restore(principal, params.id))));
+
+export const { GET, PATCH, PUT, DELETE, OPTIONS } = otherMethods({ POST });
