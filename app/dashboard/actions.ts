@@ -14,7 +14,7 @@ import {
 } from "@/lib/domains/operations";
 import { addDomain, getDomain, removeDomain, verifyDomain } from "@/lib/domains/service";
 import { toLinkView } from "@/lib/links/present";
-import { archive, createLink, repoint } from "@/lib/links/service";
+import { archive, createLink, editLink } from "@/lib/links/service";
 import type { LinkView } from "@/lib/links/schemas";
 import {
   acceptInvitation as acceptInvitationOperation,
@@ -78,7 +78,7 @@ export async function repointLinkAction(_previous: LinkEditState, form: FormData
     updateLink,
     { destination: required(form, "destination").trim() },
     async (principal, body) => {
-      const link = await repoint(principal, id, body.destination);
+      const link = await editLink(principal, id, body);
       return link.destination;
     },
   );

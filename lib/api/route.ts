@@ -153,6 +153,12 @@ export function recordIdParams<Params>(params: Params): Params {
   return params;
 }
 
-function queryObject(request: Request): Record<string, string> {
-  return Object.fromEntries(new URL(request.url).searchParams);
+/** A parameter given once is a string; one given several times (?tag=a&tag=b) is the list of its values. */
+function queryObject(request: Request): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  for (const [name, value] of new URL(request.url).searchParams) {
+    const earlier = query[name];
+    query[name] = earlier === undefined ? value : [earlier, value].flat();
+  }
+  return query;
 }

@@ -71,7 +71,8 @@ export async function spendAllowance<Result extends { created: boolean }>(
   commit: (client: DbClient) => Promise<Result>,
 ): Promise<Result> {
   const { workspaceId, limit } = entitlement;
-  if (!limit) return commit(db());
+  // A transaction even without a cap: a commit writes the link and its tags together.
+  if (!limit) return db().$transaction((tx) => commit(tx), ALLOWANCE_TRANSACTION);
   return db().$transaction(async (tx) => {
     const reserved = await store.reserveUnit(tx, workspaceId, limit.cycle.start, limit.cap);
     const result = await commit(tx);

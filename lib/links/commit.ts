@@ -1,6 +1,8 @@
 import { type CreateEntitlement, spendAllowance } from "@/lib/billing/entitlement";
 import { db, type DbClient } from "@/lib/db/client";
 import { DomainError } from "@/lib/http/errors";
+import { DEFAULT_TAG_COLOR } from "@/lib/tags/schemas";
+import { ensureTags, replaceLinkTags } from "@/lib/tags/store";
 import { announceLinkChange } from "./changes";
 import { allocateSlug } from "./slugs";
 import * as store from "./store";
@@ -24,6 +26,11 @@ export type LinkDraft = {
   createdByUserId: string | null;
   /** The custom slug asked for; null for an allocated one. */
   slug: string | null;
+  title: string | null;
+  /** Tag names; the ones the workspace lacks are created with the link. */
+  tagNames: readonly string[];
+  /** The short URL the link had at another service (an import). */
+  importedFrom: string | null;
   slugPolicy: SlugPolicy;
   /**
    * Without a custom slug: return the workspace's live link that already points at this
@@ -107,10 +114,12 @@ async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<Co
     domainId: draft.domainId,
     destination: draft.destination,
     createdByUserId: draft.createdByUserId,
+    title: draft.title,
+    importedFrom: draft.importedFrom,
   };
   if (draft.slug) {
     const link = await store.insertLink({ ...row, slug: draft.slug, reusable: false }, client);
-    if (link) return { link, created: true, slugFellBack: false };
+    if (link) return { link: await withTags(client, link, draft), created: true, slugFellBack: false };
     if (draft.slugPolicy === "fail_when_taken") throw slugTaken(draft.slug);
   }
   const reusable = draft.reuse && !draft.slug;
@@ -119,7 +128,14 @@ async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<Co
     const existing = reusable ? await store.findReusableLink(draft.workspaceId, draft.host, draft.destination, client) : null;
     if (existing) return { link: existing, created: false, slugFellBack: false };
     const link = await store.insertLink({ ...row, slug: allocateSlug(), reusable }, client);
-    if (link) return { link, created: true, slugFellBack: draft.slug !== null };
+    if (link) return { link: await withTags(client, link, draft), created: true, slugFellBack: draft.slug !== null };
   }
   throw new Error(`No free slug found after ${SLUG_ATTEMPTS} attempts.`);
+}
+
+/** A new link's tags, written in the link's own transaction. */
+async function withTags(client: DbClient, link: LinkRow, draft: LinkDraft): Promise<LinkRow> {
+  if (draft.tagNames.length === 0) return link;
+  await replaceLinkTags(client, link.id, await ensureTags(client, draft.workspaceId, draft.tagNames, DEFAULT_TAG_COLOR));
+  return store.readLink(link.id, client);
 }

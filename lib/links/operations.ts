@@ -39,7 +39,7 @@ export const createLink = defineOperation({
       linkSchema,
     ),
     400: failure(
-      "The body failed validation, is not JSON, or the destination is malformed; or a paid link without an account named a domain_id (custom domains need an account).",
+      "The body failed validation, is not JSON, or the destination is malformed; or a paid link without an account named a domain_id, a title or tags (those need an account).",
     ),
     402: paymentRequired(
       "Without credentials: the challenge, or a payment credential that could not pay (the error says why, with a fresh challenge). With a bearer credential, pay names the way forward: subscribe (no active subscription), upgrade (the plan's link allowance for this cycle is spent) or mpp and x402 (a machine account's key: buy each link without Authorization). Existing links keep resolving.",
@@ -63,7 +63,7 @@ export const listLinks = defineOperation({
   auth: "workspace",
   operationId: "listLinks",
   summary: "List links",
-  description: `Live links of the workspace, most recent first; archived links are left out. At most ${MAX_LIST_SIZE} per page; follow next_cursor for more.`,
+  description: `Live links of the workspace, most recent first; archived links are left out. At most ${MAX_LIST_SIZE} per page; follow next_cursor for more. tag (repeatable, compared without regard to case) keeps the links that carry every tag named.`,
   tag: "Links",
   query: listLinksQuery,
   queryDescriptions: { limit: `page size; defaults to ${MAX_LIST_SIZE}` },
@@ -93,18 +93,20 @@ export const updateLink = defineOperation({
   path: "/api/links/{id}",
   auth: "workspace",
   operationId: "updateLink",
-  summary: "Repoint a link",
+  summary: "Repoint, retitle or retag a link",
   description:
-    "Points the code at a new destination. The slug never changes; a repointed link goes back to quarantine (status 1). Needs an active subscription, except for a machine account's key, which repoints the links it bought.",
+    "Changes what the body names, in one step: destination points the code at a new destination (the slug never changes; a repointed link goes back to quarantine, status 1), title replaces the title (null removes it), tags replaces the link's set of tags (names new to the workspace create the tag). A new destination needs an active subscription, except for a machine account's key, which repoints the links it bought; a title or tags need none.",
   tag: "Links",
   write: true,
   parameters: [LINK_ID_PARAMETER],
   body: updateLinkBody,
   responses: {
     200: ok("The repointed link.", linkSchema),
-    400: failure("The body failed validation, is not JSON, or the destination is malformed."),
+    400: failure(
+      "The body failed validation (it must name destination, title or tags), is not JSON, or the destination is malformed.",
+    ),
     402: paymentRequired(
-      "The workspace has no active subscription (pay: subscribe). The link keeps resolving to its current destination.",
+      "A new destination, and the workspace has no active subscription (pay: subscribe). The link keeps resolving to its current destination.",
     ),
     403: failure("Members may edit only the links they created."),
     404: failure("No link with this id exists in this workspace."),

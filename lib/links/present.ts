@@ -18,6 +18,9 @@ export function toLinkView(link: LinkRow): LinkView {
     short_url: shortUrl(link),
     created_at: link.createdAt.getTime(),
     archived_at: link.archivedAt?.getTime() ?? null,
+    title: link.title,
+    tags: tagNamesOf(link),
+    imported_from: link.importedFrom,
   };
 }
 
@@ -29,5 +32,11 @@ export function toListItem(link: LinkRow): LinkListItem {
     status: link.status,
     created_at: link.createdAt.getTime(),
     host: link.host,
+    title: link.title,
+    tags: tagNamesOf(link),
   };
+}
+
+export function tagNamesOf(link: Pick<LinkRow, "tags">): string[] {
+  return link.tags.map(({ tag }) => tag.name);
 }

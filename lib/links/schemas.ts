@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isRecordId } from "@/lib/db/random";
+import { tagName, tagNames } from "@/lib/tags/schemas";
 import { linkStatusField } from "./status";
 import { CUSTOM_SLUG_MAX, CUSTOM_SLUG_MIN, CUSTOM_SLUG_PATTERN, isReserved } from "./slugs";
 
@@ -19,6 +20,15 @@ const slug = z
   .refine((value) => !isReserved(value), "is reserved for the service's own pages")
   .meta({ description: "case-sensitive; omitted means allocated (7 characters)", example: "spring-menu" });
 
+export const TITLE_MAX = 200;
+
+const title = z
+  .string({ error: "must be a string" })
+  .trim()
+  .max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`)
+  .regex(/^[^\p{Cc}]*$/u, "may not contain control characters")
+  .meta({ description: `the link's name for people, at most ${TITLE_MAX} characters`, example: "Spring menu" });
+
 export const createLinkBody = z
   .strictObject({
     destination,
@@ -28,10 +38,22 @@ export const createLinkBody = z
       .refine(isRecordId, "must be the id of a verified custom domain of the workspace")
       .optional()
       .meta({ description: "id of a verified custom domain of the workspace" }),
+    title: title.optional(),
+    tags: tagNames.optional(),
   })
   .meta({ id: "CreateLinkRequest" });
 
-export const updateLinkBody = z.strictObject({ destination }).meta({ id: "UpdateLinkRequest" });
+export const updateLinkBody = z
+  .strictObject({
+    destination: destination.optional(),
+    title: title.nullable().optional().meta({ description: "the new title; null or an empty string removes it" }),
+    tags: tagNames.optional().meta({ description: "the link's tags from now on, replacing the ones it had" }),
+  })
+  .refine(
+    (body) => body.destination !== undefined || body.title !== undefined || body.tags !== undefined,
+    "Send destination, title or tags (or several).",
+  )
+  .meta({ id: "UpdateLinkRequest" });
 
 export const listLinksQuery = z.strictObject({
   limit: z.coerce
@@ -41,6 +63,11 @@ export const listLinksQuery = z.strictObject({
     .max(MAX_LIST_SIZE, `must be at most ${MAX_LIST_SIZE}`)
     .optional(),
   cursor: z.string().min(1).optional().meta({ description: "next_cursor from the previous page" }),
+  tag: z
+    .union([tagName, z.array(tagName).max(10, "may be given at most 10 times")])
+    .optional()
+    .transform((value) => (value === undefined ? [] : [value].flat()))
+    .meta({ description: "only links with this tag; repeat it for links with all of them" }),
 });
 
 export const linkSchema = z
@@ -53,6 +80,12 @@ export const linkSchema = z
     short_url: z.url(),
     created_at: z.number().int().meta({ description: "epoch milliseconds" }),
     archived_at: z.number().int().nullable().meta({ description: "epoch milliseconds; archived links keep resolving" }),
+    title: z.string().nullable(),
+    tags: z.array(z.string()).meta({ description: "the names of the link's tags, in alphabetical order" }),
+    imported_from: z
+      .string()
+      .nullable()
+      .meta({ description: "the short URL the link had at the service it was imported from; null if it was made here" }),
   })
   .meta({ id: "Link" });
 
@@ -64,6 +97,8 @@ export const linkListItemSchema = z
     status: z.number().int(),
     created_at: z.number().int(),
     host: z.string().nullable(),
+    title: z.string().nullable(),
+    tags: z.array(z.string()),
   })
   .meta({ id: "LinkListItem" });
 
@@ -86,6 +121,7 @@ export const paidLinkSchema = linkSchema
   .meta({ id: "PaidLink" });
 
 export type CreateLinkInput = z.infer<typeof createLinkBody>;
+export type UpdateLinkInput = z.infer<typeof updateLinkBody>;
 export type LinkView = z.infer<typeof linkSchema>;
 export type LinkListItem = z.infer<typeof linkListItemSchema>;
 export type PaidLink = z.infer<typeof paidLinkSchema>;

@@ -1,25 +1,42 @@
 import { requireCreateEntitlement, requireEditEntitlement } from "@/lib/billing/entitlement";
+import { db } from "@/lib/db/client";
 import { isRecordId } from "@/lib/db/random";
 import { DomainError, notFound } from "@/lib/http/errors";
+import { DEFAULT_TAG_COLOR } from "@/lib/tags/schemas";
+import { ensureTags, nameKey, replaceLinkTags } from "@/lib/tags/store";
 import { can, requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { type CommittedLink, commitLink, slugTaken } from "./commit";
 import { vetDestination } from "./destination-gate";
 import { announceLinkChange } from "./changes";
 import { toListItem } from "./present";
-import { MAX_LIST_SIZE, type CreateLinkInput } from "./schemas";
+import { MAX_LIST_SIZE, type CreateLinkInput, type UpdateLinkInput } from "./schemas";
 import { ABUSE } from "./status";
 import * as store from "./store";
 import type { LinkRow } from "./store";
 
 /** A create request that passed every check; committing it can only fail on a taken slug. */
-export type PreparedLink = { destination: string; slug: string | null; host: string | null; domainId: string | null };
+export type PreparedLink = {
+  destination: string;
+  slug: string | null;
+  host: string | null;
+  domainId: string | null;
+  title: string | null;
+  tagNames: readonly string[];
+};
 
 /** Validation, destination refusal and the safety check: everything that can refuse a create. */
 export async function prepareLink(workspaceId: string | null, input: CreateLinkInput): Promise<PreparedLink> {
   const destination = await vetDestination(input.destination);
   const domain = input.domain_id ? await requireVerifiedDomain(workspaceId, input.domain_id) : null;
-  return { destination, slug: input.slug ?? null, host: domain?.hostname ?? null, domainId: domain?.id ?? null };
+  return {
+    destination,
+    slug: input.slug ?? null,
+    host: domain?.hostname ?? null,
+    domainId: domain?.id ?? null,
+    title: input.title || null,
+    tagNames: input.tags ?? [],
+  };
 }
 
 /** 409 when the custom slug is already taken on its host: for callers that must refuse before committing (a payment). */
@@ -33,7 +50,11 @@ export async function ensureSlugAvailable(prepared: PreparedLink): Promise<void>
  * is spent only when the commit creates a link. Without a custom slug, the workspace's live link
  * to this destination on this host is returned instead (created: false).
  */
-export async function createLink(principal: Principal, input: CreateLinkInput): Promise<CommittedLink> {
+export async function createLink(
+  principal: Principal,
+  input: CreateLinkInput,
+  origin: { importedFrom: string | null } = { importedFrom: null },
+): Promise<CommittedLink> {
   requirePermission(principal, "links.create", "Your role in this workspace does not allow creating links.");
   const entitlement = await requireCreateEntitlement(principal.workspaceId);
   const prepared = await prepareLink(principal.workspaceId, input);
@@ -42,16 +63,18 @@ export async function createLink(principal: Principal, input: CreateLinkInput): 
     ...prepared,
     workspaceId: principal.workspaceId,
     createdByUserId,
+    importedFrom: origin.importedFrom,
     slugPolicy: "fail_when_taken",
     reuse: true,
   } as const;
   return commitLink(draft, { entitlement });
 }
 
-export async function listLinks(principal: Principal, limit = MAX_LIST_SIZE, cursor?: string) {
+export async function listLinks(principal: Principal, query: { limit?: number; cursor?: string; tag?: readonly string[] } = {}) {
   requirePermission(principal, "links.read", "Your role in this workspace does not allow listing links.");
-  const after = cursor ? decodeCursor(cursor) : undefined;
-  const rows = await store.listLiveLinks(principal.workspaceId, limit, after);
+  const limit = query.limit ?? MAX_LIST_SIZE;
+  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const rows = await store.listLiveLinks(principal.workspaceId, limit, after, (query.tag ?? []).map(nameKey));
   const last = rows.length === limit ? rows.at(-1) : undefined;
   return { links: rows.map(toListItem), next_cursor: last ? encodeCursor(last) : null };
 }
@@ -61,17 +84,33 @@ export async function getLink(principal: Principal, id: string): Promise<LinkRow
   return findOwnLink(principal, id);
 }
 
-export async function repoint(principal: Principal, id: string, rawDestination: string): Promise<LinkRow> {
+/**
+ * Repoints, retitles and retags in one transaction: whatever the body names changes, nothing else.
+ * Only a new destination needs a subscription (402) and passes the destination rules (422); a
+ * title or tags change no destination, like an archive.
+ */
+export async function editLink(principal: Principal, id: string, changes: UpdateLinkInput): Promise<LinkRow> {
   const link = await findEditableLink(principal, id);
+  const destination = changes.destination === undefined ? undefined : await vetRepoint(principal, link, changes.destination);
+  const repointed = destination !== undefined && destination !== link.destination;
+  const edited = await db().$transaction(async (tx) => {
+    if (repointed) await store.repointLink(tx, link.id, destination);
+    if (changes.title !== undefined) await store.setTitle(tx, link.id, changes.title || null);
+    if (changes.tags !== undefined) {
+      await replaceLinkTags(tx, link.id, await ensureTags(tx, principal.workspaceId, changes.tags, DEFAULT_TAG_COLOR));
+    }
+    return store.readLink(link.id, tx);
+  });
+  if (repointed) announceLinkChange("repointed", edited);
+  return edited;
+}
+
+async function vetRepoint(principal: Principal, link: LinkRow, rawDestination: string): Promise<string> {
   await requireEditEntitlement(principal.workspaceId);
   if (link.status === ABUSE) {
     throw new DomainError("conflict", "This link was blocked for abuse and cannot be repointed; contact support to appeal.");
   }
-  const destination = await vetDestination(rawDestination);
-  if (destination === link.destination) return link;
-  const repointed = await store.repointLink(link.id, destination);
-  announceLinkChange("repointed", repointed);
-  return repointed;
+  return vetDestination(rawDestination);
 }
 
 /** Archiving needs no subscription: it changes no destination and the code keeps resolving. */

@@ -5,7 +5,7 @@ import { isUniqueViolation } from "@/lib/db/errors";
 import { newId } from "@/lib/db/random";
 import { quarantineEntry } from "./status";
 
-const LINK_COLUMNS = {
+const LINK_SCALARS = {
   id: true,
   workspaceId: true,
   slug: true,
@@ -15,6 +15,13 @@ const LINK_COLUMNS = {
   createdByUserId: true,
   createdAt: true,
   archivedAt: true,
+  title: true,
+  importedFrom: true,
+} as const satisfies Prisma.LinkSelect;
+
+export const LINK_COLUMNS = {
+  ...LINK_SCALARS,
+  tags: { select: { tag: { select: { name: true } } }, orderBy: { tag: { nameKey: "asc" } } },
 } as const satisfies Prisma.LinkSelect;
 
 /** A link as the account's operations read it (status is the stored integer; see asLinkStatus). */
@@ -28,6 +35,8 @@ export type NewLink = {
   domainId: string | null;
   destination: string;
   createdByUserId: string | null;
+  title?: string | null;
+  importedFrom?: string | null;
 };
 
 /**
@@ -40,9 +49,13 @@ export async function insertLink(link: NewLink, client: DbClient = db()): Promis
   const [inserted] = await client.link.createManyAndReturn({
     data: [{ id: newId("lnk"), ...link, ...quarantineEntry(now), createdAt: now, updatedAt: now }],
     skipDuplicates: true,
-    select: LINK_COLUMNS,
+    select: LINK_SCALARS,
   });
-  return inserted ?? null;
+  return inserted ? { ...inserted, tags: [] } : null;
+}
+
+export async function readLink(id: string, client: DbClient = db()): Promise<LinkRow> {
+  return client.link.findUniqueOrThrow({ where: { id }, select: LINK_COLUMNS });
 }
 
 export async function findReusableLink(
@@ -65,17 +78,19 @@ export async function findWorkspaceLink(workspaceId: string, id: string): Promis
   return db().link.findFirst({ where: { id, workspaceId }, select: LINK_COLUMNS });
 }
 
-/** Most recent first; keyset pagination on (created_at, id). */
+/** Most recent first; keyset pagination on (created_at, id); with tags, only links carrying every one of them. */
 export async function listLiveLinks(
   workspaceId: string,
   limit: number,
   after?: { createdAt: Date; id: string },
+  tagKeys: readonly string[] = [],
 ): Promise<LinkRow[]> {
   return db().link.findMany({
     where: {
       workspaceId,
       archivedAt: null,
       ...(after && { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }),
+      AND: tagKeys.map((key) => ({ tags: { some: { tag: { nameKey: key } } } })),
     },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: limit,
@@ -87,13 +102,13 @@ export async function listLiveLinks(
  * Points a link at a new destination. A repointed link is no longer reused for its old
  * destination, and enters quarantine afresh so the new destination earns its release.
  */
-export async function repointLink(id: string, destination: string): Promise<LinkRow> {
+export async function repointLink(client: DbClient, id: string, destination: string): Promise<void> {
   const now = new Date(clock().now());
-  return db().link.update({
-    where: { id },
-    data: { destination, reusable: false, ...quarantineEntry(now), updatedAt: now },
-    select: LINK_COLUMNS,
-  });
+  await client.link.update({ where: { id }, data: { destination, reusable: false, ...quarantineEntry(now), updatedAt: now } });
+}
+
+export async function setTitle(client: DbClient, id: string, title: string | null): Promise<void> {
+  await client.link.update({ where: { id }, data: { title, updatedAt: new Date(clock().now()) } });
 }
 
 /** Archives once; archiving again keeps the first time. */

@@ -11,7 +11,7 @@ import { listDomains as listDomainsOperation } from "@/lib/domains/operations";
 import { domainListSchema } from "@/lib/domains/schemas";
 import { listDomains } from "@/lib/domains/service";
 import { createLinkBody, linkListSchema, linkSchema, listLinksQuery, paidLinkSchema, updateLinkBody } from "@/lib/links/schemas";
-import { archive, createLink, getLink, listLinks, repoint, restore } from "@/lib/links/service";
+import { archive, createLink, editLink, getLink, listLinks, restore } from "@/lib/links/service";
 import { buyLinkByToolCall } from "@/lib/payments/tool-call";
 import { getQrCode } from "@/lib/qr/operations";
 import { qrQuery } from "@/lib/qr/schemas";
@@ -51,7 +51,7 @@ export const listLinksTool = defineTool({
   input: listLinksQuery,
   output: linkListSchema,
   annotations: READ_ONLY,
-  run: (input, principal) => listLinks(principal, input.limit, input.cursor),
+  run: (input, principal) => listLinks(principal, input),
 });
 
 export const getLinkTool = defineTool({
@@ -73,10 +73,10 @@ export const repointLinkTool = defineTool({
     "Points an existing code at a new destination; the slug and short_url never change, and the next visit goes to the new destination. The link goes back to quarantine (status 1). Needs an active subscription, except for a machine account's key, which repoints the links it bought.",
   operation: linkOperations.updateLink,
   anyone: false,
-  input: z.strictObject({ ...linkId, ...updateLinkBody.shape }),
+  input: z.strictObject({ ...linkId, ...updateLinkBody.shape, destination: updateLinkBody.shape.destination.unwrap() }),
   output: linkSchema,
   annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  run: async (input, principal) => toLinkView(await repoint(principal, input.id, input.destination)),
+  run: async (input, principal) => toLinkView(await editLink(principal, input.id, input)),
 });
 
 export const archiveLinkTool = defineTool({

@@ -188,7 +188,7 @@ describe("OpenAPI document", () => {
     const schema = componentSchema("CreateLinkRequest");
     expect(schema.additionalProperties).toBe(false);
     expect(schema.required).toContain("destination");
-    expect(Object.keys(schema.properties ?? {})).toEqual(["destination", "slug", "domain_id"]);
+    expect(Object.keys(schema.properties ?? {})).toEqual(["destination", "slug", "domain_id", "title", "tags"]);
   });
 
   it("documents QR artwork and logos as binary downloads with ETag, 304, and uploads of the four image types", () => {

@@ -35,6 +35,7 @@ import { paymentDiscovery } from "@/lib/payments/gateway";
 import * as payments from "@/lib/payments/operations";
 import * as qr from "@/lib/qr/operations";
 import * as resolution from "@/lib/resolution/operations";
+import * as tags from "@/lib/tags/operations";
 import * as workspaces from "@/lib/workspaces/operations";
 
 export const API_VERSION = "2026-08-21";
@@ -58,6 +59,10 @@ export const OPERATIONS: readonly OperationSpec[] = [
   links.updateLink,
   links.archiveLink,
   links.restoreLink,
+  tags.listTags,
+  tags.createTag,
+  tags.updateTag,
+  tags.deleteTag,
   qr.getQrCode,
   logos.getLinkLogo,
   logos.setLinkLogo,

@@ -151,6 +151,9 @@ function paidLinkDraft(workspaceId: string, purchase: Purchase): LinkDraft {
     destination: purchase.destination,
     createdByUserId: null,
     slug: purchase.slug,
+    title: null,
+    tagNames: [],
+    importedFrom: null,
     slugPolicy: "fall_back_to_allocated",
     reuse: false,
   };

@@ -22,7 +22,7 @@ export async function buyLink(request: Request, input: CreateLinkInput): Promise
 
 /** The purchase, whichever door the credential came through (HTTP headers, or a tool call's _meta). */
 export async function buyLinkWith(reading: CredentialReading, input: CreateLinkInput): Promise<Response> {
-  refuseDomain(input);
+  refuseAccountFields(input);
   const purchase = (await isResend(reading)) ? await resentPurchase(input) : await newPurchase(input);
   if (reading.kind === "none") return challenge(purchase, priceSentence(paymentSettings()));
   if (reading.kind === "malformed") return challenge(purchase, `${reading.reason} ${ASK_AGAIN}`);
@@ -52,11 +52,18 @@ async function resentPurchase(input: CreateLinkInput): Promise<Purchase> {
   return { destination: decision.url, slug: input.slug ?? null };
 }
 
-function refuseDomain(input: CreateLinkInput): void {
+/** What only an account's links carry: a payment buys a destination and a slug, nothing else. */
+function refuseAccountFields(input: CreateLinkInput): void {
   if (input.domain_id) {
     throw new DomainError(
       "invalid_request",
       "A link bought without an account lives on the default short host; domain_id needs an account's API key.",
+    );
+  }
+  if (input.title !== undefined || input.tags !== undefined) {
+    throw new DomainError(
+      "invalid_request",
+      "A link bought without an account carries no title or tags; set them with the account's API key (PATCH /api/links/{id}).",
     );
   }
 }

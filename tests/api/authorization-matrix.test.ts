@@ -100,6 +100,30 @@ const FIXTURES: Record<string, Fixture> = {
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
+  "GET /api/tags": {
+    request: async (target) => {
+      await target.freshTag();
+      return { path: "/api/tags" };
+    },
+    status: 200,
+    check: async (response, own) => {
+      expect(response.body.tags.length).toBe(await db().tag.count({ where: { workspaceId: own.id } }));
+    },
+  },
+  "POST /api/tags": {
+    request: () => ({ path: "/api/tags", body: { name: `matrix ${process.pid}-${++counter}` } }),
+    status: by(201, 201, 201, 403, 201),
+  },
+  "PATCH /api/tags/{id}": {
+    request: async (target) => ({ path: `/api/tags/${await target.freshTag()}`, body: { color: "green" } }),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
+  "DELETE /api/tags/{id}": {
+    request: async (target) => ({ path: `/api/tags/${await target.freshTag()}` }),
+    status: by(204, 204, 403, 403, 204),
+    namesResource: true,
+  },
   "GET /api/links/{id}/qr": {
     request: async (target) => ({ path: `/api/links/${await target.link()}/qr` }),
     status: 200,

@@ -88,7 +88,7 @@ describe("the order of refusals on create", () => {
         )
       ).status,
     ).toBe(401);
-    expect((await createLink(lapsed, { destination: "https://example.com", title: "x" })).status).toBe(400);
+    expect((await createLink(lapsed, { destination: "https://example.com", colour: "x" })).status).toBe(400);
     expect((await call("POST", "/api/links", { token: lapsed.token, rawBody: "{" })).status).toBe(400);
     expect((await createLink(lapsed, { destination: "http://10.0.0.1/" })).status).toBe(402);
     expect((await createLink(lapsed, { destination: `https://${TEST_ZONE.privateName}/` })).status).toBe(402);

@@ -22,6 +22,9 @@ describe("POST /api/links", () => {
       short_url: `http://s.test.example/${response.body.slug}`,
       created_at: expect.any(Number),
       archived_at: null,
+      title: null,
+      tags: [],
+      imported_from: null,
     });
     expect(response.body.slug).not.toMatch(/[01lIO]/);
   });
@@ -73,7 +76,7 @@ describe("POST /api/links", () => {
   });
 
   it.each([
-    ["an unknown field", { destination: "https://example.com", title: "x" }, /does not accept: title/],
+    ["an unknown field", { destination: "https://example.com", colour: "x" }, /does not accept: colour/],
     ["a missing destination", {}, /"destination"/],
     ["an empty destination", { destination: "" }, /"destination"/],
     ["a non-string destination", { destination: 42 }, /"destination"/],
@@ -168,7 +171,16 @@ describe("GET /api/links", () => {
     const response = await call("GET", "/api/links", { token: user.token });
     expect(response.status).toBe(200);
     expect(response.body.links.map((link: { id: string }) => link.id)).toEqual(ids.reverse());
-    expect(Object.keys(response.body.links[0]).sort()).toEqual(["created_at", "destination", "host", "id", "slug", "status"]);
+    expect(Object.keys(response.body.links[0]).sort()).toEqual([
+      "created_at",
+      "destination",
+      "host",
+      "id",
+      "slug",
+      "status",
+      "tags",
+      "title",
+    ]);
     expect(response.body.links[0].created_at).toBeGreaterThan(Date.UTC(2026, 0, 1));
     expect(response.body.next_cursor).toBeNull();
   });

@@ -198,7 +198,9 @@ describe("a request without credentials", () => {
 
   it.each([
     ["an invalid body", { destination: "ftp://example.com/file" }, 400],
-    ["an unknown field", { destination: "https://example.com/", title: "x" }, 400],
+    ["an unknown field", { destination: "https://example.com/", colour: "x" }, 400],
+    ["a title (needs an account)", { destination: "https://example.com/", title: "x" }, 400],
+    ["tags (need an account)", { destination: "https://example.com/", tags: ["x"] }, 400],
     ["a slug outside the alphabet", { destination: "https://example.com/", slug: "hello" }, 400],
     ["a custom domain (needs an account)", { destination: "https://example.com/", domain_id: "dom_x" }, 400],
     ["a private destination", { destination: "http://10.0.0.1/admin" }, 422],
@@ -279,6 +281,9 @@ describe("paying with MPP", () => {
       short_url: "http://s.test.example/mpp-bought",
       created_at: expect.any(Number),
       archived_at: null,
+      title: null,
+      tags: [],
+      imported_from: null,
       receipt: transfer!.transaction,
       api_key: expect.stringMatching(/^plk_/),
     });

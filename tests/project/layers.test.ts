@@ -21,6 +21,7 @@ const CAPABILITIES = [
   "analytics",
   "domains",
   "links",
+  "tags",
   "billing",
   "members",
   "workspaces",

@@ -38,6 +38,8 @@ export interface Target {
   domain(): Promise<string>;
   /** A new, unverified custom domain without links, for requests that delete it. */
   freshDomain(): Promise<string>;
+  /** A new tag, for requests that rename or delete it. */
+  freshTag(): Promise<string>;
 }
 
 const unique = () => randomBytes(6).toString("hex");
@@ -189,6 +191,14 @@ export class TeamWorkspace implements Target {
     return id;
   }
 
+  async freshTag(): Promise<string> {
+    const id = newId("tag");
+    const name = `tag-${this.label}-${unique()}`;
+    await db().tag.create({ data: { id, workspaceId: this.id, name, nameKey: name.toLowerCase(), color: "blue" } });
+    for (const value of [id, name]) this.secrets.add(value);
+    return id;
+  }
+
   /** Puts the workspace's default logo back (a request may have removed it). */
   async setWorkspaceLogo(): Promise<void> {
     const response = await call("PUT", "/api/workspaces/logo", {
@@ -232,6 +242,7 @@ export class Ghost implements Target {
   private readonly domainId = newId("dom");
   domain = async () => this.domainId;
   freshDomain = async () => newId("dom");
+  freshTag = async () => newId("tag");
 }
 
 export async function logoImage(): Promise<Buffer> {

@@ -13,8 +13,6 @@ export const POST = apiRoute(createLinkOperation, async ({ request, principal, b
   return json(toLinkView(link), created ? 201 : 200);
 });
 
-export const GET = apiRoute(listLinksOperation, async ({ principal, query }) =>
-  json(await listLinks(principal, query.limit, query.cursor)),
-);
+export const GET = apiRoute(listLinksOperation, async ({ principal, query }) => json(await listLinks(principal, query)));
 
 export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET, POST });

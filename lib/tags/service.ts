@@ -1,0 +1,54 @@
+import { DomainError, notFound } from "@/lib/http/errors";
+import { isRecordId } from "@/lib/db/random";
+import { requirePermission } from "@/lib/workspaces/permissions";
+import type { Principal } from "@/lib/workspaces/types";
+import { type CreateTagInput, DEFAULT_TAG_COLOR, type TagView, TAG_COLORS, type UpdateTagInput } from "./schemas";
+import * as store from "./store";
+import type { TagRow } from "./store";
+
+export const TAG_NOT_FOUND = "No tag with this id exists in this workspace.";
+
+export async function listTags(principal: Principal): Promise<{ tags: TagView[] }> {
+  requirePermission(principal, "links.read", "Your role in this workspace does not allow reading tags.");
+  return { tags: (await store.listTags(principal.workspaceId)).map(toTagView) };
+}
+
+/** Whoever may create links may create the tags they carry. */
+export async function createTag(principal: Principal, input: CreateTagInput): Promise<TagView> {
+  requirePermission(principal, "links.create", "Your role in this workspace does not allow creating tags.");
+  const tag = await store.insertTag(principal.workspaceId, input.name, input.color ?? DEFAULT_TAG_COLOR);
+  if (!tag) throw nameTaken(input.name);
+  return toTagView(tag);
+}
+
+/** Renaming or recolouring changes every link's tag at once, so it is for those who may edit any link. */
+export async function updateTag(principal: Principal, id: string, input: UpdateTagInput): Promise<TagView> {
+  const tag = await findEditableTag(principal, id);
+  const updated = await store.updateTag(tag.id, input);
+  if (!updated) throw nameTaken(input.name!);
+  return toTagView(updated);
+}
+
+export async function deleteTag(principal: Principal, id: string): Promise<void> {
+  const tag = await findEditableTag(principal, id);
+  await store.deleteTag(tag.id);
+}
+
+async function findEditableTag(principal: Principal, id: string): Promise<TagRow> {
+  requirePermission(principal, "links.edit_any", "Your role in this workspace does not allow changing tags.");
+  const tag = isRecordId(id) ? await store.findTag(principal.workspaceId, id) : null;
+  if (!tag) throw notFound(TAG_NOT_FOUND);
+  return tag;
+}
+
+function nameTaken(name: string): DomainError {
+  return new DomainError(
+    "conflict",
+    `This workspace already has a tag named "${name}" (names are compared without regard to case).`,
+  );
+}
+
+function toTagView(tag: TagRow): TagView {
+  const color = TAG_COLORS.find((known) => known === tag.color) ?? DEFAULT_TAG_COLOR;
+  return { id: tag.id, name: tag.name, color };
+}

@@ -1,0 +1,78 @@
+import { db, type DbClient } from "@/lib/db/client";
+import { isUniqueViolation } from "@/lib/db/errors";
+import { newId } from "@/lib/db/random";
+
+const TAG_COLUMNS = { id: true, name: true, color: true } as const;
+
+export type TagRow = { id: string; name: string; color: string };
+
+/** What names are compared by: the same tag whatever its case. */
+export function nameKey(name: string): string {
+  return name.normalize("NFC").toLowerCase();
+}
+
+export async function listTags(workspaceId: string): Promise<TagRow[]> {
+  return db().tag.findMany({ where: { workspaceId }, orderBy: { nameKey: "asc" }, select: TAG_COLUMNS });
+}
+
+export async function findTag(workspaceId: string, id: string): Promise<TagRow | null> {
+  return db().tag.findFirst({ where: { id, workspaceId }, select: TAG_COLUMNS });
+}
+
+/** Null when the workspace already has a tag of this name (the unique index decides, not a prior read). */
+export async function insertTag(workspaceId: string, name: string, color: string): Promise<TagRow | null> {
+  const [inserted] = await db().tag.createManyAndReturn({
+    data: [{ id: newId("tag"), workspaceId, name, nameKey: nameKey(name), color }],
+    skipDuplicates: true,
+    select: TAG_COLUMNS,
+  });
+  return inserted ?? null;
+}
+
+/** Null when another tag of the workspace already has the new name (a unique violation: the index decides). */
+export async function updateTag(id: string, changes: { name?: string; color?: string }): Promise<TagRow | null> {
+  try {
+    return await db().tag.update({
+      where: { id },
+      data: { ...changes, ...(changes.name !== undefined && { nameKey: nameKey(changes.name) }) },
+      select: TAG_COLUMNS,
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) return null;
+    throw error;
+  }
+}
+
+/** The tag leaves every link it was on (link_tags cascade); the links stay. */
+export async function deleteTag(id: string): Promise<void> {
+  await db().tag.delete({ where: { id } });
+}
+
+/**
+ * The ids of the workspace's tags with these names, creating the ones it lacks. Concurrent
+ * creators of one name meet at the unique index: ON CONFLICT DO NOTHING, then one read.
+ */
+export async function ensureTags(
+  client: DbClient,
+  workspaceId: string,
+  names: readonly string[],
+  color: string,
+): Promise<string[]> {
+  if (names.length === 0) return [];
+  const keys = [...new Set(names.map(nameKey))];
+  const firstSpelling = new Map(names.map((name) => [nameKey(name), name]).reverse() as [string, string][]);
+  await client.tag.createMany({
+    data: keys.map((key) => ({ id: newId("tag"), workspaceId, name: firstSpelling.get(key)!, nameKey: key, color })),
+    skipDuplicates: true,
+  });
+  const tags = await client.tag.findMany({ where: { workspaceId, nameKey: { in: keys } }, select: { id: true } });
+  return tags.map((tag) => tag.id);
+}
+
+/** Makes the link's tags exactly these. */
+export async function replaceLinkTags(client: DbClient, linkId: string, tagIds: readonly string[]): Promise<void> {
+  await client.linkTag.deleteMany({ where: { linkId, tagId: { notIn: [...tagIds] } } });
+  if (tagIds.length > 0) {
+    await client.linkTag.createMany({ data: tagIds.map((tagId) => ({ linkId, tagId })), skipDuplicates: true });
+  }
+}
