@@ -165,3 +165,25 @@ export async function pruneScanData(retentionDays: number, now: number): Promise
   await db().$executeRaw`DELETE FROM scan_batches WHERE written_at < ${keptFrom}::timestamptz`;
   return { cutoff, events };
 }
+
+/** Each link's scans (bots left out) from the day `since` starts in, read from the day rollups. */
+export async function scansPerLinkSince(
+  workspaceId: string,
+  linkIds: readonly string[],
+  since: Date,
+): Promise<Map<string, number>> {
+  if (linkIds.length === 0) return new Map();
+  const rows = await db().scanRollup.groupBy({
+    by: ["linkId"],
+    where: {
+      workspaceId,
+      grain: DAY,
+      dimension: DIMENSIONS.total,
+      value: "",
+      linkId: { in: [...linkIds] },
+      bucket: { gte: since },
+    },
+    _sum: { scans: true },
+  });
+  return new Map(rows.map((row) => [row.linkId, Number(row._sum.scans ?? 0)]));
+}

@@ -79,6 +79,21 @@ export async function listLinks(principal: Principal, query: { limit?: number; c
   return { links: rows.map(toListItem), next_cursor: last ? encodeCursor(last) : null };
 }
 
+const EXPORT_PAGE_SIZE = 500;
+
+/** Every link of the workspace, archived included, page by page: an export holds one page in memory at a time. */
+export async function* allLinkPages(principal: Principal): AsyncGenerator<LinkRow[]> {
+  requirePermission(principal, "links.read", "Your role in this workspace does not allow exporting links.");
+  let after: { createdAt: Date; id: string } | undefined;
+  for (;;) {
+    const page = await store.pageOfAllLinks(principal.workspaceId, EXPORT_PAGE_SIZE, after);
+    if (page.length > 0) yield page;
+    if (page.length < EXPORT_PAGE_SIZE) return;
+    const last = page.at(-1)!;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
+}
+
 export async function getLink(principal: Principal, id: string): Promise<LinkRow> {
   requirePermission(principal, "links.read", "Your role in this workspace does not allow reading links.");
   return findOwnLink(principal, id);

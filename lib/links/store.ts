@@ -78,6 +78,23 @@ export async function findWorkspaceLink(workspaceId: string, id: string): Promis
   return db().link.findFirst({ where: { id, workspaceId }, select: LINK_COLUMNS });
 }
 
+/** Every link of the workspace, archived ones included, most recent first, a page at a time (keyset on created_at, id). */
+export async function pageOfAllLinks(
+  workspaceId: string,
+  limit: number,
+  after?: { createdAt: Date; id: string },
+): Promise<LinkRow[]> {
+  return db().link.findMany({
+    where: {
+      workspaceId,
+      ...(after && { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }),
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit,
+    select: LINK_COLUMNS,
+  });
+}
+
 /** Most recent first; keyset pagination on (created_at, id); with tags, only links carrying every one of them. */
 export async function listLiveLinks(
   workspaceId: string,

@@ -16,6 +16,7 @@ import * as abuse from "@/lib/abuse/operations";
 import * as analytics from "@/lib/analytics/operations";
 import * as billing from "@/lib/billing/operations";
 import * as domains from "@/lib/domains/operations";
+import * as linkExports from "@/lib/exports/operations";
 import { config } from "@/lib/config";
 import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
 import {
@@ -55,6 +56,7 @@ export const getOpenApiDocument = defineOperation({
 export const OPERATIONS: readonly OperationSpec[] = [
   links.createLink,
   links.listLinks,
+  linkExports.exportLinks,
   links.getLink,
   links.updateLink,
   links.archiveLink,

@@ -100,6 +100,13 @@ const FIXTURES: Record<string, Fixture> = {
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
+  "GET /api/links/export": {
+    request: () => ({ path: "/api/links/export?format=json" }),
+    status: 200,
+    check: async (response, own) => {
+      expect(response.body.links.length).toBe(await db().link.count({ where: { workspaceId: own.id } }));
+    },
+  },
   "GET /api/tags": {
     request: async (target) => {
       await target.freshTag();

@@ -13,6 +13,8 @@ const ROOF = ["api", "openapi", "mcp"];
 
 /** The capabilities from the top down, as DEVELOPING.md draws them: each may import only those after it. */
 const CAPABILITIES = [
+  "imports",
+  "exports",
   "abuse",
   "qr",
   "logos",

@@ -1,0 +1,29 @@
+import { z } from "zod";
+
+export const EXPORT_FORMATS = ["csv", "json"] as const;
+
+export const exportLinksQuery = z.strictObject({
+  format: z.enum(EXPORT_FORMATS, { error: "must be csv or json" }).default("csv").meta({ description: "csv (default) or json" }),
+});
+
+export const exportedLinkSchema = z
+  .object({
+    id: z.string(),
+    short_url: z.url(),
+    slug: z.string(),
+    host: z.string().nullable(),
+    destination: z.url(),
+    status: z.number().int(),
+    tags: z.array(z.string()),
+    title: z.string().nullable(),
+    created_at: z.iso.datetime(),
+    archived_at: z.iso.datetime().nullable(),
+    imported_from: z.string().nullable(),
+    scans_30d: z.number().int().meta({ description: "scans by people in the last 30 days, today included (UTC days)" }),
+  })
+  .meta({ id: "ExportedLink" });
+
+export const linkExportSchema = z.object({ links: z.array(exportedLinkSchema) }).meta({ id: "LinkExport" });
+
+export type ExportedLink = z.infer<typeof exportedLinkSchema>;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];

@@ -1,0 +1,89 @@
+import { scansPerLinkSince } from "@/lib/analytics/store";
+import { clock } from "@/lib/clock";
+import { csvRow } from "@/lib/http/csv";
+import { shortUrl, tagNamesOf } from "@/lib/links/present";
+import { allLinkPages } from "@/lib/links/service";
+import type { LinkRow } from "@/lib/links/store";
+import type { Principal } from "@/lib/workspaces/types";
+import type { ExportedLink, ExportFormat } from "./schemas";
+
+const DAY_MS = 24 * 3600 * 1000;
+const SCAN_WINDOW_DAYS = 30;
+
+const CSV_HEADER: readonly (keyof ExportedLink)[] = [
+  "id",
+  "short_url",
+  "slug",
+  "host",
+  "destination",
+  "status",
+  "tags",
+  "title",
+  "created_at",
+  "archived_at",
+  "imported_from",
+  "scans_30d",
+];
+
+/**
+ * The workspace's links as a stream of text: one page of links is read, written and let go before
+ * the next is read, so memory stays the same whatever the number of links.
+ */
+export function exportLinks(principal: Principal, format: ExportFormat): ReadableStream<Uint8Array> {
+  const since = scanWindowStart();
+  const pages = allLinkPages(principal);
+  const encoder = new TextEncoder();
+  let started = false;
+  let first = true;
+  return new ReadableStream({
+    async pull(controller) {
+      const opening = started ? "" : format === "csv" ? csvRow(CSV_HEADER) : '{"links":[';
+      started = true;
+      const next = await pages.next();
+      if (next.done) {
+        controller.enqueue(encoder.encode(opening + (format === "csv" ? "" : "]}\n")));
+        controller.close();
+        return;
+      }
+      const rows = await exportedRows(principal.workspaceId, next.value, since);
+      const text =
+        format === "csv"
+          ? rows
+              .map((row) => csvRow(CSV_HEADER.map((column) => (column === "tags" ? row.tags.join(", ") : row[column]))))
+              .join("")
+          : rows.map((row) => `${first ? ((first = false), "") : ","}${JSON.stringify(row)}`).join("");
+      controller.enqueue(encoder.encode(opening + text));
+    },
+    async cancel() {
+      await pages.return(undefined);
+    },
+  });
+}
+
+async function exportedRows(workspaceId: string, links: LinkRow[], since: Date): Promise<ExportedLink[]> {
+  const scans = await scansPerLinkSince(
+    workspaceId,
+    links.map((link) => link.id),
+    since,
+  );
+  return links.map((link) => ({
+    id: link.id,
+    short_url: shortUrl(link),
+    slug: link.slug,
+    host: link.host,
+    destination: link.destination,
+    status: link.status,
+    tags: tagNamesOf(link),
+    title: link.title,
+    created_at: link.createdAt.toISOString(),
+    archived_at: link.archivedAt?.toISOString() ?? null,
+    imported_from: link.importedFrom,
+    scans_30d: scans.get(link.id) ?? 0,
+  }));
+}
+
+/** The start of the UTC day 29 days ago: the last 30 days, today included. */
+function scanWindowStart(): Date {
+  const today = Math.floor(clock().now() / DAY_MS) * DAY_MS;
+  return new Date(today - (SCAN_WINDOW_DAYS - 1) * DAY_MS);
+}

@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import { db } from "@/lib/db/client";
+import { newId } from "@/lib/db/random";
+import { call, joinWorkspace, newUser } from "../support/api";
+
+/** Splits RFC 4180 text into records of fields (quoted fields may hold commas, quotes and line breaks). */
+function parseCsv(text: string): string[][] {
+  const records: string[][] = [];
+  let field = "";
+  let record: string[] = [];
+  let quoted = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index]!;
+    if (quoted && char === '"' && text[index + 1] === '"') {
+      field += '"';
+      index++;
+    } else if (char === '"') {
+      quoted = !quoted;
+    } else if (!quoted && char === ",") {
+      record.push(field);
+      field = "";
+    } else if (!quoted && char === "\r" && text[index + 1] === "\n") {
+      record.push(field);
+      records.push(record);
+      record = [];
+      field = "";
+      index++;
+    } else {
+      field += char;
+    }
+  }
+  return records;
+}
+
+describe("GET /api/links/export", () => {
+  it("writes every link, archived included, as CSV with formula cells neutralised", async () => {
+    const user = await newUser();
+    const formula = '=HYPERLINK("https://evil.example","Click")';
+    const made = await call("POST", "/api/links", {
+      token: user.token,
+      body: { destination: "https://example.com/menu", title: formula, tags: ["print", "@home"] },
+    });
+    expect(made.status).toBe(201);
+    const archived = await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/old" } });
+    await call("DELETE", `/api/links/${archived.body.id}`, { token: user.token });
+
+    const response = await call("GET", "/api/links/export", { token: user.token });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(response.headers.get("content-disposition")).toBe('attachment; filename="links.csv"');
+    expect(response.text).toContain(`"'=HYPERLINK(""https://evil.example"",""Click"")"`);
+    const [header, ...rows] = parseCsv(response.text);
+    expect(header).toEqual([
+      "id",
+      "short_url",
+      "slug",
+      "host",
+      "destination",
+      "status",
+      "tags",
+      "title",
+      "created_at",
+      "archived_at",
+      "imported_from",
+      "scans_30d",
+    ]);
+    expect(rows).toHaveLength(2);
+    const byId = new Map(rows.map((row) => [row[0], row]));
+    expect(byId.get(made.body.id)).toEqual([
+      made.body.id,
+      made.body.short_url,
+      made.body.slug,
+      "",
+      "https://example.com/menu",
+      "1",
+      "'@home, print",
+      `'${formula}`,
+      new Date(made.body.created_at).toISOString(),
+      "",
+      "",
+      "0",
+    ]);
+    expect(byId.get(archived.body.id)![9]).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+
+  it("pages through thousands of links as JSON, each once, and lets a viewer export", async () => {
+    const owner = await newUser();
+    const total = 1234;
+    const start = Date.UTC(2026, 0, 1);
+    await db().link.createMany({
+      data: Array.from({ length: total }, (_, index) => ({
+        id: newId("lnk"),
+        workspaceId: owner.workspaceId,
+        slug: `x${index.toString(36)}-${owner.workspaceId.slice(-6)}`,
+        reusable: false,
+        destination: `https://example.com/${index}`,
+        // Every ten share a time, so the keyset must break ties by id.
+        createdAt: new Date(start + Math.floor(index / 10) * 1000),
+      })),
+    });
+    const viewer = await joinWorkspace(await newUser(), owner.workspaceId, "viewer");
+    const response = await call("GET", "/api/links/export?format=json", viewer);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    const ids = response.body.links.map((link: { id: string }) => link.id);
+    expect(ids).toHaveLength(total);
+    expect(new Set(ids).size).toBe(total);
+    expect(response.body.links[0]).toMatchObject({ destination: expect.stringMatching(/\/123[0-3]$/), tags: [], scans_30d: 0 });
+  });
+
+  it("refuses an unknown format with 400", async () => {
+    const response = await call("GET", "/api/links/export?format=xlsx", { token: (await newUser()).token });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatch(/csv or json/);
+  });
+});
