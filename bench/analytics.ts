@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import pg from "pg";
 import { readAnalytics, type AnalyticsRequest } from "@/lib/analytics/query";
-import { DAY, DIMENSIONS, QUARTER } from "@/lib/analytics/store";
+import { DAY, DIMENSIONS, MONTH, QUARTER } from "@/lib/analytics/store";
 import { config, resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
 import { migrate } from "@/lib/db/migrate";
@@ -241,6 +241,14 @@ async function seedWorkspace(
       [workspaceId, linkIds, QUARTER, links, yearStart],
     );
   }
+  // Each UTC month the sum of its days, as the scan writer keeps them.
+  await client.query(
+    `INSERT INTO scan_rollups (workspace_id, grain, dimension, link_id, bucket, value, scans, uniques, bots)
+     SELECT workspace_id, $2::smallint, dimension, link_id, date_trunc('month', bucket, 'UTC'), value, sum(scans), sum(uniques), sum(bots)
+     FROM scan_rollups WHERE workspace_id = $1 AND grain = $3
+     GROUP BY workspace_id, dimension, link_id, date_trunc('month', bucket, 'UTC'), value`,
+    [workspaceId, MONTH, DAY],
+  );
   console.log(
     `Seeded a year of ${SCANS_PER_YEAR.toLocaleString("en")} scans over ${links} link(s) in ${((Date.now() - started) / 1000).toFixed(0)} s.`,
   );

@@ -12,7 +12,7 @@ import { pinningNote } from "./cpus";
 import { concurrentVisits, exactVisits } from "./exact-visits";
 import { markdownTable, summarise, type Row, type RunResult, type ScenarioKey } from "./report";
 import { scansIn, seedBenchLinks, waitForScans, type BenchLinks } from "./seed";
-import { cpuMicros, residentBytes, startServer, type BenchServer } from "./servers";
+import { cpuMicros, requireProjectNode, residentBytes, startServer, type BenchServer } from "./servers";
 import { requireWrk, socketErrors, wrk, type WrkResult } from "./wrk";
 
 /**
@@ -367,21 +367,6 @@ async function writeReadme(table: string, header: string): Promise<void> {
   const to = readme.indexOf(end);
   if (from === -1 || to === -1) throw new Error(`${BENCH_README} has no ${start} … ${end} block for the table.`);
   await writeFile(BENCH_README, `${readme.slice(0, from + start.length)}\n${header}\n\n${table}\n${readme.slice(to)}`);
-}
-
-/**
- * The servers are started with this process's Node: outside npm (`node_modules/.bin/tsx bench/run.ts`
- * from a shell) that is the machine's own Node, whose HTTP stack differs (Node 20 here wrote every
- * answer as two chunks through writev), so the numbers would not be the app's as it runs.
- */
-function requireProjectNode(): void {
-  const major = process.versions.node.split(".")[0];
-  if (major !== "24") {
-    console.error(
-      `npm run bench measures the app on its own Node 24 and this is Node ${process.versions.node}: run it as \`npm run bench\` (or \`npx tsx bench/run.ts\`), which puts the project's Node first.`,
-    );
-    process.exit(1);
-  }
 }
 
 async function main(): Promise<void> {

@@ -97,3 +97,18 @@ export async function cpuMicros(pid: number): Promise<number | null> {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1e6;
 }
+
+/**
+ * The servers are started with this process's Node: outside npm (`node_modules/.bin/tsx bench/run.ts`
+ * from a shell) that is the machine's own Node, whose HTTP stack differs (Node 20 here wrote every
+ * answer as two chunks through writev), so the numbers would not be the app's as it runs.
+ */
+export function requireProjectNode(): void {
+  const major = process.versions.node.split(".")[0];
+  if (major !== "24") {
+    console.error(
+      `npm run bench measures the app on its own Node 24 and this is Node ${process.versions.node}: run it as \`npm run bench\` (or \`npx tsx bench/run.ts\`), which puts the project's Node first.`,
+    );
+    process.exit(1);
+  }
+}

@@ -3,8 +3,32 @@
 -- Either way it prints one line of JSON at the end for bench/wrk.ts to read.
 
 local pathsFile = os.getenv("WRK_PATHS")
+local spreadPrefix = os.getenv("WRK_SPREAD_PREFIX")
 
-if pathsFile then
+if spreadPrefix then
+  -- The spread scenario: each request names a link at random among WRK_SPREAD_LINKS (slugs
+  -- prefix..index), from a browser at random among WRK_SPREAD_AGENTS (a file, one a line) and a
+  -- random client address (X-Forwarded-For, one proxy hop trusted by the server).
+  local links = tonumber(os.getenv("WRK_SPREAD_LINKS"))
+  local agents = {}
+
+  function init(args)
+    for agent in io.lines(os.getenv("WRK_SPREAD_AGENTS")) do
+      agents[#agents + 1] = agent
+    end
+    math.randomseed(os.time())
+  end
+
+  function request()
+    local address = math.random(1, 223) .. "." .. math.random(0, 255) .. "." .. math.random(0, 255) .. "." .. math.random(1, 254)
+    return wrk.format("GET", "/" .. spreadPrefix .. (math.random(links) - 1), {
+      ["Host"] = wrk.headers["Host"],
+      ["Accept"] = "text/html",
+      ["User-Agent"] = agents[math.random(#agents)],
+      ["X-Forwarded-For"] = address,
+    })
+  end
+elseif pathsFile then
   local requests = {}
   local nextIndex = 0
 

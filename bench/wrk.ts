@@ -33,6 +33,8 @@ export type WrkOptions = {
   seconds: number;
   connections: number;
   threads: number;
+  /** Instead of `paths`: a link at random among `links` (slugs prefix + index) a request, from a browser among `agents` and a random address. */
+  spread?: { prefix: string; links: number; agents: string[] };
 };
 
 /** Exits with the install command when wrk is not on PATH. */
@@ -56,6 +58,16 @@ export async function wrk(options: WrkOptions): Promise<WrkResult> {
     env.WRK_PATHS = file;
   } else {
     delete env.WRK_PATHS;
+  }
+  delete env.WRK_SPREAD_PREFIX;
+  if (options.spread) {
+    const agents = path.join(os.tmpdir(), `bench-agents-${process.pid}.txt`);
+    await writeFile(agents, `${options.spread.agents.join("\n")}\n`);
+    Object.assign(env, {
+      WRK_SPREAD_PREFIX: options.spread.prefix,
+      WRK_SPREAD_LINKS: String(options.spread.links),
+      WRK_SPREAD_AGENTS: agents,
+    });
   }
   const args = [
     `-t${options.threads}`,

@@ -13,8 +13,12 @@ import { applicationInProcess, applicationProcess } from "./application";
 import { boot } from "./boot";
 
 const dev = process.argv.includes("--dev");
-/** How long in-flight requests get to finish on SIGTERM before the buffer is written anyway. */
-const SHUTDOWN_GRACE_MS = 8000;
+/**
+ * SIGTERM to exit, at most: under the 10 s that Docker and most supervisors wait before SIGKILL.
+ * In-flight requests get up to REQUESTS_GRACE_MS of it, the scan buffer the rest.
+ */
+const SHUTDOWN_GRACE_MS = 9000;
+const REQUESTS_GRACE_MS = 3000;
 
 async function main(): Promise<void> {
   const { embedded } = await boot();
@@ -38,13 +42,19 @@ async function main(): Promise<void> {
     recheck.stop();
     domainChecks.stop();
     scanRetention.stop();
-    // Answer the requests in flight (their scans join the buffer), then write the buffer.
+    const deadline = Date.now() + SHUTDOWN_GRACE_MS;
+    // Answer the requests in flight (their scans join the buffer), then write what the time allows.
     const closed = new Promise((resolve) => server.close(resolve));
     server.closeIdleConnections();
-    void Promise.race([closed, sleep(SHUTDOWN_GRACE_MS)])
-      .then(() => scanBuffer().flush())
+    void Promise.race([closed, sleep(REQUESTS_GRACE_MS)])
+      .then(async () => {
+        const [unwritten] = await Promise.all([scanBuffer().drain(deadline), application.stop()]);
+        if (unwritten > 0)
+          log().error(
+            `Shutting down with scans still unwritten: ${unwritten} scans could not be written within the ${SHUTDOWN_GRACE_MS / 1000} s shutdown grace period and are lost.`,
+          );
+      })
       .finally(async () => {
-        await application.stop();
         await embedded?.close();
         process.exit(0);
       });

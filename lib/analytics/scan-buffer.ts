@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 
 /**
  * Events cut from the buffer under one id: the writer claims the id, so a retried batch is written
@@ -51,6 +52,8 @@ export class ScanBuffer<Event> {
   private nextRun: Waiter | null = null;
   private timer: NodeJS.Timeout | null = null;
   private failing = false;
+  /** Scans in the batch being written: neither buffered nor written until its commit answers. */
+  private writingScans = 0;
   private written = 0;
   private dropped = 0;
 
@@ -104,6 +107,28 @@ export class ScanBuffer<Event> {
     }
   }
 
+  /**
+   * Writes until nothing is buffered or `deadline` (epoch ms) passes, for a process that must end by
+   * then; resolves to the scans it could not write: those still buffered, and those of a batch whose
+   * commit had not answered by the deadline (the process ends its connection, so PostgreSQL rolls it
+   * back). While the database refuses writes it retries every `retryMs`.
+   */
+  async drain(deadline: number, retryMs = 250): Promise<number> {
+    const clock = new AbortController();
+    const timeUp = sleep(Math.max(0, deadline - Date.now()), "time up" as const, { signal: clock.signal }).catch(
+      () => "cancelled",
+    );
+    try {
+      while (this.waitingScans + this.failedScans > 0) {
+        if ((await Promise.race([this.flush(), timeUp])) === "time up") break;
+        if (this.failing && (await Promise.race([sleep(retryMs), timeUp])) === "time up") break;
+      }
+    } finally {
+      clock.abort();
+    }
+    return this.waitingScans + this.failedScans + this.writingScans;
+  }
+
   /** Flushes every `intervalMs` without keeping the process alive. */
   startTimer(intervalMs: number, onTick?: () => void): void {
     if (this.timer) return;
@@ -126,6 +151,7 @@ export class ScanBuffer<Event> {
       const batch = retry ?? this.cut(waitingAtStart);
       if (!batch) return;
       if (!retry) waitingAtStart -= batch.events.length;
+      this.writingScans = scansIn(batch);
       try {
         await this.write(batch);
         this.written += scansIn(batch);
@@ -138,6 +164,8 @@ export class ScanBuffer<Event> {
           this.log(`Writing ${scansIn(batch)} scans failed; they stay buffered and are retried each second.`, error);
         this.failing = true;
         return;
+      } finally {
+        this.writingScans = 0;
       }
     }
   }

@@ -1,12 +1,11 @@
 import { db } from "@/lib/db/client";
-import { pool } from "@/lib/db/pool";
+import { writerPool } from "@/lib/db/pool";
 import type { ScanRow } from "./enrich";
 
 /**
  * Rollup grains, in minutes: quarter hours cut every time zone's days and hours exactly; UTC days
  * and UTC months (0: a month has no fixed length) make long ranges cheap. The writer below adds to
- * quarter hours and days; the database adds each day row's counts to its month (a trigger, in
- * prisma/migrations/20261125300000_scan_rollup_months).
+ * all three in one statement.
  */
 export const QUARTER = 15;
 export const DAY = 1440;
@@ -19,27 +18,25 @@ export const DIMENSIONS = { total: 0, country: 1, device: 2, browser: 3, os: 4, 
  * Writes one batch in ONE statement, so it lands whole or not at all: it claims the batch id (a
  * retry of a batch that was committed writes nothing), records each visitor's first scan of the
  * UTC day per link and per workspace in scan_visitors (the primary key decides across
- * instances), inserts the raw rows, and adds the counts to the quarter-hour and day rollups.
+ * instances), inserts the raw rows, and adds the counts to the quarter-hour, day and month rollups
+ * (month = sum of its days, always: they commit together).
  * `rows[i]` stands for `counts[i]` identical scans (the buffer folds a visitor's repeats within a
- * millisecond), and so does its raw row (`scans`; one row a scan made PostgreSQL insert tens of
- * thousands of identical rows a second for one busy visitor); a unique flag on it marks the
- * first of those scans. Scans alike in every rolled-up column are folded into one row with counts before
- * they fan out to grains, dimensions and scopes (fanning out first made 140,000 rows to group for
- * a batch of 5,000). First visits are matched with an uncorrelated IN, which PostgreSQL answers from
- * one hash of first_seen (a correlated EXISTS scanned it once a scan, and joins degenerated to
- * 24 million comparisons for one visitor on 5,000 links). Rollup rows are upserted in key order so
- * concurrent writers lock them in the same order.
+ * millisecond), and so does its raw row (`scans`); a unique flag on it marks the first of those scans.
  * Scans of a link that no longer exists are left out (its rows would cascade away anyway).
- * A named statement on the process pool: each connection parses and plans it once.
+ *
+ * The batch's commit is this function's return: the one place where a batch becomes visible.
+ * It runs on the scan writer's own connection (lib/db/pool.ts), so visits never wait behind it for one.
  */
 export async function writeScanBatch(batchId: string, rows: ScanRow[], counts: number[] = rows.map(() => 1)): Promise<void> {
   if (rows.length === 0) return;
   const column = <T>(pick: (row: ScanRow) => T) => rows.map(pick);
-  const client = await pool().connect();
+  const client = await writerPool().connect();
   try {
-    // PostgreSQL JIT-compiles a statement whose estimated cost runs high, as a big batch's can (it
-    // did while each scan was a generated row): seconds of compiling for tens of ms of running.
-    await client.query("BEGIN; SET LOCAL jit = off");
+    // PostgreSQL JIT-compiles a statement whose estimated cost runs high, as a big batch's can:
+    // seconds of compiling for tens of ms of running. The fan-out's grouping and sorts hold a few
+    // hundred thousand rows for the biggest batches: in memory, not spilled to disk (the default
+    // 4 MB spilled a batch of 5,000 spread scans in two places).
+    await client.query("BEGIN; SET LOCAL jit = off; SET LOCAL work_mem = '64MB'");
     await client.query({
       name: "analytics.write-scan-batch",
       text: WRITE_SCAN_BATCH,
@@ -69,6 +66,25 @@ export async function writeScanBatch(batchId: string, rows: ScanRow[], counts: n
   }
 }
 
+/**
+ * The batch statement; n is the batch's events, L the links table's rows, R the rollup rows.
+ * Every step is O(n log n) at most in the batch and O(log) per row in the tables it touches, so a
+ * batch's time follows its size, not the tables' (bench/batch-plan.ts --explain shows each step):
+ * - claimed: one primary-key insert, O(log batches).
+ * - input: n primary-key probes of links, O(n log L) (the planner may hash L instead while L is small).
+ * - first_seen: 2n rows sorted, then inserted with one probe each, O(n log n + n log V) (V: visitor rows).
+ *   Matched below with an uncorrelated IN: one hash of first_seen, O(n) (a correlated EXISTS scanned
+ *   it once a scan, and joins degenerated to 24 million comparisons for one visitor on 5,000 links).
+ * - flagged: two window sorts, O(n log n).
+ * - raw: n appends, each with a probe of links for its foreign key, O(n log L).
+ * - folded: scans alike in every rolled-up column become one row with counts before the fan-out
+ *   (fanning out first made 140,000 rows to group for a batch of 5,000), O(n) hashed.
+ * - the upsert: each folded row fans out to 2 scopes × 3 grains × 7 dimensions (bots: dimension 0
+ *   only), grouped and sorted, then one probe of the rollups' key each, O(42n log n + 42n log R).
+ *   Rows go in key order, so concurrent writers take rows in the same order and never deadlock;
+ *   the key starts with the link, so a link's rows for every grain and dimension share a few index
+ *   pages (20261126200000_scan_writer_months_inline).
+ */
 const WRITE_SCAN_BATCH = `
   WITH claimed AS (
     INSERT INTO scan_batches (id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING id
@@ -112,12 +128,15 @@ const WRITE_SCAN_BATCH = `
     FROM flagged
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
   )
-  INSERT INTO scan_rollups AS r (workspace_id, grain, dimension, link_id, bucket, value, scans, uniques, bots)
-  SELECT f.workspace_id, g.grain, d.dimension, s.link_key, g.bucket, d.value,
+  INSERT INTO scan_rollups AS r (workspace_id, link_id, grain, dimension, bucket, value, scans, uniques, bots)
+  SELECT f.workspace_id, s.link_key, g.grain, d.dimension, g.bucket, d.value,
     coalesce(sum(f.scans) FILTER (WHERE NOT f.bot), 0), sum(s.uniques), coalesce(sum(f.scans) FILTER (WHERE f.bot), 0)
   FROM folded f
   CROSS JOIN LATERAL (VALUES (f.link_id, f.link_uniques), ('', f.workspace_uniques)) s(link_key, uniques)
-  CROSS JOIN LATERAL (VALUES (${QUARTER}::smallint, f.quarter), (${DAY}::smallint, f.utc_day)) g(grain, bucket)
+  CROSS JOIN LATERAL (VALUES
+    (${QUARTER}::smallint, f.quarter),
+    (${DAY}::smallint, f.utc_day),
+    (${MONTH}::smallint, date_trunc('month', f.utc_day, 'UTC'))) g(grain, bucket)
   CROSS JOIN LATERAL (VALUES
     (${DIMENSIONS.total}::smallint, ''),
     (${DIMENSIONS.country}::smallint, coalesce(f.country, 'unknown')),
@@ -129,7 +148,7 @@ const WRITE_SCAN_BATCH = `
   WHERE d.dimension = ${DIMENSIONS.total} OR NOT f.bot
   GROUP BY 1, 2, 3, 4, 5, 6
   ORDER BY 1, 2, 3, 4, 5, 6
-  ON CONFLICT (workspace_id, grain, dimension, link_id, bucket, value) DO UPDATE
+  ON CONFLICT (workspace_id, link_id, grain, dimension, bucket, value) DO UPDATE
     SET scans = r.scans + excluded.scans, uniques = r.uniques + excluded.uniques, bots = r.bots + excluded.bots`;
 
 const DAY_MS = 86_400_000;

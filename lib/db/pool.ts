@@ -13,6 +13,21 @@ export function pool(): pg.Pool {
   return processPool.get();
 }
 
+/**
+ * The scan writer's own connection, beside the process pool: a batch holds its connection for as
+ * long as its statement runs (up to seconds), and lookups of cold links must never queue behind
+ * it. One is enough, as the buffer writes one batch at a time. With a pool of one connection (the
+ * embedded database, which takes no second one) the writer shares it.
+ */
+const WRITER_CONNECTIONS = 1;
+const processWriterPool = processSingleton("db.writer-pool", () =>
+  config().DATABASE_POOL_SIZE > 1 ? createPool(databaseUrl(), WRITER_CONNECTIONS) : pool(),
+);
+
+export function writerPool(): pg.Pool {
+  return processWriterPool.get();
+}
+
 export function createPool(connectionString: string, max: number): pg.Pool {
   // A bounded connect so a hung database fails fast instead of stacking requests.
   const created = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5000 });
@@ -21,9 +36,12 @@ export function createPool(connectionString: string, max: number): pg.Pool {
   return created;
 }
 
-/** Ends the process pool (the next pool() opens a fresh one, e.g. after DATABASE_URL changed). */
+/** Ends the process pools (the next pool() opens a fresh one, e.g. after DATABASE_URL changed). */
 export async function closePool(): Promise<void> {
-  await processPool.reset()?.end();
+  const writer = processWriterPool.reset();
+  const main = processPool.reset();
+  if (writer && writer !== main) await writer.end();
+  await main?.end();
 }
 
 function databaseUrl(): string {

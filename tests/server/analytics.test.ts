@@ -1,4 +1,6 @@
 import { request as httpRequest } from "node:http";
+import pg from "pg";
+import { droppedSinceStartIn } from "@/lib/analytics/scan-buffer";
 import { afterAll, describe, expect, it } from "vitest";
 import { DAY, MONTH, QUARTER } from "@/lib/analytics/store";
 import { db } from "@/lib/db/client";
@@ -172,5 +174,35 @@ describe("scan analytics through the real doors", () => {
       });
       expect([Number(rollup._sum.scans), Number(rollup._sum.bots)], `grain ${grain}`).toEqual([scans, bots]);
     }
+  }, 180_000);
+
+  it("ends within its grace period when the database takes no writes, saying how many scans it could not write", async () => {
+    const app = await start("front");
+    const user = await newUser("sigterm-backlog");
+    const link = await createLink(app, user);
+    // The writer's statement claims its batch in scan_batches first: holding this lock stalls every
+    // batch, while lookups (which never touch the table) go on answering.
+    const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await blocker.connect();
+    try {
+      await blocker.query("BEGIN; LOCK TABLE scan_batches IN ACCESS EXCLUSIVE MODE");
+      const { answers, scans, bots } = await burst(app, link.slug, 140, 8);
+      expect(answers.filter((answer) => answer.status !== 302)).toEqual([]);
+      // The once-a-second flush takes the buffer and waits on the lock.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const signalled = Date.now();
+      expect(await app.stop(), "the server exits by itself, not by SIGKILL").toBe(0);
+      const took = Date.now() - signalled;
+      expect(took, "within the 9 s grace period (and a second for the process to start exiting)").toBeLessThan(10_000);
+      const unwritten = /(\d+) scans could not be written within the 9 s shutdown grace period/.exec(app.output());
+      expect(Number(unwritten?.[1]), "the log says how many scans were not written").toBe(scans + bots);
+      expect(droppedSinceStartIn(app.output())).toBe(0);
+    } finally {
+      await blocker.query("ROLLBACK");
+      await blocker.end();
+    }
+    // The stalled batch's connection went with the process: PostgreSQL rolled it back, so none of it counts.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await db().scanEvent.count({ where: { linkId: link.id } })).toBe(0);
   }, 180_000);
 });
