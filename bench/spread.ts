@@ -229,14 +229,16 @@ function markdownTable(rows: SpreadRow[], batches: BatchTiming[]): string {
   return `${lines.join("\n")}\n`;
 }
 
+const BENCH_README = "bench/README.md";
+
 async function writeReadme(table: string, header: string): Promise<void> {
-  const readme = await readFile("README.md", "utf8");
+  const readme = await readFile(BENCH_README, "utf8");
   const start = "<!-- bench-spread:start -->";
   const end = "<!-- bench-spread:end -->";
   const from = readme.indexOf(start);
   const to = readme.indexOf(end);
-  if (from === -1 || to === -1) throw new Error(`README.md has no ${start} … ${end} block for the table.`);
-  await writeFile("README.md", `${readme.slice(0, from + start.length)}\n${header}\n\n${table}\n${readme.slice(to)}`);
+  if (from === -1 || to === -1) throw new Error(`${BENCH_README} has no ${start} … ${end} block for the table.`);
+  await writeFile(BENCH_README, `${readme.slice(0, from + start.length)}\n${header}\n\n${table}\n${readme.slice(to)}`);
 }
 
 async function main(): Promise<void> {

@@ -156,9 +156,19 @@ async function breakdown(tx: DbClient, request: AnalyticsRequest, range: Range):
   const dimension =
     request.groupBy === "link" ? DIMENSIONS.total : DIMENSIONS[request.groupBy as Exclude<GroupBy, "day" | "hour" | "link">];
   const keyColumn = request.groupBy === "link" ? Prisma.sql`link_id` : Prisma.sql`value`;
+  const dimensionRows = rollupSlices(
+    Prisma.sql`${keyColumn} AS key, scans, uniques`,
+    Prisma.sql`${scopeOf(request)} AND dimension = ${dimension}`,
+    range,
+  );
+  const breakdownColumn = BREAKDOWN_COLUMNS[dimension];
+  const slices =
+    request.linkId && breakdownColumn
+      ? Prisma.sql`${dimensionRows} UNION ALL ${breakdownSlices(breakdownColumn, request, range)}`
+      : dimensionRows;
   const rows = await tx.$queryRaw<CountRow[]>`
     SELECT key, sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques
-    FROM (${rollupSlices(Prisma.sql`${keyColumn} AS key, scans, uniques`, Prisma.sql`${scopeOf(request)} AND dimension = ${dimension}`, range)}) slices
+    FROM (${slices}) slices
     GROUP BY key
     HAVING sum(scans) > 0
     ORDER BY sum(scans) DESC, key`;
@@ -227,6 +237,29 @@ function rollupSlices(columns: Prisma.Sql, where: Prisma.Sql, range: Range): Pri
   const slices = coveringSlices(range.start, range.end).map(
     (slice) =>
       Prisma.sql`SELECT ${columns} FROM scan_rollups WHERE ${where} AND grain = ${slice.grain} AND bucket >= ${instant(slice.from)} AND bucket < ${instant(slice.to)}`,
+  );
+  return Prisma.join(slices, " UNION ALL ");
+}
+
+/** scan_link_breakdowns' column for each dimension but the total. */
+const BREAKDOWN_COLUMNS: Partial<Record<number, Prisma.Sql>> = {
+  [DIMENSIONS.country]: Prisma.sql`country`,
+  [DIMENSIONS.device]: Prisma.sql`device`,
+  [DIMENSIONS.browser]: Prisma.sql`browser`,
+  [DIMENSIONS.os]: Prisma.sql`os`,
+  [DIMENSIONS.referrer]: Prisma.sql`referrer`,
+  [DIMENSIONS.source]: Prisma.sql`source`,
+};
+
+/**
+ * A link's breakdown rows covering the range, by one of their columns: one range scan of the
+ * table's key per slice. Scans written before the table existed are in scan_rollups' dimension
+ * rows, which the caller reads beside these (each scan is in exactly one of the two).
+ */
+function breakdownSlices(column: Prisma.Sql, request: AnalyticsRequest, range: Range): Prisma.Sql {
+  const slices = coveringSlices(range.start, range.end).map(
+    (slice) =>
+      Prisma.sql`SELECT ${column} AS key, scans, uniques FROM scan_link_breakdowns WHERE ${scopeOf(request)} AND grain = ${slice.grain} AND bucket >= ${instant(slice.from)} AND bucket < ${instant(slice.to)}`,
   );
   return Prisma.join(slices, " UNION ALL ");
 }

@@ -19,7 +19,8 @@ export const DIMENSIONS = { total: 0, country: 1, device: 2, browser: 3, os: 4, 
  * retry of a batch that was committed writes nothing), records each visitor's first scan of the
  * UTC day per link and per workspace in scan_visitors (the primary key decides across
  * instances), inserts the raw rows, and adds the counts to the quarter-hour, day and month rollups
- * (month = sum of its days, always: they commit together).
+ * (month = sum of its days, always: they commit together): per link its totals (scan_rollups,
+ * dimension 0) and its breakdown rows (scan_link_breakdowns), per workspace every dimension.
  * `rows[i]` stands for `counts[i]` identical scans (the buffer folds a visitor's repeats within a
  * millisecond), and so does its raw row (`scans`); a unique flag on it marks the first of those scans.
  * Scans of a link that no longer exists are left out (its rows would cascade away anyway).
@@ -78,12 +79,16 @@ export async function writeScanBatch(batchId: string, rows: ScanRow[], counts: n
  * - flagged: two window sorts, O(n log n).
  * - raw: n appends, each with a probe of links for its foreign key, O(n log L).
  * - folded: scans alike in every rolled-up column become one row with counts before the fan-out
- *   (fanning out first made 140,000 rows to group for a batch of 5,000), O(n) hashed.
- * - the upsert: each folded row fans out to 2 scopes × 3 grains × 7 dimensions (bots: dimension 0
- *   only), grouped and sorted, then one probe of the rollups' key each, O(42n log n + 42n log R).
- *   Rows go in key order, so concurrent writers take rows in the same order and never deadlock;
- *   the key starts with the link, so a link's rows for every grain and dimension share a few index
- *   pages (20261126200000_scan_writer_months_inline).
+ *   (fanning out first made 140,000 rows to group for a batch of 5,000), O(n) hashed; f ≤ n rows.
+ * - grains: each folded row in its quarter hour, UTC day and UTC month, 3f rows.
+ * - breakdowns: the link's rows by combination of values, 3f grouped and sorted, one probe each,
+ *   O(f log f + f log B) (B: breakdown rows).
+ * - the rollup upsert: the link's totals (3f) and the workspace's 7 dimensions (21f, folded into
+ *   few rows: a batch's links share them), grouped and sorted, one probe each, O(f log f + f log R).
+ *   A batch spread over many links writes about 6 rows a link, where one row per dimension and
+ *   value took 21 (bench/batch-plan.ts).
+ * Both upserts go in key order, so concurrent writers take rows in the same order and never
+ * deadlock; keys start with the workspace and the link, so a link's rows share a few index pages.
  */
 const WRITE_SCAN_BATCH = `
   WITH claimed AS (
@@ -123,29 +128,43 @@ const WRITE_SCAN_BATCH = `
   folded AS (
     SELECT workspace_id, link_id,
       date_bin('15 minutes', occurred_at, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS quarter, date_trunc('day', occurred_at, 'UTC') AS utc_day,
-      country, device, browser, os, referrer_host, via_qr, bot,
+      coalesce(country, 'unknown') AS country, coalesce(device, 'unknown') AS device, coalesce(browser, 'unknown') AS browser,
+      coalesce(os, 'unknown') AS os, coalesce(referrer_host, 'direct') AS referrer, CASE WHEN via_qr THEN 'qr' ELSE 'link' END AS source, bot,
       sum(scans) AS scans, count(*) FILTER (WHERE link_unique) AS link_uniques, count(*) FILTER (WHERE workspace_unique) AS workspace_uniques
     FROM flagged
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
+  ),
+  grains AS (
+    SELECT f.*, g.grain, g.bucket
+    FROM folded f
+    CROSS JOIN LATERAL (VALUES
+      (${QUARTER}::smallint, f.quarter),
+      (${DAY}::smallint, f.utc_day),
+      (${MONTH}::smallint, date_trunc('month', f.utc_day, 'UTC'))) g(grain, bucket)
+  ),
+  breakdowns AS (
+    INSERT INTO scan_link_breakdowns AS b (workspace_id, link_id, grain, bucket, country, device, browser, os, referrer, source, scans, uniques)
+    SELECT workspace_id, link_id, grain, bucket, country, device, browser, os, referrer, source, sum(scans), sum(link_uniques)
+    FROM grains WHERE NOT bot
+    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+    ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+    ON CONFLICT (workspace_id, link_id, grain, bucket, country, device, browser, os, referrer, source) DO UPDATE
+      SET scans = b.scans + excluded.scans, uniques = b.uniques + excluded.uniques
   )
   INSERT INTO scan_rollups AS r (workspace_id, link_id, grain, dimension, bucket, value, scans, uniques, bots)
-  SELECT f.workspace_id, s.link_key, g.grain, d.dimension, g.bucket, d.value,
-    coalesce(sum(f.scans) FILTER (WHERE NOT f.bot), 0), sum(s.uniques), coalesce(sum(f.scans) FILTER (WHERE f.bot), 0)
-  FROM folded f
-  CROSS JOIN LATERAL (VALUES (f.link_id, f.link_uniques), ('', f.workspace_uniques)) s(link_key, uniques)
-  CROSS JOIN LATERAL (VALUES
-    (${QUARTER}::smallint, f.quarter),
-    (${DAY}::smallint, f.utc_day),
-    (${MONTH}::smallint, date_trunc('month', f.utc_day, 'UTC'))) g(grain, bucket)
+  SELECT g.workspace_id, s.link_key, g.grain, d.dimension, g.bucket, d.value,
+    coalesce(sum(g.scans) FILTER (WHERE NOT g.bot), 0), sum(s.uniques), coalesce(sum(g.scans) FILTER (WHERE g.bot), 0)
+  FROM grains g
+  CROSS JOIN LATERAL (VALUES (g.link_id, g.link_uniques), ('', g.workspace_uniques)) s(link_key, uniques)
   CROSS JOIN LATERAL (VALUES
     (${DIMENSIONS.total}::smallint, ''),
-    (${DIMENSIONS.country}::smallint, coalesce(f.country, 'unknown')),
-    (${DIMENSIONS.device}::smallint, coalesce(f.device, 'unknown')),
-    (${DIMENSIONS.browser}::smallint, coalesce(f.browser, 'unknown')),
-    (${DIMENSIONS.os}::smallint, coalesce(f.os, 'unknown')),
-    (${DIMENSIONS.referrer}::smallint, coalesce(f.referrer_host, 'direct')),
-    (${DIMENSIONS.source}::smallint, CASE WHEN f.via_qr THEN 'qr' ELSE 'link' END)) d(dimension, value)
-  WHERE d.dimension = ${DIMENSIONS.total} OR NOT f.bot
+    (${DIMENSIONS.country}::smallint, g.country),
+    (${DIMENSIONS.device}::smallint, g.device),
+    (${DIMENSIONS.browser}::smallint, g.browser),
+    (${DIMENSIONS.os}::smallint, g.os),
+    (${DIMENSIONS.referrer}::smallint, g.referrer),
+    (${DIMENSIONS.source}::smallint, g.source)) d(dimension, value)
+  WHERE d.dimension = ${DIMENSIONS.total} OR (s.link_key = '' AND NOT g.bot)
   GROUP BY 1, 2, 3, 4, 5, 6
   ORDER BY 1, 2, 3, 4, 5, 6
   ON CONFLICT (workspace_id, link_id, grain, dimension, bucket, value) DO UPDATE

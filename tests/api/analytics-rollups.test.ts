@@ -190,9 +190,32 @@ describe("rollups against the raw events", () => {
       WHERE m.workspace_id = ${user.workspaceId} AND m.grain = ${MONTH}
         AND (m.scans, m.uniques, m.bots) IS DISTINCT FROM (days.scans, days.uniques, days.bots)`;
     expect(mismatched).toEqual([]);
-    // Each person's scan counts once in each of the 7 dimensions, for its link and for the workspace.
+    // Each person's scan counts once in each of the workspace's 7 dimensions, and once in its link's total.
     const people = scans.reduce((total, scan, index) => total + (scan.bot ? 0 : counts[index]!), 0);
-    expect(months!.scans).toBe(people * 7 * 2);
+    expect(months!.scans).toBe(people * (7 + 1));
+
+    // A link's breakdown rows: once per person's scan in each grain, every month the sum of its days and quarters.
+    const breakdowns = await db().$queryRaw<{ grain: number; scans: bigint; uniques: bigint }[]>`
+      SELECT grain, sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques
+      FROM scan_link_breakdowns WHERE workspace_id = ${user.workspaceId} GROUP BY grain ORDER BY grain`;
+    expect(breakdowns.map((row) => [row.grain, Number(row.scans)])).toEqual([
+      [MONTH, people],
+      [QUARTER, people],
+      [DAY, people],
+    ]);
+    expect(new Set(breakdowns.map((row) => Number(row.uniques))).size).toBe(1);
+    const breakdownMismatches = await db().$queryRaw<unknown[]>`
+      SELECT m.link_id, m.bucket FROM scan_link_breakdowns m
+      CROSS JOIN LATERAL (
+        SELECT g.grain, sum(d.scans) AS scans, sum(d.uniques) AS uniques
+        FROM (VALUES (${DAY}::smallint), (${QUARTER}::smallint)) g(grain)
+        LEFT JOIN scan_link_breakdowns d ON d.workspace_id = m.workspace_id AND d.link_id = m.link_id AND d.grain = g.grain
+          AND (d.country, d.device, d.browser, d.os, d.referrer, d.source) = (m.country, m.device, m.browser, m.os, m.referrer, m.source)
+          AND d.bucket >= m.bucket AND d.bucket < ((m.bucket AT TIME ZONE 'UTC') + interval '1 month') AT TIME ZONE 'UTC'
+        GROUP BY g.grain) parts
+      WHERE m.workspace_id = ${user.workspaceId} AND m.grain = ${MONTH}
+        AND (m.scans, m.uniques) IS DISTINCT FROM (parts.scans, parts.uniques)`;
+    expect(breakdownMismatches).toEqual([]);
   });
 });
 
