@@ -135,7 +135,12 @@ const STATUS: Record<ErrorCode, number> = {
 };
 
 function errorResponse(error: DomainError): Response {
-  return json({ error: error.message, ...error.details }, STATUS[error.code], error.headers);
+  return json({ error: error.message, ...error.details }, statusOf(error), error.headers);
+}
+
+/** The HTTP status of a domain error: for answers that carry several outcomes (a bulk create's items). */
+export function statusOf(error: DomainError): number {
+  return STATUS[error.code];
 }
 
 /**

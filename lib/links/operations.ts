@@ -1,5 +1,7 @@
 import { defineOperation, failure, ok, type ParameterSpec, paymentRequired } from "@/lib/http/operation";
 import {
+  bulkCreateBody,
+  bulkResultSchema,
   createLinkBody,
   linkListSchema,
   linkSchema,
@@ -54,6 +56,24 @@ export const createLink = defineOperation({
       "The destination was refused (internal or private address, cloud metadata endpoint, userinfo in the URL) or failed a safety check.",
     ),
     503: failure("Sent without credentials to a deployment that does not take machine payments."),
+  },
+});
+
+export const bulkCreateLinks = defineOperation({
+  method: "post",
+  path: "/api/links/bulk",
+  auth: "workspace",
+  operationId: "bulkCreateLinks",
+  summary: "Create up to 100 links at once",
+  description:
+    "Creates each item of links as POST /api/links would, in order, with the same rules (destination, safety checks, slug, same-destination reuse, the plan's allowance) and one write from the workspace's budget per item. The answer is 200 with each item's own outcome: status 201 (created) or 200 (an existing link to the same destination) with the link, or 400, 402, 404, 409, 422 or 429 with the error sentence that request would have had. An item refused leaves the others as they are.",
+  tag: "Links",
+  write: true,
+  body: bulkCreateBody,
+  responses: {
+    200: ok("Each item's outcome, in the order sent.", bulkResultSchema),
+    400: failure("The body is not JSON, or links is not an array of 1 to 100 items."),
+    403: failure("Your role in this workspace does not allow creating links."),
   },
 });
 

@@ -43,6 +43,19 @@ export const createLinkBody = z
   })
   .meta({ id: "CreateLinkRequest" });
 
+export const MAX_BULK_LINKS = 100;
+
+/** Each item is validated on its own, so one bad item is that item's 400, not the request's. */
+export const bulkCreateBody = z
+  .strictObject({
+    links: z
+      .array(z.unknown())
+      .min(1, "must hold at least one link")
+      .max(MAX_BULK_LINKS, `must hold at most ${MAX_BULK_LINKS} links`)
+      .meta({ description: `1 to ${MAX_BULK_LINKS} links, each as POST /api/links takes it` }),
+  })
+  .meta({ id: "BulkCreateLinksRequest" });
+
 export const updateLinkBody = z
   .strictObject({
     destination: destination.optional(),
@@ -119,6 +132,19 @@ export const paidLinkSchema = linkSchema
     }),
   })
   .meta({ id: "PaidLink" });
+
+export const bulkResultSchema = z
+  .object({
+    results: z.array(
+      z.object({
+        index: z.number().int().meta({ description: "the item's position in links, from 0" }),
+        status: z.number().int().meta({ description: "what POST /api/links would have answered for this item alone" }),
+        link: linkSchema.optional().meta({ description: "the link, for 201 and 200" }),
+        error: z.string().optional(),
+      }),
+    ),
+  })
+  .meta({ id: "BulkCreateLinksResult" });
 
 export type CreateLinkInput = z.infer<typeof createLinkBody>;
 export type UpdateLinkInput = z.infer<typeof updateLinkBody>;

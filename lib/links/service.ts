@@ -1,6 +1,7 @@
 import { requireCreateEntitlement, requireEditEntitlement } from "@/lib/billing/entitlement";
 import { db } from "@/lib/db/client";
 import { isRecordId } from "@/lib/db/random";
+import { validate } from "@/lib/http/body";
 import { DomainError, notFound } from "@/lib/http/errors";
 import { DEFAULT_TAG_COLOR } from "@/lib/tags/schemas";
 import { ensureTags, nameKey, replaceLinkTags } from "@/lib/tags/store";
@@ -10,7 +11,7 @@ import { type CommittedLink, commitLink, slugTaken } from "./commit";
 import { vetDestination } from "./destination-gate";
 import { announceLinkChange } from "./changes";
 import { toListItem } from "./present";
-import { MAX_LIST_SIZE, type CreateLinkInput, type UpdateLinkInput } from "./schemas";
+import { createLinkBody, MAX_LIST_SIZE, type CreateLinkInput, type UpdateLinkInput } from "./schemas";
 import { ABUSE } from "./status";
 import * as store from "./store";
 import type { LinkRow } from "./store";
@@ -181,4 +182,30 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
     throw new DomainError("invalid_request", 'The query string field "cursor" is not a cursor this service issued.');
   }
   return { createdAt: new Date(Number(time)), id };
+}
+
+export type BulkOutcome = { index: number } & ({ committed: CommittedLink } | { refusal: DomainError });
+
+/**
+ * Creates each item as POST /api/links would, one after the other (so the plan's allowance and the
+ * same-destination rule decide in order), each with its own write from the budget. An item's
+ * refusal is its outcome; only an unexpected failure stops the request.
+ */
+export async function createLinks(
+  principal: Principal,
+  items: readonly unknown[],
+  spendWrite: (index: number) => Promise<void>,
+): Promise<BulkOutcome[]> {
+  requirePermission(principal, "links.create", "Your role in this workspace does not allow creating links.");
+  const outcomes: BulkOutcome[] = [];
+  for (const [index, item] of items.entries()) {
+    try {
+      await spendWrite(index);
+      outcomes.push({ index, committed: await createLink(principal, validate(createLinkBody, item, "body")) });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      outcomes.push({ index, refusal: error });
+    }
+  }
+  return outcomes;
 }

@@ -55,6 +55,7 @@ export const getOpenApiDocument = defineOperation({
 /** Every operation of the API, in the document's order; each is declared beside its capability. */
 export const OPERATIONS: readonly OperationSpec[] = [
   links.createLink,
+  links.bulkCreateLinks,
   links.listLinks,
   linkExports.exportLinks,
   links.getLink,

@@ -100,6 +100,10 @@ const FIXTURES: Record<string, Fixture> = {
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
+  "POST /api/links/bulk": {
+    request: () => ({ path: "/api/links/bulk", body: { links: [{ destination: uniqueDestination() }] } }),
+    status: by(200, 200, 200, 403, 200),
+  },
   "GET /api/links/export": {
     request: () => ({ path: "/api/links/export?format=json" }),
     status: 200,
