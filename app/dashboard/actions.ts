@@ -33,6 +33,10 @@ import {
 import { claimKey, revokeKey } from "@/lib/workspaces/api-key";
 import { createWorkspace, renameWorkspace } from "@/lib/workspaces/service";
 import { findRole } from "@/lib/workspaces/membership";
+import { DomainError } from "@/lib/http/errors";
+import { setLinkQrDesign, setWorkspaceQrDesign } from "@/lib/qr/operations";
+import { saveLinkDesign, saveWorkspaceDesign } from "@/lib/qr/service";
+import type { QrDesignView } from "@/lib/qr/schemas";
 
 /** A form's blank optional field is absent, as a JSON client would leave it out. */
 function optional(form: FormData, name: string): string | undefined {
@@ -91,6 +95,48 @@ export async function archiveLinkAction(_previous: LinkEditState, form: FormData
   const result = await dashboardAction(archiveLink, undefined, async (principal) => {
     await archive(principal, id);
     return "Archived: the link keeps resolving and now shows under Archived.";
+  });
+  if (result.ok) revalidatePath("/dashboard", "layout");
+  return result;
+}
+
+/** Saves the designer's options as the link's own design, or as the workspace's default: PUT …/qr-design's schema and capability. */
+export async function saveQrDesignAction(
+  linkId: string,
+  scope: "link" | "workspace",
+  design: unknown,
+): Promise<ActionResult<QrDesignView>> {
+  const result =
+    scope === "link"
+      ? await dashboardAction(setLinkQrDesign, design, (principal, body) => saveLinkDesign(principal, linkId, body))
+      : await dashboardAction(setWorkspaceQrDesign, design, saveWorkspaceDesign);
+  if (result.ok) revalidatePath(`/dashboard/links/${linkId}`);
+  return result;
+}
+
+/** The most links one selection archives at once: a page of the list. */
+const MAX_ARCHIVE_SELECTION = 50;
+
+/**
+ * Archives the selected links, each as DELETE /api/links/{id} archives it (its own permission
+ * check), counted as one write; says how many were archived and why any were not.
+ */
+export async function archiveLinksAction(ids: string[]): Promise<ActionResult<string>> {
+  const result = await dashboardAction(archiveLink, undefined, async (principal) => {
+    const chosen = [...new Set(ids)].filter((id) => typeof id === "string").slice(0, MAX_ARCHIVE_SELECTION);
+    const refusals: string[] = [];
+    for (const id of chosen) {
+      try {
+        await archive(principal, id);
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        refusals.push(error.message);
+      }
+    }
+    const archived = chosen.length - refusals.length;
+    const done = `Archived ${archived} ${archived === 1 ? "link" : "links"}: ${archived === 1 ? "it keeps" : "they keep"} resolving and now ${archived === 1 ? "shows" : "show"} under Archived.`;
+    if (refusals.length === 0) return done;
+    return `${archived > 0 ? done + " " : ""}${refusals.length} could not be archived: ${[...new Set(refusals)].join(" ")}`;
   });
   if (result.ok) revalidatePath("/dashboard", "layout");
   return result;

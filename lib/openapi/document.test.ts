@@ -200,12 +200,18 @@ describe("OpenAPI document", () => {
       expect.objectContaining({
         name: "size",
         in: "query",
-        schema: expect.objectContaining({ minimum: 64, maximum: 4096, default: 1024 }),
+        description: expect.stringContaining("the link's saved design"),
+        schema: expect.objectContaining({ minimum: 64, maximum: 4096 }),
       }),
     );
-    expect(qr?.parameters).toContainEqual(
-      expect.objectContaining({ name: "fg", in: "query", schema: expect.objectContaining({ default: "#000000" }) }),
-    );
+    const design = document.paths["/api/links/{id}/qr-design"];
+    expect(design?.put?.requestBody?.content?.["application/json"]?.schema).toEqual({
+      $ref: "#/components/schemas/QrDesignRequest",
+    });
+    expect(design?.get?.responses["200"]?.content?.["application/json"]?.schema).toEqual({
+      $ref: "#/components/schemas/QrDesign",
+    });
+    expect(componentSchema("QrDesignRequest").properties?.size).toMatchObject({ minimum: 64, maximum: 4096, default: 1024 });
     for (const path of ["/api/links/{id}/logo", "/api/workspaces/logo"] as const) {
       const item = document.paths[path];
       expect(Object.keys(item?.get?.responses["200"]?.content ?? {})).toEqual(["image/png"]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readIncomingQuery } from "@/lib/resolution/destination-query";
 import { artworkEtag, artworkFileName, levelFor, scanUrl } from "./artwork";
-import { qrQuery } from "./schemas";
+import { DEFAULT_QR_DESIGN, qrDesignBody, qrQuery } from "./schemas";
 
 describe("what a code encodes", () => {
   it("is the short URL with the scan marker the resolution reads and strips", () => {
@@ -64,8 +64,26 @@ describe("the artwork's ETag and file name", () => {
 });
 
 describe("the query options", () => {
-  it("has the documented defaults", () => {
-    expect(qrQuery.parse({})).toEqual({ format: "svg", size: 1024, margin: 2, fg: "#000000", bg: "#ffffff", logo: false });
+  it("leaves every option but the format to the saved design when the query string names none", () => {
+    expect(qrQuery.parse({})).toEqual({ format: "svg" });
+  });
+
+  it("gives a saved design the same rules, as JSON, with the documented defaults", () => {
+    expect(qrDesignBody.parse({})).toEqual(DEFAULT_QR_DESIGN);
+    expect(DEFAULT_QR_DESIGN).toEqual({ size: 1024, margin: 2, fg: "#000000", bg: "#ffffff", level: null, logo: false });
+    expect(qrDesignBody.parse({ size: 64, fg: "#1B2A4A", level: "Q", logo: true })).toMatchObject({ fg: "#1b2a4a", logo: true });
+    for (const [field, value] of [
+      ["size", 63],
+      ["margin", 17],
+      ["fg", "black"],
+      ["level", "X"],
+      ["logo", "yes"],
+    ] as const) {
+      const query = qrQuery.safeParse({ [field]: String(value) });
+      const body = qrDesignBody.safeParse({ [field]: value });
+      expect(body.error?.issues[0]?.path).toEqual([field]);
+      expect(body.error?.issues[0]?.message).toBe(query.error?.issues[0]?.message);
+    }
   });
 
   it("reads query-string values and normalises colours", () => {

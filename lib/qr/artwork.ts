@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { etagOf } from "@/lib/http/download";
 import { QR_PARAM } from "@/lib/resolution/destination-query";
-import type { QrFormat, QrLevel, QrOptions } from "./schemas";
+import type { QrDesign, QrFormat, QrLevel } from "./schemas";
 
 export { levelFor } from "./levels";
 
@@ -13,7 +13,12 @@ export function scanUrl(shortUrl: string): string {
   return `${shortUrl}?${QR_PARAM}`;
 }
 
-export type ArtworkIdentity = Omit<QrOptions, "logo" | "level"> & { value: string; level: QrLevel; logoSha256: string | null };
+export type ArtworkIdentity = Omit<QrDesign, "logo" | "level"> & {
+  format: QrFormat;
+  value: string;
+  level: QrLevel;
+  logoSha256: string | null;
+};
 
 /** The ETag of a drawing: a hash of everything that decides its bytes, so it is known before drawing. */
 export function artworkEtag(identity: ArtworkIdentity): string {

@@ -1,32 +1,39 @@
 import type { Download } from "@/lib/http/download";
 import { notFound } from "@/lib/http/errors";
 import { shortUrl } from "@/lib/links/present";
-import { getLink } from "@/lib/links/service";
+import { findEditableLink, getLink } from "@/lib/links/service";
 import type { LinkRow } from "@/lib/links/store";
-import { type LogoInfo, type LogoOwner, logoStorage as storage } from "@/lib/logos/storage";
+import { type LogoInfo, type LogoOwner, logoStorage } from "@/lib/logos/storage";
+import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { artworkEtag, artworkFileName, levelFor, scanUrl } from "./artwork";
 import { requireScannableColours } from "./contrast";
 import { renderArtwork } from "./render";
-import type { QrOptions } from "./schemas";
+import { DEFAULT_QR_DESIGN, type QrDesign, type QrDesignView, type QrQuery } from "./schemas";
+import * as store from "./store";
 
 /**
  * The QR artwork of a link, for anyone who may read the link (no subscription needed: the code
- * keeps working, so the artwork must stay available). Colours that would not scan are refused
- * before anything is loaded.
+ * keeps working, so the artwork must stay available). Each option the request leaves out comes
+ * from the link's saved design, else the workspace's default design, else the service's default.
+ * A logo asked for in the request must exist (404); a saved design's logo is drawn when one exists,
+ * so removing a logo never breaks the plain download.
  */
-export async function linkArtwork(principal: Principal, linkId: string, options: QrOptions): Promise<Download> {
-  requireScannableColours(options.fg, options.bg);
+export async function linkArtwork(principal: Principal, linkId: string, query: QrQuery): Promise<Download> {
   const link = await getLink(principal, linkId);
-  const centre = options.logo ? await centreLogo(link) : null;
-  const { format, size, margin, fg, bg } = options;
-  const identity = { format, size, margin, fg, bg, value: scanUrl(shortUrl(link)), level: levelFor(options.level, options.logo) };
+  const { format, ...asked } = query;
+  const options = { ...(await designOf(link)).design, ...definedOnly(asked) };
+  requireScannableColours(options.fg, options.bg);
+  const centre = options.logo ? await centreLogo(link, asked.logo === true) : null;
+  const { size, margin, fg, bg } = options;
+  const value = scanUrl(shortUrl(link));
+  const identity = { format, size, margin, fg, bg, value, level: levelFor(options.level ?? undefined, centre !== null) };
   return {
     etag: artworkEtag({ ...identity, logoSha256: centre?.info.sha256 ?? null }),
     contentType: format === "svg" ? "image/svg+xml" : "image/png",
     fileName: artworkFileName(link, format),
     load: async () => {
-      const logo = centre ? await storage.load(centre.owner) : null;
+      const logo = centre ? await logoStorage.load(centre.owner) : null;
       if (centre && !logo) throw noLogo();
       const artwork = await renderArtwork({ ...identity, logo: logo?.data ?? null });
       return { body: artwork.body, etag: artworkEtag({ ...identity, logoSha256: logo?.sha256 ?? null }) };
@@ -34,16 +41,66 @@ export async function linkArtwork(principal: Principal, linkId: string, options:
   };
 }
 
-/** The link's own logo, else its workspace's default. */
-async function centreLogo(link: LinkRow): Promise<{ owner: LogoOwner; info: LogoInfo }> {
+/** The design a link's code is drawn with when a request names no option, and whose it is. */
+export async function linkDesign(principal: Principal, linkId: string): Promise<QrDesignView> {
+  const { design, source } = await designOf(await getLink(principal, linkId));
+  return { ...design, source };
+}
+
+/** Saving a link's design is an edit of the link (its creator, or a role that edits every link), but needs no subscription: the code keeps working either way. */
+export async function saveLinkDesign(principal: Principal, linkId: string, design: QrDesign): Promise<QrDesignView> {
+  requireScannableColours(design.fg, design.bg);
+  const link = await findEditableLink(principal, linkId);
+  return { ...(await store.saveDesign({ kind: "link", linkId: link.id }, design)), source: "link" };
+}
+
+/** Forgets a link's own design: its code follows the workspace's default again. Returns the design now in effect. */
+export async function forgetLinkDesign(principal: Principal, linkId: string): Promise<QrDesignView> {
+  const link = await findEditableLink(principal, linkId);
+  await store.removeLinkDesign(link.id);
+  return linkDesign(principal, link.id);
+}
+
+export async function workspaceDesign(principal: Principal): Promise<QrDesignView> {
+  requirePermission(principal, "links.read", "Your role in this workspace does not allow reading its QR design.");
+  const saved = await store.findDesign({ kind: "workspace", workspaceId: principal.workspaceId });
+  return saved ? { ...saved, source: "workspace" } : { ...DEFAULT_QR_DESIGN, source: "default" };
+}
+
+/** The workspace's default design restyles every link without its own, so it takes the right to edit any link. */
+export async function saveWorkspaceDesign(principal: Principal, design: QrDesign): Promise<QrDesignView> {
+  requireScannableColours(design.fg, design.bg);
+  requirePermission(
+    principal,
+    "links.edit_any",
+    "Your role in this workspace does not allow changing its default QR design, which every link's code can use; ask an owner or admin.",
+  );
+  return { ...(await store.saveDesign({ kind: "workspace", workspaceId: principal.workspaceId }, design)), source: "workspace" };
+}
+
+async function designOf(link: LinkRow): Promise<{ design: QrDesign; source: QrDesignView["source"] }> {
+  const own = await store.findDesign({ kind: "link", linkId: link.id });
+  if (own) return { design: own, source: "link" };
+  const workspace = await store.findDesign({ kind: "workspace", workspaceId: link.workspaceId });
+  if (workspace) return { design: workspace, source: "workspace" };
+  return { design: DEFAULT_QR_DESIGN, source: "default" };
+}
+
+function definedOnly<Options extends object>(options: Options): Partial<Options> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<Options>;
+}
+
+/** The link's own logo, else its workspace's default; when neither exists, a 404 if the request asked for one, else no logo. */
+async function centreLogo(link: LinkRow, required: boolean): Promise<{ owner: LogoOwner; info: LogoInfo } | null> {
   for (const owner of [
     { kind: "link", linkId: link.id },
     { kind: "workspace", workspaceId: link.workspaceId },
   ] as const) {
-    const info = await storage.describe(owner);
+    const info = await logoStorage.describe(owner);
     if (info) return { owner, info };
   }
-  throw noLogo();
+  if (required) throw noLogo();
+  return null;
 }
 
 function noLogo() {

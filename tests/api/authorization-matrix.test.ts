@@ -140,6 +140,26 @@ const FIXTURES: Record<string, Fixture> = {
     status: 200,
     namesResource: true,
   },
+  "GET /api/links/{id}/qr-design": {
+    request: async (target) => ({ path: `/api/links/${await target.link()}/qr-design` }),
+    status: 200,
+    namesResource: true,
+  },
+  "PUT /api/links/{id}/qr-design": {
+    request: async (target) => ({ path: `/api/links/${await target.freshLink()}/qr-design`, body: { fg: "#1b2a4a" } }),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
+  "DELETE /api/links/{id}/qr-design": {
+    request: async (target) => ({ path: `/api/links/${await target.freshLink()}/qr-design` }),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
+  "GET /api/workspaces/qr-design": { request: () => ({ path: "/api/workspaces/qr-design" }), status: 200 },
+  "PUT /api/workspaces/qr-design": {
+    request: () => ({ path: "/api/workspaces/qr-design", body: { margin: 4 } }),
+    status: by(200, 200, 403, 403, 200),
+  },
   "GET /api/links/{id}/logo": {
     request: async (target) => ({ path: `/api/links/${await target.link()}/logo` }),
     status: 200,

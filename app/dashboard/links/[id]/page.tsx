@@ -12,6 +12,8 @@ import { asLinkStatus } from "@/lib/links/status";
 import { logoStorage } from "@/lib/logos/storage";
 import { scanUrl } from "@/lib/qr/artwork";
 import { QR_MARGIN, QR_SIZE } from "@/lib/qr/schemas";
+import { linkDesign } from "@/lib/qr/service";
+import { can } from "@/lib/workspaces/permissions";
 import { LinkAnalytics } from "./link-analytics";
 import { LinkEditForms } from "./link-edit-forms";
 import { QrDesigner } from "./qr-designer";
@@ -25,8 +27,9 @@ export default async function LinkPage({ params }: { params: Promise<{ id: strin
     if (error instanceof DomainError && error.code === "not_found") notFound();
     throw error;
   });
-  const [account, ownLogo, workspaceLogo] = await Promise.all([
+  const [account, design, ownLogo, workspaceLogo] = await Promise.all([
     describeAccount(principal),
+    linkDesign(principal, link.id),
     logoStorage.describe({ kind: "link", linkId: link.id }),
     logoStorage.describe({ kind: "workspace", workspaceId: link.workspaceId }),
   ]);
@@ -72,8 +75,8 @@ export default async function LinkPage({ params }: { params: Promise<{ id: strin
           QR code
         </h2>
         <p className={mutedClass}>
-          The preview draws as you change the options; the downloads are drawn by the server with the same options, as{" "}
-          <code>GET /api/links/{"{id}"}/qr</code> draws them. Scans of the code count as QR visits.
+          The preview changes as you change the options, and the downloads look exactly like it. Save the options to keep them for
+          this link&apos;s next downloads. Scans of the code count as QR visits.
         </p>
         <QrDesigner
           linkId={link.id}
@@ -83,6 +86,9 @@ export default async function LinkPage({ params }: { params: Promise<{ id: strin
           logoVersion={(ownLogo ?? workspaceLogo)?.sha256 ?? ""}
           canEditLogo={account.can.edit_links}
           canRemoveLogo={account.can.archive_links}
+          design={design}
+          canSaveForLink={account.can.archive_links}
+          canSaveDefault={can(principal, "links.edit_any")}
         />
       </section>
 

@@ -3,10 +3,11 @@
 import { useRouter } from "next/navigation";
 import { QRCodeSVG } from "qrcode.react";
 import { useLayoutEffect, useRef, useState, type ChangeEvent } from "react";
-import { buttonClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import { buttonClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { maxLogoModules } from "@/lib/qr/logo-area";
 import { levelFor } from "@/lib/qr/levels";
-import type { QrLevel } from "@/lib/qr/schemas";
+import type { QrDesignView, QrLevel } from "@/lib/qr/schemas";
+import { saveQrDesignAction } from "../../actions";
 
 type Bounds = { min: number; max: number; default: number };
 
@@ -20,20 +21,41 @@ type Props = {
   logoVersion: string;
   canEditLogo: boolean;
   canRemoveLogo: boolean;
+  /** The design the code downloads with now: the link's own, the workspace's default, or the service's. */
+  design: QrDesignView;
+  canSaveForLink: boolean;
+  canSaveDefault: boolean;
+};
+
+/** The error-correction levels in words: how much of the code may be covered or damaged and still scan. */
+const LEVEL_NAMES: Record<QrLevel, string> = {
+  L: "Low: 7% may be damaged",
+  M: "Medium: 15% may be damaged",
+  Q: "High: 25% may be damaged",
+  H: "Highest: 30% may be damaged",
+};
+
+const SOURCE_SENTENCES: Record<QrDesignView["source"], string> = {
+  link: "These are this link's saved options.",
+  workspace: "These are the workspace's default options; save them for this link to keep its own.",
+  default: "Nothing is saved yet: these are the standard options.",
 };
 
 const PREVIEW_PIXELS = 240;
 
 /** The options of GET /api/links/{id}/qr, with a live preview drawn by the same qrcode.react the server uses. */
-export function QrDesigner({ linkId, value, bounds, logo, logoVersion, canEditLogo, canRemoveLogo }: Props) {
+export function QrDesigner(props: Props) {
+  const { linkId, value, bounds, logo, logoVersion, canEditLogo, canRemoveLogo, design } = props;
   const router = useRouter();
-  const [size, setSize] = useState(bounds.size.default);
-  const [margin, setMargin] = useState(bounds.margin.default);
-  const [fg, setFg] = useState("#000000");
-  const [bg, setBg] = useState("#ffffff");
-  const [requestedLevel, setRequestedLevel] = useState<QrLevel | "">("");
-  const [withLogo, setWithLogo] = useState(logo !== "none");
+  const [size, setSize] = useState(design.size);
+  const [margin, setMargin] = useState(design.margin);
+  const [fg, setFg] = useState(design.fg);
+  const [bg, setBg] = useState(design.bg);
+  const [requestedLevel, setRequestedLevel] = useState<QrLevel | "">(design.level ?? "");
+  // Nothing saved yet: a logo, when there is one, is what most people want on their code.
+  const [withLogo, setWithLogo] = useState(design.source === "default" ? logo !== "none" : design.logo);
   const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const showLogo = withLogo && logo !== "none";
   const level = levelFor(requestedLevel || undefined, showLogo);
@@ -55,6 +77,25 @@ export function QrDesigner({ linkId, value, bounds, logo, logoVersion, canEditLo
       const anchor = Object.assign(document.createElement("a"), { href: url, download: fileName(response, format) });
       anchor.click();
       setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function save(scope: "link" | "workspace") {
+    setError(null);
+    setSaved(null);
+    setBusy(true);
+    try {
+      const level = requestedLevel || null;
+      const result = await saveQrDesignAction(linkId, scope, { size, margin, fg, bg, level, logo: withLogo });
+      if (!result.ok) return setError(result.error);
+      setSaved(
+        scope === "link"
+          ? "Saved: this link's code now downloads with these options, here and through the API."
+          : "Saved as the workspace's default: every link without its own options now uses these.",
+      );
+      router.refresh();
     } finally {
       setBusy(false);
     }
@@ -108,14 +149,20 @@ export function QrDesigner({ linkId, value, bounds, logo, logoVersion, canEditLo
           />
         </div>
         <figcaption className={mutedClass + " mt-2 text-center"}>
-          Level {level}
-          {showLogo ? " with logo" : ""}, {size} × {size} px
+          {LEVEL_NAMES[level].split(":")[0]} error correction{showLogo ? ", with logo" : ""}, {size} × {size} px
         </figcaption>
       </figure>
       <div className="space-y-4">
         <div className="grid gap-4 sm:grid-cols-2">
           <NumberField id="qr-size" label="Size (pixels)" bounds={bounds.size} value={size} onChange={setSize} />
-          <NumberField id="qr-margin" label="Margin (modules)" bounds={bounds.margin} value={margin} onChange={setMargin} />
+          <NumberField
+            id="qr-margin"
+            label="Quiet zone"
+            hint="The blank border around the code, counted in the code's small squares; scanners need 2 to 4."
+            bounds={bounds.margin}
+            value={margin}
+            onChange={setMargin}
+          />
           <ColourField id="qr-fg" label="Foreground colour" value={fg} onChange={setFg} />
           <ColourField id="qr-bg" label="Background colour" value={bg} onChange={setBg} />
           <div>
@@ -124,16 +171,21 @@ export function QrDesigner({ linkId, value, bounds, logo, logoVersion, canEditLo
             </label>
             <select
               id="qr-level"
+              aria-describedby="qr-level-hint"
               className={inputClass}
               value={requestedLevel}
               onChange={(event) => setRequestedLevel(event.target.value as QrLevel | "")}
             >
-              <option value="">Default ({showLogo ? "H with a logo" : "M"})</option>
-              <option value="L">L (7%)</option>
-              <option value="M">M (15%)</option>
-              <option value="Q">Q (25%)</option>
-              <option value="H">H (30%)</option>
+              <option value="">Automatic ({showLogo ? "highest, with a logo" : "medium"})</option>
+              {(Object.keys(LEVEL_NAMES) as QrLevel[]).map((option) => (
+                <option key={option} value={option}>
+                  {LEVEL_NAMES[option]}
+                </option>
+              ))}
             </select>
+            <p id="qr-level-hint" className={mutedClass + " m-0 mt-1"}>
+              How much of the code may be covered or damaged and still scan; more makes a denser code.
+            </p>
           </div>
           <div className="flex items-end gap-2 pb-2">
             <input
@@ -149,6 +201,31 @@ export function QrDesigner({ linkId, value, bounds, logo, logoVersion, canEditLo
               {logo === "workspace" ? "(the workspace's default)" : logo === "none" ? "(upload one first)" : ""}
             </label>
           </div>
+        </div>
+        <div className="space-y-2">
+          <p className={mutedClass + " m-0"} data-testid="qr-design-source">
+            {SOURCE_SENTENCES[design.source]}
+          </p>
+          <div className="flex flex-wrap gap-2">
+            <button
+              type="button"
+              className={buttonClass.secondary}
+              disabled={busy || !props.canSaveForLink}
+              onClick={() => void save("link")}
+            >
+              Save for this link
+            </button>
+            {props.canSaveDefault && (
+              <button type="button" className={buttonClass.secondary} disabled={busy} onClick={() => void save("workspace")}>
+                Save as workspace default
+              </button>
+            )}
+          </div>
+          {saved && (
+            <p role="status" className={noticeClass + " m-0"}>
+              {saved}
+            </p>
+          )}
         </div>
         <div className="flex flex-wrap gap-2">
           <button type="button" className={buttonClass.primary} disabled={busy} onClick={() => void download("svg")}>
@@ -217,12 +294,14 @@ function fileName(response: Response, format: string): string {
 function NumberField({
   id,
   label,
+  hint,
   bounds,
   value,
   onChange,
 }: {
   id: string;
   label: string;
+  hint?: string;
   bounds: Bounds;
   value: number;
   onChange: (value: number) => void;
@@ -238,11 +317,17 @@ function NumberField({
         min={bounds.min}
         max={bounds.max}
         value={value}
+        aria-describedby={hint ? `${id}-hint` : undefined}
         className={inputClass}
         onChange={(event) =>
           onChange(Math.min(bounds.max, Math.max(bounds.min, Math.round(Number(event.target.value) || bounds.min))))
         }
       />
+      {hint && (
+        <p id={`${id}-hint`} className={mutedClass + " m-0 mt-1"}>
+          {hint}
+        </p>
+      )}
     </div>
   );
 }
