@@ -1,16 +1,21 @@
 import Link from "next/link";
-import { FramedTable } from "@/components/table";
-import { CopyButton } from "@/components/ui/copy-button";
-import { StatusBadge } from "@/components/ui/status-badge";
 import { buttonClass, cardClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
-import { analyticsQuery } from "@/lib/analytics/schemas";
-import { scanAnalytics } from "@/lib/analytics/service";
+import { LIST_SCAN_DAYS, listScanCounts } from "@/lib/analytics/service";
 import { describeAccount } from "@/lib/billing/service";
-import { browseLinks, browseLinksQuery, linkHosts, STATUS_FILTER_NAMES, verifiedDomains } from "@/lib/links/browse";
+import {
+  browseLinks,
+  browseLinksQuery,
+  type LinkSort,
+  linkHosts,
+  STATUS_FILTER_NAMES,
+  verifiedDomains,
+} from "@/lib/links/browse";
+import { viewerZone } from "./analytics/viewer-zone";
 import { CreateLinkForm } from "./create-link-form";
+import { LinksList } from "./links-list";
 
-const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZone: "UTC" });
+const SORT_NAMES: Record<LinkSort, string> = { newest: "Newest first", oldest: "Oldest first", scans: "Most scans first" };
 
 export default async function LinksPage({
   searchParams,
@@ -21,21 +26,21 @@ export default async function LinksPage({
   const query = browseLinksQuery.parse(
     Object.fromEntries(Object.entries(await searchParams).filter(([, value]) => typeof value === "string")),
   );
-  const [{ links, nextCursor }, hosts, domains, account, scans] = await Promise.all([
-    browseLinks(principal, query),
+  const [{ links, nextCursor }, hosts, domains, account, { zone }] = await Promise.all([
+    // Scans are the analytics capability's own count: bots apart, per link over its default range.
+    browseLinks(principal, query, listScanCounts(principal)),
     linkHosts(principal),
     verifiedDomains(principal),
     describeAccount(principal),
-    // The analytics capability's own count: scans (bots apart) per link over its default range, the last 30 days.
-    scanAnalytics(principal, analyticsQuery.parse({ group_by: "link" })),
+    viewerZone(),
   ]);
-  const scansByLink = new Map(scans.data.map((row) => [row.key, row.scans]));
+  const created = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeStyle: "short", timeZone: zone });
   const archived = query.view === "archived";
   const filtered = Boolean(query.q || query.status || query.domain);
   const pageLink = (changes: Record<string, string | undefined>) => {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries({ ...query, cursor: undefined, ...changes }))
-      if (value && !(key === "view" && value === "live")) params.set(key, value);
+      if (value && !(key === "view" && value === "live") && !(key === "sort" && value === "newest")) params.set(key, value);
     const search = params.toString();
     return search ? `/dashboard?${search}` : "/dashboard";
   };
@@ -78,6 +83,7 @@ export default async function LinksPage({
         aria-label="Search links"
       >
         {archived && <input type="hidden" name="view" value="archived" />}
+        {query.sort !== "newest" && <input type="hidden" name="sort" value={query.sort} />}
         <div>
           <label htmlFor="search-q" className={labelClass}>
             Search slug or destination
@@ -124,33 +130,31 @@ export default async function LinksPage({
           clearHref={pageLink({ q: undefined, status: undefined, domain: undefined })}
         />
       ) : (
-        <FramedTable
-          caption={`${archived ? "Archived links" : "Links"}, most recent first`}
-          headings={["Short link", "Destination", "Status", "Created", { label: "Scans (30 days)", numeric: true }]}
-        >
-          {links.map((link) => (
-            <tr key={link.id}>
-              <td className="whitespace-nowrap">
-                <div className="flex items-center gap-2">
-                  <Link href={`/dashboard/links/${link.id}`} className="font-medium">
-                    {link.shortUrl.replace(/^https?:\/\//, "")}
-                  </Link>
-                  <CopyButton text={link.shortUrl} what={link.shortUrl} />
-                </div>
-              </td>
-              <td className="max-w-xs truncate" title={link.destination}>
-                {link.destination}
-              </td>
-              <td>
-                <StatusBadge status={link.status} />
-              </td>
-              <td className="whitespace-nowrap">
-                <time dateTime={link.createdAt.toISOString()}>{dateFormat.format(link.createdAt)}</time>
-              </td>
-              <td className="text-right tabular-nums">{scansByLink.get(link.id) ?? 0}</td>
-            </tr>
-          ))}
-        </FramedTable>
+        <>
+          <nav aria-label="Order of the links" className="flex flex-wrap gap-x-3 gap-y-1 text-sm">
+            <span className={mutedClass}>Order:</span>
+            {(Object.keys(SORT_NAMES) as LinkSort[]).map((sort) => (
+              <Link key={sort} href={pageLink({ sort })} aria-current={query.sort === sort ? "true" : undefined}>
+                {SORT_NAMES[sort]}
+              </Link>
+            ))}
+          </nav>
+          <LinksList
+            links={links.map((link) => ({
+              id: link.id,
+              shortUrl: link.shortUrl,
+              destination: link.destination,
+              status: link.status,
+              createdAt: link.createdAt.toISOString(),
+              created: created.format(link.createdAt),
+              scans: link.scans,
+            }))}
+            caption={`${archived ? "Archived links" : "Links"}, ${SORT_NAMES[query.sort].toLowerCase()}`}
+            archived={archived}
+            canArchive={account.can.archive_links}
+            scanDays={LIST_SCAN_DAYS}
+          />
+        </>
       )}
       <nav aria-label="Pages" className="flex gap-3">
         {query.cursor && (

@@ -199,6 +199,18 @@ async function totalOf(tx: DbClient, request: AnalyticsRequest, range: Range): P
   return { scans: Number(row?.scans ?? 0), uniques: Number(row?.uniques ?? 0), bots: Number(row?.bots ?? 0) };
 }
 
+/**
+ * A subquery of (link_id, scans): each link of the workspace with scans (bots apart) in the last
+ * `days` UTC days up to the end of today, the range and rows the workspace's analytics by link
+ * reads by default, so a list ordered by it shows the same numbers. Links without scans are absent.
+ */
+export function recentScansByLink(workspaceId: string, days: number, now: Date): Prisma.Sql {
+  const end = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS + DAY_MS);
+  const range = { start: new Date(end.getTime() - days * DAY_MS), end };
+  const linkTotals = Prisma.sql`workspace_id = ${workspaceId} AND dimension = 0 AND link_id <> ''`;
+  return Prisma.sql`SELECT link_id, sum(scans)::bigint AS scans FROM (${rollupSlices(Prisma.sql`link_id, scans`, linkTotals, range)}) slices GROUP BY link_id`;
+}
+
 /** One grain's buckets in [from, to). */
 export type RollupSlice = { grain: number; from: Date; to: Date };
 
@@ -233,7 +245,7 @@ function monthStart(day: Date, monthsLater: number): Date {
 }
 
 /** The rows of `where` covering the range, one range scan of an index per slice. */
-function rollupSlices(columns: Prisma.Sql, where: Prisma.Sql, range: Range): Prisma.Sql {
+function rollupSlices(columns: Prisma.Sql, where: Prisma.Sql, range: Pick<Range, "start" | "end">): Prisma.Sql {
   const slices = coveringSlices(range.start, range.end).map(
     (slice) =>
       Prisma.sql`SELECT ${columns} FROM scan_rollups WHERE ${where} AND grain = ${slice.grain} AND bucket >= ${instant(slice.from)} AND bucket < ${instant(slice.to)}`,

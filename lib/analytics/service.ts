@@ -4,7 +4,7 @@ import { csvTable } from "@/lib/http/csv";
 import { getLink } from "@/lib/links/service";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
-import { readAnalytics } from "./query";
+import { readAnalytics, recentScansByLink } from "./query";
 import type { AnalyticsQuery, AnalyticsReport, ScanRetentionRun } from "./schemas";
 import { pruneScanData } from "./store";
 
@@ -24,6 +24,15 @@ export async function scanAnalytics(principal: Principal, query: AnalyticsQuery)
     end: query.end,
     timezone: query.timezone,
   });
+}
+
+/** Days of scans the links list shows and sorts by. */
+export const LIST_SCAN_DAYS = 30;
+
+/** The scans of each link over the list's days, as a subquery the links list joins to show and sort by them. */
+export function listScanCounts(principal: Principal) {
+  requirePermission(principal, "analytics.read", "Your role in this workspace does not allow reading analytics.");
+  return recentScansByLink(principal.workspaceId, LIST_SCAN_DAYS, new Date(clock().now()));
 }
 
 /** The report's rows as CSV: a header line, then key, scans, uniques. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { db } from "@/lib/db/client";
-import type { Prisma } from "@/lib/db/generated/client";
+import { Prisma } from "@/lib/db/generated/client";
+import { isRecordId } from "@/lib/db/random";
 import { storedText } from "@/lib/http/schemas";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
@@ -20,14 +21,19 @@ export const STATUS_FILTER_NAMES = Object.keys(STATUS_FILTERS) as [
   ...(keyof typeof STATUS_FILTERS)[],
 ];
 
-/** What the dashboard's links table asks for: a search, filters, the archived view and a page. */
+/** The orders of the links table: newest or oldest first by creation, or most scans first. */
+export const LINK_SORTS = ["newest", "oldest", "scans"] as const;
+export type LinkSort = (typeof LINK_SORTS)[number];
+
+/** What the dashboard's links table asks for: a search, filters, the archived view, an order and a page. */
 export const browseLinksQuery = z.object({
   q: text().max(200, "must be at most 200 characters").optional().catch(undefined),
   status: z.enum(STATUS_FILTER_NAMES).optional().catch(undefined),
   /** "default" for the default short host, else a custom domain's hostname. */
   domain: text().max(253).optional().catch(undefined),
   view: z.enum(["live", "archived"]).default("live").catch("live"),
-  /** A cursor this page did not write (edited, cut short) starts from the first page. */
+  sort: z.enum(LINK_SORTS).default("newest").catch("newest"),
+  /** A cursor this page did not write (edited, cut short, or of another order) starts from the first page. */
   cursor: text().max(200).optional().catch(undefined),
 });
 
@@ -47,41 +53,84 @@ export type BrowsedLink = {
   status: LinkStatus;
   createdAt: Date;
   archivedAt: Date | null;
+  /** Scans counted by `scanCounts` (the analytics capability's subquery); 0 for a link it does not list. */
+  scans: number;
 };
 
+type BrowseRow = Omit<BrowsedLink, "shortUrl" | "status" | "scans"> & { status: number; scans: bigint };
+
+/** Where a page ends: the order's key of its last row (creation time in ms, or scans) and its id, which breaks ties. */
+type Position = { sort: LinkSort; key: number; id: string };
+
 /**
- * The workspace's links, most recent first, searched by slug or destination (case-insensitive)
- * and filtered by status, host and archived or not; keyset pagination on (created_at, id).
+ * The workspace's links, searched by slug or destination (case-insensitive) and filtered by
+ * status, host and archived or not, in the asked order; keyset pagination on (created_at, id) or
+ * (scans, id). `scanCounts` is a subquery of (link_id, scans) from the analytics capability: the
+ * numbers shown and sorted by. A link's scans may change between two pages; the cursor holds the
+ * position, so the next page still starts after it, never at an offset that shifted.
  */
 export async function browseLinks(
   principal: Principal,
   query: BrowseLinksQuery,
+  scanCounts: Prisma.Sql,
 ): Promise<{ links: BrowsedLink[]; nextCursor: string | null }> {
   requirePermission(principal, "links.read", "Your role in this workspace does not allow listing links.");
-  const after = query.cursor ? readCursor(query.cursor) : undefined;
-  const where: Prisma.LinkWhereInput = {
-    workspaceId: principal.workspaceId,
-    archivedAt: query.view === "archived" ? { not: null } : null,
-    ...(query.status && { status: STATUS_FILTERS[query.status] }),
-    ...(query.domain && { host: query.domain === "default" ? null : query.domain }),
-    ...(query.q && {
-      OR: [{ slug: { contains: query.q, mode: "insensitive" } }, { destination: { contains: query.q, mode: "insensitive" } }],
-    }),
-  };
-  const rows = await db().link.findMany({
-    where: after
-      ? { AND: [where, { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }] }
-      : where,
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: BROWSE_PAGE_SIZE + 1,
-    select: { id: true, slug: true, host: true, destination: true, status: true, createdAt: true, archivedAt: true },
-  });
-  const page = rows.slice(0, BROWSE_PAGE_SIZE);
+  const after = query.cursor ? readCursor(query.cursor, query.sort) : undefined;
+  const scans = Prisma.sql`coalesce(counts.scans, 0)`;
+  const conditions = [...filterOf(principal, query), ...(after ? [keysetAfter(after, scans)] : [])];
+  const rows = await db().$queryRaw<BrowseRow[]>`
+    SELECT l.id, l.slug, l.host, l.destination, l.status, l.created_at AS "createdAt", l.archived_at AS "archivedAt", ${scans}::bigint AS scans
+    FROM links l LEFT JOIN (${scanCounts}) counts ON counts.link_id = l.id
+    WHERE ${Prisma.join(conditions, " AND ")}
+    ORDER BY ${ORDER[query.sort]}
+    LIMIT ${BROWSE_PAGE_SIZE + 1}`;
+  const page = rows.slice(0, BROWSE_PAGE_SIZE).map((row) => ({
+    ...row,
+    status: asLinkStatus(row.status),
+    scans: Number(row.scans),
+    shortUrl: shortUrl(row),
+  }));
   const last = rows.length > BROWSE_PAGE_SIZE ? page.at(-1) : undefined;
-  return {
-    links: page.map((row) => ({ ...row, status: asLinkStatus(row.status), shortUrl: shortUrl(row) })),
-    nextCursor: last ? Buffer.from(`${last.createdAt.getTime()}:${last.id}`).toString("base64url") : null,
-  };
+  return { links: page, nextCursor: last ? writeCursor(query.sort, last) : null };
+}
+
+const ORDER: Record<LinkSort, Prisma.Sql> = {
+  newest: Prisma.sql`l.created_at DESC, l.id DESC`,
+  oldest: Prisma.sql`l.created_at ASC, l.id ASC`,
+  scans: Prisma.sql`coalesce(counts.scans, 0) DESC, l.id DESC`,
+};
+
+function filterOf(principal: Principal, query: BrowseLinksQuery): Prisma.Sql[] {
+  const conditions = [
+    Prisma.sql`l.workspace_id = ${principal.workspaceId}`,
+    query.view === "archived" ? Prisma.sql`l.archived_at IS NOT NULL` : Prisma.sql`l.archived_at IS NULL`,
+  ];
+  if (query.status) conditions.push(Prisma.sql`l.status = ${STATUS_FILTERS[query.status]}`);
+  if (query.domain)
+    conditions.push(query.domain === "default" ? Prisma.sql`l.host IS NULL` : Prisma.sql`l.host = ${query.domain}`);
+  if (query.q) {
+    // The search is a substring, not a pattern: LIKE's wildcards and its escape character are matched as typed.
+    const pattern = `%${query.q.replace(/[\\%_]/g, "\\$&")}%`;
+    conditions.push(Prisma.sql`(l.slug ILIKE ${pattern} OR l.destination ILIKE ${pattern})`);
+  }
+  return conditions;
+}
+
+/** After the position in the order: a row comparison, so ties on the key are broken by id exactly as ORDER BY breaks them. */
+function keysetAfter(after: Position, scans: Prisma.Sql): Prisma.Sql {
+  switch (after.sort) {
+    case "newest":
+      return Prisma.sql`(l.created_at, l.id) < (${new Date(after.key).toISOString()}::timestamptz, ${after.id})`;
+    case "oldest":
+      return Prisma.sql`(l.created_at, l.id) > (${new Date(after.key).toISOString()}::timestamptz, ${after.id})`;
+    case "scans":
+      return Prisma.sql`(${scans}, l.id) < (${after.key}::bigint, ${after.id})`;
+  }
+}
+
+function writeCursor(sort: LinkSort, last: BrowsedLink): string {
+  const key = sort === "scans" ? last.scans : last.createdAt.getTime();
+  return Buffer.from(`${sort}:${key}:${last.id}`).toString("base64url");
 }
 
 /** The hosts a workspace's links may live on, for the domain filter: the default short host and its custom domains. */
@@ -94,12 +143,12 @@ export async function linkHosts(principal: Principal): Promise<string[]> {
   return domains.map((domain) => domain.hostname);
 }
 
-/** The position a cursor names; undefined (the first page) for one this page did not write: a page has no error answer but a 500. */
-function readCursor(cursor: string): { createdAt: Date; id: string } | undefined {
-  const [time, id] = Buffer.from(cursor, "base64url").toString().split(":");
-  const createdAt = new Date(Number(time));
-  if (!id || id.includes("\u0000") || Number.isNaN(createdAt.getTime())) return undefined;
-  return { createdAt, id };
+/** The position a cursor names; undefined (the first page) for one this page did not write or of another order: a page has no error answer but a 500. */
+function readCursor(cursor: string, sort: LinkSort): Position | undefined {
+  const [cursorSort, key, id] = Buffer.from(cursor, "base64url").toString().split(":");
+  const value = Number(key);
+  if (cursorSort !== sort || !id || !isRecordId(id) || !Number.isSafeInteger(value) || value < 0) return undefined;
+  return { sort, key: value, id };
 }
 
 /** The custom domains a new link may use: the workspace's verified ones. */

@@ -1,0 +1,215 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { StatusBadge } from "@/components/ui/status-badge";
+import { buttonClass, errorClass, noticeClass } from "@/components/ui/styles";
+import type { LinkStatus } from "@/lib/links/status";
+import { archiveLinksAction } from "./actions";
+
+/** One row of the list, as the page prepared it (the creation time already written in the viewer's zone). */
+export type ListedLink = {
+  id: string;
+  shortUrl: string;
+  destination: string;
+  status: LinkStatus;
+  createdAt: string;
+  created: string;
+  scans: number;
+};
+
+type Props = {
+  links: ListedLink[];
+  caption: string;
+  archived: boolean;
+  /** The person may archive links here (their own at least); the server still decides each one. */
+  canArchive: boolean;
+  scanDays: number;
+};
+
+type Outcome = { ok: boolean; text: string } | null;
+
+/** The workspace's links: the one component that draws the list, its row menus and its selection. */
+export function LinksList({ links, caption, archived, canArchive, scanDays }: Props) {
+  const router = useRouter();
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [outcome, setOutcome] = useState<Outcome>(null);
+  const [pending, startTransition] = useTransition();
+  const selectable = canArchive && !archived;
+  const allSelected = links.length > 0 && links.every((link) => selected.has(link.id));
+
+  function toggle(id: string, on: boolean) {
+    setSelected((current) => {
+      const next = new Set(current);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  }
+
+  function archive(ids: string[]) {
+    setOutcome(null);
+    startTransition(async () => {
+      const result = await archiveLinksAction(ids);
+      setOutcome(result.ok ? { ok: true, text: result.value } : { ok: false, text: result.error });
+      setSelected(new Set());
+      router.refresh();
+    });
+  }
+
+  async function copy(link: ListedLink) {
+    await navigator.clipboard.writeText(link.shortUrl);
+    setOutcome({ ok: true, text: `Copied ${link.shortUrl}` });
+  }
+
+  return (
+    <div className="space-y-3">
+      {selectable && (
+        <div className="flex flex-wrap items-center gap-3" role="group" aria-label="Selected links">
+          <span className="text-sm" aria-live="polite">
+            {selected.size === 0 ? "Select links to archive several at once." : `${selected.size} selected`}
+          </span>
+          <button
+            type="button"
+            className={buttonClass.secondary}
+            disabled={selected.size === 0 || pending}
+            onClick={() => archive([...selected])}
+          >
+            Archive selected
+          </button>
+        </div>
+      )}
+      {outcome && (
+        <p role={outcome.ok ? "status" : "alert"} className={(outcome.ok ? noticeClass : errorClass) + " m-0"}>
+          {outcome.text}
+        </p>
+      )}
+      <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
+        <table className="m-0 min-w-full text-sm">
+          <caption className="sr-only">{caption}</caption>
+          <thead className="bg-zinc-50 dark:bg-zinc-900">
+            <tr>
+              {selectable && (
+                <th scope="col" className="w-8">
+                  <input
+                    type="checkbox"
+                    className="h-4 w-4"
+                    aria-label="Select every link on this page"
+                    checked={allSelected}
+                    onChange={(event) => setSelected(new Set(event.target.checked ? links.map((link) => link.id) : []))}
+                  />
+                </th>
+              )}
+              <th scope="col">Short link</th>
+              <th scope="col">Destination</th>
+              <th scope="col">Status</th>
+              <th scope="col">Created</th>
+              <th scope="col" className="text-right">
+                Scans ({scanDays} days)
+              </th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {links.map((link) => {
+              const name = link.shortUrl.replace(/^https?:\/\//, "");
+              return (
+                <tr key={link.id}>
+                  {selectable && (
+                    <td>
+                      <input
+                        type="checkbox"
+                        className="h-4 w-4"
+                        aria-label={`Select ${name}`}
+                        checked={selected.has(link.id)}
+                        onChange={(event) => toggle(link.id, event.target.checked)}
+                      />
+                    </td>
+                  )}
+                  <td className="whitespace-nowrap">
+                    <Link href={`/dashboard/links/${link.id}`} className="font-medium">
+                      {name}
+                    </Link>
+                  </td>
+                  <td className="max-w-xs truncate" title={link.destination}>
+                    {link.destination}
+                  </td>
+                  <td>
+                    <StatusBadge status={link.status} />
+                  </td>
+                  <td className="whitespace-nowrap">
+                    <time dateTime={link.createdAt}>{link.created}</time>
+                  </td>
+                  <td className="text-right tabular-nums">{link.scans}</td>
+                  <td>
+                    <RowMenu
+                      link={link}
+                      name={name}
+                      archived={archived}
+                      canArchive={canArchive}
+                      busy={pending}
+                      onCopy={() => void copy(link)}
+                      onArchive={() => archive([link.id])}
+                    />
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
+
+const MENU_ITEM =
+  "block w-full rounded px-3 py-2 text-left text-sm text-zinc-900 no-underline hover:bg-zinc-100 dark:text-zinc-100 dark:hover:bg-zinc-800";
+
+/** A row's actions in a disclosure: open it with a click or Enter, each item a real link or button. */
+function RowMenu({
+  link,
+  name,
+  archived,
+  canArchive,
+  busy,
+  onCopy,
+  onArchive,
+}: {
+  link: ListedLink;
+  name: string;
+  archived: boolean;
+  canArchive: boolean;
+  busy: boolean;
+  onCopy: () => void;
+  onArchive: () => void;
+}) {
+  return (
+    <details className="relative">
+      <summary className={buttonClass.small + " cursor-pointer list-none"}>
+        Actions<span className="sr-only"> for {name}</span>
+      </summary>
+      <div className="absolute right-0 z-10 mt-1 w-48 rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-700 dark:bg-zinc-900">
+        <button type="button" className={MENU_ITEM} onClick={onCopy}>
+          Copy short link
+        </button>
+        <a className={MENU_ITEM} href={`/dashboard/links/${link.id}/qr?format=png`} download>
+          Download QR code
+        </a>
+        <Link className={MENU_ITEM} href={`/dashboard/analytics?link_id=${link.id}`}>
+          Analytics
+        </Link>
+        <Link className={MENU_ITEM} href={`/dashboard/links/${link.id}#repoint-heading`}>
+          Repoint
+        </Link>
+        {canArchive && !archived && (
+          <button type="button" className={MENU_ITEM} disabled={busy} onClick={onArchive}>
+            Archive
+          </button>
+        )}
+      </div>
+    </details>
+  );
+}

@@ -1,0 +1,168 @@
+import { readFile } from "node:fs/promises";
+import { type Browser, type BrowserContext, chromium, type Page } from "@playwright/test";
+import sharp from "sharp";
+import { decodeQr } from "../tests/support/images";
+import { CHROMIUM } from "./support/chromium";
+import { expect, test } from "./support/fixtures";
+import { baseUrl, capturePage, signInByMagicLink, watchConsole } from "./support/helpers";
+
+/**
+ * The dashboard's tools for a workspace with links: saved QR designs, the links list's row menu,
+ * sorting and selection, analytics. One person signs in and subscribes once; each test makes its own links.
+ */
+test.describe.configure({ mode: "serial" });
+
+const PERSON = "tools@permalink.test";
+const USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let consoleErrors: string[];
+
+test.beforeAll(async () => {
+  browser = await chromium.launch(CHROMIUM);
+  context = await browser.newContext({
+    baseURL: baseUrl(),
+    userAgent: USER_AGENT,
+    permissions: ["clipboard-read", "clipboard-write"],
+  });
+  page = await context.newPage();
+  consoleErrors = watchConsole(page);
+  await signInByMagicLink(page, PERSON);
+  await page.goto("/dashboard/billing");
+  await page.getByRole("button", { name: "Choose Unlimited monthly" }).click();
+  await page.getByRole("button", { name: "Complete purchase" }).click();
+  await expect(page.getByText("Purchase complete")).toBeVisible();
+});
+
+test.afterAll(() => browser.close());
+test.afterEach(() => expect(consoleErrors).toEqual([]));
+
+/** Creates a link through the dashboard's form and returns its short URL. */
+async function createLink(destination: string, slug: string): Promise<string> {
+  await page.goto("/dashboard");
+  await page.getByLabel("Destination", { exact: true }).fill(destination);
+  await page.getByLabel("Custom slug (optional)").fill(slug);
+  await page.getByRole("button", { name: "Create link" }).click();
+  const created = page.getByTestId("created-short-url");
+  await expect(created).toHaveText(`${baseUrl()}/${slug}`);
+  return (await created.textContent())!;
+}
+
+/** Opens a link's page from its row in the list. */
+async function openLink(slug: string): Promise<void> {
+  await page.goto("/dashboard");
+  await page
+    .getByRole("row", { name: new RegExp(slug) })
+    .getByRole("link", { name: new RegExp(`/${slug}$`) })
+    .click();
+  await expect(page.getByRole("heading", { name: "QR code" })).toBeVisible();
+}
+
+async function downloadPng(): Promise<Buffer> {
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("button", { name: "Download PNG" }).click(),
+  ]);
+  return readFile((await download.path())!);
+}
+
+test("saves a link's QR design and a workspace default, which the next visit and the plain download reuse", async ({}, testInfo) => {
+  const shortUrl = await createLink("https://example.com/designed", "designed-code");
+  await openLink("designed-code");
+  await expect(page.getByTestId("qr-design-source")).toHaveText(/Nothing is saved yet/);
+  await expect(page.getByText("Margin (modules)")).toHaveCount(0);
+  await expect(page.getByText(/Level [LMQH]/)).toHaveCount(0);
+  await expect(page.getByLabel("Error correction")).toHaveAccessibleDescription(/covered or damaged and still scan/);
+  await expect(page.getByLabel("Quiet zone")).toHaveAccessibleDescription(/blank border around the code/);
+
+  await page.getByLabel("Size (pixels)").fill("480");
+  await page.getByLabel("Quiet zone").fill("4");
+  await page.getByLabel("Foreground colour").fill("#1a3d7c");
+  await page.getByLabel("Error correction").selectOption({ label: "Highest: 30% may be damaged" });
+  await page.getByRole("button", { name: "Save for this link" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "this link's code now downloads with these options" })).toBeVisible();
+  await capturePage(page, testInfo, "link-qr-design");
+
+  await openLink("designed-code");
+  await expect(page.getByTestId("qr-design-source")).toHaveText("These are this link's saved options.");
+  await expect(page.getByLabel("Size (pixels)")).toHaveValue("480");
+  await expect(page.getByLabel("Quiet zone")).toHaveValue("4");
+  await expect(page.getByLabel("Foreground colour")).toHaveValue("#1a3d7c");
+  await expect(page.getByLabel("Error correction")).toHaveValue("H");
+  const image = await downloadPng();
+  expect((await sharp(image).metadata()).width).toBe(480);
+  expect(await decodeQr(image)).toBe(`${shortUrl}?qr`);
+
+  // The plain address, with no option at all, draws the saved design.
+  const linkId = page.url().split("/").at(-1)!;
+  const plain = await page.request.get(`/dashboard/links/${linkId}/qr?format=png`);
+  expect((await sharp(await plain.body()).metadata()).width).toBe(480);
+
+  // A workspace default reaches a new link that has no design of its own.
+  await page.getByLabel("Size (pixels)").fill("320");
+  await page.getByRole("button", { name: "Save as workspace default" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "workspace's default" })).toBeVisible();
+  await createLink("https://example.com/standard", "standard-code");
+  await openLink("standard-code");
+  await expect(page.getByTestId("qr-design-source")).toHaveText(/workspace's default options/);
+  await expect(page.getByLabel("Size (pixels)")).toHaveValue("320");
+  expect((await sharp(await downloadPng()).metadata()).width).toBe(320);
+});
+
+test("the links list: row menu, order by creation or scans, creation time, and archiving several at once", async ({}, testInfo) => {
+  const slugs = ["menu-first", "menu-second", "menu-third"];
+  for (const slug of slugs) await createLink(`https://example.com/${slug}`, slug);
+  // Scans for the middle one: two visits through its short URL.
+  for (let visit = 0; visit < 2; visit++) await page.request.get(`${baseUrl()}/menu-second`, { maxRedirects: 0 });
+
+  await page.goto("/dashboard");
+  const rows = page.locator("main table tbody tr");
+  await expect(rows.first()).toContainText("menu-third");
+  await expect(page.getByRole("row", { name: /menu-first/ }).locator("time")).toHaveText(/\d{4}, \d{1,2}:\d{2}/);
+  await page.getByRole("link", { name: "Oldest first" }).click();
+  await expect(page).toHaveURL(/sort=oldest/);
+  const oldest = await rows.allTextContents();
+  expect(oldest.findIndex((text) => text.includes("menu-first"))).toBeLessThan(
+    oldest.findIndex((text) => text.includes("menu-third")),
+  );
+  await expect(async () => {
+    await page.goto("/dashboard?sort=scans");
+    await expect(rows.first()).toContainText("menu-second", { timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(
+    page
+      .getByRole("row", { name: /menu-second/ })
+      .locator("td")
+      .nth(5),
+  ).toHaveText("2");
+
+  const row = page.getByRole("row", { name: /menu-second/ });
+  await row.getByText("Actions").click();
+  await row.getByRole("button", { name: "Copy short link" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Copied" })).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${baseUrl()}/menu-second`);
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    row.getByRole("link", { name: "Download QR code" }).click(),
+  ]);
+  expect(download.suggestedFilename()).toBe("qr-menu-second.png");
+  expect(await decodeQr(await readFile((await download.path())!))).toBe(`${baseUrl()}/menu-second?qr`);
+  await expect(row.getByRole("link", { name: "Analytics" })).toHaveAttribute("href", /\/dashboard\/analytics\?link_id=lnk_/);
+  await expect(row.getByRole("link", { name: "Repoint" })).toHaveAttribute("href", /\/dashboard\/links\/lnk_.*#repoint-heading$/);
+  await capturePage(page, testInfo, "links-row-menu");
+
+  await page.goto("/dashboard");
+  await page.getByRole("checkbox", { name: /Select .*menu-first$/ }).check();
+  await page.getByRole("checkbox", { name: /Select .*menu-third$/ }).check();
+  await expect(page.getByText("2 selected")).toBeVisible();
+  await page.getByRole("button", { name: "Archive selected" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Archived 2 links" })).toBeVisible();
+  await expect(page.getByRole("row", { name: /menu-first|menu-third/ })).toHaveCount(0);
+  await page.goto("/dashboard?view=archived");
+  await expect(page.getByRole("row", { name: /menu-first/ })).toBeVisible();
+  await expect(page.getByRole("row", { name: /menu-third/ })).toBeVisible();
+  // Archived links keep resolving.
+  expect((await page.request.get(`${baseUrl()}/menu-first`, { maxRedirects: 0 })).status()).toBe(302);
+});
