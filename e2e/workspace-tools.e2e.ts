@@ -151,7 +151,8 @@ test("the links list: row menu, order by creation or scans, creation time, and a
   expect(await decodeQr(await readFile((await download.path())!))).toBe(`${baseUrl()}/menu-second?qr`);
   await expect(row.getByRole("link", { name: "Analytics" })).toHaveAttribute("href", /\/dashboard\/analytics\?link_id=lnk_/);
   await expect(row.getByRole("link", { name: "Repoint" })).toHaveAttribute("href", /\/dashboard\/links\/lnk_.*#repoint-heading$/);
-  await capturePage(page, testInfo, "links-row-menu");
+  await row.getByText("Actions").click();
+  await capturePage(page, testInfo, "links-ordered-by-scans");
 
   await page.goto("/dashboard");
   await page.getByRole("checkbox", { name: /Select .*menu-first$/ }).check();
@@ -165,4 +166,12 @@ test("the links list: row menu, order by creation or scans, creation time, and a
   await expect(page.getByRole("row", { name: /menu-third/ })).toBeVisible();
   // Archived links keep resolving.
   expect((await page.request.get(`${baseUrl()}/menu-first`, { maxRedirects: 0 })).status()).toBe(302);
+
+  const archivedRow = page.getByRole("row", { name: /menu-first/ });
+  await archivedRow.getByText("Actions").click();
+  await archivedRow.getByRole("button", { name: "Restore" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Restored 1 link" })).toBeVisible();
+  await expect(page.getByRole("row", { name: /menu-first/ })).toHaveCount(0);
+  await page.goto("/dashboard");
+  await expect(page.getByRole("row", { name: /menu-first/ })).toBeVisible();
 });

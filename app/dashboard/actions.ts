@@ -6,7 +6,7 @@ import { redirect } from "next/navigation";
 import { type ActionResult, dashboardAction, dashboardContext, WORKSPACE_COOKIE } from "@/lib/api/dashboard";
 import { openBillingPortal, startCheckout as startCheckoutOperation } from "@/lib/billing/operations";
 import { openPortal, startCheckout } from "@/lib/billing/service";
-import { archiveLink, createLink as createLinkOperation, updateLink } from "@/lib/links/operations";
+import { archiveLink, createLink as createLinkOperation, restoreLink, updateLink } from "@/lib/links/operations";
 import {
   addDomain as addDomainOperation,
   removeDomain as removeDomainOperation,
@@ -14,7 +14,7 @@ import {
 } from "@/lib/domains/operations";
 import { addDomain, getDomain, removeDomain, verifyDomain } from "@/lib/domains/service";
 import { toLinkView } from "@/lib/links/present";
-import { archive, createLink, editLink } from "@/lib/links/service";
+import { archive, createLink, editLink, restore } from "@/lib/links/service";
 import type { LinkView } from "@/lib/links/schemas";
 import {
   acceptInvitation as acceptInvitationOperation,
@@ -114,29 +114,40 @@ export async function saveQrDesignAction(
   return result;
 }
 
-/** The most links one selection archives at once: a page of the list. */
-const MAX_ARCHIVE_SELECTION = 50;
+/** The most links one selection archives or restores at once: a page of the list. */
+const MAX_SELECTION = 50;
+
+const LIST_CHANGES = {
+  archive: {
+    operation: archiveLink,
+    apply: archive,
+    done: "Archived",
+    where: "now under Archived; archived links keep resolving",
+  },
+  restore: { operation: restoreLink, apply: restore, done: "Restored", where: "back in the list" },
+} as const;
 
 /**
- * Archives the selected links, each as DELETE /api/links/{id} archives it (its own permission
- * check), counted as one write; says how many were archived and why any were not.
+ * Archives or restores the selected links, each as DELETE /api/links/{id} or POST …/restore does
+ * (its own permission check), counted as one write; says how many changed and why any did not.
  */
-export async function archiveLinksAction(ids: string[]): Promise<ActionResult<string>> {
-  const result = await dashboardAction(archiveLink, undefined, async (principal) => {
-    const chosen = [...new Set(ids)].filter((id) => typeof id === "string").slice(0, MAX_ARCHIVE_SELECTION);
+export async function changeLinksAction(ids: string[], change: keyof typeof LIST_CHANGES): Promise<ActionResult<string>> {
+  const { operation, apply, done, where } = LIST_CHANGES[change];
+  const result = await dashboardAction(operation, undefined, async (principal) => {
+    const chosen = [...new Set(ids)].filter((id) => typeof id === "string").slice(0, MAX_SELECTION);
     const refusals: string[] = [];
     for (const id of chosen) {
       try {
-        await archive(principal, id);
+        await apply(principal, id);
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         refusals.push(error.message);
       }
     }
-    const archived = chosen.length - refusals.length;
-    const done = `Archived ${archived} ${archived === 1 ? "link" : "links"}: ${archived === 1 ? "it keeps" : "they keep"} resolving and now ${archived === 1 ? "shows" : "show"} under Archived.`;
-    if (refusals.length === 0) return done;
-    return `${archived > 0 ? done + " " : ""}${refusals.length} could not be archived: ${[...new Set(refusals)].join(" ")}`;
+    const changed = chosen.length - refusals.length;
+    const summary = `${done} ${changed} ${changed === 1 ? "link" : "links"}: ${where}.`;
+    if (refusals.length === 0) return summary;
+    return `${changed > 0 ? `${summary} ` : ""}${refusals.length} could not be changed: ${[...new Set(refusals)].join(" ")}`;
   });
   if (result.ok) revalidatePath("/dashboard", "layout");
   return result;

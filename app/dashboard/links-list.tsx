@@ -6,7 +6,7 @@ import { useState, useTransition } from "react";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { buttonClass, errorClass, noticeClass } from "@/components/ui/styles";
 import type { LinkStatus } from "@/lib/links/status";
-import { archiveLinksAction } from "./actions";
+import { changeLinksAction } from "./actions";
 
 /** One row of the list, as the page prepared it (the creation time already written in the viewer's zone). */
 export type ListedLink = {
@@ -23,7 +23,7 @@ type Props = {
   links: ListedLink[];
   caption: string;
   archived: boolean;
-  /** The person may archive links here (their own at least); the server still decides each one. */
+  /** The person may archive and restore links here (their own at least); the server still decides each one. */
   canArchive: boolean;
   scanDays: number;
 };
@@ -36,7 +36,8 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [outcome, setOutcome] = useState<Outcome>(null);
   const [pending, startTransition] = useTransition();
-  const selectable = canArchive && !archived;
+  const selectable = canArchive;
+  const bulk = archived ? "restore" : "archive";
   const allSelected = links.length > 0 && links.every((link) => selected.has(link.id));
 
   function toggle(id: string, on: boolean) {
@@ -48,10 +49,10 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
     });
   }
 
-  function archive(ids: string[]) {
+  function change(ids: string[], what: "archive" | "restore") {
     setOutcome(null);
     startTransition(async () => {
-      const result = await archiveLinksAction(ids);
+      const result = await changeLinksAction(ids, what);
       setOutcome(result.ok ? { ok: true, text: result.value } : { ok: false, text: result.error });
       setSelected(new Set());
       router.refresh();
@@ -68,15 +69,15 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
       {selectable && (
         <div className="flex flex-wrap items-center gap-3" role="group" aria-label="Selected links">
           <span className="text-sm" aria-live="polite">
-            {selected.size === 0 ? "Select links to archive several at once." : `${selected.size} selected`}
+            {selected.size === 0 ? `Select links to ${bulk} several at once.` : `${selected.size} selected`}
           </span>
           <button
             type="button"
             className={buttonClass.secondary}
             disabled={selected.size === 0 || pending}
-            onClick={() => archive([...selected])}
+            onClick={() => change([...selected], bulk)}
           >
-            Archive selected
+            {archived ? "Restore selected" : "Archive selected"}
           </button>
         </div>
       )}
@@ -152,7 +153,7 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
                       canArchive={canArchive}
                       busy={pending}
                       onCopy={() => void copy(link)}
-                      onArchive={() => archive([link.id])}
+                      onChange={() => change([link.id], bulk)}
                     />
                   </td>
                 </tr>
@@ -176,7 +177,7 @@ function RowMenu({
   canArchive,
   busy,
   onCopy,
-  onArchive,
+  onChange,
 }: {
   link: ListedLink;
   name: string;
@@ -184,7 +185,7 @@ function RowMenu({
   canArchive: boolean;
   busy: boolean;
   onCopy: () => void;
-  onArchive: () => void;
+  onChange: () => void;
 }) {
   return (
     <details className="relative">
@@ -204,9 +205,9 @@ function RowMenu({
         <Link className={MENU_ITEM} href={`/dashboard/links/${link.id}#repoint-heading`}>
           Repoint
         </Link>
-        {canArchive && !archived && (
-          <button type="button" className={MENU_ITEM} disabled={busy} onClick={onArchive}>
-            Archive
+        {canArchive && (
+          <button type="button" className={MENU_ITEM} disabled={busy} onClick={onChange}>
+            {archived ? "Restore" : "Archive"}
           </button>
         )}
       </div>
