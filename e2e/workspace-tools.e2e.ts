@@ -10,7 +10,8 @@ import { baseUrl, capturePage, signInByMagicLink, watchConsole } from "./support
  * The dashboard's tools for a workspace with links: saved QR designs, the links list's row menu,
  * sorting and selection, analytics. One person signs in and subscribes once; each test makes its own links.
  */
-test.describe.configure({ mode: "serial" });
+// Many page loads each, on a machine shared by several builds: three times the suite's minute.
+test.describe.configure({ mode: "serial", timeout: 180_000 });
 
 const PERSON = "tools@permalink.test";
 const USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
