@@ -1,6 +1,7 @@
 import { NextResponse, type NextFetchEvent, type NextRequest } from "next/server";
 import { scanBuffer } from "@/lib/analytics/scans";
 import { malformedRequest } from "@/lib/http/malformed-request";
+import { invalidationsSent } from "@/lib/links/invalidation";
 import { serveVisit, visitFor } from "@/lib/resolution/door";
 
 /**
@@ -21,6 +22,9 @@ export async function proxy(request: NextRequest, event: NextFetchEvent): Promis
   const { answer, scanRecorded } = await serveVisit(visit);
   // On Vercel an instance may freeze after the response: the scan must be written before then.
   if (scanRecorded) event.waitUntil(scanBuffer().flush());
+  // A visit that blocked its link told the other instances; that too must be sent before a freeze.
+  const sending = invalidationsSent();
+  if (sending) event.waitUntil(sending);
   return new Response(answer.body === "" ? null : answer.body, { status: answer.status, headers: answer.headers });
 }
 

@@ -10,6 +10,7 @@ import { parseCookies } from "@/lib/http/cookies";
 import { DomainError, forbidden, unauthenticated } from "@/lib/http/errors";
 import type { RouteSpec } from "@/lib/http/operation";
 import { enforceWriteLimit } from "@/lib/http/write-limit";
+import { invalidationsSent } from "@/lib/links/invalidation";
 import { type DashboardUser, dashboardPrincipal, findDashboardUser } from "@/lib/workspaces/sign-in";
 import type { Principal } from "@/lib/workspaces/types";
 import { authOptions } from "./next-auth";
@@ -67,7 +68,9 @@ export async function dashboardAction<const Spec extends Pick<RouteSpec, "write"
     if (!context) throw unauthenticated("Your session has ended; sign in again.");
     if (spec.write) await enforceWriteLimit(context.principal.workspaceId);
     const body = (spec.body ? validate(spec.body, input, "body") : input) as BodyOf<Spec>;
-    return { ok: true, value: await handler(context.principal, body) };
+    const value = await handler(context.principal, body);
+    await invalidationsSent();
+    return { ok: true, value };
   } catch (error) {
     if (error instanceof DomainError) return { ok: false, error: error.message };
     log().error({ err: error }, "unhandled dashboard error");

@@ -6,6 +6,7 @@ import { DomainError, type ErrorCode, notFound } from "@/lib/http/errors";
 import type { AuthMode, RouteSpec } from "@/lib/http/operation";
 import { internalError, json } from "@/lib/http/respond";
 import { enforceClientWriteLimit, enforceWriteLimit } from "@/lib/http/write-limit";
+import { invalidationsSent } from "@/lib/links/invalidation";
 import { log } from "@/lib/log";
 import { paysWithoutAccount } from "@/lib/payments/credential";
 import type { Principal } from "@/lib/workspaces/types";
@@ -68,7 +69,9 @@ export function apiRoute<const Spec extends RouteSpec, Params = ParamsOf<Spec>>(
       const body = await readBody(spec, request);
       const query = spec.query ? validate(spec.query, queryObject(request), "query") : undefined;
       const params = recordIdParams(await context.params);
-      return await handler({ request, principal, body, query, params } as unknown as HandlerInput<Spec, Params>);
+      const response = await handler({ request, principal, body, query, params } as unknown as HandlerInput<Spec, Params>);
+      await invalidationsSent();
+      return response;
     } catch (error) {
       if (error instanceof DomainError) return errorResponse(error);
       log().error({ err: error }, "unhandled error");

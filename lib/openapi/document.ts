@@ -17,6 +17,7 @@ import * as analytics from "@/lib/analytics/operations";
 import * as billing from "@/lib/billing/operations";
 import * as domains from "@/lib/domains/operations";
 import * as linkExports from "@/lib/exports/operations";
+import * as health from "@/lib/health/operations";
 import { config } from "@/lib/config";
 import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
 import {
@@ -111,6 +112,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
   analytics.pruneScanEvents,
   mcp.callMcp,
   getOpenApiDocument,
+  health.getHealth,
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { scanBuffer } from "@/lib/analytics/scans";
 import { config } from "@/lib/config";
 import { isVerifiedCustomDomain } from "@/lib/domains/verified-hosts";
+import { hearInvalidations, invalidationsHeard } from "@/lib/links/invalidation";
 import { isReserved } from "@/lib/links/slugs";
 import { answerFor } from "./answer";
 import { readIncomingQuery } from "./destination-query";
@@ -42,6 +43,7 @@ export async function visitFor(request: DoorRequest): Promise<Visit | null> {
   const known = visitNow(request);
   if (known !== CUSTOM_DOMAIN) return known;
   const requestHost = hostnameOf(request.hostHeader)!;
+  if (!invalidationsHeard()) await hearInvalidations();
   return (await isVerifiedCustomDomain(requestHost)) ? visitOn(requestHost, requestHost, request) : null;
 }
 
@@ -84,11 +86,13 @@ const NOT_FOUND: Outcome = { kind: "not_found" };
 
 /** Resolves a visit, records the scan for after the response, and shapes the answer. */
 export async function serveVisit(visit: Visit): Promise<Served> {
+  if (!invalidationsHeard()) await hearInvalidations();
   return served(visit, SLUG_CHARACTERS.test(visit.slug) ? await resolveVisit(visit, resolutionRuntime()) : NOT_FOUND);
 }
 
 /** serveVisit when memory alone answers (the warm path, no promise); undefined when it needs I/O. */
 export function serveFromMemory(visit: Visit): Served | undefined {
+  if (!invalidationsHeard()) return undefined;
   const outcome = SLUG_CHARACTERS.test(visit.slug) ? resolveFromMemory(visit, resolutionRuntime()) : NOT_FOUND;
   return outcome && served(visit, outcome);
 }

@@ -1,5 +1,6 @@
 import { Redis as UpstashRedis } from "@upstash/redis";
-import { createFailFastIoredis, createIoredisScriptingClient } from "./ioredis-adapter";
+import { createFailFastIoredis } from "@/lib/shared-store/ioredis";
+import { createIoredisScriptingClient } from "./ioredis-adapter";
 import { createMemoryLimiter } from "./memory";
 import { WRITE_WINDOW_MS, type WriteLimiter } from "./policy";
 import { createStoreLimiter } from "./store-limiter";
@@ -30,12 +31,12 @@ export function createWriteLimiter(options: WriteLimiterOptions): ClosableWriteL
 
   if (options.upstash) {
     const redis = new UpstashRedis({ ...options.upstash, retry: { retries: 1 } });
-    const limiter = createStoreLimiter({ ...storeOptions, redis });
+    const limiter = createStoreLimiter({ ...storeOptions, kind: "upstash", redis });
     return { limit: limiter.limit, close: async () => {} };
   }
   if (options.redisUrl) {
     const redis = createFailFastIoredis(options.redisUrl);
-    const limiter = createStoreLimiter({ ...storeOptions, redis: createIoredisScriptingClient(redis) });
+    const limiter = createStoreLimiter({ ...storeOptions, kind: "redis", redis: createIoredisScriptingClient(redis) });
     return { limit: limiter.limit, close: async () => redis.disconnect() };
   }
   return { limit: memoryLimiter.limit, close: async () => {} };

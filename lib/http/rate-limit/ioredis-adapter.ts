@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Redis as UpstashRedis } from "@upstash/redis";
-import { Redis as Ioredis } from "ioredis";
+import type { Redis as Ioredis } from "ioredis";
 
 /** The part of the @upstash/redis client that @upstash/ratelimit's single-region limiters call. */
 export type UpstashScriptingClient = Pick<UpstashRedis, "evalsha" | "eval">;
@@ -8,25 +8,6 @@ export type UpstashScriptingClient = Pick<UpstashRedis, "evalsha" | "eval">;
 // Redis OSS rejects any shebang flag it does not know, such as the Upstash-only
 // "allow-key-locking" that @upstash/ratelimit puts on its scripts.
 const SHEBANG_FLAGS_KNOWN_TO_REDIS = new Set(["no-writes", "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys"]);
-
-const CONNECT_TIMEOUT_MS = 1_000;
-const COMMAND_TIMEOUT_MS = 500;
-const MAX_RECONNECT_DELAY_MS = 2_000;
-
-/** An ioredis client that connects on first use and fails commands fast while Redis is unreachable. */
-export function createFailFastIoredis(url: string): Ioredis {
-  const redis = new Ioredis(url, {
-    lazyConnect: true,
-    connectTimeout: CONNECT_TIMEOUT_MS,
-    commandTimeout: COMMAND_TIMEOUT_MS,
-    maxRetriesPerRequest: 1,
-    retryStrategy: (attempt) => Math.min(attempt * 200, MAX_RECONNECT_DELAY_MS),
-  });
-  // Failures already reach callers through rejected commands; without a listener
-  // ioredis would print every failed reconnect attempt.
-  redis.on("error", () => {});
-  return redis;
-}
 
 /**
  * Gives @upstash/ratelimit the evalsha/eval it calls, with @upstash/redis's
