@@ -5,7 +5,15 @@ import nextTypescript from "eslint-config-next/typescript";
 export default defineConfig([
   ...nextVitals,
   ...nextTypescript,
-  globalIgnores([".next/**", "node_modules/**", "lib/db/generated/**", "bench/results/**", "next-env.d.ts", "test-results/**"]),
+  globalIgnores([
+    ".next/**",
+    ".vercel/**",
+    "node_modules/**",
+    "lib/db/generated/**",
+    "bench/results/**",
+    "next-env.d.ts",
+    "test-results/**",
+  ]),
   {
     rules: {
       // A leading underscore marks what is left out on purpose (a destructured field dropped from a copy).
