@@ -1,5 +1,16 @@
 import Link from "next/link";
 import { cardClass, mutedClass, buttonClass } from "@/components/ui/styles";
+import { CURRENCY, describePrice, offeredChoices, PLAN_IDS, PLANS } from "@/lib/billing/plans";
+
+/** Each plan with its prices, from the one catalogue the checkout charges (lib/billing/plans.ts). */
+const PLAN_CARDS = PLAN_IDS.map((plan) => ({
+  plan,
+  name: PLANS[plan].name,
+  prices: offeredChoices()
+    .filter((choice) => choice.plan === plan)
+    .map(describePrice),
+  cap: PLANS[plan].cap,
+}));
 
 const FEATURES = [
   {
@@ -73,6 +84,29 @@ export default function HomePage() {
             </li>
           ))}
         </ul>
+        <section aria-labelledby="plans-heading" className="mt-12">
+          <h2 id="plans-heading" className="text-2xl font-bold">
+            Plans
+          </h2>
+          <p className={mutedClass}>
+            Prices in Australian dollars ({CURRENCY}). Every plan includes custom domains, scan analytics and teammates, and every
+            link keeps resolving whatever happens to the subscription.
+          </p>
+          <ul className="grid list-none gap-4 p-0 sm:grid-cols-2">
+            {PLAN_CARDS.map((card) => (
+              <li key={card.plan} className={cardClass} data-testid={`plan-${card.plan}`}>
+                <h3 className="m-0 text-lg font-semibold">{card.name}</h3>
+                <p className="mb-1 mt-2 text-xl font-bold">{card.prices.join(" or ")}</p>
+                <p className={mutedClass + " m-0"}>
+                  {card.cap === null ? "No limit on new links." : `${card.cap} new links each billing cycle.`}
+                </p>
+              </li>
+            ))}
+          </ul>
+          <Link href="/signin" className={buttonClass.primary + " no-underline"}>
+            Sign in to subscribe
+          </Link>
+        </section>
         <p className={mutedClass + " mt-10"}>
           Programs: <Link href="/docs">API reference</Link> · <a href="/api/openapi.json">OpenAPI document</a> ·{" "}
           <Link href="/docs/payments">buying a link with a machine payment</Link>

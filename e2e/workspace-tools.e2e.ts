@@ -176,3 +176,64 @@ test("the links list: row menu, order by creation or scans, creation time, and a
   await page.goto("/dashboard");
   await expect(page.getByRole("row", { name: /menu-first/ })).toBeVisible();
 });
+
+test("analytics name the link, list the top links, and show uniques only where they are distinct visitors", async ({}, testInfo) => {
+  await createLink("https://example.com/counted", "counted-code");
+  for (let visit = 0; visit < 3; visit++) await page.request.get(`${baseUrl()}/counted-code`, { maxRedirects: 0 });
+  const topLinks = page.getByRole("region", { name: "Top links" });
+  await expect(async () => {
+    await page.goto("/dashboard/analytics?range=7d");
+    await expect(topLinks.getByRole("row", { name: /counted-code/ })).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 30_000 });
+  const referrers = page.getByRole("region", { name: "Referrers" });
+  await expect(referrers.getByRole("columnheader", { name: "Unique visitors" })).toHaveCount(0);
+  await expect(referrers).toContainText("One visitor may arrive from several sites");
+  await expect(
+    page.getByRole("region", { name: "Devices" }).getByRole("columnheader", { name: "Unique visitors" }),
+  ).toBeVisible();
+  await capturePage(page, testInfo, "analytics-top-links");
+
+  await topLinks.getByRole("link", { name: /counted-code/ }).click();
+  await expect(page).toHaveURL(/link_id=lnk_/);
+  await expect(page).toHaveURL(/range=7d/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(/^Analytics: .*\/counted-code$/);
+  await expect(page.getByText("Leads to https://example.com/counted")).toBeVisible();
+  await expect(page.getByTestId("analytics-totals")).toContainText("3 scans");
+});
+
+test("a new workspace's dashboard says what to do first; the landing page and local billing pages show the plans", async ({}, testInfo) => {
+  const newcomer = await browser.newContext({ baseURL: baseUrl(), userAgent: USER_AGENT });
+  const fresh = await newcomer.newPage();
+  const errors = watchConsole(fresh);
+  await fresh.goto("/");
+  await expect(fresh.getByTestId("plan-starter")).toContainText("19.00 AUD a month");
+  await expect(fresh.getByTestId("plan-starter")).toContainText("100 new links each billing cycle");
+  await expect(fresh.getByTestId("plan-unlimited")).toContainText("49.00 AUD a month or 490.00 AUD a year");
+  await capturePage(fresh, testInfo, "landing-plans");
+
+  await signInByMagicLink(fresh, "newcomer@permalink.test");
+  const steps = fresh.getByRole("region", { name: "First steps" });
+  await expect(steps.getByRole("listitem")).toHaveText([/Choose a plan/, /Create your first link/, /Download its QR code/]);
+  await expect(steps.getByRole("link", { name: "choose a plan in Billing" })).toHaveAttribute("href", "/dashboard/billing");
+  await capturePage(fresh, testInfo, "links-first-steps");
+
+  await fresh.goto("/dashboard/billing");
+  await fresh.getByRole("button", { name: "Choose Starter monthly" }).click();
+  await expect(fresh.getByRole("heading", { name: "Subscribe to Starter" })).toBeVisible();
+  await capturePage(fresh, testInfo, "local-checkout");
+  await fresh.getByRole("button", { name: "Complete purchase" }).click();
+  await expect(fresh.getByText("Purchase complete")).toBeVisible();
+  await fresh.goto("/dashboard");
+  await expect(fresh.getByRole("region", { name: "First steps" })).toContainText("Done: this workspace has a subscription.");
+  await fresh.goto("/dashboard/billing");
+  await fresh
+    .getByRole("button", { name: /portal/i })
+    .first()
+    .click();
+  await expect(fresh.getByTestId("billing-cycle")).toHaveText(
+    /runs from \d{1,2} [A-Z][a-z]+ \d{4} to \d{1,2} [A-Z][a-z]+ \d{4}\./,
+  );
+  await capturePage(fresh, testInfo, "local-portal");
+  expect(errors).toEqual([]);
+  await newcomer.close();
+});

@@ -127,6 +127,7 @@ export default async function LinksPage({
           archived={archived}
           filtered={filtered}
           first={!query.cursor}
+          subscribed={account.active}
           clearHref={pageLink({ q: undefined, status: undefined, domain: undefined })}
         />
       ) : (
@@ -176,18 +177,19 @@ function EmptyState({
   archived,
   filtered,
   first,
+  subscribed,
   clearHref,
 }: {
   archived: boolean;
   filtered: boolean;
   first: boolean;
+  subscribed: boolean;
   clearHref: string;
 }) {
-  let text =
-    "No links yet. Create your first one above: paste the address it should lead to, and it is ready to share and print.";
+  if (!archived && !filtered && first) return <FirstSteps subscribed={subscribed} />;
+  let text = "There are no more links.";
   if (filtered) text = "No link matches this search. Try fewer words or another filter.";
-  else if (!first) text = "There are no more links.";
-  else if (archived) text = "Nothing is archived. Archiving a link hides it from the main list; it keeps resolving.";
+  else if (archived && first) text = "Nothing is archived. Archiving a link hides it from the main list; it keeps resolving.";
   return (
     <div className={cardClass + " text-center"}>
       <p className="m-0">{text}</p>
@@ -197,5 +199,52 @@ function EmptyState({
         </p>
       )}
     </div>
+  );
+}
+
+/** A workspace without links: the three steps to a printed code, the ones already done marked. */
+function FirstSteps({ subscribed }: { subscribed: boolean }) {
+  const steps = [
+    {
+      title: "Choose a plan",
+      done: subscribed,
+      text: subscribed ? (
+        "Done: this workspace has a subscription."
+      ) : (
+        <>
+          Creating links needs a subscription: <Link href="/dashboard/billing">choose a plan in Billing</Link>.
+        </>
+      ),
+    },
+    {
+      title: "Create your first link",
+      done: false,
+      text: "Paste the address it should lead to under Create a link above; it works at once.",
+    },
+    {
+      title: "Download its QR code",
+      done: false,
+      text: "Open the link from this list, set its colours and size, and download a PNG or SVG to print.",
+    },
+  ];
+  return (
+    <section aria-labelledby="first-steps-heading" className={cardClass}>
+      <h2 id="first-steps-heading" className="mt-0 text-lg">
+        First steps
+      </h2>
+      <ol className="m-0 space-y-3 pl-5">
+        {steps.map((step) => (
+          <li key={step.title}>
+            <strong>{step.title}</strong>
+            {step.done && (
+              <span className="ml-2 rounded-full bg-emerald-100 px-2 py-0.5 text-xs font-semibold text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200">
+                Done
+              </span>
+            )}
+            <p className={mutedClass + " m-0"}>{step.text}</p>
+          </li>
+        ))}
+      </ol>
+    </section>
   );
 }

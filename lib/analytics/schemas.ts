@@ -95,7 +95,10 @@ export const analyticsRowSchema = z
         "day: YYYY-MM-DD; hour: the local hour with its offset (2026-01-31T09:00:00+10:30); country: ISO 3166 code or unknown; device: desktop, mobile, tablet, tv or unknown; browser and os: their names or unknown; referrer: the referring host or direct; source: qr or link; link: the link's id",
     }),
     scans: count,
-    uniques: count.meta({ description: "visitors counted once per link (per workspace without link_id) per UTC day" }),
+    uniques: count.meta({
+      description:
+        "visitors counted once per link (per workspace without link_id) per UTC day, where the visitor's first scan of that day fell. A visitor is an address and browser, so for day (in UTC), link, country, device, browser and os each row's uniques are exactly its distinct visitors per UTC day; for referrer, source and hour a visitor's later scans in other rows are not counted again there, so those rows' uniques are not distinct visitors (the dashboard leaves them out)",
+    }),
   })
   .meta({ id: "AnalyticsRow" });
 

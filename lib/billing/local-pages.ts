@@ -20,6 +20,8 @@ export type PlanOption = PlanChoice & { label: string; current: boolean };
 export type LocalPortalView = PageBase & {
   expired: boolean;
   standing: Standing;
+  /** The current billing cycle's first and last day, in words ("26 November 2026"). */
+  cycle: { from: string; until: string } | null;
   plan: string | null;
   billedByStripe: boolean;
   options: PlanOption[];
@@ -54,6 +56,7 @@ export async function localPortalView(sessionId: string): Promise<LocalPortalVie
     workspaceName: subject.name,
     expired: isExpired(session),
     standing,
+    cycle: standing.cycle && { from: inWords(standing.cycle.start), until: inWords(new Date(standing.cycle.end.getTime() - 1)) },
     plan: current ? `${PLANS[current.plan].name}, ${describePrice(current)}` : null,
     billedByStripe: subject.account?.provider === "stripe" && standing.active,
     options: offeredChoices().map((choice) => ({
@@ -64,4 +67,11 @@ export async function localPortalView(sessionId: string): Promise<LocalPortalVie
     cancelAction: `${localPortalPath(session.id)}/cancel`,
     changeAction: `${localPortalPath(session.id)}/change`,
   };
+}
+
+/** Billing cycles begin and end at an instant in UTC; a person reads the day it falls on, in words. */
+const DAY_IN_WORDS = new Intl.DateTimeFormat("en-AU", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" });
+
+function inWords(date: Date): string {
+  return DAY_IN_WORDS.format(date);
 }

@@ -1,18 +1,39 @@
-import { FramedTable } from "@/components/table";
+import { FramedTable, type Heading } from "@/components/table";
 import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
 import { analyticsQuery, type AnalyticsReport } from "@/lib/analytics/schemas";
 import { scanAnalytics } from "@/lib/analytics/service";
 import { validate } from "@/lib/http/body";
 import { DomainError } from "@/lib/http/errors";
+import { shortUrl } from "@/lib/links/present";
+import { getLink } from "@/lib/links/service";
+import Link from "next/link";
 import { PRESETS, rangeFor } from "./range";
 import { ScansChart } from "./scans-chart";
 
+/**
+ * The breakdowns, and whether a row's uniques are its distinct visitors. A visitor (an address and
+ * browser) has one country, device and browser, so those rows count each visitor of the day exactly
+ * once; the same visitor may come through several referrers or both QR and link, and the rollups
+ * count a visitor only where the first scan of the day fell, so those rows get no uniques column.
+ */
 export const BREAKDOWNS = [
-  { groupBy: "source", title: "QR code or link", column: "Source" },
-  { groupBy: "country", title: "Countries", column: "Country" },
-  { groupBy: "device", title: "Devices", column: "Device" },
-  { groupBy: "browser", title: "Browsers", column: "Browser" },
-  { groupBy: "referrer", title: "Referrers", column: "Referrer" },
+  {
+    groupBy: "source",
+    title: "QR code or link",
+    column: "Source",
+    uniques: false,
+    why: "One visitor may scan the code and click the link, so unique visitors are counted for the whole range only.",
+  },
+  { groupBy: "country", title: "Countries", column: "Country", uniques: true },
+  { groupBy: "device", title: "Devices", column: "Device", uniques: true },
+  { groupBy: "browser", title: "Browsers", column: "Browser", uniques: true },
+  {
+    groupBy: "referrer",
+    title: "Referrers",
+    column: "Referrer",
+    uniques: false,
+    why: "One visitor may arrive from several sites, so unique visitors are counted for the whole range only.",
+  },
 ] as const;
 
 type Breakdown = (typeof BREAKDOWNS)[number];
@@ -89,6 +110,7 @@ export function AnalyticsView({
         </a>
       </form>
       <ScanReports principal={principal} scope={scope} series={range.groupBy} breakdowns={BREAKDOWNS} level={2} />
+      {!scope.link_id && <TopLinks principal={principal} scope={scope} search={search} />}
     </>
   );
 }
@@ -139,7 +161,8 @@ export async function ScanReports(props: {
         {breakdowns.map((breakdown, index) => (
           <section key={breakdown.groupBy} className={cardClass} aria-label={breakdown.title}>
             <Heading className="mt-0 text-lg">{breakdown.title}</Heading>
-            <BreakdownTable column={breakdown.column} report={tables[index]!} />
+            <BreakdownTable breakdown={breakdown} report={tables[index]!} />
+            {!breakdown.uniques && <p className={mutedClass + " mb-0 mt-2"}>{breakdown.why}</p>}
           </section>
         ))}
       </div>
@@ -147,11 +170,78 @@ export async function ScanReports(props: {
   );
 }
 
-function BreakdownTable({ column, report }: { column: string; report: AnalyticsReport }) {
+/** How many links the workspace's top-links table shows. */
+const TOP_LINKS = 10;
+
+/**
+ * The workspace's links with the most scans in the range; each opens this page for that link alone,
+ * over the same range. A link's uniques are exact: its visitors of the day are counted once each.
+ */
+async function TopLinks({
+  principal,
+  scope,
+  search,
+}: {
+  principal: Principal;
+  scope: ScanScope;
+  search: Record<string, string>;
+}) {
+  let report: AnalyticsReport;
+  try {
+    report = await scanAnalytics(principal, validate(analyticsQuery, { ...scope, group_by: "link" }, "query"));
+  } catch (error) {
+    if (error instanceof DomainError) return null;
+    throw error;
+  }
+  const rows = report.data.slice(0, TOP_LINKS);
+  const names = await Promise.all(rows.map((row) => getLink(principal, row.key).then(shortUrl)));
+  const most = Math.max(1, ...rows.map((row) => row.scans));
+  return (
+    <section aria-labelledby="top-links-heading" className={cardClass}>
+      <h2 id="top-links-heading" className="mt-0 text-lg">
+        Top links
+      </h2>
+      {rows.length === 0 ? (
+        <p className={mutedClass}>No scans in this range.</p>
+      ) : (
+        <FramedTable
+          caption="The links with the most scans in this range"
+          headings={["Link", { label: "Scans", numeric: true }, { label: "Unique visitors", numeric: true }]}
+        >
+          {rows.map((row, index) => (
+            <tr key={row.key}>
+              <td>
+                <div className="flex flex-col gap-1">
+                  <Link
+                    href={`/dashboard/analytics?${new URLSearchParams({ ...search, link_id: row.key })}`}
+                    className="break-all"
+                  >
+                    {names[index]!.replace(/^https?:\/\//, "")}
+                  </Link>
+                  <span
+                    aria-hidden="true"
+                    className="block h-1.5 rounded bg-accent"
+                    style={{ width: `${(row.scans / most) * 100}%` }}
+                  />
+                </div>
+              </td>
+              <td className="text-right tabular-nums">{row.scans}</td>
+              <td className="text-right tabular-nums">{row.uniques}</td>
+            </tr>
+          ))}
+        </FramedTable>
+      )}
+    </section>
+  );
+}
+
+function BreakdownTable({ breakdown, report }: { breakdown: Breakdown; report: AnalyticsReport }) {
   if (report.data.length === 0) return <p className={mutedClass}>No scans in this range.</p>;
   const most = Math.max(1, ...report.data.map((row) => row.scans));
+  const headings: Heading[] = [breakdown.column, { label: "Scans", numeric: true }];
+  if (breakdown.uniques) headings.push({ label: "Unique visitors", numeric: true });
   return (
-    <FramedTable headings={[column, { label: "Scans", numeric: true }, { label: "Uniques", numeric: true }]}>
+    <FramedTable caption={`${breakdown.title}, most scans first`} headings={headings}>
       {report.data.slice(0, 10).map((row) => (
         <tr key={row.key}>
           <td>
@@ -165,7 +255,7 @@ function BreakdownTable({ column, report }: { column: string; report: AnalyticsR
             </div>
           </td>
           <td className="text-right tabular-nums">{row.scans}</td>
-          <td className="text-right tabular-nums">{row.uniques}</td>
+          {breakdown.uniques && <td className="text-right tabular-nums">{row.uniques}</td>}
         </tr>
       ))}
     </FramedTable>

@@ -1,5 +1,8 @@
 import Link from "next/link";
 import { requireDashboard } from "@/lib/api/dashboard";
+import { DomainError } from "@/lib/http/errors";
+import { shortUrl } from "@/lib/links/present";
+import { getLink } from "@/lib/links/service";
 import { AnalyticsView } from "./analytics-view";
 import { ViewerTimeZone } from "./viewer-time-zone";
 import { viewerZone } from "./viewer-zone";
@@ -12,14 +15,25 @@ export default async function AnalyticsPage({ searchParams }: { searchParams: Pr
     Object.entries(await searchParams).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
   );
   const { reported, zone } = await viewerZone();
+  const link = search.link_id
+    ? await getLink(principal, search.link_id).catch((error: unknown) => {
+        // The reports below say it in the API's own sentence.
+        if (error instanceof DomainError && error.code === "not_found") return null;
+        throw error;
+      })
+    : null;
+  const workspaceSearch = Object.fromEntries(Object.entries(search).filter(([key]) => key !== "link_id"));
   return (
     <div className="space-y-6">
       <ViewerTimeZone current={reported} />
-      <h1 className="m-0 text-2xl font-bold">Analytics</h1>
-      {search.link_id && (
+      <h1 className="m-0 break-all text-2xl font-bold">
+        {link ? `Analytics: ${shortUrl(link).replace(/^https?:\/\//, "")}` : "Analytics"}
+      </h1>
+      {link && (
         <p className="m-0 text-sm">
-          One link&apos;s scans: <Link href={`/dashboard/links/${encodeURIComponent(search.link_id)}`}>back to the link</Link> ·{" "}
-          <Link href="/dashboard/analytics">the whole workspace</Link>
+          <span className="break-all">Leads to {link.destination}</span> ·{" "}
+          <Link href={`/dashboard/links/${link.id}`}>the link&apos;s page</Link> ·{" "}
+          <Link href={`/dashboard/analytics?${new URLSearchParams(workspaceSearch)}`}>the whole workspace</Link>
         </p>
       )}
       <AnalyticsView principal={principal} search={search} zone={zone} />

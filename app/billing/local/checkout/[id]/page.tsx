@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { buttonClass, cardClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { localCheckoutView } from "@/lib/billing/local-pages";
-import { LocalNotice } from "../../local-notice";
+import { LocalBillingPage } from "../../local-page";
 
 export const dynamic = "force-dynamic";
 
@@ -10,41 +11,38 @@ export const metadata: Metadata = { title: "Checkout (local billing) — Permali
 export default async function LocalCheckoutPage({ params }: { params: Promise<{ id: string }> }) {
   const view = await localCheckoutView((await params).id);
   if (!view) notFound();
+  const rows = [
+    ["Workspace", view.workspaceName],
+    ["Plan", view.planName],
+    ["Price", view.price],
+    ["New links", view.allowance],
+    ["Included", "Custom domains, scan analytics, teammates"],
+  ];
   return (
-    <main>
-      <h1>Subscribe to {view.planName}</h1>
-      <LocalNotice />
-      <table>
-        <tbody>
-          <tr>
-            <th>Workspace</th>
-            <td>{view.workspaceName}</td>
-          </tr>
-          <tr>
-            <th>Plan</th>
-            <td>{view.planName}</td>
-          </tr>
-          <tr>
-            <th>Price</th>
-            <td>{view.price}</td>
-          </tr>
-          <tr>
-            <th>New links</th>
-            <td>{view.allowance}</td>
-          </tr>
-          <tr>
-            <th>Included</th>
-            <td>Custom domains, scan analytics, teammates</td>
-          </tr>
-        </tbody>
-      </table>
+    <LocalBillingPage title={`Subscribe to ${view.planName}`}>
+      <dl className={cardClass + " m-0 grid gap-x-6 gap-y-2 sm:grid-cols-[auto_1fr]"}>
+        {rows.map(([term, value]) => (
+          <div key={term} className="contents">
+            <dt className="font-medium">{term}</dt>
+            <dd className="m-0">{value}</dd>
+          </div>
+        ))}
+      </dl>
       {view.state === "open" && (
         <form method="post" action={view.completeAction}>
-          <button type="submit">Complete purchase</button>
+          <button type="submit" className={buttonClass.primary}>
+            Complete purchase
+          </button>
         </form>
       )}
-      {view.state === "complete" && <p>Purchase complete: the subscription is active. You can create and edit links now.</p>}
-      {view.state === "expired" && <p>This checkout has expired. Start a new one with POST /api/billing/checkout.</p>}
-    </main>
+      {view.state === "complete" && (
+        <p role="status" className={noticeClass}>
+          Purchase complete: the subscription is active. You can create and edit links now.
+        </p>
+      )}
+      {view.state === "expired" && (
+        <p className={mutedClass}>This checkout has expired. Start a new one from Billing in the dashboard.</p>
+      )}
+    </LocalBillingPage>
   );
 }
