@@ -18,6 +18,7 @@ import * as billing from "@/lib/billing/operations";
 import * as domains from "@/lib/domains/operations";
 import * as linkExports from "@/lib/exports/operations";
 import * as health from "@/lib/health/operations";
+import * as imports from "@/lib/imports/operations";
 import { config } from "@/lib/config";
 import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
 import {
@@ -59,6 +60,9 @@ export const OPERATIONS: readonly OperationSpec[] = [
   links.bulkCreateLinks,
   links.listLinks,
   linkExports.exportLinks,
+  imports.startImport,
+  imports.listImports,
+  imports.getImport,
   links.getLink,
   links.updateLink,
   links.archiveLink,

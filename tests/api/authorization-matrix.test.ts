@@ -111,6 +111,20 @@ const FIXTURES: Record<string, Fixture> = {
       expect(response.body.links.length).toBe(await db().link.count({ where: { workspaceId: own.id } }));
     },
   },
+  "POST /api/imports": {
+    request: () => ({
+      path: "/api/imports?dry_run=1",
+      rawBody: new TextEncoder().encode(`long_url\n${uniqueDestination()}\n`),
+      headers: { "content-type": "text/csv" },
+    }),
+    status: by(202, 202, 403, 403, 202),
+  },
+  "GET /api/imports": { request: () => ({ path: "/api/imports" }), status: 200 },
+  "GET /api/imports/{id}": {
+    request: async (target) => ({ path: `/api/imports/${await target.freshImport()}` }),
+    status: 200,
+    namesResource: true,
+  },
   "GET /api/tags": {
     request: async (target) => {
       await target.freshTag();

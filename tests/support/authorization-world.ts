@@ -40,6 +40,8 @@ export interface Target {
   freshDomain(): Promise<string>;
   /** A new tag, for requests that rename or delete it. */
   freshTag(): Promise<string>;
+  /** A finished import of the workspace. */
+  freshImport(): Promise<string>;
 }
 
 const unique = () => randomBytes(6).toString("hex");
@@ -199,6 +201,15 @@ export class TeamWorkspace implements Target {
     return id;
   }
 
+  async freshImport(): Promise<string> {
+    const id = newId("imp");
+    await db().import.create({
+      data: { id, workspaceId: this.id, format: "auto", dryRun: true, status: "done", total: 0 },
+    });
+    this.secrets.add(id);
+    return id;
+  }
+
   /** Puts the workspace's default logo back (a request may have removed it). */
   async setWorkspaceLogo(): Promise<void> {
     const response = await call("PUT", "/api/workspaces/logo", {
@@ -243,6 +254,7 @@ export class Ghost implements Target {
   domain = async () => this.domainId;
   freshDomain = async () => newId("dom");
   freshTag = async () => newId("tag");
+  freshImport = async () => newId("imp");
 }
 
 export async function logoImage(): Promise<Buffer> {

@@ -1,0 +1,53 @@
+import { defineOperation, failure, ok, type ParameterSpec, paymentRequired } from "@/lib/http/operation";
+import { IMPORT_FORMATS, importListSchema, importSchema, startImportQuery } from "./schemas";
+
+const IMPORT_ID_PARAMETER: ParameterSpec = { name: "id", in: "path", required: true, description: "the import's id" };
+
+export const startImport = defineOperation({
+  method: "post",
+  path: "/api/imports",
+  auth: "workspace",
+  operationId: "startImport",
+  summary: "Import links from another service",
+  description: `Takes a CSV or JSON export from Bitly, Dub, Rebrandly, Short.io, Shlink, Kutt or any file with a destination column (long_url, url, destination, original_url, target…), and imports it as a background job: 202 with the job, then follow GET /api/imports/{id}. Headers are matched without regard to case, spaces and underscores. A row whose short link is on a verified custom domain of this workspace (or every row, with domain_id) keeps its exact slug there, so printed codes keep working once the domain points here; a slug taken there is that row's error. Other rows get an allocated slug and remember their original short URL in imported_from. Every row passes the same checks as POST /api/links (destination, safety, slug, plan allowance, write budget: the job waits for the budget rather than failing). Importing the same file again creates nothing: rows already imported are skipped. dry_run=1 validates and counts without writing. At most 20 MB and 100,000 rows. Formats: ${IMPORT_FORMATS.join(", ")}.`,
+  tag: "Links",
+  write: true,
+  query: startImportQuery,
+  uploads: ["text/csv", "application/json"],
+  responses: {
+    202: ok("The import was accepted and runs in the background.", importSchema),
+    400: failure(
+      "The file is not CSV or JSON, its quoting is broken, it has no destination column, or the query failed validation (an unknown format names the formats).",
+    ),
+    402: paymentRequired("The workspace has no active subscription (a dry run needs none)."),
+    403: failure("Only owners, admins and the API key may import links."),
+    404: failure("domain_id names no verified custom domain of this workspace."),
+    413: failure("The file is over 20 MB or 100,000 rows."),
+  },
+});
+
+export const getImport = defineOperation({
+  method: "get",
+  path: "/api/imports/{id}",
+  auth: "workspace",
+  operationId: "getImport",
+  summary: "Follow an import",
+  description: "The import's state (queued, running, done, failed), its counts and each failed row's error.",
+  tag: "Links",
+  parameters: [IMPORT_ID_PARAMETER],
+  responses: {
+    200: ok("The import.", importSchema),
+    404: failure("No import with this id exists in this workspace."),
+  },
+});
+
+export const listImports = defineOperation({
+  method: "get",
+  path: "/api/imports",
+  auth: "workspace",
+  operationId: "listImports",
+  summary: "List imports",
+  description: "The workspace's last 100 imports, most recent first.",
+  tag: "Links",
+  responses: { 200: ok("The imports.", importListSchema) },
+});

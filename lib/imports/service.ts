@@ -1,0 +1,211 @@
+import { requireCreateEntitlement } from "@/lib/billing/entitlement";
+import { isRecordId } from "@/lib/db/random";
+import { readBinaryBody, validate } from "@/lib/http/body";
+import { DomainError, notFound } from "@/lib/http/errors";
+import { enforceWriteLimit } from "@/lib/http/write-limit";
+import { log } from "@/lib/log";
+import { createLinkBody, type CreateLinkInput } from "@/lib/links/schemas";
+import { createLink, ensureSlugAvailable, prepareLink } from "@/lib/links/service";
+import { findRole } from "@/lib/workspaces/membership";
+import { requirePermission } from "@/lib/workspaces/permissions";
+import type { Principal } from "@/lib/workspaces/types";
+import { type ImportRow, parseImportFile } from "./parser";
+import { type ImportFormat, type ImportView, MAX_IMPORT_BYTES, type StartImportQuery, TOO_LARGE_SENTENCE } from "./schemas";
+import * as store from "./store";
+import type { ImportRecord, RowError } from "./store";
+
+const LEASE_MS = 30_000;
+const BATCH_ROWS = 50;
+
+/** Starts an import as a background job and answers at once with its state (202). */
+export async function startImport(principal: Principal, query: StartImportQuery, request: Request): Promise<ImportView> {
+  requirePermission(principal, "links.edit_any", "Only owners, admins and the API key may import links.");
+  if (!query.dry_run) await requireCreateEntitlement(principal.workspaceId);
+  if (query.domain_id && !(await isVerifiedDomainOf(principal.workspaceId, query.domain_id))) {
+    throw notFound("The domain_id names no verified custom domain of this workspace.");
+  }
+  const mediaType = importMediaType(request.headers.get("content-type"));
+  const text = await readFile(request);
+  const rows = parseImportFile(text, mediaType, query.format);
+  const record = await store.insertImport({
+    workspaceId: principal.workspaceId,
+    userId: principal.kind === "session" ? principal.userId : null,
+    format: query.format,
+    domainId: query.domain_id ?? null,
+    dryRun: query.dry_run,
+    source: JSON.stringify(rows),
+    total: rows.length,
+  });
+  resume(record.id);
+  return toImportView(record);
+}
+
+export async function getImport(principal: Principal, id: string): Promise<ImportView> {
+  requirePermission(principal, "links.read", "Your role in this workspace does not allow reading imports.");
+  const record = isRecordId(id) ? await store.findImport(principal.workspaceId, id) : null;
+  if (!record) throw notFound("No import with this id exists in this workspace.");
+  await resumeInterrupted(principal.workspaceId);
+  return toImportView(record);
+}
+
+export async function listImports(principal: Principal): Promise<{ imports: ImportView[] }> {
+  requirePermission(principal, "links.read", "Your role in this workspace does not allow reading imports.");
+  await resumeInterrupted(principal.workspaceId);
+  return { imports: (await store.listImports(principal.workspaceId)).map(toImportView) };
+}
+
+/** A job a restart interrupted holds no lease any more: whoever looks at the workspace's imports starts it again where it stopped. */
+async function resumeInterrupted(workspaceId: string): Promise<void> {
+  for (const id of await store.resumableImports(workspaceId)) resume(id);
+}
+
+function resume(id: string): void {
+  runImport(id).catch((error) => log().error({ err: error, importId: id }, "import job failed"));
+}
+
+/** Runs the job from its next row; returns without doing anything when another job holds the import. */
+export async function runImport(id: string): Promise<void> {
+  const record = await store.claimImport(id, LEASE_MS);
+  if (!record || record.source === null) return;
+  const principal = await principalOf(record);
+  if (!principal) {
+    await store.finishImport(id, "failed", {
+      row: 0,
+      error: "The person who started this import is no longer a member of the workspace.",
+    });
+    return;
+  }
+  const rows = JSON.parse(record.source) as ImportRow[];
+  const domains = await store.verifiedDomains(record.workspaceId);
+  const context: RowContext = { principal, record, domains, destinationsDone: new Set() };
+  for (let start = record.nextRow; start < rows.length; start += BATCH_ROWS) {
+    const batch = {
+      nextRow: Math.min(start + BATCH_ROWS, rows.length),
+      created: 0,
+      skipped: 0,
+      failed: 0,
+      errors: [] as RowError[],
+    };
+    for (const row of rows.slice(start, batch.nextRow)) {
+      const outcome = await importRow(context, row);
+      if (typeof outcome === "string") batch[outcome]++;
+      else {
+        batch.failed++;
+        batch.errors.push(outcome);
+      }
+    }
+    await store.saveProgress(id, batch, LEASE_MS);
+  }
+  await store.finishImport(id, "done");
+}
+
+type RowContext = {
+  principal: Principal;
+  record: ImportRecord;
+  domains: Map<string, string>;
+  /** Destinations of rows without a short link that this run already made or found: the same-destination rule answers the same again. */
+  destinationsDone: Set<string>;
+};
+
+/** One row through the same service as POST /api/links; its refusal is the row's error, in the API's sentence. */
+async function importRow(context: RowContext, row: ImportRow): Promise<"created" | "skipped" | RowError> {
+  const { principal, record } = context;
+  try {
+    const origin = originOf(row.shortLink);
+    if (origin.url && (await store.isImported(record.workspaceId, origin.url))) return "skipped";
+    if (!row.shortLink && context.destinationsDone.has(row.destination)) return "skipped";
+    const domainId = (origin.host && context.domains.get(origin.host)) || record.domainId;
+    const input: CreateLinkInput = validate(
+      createLinkBody,
+      {
+        destination: row.destination,
+        ...(domainId && origin.slug && { slug: origin.slug, domain_id: domainId }),
+        ...(row.title && { title: row.title }),
+        ...(row.tags.length > 0 && { tags: row.tags }),
+      },
+      "body",
+    );
+    if (record.dryRun) {
+      await ensureSlugAvailable(await prepareLink(record.workspaceId, input));
+      if (!row.shortLink) context.destinationsDone.add(row.destination);
+      return "created";
+    }
+    await spendWrite(record.workspaceId);
+    const { created } = await createLink(principal, input, { importedFrom: origin.url });
+    if (!row.shortLink) context.destinationsDone.add(row.destination);
+    return created ? "created" : "skipped";
+  } catch (error) {
+    if (error instanceof DomainError) return { row: row.row, error: error.message };
+    throw error;
+  }
+}
+
+/** The job paces itself on the workspace's write budget: refused, it waits as long as the budget says and asks again. */
+async function spendWrite(workspaceId: string): Promise<void> {
+  for (;;) {
+    try {
+      return await enforceWriteLimit(workspaceId);
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== "rate_limited") throw error;
+      const seconds = Number(error.headers["Retry-After"] ?? "1");
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1, seconds) * 1000));
+    }
+  }
+}
+
+/** bit.ly/abc, https://go.example.com/menu or a bare code: the original short URL, its host and its slug. */
+function originOf(shortLink: string | null): { url: string | null; host: string | null; slug: string | null } {
+  if (!shortLink) return { url: null, host: null, slug: null };
+  if (!/[./]/.test(shortLink)) return { url: null, host: null, slug: shortLink };
+  try {
+    const url = new URL(/^https?:\/\//i.test(shortLink) ? shortLink : `https://${shortLink}`);
+    const slug = decodeURIComponent(url.pathname.slice(1)) || null;
+    return { url: `${url.host}${url.pathname}`, host: url.hostname, slug };
+  } catch {
+    return { url: shortLink, host: null, slug: null };
+  }
+}
+
+async function principalOf(record: ImportRecord): Promise<Principal | null> {
+  // An API key's import runs as the workspace's key: creating a link reads only the workspace from it.
+  if (!record.userId) return { kind: "api_key", apiKeyId: "", workspaceId: record.workspaceId };
+  const role = await findRole(record.workspaceId, record.userId);
+  return role ? { kind: "session", userId: record.userId, workspaceId: record.workspaceId, role } : null;
+}
+
+async function isVerifiedDomainOf(workspaceId: string, domainId: string): Promise<boolean> {
+  return [...(await store.verifiedDomains(workspaceId)).values()].includes(domainId);
+}
+
+function importMediaType(contentType: string | null): "csv" | "json" {
+  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type === "text/csv" || type === "application/csv") return "csv";
+  if (type === "application/json") return "json";
+  throw new DomainError("invalid_request", "Send the file as text/csv or application/json (a CSV or JSON export of your links).");
+}
+
+async function readFile(request: Request): Promise<string> {
+  try {
+    return (await readBinaryBody(request, MAX_IMPORT_BYTES)).toString("utf8");
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "too_large") throw new DomainError("too_large", TOO_LARGE_SENTENCE);
+    throw error;
+  }
+}
+
+function toImportView(record: ImportRecord): ImportView {
+  return {
+    id: record.id,
+    status: record.status as ImportView["status"],
+    format: record.format as ImportFormat,
+    dry_run: record.dryRun,
+    total: record.total,
+    processed: record.nextRow,
+    created: record.created,
+    skipped: record.skipped,
+    failed: record.failed,
+    errors: record.errors as RowError[],
+    created_at: record.createdAt.getTime(),
+    finished_at: record.finishedAt?.getTime() ?? null,
+  };
+}

@@ -1,0 +1,90 @@
+import type { Prisma } from "@/lib/db/generated/client";
+import { db } from "@/lib/db/client";
+import { newId } from "@/lib/db/random";
+
+export type ImportRecord = Prisma.ImportGetPayload<object>;
+export type RowError = { row: number; error: string };
+
+/** Errors kept per import; the failed count stays exact beyond it. */
+const MAX_KEPT_ERRORS = 10_000;
+
+export async function insertImport(data: {
+  workspaceId: string;
+  userId: string | null;
+  format: string;
+  domainId: string | null;
+  dryRun: boolean;
+  source: string;
+  total: number;
+}): Promise<ImportRecord> {
+  return db().import.create({ data: { id: newId("imp"), status: "queued", ...data } });
+}
+
+export async function findImport(workspaceId: string, id: string): Promise<ImportRecord | null> {
+  return db().import.findFirst({ where: { id, workspaceId } });
+}
+
+export async function listImports(workspaceId: string): Promise<ImportRecord[]> {
+  return db().import.findMany({ where: { workspaceId }, orderBy: { createdAt: "desc" }, take: 100 });
+}
+
+/**
+ * Takes the import for one job until the lease ends. One statement decides between jobs (two
+ * instances resuming the same import after a restart): only the one whose UPDATE finds the lease
+ * free gets the row back.
+ */
+export async function claimImport(id: string, leaseMs: number): Promise<ImportRecord | null> {
+  const rows = await db().$queryRaw<{ id: string }[]>`
+    UPDATE imports SET status = 'running', lease_until = now() + ${leaseMs} * interval '1 millisecond'
+    WHERE id = ${id} AND status IN ('queued', 'running') AND (lease_until IS NULL OR lease_until < now())
+    RETURNING id`;
+  return rows[0] ? db().import.findUnique({ where: { id } }) : null;
+}
+
+/** Records a batch's outcome and extends the lease, in one statement. */
+export async function saveProgress(
+  id: string,
+  progress: { nextRow: number; created: number; skipped: number; failed: number; errors: RowError[] },
+  leaseMs: number,
+): Promise<void> {
+  await db().$executeRaw`
+    UPDATE imports SET
+      next_row = ${progress.nextRow},
+      created = created + ${progress.created},
+      skipped = skipped + ${progress.skipped},
+      failed = failed + ${progress.failed},
+      errors = CASE WHEN jsonb_array_length(errors) >= ${MAX_KEPT_ERRORS} THEN errors
+                    ELSE errors || ${JSON.stringify(progress.errors)}::jsonb END,
+      lease_until = now() + ${leaseMs} * interval '1 millisecond'
+    WHERE id = ${id}`;
+}
+
+/** Done: the file is dropped, the counts and errors stay. */
+export async function finishImport(id: string, status: "done" | "failed", error?: RowError): Promise<void> {
+  await db().$executeRaw`
+    UPDATE imports SET status = ${status}, source = NULL, lease_until = NULL, finished_at = now(),
+      errors = CASE WHEN ${error === undefined} THEN errors ELSE errors || ${JSON.stringify(error ? [error] : [])}::jsonb END
+    WHERE id = ${id}`;
+}
+
+export async function isImported(workspaceId: string, importedFrom: string): Promise<boolean> {
+  return (await db().link.count({ where: { workspaceId, importedFrom } })) > 0;
+}
+
+/** The workspace's verified custom domains by hostname. */
+export async function verifiedDomains(workspaceId: string): Promise<Map<string, string>> {
+  const domains = await db().domain.findMany({
+    where: { workspaceId, verifiedAt: { not: null } },
+    select: { id: true, hostname: true },
+  });
+  return new Map(domains.map((domain) => [domain.hostname, domain.id]));
+}
+
+/** Imports a job still holds or that a restart interrupted (their lease has run out). */
+export async function resumableImports(workspaceId: string): Promise<string[]> {
+  const rows = await db().import.findMany({
+    where: { workspaceId, status: { in: ["queued", "running"] }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: new Date() } }] },
+    select: { id: true },
+  });
+  return rows.map((row) => row.id);
+}

@@ -1,0 +1,175 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { clock } from "@/lib/clock";
+import { db } from "@/lib/db/client";
+import { newId, randomString } from "@/lib/db/random";
+import { runImport } from "@/lib/imports/service";
+import { call, newUser, type TestUser } from "../support/api";
+
+const fixture = (name: string) => readFileSync(`tests/fixtures/imports/${name}`);
+
+async function startImport(user: TestUser, body: string | Uint8Array, contentType: string, query = "") {
+  return call("POST", `/api/imports${query}`, {
+    token: user.token,
+    rawBody: typeof body === "string" ? body : new Uint8Array(body),
+    headers: { "content-type": contentType },
+  });
+}
+
+async function finished(user: TestUser, id: string) {
+  for (let attempt = 0; attempt < 2400; attempt++) {
+    const response = await call("GET", `/api/imports/${id}`, { token: user.token });
+    if (response.body.status === "done" || response.body.status === "failed") return response.body;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`import ${id} did not finish`);
+}
+
+async function verifiedDomain(user: TestUser): Promise<{ id: string; hostname: string }> {
+  const hostname = `go-${randomString("abcdefghijkmnpqrstuvwxyz", 8)}.import-test.com`;
+  const id = newId("dom");
+  await db().domain.create({ data: { id, workspaceId: user.workspaceId, hostname, verifiedAt: new Date(clock().now()) } });
+  return { id, hostname };
+}
+
+describe("POST /api/imports", () => {
+  it("imports a Bitly export: slugs kept on the verified custom domain, others allocated with imported_from; twice creates nothing", async () => {
+    const user = await newUser();
+    const domain = await verifiedDomain(user);
+    const file = fixture("bitly.csv").toString("utf8").replaceAll("go.DOMAIN", domain.hostname);
+    const started = await startImport(user, file, "text/csv");
+    expect(started.status).toBe(202);
+    expect(started.body).toMatchObject({ status: "queued", dry_run: false, total: 3, created: 0 });
+    const done = await finished(user, started.body.id);
+    expect(done).toMatchObject({ status: "done", total: 3, created: 3, skipped: 0, failed: 0, errors: [] });
+
+    const links = await db().link.findMany({ where: { workspaceId: user.workspaceId }, orderBy: { destination: "asc" } });
+    const contact = links.find((link) => link.destination === "https://example.com/contact")!;
+    expect(contact).toMatchObject({ host: domain.hostname, slug: "contact-us", importedFrom: `${domain.hostname}/contact-us` });
+    const spring = links.find((link) => link.destination === "https://example.com/menus/spring")!;
+    expect(spring).toMatchObject({ host: null, importedFrom: "bit.ly/3xYzAbc", title: 'Spring menu, with "specials"' });
+    const view = await call("GET", `/api/links/${spring.id}`, { token: user.token });
+    expect(view.body).toMatchObject({ tags: ["menus", "print"], imported_from: "bit.ly/3xYzAbc" });
+    const summer = links.find((link) => link.destination === "https://example.com/posters/summer")!;
+    expect(summer.title).toBe("Summer poster line two");
+
+    const again = await finished(user, (await startImport(user, file, "text/csv")).body.id);
+    expect(again).toMatchObject({ created: 0, skipped: 3, failed: 0 });
+    expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(3);
+  });
+
+  it.each([
+    ["shlink.csv", "text/csv", "shlink", 2],
+    ["kutt.json", "application/json", "kutt", 2],
+    ["dub.csv", "text/csv", "dub", 2],
+    ["rebrandly.csv", "text/csv", "rebrandly", 1],
+    ["shortio.csv", "text/csv", "shortio", 1],
+  ])("imports %s (format %s too)", async (name, contentType, format, count) => {
+    const user = await newUser();
+    const auto = await finished(user, (await startImport(user, fixture(name), contentType)).body.id);
+    expect(auto).toMatchObject({ status: "done", created: count, failed: 0 });
+    const named = await startImport(user, fixture(name), contentType, `?format=${format}`);
+    expect(named.status).toBe(202);
+    expect(await finished(user, named.body.id)).toMatchObject({ created: 0, skipped: count });
+  });
+
+  it("refuses internal destinations row by row, never storing them, and keeps the good rows", async () => {
+    const user = await newUser();
+    const done = await finished(user, (await startImport(user, fixture("internal.csv"), "text/csv")).body.id);
+    expect(done).toMatchObject({ created: 1, failed: 2 });
+    expect(done.errors.map((error: { row: number }) => error.row)).toEqual([2, 3]);
+    expect(done.errors[0].error).toEqual(expect.any(String));
+    const stored = await db().link.findMany({ where: { workspaceId: user.workspaceId }, select: { destination: true } });
+    expect(stored).toEqual([{ destination: "https://example.com/fine" }]);
+  });
+
+  it("validates and counts on a dry run, and writes nothing", async () => {
+    const user = await newUser();
+    const started = await startImport(user, fixture("internal.csv"), "text/csv", "?dry_run=1");
+    expect(started.body.dry_run).toBe(true);
+    expect(await finished(user, started.body.id)).toMatchObject({ created: 1, failed: 2 });
+    expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(0);
+  });
+
+  it("takes a formula in a title as text, and the export writes it neutralised", async () => {
+    const user = await newUser();
+    await finished(user, (await startImport(user, fixture("formula.csv"), "text/csv")).body.id);
+    const exported = await call("GET", "/api/links/export", { token: user.token });
+    expect(exported.text).toContain(`"'=HYPERLINK(""https://evil.example"",""Click"")"`);
+  });
+
+  it("folds 10,000 duplicate rows into one link", async () => {
+    const user = await newUser();
+    const file = `long_url\n${"https://example.com/same\n".repeat(10_000)}`;
+    const done = await finished(user, (await startImport(user, file, "text/csv")).body.id);
+    expect(done).toMatchObject({ total: 10_000, created: 1, skipped: 9_999, failed: 0 });
+    expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(1);
+  }, 300_000);
+
+  it.each([
+    ["a PNG", fixture("not-a-csv.png"), "text/csv", 400, /not CSV or JSON/],
+    ["an image type", fixture("not-a-csv.png"), "image/png", 400, /text\/csv or application\/json/],
+    ["malformed quoting", fixture("malformed-quoting.csv"), "text/csv", 400, /quoting is broken/],
+    ["no destination column", "name,link\nx,bit.ly/x\n", "text/csv", 400, /no destination column/],
+    ["100,001 rows", `url\n${"https://example.com/r\n".repeat(100_001)}`, "text/csv", 413, /20 MB and 100,000 rows/],
+    ["over 20 MB", `url\n${"https://example.com/".padEnd(1000, "x").concat("\n").repeat(21_000)}`, "text/csv", 413, /20 MB/],
+  ])("refuses %s", async (_label, body, contentType, status, message) => {
+    const user = await newUser();
+    const response = await startImport(user, body, contentType);
+    expect(response.status).toBe(status);
+    expect(response.body.error).toMatch(message);
+    expect(await db().import.count({ where: { workspaceId: user.workspaceId } })).toBe(0);
+  });
+
+  it("names the formats when the format is unknown", async () => {
+    const response = await startImport(await newUser(), "url\nhttps://example.com/\n", "text/csv", "?format=tinyurl");
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatch(/auto, bitly, dub, rebrandly, shortio, shlink, kutt, generic/);
+  });
+
+  it("resumes a job a restart interrupted where it stopped, and one job at a time holds it", async () => {
+    const user = await newUser();
+    const file = `url\n${Array.from({ length: 120 }, (_, i) => `https://example.com/resume/${i}`).join("\n")}\n`;
+    const started = await startImport(user, file, "text/csv");
+    await finished(user, started.body.id);
+    // As a restart leaves it: half done, the lease run out, the file still there.
+    const rows = Array.from({ length: 130 }, (_, i) => ({
+      row: i + 2,
+      destination: `https://example.com/again/${i}`,
+      shortLink: null,
+      title: null,
+      tags: [],
+    }));
+    const id = newId("imp");
+    await db().import.create({
+      data: {
+        id,
+        workspaceId: user.workspaceId,
+        userId: user.userId,
+        format: "generic",
+        dryRun: false,
+        status: "running",
+        total: 130,
+        nextRow: 100,
+        created: 100,
+        source: JSON.stringify(rows),
+        leaseUntil: new Date(Date.now() - 1000),
+      },
+    });
+    await Promise.all([runImport(id), runImport(id), runImport(id)]);
+    const done = await finished(user, id);
+    expect(done).toMatchObject({ status: "done", processed: 130, created: 130 });
+    expect(
+      await db().link.count({
+        where: { workspaceId: user.workspaceId, destination: { startsWith: "https://example.com/again/" } },
+      }),
+    ).toBe(30);
+  });
+
+  it("lists the workspace's imports", async () => {
+    const user = await newUser();
+    const started = await startImport(user, fixture("dub.csv"), "text/csv", "?dry_run=1");
+    const list = await call("GET", "/api/imports", { token: user.token });
+    expect(list.body.imports.map((item: { id: string }) => item.id)).toEqual([started.body.id]);
+  });
+});
