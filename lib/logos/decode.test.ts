@@ -1,4 +1,6 @@
+import { fork } from "node:child_process";
 import { once } from "node:events";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -21,6 +23,38 @@ async function refusal(bytes: Buffer, type: LogoUploadType): Promise<DomainError
     throw error;
   }
   throw new Error("The upload was accepted.");
+}
+
+/** The pids whose parent is `pid`, from /proc. */
+function childrenOf(pid: number): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => processStat(Number(entry))?.parent === pid)
+    .map(Number);
+}
+
+/** Alive and not a zombie waiting to be reaped. */
+function isRunning(pid: number): boolean {
+  const stat = processStat(pid);
+  return stat !== null && stat.state !== "Z" && stat.state !== "X";
+}
+
+function processStat(pid: number): { state: string; parent: number } | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ").at(-1)!.split(" ");
+    return { state: fields[0]!, parent: Number(fields[1]) };
+  } catch {
+    return null;
+  }
+}
+
+async function eventually(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
 }
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -149,6 +183,17 @@ describe("an SVG with active content or outside references", () => {
     ["a filter", () => `<filter id="f"><feGaussianBlur stdDeviation="200"/></filter>`, /uses filters/],
     ["a CSS filter", () => `<rect width="9" height="9" style="fill:red;filter:blur(200px)"/>`, /CSS applies a filter/],
     [
+      "a CSS filter after a harmless one (the last declaration wins)",
+      () => `<rect width="9" height="9" style="filter:none;filter:blur(200px)"/>`,
+      /CSS applies a filter \(filter: blur/,
+    ],
+    [
+      "a document of filters behind a CSS escape in a presentation attribute",
+      () =>
+        `<rect width="9" height="9" fill="\\75rl(data:image/svg+xml;base64,${Buffer.from(filterChainSvg()).toString("base64")}#p)"/>`,
+      /CSS uses escapes/,
+    ],
+    [
       "an embedded SVG",
       () => image(`data:image/svg+xml;base64,${Buffer.from("<svg/>").toString("base64")}`),
       /not a base64 PNG or JPEG/,
@@ -256,6 +301,29 @@ describe("the render sandbox (what gets past the screen still cannot take the se
   it("kills a render that grows past its memory", async () => {
     const sandbox = createRenderSandbox({ timeoutMs: 60_000, memoryBytes: 256 * 1024 ** 2, concurrency: 1, queue: 0 });
     expect(await sandbox.render(job(embeddedBombSvg()))).toEqual({ outcome: "out_of_memory" });
+  });
+
+  it("ends a render at once when the process that started it dies (nobody is left to kill it)", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "render-parent-"));
+    const parentScript = join(folder, "parent.mts");
+    const svg = join(folder, "runaway.svg");
+    await writeFile(svg, filterChainSvg());
+    await writeFile(
+      parentScript,
+      `import { readFileSync } from "node:fs";
+       const { createRenderSandbox } = await import(${JSON.stringify(join(process.cwd(), "lib/logos/render-sandbox.ts"))});
+       const sandbox = createRenderSandbox({ timeoutMs: 600_000, memoryBytes: 4 * 1024 ** 3, concurrency: 1, queue: 0 });
+       void sandbox.render({ bytes: readFileSync(${JSON.stringify(svg)}), format: "svg", maxSide: 1024, maxSourcePixels: 25_000_000 });
+       process.send("rendering");`,
+    );
+    const parent = fork(parentScript, [], { stdio: "ignore" });
+    await once(parent, "message");
+    const renderer = childrenOf(parent.pid!)[0]!;
+    parent.kill("SIGKILL");
+    await once(parent, "exit");
+    const gone = await eventually(() => !isRunning(renderer), 5000);
+    if (!gone) process.kill(renderer, "SIGKILL");
+    expect(gone).toBe(true);
   });
 
   it("answers busy when its line is full, and renders what waits once a place frees", async () => {

@@ -10,6 +10,10 @@ sharp.cache(false);
 
 const SVG_BASE_DENSITY = 72;
 
+// The service that forked this process died, and with it the deadline and memory watch that would
+// kill this render: stop now rather than render on, unwatched, for nobody.
+process.once("disconnect", () => process.exit(1));
+
 process.once("message", async (job) => {
   const outcome = await encode(job).catch(() => ({ outcome: "unreadable" }));
   process.send(outcome, () => process.exit(0));

@@ -114,6 +114,8 @@ class SvgScreen {
     }
     if (name === "href" || name === "src") return this.reference(qualifiedName, value.trim());
     if (name === "style") return this.css(value);
+    // librsvg parses presentation attributes as CSS, so an escape there can spell url() past urlsIn.
+    refuseCssEscapes(value);
     if (name === "filter" && value.trim().toLowerCase() !== "none") {
       throw refused(
         `The SVG applies a filter (filter="${value}"), which a logo does not need and which can take minutes to render; ${SVG_FIX}.`,
@@ -153,12 +155,13 @@ class SvgScreen {
 
   private css(text: string): void {
     const css = text.replace(/\/\*[\s\S]*?\*\//g, " ");
-    if (css.includes("\\")) throw refused(`The SVG's CSS uses escapes (\\), which a logo does not need; ${SVG_FIX}.`);
+    refuseCssEscapes(css);
     if (/@import/i.test(css)) throw refused(`The SVG's CSS imports another file (@import); ${SVG_FIX}.`);
-    const filter = /(?:^|[\s;{])filter\s*:\s*([^;}]*)/i.exec(css);
-    if (filter && filter[1]!.trim().toLowerCase() !== "none") {
+    // Every declaration, not the first: a later `filter` overrides an earlier `filter: none`.
+    for (const [, filter] of css.matchAll(/(?:^|[\s;{])filter\s*:\s*([^;}]*)/gi)) {
+      if (filter!.trim().toLowerCase() === "none") continue;
       throw refused(
-        `The SVG's CSS applies a filter (filter: ${shorten(filter[1]!.trim())}), which can take minutes to render; ${SVG_FIX}.`,
+        `The SVG's CSS applies a filter (filter: ${shorten(filter!.trim())}), which can take minutes to render; ${SVG_FIX}.`,
       );
     }
     this.urlsIn(css);
@@ -172,6 +175,10 @@ class SvgScreen {
       }
     }
   }
+}
+
+function refuseCssEscapes(css: string): void {
+  if (css.includes("\\")) throw refused(`The SVG's CSS uses escapes (\\), which a logo does not need; ${SVG_FIX}.`);
 }
 
 function localName(qualifiedName: string): string {
