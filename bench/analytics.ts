@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import pg from "pg";
-import { readAnalytics, type AnalyticsRequest } from "@/lib/analytics/query";
-import { DAY, DIMENSIONS, MONTH, QUARTER } from "@/lib/analytics/store";
+import { DAY, DIMENSIONS, MONTH, QUARTER, readAnalytics, type AnalyticsRequest } from "@/lib/analytics/store";
 import { config, resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
 import { migrate } from "@/lib/db/migrate";
@@ -12,7 +11,7 @@ import { boot } from "@/scripts/boot";
 /**
  * The analytics half of `npm run bench`: a year of scans seeded straight into the rollups with
  * generate_series (one link with 5 million scans; a workspace of 1,000 links with 5 million more),
- * then GET /api/analytics's query (lib/analytics/query.ts, in-process) timed for a year grouped
+ * then GET /api/analytics's query (lib/analytics/store.ts, in-process) timed for a year grouped
  * by day in Australia/Adelaide, and by country, device and referrer. Target: under 100 ms each.
  *
  * Seeded as the writer stores them: quarter-hour and UTC-day rows per dimension value (the

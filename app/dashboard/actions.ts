@@ -32,7 +32,7 @@ import {
 } from "@/lib/workspaces/operations";
 import { claimKey, revokeKey } from "@/lib/workspaces/api-key";
 import { createWorkspace, renameWorkspace } from "@/lib/workspaces/service";
-import { findRole } from "@/lib/workspaces/membership";
+import { findRole } from "@/lib/workspaces/store";
 import { DomainError } from "@/lib/http/errors";
 import { setLinkQrDesign, setWorkspaceQrDesign } from "@/lib/qr/operations";
 import { saveLinkDesign, saveWorkspaceDesign } from "@/lib/qr/service";

@@ -1,5 +1,6 @@
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
+import { keysetCursor } from "@/lib/http/cursor";
 import { DomainError, notFound } from "@/lib/http/errors";
 import { enforceLimit, limiterFor } from "@/lib/http/write-limit";
 import { shortUrl } from "@/lib/links/present";
@@ -51,7 +52,7 @@ export async function abuseQueue(query: AbuseQueueQuery): Promise<AbuseQueue> {
   const limit = query.limit ?? MAX_QUEUE_PAGE;
   const rows = await store.pendingQueue(limit, query.cursor ? decodeCursor(query.cursor) : undefined);
   const last = rows.length === limit ? rows.at(-1) : undefined;
-  return { links: rows.map(toQueueEntry), next_cursor: last ? encodeCursor(last) : null };
+  return { links: rows.map(toQueueEntry), next_cursor: last ? queueCursor.encode(last) : null };
 }
 
 /**
@@ -111,12 +112,10 @@ function toQueueEntry(row: store.QueueRow): AbuseQueueEntry {
   };
 }
 
-function encodeCursor(position: store.QueuePosition): string {
-  return Buffer.from(`${position.reporters}:${position.lastReportedAt.getTime()}:${position.linkId}`).toString("base64url");
-}
+const queueCursor = keysetCursor({ reporters: "count", lastReportedAt: "time", linkId: "id" });
 
 function decodeCursor(cursor: string): store.QueuePosition {
-  const match = /^(\d{1,9}):(\d{1,15}):([\w-]{1,64})$/.exec(Buffer.from(cursor, "base64url").toString());
-  if (!match) throw new DomainError("invalid_request", 'The query string field "cursor" is not a cursor this service issued.');
-  return { reporters: Number(match[1]), lastReportedAt: new Date(Number(match[2])), linkId: match[3]! };
+  const position = queueCursor.decode(cursor);
+  if (!position) throw new DomainError("invalid_request", 'The query string field "cursor" is not a cursor this service issued.');
+  return position;
 }

@@ -4,7 +4,7 @@ import { csvTable } from "@/lib/http/csv";
 import { getLink } from "@/lib/links/service";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
-import { readAnalytics, recentScansByLink } from "./query";
+import { readAnalytics, recentScansByLink } from "./store";
 import type { AnalyticsQuery, AnalyticsReport, ScanRetentionRun } from "./schemas";
 import { pruneScanData } from "./store";
 

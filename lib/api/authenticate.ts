@@ -1,9 +1,9 @@
 import { config } from "@/lib/config";
 import { notAMember, unauthenticated } from "@/lib/http/errors";
-import { findRole } from "@/lib/workspaces/membership";
+import { findRole } from "@/lib/workspaces/store";
 import type { Principal } from "@/lib/workspaces/types";
-import { ensureUser } from "@/lib/workspaces/users";
-import { findLiveKey } from "@/lib/auth/api-key-store";
+import { ensureUser } from "@/lib/workspaces/store";
+import { findLiveKey } from "@/lib/auth/store";
 import { hasValidFormat, looksLikeApiKey } from "@/lib/auth/api-keys";
 import { looksLikeJwt, verifySessionToken } from "@/lib/auth/session-tokens";
 

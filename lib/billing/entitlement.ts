@@ -1,6 +1,6 @@
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
-import { db, type DbClient } from "@/lib/db/client";
+import { type DbClient, transaction } from "@/lib/db/client";
 import { configuredPaymentSettings } from "@/lib/config/payments";
 import type { DomainError } from "@/lib/http/errors";
 import { machinePaymentsOff, paymentRequiredError } from "@/lib/http/payment-required";
@@ -72,8 +72,8 @@ export async function spendAllowance<Result extends { created: boolean }>(
 ): Promise<Result> {
   const { workspaceId, limit } = entitlement;
   // A transaction even without a cap: a commit writes the link and its tags together.
-  if (!limit) return db().$transaction((tx) => commit(tx), ALLOWANCE_TRANSACTION);
-  return db().$transaction(async (tx) => {
+  if (!limit) return transaction((tx) => commit(tx), ALLOWANCE_TRANSACTION);
+  return transaction(async (tx) => {
     const reserved = await store.reserveUnit(tx, workspaceId, limit.cycle.start, limit.cap);
     const result = await commit(tx);
     if (result.created && !reserved) throw allowanceSpent(limit);

@@ -1,4 +1,4 @@
-import { db } from "@/lib/db/client";
+import { transaction } from "@/lib/db/client";
 import { nextState } from "./state";
 import * as store from "./store";
 import type { BillingEvent } from "./types";
@@ -12,7 +12,7 @@ export type ApplyOutcome = "applied" | "stale" | "duplicate";
  * state on record is recorded but changes nothing.
  */
 export async function applyBillingEvent(event: BillingEvent): Promise<ApplyOutcome> {
-  return db().$transaction(async (tx) => {
+  return transaction(async (tx) => {
     if (!(await store.recordEvent(tx, event))) return "duplicate";
     const current = await store.lockAccount(tx, event.workspaceId, event.provider);
     const next = nextState(current, event);

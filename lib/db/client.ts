@@ -18,6 +18,17 @@ export function db(): Db {
 }
 
 /** A client with its own pool, for tests that need two separate instances. */
+/**
+ * Runs `work` in one transaction: a service that commits several stores' writes together opens it
+ * here and hands the client to each store function; the queries themselves stay in the stores.
+ */
+export function transaction<Result>(
+  work: (client: DbClient) => Promise<Result>,
+  options?: { maxWait?: number; timeout?: number },
+): Promise<Result> {
+  return db().$transaction(work, options);
+}
+
 export function createDb(connectionString: string, poolSize: number): Db {
   return new PrismaClient({ adapter: new PrismaPg(createPool(connectionString, poolSize), { disposeExternalPool: true }) });
 }

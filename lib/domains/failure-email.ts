@@ -1,6 +1,6 @@
 import { config } from "@/lib/config";
 import type { OutgoingEmail } from "@/lib/email";
-import type { WorkspaceManagers } from "@/lib/workspaces/membership";
+import type { WorkspaceManagers } from "@/lib/workspaces/store";
 import type { DomainView } from "./schemas";
 
 /**

@@ -2,7 +2,7 @@ import { clock } from "@/lib/clock";
 import { sendEmail } from "@/lib/email";
 import { DomainError } from "@/lib/http/errors";
 import { log } from "@/lib/log";
-import { findWorkspaceManagers } from "@/lib/workspaces/membership";
+import { findWorkspaceManagers } from "@/lib/workspaces/store";
 import { brokenDomainEmail } from "./failure-email";
 import { toDomainView } from "./present";
 import * as store from "./store";

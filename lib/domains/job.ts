@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { clock } from "@/lib/clock";
-import { db } from "@/lib/db/client";
 import { checkDomain } from "./check";
 import { noticeBrokenDomain } from "./failure-notice";
 import * as store from "./store";
@@ -49,14 +48,9 @@ export async function runDomainChecks(): Promise<DomainCheckTotals> {
 async function takeLease(holder: string): Promise<boolean> {
   const now = new Date(clock().now());
   const expiresAt = new Date(now.getTime() + LEASE_MS);
-  const taken = await db().$queryRaw<{ holder: string }[]>`
-    INSERT INTO "job_leases" ("name", "holder", "expires_at") VALUES (${LEASE}, ${holder}, ${expiresAt})
-    ON CONFLICT ("name") DO UPDATE SET "holder" = EXCLUDED."holder", "expires_at" = EXCLUDED."expires_at"
-    WHERE "job_leases"."expires_at" <= ${now}
-    RETURNING "holder"`;
-  return taken.length === 1;
+  return store.takeJobLease(LEASE, holder, now, expiresAt);
 }
 
 async function releaseLease(holder: string): Promise<void> {
-  await db().jobLease.deleteMany({ where: { name: LEASE, holder } });
+  await store.releaseJobLease(LEASE, holder);
 }

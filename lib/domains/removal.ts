@@ -1,9 +1,9 @@
-import { db } from "@/lib/db/client";
+import { transaction } from "@/lib/db/client";
 import { isForeignKeyViolation } from "@/lib/db/errors";
 import { DomainError } from "@/lib/http/errors";
 import { publishInvalidation } from "@/lib/links/invalidation";
 import { domainNotFound } from "./not-found";
-import type { DomainRow } from "./store";
+import { deleteDomain, type DomainRow } from "./store";
 import { tlsProvider } from "./tls";
 
 /** Long enough for the TLS provider's answer (the row's delete waits for it, so both happen or neither). */
@@ -16,9 +16,9 @@ const REMOVAL_TRANSACTION = { maxWait: 10_000, timeout: 20_000 };
  * provider inside the same transaction: if the provider fails, the domain stays.
  */
 export async function removeDomainRow(domain: DomainRow): Promise<void> {
-  await db().$transaction(async (tx) => {
-    // deleteMany: a removal at the same moment may have deleted the row already, which is "not found", not a failure.
-    const { count } = await tx.domain.deleteMany({ where: { id: domain.id } }).catch((error: unknown) => {
+  await transaction(async (tx) => {
+    // A removal at the same moment may have deleted the row already, which is "not found", not a failure.
+    const count = await deleteDomain(tx, domain.id).catch((error: unknown) => {
       throw isForeignKeyViolation(error) ? hasLinks(domain.hostname) : error;
     });
     if (count === 0) throw domainNotFound();

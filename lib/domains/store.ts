@@ -1,4 +1,4 @@
-import { db } from "@/lib/db/client";
+import { db, type DbClient } from "@/lib/db/client";
 import { isUniqueViolation } from "@/lib/db/errors";
 import { isRecordId } from "@/lib/db/random";
 import type { Prisma } from "@/lib/db/generated/client";
@@ -132,4 +132,32 @@ export function dueDomains(now: Date, limit: number): Promise<DomainRow[]> {
     take: limit,
     select: DOMAIN_COLUMNS,
   });
+}
+
+/** Whether a verified domain has this hostname: one probe of the unique index on verified hostnames. */
+export async function isVerifiedHostname(hostname: string): Promise<boolean> {
+  return (await db().domain.findFirst({ where: { hostname, verifiedAt: { not: null } }, select: { id: true } })) !== null;
+}
+
+/**
+ * Takes the named job's lease for `holder` until `expiresAt`, only when it is free or expired: one
+ * conditional upsert decides, so one instance at a time runs the job.
+ */
+export async function takeJobLease(name: string, holder: string, now: Date, expiresAt: Date): Promise<boolean> {
+  const taken = await db().$queryRaw<{ holder: string }[]>`
+    INSERT INTO "job_leases" ("name", "holder", "expires_at") VALUES (${name}, ${holder}, ${expiresAt})
+    ON CONFLICT ("name") DO UPDATE SET "holder" = EXCLUDED."holder", "expires_at" = EXCLUDED."expires_at"
+    WHERE "job_leases"."expires_at" <= ${now}
+    RETURNING "holder"`;
+  return taken.length === 1;
+}
+
+export async function releaseJobLease(name: string, holder: string): Promise<void> {
+  await db().jobLease.deleteMany({ where: { name, holder } });
+}
+
+/** Deletes the domain's row in the caller's transaction; the count is 0 when a removal at the same moment deleted it already. */
+export async function deleteDomain(client: DbClient, domainId: string): Promise<number> {
+  const { count } = await client.domain.deleteMany({ where: { id: domainId } });
+  return count;
 }

@@ -1,8 +1,8 @@
 import { LRUCache } from "lru-cache";
 import { clock } from "@/lib/clock";
-import { db } from "@/lib/db/client";
 import { onInvalidation } from "@/lib/links/invalidation";
 import { processSingleton } from "@/lib/process-singleton";
+import { isVerifiedHostname } from "./store";
 
 /** How long an answer is trusted without news from the invalidation bus (the bus normally makes changes visible at once). */
 const SERVED_TTL_MS = 10 * 60_000;
@@ -52,8 +52,7 @@ export async function lookUpVerifiedHost(hostname: string): Promise<boolean | nu
 
 async function ask(lookup: HostLookup, hostname: string, stale: Entry | undefined): Promise<boolean | null> {
   try {
-    const served =
-      (await db().domain.findFirst({ where: { hostname, verifiedAt: { not: null } }, select: { id: true } })) !== null;
+    const served = await isVerifiedHostname(hostname);
     lookup.answers.set(hostname, { served, expiresAt: clock().now() + (served ? SERVED_TTL_MS : NOT_SERVED_TTL_MS) });
     return served;
   } catch {

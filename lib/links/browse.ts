@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
 import { isRecordId } from "@/lib/db/random";
 import { storedText } from "@/lib/http/schemas";
@@ -7,6 +6,7 @@ import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { shortUrl } from "./present";
 import { ABUSE, ACTIVE, asLinkStatus, type LinkStatus, QUARANTINE } from "./status";
+import { browseRows, workspaceDomains } from "./store";
 
 /** Rows per page of the dashboard's table; the cursor pages through any number of links. */
 export const BROWSE_PAGE_SIZE = 50;
@@ -57,8 +57,6 @@ export type BrowsedLink = {
   scans: number;
 };
 
-type BrowseRow = Omit<BrowsedLink, "shortUrl" | "status" | "scans"> & { status: number; scans: bigint };
-
 /** Where a page ends: the order's key of its last row (creation time in ms, or scans) and its id, which breaks ties. */
 type Position = { sort: LinkSort; key: number; id: string };
 
@@ -78,12 +76,7 @@ export async function browseLinks(
   const after = query.cursor ? readCursor(query.cursor, query.sort) : undefined;
   const scans = Prisma.sql`coalesce(counts.scans, 0)`;
   const conditions = [...filterOf(principal, query), ...(after ? [keysetAfter(after, scans)] : [])];
-  const rows = await db().$queryRaw<BrowseRow[]>`
-    SELECT l.id, l.slug, l.host, l.destination, l.status, l.created_at AS "createdAt", l.archived_at AS "archivedAt", ${scans}::bigint AS scans
-    FROM links l LEFT JOIN (${scanCounts}) counts ON counts.link_id = l.id
-    WHERE ${Prisma.join(conditions, " AND ")}
-    ORDER BY ${ORDER[query.sort]}
-    LIMIT ${BROWSE_PAGE_SIZE + 1}`;
+  const rows = await browseRows(conditions, scans, scanCounts, ORDER[query.sort], BROWSE_PAGE_SIZE + 1);
   const page = rows.slice(0, BROWSE_PAGE_SIZE).map((row) => ({
     ...row,
     status: asLinkStatus(row.status),
@@ -135,11 +128,7 @@ function writeCursor(sort: LinkSort, last: BrowsedLink): string {
 
 /** The hosts a workspace's links may live on, for the domain filter: the default short host and its custom domains. */
 export async function linkHosts(principal: Principal): Promise<string[]> {
-  const domains = await db().domain.findMany({
-    where: { workspaceId: principal.workspaceId },
-    orderBy: { hostname: "asc" },
-    select: { hostname: true },
-  });
+  const domains = await workspaceDomains(principal.workspaceId, false);
   return domains.map((domain) => domain.hostname);
 }
 
@@ -153,9 +142,5 @@ function readCursor(cursor: string, sort: LinkSort): Position | undefined {
 
 /** The custom domains a new link may use: the workspace's verified ones. */
 export async function verifiedDomains(principal: Principal): Promise<{ id: string; hostname: string }[]> {
-  return db().domain.findMany({
-    where: { workspaceId: principal.workspaceId, verifiedAt: { not: null } },
-    orderBy: { hostname: "asc" },
-    select: { id: true, hostname: true },
-  });
+  return workspaceDomains(principal.workspaceId, true);
 }

@@ -1,5 +1,5 @@
 import { type CreateEntitlement, spendAllowance } from "@/lib/billing/entitlement";
-import { db, type DbClient } from "@/lib/db/client";
+import { type DbClient, transaction } from "@/lib/db/client";
 import { DomainError } from "@/lib/http/errors";
 import { DEFAULT_TAG_COLOR } from "@/lib/tags/schemas";
 import { ensureTags, replaceLinkTags } from "@/lib/tags/store";
@@ -69,7 +69,7 @@ export class LinkTransaction {
     options: { maxWait: number; timeout: number },
   ): Promise<Result> {
     const created: LinkRow[] = [];
-    const result = await db().$transaction((client) => work(new LinkTransaction(client, created)), options);
+    const result = await transaction((client) => work(new LinkTransaction(client, created)), options);
     for (const link of created) announceLinkChange("created", link);
     return result;
   }

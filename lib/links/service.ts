@@ -14,7 +14,7 @@ import { toListItem } from "./present";
 import { createLinkBody, MAX_LIST_SIZE, type CreateLinkInput, type UpdateLinkInput } from "./schemas";
 import { ABUSE } from "./status";
 import * as store from "./store";
-import type { LinkRow } from "./store";
+import { linkCursor, type LinkPosition, type LinkRow } from "./store";
 
 /** A create request that passed every check; committing it can only fail on a taken slug. */
 export type PreparedLink = {
@@ -75,9 +75,14 @@ export async function listLinks(principal: Principal, query: { limit?: number; c
   requirePermission(principal, "links.read", "Your role in this workspace does not allow listing links.");
   const limit = query.limit ?? MAX_LIST_SIZE;
   const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-  const rows = await store.listLiveLinks(principal.workspaceId, limit, after, (query.tag ?? []).map(nameKey));
+  const rows = await store.pageOfLinks(
+    principal.workspaceId,
+    { archived: false, tagKeys: (query.tag ?? []).map(nameKey) },
+    limit,
+    after,
+  );
   const last = rows.length === limit ? rows.at(-1) : undefined;
-  return { links: rows.map(toListItem), next_cursor: last ? encodeCursor(last) : null };
+  return { links: rows.map(toListItem), next_cursor: last ? linkCursor.encode(last) : null };
 }
 
 const EXPORT_PAGE_SIZE = 500;
@@ -85,9 +90,9 @@ const EXPORT_PAGE_SIZE = 500;
 /** Every link of the workspace, archived included, page by page: an export holds one page in memory at a time. */
 export async function* allLinkPages(principal: Principal): AsyncGenerator<LinkRow[]> {
   requirePermission(principal, "links.read", "Your role in this workspace does not allow exporting links.");
-  let after: { createdAt: Date; id: string } | undefined;
+  let after: LinkPosition | undefined;
   for (;;) {
-    const page = await store.pageOfAllLinks(principal.workspaceId, EXPORT_PAGE_SIZE, after);
+    const page = await store.pageOfLinks(principal.workspaceId, {}, EXPORT_PAGE_SIZE, after);
     if (page.length > 0) yield page;
     if (page.length < EXPORT_PAGE_SIZE) return;
     const last = page.at(-1)!;
@@ -171,17 +176,10 @@ async function requireVerifiedDomain(workspaceId: string | null, domainId: strin
   return domain;
 }
 
-function encodeCursor(link: LinkRow): string {
-  return Buffer.from(`${link.createdAt.getTime()}:${link.id}`).toString("base64url");
-}
-
-/** Checked for the shape encodeCursor makes before it reaches a query: a NUL or a date PostgreSQL cannot store would fail there. */
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [time, id, ...rest] = Buffer.from(cursor, "base64url").toString().split(":");
-  if (!time || !/^\d{1,15}$/.test(time) || !id || !isRecordId(id) || rest.length > 0) {
-    throw new DomainError("invalid_request", 'The query string field "cursor" is not a cursor this service issued.');
-  }
-  return { createdAt: new Date(Number(time)), id };
+function decodeCursor(cursor: string): LinkPosition {
+  const position = linkCursor.decode(cursor);
+  if (!position) throw new DomainError("invalid_request", 'The query string field "cursor" is not a cursor this service issued.');
+  return position;
 }
 
 export type BulkOutcome = { index: number } & ({ committed: CommittedLink } | { refusal: DomainError });

@@ -1,8 +1,9 @@
 import { clock } from "@/lib/clock";
 import { db, type DbClient } from "@/lib/db/client";
-import type { Prisma } from "@/lib/db/generated/client";
+import { Prisma } from "@/lib/db/generated/client";
 import { isUniqueViolation } from "@/lib/db/errors";
 import { newId } from "@/lib/db/random";
+import { keysetCursor, type Position } from "@/lib/http/cursor";
 import { quarantineEntry } from "./status";
 
 const LINK_SCALARS = {
@@ -78,40 +79,44 @@ export async function findWorkspaceLink(workspaceId: string, id: string): Promis
   return db().link.findFirst({ where: { id, workspaceId }, select: LINK_COLUMNS });
 }
 
-/** Every link of the workspace, archived ones included, most recent first, a page at a time (keyset on created_at, id). */
-export async function pageOfAllLinks(
+/** Where a page of links ends: the last link's (created_at, id), the key the pages are sorted by. */
+export const linkCursor = keysetCursor({ createdAt: "time", id: "id" });
+export type LinkPosition = Position<{ createdAt: "time"; id: "id" }>;
+
+/** Which of a workspace's links a page holds: live or archived (both when unsaid), and only those carrying every one of `tagKeys`. */
+export type LinkFilter = {
+  archived?: boolean;
+  tagKeys?: readonly string[];
+};
+
+/** Most recent first; keyset pagination on (created_at, id). */
+export async function pageOfLinks(
   workspaceId: string,
+  filter: LinkFilter,
   limit: number,
-  after?: { createdAt: Date; id: string },
+  after?: LinkPosition,
 ): Promise<LinkRow[]> {
+  const where: Prisma.LinkWhereInput = {
+    workspaceId,
+    ...(filter.archived !== undefined && { archivedAt: filter.archived ? { not: null } : null }),
+    AND: (filter.tagKeys ?? []).map((key) => ({ tags: { some: { tag: { nameKey: key } } } })),
+  };
   return db().link.findMany({
-    where: {
-      workspaceId,
-      ...(after && { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }),
-    },
+    where: after
+      ? { AND: [where, { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }] }
+      : where,
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: limit,
     select: LINK_COLUMNS,
   });
 }
 
-/** Most recent first; keyset pagination on (created_at, id); with tags, only links carrying every one of them. */
-export async function listLiveLinks(
-  workspaceId: string,
-  limit: number,
-  after?: { createdAt: Date; id: string },
-  tagKeys: readonly string[] = [],
-): Promise<LinkRow[]> {
-  return db().link.findMany({
-    where: {
-      workspaceId,
-      archivedAt: null,
-      ...(after && { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }),
-      AND: tagKeys.map((key) => ({ tags: { some: { tag: { nameKey: key } } } })),
-    },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: limit,
-    select: LINK_COLUMNS,
+/** The hostnames of a workspace's custom domains (only verified ones with `verifiedOnly`), by name, with their ids. */
+export async function workspaceDomains(workspaceId: string, verifiedOnly: boolean): Promise<{ id: string; hostname: string }[]> {
+  return db().domain.findMany({
+    where: { workspaceId, ...(verifiedOnly && { verifiedAt: { not: null } }) },
+    orderBy: { hostname: "asc" },
+    select: { id: true, hostname: true },
   });
 }
 
@@ -159,4 +164,32 @@ export async function findWorkspaceDomain(workspaceId: string, domainId: string)
     where: { id: domainId, workspaceId },
     select: { id: true, hostname: true, verifiedAt: true },
   });
+}
+
+/** A row of the dashboard's links table: the link and its scans from the analytics capability's subquery. */
+export type BrowseRow = {
+  id: string;
+  slug: string;
+  host: string | null;
+  destination: string;
+  status: number;
+  createdAt: Date;
+  archivedAt: Date | null;
+  scans: bigint;
+};
+
+/** The dashboard's page of links: `conditions` on links `l`, joined to `scanCounts` (link_id, scans), in `order`. */
+export async function browseRows(
+  conditions: Prisma.Sql[],
+  scans: Prisma.Sql,
+  scanCounts: Prisma.Sql,
+  order: Prisma.Sql,
+  limit: number,
+): Promise<BrowseRow[]> {
+  return db().$queryRaw<BrowseRow[]>`
+    SELECT l.id, l.slug, l.host, l.destination, l.status, l.created_at AS "createdAt", l.archived_at AS "archivedAt", ${scans}::bigint AS scans
+    FROM links l LEFT JOIN (${scanCounts}) counts ON counts.link_id = l.id
+    WHERE ${Prisma.join(conditions, " AND ")}
+    ORDER BY ${order}
+    LIMIT ${limit}`;
 }

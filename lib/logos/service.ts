@@ -7,7 +7,7 @@ import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { encodeLogo, logoUploadType } from "./decode";
 import { type LogoResponse, MAX_LOGO_UPLOAD_BYTES } from "./schemas";
-import { type LogoInfo, type LogoOwner, logoStorage as storage } from "./storage";
+import { type LogoInfo, type LogoOwner, logoStorage as storage } from "./store";
 
 const WORKSPACE_LOGO_REFUSAL =
   "Your role in this workspace does not allow changing its default logo, which every link's QR code can show; ask an owner or admin.";

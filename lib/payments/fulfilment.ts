@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { findReplaySeal, forgetReplaySeals, mintReplayableApiKey } from "@/lib/auth/api-key-store";
+import { findReplaySeal, forgetReplaySeals, mintReplayableApiKey } from "@/lib/auth/store";
 import { clock } from "@/lib/clock";
 import { commitLink, type LinkDraft, LinkTransaction } from "@/lib/links/commit";
 import { bindingMismatch } from "./binding";

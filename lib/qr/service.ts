@@ -3,7 +3,7 @@ import { notFound } from "@/lib/http/errors";
 import { shortUrl } from "@/lib/links/present";
 import { findEditableLink, getLink } from "@/lib/links/service";
 import type { LinkRow } from "@/lib/links/store";
-import { type LogoInfo, type LogoOwner, logoStorage } from "@/lib/logos/storage";
+import { type LogoInfo, type LogoOwner, logoStorage } from "@/lib/logos/store";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { artworkEtag, artworkFileName, levelFor, scanUrl } from "./artwork";

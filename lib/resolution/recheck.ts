@@ -1,20 +1,24 @@
 import { clock } from "@/lib/clock";
-import { db } from "@/lib/db/client";
 import { safetyChecker } from "@/lib/safety/instance";
 import type { Verdict } from "@/lib/safety/verdict";
 import { blockLink, verdictAbuseReason } from "./link-status";
 import { announceLinkChange } from "@/lib/links/changes";
 import { releasePolicy } from "./runtime";
 import type { RecheckTotals } from "./schemas";
-import { countCleanCheck, markChecked, type ReleasePolicy } from "./store";
-import { ACTIVE, QUARANTINE } from "@/lib/links/status";
+import {
+  countCleanCheck,
+  type DueLink,
+  leastRecentlyCheckedActiveLinks,
+  markChecked,
+  quarantinedLinksDue,
+  type ReleasePolicy,
+} from "./store";
+import { ACTIVE } from "@/lib/links/status";
 
 export type RecheckOptions = { quarantinedLimit: number; activeSample: number };
 
-type DueLink = { id: string; destination: string };
 type Outcome = "released" | "blocked" | "unchanged";
 
-const DUE_LINK_COLUMNS = { id: true, destination: true } as const;
 const CONCURRENT_CHECKS = 8;
 
 /**
@@ -44,24 +48,6 @@ export async function recheckLinks(options: RecheckOptions = DEFAULT_RUN): Promi
     released: outcomes.filter((outcome) => outcome === "released").length,
     blocked: outcomes.filter((outcome) => outcome === "blocked").length,
   };
-}
-
-function quarantinedLinksDue(checkedBefore: Date, limit: number): Promise<DueLink[]> {
-  return db().link.findMany({
-    where: { status: QUARANTINE, OR: [{ lastCheckedAt: null }, { lastCheckedAt: { lte: checkedBefore } }] },
-    orderBy: [{ lastCheckedAt: { sort: "asc", nulls: "first" } }, { id: "asc" }],
-    take: limit,
-    select: DUE_LINK_COLUMNS,
-  });
-}
-
-function leastRecentlyCheckedActiveLinks(limit: number): Promise<DueLink[]> {
-  return db().link.findMany({
-    where: { status: ACTIVE },
-    orderBy: [{ lastCheckedAt: { sort: "asc", nulls: "first" } }, { id: "asc" }],
-    take: limit,
-    select: DUE_LINK_COLUMNS,
-  });
 }
 
 async function recheckQuarantined(link: DueLink, now: number, policy: ReleasePolicy): Promise<Outcome> {

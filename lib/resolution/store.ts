@@ -2,7 +2,7 @@ import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
 import { pool } from "@/lib/db/pool";
 import type { Prisma } from "@/lib/db/generated/client";
-import { ABUSE, asLinkStatus, type LinkStatus, QUARANTINE, quarantineEntry } from "@/lib/links/status";
+import { ABUSE, ACTIVE, asLinkStatus, type LinkStatus, QUARANTINE, quarantineEntry } from "@/lib/links/status";
 import type { ResolvedLink } from "./types";
 
 const RESOLUTION_COLUMNS = {
@@ -140,4 +140,28 @@ export async function blockForAbuse(linkId: string, reason: string, checkedDesti
     data: { status: ABUSE, abuseReason: reason, updatedAt: new Date(clock().now()) },
   });
   return count === 0 ? null : findLinkById(linkId);
+}
+
+/** A link the background re-check looks at. */
+export type DueLink = { id: string; destination: string };
+const DUE_LINK_COLUMNS = { id: true, destination: true } as const;
+
+/** Quarantined links not checked since `checkedBefore`, never-checked and longest-waiting first. */
+export function quarantinedLinksDue(checkedBefore: Date, limit: number): Promise<DueLink[]> {
+  return db().link.findMany({
+    where: { status: QUARANTINE, OR: [{ lastCheckedAt: null }, { lastCheckedAt: { lte: checkedBefore } }] },
+    orderBy: [{ lastCheckedAt: { sort: "asc", nulls: "first" } }, { id: "asc" }],
+    take: limit,
+    select: DUE_LINK_COLUMNS,
+  });
+}
+
+/** Active links, the least recently checked first: the re-check's sample of destinations that may have turned bad. */
+export function leastRecentlyCheckedActiveLinks(limit: number): Promise<DueLink[]> {
+  return db().link.findMany({
+    where: { status: ACTIVE },
+    orderBy: [{ lastCheckedAt: { sort: "asc", nulls: "first" } }, { id: "asc" }],
+    take: limit,
+    select: DUE_LINK_COLUMNS,
+  });
 }

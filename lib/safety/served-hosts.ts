@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 import { clock } from "@/lib/clock";
-import { db } from "@/lib/db/client";
 import { processSingleton } from "@/lib/process-singleton";
+import { isVerifiedHostname } from "./store";
 
 /** A newly verified domain counts within this long; destinations already on it were refused or accepted before it was ours. */
 const ANSWER_TTL_MS = 60_000;
@@ -23,11 +23,7 @@ export async function isServedCustomDomain(hostname: string): Promise<boolean> {
   const known = answers.get(hostname);
   if (known && known.expiresAt > clock().now()) return known.served;
   try {
-    const served = await withDeadline(
-      db()
-        .domain.findFirst({ where: { hostname, verifiedAt: { not: null } }, select: { id: true } })
-        .then((row) => row !== null),
-    );
+    const served = await withDeadline(isVerifiedHostname(hostname));
     answers.set(hostname, { served, expiresAt: clock().now() + ANSWER_TTL_MS });
     return served;
   } catch (error) {

@@ -1,4 +1,4 @@
-import { claimApiKey, revokeApiKey, rotateApiKey } from "@/lib/auth/api-key-store";
+import { claimApiKey, revokeApiKey, rotateApiKey } from "@/lib/auth/store";
 import { DomainError, unauthenticated } from "@/lib/http/errors";
 import { requirePermission } from "./permissions";
 import type { Principal } from "./types";

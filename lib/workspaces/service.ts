@@ -1,16 +1,12 @@
-import { liveKeySummary } from "@/lib/auth/api-key-store";
-import { db } from "@/lib/db/client";
-import { newId } from "@/lib/db/random";
+import { liveKeySummary } from "@/lib/auth/store";
 import { forbidden } from "@/lib/http/errors";
 import { requirePermission } from "./permissions";
+import * as store from "./store";
 import type { Principal, Role } from "./types";
 
 /** The workspace the caller acts on, and (for a signed-in user) every workspace they belong to. */
 export async function describeWorkspaces(principal: Principal) {
-  const workspace = await db().workspace.findUniqueOrThrow({
-    where: { id: principal.workspaceId },
-    select: { id: true, name: true, kind: true, createdAt: true },
-  });
+  const workspace = await store.findWorkspace(principal.workspaceId);
   const key = await liveKeySummary(workspace.id);
   return {
     workspace: {
@@ -33,15 +29,7 @@ export async function createWorkspace(principal: Principal, name: string) {
   if (principal.kind !== "session") {
     throw forbidden("An API key belongs to one workspace and cannot create others; create a workspace with a session token.");
   }
-  const workspace = await db().workspace.create({
-    data: {
-      id: newId("ws"),
-      name,
-      kind: "team",
-      memberships: { create: { id: newId("mem"), userId: principal.userId, role: "owner" } },
-    },
-    select: WORKSPACE_FIELDS,
-  });
+  const workspace = await store.createTeamWorkspace(name, principal.userId);
   return present(workspace, "owner");
 }
 
@@ -49,25 +37,15 @@ export async function renameWorkspace(principal: Principal, name: string) {
   if (principal.kind !== "session")
     throw forbidden("An API key cannot rename its workspace; rename it with an owner's or admin's session token.");
   requirePermission(principal, "workspace.rename", "Only an owner or admin can rename this workspace.");
-  const workspace = await db().workspace.update({
-    where: { id: principal.workspaceId },
-    data: { name },
-    select: WORKSPACE_FIELDS,
-  });
+  const workspace = await store.renameWorkspace(principal.workspaceId, name);
   return present(workspace, principal.role);
 }
-
-const WORKSPACE_FIELDS = { id: true, name: true, kind: true, createdAt: true } as const;
 
 function present(workspace: { id: string; name: string; kind: "personal" | "team" | "machine"; createdAt: Date }, role: Role) {
   return { id: workspace.id, name: workspace.name, kind: workspace.kind, role, created_at: workspace.createdAt.getTime() };
 }
 
 async function memberships(userId: string) {
-  const rows = await db().membership.findMany({
-    where: { userId },
-    orderBy: { createdAt: "asc" },
-    select: { role: true, workspace: { select: WORKSPACE_FIELDS } },
-  });
+  const rows = await store.userMemberships(userId);
   return rows.map((row) => present(row.workspace, row.role));
 }

@@ -2,11 +2,8 @@ import type { Adapter, AdapterAccount, AdapterUser } from "next-auth/adapters";
 import { normaliseEmail } from "@/lib/auth/email";
 import type { SessionIdentity } from "@/lib/auth/session-tokens";
 import { config } from "@/lib/config";
-import { db } from "@/lib/db/client";
-import { newId } from "@/lib/db/random";
-import { findRole } from "./membership";
+import * as store from "./store";
 import type { Principal } from "./types";
-import { ensureUser } from "./users";
 
 /**
  * The dashboard's people are the built-in identity provider's users: issuer AUTH_ISSUER, subject
@@ -22,7 +19,7 @@ export function dashboardIdentity(email: string): SessionIdentity {
 /** Signs in as an e-mail address the caller has proven (a magic link, a provider's verified address, development). */
 export async function signInAs(email: string): Promise<AdapterUser> {
   const identity = dashboardIdentity(email);
-  const { userId } = await ensureUser(identity);
+  const { userId } = await store.ensureUser(identity);
   return { id: userId, email: identity.subject, emailVerified: new Date() };
 }
 
@@ -35,54 +32,34 @@ export async function signInAs(email: string): Promise<AdapterUser> {
 export function signInAdapter(): Adapter {
   return {
     createUser: (user: Omit<AdapterUser, "id">) => signInAs(user.email),
-    getUser: async (id) => toAdapterUser(await db().user.findUnique({ where: { id }, select: USER_COLUMNS })),
+    getUser: async (id) => toAdapterUser(await store.findSignInUser(id)),
     getUserByEmail: async (email) => {
       const normalised = normaliseEmail(email);
       if (normalised === null) return null;
-      const where = { issuer_subject: { issuer: config().AUTH_ISSUER, subject: normalised } };
-      return toAdapterUser(await db().user.findUnique({ where, select: USER_COLUMNS }));
+      return toAdapterUser(await store.findSignInUserByIdentity(config().AUTH_ISSUER, normalised));
     },
     getUserByAccount: async ({ provider, providerAccountId }) => {
-      const account = await db().signInAccount.findUnique({
-        where: { provider_providerAccountId: { provider, providerAccountId } },
-        select: { user: { select: USER_COLUMNS } },
-      });
-      return toAdapterUser(account?.user ?? null);
+      return toAdapterUser(await store.findSignInUserByAccount(provider, providerAccountId));
     },
     // Nothing next-auth might update (name, image, emailVerified) is stored: our users are verified by construction.
     updateUser: async (user) => {
-      const row = toAdapterUser(await db().user.findUnique({ where: { id: user.id }, select: USER_COLUMNS }));
+      const row = toAdapterUser(await store.findSignInUser(user.id));
       if (!row) throw new Error("The user to update does not exist.");
       return row;
     },
     linkAccount: async (account: AdapterAccount) => {
-      // The unique (provider, provider_account_id) index refuses a second link of one provider account.
-      await db().signInAccount.create({
-        data: {
-          id: newId("acc"),
-          provider: account.provider,
-          providerAccountId: account.providerAccountId,
-          userId: account.userId,
-        },
-      });
+      await store.linkSignInAccount(account.provider, account.providerAccountId, account.userId);
     },
     createVerificationToken: async (token) => {
-      await db().signInToken.create({ data: { identifier: token.identifier, tokenHash: token.token, expiresAt: token.expires } });
-      await db().signInToken.deleteMany({ where: { expiresAt: { lt: new Date() } } });
+      await store.saveSignInToken(token.identifier, token.token, token.expires);
       return token;
     },
-    // One statement deletes and returns the row, so a link works once even when clicked twice at once.
     useVerificationToken: async ({ identifier, token }) => {
-      const rows = await db().$queryRaw<{ identifier: string; token_hash: string; expires_at: Date }[]>`
-        DELETE FROM sign_in_tokens WHERE identifier = ${identifier} AND token_hash = ${token}
-        RETURNING identifier, token_hash, expires_at`;
-      const row = rows[0];
-      return row ? { identifier: row.identifier, token: row.token_hash, expires: row.expires_at } : null;
+      const row = await store.useSignInToken(identifier, token);
+      return row ? { identifier, token, expires: row.expiresAt } : null;
     },
   };
 }
-
-const USER_COLUMNS = { id: true, email: true, issuer: true } as const;
 
 function toAdapterUser(row: { id: string; email: string | null; issuer: string } | null): AdapterUser | null {
   if (!row?.email || row.issuer !== config().AUTH_ISSUER) return null;
@@ -93,10 +70,7 @@ export type DashboardUser = { userId: string; email: string; personalWorkspaceId
 
 /** The signed-in person behind a dashboard session's user id; null when the row is gone. */
 export async function findDashboardUser(userId: string): Promise<DashboardUser | null> {
-  const user = await db().user.findUnique({
-    where: { id: userId },
-    select: { id: true, email: true, personalWorkspace: { select: { id: true } } },
-  });
+  const user = await store.findUserWithPersonalWorkspace(userId);
   if (!user?.email || !user.personalWorkspace) return null;
   return { userId: user.id, email: user.email, personalWorkspaceId: user.personalWorkspace.id };
 }
@@ -107,7 +81,7 @@ export async function findDashboardUser(userId: string): Promise<DashboardUser |
  */
 export async function dashboardPrincipal(user: DashboardUser, chosenWorkspaceId: string | undefined): Promise<Principal> {
   if (chosenWorkspaceId && chosenWorkspaceId !== user.personalWorkspaceId) {
-    const role = await findRole(chosenWorkspaceId, user.userId);
+    const role = await store.findRole(chosenWorkspaceId, user.userId);
     if (role) return { kind: "session", userId: user.userId, workspaceId: chosenWorkspaceId, role };
   }
   return { kind: "session", userId: user.userId, workspaceId: user.personalWorkspaceId, role: "owner" };

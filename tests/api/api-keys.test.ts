@@ -1,6 +1,6 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { mintApiKey } from "@/lib/auth/api-key-store";
+import { mintApiKey } from "@/lib/auth/store";
 import { generateApiKey, hasValidFormat, hashApiKey } from "@/lib/auth/api-keys";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";

@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { mintApiKey } from "@/lib/auth/api-key-store";
+import { mintApiKey } from "@/lib/auth/store";
 import { addMonths } from "@/lib/billing/cycles";
 import { setClock } from "@/lib/clock";
 import { db } from "@/lib/db/client";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getDomain, removeDomain, verifyDomain } from "@/lib/domains/service";
 import { changeRole, removeMember, resendInvitation } from "@/lib/members/service";
-import { findRole } from "@/lib/workspaces/membership";
+import { findRole } from "@/lib/workspaces/store";
 import { dashboardPrincipal, findDashboardUser } from "@/lib/workspaces/sign-in";
 import type { Principal } from "@/lib/workspaces/types";
 import { newUser } from "../support/api";

@@ -1,7 +1,7 @@
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { type CreateSiweMessageParameters, createSiweMessage } from "viem/siwe";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { mintApiKey } from "@/lib/auth/api-key-store";
+import { mintApiKey } from "@/lib/auth/store";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";

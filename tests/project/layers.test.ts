@@ -32,6 +32,21 @@ const CAPABILITIES = [
   "health",
 ];
 
+/** Prisma's model delegates as code names them (`db().link`, `tx.scanRollup`), from the schema. */
+const MODELS = [...readFileSync("prisma/schema.prisma", "utf8").matchAll(/^model (\w+) \{/gm)].map(
+  (match) => match[1]![0]!.toLowerCase() + match[1]!.slice(1),
+);
+
+/** What touching the database looks like: the client or pool imported, a model queried, raw SQL or a transaction opened. */
+const DATABASE_ACCESS = [
+  /import\s*\{[^}]*\b(?<!type )db\b[^}]*\}\s*from\s*"@\/lib\/db\/client"/,
+  /import\s*\{[^}]*\bpool\b[^}]*\}\s*from\s*"@\/lib\/db\/pool"/,
+  new RegExp(
+    `\\.(?:${MODELS.join("|")})\\s*\\.\\s*(?:find\\w*|create\\w*|update\\w*|upsert|delete\\w*|count|aggregate|groupBy)\\(`,
+  ),
+  /\.\$(?:queryRaw|executeRaw|transaction)\w*\b/,
+];
+
 const LIB_FILES = sourceFiles("lib").filter((file) => !file.endsWith(".test.ts"));
 
 /** lib/links/service.ts → links; a file directly in lib/ is its own folder: lib/clock.ts → clock. */
@@ -105,6 +120,13 @@ describe("the layers of lib/", () => {
       .filter((file) => !file.endsWith(".test.ts") && file !== "lib/links/changes.ts")
       .filter((file) => /publishInvalidation\(\s*\{\s*kind:\s*"link"/.test(readFileSync(file, "utf8")));
     expect(announcing).toEqual([]);
+  });
+
+  it("touches the database only in a capability's store.ts and lib/db/", () => {
+    const touching = [...sourceFiles("lib"), ...sourceFiles("app"), ...sourceFiles("scripts"), "proxy.ts"]
+      .filter((file) => !file.endsWith(".test.ts") && !file.startsWith("lib/db/") && !file.endsWith("/store.ts"))
+      .filter((file) => DATABASE_ACCESS.some((pattern) => pattern.test(readFileSync(file, "utf8"))));
+    expect(touching).toEqual([]);
   });
 
   it("keeps test helpers out of lib/", () => {

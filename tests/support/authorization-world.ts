@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { scanBuffer } from "@/lib/analytics/scans";
 import { hashApiKey } from "@/lib/auth/api-keys";
-import { claimApiKey } from "@/lib/auth/api-key-store";
+import { claimApiKey } from "@/lib/auth/store";
 import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";

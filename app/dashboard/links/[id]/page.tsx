@@ -9,7 +9,7 @@ import { DomainError } from "@/lib/http/errors";
 import { shortUrl as shortUrlOf } from "@/lib/links/present";
 import { getLink } from "@/lib/links/service";
 import { asLinkStatus } from "@/lib/links/status";
-import { logoStorage } from "@/lib/logos/storage";
+import { logoStorage } from "@/lib/logos/store";
 import { scanUrl } from "@/lib/qr/artwork";
 import { QR_MARGIN, QR_SIZE } from "@/lib/qr/schemas";
 import { linkDesign } from "@/lib/qr/service";

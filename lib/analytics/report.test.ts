@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { coveringSlices } from "./query";
+import { coveringSlices } from "./store";
 import { DAY, MONTH, QUARTER } from "./store";
 
 const at = (iso: string) => new Date(iso);

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { keysetCursor } from "./cursor";
+
+const byTime = keysetCursor({ createdAt: "time", id: "id" });
+const byReporters = keysetCursor({ reporters: "count", lastReportedAt: "time", linkId: "id" });
+
+describe("keysetCursor", () => {
+  it("gives back the position it wrote", () => {
+    const position = { reporters: 3, lastReportedAt: new Date(1_764_000_000_123), linkId: "lnk_abcdefghij0123456789" };
+    expect(byReporters.decode(byReporters.encode(position))).toEqual(position);
+  });
+
+  it("writes the cursors issued before it: the values joined by ':' in base64url", () => {
+    const cursor = Buffer.from("1764000000123:lnk_abcdefghij0123456789").toString("base64url");
+    expect(byTime.encode({ createdAt: new Date(1_764_000_000_123), id: "lnk_abcdefghij0123456789" })).toBe(cursor);
+    expect(byTime.decode(cursor)).toEqual({ createdAt: new Date(1_764_000_000_123), id: "lnk_abcdefghij0123456789" });
+  });
+
+  it.each([
+    ["not base64url at all", "%%%"],
+    ["a part missing", Buffer.from("1764000000123").toString("base64url")],
+    ["a part too many", Buffer.from("1764000000123:lnk_abcdefghij0123456789:x").toString("base64url")],
+    ["a time that is not a number", Buffer.from("soon:lnk_abcdefghij0123456789").toString("base64url")],
+    ["a time PostgreSQL cannot store", Buffer.from("9999999999999999:lnk_abcdefghij0123456789").toString("base64url")],
+    ["an id with a NUL", Buffer.from("1764000000123:lnk_\u0000").toString("base64url")],
+    ["an empty cursor", ""],
+  ])("answers null for %s", (_label, cursor) => {
+    expect(byTime.decode(cursor)).toBeNull();
+  });
+});
