@@ -145,7 +145,9 @@ export async function archive(principal: Principal, id: string): Promise<LinkRow
 /** Undoes an archive; like archiving, it needs no subscription and changes no destination. */
 export async function restore(principal: Principal, id: string): Promise<LinkRow> {
   const link = await findEditableLink(principal, id);
-  return store.restoreLink(link.id);
+  const restored = await store.restoreLink(link.id);
+  if (link.archivedAt !== null) announceLinkChange("restored", restored);
+  return restored;
 }
 
 async function findOwnLink(principal: Principal, id: string): Promise<LinkRow> {
