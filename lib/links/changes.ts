@@ -1,8 +1,11 @@
 import { log } from "@/lib/log";
 import { publishInvalidation } from "./invalidation";
 
-/** What happened to a link: made, pointed elsewhere, archived or restored, or moved between active, quarantine and abuse. */
-export type LinkChangeKind = "created" | "repointed" | "archived" | "restored" | "status_changed";
+/**
+ * What happened to a link: made, pointed elsewhere, retitled or retagged (edited), archived or
+ * restored, or moved between active, quarantine and abuse.
+ */
+export type LinkChangeKind = "created" | "repointed" | "edited" | "archived" | "restored" | "status_changed";
 
 /** The link as it is after the change. */
 export type ChangedLink = { id: string; host: string | null; slug: string; status: number };

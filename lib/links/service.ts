@@ -1,5 +1,5 @@
 import { requireCreateEntitlement, requireEditEntitlement } from "@/lib/billing/entitlement";
-import { db } from "@/lib/db/client";
+import { transaction } from "@/lib/db/client";
 import { isRecordId } from "@/lib/db/random";
 import { validate } from "@/lib/http/body";
 import { DomainError, notFound } from "@/lib/http/errors";
@@ -114,7 +114,7 @@ export async function editLink(principal: Principal, id: string, changes: Update
   const link = await findEditableLink(principal, id);
   const destination = changes.destination === undefined ? undefined : await vetRepoint(principal, link, changes.destination);
   const repointed = destination !== undefined && destination !== link.destination;
-  const edited = await db().$transaction(async (tx) => {
+  const edited = await transaction(async (tx) => {
     if (repointed) await store.repointLink(tx, link.id, destination);
     if (changes.title !== undefined) await store.setTitle(tx, link.id, changes.title || null);
     if (changes.tags !== undefined) {
@@ -123,6 +123,7 @@ export async function editLink(principal: Principal, id: string, changes: Update
     return store.readLink(link.id, tx);
   });
   if (repointed) announceLinkChange("repointed", edited);
+  else if (changes.title !== undefined || changes.tags !== undefined) announceLinkChange("edited", edited);
   return edited;
 }
 
