@@ -1,6 +1,6 @@
 import { NextResponse, type NextFetchEvent, type NextRequest } from "next/server";
 import { scanBuffer } from "@/lib/analytics/scans";
-import { malformedRequest } from "@/lib/http/malformed-request";
+import { foreignServerAction, malformedRequest } from "@/lib/http/malformed-request";
 import { invalidationsSent } from "@/lib/links/invalidation";
 import { serveVisit, visitFor } from "@/lib/resolution/door";
 
@@ -9,7 +9,8 @@ import { serveVisit, visitFor } from "@/lib/resolution/door";
  * front door, so both give identical answers. Everything else continues to the application.
  */
 export async function proxy(request: NextRequest, event: NextFetchEvent): Promise<Response> {
-  const refused = malformedRequest(request.method, new URL(request.url).pathname);
+  const refused =
+    malformedRequest(request.method, new URL(request.url).pathname) ?? foreignServerAction((name) => request.headers.get(name));
   if (refused) return new Response(refused.body, refused);
   const visit = await visitFor({
     method: request.method,

@@ -4,6 +4,8 @@ import { redirect } from "next/navigation";
 import { cardClass, errorClass, mutedClass } from "@/components/ui/styles";
 import { dashboardContext } from "@/lib/api/dashboard";
 import { signInLinksPrinted, signInMethods } from "@/lib/api/next-auth";
+import { config } from "@/lib/config";
+import { sameOriginUrl } from "@/lib/http/return-url";
 import { SignInForms } from "./sign-in-forms";
 
 export const dynamic = "force-dynamic";
@@ -18,14 +20,15 @@ const ERRORS: Record<string, string> = {
   CredentialsSignin: "That is not an e-mail address.",
 };
 
-/** Only our own paths: a callback URL elsewhere would make this page an open redirect. */
-function safeReturnPath(candidate: string | undefined): string {
-  return candidate?.startsWith("/") && !candidate.startsWith("//") ? candidate : "/dashboard";
+/** Only our own origin: a callback URL elsewhere would make this page an open redirect. */
+function safeReturnUrl(candidate: string | undefined): string {
+  const { BASE_URL } = config();
+  return sameOriginUrl(candidate, BASE_URL) ?? new URL("/dashboard", BASE_URL).href;
 }
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const { callbackUrl, error } = await searchParams;
-  const returnTo = safeReturnPath(callbackUrl);
+  const returnTo = safeReturnUrl(callbackUrl);
   if (await dashboardContext()) redirect(returnTo);
   const methods = signInMethods();
   return (

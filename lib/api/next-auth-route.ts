@@ -1,10 +1,13 @@
 import NextAuth from "next-auth";
+import { config } from "@/lib/config";
 import { log } from "@/lib/log";
 import { MAX_FORM_BODY_BYTES, readTextBody } from "@/lib/http/body";
 import { parseCookies } from "@/lib/http/cookies";
 import { DomainError } from "@/lib/http/errors";
 import { internalError, json } from "@/lib/http/respond";
+import { sameOriginUrl } from "@/lib/http/return-url";
 import { authOptions } from "./next-auth";
+import { servedAndLogged } from "./request-log";
 
 type Context = { params: Promise<{ nextauth?: string[] }> };
 
@@ -15,15 +18,20 @@ type Context = { params: Promise<{ nextauth?: string[] }> };
  * the in-process suites.) The body is read with the service's own size bound, and a failure
  * keeps the service's promise: JSON with an `error` sentence.
  */
-export async function nextAuthRoute(request: Request, context: Context): Promise<Response> {
+export function nextAuthRoute(request: Request, context: Context): Promise<Response> {
+  // One request-log line like every API route's: the route's pattern and the status, never the address signing in.
+  return servedAndLogged(request, "/api/auth/[...nextauth]", () => answerSignIn(request, context));
+}
+
+async function answerSignIn(request: Request, context: Context): Promise<Response> {
   try {
     const nextauth = (await context.params).nextauth ?? [];
     const req = {
       method: request.method,
-      query: { ...Object.fromEntries(new URL(request.url).searchParams), nextauth },
+      query: withOwnCallbackUrl({ ...Object.fromEntries(new URL(request.url).searchParams), nextauth }, "callbackUrl"),
       headers: Object.fromEntries(request.headers),
-      cookies: parseCookies(request.headers.get("cookie")),
-      body: request.method === "POST" ? await readBody(request) : undefined,
+      cookies: withOwnCallbackUrl(parseCookies(request.headers.get("cookie")), ...CALLBACK_URL_COOKIES),
+      body: request.method === "POST" ? withOwnCallbackUrl(await readBody(request), "callbackUrl") : undefined,
     };
     const res = new CollectedResponse();
     await NextAuth(req as never, res as never, authOptions());
@@ -33,6 +41,25 @@ export async function nextAuthRoute(request: Request, context: Context): Promise
     log().error({ err: error }, "unhandled sign-in error");
     return internalError();
   }
+}
+
+const CALLBACK_URL_COOKIES = ["next-auth.callback-url", "__Secure-next-auth.callback-url"];
+
+/**
+ * next-auth answers 500 to a callback URL it cannot parse ("x", "not a url"), in the query, the
+ * form or its cookie, before its redirect callback ever sees it: each is made an absolute URL on
+ * our origin here, or dropped when it leads elsewhere (the redirect callback keeps the same rule).
+ */
+function withOwnCallbackUrl<Fields extends Record<string, unknown> | undefined>(fields: Fields, ...names: string[]): Fields {
+  if (!fields) return fields;
+  const kept: Record<string, unknown> = { ...fields };
+  for (const name of names) {
+    if (typeof kept[name] !== "string") continue;
+    const own = sameOriginUrl(kept[name], config().BASE_URL);
+    if (own) kept[name] = own;
+    else delete kept[name];
+  }
+  return kept as Fields;
 }
 
 /** JSON or a form, as next-auth's pages take them; anything else is no body. */

@@ -6,6 +6,7 @@ import GoogleProvider from "next-auth/providers/google";
 import { normaliseEmail } from "@/lib/auth/email";
 import { config, isLocalDeployment } from "@/lib/config";
 import { printsMessages, sendEmail, sender } from "@/lib/email";
+import { sameOriginUrl } from "@/lib/http/return-url";
 import { signInAdapter, signInAs } from "@/lib/workspaces/sign-in";
 
 /** How long a magic link works. */
@@ -114,6 +115,8 @@ export function authOptions(): NextAuthOptions {
         return true;
       },
       session: ({ session, token }) => ({ ...session, user: { ...session.user, id: token.sub } }),
+      // Every callbackUrl next-auth sees (query, form, cookie) stays on our origin; its default throws (500) on "x".
+      redirect: ({ url, baseUrl }) => sameOriginUrl(url, baseUrl) ?? baseUrl,
     },
   };
 }

@@ -115,7 +115,7 @@ export const askTlsPermission = defineOperation({
   query: tlsAskQuery,
   responses: {
     200: ok("A certificate may be issued.", tlsAskAnswerSchema),
-    400: failure("The domain parameter is missing."),
+    400: failure("The domain parameter is missing or not a hostname."),
     404: failure("The name is not a verified custom domain of this service."),
     503: failure("The database could not be reached; Caddy will ask again."),
   },

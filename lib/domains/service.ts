@@ -92,6 +92,10 @@ export async function removeDomain(principal: Principal, id: string): Promise<vo
  */
 export async function mayIssueCertificate(domain: string): Promise<string> {
   const hostname = domain.trim().toLowerCase().replace(/\.+$/, "");
+  // Only letters, digits, hyphens and dots reach the database (a NUL there is an error, not a miss).
+  if (!/^[a-z0-9.-]+$/.test(hostname)) {
+    throw new DomainError("invalid_request", "The domain parameter is not a hostname: letters, digits, hyphens and dots only.");
+  }
   const verified = await lookUpVerifiedHost(hostname);
   if (verified === null)
     throw new DomainError("not_configured", "The service cannot reach its database to answer; try again shortly.");

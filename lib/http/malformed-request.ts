@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
  */
 const METHODS_WE_SERVE = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
-export type Refusal = { status: 400; headers: Record<string, string>; body: string };
+export type Refusal = { status: 400 | 403; headers: Record<string, string>; body: string };
 
 /**
  * A 400 `{ error }` for a request no route could take: a method we do not serve, or a path whose
@@ -24,6 +24,20 @@ export function malformedRequest(method: string, pathname: string): Refusal | nu
   return null;
 }
 
+/**
+ * A 403 `{ error }` for a server action (a `Next-Action` header) sent from a page of another
+ * origin, which Next refuses by throwing, a bare 500. The same comparison as Next's: the Origin's
+ * host against the forwarded host or the Host. Null for everything else.
+ */
+export function foreignServerAction(header: (name: string) => string | null): Refusal | null {
+  if (header("next-action") === null) return null;
+  const origin = header("origin");
+  if (origin === null) return null;
+  const host = header("x-forwarded-host")?.split(",")[0]!.trim() ?? header("host");
+  if (URL.parse(origin)?.host === host) return null;
+  return refusal("This form was sent from a page of another site; open the page on this site and send it again.", 403);
+}
+
 function decodes(pathname: string): boolean {
   try {
     decodeURIComponent(pathname);
@@ -33,9 +47,9 @@ function decodes(pathname: string): boolean {
   }
 }
 
-function refusal(error: string): Refusal {
+function refusal(error: string, status: Refusal["status"] = 400): Refusal {
   return {
-    status: 400,
+    status,
     headers: {
       "Content-Type": "application/json; charset=utf-8",
       "Cache-Control": "no-store",

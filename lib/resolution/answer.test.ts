@@ -46,4 +46,13 @@ describe("answerFor", () => {
     expect(blocked.ascii).toBe(true);
     expect(answerFor({ kind: "not_found" }, visit("GET", "abc")).ascii).toBe(true);
   });
+
+  it.each([
+    ["the abuse warning", { kind: "blocked", link: { abuseReason: "phishing" } as ResolvedLink }],
+    ["the unknown code", { kind: "not_found" }],
+    ["the unavailable", { kind: "unavailable" }],
+  ] as const)("forbids framing %s page (frame-ancestors 'none')", (_name, outcome) => {
+    const policy = answerFor(outcome, visit("GET", "abc")).headers["Content-Security-Policy"]!;
+    expect(policy.split("; ")).toContain("frame-ancestors 'none'");
+  });
 });

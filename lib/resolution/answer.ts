@@ -11,7 +11,7 @@ const COMMON_HEADERS = {
 const PAGE_HEADERS = {
   ...COMMON_HEADERS,
   "Content-Type": "text/html; charset=utf-8",
-  "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+  "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
   "X-Content-Type-Options": "nosniff",
 };
 

@@ -79,6 +79,11 @@ describe("createHeuristicChecker", () => {
     "https://example.com/file.exe.",
     "https://example.com/file.exe%20",
     "https://example.com/file.exe%2F",
+    "https://example.com/setup.exe%00",
+    "https://example.com/setup.exe%09",
+    "https://example.com/setup.exe%0D%0A",
+    "https://example.com/setup.exe%00.txt",
+    "https://example.com/set%01up.exe%7F",
   ])("refuses an executable download: %s", async (url) => {
     await expect(checker.check(url)).resolves.toMatchObject({ status: "malicious", threat: "policy" });
   });

@@ -283,6 +283,10 @@ describe("refusal messages", () => {
     ["http://[::1]/", "a loopback address (::1/128)"],
     ["http://printer.local/", '"printer.local" is a local or reserved name (.local)'],
     ["http://wiki/", "a single-label name"],
+    ...["workgroup", "kube", "intra", "priv", "router", "gateway"].map((tld) => [
+      `http://nas.${tld}/`,
+      `"nas.${tld}" is under .${tld}, which is no top-level domain of the public internet`,
+    ]),
     ["gopher://example.com/", '"gopher" scheme'],
   ])("%s explains itself", (input, phrase) => {
     const decision = checkDestination(input);

@@ -32,10 +32,18 @@ function canonicalHostname(host: string): string {
   return stripTrailingDots(URL.parse(`http://${host}`)?.hostname ?? host.toLowerCase());
 }
 
+/**
+ * Judged on the decoded path in two readings, since servers differ: with control characters
+ * removed ("setup.exe%09"), and cut at the first one, as a server written in C reads "setup.exe%00.txt".
+ */
 function executableExtension(pathname: string): string | null {
-  const fileName = lastFileName(safelyDecode(pathname).toLowerCase());
-  return EXECUTABLE_EXTENSIONS.find((extension) => fileName.endsWith(extension)) ?? null;
+  const decoded = safelyDecode(pathname).toLowerCase();
+  const readings = [decoded.replace(CONTROL_CHARACTERS, ""), decoded.split(CONTROL_CHARACTERS)[0]!];
+  const fileNames = readings.map(lastFileName);
+  return EXECUTABLE_EXTENSIONS.find((extension) => fileNames.some((fileName) => fileName.endsWith(extension))) ?? null;
 }
+
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
 
 /**
  * The name a download would be saved under: the last non-empty path segment ("/setup.exe/"

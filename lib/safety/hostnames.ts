@@ -1,3 +1,5 @@
+import { parse as parsePublicSuffix } from "tldts";
+
 export type HostnameClass = { kind: "public" } | { kind: "metadata" } | { kind: "internal"; why: string };
 
 const METADATA_HOSTNAMES: readonly string[] = [
@@ -45,11 +47,22 @@ export function isWithinDomain(hostname: string, domain: string): boolean {
   return hostname === domain || hostname.endsWith(`.${domain}`);
 }
 
-/** Classifies a lower-case host name that is not an IP literal and has no trailing dot. */
+/**
+ * Classifies a lower-case host name that is not an IP literal and has no trailing dot. Beyond the
+ * names listed above, a name whose top-level label is outside the ICANN section of the Public
+ * Suffix List (tldts ships it) is private-use wherever it resolves (.workgroup, .kube, .router…):
+ * the class is closed, not listed.
+ */
 export function classifyHostname(hostname: string): HostnameClass {
   if (METADATA_HOSTNAMES.some((name) => isWithinDomain(hostname, name))) return { kind: "metadata" };
   const suffix = INTERNAL_SUFFIXES.find((candidate) => isWithinDomain(hostname, candidate));
   if (suffix !== undefined) return { kind: "internal", why: `a local or reserved name (.${suffix})` };
   if (!hostname.includes(".")) return { kind: "internal", why: "a single-label name" };
+  if (!parsePublicSuffix(hostname, { allowPrivateDomains: false }).isIcann) {
+    return {
+      kind: "internal",
+      why: `under .${hostname.slice(hostname.lastIndexOf(".") + 1)}, which is no top-level domain of the public internet`,
+    };
+  }
   return { kind: "public" };
 }

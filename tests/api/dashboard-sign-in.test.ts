@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { log } from "@/lib/log";
 import { db } from "@/lib/db/client";
 import { dashboardPrincipal, findDashboardUser, signInAdapter, signInAs } from "@/lib/workspaces/sign-in";
 import { call, joinWorkspace, newUser, sessionFor } from "../support/api";
@@ -68,5 +69,25 @@ describe("the dashboard's sign-in store (next-auth adapter)", () => {
     await adapter.linkAccount!({ ...account, userId: first.id });
     await expect(adapter.linkAccount!({ ...account, userId: second.id })).rejects.toThrow();
     expect(await adapter.getUserByAccount!({ provider: "github", providerAccountId: "4242" })).toMatchObject({ id: first.id });
+  });
+});
+
+describe("the sign-in routes' request log", () => {
+  it("logs one line per sign-in request, with the route and status and without the address", async () => {
+    const info = vi.spyOn(log(), "info");
+    try {
+      const address = `logged-${Date.now()}@example.com`;
+      const response = await call("POST", "/api/auth/signin/email", {
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        rawBody: new URLSearchParams({ email: address }).toString(),
+      });
+      expect(response.status).toBeLessThan(500);
+      expect(response.headers.get("x-request-id")).toMatch(/\S/);
+      const lines = info.mock.calls.filter(([, message]) => message === "request");
+      expect(lines).toEqual([[{ status: response.status, durationMs: expect.any(Number) }, "request"]]);
+      expect(JSON.stringify(info.mock.calls)).not.toContain(address);
+    } finally {
+      info.mockRestore();
+    }
   });
 });

@@ -200,6 +200,8 @@ const anyHeaders = () =>
         fc.jsonValue({ maxDepth: 2 }).map((value) => Buffer.from(JSON.stringify(value)).toString("base64")),
       ),
       accept: headerText,
+      // next-auth reads its callback URL from this cookie as well as from callbackUrl.
+      cookie: headerText.map((text) => `next-auth.callback-url=${encodeURIComponent(text)}`),
     },
     { requiredKeys: [] },
   );
@@ -225,7 +227,7 @@ function anyPath(template: string): fc.Arbitrary<string> {
         : fc.constant(segment),
   );
   const query = fc.dictionary(
-    fc.oneof(fc.constantFrom(...FIELD_NAMES, "format", "size", "level", "logo", "fg", "bg", "margin"), anyText),
+    fc.oneof(fc.constantFrom(...FIELD_NAMES, "format", "size", "level", "logo", "fg", "bg", "margin", "callbackUrl"), anyText),
     anyText,
     { maxKeys: 3 },
   );
@@ -290,6 +292,48 @@ describe("every route, fuzzed", () => {
       { numRuns: RUNS, endOnFailure: true },
     );
   }, 120_000);
+});
+
+describe("the requests an adversarial review found answered 5xx (issue 23)", () => {
+  const CALLBACKS = ["x", "not a url", "/%0A/x", "/%E3%80%82x", "https://evil.example/", "//evil.example", "/\\evil.example"];
+  it.each(
+    ["/api/auth/session", "/api/auth/csrf", "/api/auth/providers", "/api/auth/signin", "/api/auth/callback/email"].flatMap(
+      (path) => CALLBACKS.map((callbackUrl) => [path, callbackUrl] as const),
+    ),
+  )("answers GET %s with callbackUrl=%j, in the query or its cookie, without a 5xx", async (path, callbackUrl) => {
+    for (const request of [
+      { path: `${path}?callbackUrl=${encodeURIComponent(callbackUrl)}` },
+      { path, headers: { cookie: `next-auth.callback-url=${encodeURIComponent(callbackUrl)}` } },
+    ]) {
+      const response = await call("GET", request.path, { headers: request.headers });
+      expect(response.status, `${request.path} → ${response.text.slice(0, 200)}`).toBeLessThan(500);
+      const location = response.headers.get("location");
+      if (location) expect(new URL(location, "http://localhost").hostname).not.toBe("evil.example");
+    }
+  });
+
+  it("answers a sign-out with callbackUrl=not a url without a 5xx, returning to a path of our own origin", async () => {
+    const csrf = await call("GET", "/api/auth/csrf");
+    const cookie = csrf.headers
+      .getSetCookie()
+      .map((header) => header.split(";")[0])
+      .join("; ");
+    const response = await call("POST", "/api/auth/signout", {
+      headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+      rawBody: new URLSearchParams({ csrfToken: csrf.body.csrfToken, callbackUrl: "not a url", json: "true" }).toString(),
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body).toEqual({ url: new URL("/not%20a%20url", process.env.BASE_URL).href });
+  });
+
+  it.each(["a%00.com", "a%09.com", "%00", "a b.com"])(
+    "answers the TLS ask for domain=%s with 400 and a sentence",
+    async (domain) => {
+      const response = await call("GET", `/api/domains/tls-ask?domain=${domain}`);
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ error: "The domain parameter is not a hostname: letters, digits, hyphens and dots only." });
+    },
+  );
 });
 
 const WEBHOOK_SECRET = "whsec_fuzz";

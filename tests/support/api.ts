@@ -42,10 +42,14 @@ function segmentPattern(segment: string): string {
   return segment.replace(/[.]/g, "\\.");
 }
 
-/** Lower for routes Next prefers when several match: a catch-all last, then more dynamic segments later. */
+/**
+ * Lower for routes Next prefers when several match: a catch-all last, then more dynamic segments
+ * later, then fewer static ones (/api/auth/[...nextauth] before /api/[...path]).
+ */
 function rank(segments: string[]): number {
   const catchAll = segments.some((segment) => segment.startsWith("[..."));
-  return (catchAll ? 100 : 0) + segments.filter((segment) => segment.startsWith("[")).length;
+  const dynamic = segments.filter((segment) => segment.startsWith("[")).length;
+  return (catchAll ? 1000 : 0) + dynamic * 100 - (segments.length - dynamic);
 }
 
 // Suites read response fields directly and assert them; the body is whatever JSON the route sent.
