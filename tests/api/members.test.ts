@@ -270,23 +270,26 @@ describe("invitations by e-mail", () => {
     expect((await call("DELETE", `/api/members/${invited.body.id}`, asOwner)).status).toBe(404);
   });
 
-  it("returns the link as invite_url and logs it where no mail server is configured (development)", async () => {
+  it("returns the link as invite_url and prints it where no mail server is configured (development)", async () => {
     vi.stubEnv("SMTP_URL", "");
     resetConfig();
     const logged = vi.spyOn(log(), "info").mockImplementation(() => {});
+    const printed = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
     try {
       const { asOwner } = await teamOf("nosmtp");
       const address = uniqueAddress("gus");
       const invited = await call("POST", "/api/members", { ...asOwner, body: { email: address } });
       expect(invited.status).toBe(201);
       expect(invited.body.invite_url).toMatch(/^http:\/\/app\.test\.example\/invite\/[\w-]{43}$/);
-      expect(JSON.stringify(logged.mock.calls)).toContain(invited.body.invite_url);
+      expect(JSON.stringify(logged.mock.calls)).not.toContain(invited.body.invite_url);
+      expect(printed.mock.calls.map(([chunk]) => String(chunk)).join("")).toContain(invited.body.invite_url);
       const accepted = await call("POST", `/api/invitations/${tokenOf(new URL(invited.body.invite_url))}/accept`, {
         token: await sessionFor(address),
       });
       expect(accepted.status).toBe(200);
     } finally {
       logged.mockRestore();
+      printed.mockRestore();
     }
   });
 
