@@ -256,6 +256,14 @@ function embeddedBombSvg(): Buffer {
   );
 }
 
+describe("an editor's export", () => {
+  it("keeps a Windows path in an editor's own attribute (backslashes that are not CSS)", async () => {
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:inkscape="http://www.inkscape.org/namespaces/inkscape"
+        inkscape:export-filename="C:\\Users\\ada\\logo.png" width="64" height="64"><rect width="64" height="64" fill="#2040d0"/></svg>`;
+    await expect(encodeLogo(Buffer.from(svg), "image/svg+xml")).resolves.toMatchObject({ width: 1024, height: 1024 });
+  });
+});
+
 describe("hostile SVGs", () => {
   it("refuses the filter-chain SVG quickly, without rendering it", async () => {
     const started = performance.now();

@@ -114,8 +114,9 @@ class SvgScreen {
     }
     if (name === "href" || name === "src") return this.reference(qualifiedName, value.trim());
     if (name === "style") return this.css(value);
-    // librsvg parses presentation attributes as CSS, so an escape there can spell url() past urlsIn.
-    refuseCssEscapes(value);
+    // librsvg parses presentation attributes (unprefixed ones) as CSS, so an escape there can spell
+    // url() past urlsIn; an editor's own attributes (inkscape:export-filename="C:\…") are not CSS.
+    if (!qualifiedName.includes(":")) refuseCssEscapes(value);
     if (name === "filter" && value.trim().toLowerCase() !== "none") {
       throw refused(
         `The SVG applies a filter (filter="${value}"), which a logo does not need and which can take minutes to render; ${SVG_FIX}.`,
