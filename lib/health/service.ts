@@ -1,7 +1,7 @@
-import { db } from "@/lib/db/client";
 import { sharedStoreFailure, sharedStoreAnswered, sharedStoreFailed, describeWithoutSecrets } from "@/lib/shared-store/status";
 import { pingSharedStore, sharedStoreKind } from "@/lib/shared-store/clients";
 import type { Component, Health } from "./schemas";
+import { pingDatabase } from "./store";
 
 /** Each component gets this long to answer (a first query may open a connection); a load balancer's probe typically waits 5 s. */
 const COMPONENT_DEADLINE_MS = 2_000;
@@ -17,7 +17,7 @@ export async function checkHealth(): Promise<Health> {
 
 async function checkDatabase(): Promise<Component> {
   try {
-    await withDeadline(db().$queryRaw`SELECT 1`, COMPONENT_DEADLINE_MS);
+    await withDeadline(pingDatabase(), COMPONENT_DEADLINE_MS);
     return { status: "ok" };
   } catch (error) {
     return { status: "unavailable", reason: describeWithoutSecrets(error) };

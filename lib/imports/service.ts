@@ -6,7 +6,7 @@ import { enforceWriteLimit } from "@/lib/http/write-limit";
 import { log } from "@/lib/log";
 import { createLinkBody, type CreateLinkInput } from "@/lib/links/schemas";
 import { createLink, ensureSlugAvailable, prepareLink } from "@/lib/links/service";
-import { findRole } from "@/lib/workspaces/membership";
+import { findRole } from "@/lib/workspaces/store";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { type ImportRow, parseImportFile } from "./parser";
