@@ -61,6 +61,8 @@ test.afterAll(async () => {
 test.afterEach(() => expect(consoleErrors).toEqual([]));
 
 test("the landing page says what the product does and links to sign-in and the docs", async ({}, testInfo) => {
+  // Five pages (the API reference among them), each checked by axe and screenshotted at two widths.
+  test.slow();
   await page.goto("/");
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Permanent short links and QR codes");
   await expect(page.getByRole("link", { name: "Machine payments" })).toHaveAttribute("href", "/docs/payments");

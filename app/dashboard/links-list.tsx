@@ -86,7 +86,8 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
           {outcome.text}
         </p>
       )}
-      <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
+      {/* relative: the visually hidden labels in the last column are positioned, and only a positioned scroller clips them */}
+      <div className="relative overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
         <table className="m-0 min-w-full text-sm">
           <caption className="sr-only">{caption}</caption>
           <thead className="bg-zinc-50 dark:bg-zinc-900">

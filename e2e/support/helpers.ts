@@ -75,8 +75,38 @@ export async function capturePage(page: Page, testInfo: TestInfo, name: string):
   await expectAccessible(page);
   await page.screenshot({ path: path.join(directory, `${name}-phone.png`), fullPage: true });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow, `${name} scrolls sideways at 375 px`).toBeLessThanOrEqual(0);
+  const culprits = overflow > 0 ? await elementsPastTheRightEdge(page) : [];
+  expect(overflow, `${name} scrolls sideways at 375 px; past the edge: ${culprits.join(", ")}`).toBeLessThanOrEqual(0);
   await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/**
+ * The elements that reach past the screen's right edge with nothing clipping them, named so a failure
+ * says where to look. A positioned element is clipped only by scrollers between it and its
+ * containing block, so its chain goes through offsetParent, not parentElement.
+ */
+async function elementsPastTheRightEdge(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const edge = document.documentElement.clientWidth;
+    const clipped = (element: Element): boolean => {
+      let node: Element | null = element;
+      while (node && node !== document.body) {
+        const position: string = getComputedStyle(node).position;
+        if (position === "fixed") return false;
+        const next: Element | null = position === "absolute" ? (node as HTMLElement).offsetParent : node.parentElement;
+        if (next && next !== document.body && getComputedStyle(next).overflowX !== "visible") return true;
+        node = next;
+      }
+      return false;
+    };
+    return [...document.body.querySelectorAll("*")]
+      .filter((element) => element.getBoundingClientRect().right > edge + 0.5 && !clipped(element))
+      .slice(0, 5)
+      .map(
+        (element) =>
+          `<${element.tagName.toLowerCase()} class="${element.getAttribute("class") ?? ""}"> to ${Math.round(element.getBoundingClientRect().right)} px`,
+      );
+  });
 }
 
 /** Fails the test on any console error or uncaught exception in the page. */

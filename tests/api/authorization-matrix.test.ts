@@ -344,6 +344,8 @@ const FIXTURES: Record<string, Fixture> = {
   "GET /api/cron/domains": { request: () => ({ path: "/api/cron/domains" }), status: 401 },
   "GET /api/cron/scan-retention": { request: () => ({ path: "/api/cron/scan-retention" }), status: 401 },
   "GET /api/openapi.json": { request: () => ({ path: "/api/openapi.json" }), status: 200 },
+  // Public (a load balancer's probe asks without credentials): the same answer whoever asks, naming no workspace.
+  "GET /api/health": { request: () => ({ path: "/api/health" }), status: 200 },
   "GET /api/analytics": {
     request: async (target) => ({ path: `/api/analytics?link_id=${await target.link()}&group_by=link` }),
     status: 200,
