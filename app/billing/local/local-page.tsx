@@ -15,7 +15,7 @@ export function LocalBillingPage({ title, children }: { title: string; children:
         </div>
       </header>
       <main className="mx-auto max-w-2xl space-y-6 px-5 py-10">
-        <h1 className="m-0 text-2xl font-bold">{title}</h1>
+        <h1 className="m-0 text-2xl font-bold [overflow-wrap:anywhere]">{title}</h1>
         <LocalNotice />
         {children}
       </main>
