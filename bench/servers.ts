@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { FRONT_NODE_FLAGS, freePort } from "@/scripts/app-process";
+import { FRONT_NODE_FLAGS, freePort, productionEnv } from "@/scripts/app-process";
 import { onCpu, SERVER_CPU } from "./cpus";
 
 export type BenchServer = { url: string; pid: number; stop(): Promise<void>; output(): string };
@@ -33,14 +33,7 @@ export async function startServer(
   // taskset execs the command, so the pid is still the server's.
   const [program, args] = onCpu(SERVER_CPU, process.execPath, command(kind, port, nodeFlags));
   const child = spawn(program, args, {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      ...env,
-      PORT: String(port),
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-    },
+    env: productionEnv(port, env),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -57,6 +57,18 @@ export async function freePort(): Promise<number> {
  */
 export const FRONT_NODE_FLAGS = ["--max-semi-space-size=32", "--no-allocation-site-pretenuring"];
 
+/** A production server's whole environment: `env` plus PATH and HOME, on `port`, nothing inherited beyond that. */
+export function productionEnv(port: number, env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    ...env,
+    PORT: String(port),
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+  };
+}
+
 /** Starts the built app on a free port with only `env` (plus PATH and HOME), and waits until it answers. */
 export async function startApp(door: Door, env: Record<string, string | undefined>): Promise<RunningApp> {
   const port = await freePort();
@@ -66,14 +78,7 @@ export async function startApp(door: Door, env: Record<string, string | undefine
       ? [process.execPath, [...FRONT_NODE_FLAGS, "--import", "tsx", "scripts/start.ts"]]
       : ["node_modules/.bin/next", ["start", "-p", String(port)]];
   const child = spawn(command[0] as string, command[1] as string[], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      ...env,
-      PORT: String(port),
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-    },
+    env: productionEnv(port, env),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
