@@ -6,7 +6,7 @@ export default defineConfig([
   ...nextVitals,
   ...nextTypescript,
   globalIgnores([
-    ".next/**",
+    "**/.next/**",
     ".vercel/**",
     "node_modules/**",
     "lib/db/generated/**",

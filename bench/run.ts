@@ -8,11 +8,12 @@ import { boot } from "@/scripts/boot";
 import { ensureFreshBuild } from "@/scripts/app-process";
 import { startFakeDnsServer } from "@/tests/support/fake-dns-server";
 import { TEST_ZONE } from "@/tests/support/dns-server";
+import { startUpstashStandIn } from "@/tests/support/upstash-stand-in";
 import { pinningNote } from "./cpus";
 import { concurrentVisits, exactVisits } from "./exact-visits";
 import { markdownTable, summarise, type Row, type RunResult, type ScenarioKey } from "./report";
 import { scansIn, seedBenchLinks, waitForScans, type BenchLinks } from "./seed";
-import { cpuMicros, requireProjectNode, residentBytes, startServer, type BenchServer } from "./servers";
+import { cpuMicros, NEXT_FLOOR_DIR, requireProjectNode, residentBytes, startServer, type BenchServer } from "./servers";
 import { requireWrk, socketErrors, wrk, type WrkResult } from "./wrk";
 
 /**
@@ -315,19 +316,53 @@ async function coldScenario(links: BenchLinks, env: Env): Promise<Row> {
   }
 }
 
-async function proxyScenario(links: BenchLinks, env: Env): Promise<Row> {
+/**
+ * The Vercel door under `next start`: Next's floor (a proxy.ts with a fixed answer, none of our
+ * code), the real proxy.ts, and the real one configured as the README's Vercel deployment (Upstash
+ * REST only, so it reads the link-change feed every HEAR_INTERVAL_MS before trusting its memory).
+ */
+async function vercelDoorScenarios(links: BenchLinks, env: Env): Promise<Row[]> {
+  const rows: Row[] = [];
+  const floor = await startServer("proxy-floor", {});
+  try {
+    await load(floor, [`/${links.proxy.slug}`], WARM_UP_SECONDS);
+    rows.push(
+      await measure(
+        "proxy-floor",
+        "Vercel door's floor: a proxy.ts answering a fixed 302 under next start",
+        floor,
+        [`/${links.proxy.slug}`],
+        "3xx",
+        null,
+      ),
+    );
+  } finally {
+    await floor.stop();
+  }
+  rows.push(await proxyScenario("proxy", "Vercel door: proxy.ts under next start, active link, warm", links, env));
+  const upstash = await startUpstashStandIn();
+  try {
+    const upstashEnv = { ...env, UPSTASH_REDIS_REST_URL: upstash.url, UPSTASH_REDIS_REST_TOKEN: upstash.token };
+    rows.push(
+      await proxyScenario(
+        "proxy-upstash",
+        "Vercel door with Upstash REST only (link-change feed read every 2 s)",
+        links,
+        upstashEnv,
+      ),
+    );
+  } finally {
+    await upstash.close();
+  }
+  return rows;
+}
+
+async function proxyScenario(key: ScenarioKey, scenario: string, links: BenchLinks, env: Env): Promise<Row> {
   const proxy = await startServer("proxy", env);
   try {
     await load(proxy, [`/${links.proxy.slug}`], WARM_UP_SECONDS);
     await waitForScans(links.proxy.workspaceId);
-    return await measure(
-      "proxy",
-      "Vercel door: proxy.ts under next start, active link, warm",
-      proxy,
-      [`/${links.proxy.slug}`],
-      "3xx",
-      links.proxy.workspaceId,
-    );
+    return await measure(key, scenario, proxy, [`/${links.proxy.slug}`], "3xx", links.proxy.workspaceId);
   } finally {
     await proxy.stop();
   }
@@ -343,7 +378,7 @@ async function oneRun(index: number, links: BenchLinks, env: Env): Promise<RunRe
     const front = await frontScenarios(links, env, profileFlags);
     const rows = [...floors, ...front.rows];
     if (wanted("cold")) rows.push(await coldScenario(links, env));
-    if (wanted("proxy")) rows.push(await proxyScenario(links, env));
+    if (wanted("proxy")) rows.push(...(await vercelDoorScenarios(links, env)));
     const referenceAfter = await reference("reference after: bare node:http 302");
     return {
       referenceBefore,
@@ -376,6 +411,7 @@ async function main(): Promise<void> {
   const dns = await startFakeDnsServer({ [SILENT_HOST]: "silent" }, { a: [TEST_ZONE.publicAddress] });
   const links = await seedBenchLinks(SILENT_HOST);
   ensureFreshBuild({ showOutput: true });
+  if (wanted("proxy")) ensureFreshBuild({ showOutput: true, dir: NEXT_FLOOR_DIR });
   const env: Env = {
     DATABASE_URL: process.env.DATABASE_URL,
     DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE,

@@ -6,8 +6,15 @@ import { onCpu, SERVER_CPU } from "./cpus";
 
 export type BenchServer = { url: string; pid: number; stop(): Promise<void>; output(): string };
 
-/** Which process answers: the bare node:http reference, bare node:http with the front door's answers, `npm start`'s front door, or `next start` (proxy.ts). */
-export type ServerKind = "reference" | "floor" | "front" | "proxy";
+/**
+ * Which process answers: the bare node:http reference, bare node:http with the front door's answers,
+ * `npm start`'s front door, `next start` (proxy.ts), or `next start` of the bench's floor project
+ * (a proxy.ts with a fixed answer: Next's own cost).
+ */
+export type ServerKind = "reference" | "floor" | "front" | "proxy" | "proxy-floor";
+
+/** The Next project whose proxy.ts answers every visit with a fixed 302. */
+export const NEXT_FLOOR_DIR = "bench/next-floor";
 
 function command(kind: ServerKind, port: number, nodeFlags: string[]): string[] {
   switch (kind) {
@@ -20,6 +27,8 @@ function command(kind: ServerKind, port: number, nodeFlags: string[]): string[] 
       return [...FRONT_NODE_FLAGS, ...nodeFlags, "--import", "tsx", "scripts/start.ts"];
     case "proxy":
       return [...nodeFlags, "node_modules/next/dist/bin/next", "start", "-p", String(port)];
+    case "proxy-floor":
+      return [...nodeFlags, "node_modules/next/dist/bin/next", "start", NEXT_FLOOR_DIR, "-p", String(port)];
   }
 }
 
@@ -40,7 +49,13 @@ export async function startServer(
   child.stdout?.on("data", (chunk) => (output += chunk));
   child.stderr?.on("data", (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
-  const probe = { reference: "/ref", floor: "/redirect", front: "/api/openapi.json", proxy: "/api/openapi.json" }[kind];
+  const probe = {
+    reference: "/ref",
+    floor: "/redirect",
+    front: "/api/openapi.json",
+    proxy: "/api/openapi.json",
+    "proxy-floor": "/",
+  }[kind];
   await waitUntilAnswering(`${url}${probe}`, child, () => output);
   return { url, pid: child.pid!, stop: () => stop(child), output: () => output };
 }

@@ -18,12 +18,14 @@ function newestSourceTime(entry: string): number {
   return Math.max(0, ...readdirSync(entry).map((child) => newestSourceTime(path.join(entry, child))));
 }
 
-/** Builds the app unless `.next` is newer than every source file. */
-export function ensureFreshBuild(options: { showOutput?: boolean } = {}): void {
-  const built = existsSync(".next/BUILD_ID") ? statSync(".next/BUILD_ID").mtimeMs : 0;
-  if (built > Math.max(...SOURCES.map(newestSourceTime))) return;
-  if (options.showOutput) log().info("the production build is missing or older than the code; running next build");
-  const result = spawnSync("node_modules/.bin/next", ["build"], {
+/** Builds the app (or the Next project in `dir`, such as the bench's floor) unless its `.next` is newer than every source file. */
+export function ensureFreshBuild(options: { showOutput?: boolean; dir?: string } = {}): void {
+  const dir = options.dir ?? ".";
+  const buildId = path.join(dir, ".next/BUILD_ID");
+  const built = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
+  if (built > Math.max(...SOURCES.map((source) => newestSourceTime(path.join(dir, source))))) return;
+  if (options.showOutput) log().info(`the production build of ${dir} is missing or older than the code; running next build`);
+  const result = spawnSync("node_modules/.bin/next", ["build", dir], {
     stdio: options.showOutput ? "inherit" : "pipe",
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
   });

@@ -1,0 +1,3 @@
+export default function Home() {
+  return <p>The bench&apos;s floor for the Vercel door.</p>;
+}
