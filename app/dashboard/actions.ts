@@ -207,6 +207,9 @@ export async function revokeKeyAction(): Promise<KeyState> {
 
 export type MemberState = ActionResult<string> | null;
 
+const KEY_WENT_WITH_THEM =
+  " The API key they created was revoked with it: integrations using it stop, and the owners were e-mailed. Claim a new key on the Settings page.";
+
 export async function inviteAction(_previous: MemberState, form: FormData): Promise<MemberState> {
   const result = await dashboardAction(
     inviteMemberOperation,
@@ -224,7 +227,7 @@ export async function changeRoleAction(_previous: MemberState, form: FormData): 
   const id = required(form, "id");
   const result = await dashboardAction(changeMemberRole, { role: required(form, "role") }, async (principal, body) => {
     const member = await changeRole(principal, id, body.role);
-    return `${member.email ?? "The member"} is now ${member.role}.`;
+    return `${member.email ?? "The member"} is now ${member.role}.${member.api_key_revoked ? KEY_WENT_WITH_THEM : ""}`;
   });
   if (result.ok) revalidatePath("/dashboard/members");
   return result;
@@ -233,8 +236,9 @@ export async function changeRoleAction(_previous: MemberState, form: FormData): 
 export async function removeMemberAction(_previous: MemberState, form: FormData): Promise<MemberState> {
   const id = required(form, "id");
   const result = await dashboardAction(removeMemberOperation, undefined, async (principal) => {
-    await removeMember(principal, id);
-    return id.startsWith("inv_") ? "The invitation was revoked." : "The member was removed; their links stay with the workspace.";
+    const removal = await removeMember(principal, id);
+    if (id.startsWith("inv_")) return "The invitation was revoked.";
+    return `The member was removed; their links stay with the workspace.${removal.api_key_revoked ? KEY_WENT_WITH_THEM : ""}`;
   });
   if (result.ok) revalidatePath("/dashboard/members");
   return result;

@@ -79,16 +79,45 @@ export async function forgetReplaySeals(mintedBefore: Date): Promise<void> {
  * Replaces the key that authenticated this request with a new one and returns the raw new key,
  * or null when that key is no longer live. The conditional revoke decides a race between two
  * rotations with the same key: the second finds it revoked (its row lock waits for the first).
+ * The new key keeps the person who claimed the old one, so it leaves with them
+ * (revokeKeyClaimedBy).
  */
 export async function rotateApiKey(keyId: string): Promise<string | null> {
   return db().$transaction(async (tx) => {
     const [revoked] = await tx.apiKey.updateManyAndReturn({
       where: { id: keyId, revokedAt: null },
       data: { revokedAt: new Date(clock().now()), replaySealed: null },
-      select: { workspaceId: true },
+      select: { workspaceId: true, createdByUserId: true },
     });
-    return revoked ? (await insertKey(tx, revoked.workspaceId, null, null)).apiKey : null;
+    return revoked ? (await insertKey(tx, revoked.workspaceId, revoked.createdByUserId, null)).apiKey : null;
   });
+}
+
+/**
+ * Revokes the workspace's live key when this person claimed it (or claimed the key it was rotated
+ * from), inside the caller's transaction: someone removed or demoted below admin takes no working
+ * key with them. True when a key was revoked.
+ */
+export async function revokeKeyClaimedBy(
+  client: DbClient,
+  {
+    workspaceId,
+    claimedByUserId,
+    revokedByUserId,
+    now,
+  }: { workspaceId: string; claimedByUserId: string; revokedByUserId: string; now: Date },
+): Promise<boolean> {
+  const { count } = await client.apiKey.updateMany({
+    where: { workspaceId, createdByUserId: claimedByUserId, revokedAt: null },
+    data: { revokedAt: now, revokedByUserId, replaySealed: null },
+  });
+  return count > 0;
+}
+
+/** The user who claimed the workspace's live key (or the key it was rotated from); null for none or a machine account's. */
+export async function liveKeyClaimer(workspaceId: string): Promise<string | null> {
+  const key = await db().apiKey.findFirst({ where: { workspaceId, revokedAt: null }, select: { createdByUserId: true } });
+  return key?.createdByUserId ?? null;
 }
 
 /**

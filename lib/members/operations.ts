@@ -5,7 +5,8 @@ import {
   invitedMemberSchema,
   inviteMemberBodySchema,
   memberListSchema,
-  memberSchema,
+  memberRemovalSchema,
+  roleChangeSchema,
 } from "./schemas";
 
 const MEMBER_ID = {
@@ -14,6 +15,9 @@ const MEMBER_ID = {
   required: true,
   description: "a member's id (mem_…) or a pending invitation's id (inv_…), from GET /api/members",
 } as const;
+
+const KEY_GOES_WITH_ITS_CLAIMER =
+  "When the person removed, leaving or demoted below admin claimed the workspace's live API key, this also revokes the API key they created; integrations using it stop, and the owners are e-mailed (api_key_revoked: true).";
 
 const PEOPLE_NEED_A_SESSION =
   "An API key was sent (people are managed only with a session token), or your role does not allow this.";
@@ -60,13 +64,14 @@ export const changeMemberRole = defineOperation({
   operationId: "changeMemberRole",
   summary: "Change a member's role",
   description:
-    "Owners and admins, with a session token; only an owner makes someone an owner or changes an owner's role. On a pending invitation, changes the role it offers. The last owner cannot be demoted, and a personal workspace's own user always stays its owner (409).",
+    "Owners and admins, with a session token; only an owner makes someone an owner or changes an owner's role. On a pending invitation, changes the role it offers. The last owner cannot be demoted, and a personal workspace's own user always stays its owner (409). " +
+    KEY_GOES_WITH_ITS_CLAIMER,
   tag: "Workspaces",
   write: true,
   parameters: [MEMBER_ID],
   body: changeRoleBodySchema,
   responses: {
-    200: ok("The member with the new role.", memberSchema),
+    200: ok("The member with the new role, and whether the API key they claimed was revoked.", roleChangeSchema),
     403: failure(PEOPLE_NEED_A_SESSION),
     404: failure("No member or pending invitation with this id in this workspace."),
     409: failure("The last owner cannot be demoted; a personal workspace's user stays its owner."),
@@ -80,12 +85,13 @@ export const removeMember = defineOperation({
   operationId: "removeMember",
   summary: "Remove a member, leave, or revoke an invitation",
   description:
-    "With your own member id: leave the workspace (any role). With someone else's: remove them (owners and admins; only an owner removes an owner). With an invitation's id: revoke it, and its link answers 410. The last owner cannot leave or be removed, nor can a personal workspace's own user (409). A removed member's links stay with the workspace.",
+    "With your own member id: leave the workspace (any role). With someone else's: remove them (owners and admins; only an owner removes an owner). With an invitation's id: revoke it, and its link answers 410. The last owner cannot leave or be removed, nor can a personal workspace's own user (409). A removed member's links stay with the workspace. " +
+    KEY_GOES_WITH_ITS_CLAIMER,
   tag: "Workspaces",
   write: true,
   parameters: [MEMBER_ID],
   responses: {
-    204: { description: "Removed, left or revoked." },
+    200: ok("Removed, left or revoked; and whether the API key the person claimed was revoked.", memberRemovalSchema),
     403: failure(PEOPLE_NEED_A_SESSION),
     404: failure("No member or pending invitation with this id in this workspace."),
     409: failure("The last owner cannot leave; a personal workspace's user stays its owner."),

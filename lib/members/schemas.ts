@@ -34,6 +34,20 @@ export const invitedMemberSchema = memberSchema
   })
   .meta({ id: "InvitedMember" });
 
+const apiKeyRevoked = z.boolean().meta({
+  description:
+    "true when this person had claimed the workspace's live API key (or the key it was rotated from): it is revoked with the change, integrations using it stop, and the owners are e-mailed",
+});
+
+export const roleChangeSchema = memberSchema.extend({ api_key_revoked: apiKeyRevoked }).meta({ id: "MemberRoleChange" });
+
+export const memberRemovalSchema = z
+  .object({
+    id: z.string().meta({ description: "the member's or invitation's id, as sent" }),
+    api_key_revoked: apiKeyRevoked,
+  })
+  .meta({ id: "MemberRemoval" });
+
 /** An e-mail address, in the one spelling sessions use (lib/auth/email.ts). */
 const emailAddress = z
   .string()

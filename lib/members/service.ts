@@ -1,11 +1,16 @@
 import { normaliseEmail } from "@/lib/auth/email";
+import { liveKeyClaimer, revokeKeyClaimedBy } from "@/lib/auth/store";
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
+import { type DbClient, transaction } from "@/lib/db/client";
 import { emailAvailable, EMAIL_NOT_CONFIGURED, sendEmail } from "@/lib/email";
 import { DomainError, forbidden, notFound } from "@/lib/http/errors";
-import { can, requirePermission } from "@/lib/workspaces/permissions";
+import { log } from "@/lib/log";
+import { can, requirePermission, roleMay } from "@/lib/workspaces/permissions";
+import { findWorkspaceManagers } from "@/lib/workspaces/store";
 import type { Principal, Role } from "@/lib/workspaces/types";
 import { invitationEmail, invitationUrl } from "./invitation-email";
+import { type KeyHolderChange, keyRevokedEmail } from "./key-revoked-email";
 import type { InviteMemberInput } from "./schemas";
 import * as store from "./store";
 import type { InvitationRow, MembershipRow } from "./store";
@@ -20,6 +25,12 @@ export type Member = {
   status: "active" | "invited" | "expired";
   created_at: number;
 };
+
+/** A role change's answer: the member, and whether the API key they claimed went with their admin rights. */
+export type RoleChange = Member & { api_key_revoked: boolean };
+
+/** A removal's answer: who left the list, and whether the API key they claimed went with them. */
+export type Removal = { id: string; api_key_revoked: boolean };
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -112,31 +123,42 @@ export async function resendInvitation(principal: Principal, id: string): Promis
   return { ...presentInvitation(replacement), ...delivered };
 }
 
-/** Changes a member's role, or the role a pending invitation offers. Only owners make or unmake owners. */
-export async function changeRole(principal: Principal, id: string, role: Role): Promise<Member> {
-  requireManager(principal, "members.change_role", "Only an owner or admin of this workspace can change roles.");
+/**
+ * Changes a member's role, or the role a pending invitation offers. Only owners make or unmake
+ * owners. A member demoted below admin who claimed the workspace's API key takes it with them:
+ * the key is revoked in the same transaction and the owners are told.
+ */
+export async function changeRole(principal: Principal, id: string, role: Role): Promise<RoleChange> {
+  const manager = requireManager(principal, "members.change_role", "Only an owner or admin of this workspace can change roles.");
   if (id.startsWith("inv_")) {
     const invitation = await findInvitationOrExplain(principal.workspaceId, id);
     if (invitation.role === "owner" || role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
     const changed = await store.changeInvitationRole(principal.workspaceId, id, role, can(principal, "members.manage_owners"));
     if (!changed) throw notFound(NO_SUCH_MEMBER);
-    return presentInvitation(changed);
+    return { ...presentInvitation(changed), api_key_revoked: false };
   }
   const membership = await store.findMembership(principal.workspaceId, id);
   if (!membership) throw notFound(NO_SUCH_MEMBER);
-  if (membership.role === role) return presentMembership(membership);
+  if (membership.role === role) return { ...presentMembership(membership), api_key_revoked: false };
   if (membership.role === "owner" || role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
-  const changed = await store.updateMembershipRole(principal.workspaceId, id, role, can(principal, "members.manage_owners"));
-  if (!changed) throw await refusalFor(principal, membership);
-  return presentMembership({ ...membership, role });
+  const change = { workspaceId: principal.workspaceId, id, role, mayTouchOwners: can(principal, "members.manage_owners") };
+  const outcome = await transaction(async (tx) => {
+    if (!(await store.updateMembershipRole(tx, change))) return null;
+    const keepsKey = roleMay(role, "api_key.claim");
+    return { keyRevoked: !keepsKey && (await revokeKeyOf(tx, manager, membership)) };
+  });
+  if (!outcome) throw await refusalFor(principal, membership);
+  if (outcome.keyRevoked) await tellOwnersKeyRevoked(principal.workspaceId, membership, "demoted");
+  return { ...presentMembership({ ...membership, role }), api_key_revoked: outcome.keyRevoked };
 }
 
 /**
  * Removes a member (owners and admins; only an owner removes an owner), lets anyone leave (their
  * own id), or revokes a pending invitation. The last owner stays, and so does a personal
- * workspace's own user. The member's links stay with the workspace.
+ * workspace's own user. The member's links stay with the workspace; the API key they claimed does
+ * not: it is revoked in the same transaction and the owners are told.
  */
-export async function removeMember(principal: Principal, id: string): Promise<void> {
+export async function removeMember(principal: Principal, id: string): Promise<Removal> {
   if (principal.kind !== "session") throw forbidden(PEOPLE_NEED_A_PERSON);
   if (id.startsWith("inv_")) {
     requirePermission(principal, "members.invite", "Only an owner or admin of this workspace can revoke invitations.");
@@ -149,7 +171,7 @@ export async function removeMember(principal: Principal, id: string): Promise<vo
       can(principal, "members.manage_owners"),
     );
     if (!revoked) throw notFound(NO_SUCH_MEMBER);
-    return;
+    return { id, api_key_revoked: false };
   }
   const membership = await store.findMembership(principal.workspaceId, id);
   if (!membership) throw notFound(NO_SUCH_MEMBER);
@@ -162,8 +184,43 @@ export async function removeMember(principal: Principal, id: string): Promise<vo
     );
     if (membership.role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
   }
-  const removed = await store.deleteMembership(principal.workspaceId, id, leaving || can(principal, "members.manage_owners"));
-  if (!removed) throw await refusalFor(principal, membership);
+  const removal = { workspaceId: principal.workspaceId, id, mayTouchOwners: leaving || can(principal, "members.manage_owners") };
+  const outcome = await transaction(async (tx) => {
+    if (!(await store.deleteMembership(tx, removal))) return null;
+    return { keyRevoked: await revokeKeyOf(tx, principal, membership) };
+  });
+  if (!outcome) throw await refusalFor(principal, membership);
+  if (outcome.keyRevoked) await tellOwnersKeyRevoked(principal.workspaceId, membership, leaving ? "left" : "removed");
+  return { id, api_key_revoked: outcome.keyRevoked };
+}
+
+/** The member id of whoever claimed the workspace's live API key (the members page warns before removing them); null when none did. */
+export async function keyHolderMemberId(principal: Principal): Promise<string | null> {
+  const claimer = await liveKeyClaimer(principal.workspaceId);
+  return claimer ? ((await store.findMembershipOfUser(principal.workspaceId, claimer))?.id ?? null) : null;
+}
+
+function revokeKeyOf(tx: DbClient, actor: SessionPrincipal, membership: MembershipRow): Promise<boolean> {
+  return revokeKeyClaimedBy(tx, {
+    workspaceId: actor.workspaceId,
+    claimedByUserId: membership.userId,
+    revokedByUserId: actor.userId,
+    now: new Date(clock().now()),
+  });
+}
+
+/**
+ * E-mails the owners that the key went with the person who claimed it. The revocation has
+ * committed and stands whatever the mail server says, so a failed send is logged, not answered.
+ */
+async function tellOwnersKeyRevoked(workspaceId: string, holder: MembershipRow, change: KeyHolderChange): Promise<void> {
+  const owners = await findWorkspaceManagers(workspaceId, ["owner"]);
+  if (!owners || owners.addresses.length === 0) return;
+  try {
+    await sendEmail(keyRevokedEmail(owners, holder.email ?? "the member", change));
+  } catch (error) {
+    log().warn({ workspace: workspaceId, detail: (error as Error).message }, "the notice of a revoked API key was not sent");
+  }
 }
 
 /**

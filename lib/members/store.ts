@@ -184,52 +184,56 @@ export async function revokeInvitation(workspaceId: string, id: string, now: Dat
 
 /**
  * Every change that could leave a workspace without an owner (a demotion, a removal, someone
- * leaving) runs as: lock the workspace's row, then one conditional statement. The statement
- * decides "another owner remains" itself; the lock makes concurrent changes to one workspace's
- * owners take turns, so under READ COMMITTED each statement sees the previous one's result (two
- * owners demoting each other at once cannot both succeed). It also refuses to touch the
- * membership of a personal workspace's own user, who is always its owner.
+ * leaving) runs inside the caller's transaction as: lock the workspace's row, then one
+ * conditional statement. The statement decides "another owner remains" itself; the lock makes
+ * concurrent changes to one workspace's owners take turns, so under READ COMMITTED each statement
+ * sees the previous one's result (two owners demoting each other at once cannot both succeed). It
+ * also refuses to touch the membership of a personal workspace's own user, who is always its owner.
  */
-async function withOwnersLocked<T>(workspaceId: string, change: (tx: DbClient) => Promise<T>): Promise<T> {
-  return db().$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR UPDATE`;
-    return change(tx);
-  });
+async function lockOwners(tx: DbClient, workspaceId: string): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR UPDATE`;
 }
 
-/** Sets a member's role; null when refused (last owner, personal workspace's user, or an owner the caller may not touch) or gone. */
-export function updateMembershipRole(
-  workspaceId: string,
-  id: string,
-  role: Role,
-  mayTouchOwners: boolean,
+/**
+ * Sets a member's role, in the caller's transaction; null when refused (last owner, personal
+ * workspace's user, or an owner the caller may not touch) or gone.
+ */
+export async function updateMembershipRole(
+  tx: DbClient,
+  change: { workspaceId: string; id: string; role: Role; mayTouchOwners: boolean },
 ): Promise<{ id: string } | null> {
-  return withOwnersLocked(workspaceId, async (tx) => {
-    const rows = await tx.$queryRaw<{ id: string }[]>`
-      UPDATE memberships m SET role = ${role}::"Role"
-      WHERE m.id = ${id} AND m.workspace_id = ${workspaceId}
-        AND (${mayTouchOwners} OR m.role <> 'owner')
-        AND (${role} = 'owner' OR m.role <> 'owner'
-             OR EXISTS (SELECT 1 FROM memberships o WHERE o.workspace_id = m.workspace_id AND o.role = 'owner' AND o.id <> m.id))
-        AND NOT EXISTS (SELECT 1 FROM workspaces w WHERE w.id = m.workspace_id AND w.personal_for_user_id = m.user_id)
-      RETURNING m.id`;
-    return rows[0] ?? null;
-  });
+  const { workspaceId, id, role, mayTouchOwners } = change;
+  await lockOwners(tx, workspaceId);
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    UPDATE memberships m SET role = ${role}::"Role"
+    WHERE m.id = ${id} AND m.workspace_id = ${workspaceId}
+      AND (${mayTouchOwners} OR m.role <> 'owner')
+      AND (${role} = 'owner' OR m.role <> 'owner'
+           OR EXISTS (SELECT 1 FROM memberships o WHERE o.workspace_id = m.workspace_id AND o.role = 'owner' AND o.id <> m.id))
+      AND NOT EXISTS (SELECT 1 FROM workspaces w WHERE w.id = m.workspace_id AND w.personal_for_user_id = m.user_id)
+    RETURNING m.id`;
+  return rows[0] ?? null;
 }
 
-/** Removes a membership; null when refused (last owner, personal workspace's user, or an owner the caller may not touch) or gone. */
-export function deleteMembership(workspaceId: string, id: string, mayTouchOwners: boolean): Promise<{ id: string } | null> {
-  return withOwnersLocked(workspaceId, async (tx) => {
-    const rows = await tx.$queryRaw<{ id: string }[]>`
-      DELETE FROM memberships m
-      WHERE m.id = ${id} AND m.workspace_id = ${workspaceId}
-        AND (${mayTouchOwners} OR m.role <> 'owner')
-        AND (m.role <> 'owner'
-             OR EXISTS (SELECT 1 FROM memberships o WHERE o.workspace_id = m.workspace_id AND o.role = 'owner' AND o.id <> m.id))
-        AND NOT EXISTS (SELECT 1 FROM workspaces w WHERE w.id = m.workspace_id AND w.personal_for_user_id = m.user_id)
-      RETURNING m.id`;
-    return rows[0] ?? null;
-  });
+/**
+ * Removes a membership, in the caller's transaction; null when refused (last owner, personal
+ * workspace's user, or an owner the caller may not touch) or gone.
+ */
+export async function deleteMembership(
+  tx: DbClient,
+  removal: { workspaceId: string; id: string; mayTouchOwners: boolean },
+): Promise<{ id: string } | null> {
+  const { workspaceId, id, mayTouchOwners } = removal;
+  await lockOwners(tx, workspaceId);
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    DELETE FROM memberships m
+    WHERE m.id = ${id} AND m.workspace_id = ${workspaceId}
+      AND (${mayTouchOwners} OR m.role <> 'owner')
+      AND (m.role <> 'owner'
+           OR EXISTS (SELECT 1 FROM memberships o WHERE o.workspace_id = m.workspace_id AND o.role = 'owner' AND o.id <> m.id))
+      AND NOT EXISTS (SELECT 1 FROM workspaces w WHERE w.id = m.workspace_id AND w.personal_for_user_id = m.user_id)
+    RETURNING m.id`;
+  return rows[0] ?? null;
 }
 
 export async function isPersonalWorkspaceOf(workspaceId: string, userId: string): Promise<boolean> {

@@ -58,8 +58,11 @@ const ALLOWED: Record<Action, Rule> = {
 };
 
 export function can(principal: Principal, action: Action): boolean {
-  const rule = ALLOWED[action];
-  return principal.kind === "api_key" ? rule.apiKey : rule.roles.includes(principal.role);
+  return principal.kind === "api_key" ? ALLOWED[action].apiKey : roleMay(principal.role, action);
+}
+
+export function roleMay(role: Role, action: Action): boolean {
+  return ALLOWED[action].roles.includes(role);
 }
 
 export function requirePermission(principal: Principal, action: Action, refusal: string): void {

@@ -71,21 +71,27 @@ export async function findRole(workspaceId: string, userId: string): Promise<Rol
   return membership?.role ?? null;
 }
 
-/** Who hears about the workspace's operations (a custom domain whose DNS broke): its name, and its owners' and admins' addresses. */
+/**
+ * Who hears about the workspace's operations (a custom domain whose DNS broke, its API key revoked):
+ * its name, and its owners' (and by default admins') addresses.
+ */
 export type WorkspaceManagers = { workspaceName: string; addresses: string[] };
 
 /**
- * The workspace's owners and admins that have an address their identity provider vouched for
+ * The workspace's members in these roles that have an address their identity provider vouched for
  * (an unverified address might be someone else's mailbox), oldest membership first; null when the
  * workspace is gone.
  */
-export async function findWorkspaceManagers(workspaceId: string): Promise<WorkspaceManagers | null> {
+export async function findWorkspaceManagers(
+  workspaceId: string,
+  roles: readonly Role[] = ["owner", "admin"],
+): Promise<WorkspaceManagers | null> {
   const workspace = await db().workspace.findUnique({
     where: { id: workspaceId },
     select: {
       name: true,
       memberships: {
-        where: { role: { in: ["owner", "admin"] }, user: { emailVerified: true, email: { not: null } } },
+        where: { role: { in: [...roles] }, user: { emailVerified: true, email: { not: null } } },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
         select: { user: { select: { email: true } } },
       },

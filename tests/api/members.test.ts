@@ -260,7 +260,7 @@ describe("invitations by e-mail", () => {
     const address = uniqueAddress("fay");
     const invited = await call("POST", "/api/members", { ...asOwner, body: { email: address } });
     const token = tokenOf(invitationLinkIn((await smtp.messageTo(address)).mail.text!));
-    expect((await call("DELETE", `/api/members/${invited.body.id}`, asOwner)).status).toBe(204);
+    expect((await call("DELETE", `/api/members/${invited.body.id}`, asOwner)).status).toBe(200);
     expect((await call("GET", "/api/members", asOwner)).body.members.map((member: { id: string }) => member.id)).not.toContain(
       invited.body.id,
     );
@@ -382,7 +382,7 @@ describe("roles and leaving", () => {
 
     const second = await newUser("second");
     const asSecond = await joinWorkspace(second, workspaceId, "owner");
-    expect((await call("DELETE", `/api/members/${ownerId}`, asOwner)).status).toBe(204);
+    expect((await call("DELETE", `/api/members/${ownerId}`, asOwner)).status).toBe(200);
     expect((await call("GET", "/api/members", asOwner)).status).toBe(401);
     expect((await call("GET", "/api/members", asSecond)).body.members.map((member: { email: string }) => member.email)).toEqual([
       second.email,
@@ -400,7 +400,7 @@ describe("roles and leaving", () => {
     );
     expect(ownId).toBe(listed.id);
     expect(await ownMemberId({ kind: "api_key", apiKeyId: "key_none", workspaceId })).toBeNull();
-    expect((await call("DELETE", `/api/members/${ownId}`, asMember)).status).toBe(204);
+    expect((await call("DELETE", `/api/members/${ownId}`, asMember)).status).toBe(200);
     expect(await ownMemberId({ kind: "session", userId: member.userId, workspaceId, role: "member" })).toBeNull();
   });
 
@@ -413,8 +413,8 @@ describe("roles and leaving", () => {
         call("DELETE", `/api/members/${ids[0]}`, asOwner),
         call("PATCH", `/api/members/${ids[1]}`, { ...asSecond, body: { role: "viewer" } }),
       ]);
-      // The leave answers 204, the demotion 200; whichever ran second finds no other owner.
-      expect([first.status === 204, second.status === 200].filter(Boolean)).toHaveLength(1);
+      // The leave and the demotion both answer 200; whichever ran second finds no other owner.
+      expect([first.status === 200, second.status === 200].filter(Boolean)).toHaveLength(1);
       expect([first.status, second.status].filter((status) => status === 409)).toHaveLength(1);
       expect(await db().membership.count({ where: { workspaceId, role: "owner" } })).toBe(1);
     }
@@ -430,8 +430,8 @@ describe("roles and leaving", () => {
     const idOfEmail = (email: string) => list.find((member) => member.email === email)!.id;
     const removedId = list.find((member) => member.role === "viewer")!.id;
     expect((await call("DELETE", `/api/members/${removedId}`, asLeaver)).status).toBe(403);
-    expect((await call("DELETE", `/api/members/${idOfEmail(leaver.email)}`, asLeaver)).status).toBe(204);
-    expect((await call("DELETE", `/api/members/${removedId}`, admin)).status).toBe(204);
+    expect((await call("DELETE", `/api/members/${idOfEmail(leaver.email)}`, asLeaver)).status).toBe(200);
+    expect((await call("DELETE", `/api/members/${removedId}`, admin)).status).toBe(200);
     expect((await call("GET", "/api/links", removed)).status).toBe(401);
 
     const personal = await newUser("personal");
@@ -441,5 +441,66 @@ describe("roles and leaving", () => {
     expect(kept.status).toBe(409);
     expect(kept.body.error).toMatch(/personal workspace/);
     expect((await call("PATCH", `/api/members/${personalOwnerId}`, { ...guest, body: { role: "member" } })).status).toBe(409);
+  });
+});
+
+describe("the API key leaves with the person who claimed it", () => {
+  /** A subscribed team whose admin claimed the workspace's key, and the owner's address. */
+  async function teamWithAdminKey(label: string) {
+    const team = await teamOf(label);
+    const admin = await newUser(`${label}-admin`);
+    const asAdmin = await joinWorkspace(admin, team.workspaceId, "admin");
+    const claimed = await call("POST", "/api/billing/claim", asAdmin);
+    expect(claimed.status).toBe(200);
+    const adminId = (await call("GET", "/api/members", team.asOwner)).body.members.find(
+      (member: { email: string }) => member.email === admin.email,
+    ).id as string;
+    return { ...team, admin, asAdmin, adminId, apiKey: claimed.body.api_key as string };
+  }
+
+  const keyWorks = async (apiKey: string) => (await call("GET", "/api/links", { token: apiKey })).status === 200;
+
+  it("revokes the key when its claimer is removed, says so in the answer and e-mails the owners", async () => {
+    const { owner, adminId, admin, apiKey, asOwner } = await teamWithAdminKey("keyremoval");
+    expect(await keyWorks(apiKey)).toBe(true);
+    const removed = await call("DELETE", `/api/members/${adminId}`, asOwner);
+    expect(removed.status).toBe(200);
+    expect(removed.body).toEqual({ id: adminId, api_key_revoked: true });
+    expect(await keyWorks(apiKey)).toBe(false);
+    const notice = await smtp.messageTo(owner.email);
+    expect(notice.mail.subject).toBe("Your workspace's API key was revoked");
+    expect(notice.mail.text).toContain(admin.email);
+    expect(notice.mail.text).toMatch(/integrations using it stop/);
+    expect(notice.mail.text).toContain("http://app.test.example/dashboard/settings");
+  });
+
+  it("revokes the key when its claimer is demoted below admin, even after it rotated itself, and not on other changes", async () => {
+    const { adminId, apiKey, asOwner, workspaceId } = await teamWithAdminKey("keydemotion");
+    const rotated = await call("POST", "/api/keys/rotate", { token: apiKey });
+    expect(rotated.status).toBe(200);
+    const successor = rotated.body.api_key as string;
+    // Someone else leaving, or the claimer becoming an owner, keeps the key.
+    const bystander = await joinWorkspace(await newUser("bystander"), workspaceId, "admin");
+    const bystanderId = (await call("GET", "/api/members", asOwner)).body.members.at(-1).id;
+    expect((await call("DELETE", `/api/members/${bystanderId}`, bystander)).body).toEqual({
+      id: bystanderId,
+      api_key_revoked: false,
+    });
+    const promoted = await call("PATCH", `/api/members/${adminId}`, { ...asOwner, body: { role: "owner" } });
+    expect(promoted.body).toMatchObject({ role: "owner", api_key_revoked: false });
+    expect(await keyWorks(successor)).toBe(true);
+
+    const demoted = await call("PATCH", `/api/members/${adminId}`, { ...asOwner, body: { role: "member" } });
+    expect(demoted.status).toBe(200);
+    expect(demoted.body).toMatchObject({ id: adminId, role: "member", api_key_revoked: true });
+    expect(await keyWorks(successor)).toBe(false);
+    expect(await db().apiKey.count({ where: { workspaceId, revokedAt: null } })).toBe(0);
+  });
+
+  it("revokes the key when its claimer leaves", async () => {
+    const { adminId, asAdmin, apiKey } = await teamWithAdminKey("keyleaving");
+    const left = await call("DELETE", `/api/members/${adminId}`, asAdmin);
+    expect(left.body).toEqual({ id: adminId, api_key_revoked: true });
+    expect(await keyWorks(apiKey)).toBe(false);
   });
 });

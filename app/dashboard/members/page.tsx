@@ -1,15 +1,26 @@
 import { FramedTable } from "@/components/table";
 import { cardClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
-import { listMembers, ownMemberId } from "@/lib/members/service";
+import { keyHolderMemberId, listMembers, ownMemberId } from "@/lib/members/service";
 import { can } from "@/lib/workspaces/permissions";
 import { InviteForm, LeaveButton, MemberActions } from "./member-forms";
+
+/** Said beforehand, on the row of whoever claimed the live API key. */
+const KEY_HOLDER_NOTE = {
+  self: "You created the workspace's API key: leaving, or becoming a member or viewer, also revokes it; integrations using it stop.",
+  other:
+    "Created the workspace's API key: removing them, or making them a member or viewer, also revokes the API key they created; integrations using it stop.",
+};
 
 const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZone: "UTC" });
 
 export default async function MembersPage() {
   const { user, principal } = await requireDashboard("/dashboard/members");
-  const [members, myId] = await Promise.all([listMembers(principal), ownMemberId(principal)]);
+  const [members, myId, keyHolderId] = await Promise.all([
+    listMembers(principal),
+    ownMemberId(principal),
+    keyHolderMemberId(principal),
+  ]);
   const manages = can(principal, "members.invite");
   const managesOwners = can(principal, "members.manage_owners");
   const people = members.filter((member) => member.status === "active");
@@ -37,6 +48,11 @@ export default async function MembersPage() {
               <td className="break-all">
                 {member.email ?? "—"}
                 {member.id === myId && <span className={mutedClass}> (you)</span>}
+                {member.id === keyHolderId && (
+                  <p className={mutedClass + " m-0 text-sm"}>
+                    {member.id === myId ? KEY_HOLDER_NOTE.self : KEY_HOLDER_NOTE.other}
+                  </p>
+                )}
               </td>
               <td>{member.role}</td>
               <td className="whitespace-nowrap">{dateFormat.format(member.created_at)}</td>

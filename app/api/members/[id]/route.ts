@@ -8,9 +8,8 @@ export const PATCH = apiRoute(changeMemberRole, async ({ principal, params, body
   json(await changeRole(principal, params.id, body.role)),
 );
 
-export const DELETE = apiRoute(removeMemberOperation, async ({ principal, params }) => {
-  await removeMember(principal, params.id);
-  return new Response(null, { status: 204 });
-});
+export const DELETE = apiRoute(removeMemberOperation, async ({ principal, params }) =>
+  json(await removeMember(principal, params.id)),
+);
 
 export const { GET, POST, PUT, OPTIONS } = otherMethods({ PATCH, DELETE });
