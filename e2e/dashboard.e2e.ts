@@ -394,6 +394,16 @@ test("creates a team workspace, renames it, and invites a member who accepts as 
   await expect(page.getByText("Renamed to Acme Menus & Labels.")).toBeVisible();
   await capturePage(page, testInfo, "settings-team");
 
+  // Inviting needs the team workspace's own subscription: first the sentence that says so, then the purchase.
+  await page.goto("/dashboard/members");
+  await page.getByLabel("E-mail address").fill(TEAMMATE);
+  await page.getByRole("button", { name: "Send invitation" }).click();
+  await expect(page.locator("main").getByRole("alert")).toContainText("no active subscription, so it cannot invite people");
+  await page.goto("/dashboard/billing");
+  await page.getByRole("button", { name: "Choose Unlimited monthly" }).click();
+  await page.getByRole("button", { name: "Complete purchase" }).click();
+  await expect(page.getByText("Purchase complete")).toBeVisible();
+
   await page.goto("/dashboard/members");
   const since = Date.now();
   await page.getByLabel("E-mail address").fill(TEAMMATE);

@@ -42,6 +42,15 @@ export async function requireEditEntitlement(workspaceId: string): Promise<void>
   if (!standing.active) throw subscriptionInactive(standing, "edit");
 }
 
+/**
+ * Inviting people needs an active subscription: both plans include teammates, and a workspace
+ * nobody pays for must not send e-mail from our address to anyone its owner names.
+ */
+export async function requireInviteEntitlement(workspaceId: string): Promise<void> {
+  const standing = standingNow((await store.findBillingSubject(workspaceId)).account);
+  if (!standing.active) throw subscriptionInactive(standing, "invite");
+}
+
 /** Adding a custom domain needs an active subscription (both plans include domains); a machine account has none. */
 export async function requireDomainEntitlement(workspaceId: string): Promise<void> {
   const subject = await store.findBillingSubject(workspaceId);
@@ -82,8 +91,10 @@ export async function spendAllowance<Result extends { created: boolean }>(
   }, ALLOWANCE_TRANSACTION);
 }
 
-function subscriptionInactive(standing: Standing, action: "create" | "edit"): DomainError {
-  const doing = action === "create" ? "create links" : "edit links";
+const DOING = { create: "create links", edit: "edit links", invite: "invite people" } as const;
+
+function subscriptionInactive(standing: Standing, action: keyof typeof DOING): DomainError {
+  const doing = DOING[action];
   const reason =
     standing.status === "past_due"
       ? `This workspace's subscription payment is overdue and its grace period has ended, so it cannot ${doing}. Update the payment method in the billing portal (POST /api/billing/portal).`

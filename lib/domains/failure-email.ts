@@ -1,5 +1,6 @@
 import { config } from "@/lib/config";
 import type { OutgoingEmail } from "@/lib/email";
+import { workspaceInEmail } from "@/lib/workspaces/names";
 import type { WorkspaceManagers } from "@/lib/workspaces/store";
 import type { DomainView } from "./schemas";
 
@@ -11,7 +12,7 @@ import type { DomainView } from "./schemas";
 export function brokenDomainEmail(domain: DomainView, managers: WorkspaceManagers): OutgoingEmail {
   const { hostname } = domain;
   const text = [
-    `The DNS of ${hostname}, a custom domain of the workspace "${managers.workspaceName}" on Permalink, no longer points to us. Our check found:`,
+    `The DNS of ${hostname}, a custom domain of ${workspaceInEmail(managers.workspaceName)} on Permalink, no longer points to us. Our check found:`,
     "",
     ...domain.validation_errors.map((problem) => `- ${problem}`),
     "",

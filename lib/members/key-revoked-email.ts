@@ -1,5 +1,6 @@
 import { config } from "@/lib/config";
 import type { OutgoingEmail } from "@/lib/email";
+import { workspaceInEmail } from "@/lib/workspaces/names";
 import type { WorkspaceManagers } from "@/lib/workspaces/store";
 
 /** Why the person who claimed the key no longer may hold it. */
@@ -18,7 +19,7 @@ const WHAT_HAPPENED: Record<KeyHolderChange, string> = {
 export function keyRevokedEmail(owners: WorkspaceManagers, holder: string, change: KeyHolderChange): OutgoingEmail {
   const settings = `${config().BASE_URL}/dashboard/settings`;
   const text = [
-    `The API key of your workspace "${owners.workspaceName}" on Permalink was revoked, because ${holder}, who created it, ${WHAT_HAPPENED[change]}.`,
+    `An API key was revoked on Permalink: the key of ${workspaceInEmail(owners.workspaceName)}, which you own. ${holder}, who created it, ${WHAT_HAPPENED[change]}, and the key went with them.`,
     "",
     "Programs and integrations using it stop: every request with that key is refused from now on. The workspace's links keep resolving.",
     "",

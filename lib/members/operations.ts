@@ -1,4 +1,4 @@
-import { defineOperation, failure, ok } from "@/lib/http/operation";
+import { defineOperation, failure, ok, paymentRequired } from "@/lib/http/operation";
 import {
   acceptedInvitationSchema,
   changeRoleBodySchema,
@@ -44,14 +44,16 @@ export const inviteMember = defineOperation({
   operationId: "inviteMember",
   summary: "Invite someone by e-mail",
   description:
-    "Owners and admins, with a session token (only an owner may invite an owner). The address is normalised as sign-in normalises it. An e-mail with the link `${BASE_URL}/invite/{token}` goes out through SMTP_URL; the link works once, for the invited address only, for INVITATION_TTL_DAYS (14) days. Without a mail server (development only) the link is written to the server's log and returned here as invite_url; in production without one, nothing is recorded and the answer is 503.",
+    "Owners and admins, with a session token (only an owner may invite an owner), in a workspace with an active subscription; a workspace sends at most 50 invitation e-mails (invitations and re-sends) a UTC day. The address is normalised as sign-in normalises it. An e-mail with the link `${BASE_URL}/invite/{token}` goes out through SMTP_URL; the link works once, for the invited address only, for INVITATION_TTL_DAYS (14) days. Without a mail server (development only) the link is written to the server's log and returned here as invite_url; in production without one, nothing is recorded and the answer is 503.",
   tag: "Workspaces",
   write: true,
   body: inviteMemberBodySchema,
   responses: {
     201: ok("The invitation, as it appears in the member list.", invitedMemberSchema),
     403: failure(PEOPLE_NEED_A_SESSION),
+    402: paymentRequired("The workspace has no active subscription, which inviting needs."),
     409: failure("The address already belongs to a member, or already has a pending invitation."),
+    429: failure("The workspace has sent its 50 invitation e-mails for this UTC day."),
     502: failure("The mail server did not accept the message; nothing was recorded."),
     503: failure("No mail server is configured on this production deployment (SMTP_URL)."),
   },
@@ -113,7 +115,9 @@ export const resendInvitation = defineOperation({
     200: ok("The invitation, with invite_url where no mail server is configured (development).", invitedMemberSchema),
     403: failure(PEOPLE_NEED_A_SESSION),
     404: failure("No pending invitation with this id in this workspace."),
+    402: paymentRequired("The workspace has no active subscription, which re-sending needs."),
     409: failure("The id is a member's: there is no invitation to re-send."),
+    429: failure("The workspace has sent its 50 invitation e-mails for this UTC day."),
     502: failure("The mail server did not accept the message; the previous link still works."),
     503: failure("No mail server is configured on this production deployment (SMTP_URL)."),
   },

@@ -1,5 +1,6 @@
 import { normaliseEmail } from "@/lib/auth/email";
 import { liveKeyClaimer, revokeKeyClaimedBy } from "@/lib/auth/store";
+import { requireInviteEntitlement } from "@/lib/billing/entitlement";
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { type DbClient, transaction } from "@/lib/db/client";
@@ -33,6 +34,9 @@ export type RoleChange = Member & { api_key_revoked: boolean };
 export type Removal = { id: string; api_key_revoked: boolean };
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Invitation e-mails (invitations and re-sends) one workspace may send a UTC day: a team's onboarding, not a mailing list. */
+export const INVITATIONS_PER_WORKSPACE_PER_DAY = 50;
 
 const PEOPLE_NEED_A_PERSON =
   "An API key cannot manage people; invite, change roles and remove members with an owner's or admin's session token.";
@@ -70,8 +74,10 @@ export async function inviteMember(principal: Principal, input: InviteMemberInpu
   const inviter = requireManager(principal, "members.invite", "Only an owner or admin of this workspace can invite people.");
   if (input.role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
   if (!emailAvailable()) throw new DomainError("not_configured", EMAIL_NOT_CONFIGURED);
-  const token = newInvitationToken();
+  await requireInviteEntitlement(principal.workspaceId);
   const now = new Date(clock().now());
+  await takeInvitationSend(principal.workspaceId, now);
+  const token = newInvitationToken();
   const context = await messageContext(principal.workspaceId, inviter);
   const invitation = await store.insertInvitation({
     workspaceId: principal.workspaceId,
@@ -107,8 +113,10 @@ export async function resendInvitation(principal: Principal, id: string): Promis
   const previous = await findInvitationOrExplain(principal.workspaceId, id);
   if (previous.role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
   if (!emailAvailable()) throw new DomainError("not_configured", EMAIL_NOT_CONFIGURED);
-  const token = newInvitationToken();
+  await requireInviteEntitlement(principal.workspaceId);
   const now = new Date(clock().now());
+  await takeInvitationSend(principal.workspaceId, now);
+  const token = newInvitationToken();
   const expiresAt = expiryFrom(now);
   const context = await messageContext(principal.workspaceId, inviter);
   const delivered = await deliver({ ...previous, expiresAt }, context, token);
@@ -333,6 +341,22 @@ async function deliver(
   });
   const delivery = await sendEmail(message);
   return delivery.via === "log" ? { invite_url: invitationUrl(token) } : {};
+}
+
+/**
+ * Spends one of the workspace's invitation e-mails for today (UTC), in the database so every
+ * instance shares the count; over the cap, 429 until the next UTC day. An e-mail the mail server
+ * then refuses still counts: the cap bounds attempts.
+ */
+async function takeInvitationSend(workspaceId: string, now: Date): Promise<void> {
+  const day = now.toISOString().slice(0, 10);
+  if (await store.takeInvitationSend(workspaceId, day, INVITATIONS_PER_WORKSPACE_PER_DAY)) return;
+  const nextDay = Date.parse(`${day}T00:00:00Z`) + DAY_MS;
+  throw new DomainError(
+    "rate_limited",
+    `This workspace has reached its limit of ${INVITATIONS_PER_WORKSPACE_PER_DAY} invitations a day; invite more after midnight UTC.`,
+    { "Retry-After": String(Math.ceil((nextDay - now.getTime()) / 1000)) },
+  );
 }
 
 function expiryFrom(now: Date): Date {

@@ -111,6 +111,19 @@ export async function insertInvitation(invitation: NewInvitation): Promise<Invit
   return db().invitation.findUniqueOrThrow({ where: { id }, select: INVITATION_FIELDS });
 }
 
+/**
+ * Takes one of the workspace's invitation e-mails for this UTC day, or refuses (false) when `cap`
+ * are spent. One statement decides: concurrent sends queue on the day's row and the WHERE sees
+ * the count the previous one left.
+ */
+export async function takeInvitationSend(workspaceId: string, day: string, cap: number): Promise<boolean> {
+  const taken = await db().$queryRaw<{ sent: number }[]>`
+    INSERT INTO invitation_days (workspace_id, day, sent) VALUES (${workspaceId}, ${day}::date, 1)
+    ON CONFLICT (workspace_id, day) DO UPDATE SET sent = invitation_days.sent + 1 WHERE invitation_days.sent < ${cap}
+    RETURNING sent`;
+  return taken.length > 0;
+}
+
 /** Deletes an invitation whose e-mail never went out (nobody holds its link), unless it was used meanwhile. */
 export async function withdrawUnsentInvitation(id: string): Promise<void> {
   await db().invitation.deleteMany({ where: { id, acceptedAt: null } });

@@ -59,13 +59,14 @@ export const createWorkspace = defineOperation({
   operationId: "createWorkspace",
   summary: "Create a team workspace",
   description:
-    "With a session token: a new team workspace with the caller as its owner. It starts without a subscription (creating links there needs one: POST /api/billing/checkout with X-Workspace-Id) and without an API key. Act on it by sending its id as X-Workspace-Id.",
+    "With a session token: a new team workspace with the caller as its owner. It starts without a subscription (creating links and inviting people there need one: POST /api/billing/checkout with X-Workspace-Id) and without an API key. Act on it by sending its id as X-Workspace-Id. One person creates at most 10 team workspaces. The name may not contain a web address or a domain name, because invitations quote it.",
   tag: "Workspaces",
   write: true,
   body: createWorkspaceBodySchema,
   responses: {
     201: ok("The new workspace; the caller is its owner.", workspaceMembershipSchema),
     403: failure("An API key cannot create workspaces."),
+    409: failure("The caller has already created 10 team workspaces."),
   },
 });
 

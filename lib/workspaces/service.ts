@@ -1,5 +1,5 @@
 import { liveKeySummary } from "@/lib/auth/store";
-import { forbidden } from "@/lib/http/errors";
+import { DomainError, forbidden } from "@/lib/http/errors";
 import { requirePermission } from "./permissions";
 import * as store from "./store";
 import type { Principal, Role } from "./types";
@@ -24,12 +24,20 @@ export async function describeWorkspaces(principal: Principal) {
   };
 }
 
-/** A team workspace with the signed-in caller as its owner; one nested write, so both rows or neither. */
+/** How many team workspaces one person may create: enough for real teams, too few to mass-produce senders of invitations. */
+export const TEAM_WORKSPACES_PER_PERSON = 10;
+
+/** A team workspace with the signed-in caller as its owner; both rows or neither, within the per-person cap. */
 export async function createWorkspace(principal: Principal, name: string) {
   if (principal.kind !== "session") {
     throw forbidden("An API key belongs to one workspace and cannot create others; create a workspace with a session token.");
   }
-  const workspace = await store.createTeamWorkspace(name, principal.userId);
+  const workspace = await store.createTeamWorkspace(name, principal.userId, TEAM_WORKSPACES_PER_PERSON);
+  if (!workspace)
+    throw new DomainError(
+      "conflict",
+      `You have created ${TEAM_WORKSPACES_PER_PERSON} team workspaces, the most one person can create; use one of them, or ask to be invited to another.`,
+    );
   return present(workspace, "owner");
 }
 

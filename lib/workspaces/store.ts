@@ -110,16 +110,26 @@ export async function findWorkspace(workspaceId: string) {
   return db().workspace.findUniqueOrThrow({ where: { id: workspaceId }, select: WORKSPACE_FIELDS });
 }
 
-/** A team workspace with its creator as owner, in one statement. */
-export async function createTeamWorkspace(name: string, ownerUserId: string) {
-  return db().workspace.create({
-    data: {
-      id: newId("ws"),
-      name,
-      kind: "team",
-      memberships: { create: { id: newId("mem"), userId: ownerUserId, role: "owner" } },
-    },
-    select: WORKSPACE_FIELDS,
+/**
+ * A team workspace with its creator as owner, unless they have created `cap` already (null then).
+ * One conditional UPDATE of the creator's counter decides: concurrent creates by one person queue
+ * on their row, and each re-checks the count the previous one left.
+ */
+export async function createTeamWorkspace(name: string, ownerUserId: string, cap: number) {
+  return db().$transaction(async (tx) => {
+    const counted = await tx.$executeRaw`
+      UPDATE users SET team_workspaces_created = team_workspaces_created + 1
+      WHERE id = ${ownerUserId} AND team_workspaces_created < ${cap}`;
+    if (counted === 0) return null;
+    return tx.workspace.create({
+      data: {
+        id: newId("ws"),
+        name,
+        kind: "team",
+        memberships: { create: { id: newId("mem"), userId: ownerUserId, role: "owner" } },
+      },
+      select: WORKSPACE_FIELDS,
+    });
   });
 }
 

@@ -130,7 +130,7 @@ describe("invitations by e-mail", () => {
     const message = await smtp.messageTo(invitee);
     expect(message.authenticatedAs).toBe("mailer");
     expect(message.envelopeFrom).toBe("teams@permalink.test");
-    expect(message.mail.subject).toBe("You're invited to inviter team on Permalink");
+    expect(message.mail.subject).toBe("You're invited to a workspace on Permalink");
     expect(message.mail.text).toContain(owner.email);
     const link = invitationLinkIn(message.mail.text!);
     expect(message.mail.html).toContain(`href="${link.href}"`);
@@ -503,4 +503,101 @@ describe("the API key leaves with the person who claimed it", () => {
     expect(left.body).toEqual({ id: adminId, api_key_revoked: true });
     expect(await keyWorks(apiKey)).toBe(false);
   });
+});
+
+describe("invitations cannot be a phishing relay", () => {
+  it("needs an active subscription to invite (402 with the subscribe sentence), recording nothing", async () => {
+    const owner = await newUser("unpaid", { subscription: false });
+    const created = await call("POST", "/api/workspaces", { token: owner.token, body: { name: "Unpaid team" } });
+    const asOwner = { token: owner.token, headers: { "x-workspace-id": created.body.id } };
+    const refused = await call("POST", "/api/members", { ...asOwner, body: { email: uniqueAddress("lure") } });
+    expect(refused.status).toBe(402);
+    expect(refused.body.error).toMatch(
+      /no active subscription, so it cannot invite people\. Subscribe with POST \/api\/billing\/checkout/,
+    );
+    expect(await db().invitation.count({ where: { workspaceId: created.body.id } })).toBe(0);
+    expect(smtp.messages.some((message) => message.envelopeTo.some((to) => to.startsWith("lure-")))).toBe(false);
+  });
+
+  it("caps the team workspaces one person creates at 10 (409 with a sentence)", async () => {
+    const user = await newUser("hoarder", { subscription: false });
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, (_, index) =>
+        call("POST", "/api/workspaces", { token: user.token, body: { name: `Team ${index}` } }),
+      ),
+    );
+    expect(statuses.filter((answer) => answer.status === 201)).toHaveLength(10);
+    const refused = statuses.filter((answer) => answer.status === 409);
+    expect(refused).toHaveLength(2);
+    expect(refused[0]!.body.error).toMatch(/10 team workspaces/);
+    expect(await db().workspace.count({ where: { kind: "team", memberships: { some: { userId: user.userId } } } })).toBe(10);
+  });
+
+  it.each([
+    "Account locked - restore at permalink-help.evil.example",
+    "Visit https://evil.example now",
+    "support@evil.example",
+    "www.evil",
+    "evil。example",
+    "xn--80ak6aa92e.com",
+  ])("refuses a workspace name carrying an address or a domain name: %s", async (name) => {
+    const user = await newUser("phisher", { subscription: false });
+    const created = await call("POST", "/api/workspaces", { token: user.token, body: { name } });
+    expect(created.status).toBe(400);
+    expect(created.body.error).toMatch(/web address or a domain name/);
+    expect((await call("PATCH", "/api/workspaces", { token: user.token, body: { name } })).status).toBe(400);
+  });
+
+  it("keeps names like v2.0, Acme Inc. or R&D", async () => {
+    const user = await newUser("plain", { subscription: false });
+    for (const name of ["Launch v2.0", "Acme Inc.", "R&D / Ops", "e.g. marketing"]) {
+      expect((await call("POST", "/api/workspaces", { token: user.token, body: { name } })).status).toBe(201);
+    }
+  });
+
+  it("quotes the workspace's name in the body only, never the Subject, and leaves out a name that carries an address", async () => {
+    const { workspaceId, asOwner } = await teamOf("quoted");
+    const invitee = uniqueAddress("quoted");
+    expect((await call("POST", "/api/members", { ...asOwner, body: { email: invitee } })).status).toBe(201);
+    const message = await smtp.messageTo(invitee);
+    expect(message.mail.subject).toBe("You're invited to a workspace on Permalink");
+    expect(message.mail.text).toContain('the workspace "quoted team"');
+
+    // A name stored before the rule (a personal workspace is named after its user's address) stays out of the message.
+    await db().workspace.update({ where: { id: workspaceId }, data: { name: "Restore at permalink-help.evil.example" } });
+    const second = uniqueAddress("unquoted");
+    expect((await call("POST", "/api/members", { ...asOwner, body: { email: second } })).status).toBe(201);
+    const unquoted = await smtp.messageTo(second);
+    expect(unquoted.mail.subject).not.toMatch(/evil/);
+    expect(unquoted.mail.text).not.toMatch(/evil/);
+    expect(unquoted.mail.html).not.toMatch(/evil/);
+    expect(unquoted.mail.text).toMatch(/invited you to join a workspace on Permalink/);
+  });
+
+  it("sends at most 50 invitation e-mails a workspace a day, counted in the database (429 until the next UTC day)", async () => {
+    const { workspaceId, asOwner } = await teamOf("daily");
+    const answers = [];
+    for (let batch = 0; batch < 5; batch++) {
+      answers.push(
+        ...(await Promise.all(
+          Array.from({ length: 11 }, (_, index) =>
+            call("POST", "/api/members", { ...asOwner, body: { email: uniqueAddress(`daily${batch}-${index}`) } }),
+          ),
+        )),
+      );
+    }
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(50);
+    const refused = answers.filter((answer) => answer.status === 429);
+    expect(refused).toHaveLength(5);
+    expect(refused[0]!.body.error).toMatch(/50 invitations a day/);
+    expect(Number(refused[0]!.headers.get("retry-after"))).toBeGreaterThan(0);
+    const pending = (await call("GET", "/api/members", asOwner)).body.members.find(
+      (member: { status: string }) => member.status === "invited",
+    );
+    expect((await call("POST", `/api/members/${pending.id}/resend`, asOwner)).status).toBe(429);
+    expect(await db().invitation.count({ where: { workspaceId } })).toBe(50);
+
+    setClock({ now: () => Date.now() + 24 * 60 * 60 * 1000 });
+    expect((await call("POST", "/api/members", { ...asOwner, body: { email: uniqueAddress("tomorrow") } })).status).toBe(201);
+  }, 60_000);
 });
