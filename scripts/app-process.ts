@@ -9,7 +9,7 @@ export type Door = "front" | "proxy";
 
 export type RunningApp = { url: string; port: number; stop(): Promise<number | null>; output(): string };
 
-const SOURCES = ["app", "lib", "components", "proxy.ts", "next.config.ts", "package.json"];
+const SOURCES = ["app", "lib", "components", "proxy.ts", "instrumentation.ts", "next.config.ts", "package.json"];
 
 function newestSourceTime(entry: string): number {
   if (!existsSync(entry)) return 0;

@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { Agent, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import next from "next";
 import { settleBillingProvider } from "@/lib/billing/provider";
+import { settledValues } from "@/lib/config";
 import { deliverInvalidation, type Invalidation } from "@/lib/links/invalidation";
 import { log } from "@/lib/log";
 
@@ -66,7 +67,10 @@ class ApplicationSupervisor {
 
   /** Starts a child and resolves once it listens; rejects when it exits first. */
   start(): Promise<void> {
-    const child = fork("scripts/next-server.ts", [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const child = fork("scripts/next-server.ts", [], {
+      env: { ...process.env, ...settledValues() },
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
     this.child = child;
     const heard = new InvalidationsHeard();
     const startedAt = Date.now();

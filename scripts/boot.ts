@@ -1,6 +1,6 @@
 import { ensureAuthSecret } from "@/lib/auth/dev-secret";
-import { ConfigError, config, resetConfig } from "@/lib/config";
-import { EMBEDDED_POOL_SIZE, startEmbeddedDatabase, type EmbeddedDatabase } from "@/lib/db/embedded";
+import { ConfigError, config, settleConfig } from "@/lib/config";
+import { EMBEDDED_POOL_SIZE, startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded-database";
 import { migrate } from "@/lib/db/migrate";
 import { log } from "@/lib/log";
 import { ensurePaymentSettings } from "@/lib/payments/dev-settings";
@@ -33,9 +33,7 @@ export async function boot(): Promise<{ embedded?: EmbeddedDatabase }> {
   let embedded: EmbeddedDatabase | undefined;
   if (!config().DATABASE_URL) {
     embedded = await startEmbeddedDatabase(config().DATA_DIR);
-    process.env.DATABASE_URL = embedded.url;
-    process.env.DATABASE_POOL_SIZE = String(EMBEDDED_POOL_SIZE);
-    resetConfig();
+    settleConfig({ DATABASE_URL: embedded.url, DATABASE_POOL_SIZE: String(EMBEDDED_POOL_SIZE) });
     log().info({ dataDir: `${config().DATA_DIR}/postgres` }, "embedded PostgreSQL started; set DATABASE_URL to use your own");
   }
   const applied = await migrate(config().DATABASE_URL!);

@@ -3,6 +3,7 @@
 import { cookies } from "next/headers";
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
+import { config } from "@/lib/config";
 import { type ActionResult, dashboardAction, dashboardContext, WORKSPACE_COOKIE } from "@/lib/api/dashboard";
 import { openBillingPortal, startCheckout as startCheckoutOperation } from "@/lib/billing/operations";
 import { openPortal, startCheckout } from "@/lib/billing/service";
@@ -164,7 +165,7 @@ export async function switchWorkspaceAction(form: FormData): Promise<void> {
 }
 
 function workspaceCookieOptions() {
-  return { httpOnly: true, sameSite: "lax" as const, path: "/", secure: process.env.NEXTAUTH_URL?.startsWith("https:") };
+  return { httpOnly: true, sameSite: "lax" as const, path: "/", secure: config().BASE_URL.startsWith("https:") };
 }
 
 export type RedirectState = { error: string } | null;

@@ -1,6 +1,7 @@
 import Bowser from "bowser";
 import { isbot } from "isbot";
 import { LRUCache } from "lru-cache";
+import { processSingleton } from "@/lib/process-singleton";
 
 export type AgentFacts = { bot: boolean; device: string | null; browser: string | null; os: string | null };
 
@@ -15,17 +16,17 @@ const PREVIEW_FETCHERS =
 const DEVICE_CLASSES = new Set(["desktop", "mobile", "tablet", "tv"]);
 
 /** Busy links see few distinct agents: parsing each once keeps the flush cheap. */
-const parsed = new LRUCache<string, AgentFacts>({ max: 5000 });
+const parsedAgents = processSingleton("parsedAgents", () => new LRUCache<string, AgentFacts>({ max: 5000 }));
 
 const NO_AGENT: AgentFacts = { bot: false, device: null, browser: null, os: null };
 
 /** Device class, browser and OS of a user agent, and whether it is a bot or a preview fetcher. */
 export function agentFacts(userAgent: string | null): AgentFacts {
   if (!userAgent) return NO_AGENT;
-  let facts = parsed.get(userAgent);
+  let facts = parsedAgents.get().get(userAgent);
   if (!facts) {
     facts = parseAgent(userAgent);
-    parsed.set(userAgent, facts);
+    parsedAgents.get().set(userAgent, facts);
   }
   return facts;
 }

@@ -1,6 +1,16 @@
+import { processSingleton } from "@/lib/process-singleton";
+
 export type CountryLookup = (address: string | null) => string | null;
 
-let loading: Promise<CountryLookup> | undefined;
+const loading = processSingleton("countryLookup", (): Promise<CountryLookup> =>
+  import("geoip-country").then((module) => {
+    const { lookup } = module.default ?? module;
+    return (address) => {
+      const country = address ? lookup(address)?.country : undefined;
+      return country && COUNTRY_CODE.test(country) ? country : null;
+    };
+  }),
+);
 
 /**
  * Address → ISO 3166 country, from the GeoLite2 country database that geoip-country ships, read
@@ -8,14 +18,7 @@ let loading: Promise<CountryLookup> | undefined;
  * addresses.
  */
 export function countryLookup(): Promise<CountryLookup> {
-  loading ??= import("geoip-country").then((module) => {
-    const { lookup } = module.default ?? module;
-    return (address) => {
-      const country = address ? lookup(address)?.country : undefined;
-      return country && COUNTRY_CODE.test(country) ? country : null;
-    };
-  });
-  return loading;
+  return loading.get();
 }
 
 const COUNTRY_CODE = /^[A-Z]{2}$/;

@@ -1,9 +1,13 @@
 import { createHmac, createSecretKey, randomBytes, type KeyObject } from "node:crypto";
 import { config } from "@/lib/config";
 import { log } from "@/lib/log";
+import { processSingleton } from "@/lib/process-singleton";
 
-let processSecret: string | undefined;
-const dailyKeys = new Map<string, KeyObject>();
+/** The day keys derived so far (a few days' worth), and the key of this process when AUTH_SECRET is unset. */
+const keys = processSingleton("visitorKeys", () => ({
+  daily: new Map<string, KeyObject>(),
+  processSecret: undefined as string | undefined,
+}));
 
 /**
  * The visitor hash behind uniques: HMAC-SHA256 of address and user agent under a key derived
@@ -30,11 +34,12 @@ export function utcDay(time: number): string {
 function dailyKey(day: string): KeyObject {
   const secret = baseSecret();
   const cacheKey = `${day}\n${secret}`;
-  let key = dailyKeys.get(cacheKey);
+  const { daily } = keys.get();
+  let key = daily.get(cacheKey);
   if (!key) {
-    if (dailyKeys.size > 8) dailyKeys.clear();
+    if (daily.size > 8) daily.clear();
     key = createSecretKey(createHmac("sha256", secret).update(`scan-visitor:${day}`).digest());
-    dailyKeys.set(cacheKey, key);
+    daily.set(cacheKey, key);
   }
   return key;
 }
@@ -47,11 +52,12 @@ function dailyKey(day: string): KeyObject {
 function baseSecret(): string {
   const configured = config().AUTH_SECRET;
   if (configured) return configured;
-  if (!processSecret) {
-    processSecret = randomBytes(32).toString("base64url");
+  const held = keys.get();
+  if (!held.processSecret) {
+    held.processSecret = randomBytes(32).toString("base64url");
     log().warn(
       "AUTH_SECRET is not set: visitor hashes use a key of this process only, so uniques may count a visitor once per instance",
     );
   }
-  return processSecret;
+  return held.processSecret;
 }

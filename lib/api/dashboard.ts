@@ -35,6 +35,7 @@ async function contextFromCookies(cookieJar: Record<string, string>): Promise<Da
   const token = await getToken({
     req: { cookies: cookieJar, headers: {} } as unknown as Parameters<typeof getToken>[0]["req"],
     secret,
+    secureCookie: config().BASE_URL.startsWith("https:"),
   });
   const user = token?.sub ? await findDashboardUser(token.sub) : null;
   if (!user) return null;

@@ -49,8 +49,6 @@ export function signInMethods(): SignInMethod[] {
  */
 export function authOptions(): NextAuthOptions {
   const settings = config();
-  // next-auth v4 builds its links from NEXTAUTH_URL: the app's public origin.
-  process.env.NEXTAUTH_URL ??= settings.BASE_URL;
   const methods = new Set(signInMethods().map((method) => method.id));
   return {
     secret: settings.AUTH_SECRET,

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ConfigError, config, resetConfig } from "@/lib/config";
+import { ConfigError, config, settleConfig } from "@/lib/config";
 import { readOrCreateDevValue } from "@/lib/config/dev-values";
 
 /**
@@ -12,6 +12,5 @@ export async function ensureAuthSecret(): Promise<void> {
   if (NODE_ENV === "production") {
     throw new ConfigError("Configuration error: AUTH_SECRET or AUTH_JWKS_URL must be set in production.");
   }
-  process.env.AUTH_SECRET = await readOrCreateDevValue("auth-secret", () => randomBytes(32).toString("base64url"));
-  resetConfig();
+  settleConfig({ AUTH_SECRET: await readOrCreateDevValue("auth-secret", () => randomBytes(32).toString("base64url")) });
 }

@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, type JWTPayload, jwtVerify, SignJWT, type JWTVerifyGetKey } from "jose";
 import { z } from "zod";
 import { config } from "@/lib/config";
+import { processSingleton } from "@/lib/process-singleton";
 import { storedText } from "@/lib/http/schemas";
 import { normaliseEmail } from "./email";
 
@@ -31,7 +32,8 @@ const sessionClaims = z.object({
 
 type SessionClaims = z.infer<typeof sessionClaims>;
 
-let remoteKeys: { url: string; keys: JWTVerifyGetKey } | undefined;
+/** The identity provider's key set (jose fetches and refreshes it), kept while AUTH_JWKS_URL stays the same. */
+const remoteKeys = processSingleton<{ url: string; keys: JWTVerifyGetKey } | undefined>("remoteSessionKeys", () => undefined);
 
 /**
  * Verifies a session JWT: signature, explicit algorithms, issuer, audience, expiry, an issue time
@@ -108,6 +110,9 @@ function builtInSecret(): Uint8Array {
 }
 
 function jwksFor(url: string): JWTVerifyGetKey {
-  if (remoteKeys?.url !== url) remoteKeys = { url, keys: createRemoteJWKSet(new URL(url)) };
-  return remoteKeys.keys;
+  const known = remoteKeys.peek();
+  if (known?.url === url) return known.keys;
+  const keys = createRemoteJWKSet(new URL(url));
+  remoteKeys.set({ url, keys });
+  return keys;
 }

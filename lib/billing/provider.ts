@@ -1,4 +1,4 @@
-import { config } from "@/lib/config";
+import { config, settleConfig } from "@/lib/config";
 import { processSingleton } from "@/lib/process-singleton";
 import { DomainError } from "@/lib/http/errors";
 import { localProvider } from "./local-provider";
@@ -26,12 +26,12 @@ const LOCAL_IN_PRODUCTION_WARNING = `WARNING: BILLING_PROVIDER=local on a produc
 
 /**
  * At start, with the operator's NODE_ENV: says which provider bills (loudly when production gives
- * subscriptions away), and pins it into the environment, because Next then sets NODE_ENV to
+ * subscriptions away), and settles it for the process, because Next then sets NODE_ENV to
  * production for the app's own code, which would switch a development server's local provider off.
  */
 export function settleBillingProvider(): void {
   const { BILLING_PROVIDER: provider, NODE_ENV } = config();
-  if (provider) process.env.BILLING_PROVIDER = provider;
+  if (provider) settleConfig({ BILLING_PROVIDER: provider });
   announceOnce(() => {
     if (provider === "local" && NODE_ENV === "production") log().warn(LOCAL_IN_PRODUCTION_WARNING);
     else if (!provider)

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { runCommand } from "@/tests/support/command";
-import { CONFIG_VARIABLES, ConfigError, parseConfig } from "./index";
+import { CONFIG_VARIABLES, ConfigError, config, parseConfig, resetConfig, settleConfig, settledValues } from "./index";
 
 const VALID_SECRET = "x".repeat(32);
 
@@ -198,5 +198,30 @@ describe("the documented variables", () => {
   it("no longer name ABUSE_REPORT_THRESHOLD: reports never block a link", () => {
     expect(CONFIG_VARIABLES).not.toContain("ABUSE_REPORT_THRESHOLD");
     expect(documented).not.toContain("ABUSE_REPORT_THRESHOLD");
+  });
+});
+
+describe("the process configuration", () => {
+  const nodeEnv = process.env.NODE_ENV;
+  afterEach(() => {
+    (process.env as Record<string, string | undefined>).NODE_ENV = nodeEnv;
+    resetConfig();
+  });
+
+  it("is read without NODE_ENV, and again when Next sets NODE_ENV at start, so a built app never runs as development", () => {
+    delete (process.env as Record<string, string | undefined>).NODE_ENV;
+    resetConfig();
+    expect(config().NODE_ENV).toBe("development");
+    expect(config()).toBe(config());
+    (process.env as Record<string, string | undefined>).NODE_ENV = "production";
+    expect(config().NODE_ENV).toBe("production");
+  });
+
+  it("reads what start-up settled over the environment, and hands it to child processes", () => {
+    const recipient = "0x" + "ab".repeat(20);
+    expect(config().PAYMENT_RECIPIENT).not.toBe(recipient);
+    settleConfig({ PAYMENT_RECIPIENT: recipient });
+    expect(config().PAYMENT_RECIPIENT).toBe(recipient);
+    expect(settledValues()).toMatchObject({ PAYMENT_RECIPIENT: recipient });
   });
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { LOG_LEVELS } from "@/lib/log";
+import { processSingleton } from "@/lib/process-singleton";
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
@@ -237,16 +238,44 @@ function shown(variable: string, value: string | undefined): string {
   return JSON.stringify(value.replace(/\/\/[^/@\s]*@/, "//***@"));
 }
 
-let cached: Config | undefined;
+/** What the start script settled for this process over the environment (generated development values, the embedded database). */
+export type SettledValues = Partial<Record<Exclude<keyof z.input<typeof configSchema>, "NODE_ENV">, string>>;
 
-/** The process configuration, validated once. Tests call resetConfig() after changing process.env. */
+const settled = processSingleton("configSettled", (): SettledValues => ({}));
+const parsed = processSingleton<{ nodeEnv: string | undefined; config: Config } | undefined>("config", () => undefined);
+
+/**
+ * The process configuration: the environment and what start-up settled over it, validated once.
+ * Next sets NODE_ENV when it starts a server without one (production for a built app); the
+ * configuration is read again then, so a built app never runs as development. Tests call
+ * resetConfig() after changing process.env.
+ */
 export function config(): Config {
-  cached ??= parseConfig(process.env);
-  return cached;
+  const nodeEnv = process.env.NODE_ENV;
+  const current = parsed.peek();
+  if (current && current.nodeEnv === nodeEnv) return current.config;
+  const fresh = parseConfig({ ...process.env, ...settled.get() });
+  parsed.set({ nodeEnv, config: fresh });
+  return fresh;
 }
 
 export function resetConfig(): void {
-  cached = undefined;
+  parsed.reset();
+}
+
+/**
+ * Values decided at start, read over the environment from now on by every bundle of this process;
+ * the application process it forks gets them in its environment (settledValues). Nothing writes
+ * process.env at run time (tests/project/process-state.test.ts).
+ */
+export function settleConfig(values: SettledValues): void {
+  Object.assign(settled.get(), values);
+  resetConfig();
+}
+
+/** What start-up settled, for the environment of a child process that must share it. */
+export function settledValues(): Readonly<SettledValues> {
+  return settled.get();
 }
 
 /**

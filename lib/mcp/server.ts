@@ -13,7 +13,7 @@ const INSTRUCTIONS = [
   "With an Authorization: Bearer header (an API key or a session token) the tools act on that workspace. Without one, call buy_link to buy a link with a machine payment (MPP or x402); its first purchase returns an API key to connect with.",
 ].join(" ");
 
-const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
+const TOOLS_BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
 
 /**
  * One MCP exchange, stateless: a server and a Streamable HTTP transport live for this request
@@ -24,7 +24,7 @@ export async function serveMcp(request: Request, principal: Principal | null, me
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map(describeTool) }));
   server.setRequestHandler(CallToolRequestSchema, ({ params }) => {
-    const tool = byName.get(params.name);
+    const tool = TOOLS_BY_NAME.get(params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `There is no tool named "${params.name}"; tools/list names them.`);
     return callTool(tool, params.arguments, { principal, request, meta: params._meta });
   });

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { config, resetConfig } from "@/lib/config";
+import { config, settleConfig } from "@/lib/config";
 import { log } from "@/lib/log";
 import { readOrCreateDevValue } from "@/lib/config/dev-values";
 import { atomicAmount } from "@/lib/config/payments";
@@ -20,14 +20,14 @@ export async function ensurePaymentSettings(): Promise<void> {
     return;
   }
   if (!MPP_SECRET_KEY)
-    process.env.MPP_SECRET_KEY = await readOrCreateDevValue("mpp-secret", () => randomBytes(32).toString("base64url"));
+    settleConfig({ MPP_SECRET_KEY: await readOrCreateDevValue("mpp-secret", () => randomBytes(32).toString("base64url")) });
   if (!PAYMENT_RECIPIENT) {
     const key = await readOrCreateDevValue("payment-recipient-key", generatePrivateKey);
-    process.env.PAYMENT_RECIPIENT = privateKeyToAccount(key as `0x${string}`).address;
+    const recipient = privateKeyToAccount(key as `0x${string}`).address;
+    settleConfig({ PAYMENT_RECIPIENT: recipient });
     log().info(
-      { recipient: process.env.PAYMENT_RECIPIENT, keyFile: `${DATA_DIR}/payment-recipient-key` },
+      { recipient, keyFile: `${DATA_DIR}/payment-recipient-key` },
       "machine payments go to the development wallet; set PAYMENT_RECIPIENT to use your own",
     );
   }
-  resetConfig();
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { generate } from "mppx/discovery";
 import { Mppx, evm } from "mppx/server";
 import { config, type Config } from "@/lib/config";
+import { processSingleton } from "@/lib/process-singleton";
 import { configuredPaymentSettings, type PaymentSettings } from "@/lib/config/payments";
 import { paymentSettings } from "./settings";
 import type { Purchase } from "./types";
@@ -20,7 +21,10 @@ const PAYMENT_DESCRIPTION = "One permanent short link";
 type Gateway = ReturnType<typeof createGateway>;
 export type ChargeOutcome = Awaited<ReturnType<ReturnType<Gateway["charge"]>>>;
 
-let cached: { source: Config; settings: PaymentSettings; gateway: Gateway } | undefined;
+const built = processSingleton<{ source: Config; settings: PaymentSettings; gateway: Gateway } | undefined>(
+  "paymentGateway",
+  () => undefined,
+);
 
 /**
  * mppx with its `evm` charge method: one 402 carries both challenges (WWW-Authenticate: Payment
@@ -30,11 +34,12 @@ let cached: { source: Config; settings: PaymentSettings; gateway: Gateway } | un
  */
 function currentGateway(): { settings: PaymentSettings; gateway: Gateway } {
   const source = config();
-  if (cached?.source !== source) {
-    const settings = paymentSettings();
-    cached = { source, settings, gateway: createGateway(settings) };
-  }
-  return cached;
+  const current = built.peek();
+  if (current?.source === source) return current;
+  const settings = paymentSettings();
+  const fresh = { source, settings, gateway: createGateway(settings) };
+  built.set(fresh);
+  return fresh;
 }
 
 function createGateway(settings: PaymentSettings) {

@@ -1,5 +1,6 @@
 import sharp from "sharp";
 import { DomainError } from "@/lib/http/errors";
+import { processSingleton } from "@/lib/process-singleton";
 import { maxLogoModules } from "./logo-area";
 import type { QrFormat, QrLevel } from "./schemas";
 
@@ -107,16 +108,14 @@ type ReactRenderer = {
   QRCodeSVG: typeof import("qrcode.react").QRCodeSVG;
 };
 
-let loadedRenderer: Promise<ReactRenderer> | undefined;
-
 /**
  * qrcode.react, React and react-dom/server are imported by Node at run time instead of being
  * bundled: Next bundles route handlers for React Server Components, where react-dom/server is
  * refused and React has no renderer for QRCodeSVG's hooks. Loaded together from node_modules,
  * the three share one React. (next.config.ts traces them into the deployment.)
  */
-function reactRenderer(): Promise<ReactRenderer> {
-  loadedRenderer ??= Promise.all([
+const loadedRenderer = processSingleton("qrReactRenderer", (): Promise<ReactRenderer> =>
+  Promise.all([
     import(/* turbopackIgnore: true */ /* webpackIgnore: true */ "react"),
     import(/* turbopackIgnore: true */ /* webpackIgnore: true */ "react-dom/server"),
     import(/* turbopackIgnore: true */ /* webpackIgnore: true */ "qrcode.react"),
@@ -124,6 +123,9 @@ function reactRenderer(): Promise<ReactRenderer> {
     createElement: react.createElement,
     renderToStaticMarkup: server.renderToStaticMarkup,
     QRCodeSVG: qr.QRCodeSVG,
-  }));
-  return loadedRenderer;
+  })),
+);
+
+function reactRenderer(): Promise<ReactRenderer> {
+  return loadedRenderer.get();
 }

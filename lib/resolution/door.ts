@@ -1,5 +1,6 @@
 import { scanBuffer } from "@/lib/analytics/scans";
 import { config } from "@/lib/config";
+import { processSingleton } from "@/lib/process-singleton";
 import { isVerifiedCustomDomain } from "@/lib/domains/verified-hosts";
 import { hearInvalidations, invalidationsHeard } from "@/lib/links/invalidation";
 import { isReserved } from "@/lib/links/slugs";
@@ -23,12 +24,13 @@ export type DoorRequest = {
 const SINGLE_SEGMENT = /^\/([^/]+)$/;
 const SLUG_CHARACTERS = /^[A-Za-z0-9_-]+$/;
 
-type Hosts = { short: string; app: string };
-let hosts: Hosts | undefined;
+const hosts = processSingleton("doorHosts", () => ({
+  short: new URL(config().SHORT_BASE_URL).hostname,
+  app: new URL(config().BASE_URL).hostname,
+}));
 
-function knownHosts(): Hosts {
-  hosts ??= { short: new URL(config().SHORT_BASE_URL).hostname, app: new URL(config().BASE_URL).hostname };
-  return hosts;
+function knownHosts(): { short: string; app: string } {
+  return hosts.get();
 }
 
 /** The request's host may be a verified custom domain: known only after asking (visitFor does). */

@@ -10,23 +10,21 @@ import type { ResolutionDeps } from "./resolve";
 import * as store from "./store";
 import type { ReleasePolicy } from "./store";
 import { log } from "@/lib/log";
+import { processSingleton } from "@/lib/process-singleton";
 
-const RUNTIME_KEY = Symbol.for("permalink.resolutionRuntime");
 type Runtime = { deps: ResolutionDeps; stopListening(): void };
-const holder = globalThis as unknown as { [RUNTIME_KEY]?: Runtime };
+const runtime = processSingleton("resolutionRuntime", createRuntime);
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The process's resolution dependencies, built once from configuration and shared by both doors. */
 export function resolutionRuntime(): ResolutionDeps {
-  holder[RUNTIME_KEY] ??= createRuntime();
-  return holder[RUNTIME_KEY].deps;
+  return runtime.get().deps;
 }
 
 /** Tests only: rebuild from the current configuration and clock. */
 export function resetResolutionRuntime(): void {
-  holder[RUNTIME_KEY]?.stopListening();
-  holder[RUNTIME_KEY] = undefined;
+  runtime.reset()?.stopListening();
 }
 
 /** The quarantine rules from configuration: spacing of counted checks, and what releases a link. */

@@ -1,4 +1,5 @@
 import { clock } from "@/lib/clock";
+import { processSingleton } from "@/lib/process-singleton";
 import { db } from "@/lib/db/client";
 import { pool } from "@/lib/db/pool";
 import type { Prisma } from "@/lib/db/generated/client";
@@ -41,7 +42,8 @@ export const FIND_LINKS = `
 const MAX_BATCH = 500;
 
 type Lookup = { host: string; slug: string; settle(link: ResolvedLink | null): void; fail(error: unknown): void };
-let waiting: Lookup[] = [];
+/** The lookups of this turn of the event loop, sent together. */
+const batch = processSingleton("resolutionLookupsWaiting", () => ({ waiting: [] as Lookup[] }));
 
 /**
  * The link on this host and slug, archived or not: an issued code always resolves. Lookups made
@@ -50,6 +52,7 @@ let waiting: Lookup[] = [];
  */
 export function findLink(host: string | null, slug: string): Promise<ResolvedLink | null> {
   return new Promise((settle, fail) => {
+    const { waiting } = batch.get();
     if (waiting.length === 0) setImmediate(lookUpWaiting);
     waiting.push({ host: host ?? "", slug, settle, fail });
     if (waiting.length >= MAX_BATCH) lookUpWaiting();
@@ -57,21 +60,21 @@ export function findLink(host: string | null, slug: string): Promise<ResolvedLin
 }
 
 function lookUpWaiting(): void {
-  const batch = waiting;
-  waiting = [];
-  if (batch.length === 0) return;
+  const lookups = batch.get().waiting;
+  batch.get().waiting = [];
+  if (lookups.length === 0) return;
   pool()
     .query<Row>({
       name: "resolution-find-links",
       text: FIND_LINKS,
-      values: [batch.map((lookup) => lookup.host), batch.map((lookup) => lookup.slug)],
+      values: [lookups.map((lookup) => lookup.host), lookups.map((lookup) => lookup.slug)],
     })
     .then(({ rows }) => {
       const found = new Map(rows.map((row) => [`${row.host ?? ""}/${row.slug}`, toResolved(row)]));
-      for (const lookup of batch) lookup.settle(found.get(`${lookup.host}/${lookup.slug}`) ?? null);
+      for (const lookup of lookups) lookup.settle(found.get(`${lookup.host}/${lookup.slug}`) ?? null);
     })
     .catch((error: unknown) => {
-      for (const lookup of batch) lookup.fail(error);
+      for (const lookup of lookups) lookup.fail(error);
     });
 }
 

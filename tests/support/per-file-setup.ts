@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { afterAll, inject } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
-import { EMBEDDED_POOL_SIZE } from "@/lib/db/embedded";
+import { EMBEDDED_POOL_SIZE } from "@/scripts/embedded-database";
+import { register } from "@/instrumentation";
 import { cloneDatabase } from "./database";
 
 const { serverUrl, template, prefix, embedded } = inject("testDatabase");
@@ -19,6 +20,8 @@ process.env.LOG_LEVEL ??= "error";
 delete process.env.REDIS_URL;
 delete process.env.UPSTASH_REDIS_REST_URL;
 resetConfig();
+// As Next does when a server starts: next-auth's origin.
+register();
 
 afterAll(async () => {
   await disconnectDb();
