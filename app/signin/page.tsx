@@ -4,21 +4,13 @@ import { redirect } from "next/navigation";
 import { cardClass, errorClass, mutedClass } from "@/components/ui/styles";
 import { dashboardContext } from "@/lib/api/dashboard";
 import { signInLinksPrinted, signInMethods } from "@/lib/api/next-auth";
+import { SIGN_IN_ERRORS } from "@/lib/auth/sign-in-errors";
 import { config } from "@/lib/config";
 import { sameOriginUrl } from "@/lib/http/return-url";
 import { SignInForms } from "./sign-in-forms";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sign in — Permalink" };
-
-/** next-auth's error codes, in words. */
-const ERRORS: Record<string, string> = {
-  Verification: "That sign-in link has expired or was already used. Ask for a new one.",
-  OAuthAccountNotLinked: "That account is linked to another address. Sign in the way you did before.",
-  AccessDenied: "That account has no verified e-mail address we can sign you in as.",
-  EmailSignin: "The sign-in e-mail could not be sent. Try again in a minute.",
-  CredentialsSignin: "That is not an e-mail address.",
-};
 
 /** Only our own origin: a callback URL elsewhere would make this page an open redirect. */
 function safeReturnUrl(candidate: string | undefined): string {
@@ -40,7 +32,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
       <div className={cardClass + " mt-6 space-y-6"}>
         {error && (
           <p role="alert" className={errorClass}>
-            {ERRORS[error] ?? "Signing in did not work. Please try again."}
+            {SIGN_IN_ERRORS[error] ?? "Signing in did not work. Please try again."}
           </p>
         )}
         {methods.length === 0 ? (

@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { buttonClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
 import type { SignInMethod } from "@/lib/api/next-auth";
+import { SIGN_IN_ERRORS } from "@/lib/auth/sign-in-errors";
 
 export function SignInForms({
   methods,
@@ -52,7 +53,11 @@ function EmailForm({ callbackUrl, linkPrinted }: { callbackUrl: string; linkPrin
     const result = await signIn("email", { email: address, callbackUrl, redirect: false });
     setPending(false);
     if (result?.ok && !result.error) router.push(`/signin/check-email?email=${encodeURIComponent(address)}`);
-    else setError("The sign-in e-mail could not be sent. Check the address and try again.");
+    else
+      setError(
+        (result?.error && SIGN_IN_ERRORS[result.error]) ||
+          "The sign-in e-mail could not be sent. Check the address and try again.",
+      );
   }
   return (
     <form onSubmit={submit} className="space-y-3" aria-label="Sign in with an e-mail link">

@@ -1,4 +1,6 @@
 import NextAuth from "next-auth";
+import { normaliseEmail } from "@/lib/auth/email";
+import { limitSignInEmail } from "@/lib/auth/sign-in-limit";
 import { config } from "@/lib/config";
 import { log } from "@/lib/log";
 import { MAX_FORM_BODY_BYTES, readTextBody } from "@/lib/http/body";
@@ -26,24 +28,46 @@ export function nextAuthRoute(request: Request, context: Context): Promise<Respo
 async function answerSignIn(request: Request, context: Context): Promise<Response> {
   try {
     const nextauth = (await context.params).nextauth ?? [];
+    const body = request.method === "POST" ? withOwnCallbackUrl(await readBody(request), "callbackUrl") : undefined;
+    if (asksForMagicLink(nextauth, body)) {
+      const address = normaliseEmail(String(body.email));
+      if (address !== null) await limitSignInEmail(address, request);
+    }
     const req = {
       method: request.method,
       query: withOwnCallbackUrl({ ...Object.fromEntries(new URL(request.url).searchParams), nextauth }, "callbackUrl"),
       headers: Object.fromEntries(request.headers),
       cookies: withOwnCallbackUrl(parseCookies(request.headers.get("cookie")), ...CALLBACK_URL_COOKIES),
-      body: request.method === "POST" ? withOwnCallbackUrl(await readBody(request), "callbackUrl") : undefined,
+      body,
     };
     const res = new CollectedResponse();
     await NextAuth(req as never, res as never, authOptions());
     return await jsonFailures(res.toResponse());
   } catch (error) {
-    if (error instanceof DomainError) return json({ error: error.message }, error.code === "too_large" ? 413 : 400);
+    if (error instanceof DomainError) return signInFailure(error);
     log().error({ err: error }, "unhandled sign-in error");
     return internalError();
   }
 }
 
 const CALLBACK_URL_COOKIES = ["next-auth.callback-url", "__Secure-next-auth.callback-url"];
+
+/** The e-mail sign-in's form post (POST /api/auth/signin/email), which sends a magic link. */
+function asksForMagicLink(nextauth: string[], body: Record<string, unknown> | undefined): body is { email: unknown } {
+  return nextauth.join("/") === "signin/email" && typeof body?.email === "string";
+}
+
+/**
+ * A refusal as next-auth's own client reads one: `url` carries the error code the sign-in page
+ * and form put in words (app/signin/errors.ts), `error` the sentence for anyone else.
+ */
+function signInFailure(error: DomainError): Response {
+  if (error.code === "rate_limited") {
+    const url = new URL("/signin?error=EmailRateLimited", config().BASE_URL).href;
+    return json({ error: error.message, url }, 429, error.headers);
+  }
+  return json({ error: error.message }, error.code === "too_large" ? 413 : 400);
+}
 
 /**
  * next-auth answers 500 to a callback URL it cannot parse ("x", "not a url"), in the query, the

@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import ipaddr from "ipaddr.js";
 import { config } from "@/lib/config";
 
 /**
@@ -32,7 +33,35 @@ export function trustedAddress(forwardedFor: string | null, realIp: string | nul
  * Redis rate-limit keys hold, so they can tell callers apart without keeping anyone's address.
  */
 export function hashedClientAddress(request: Request): string {
+  return keyedHash(clientAddress(request));
+}
+
+/** The caller's network (clientNetwork) as a keyed hash, for limits per network. */
+export function hashedClientNetwork(request: Request): string {
+  return keyedHash(clientNetwork(clientAddress(request)));
+}
+
+/** HMAC-SHA256 (base64url) under AUTH_SECRET: what a shared store keeps instead of an address it must not hold. */
+export function keyedHash(value: string): string {
   return createHmac("sha256", config().AUTH_SECRET ?? FALLBACK_ADDRESS_KEY)
-    .update(clientAddress(request))
+    .update(value)
     .digest("base64url");
+}
+
+/**
+ * The network a client address counts as for limits per network: its IPv4 /24 or IPv6 /64 (an
+ * IPv4-mapped IPv6 address is its IPv4 address). One subscriber usually holds a whole /64, and
+ * often several addresses of a /24, so counting addresses would let one person be many callers.
+ * Anything that is not an IP address (no address reached us) stands for itself.
+ */
+export function clientNetwork(address: string): string {
+  const literal = address.trim();
+  if (!ipaddr.isValid(literal)) return literal.toLowerCase();
+  const parsed = ipaddr.process(literal);
+  if (parsed.kind() === "ipv4") {
+    const [a, b, c] = (parsed as ipaddr.IPv4).octets;
+    return `${a}.${b}.${c}.0/24`;
+  }
+  const prefix = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `${prefix.join(":")}::/64`;
 }
