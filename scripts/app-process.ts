@@ -7,7 +7,14 @@ import { log } from "@/lib/log";
 /** Which door answers short links: the self-hosted node:http front, or Next's proxy.ts alone. */
 export type Door = "front" | "proxy";
 
-export type RunningApp = { url: string; port: number; stop(): Promise<number | null>; output(): string };
+export type RunningApp = {
+  url: string;
+  port: number;
+  /** The server's own process (the front door under `npm start`). */
+  pid: number;
+  stop(): Promise<number | null>;
+  output(): string;
+};
 
 const SOURCES = ["app", "lib", "components", "proxy.ts", "instrumentation.ts", "next.config.ts", "package.json"];
 
@@ -88,7 +95,7 @@ export async function startApp(door: Door, env: Record<string, string | undefine
   child.stderr?.on("data", (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
   await waitUntilAnswering(url, child, () => output);
-  return { url, port, stop: () => stopProcess(child), output: () => output };
+  return { url, port, pid: child.pid!, stop: () => stopProcess(child), output: () => output };
 }
 
 async function waitUntilAnswering(url: string, child: ChildProcess, output: () => string): Promise<void> {

@@ -2,10 +2,12 @@ import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startScanRetentionTimer } from "@/lib/analytics/retention-timer";
 import { scanBuffer } from "@/lib/analytics/scans";
+import { startScanStreamWriter } from "@/lib/analytics/scan-stream";
 import { config } from "@/lib/config";
 import { startDomainCheckTimer } from "@/lib/domains/check-timer";
 import { refusingMalformedRequests } from "@/lib/http/malformed-request";
 import { log } from "@/lib/log";
+import { closeNats, natsConfigured } from "@/lib/nats/connection";
 import { createFrontDoor } from "@/lib/resolution/node-door";
 import { startRecheckTimer } from "@/lib/resolution/recheck-timer";
 import { ensureFreshBuild } from "./app-process";
@@ -34,6 +36,7 @@ async function main(): Promise<void> {
   const recheck = startRecheckTimer();
   const domainChecks = startDomainCheckTimer();
   const scanRetention = startScanRetentionTimer();
+  const scanStream = natsConfigured() ? startScanStreamWriter() : null;
 
   let stopping = false;
   const shutdown = () => {
@@ -49,6 +52,8 @@ async function main(): Promise<void> {
     void Promise.race([closed, sleep(REQUESTS_GRACE_MS)])
       .then(async () => {
         const [unwritten] = await Promise.all([scanBuffer().drain(deadline), application.stop()]);
+        await scanStream?.stop();
+        await closeNats();
         if (unwritten > 0)
           log().error(
             `Shutting down with scans still unwritten: ${unwritten} scans could not be written within the ${SHUTDOWN_GRACE_MS / 1000} s shutdown grace period and are lost.`,

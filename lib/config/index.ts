@@ -66,6 +66,16 @@ const configSchema = z.object({
     .string()
     .regex(/^rediss?:\/\//, "must be a redis:// URL")
     .optional(),
+  NATS_URL: z
+    .string()
+    .regex(/^(nats|tls):\/\/[^\s,]+(,(nats|tls):\/\/[^\s,]+)*$/, "must be nats:// URLs, comma-separated")
+    .optional(),
+  NATS_SCAN_STREAM: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1 to 64 letters, digits, _ or -")
+    .default("PERMALINK_SCANS"),
+  NATS_SCAN_STREAM_MAX_BYTES: positiveInt.default(1024 ** 3),
+  NATS_SCAN_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   UPSTASH_REDIS_REST_URL: httpUrl.optional(),
   UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),

@@ -1,5 +1,6 @@
 import { sharedStoreFailure, sharedStoreAnswered, sharedStoreFailed, describeWithoutSecrets } from "@/lib/shared-store/status";
 import { pingSharedStore, sharedStoreKind } from "@/lib/shared-store/clients";
+import { natsState } from "@/lib/nats/connection";
 import type { Component, Health } from "./schemas";
 import { pingDatabase } from "./store";
 
@@ -11,8 +12,14 @@ const NOT_CONFIGURED: Component = { status: "not configured" };
 /** What this instance's components answer now; `unavailable` when it cannot serve. */
 export async function checkHealth(): Promise<Health> {
   const [database, redis] = await Promise.all([checkDatabase(), checkSharedStore()]);
-  const status = database.status !== "ok" ? "unavailable" : redis.status === "unavailable" ? "degraded" : "ok";
-  return { status, database, replica: NOT_CONFIGURED, redis, nats: NOT_CONFIGURED };
+  const nats = natsState() ?? NOT_CONFIGURED;
+  const status =
+    database.status !== "ok"
+      ? "unavailable"
+      : redis.status === "unavailable" || nats.status === "unavailable"
+        ? "degraded"
+        : "ok";
+  return { status, database, replica: NOT_CONFIGURED, redis, nats };
 }
 
 async function checkDatabase(): Promise<Component> {

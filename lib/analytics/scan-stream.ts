@@ -1,0 +1,224 @@
+import {
+  AckPolicy,
+  DiscardPolicy,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerMessages,
+  type JsMsg,
+} from "@nats-io/jetstream";
+import { nanos, type NatsConnection } from "@nats-io/transport-node";
+import { config } from "@/lib/config";
+import { log } from "@/lib/log";
+import { natsConnection, usableNatsConnection } from "@/lib/nats/connection";
+import { processSingleton } from "@/lib/process-singleton";
+import type { ScanRow } from "./enrich";
+import { writeScanBatch } from "./store";
+
+/**
+ * Scans through NATS JetStream (with NATS_URL): each instance publishes its enriched scans (never an
+ * address: rows carry the visitor's hash) to a work-queue stream on disk, and a durable consumer
+ * shared by every instance writes them to PostgreSQL with the same claimed-batch statement as the
+ * direct path, acknowledging only after the commit. A database outage then costs a wait, not a scan.
+ *
+ * A batch is cut into messages of at most ROWS_PER_MESSAGE rows, each with an id derived from the
+ * batch's (`<batch>.<n>`): JetStream drops a message whose id it saw within DUPLICATE_WINDOW_MS, and
+ * the writer claims the same id in scan_batches, so a republished or redelivered message, or one
+ * written directly while NATS was failing, is counted once.
+ */
+
+/** ~700 bytes a row at most (a 512-character user agent): well under NATS's default 1 MB payload. */
+const ROWS_PER_MESSAGE = 500;
+const PUBLISH_TIMEOUT_MS = 2_000;
+const DUPLICATE_WINDOW_MS = 2 * 60_000;
+/** A write may take this long before the message is handed to another instance (the claim keeps it exact either way). */
+const ACK_WAIT_MS = 60_000;
+/** A write that failed (PostgreSQL away) is offered again after this long. */
+const RETRY_AFTER_MS = 1_000;
+const CONSUMER_NAME = "scan-writer";
+const MESSAGES_IN_FLIGHT = 8;
+
+type ScanMessage = { id: string; rows: ScanRow[]; counts: number[] };
+type WireRow = Omit<ScanRow, "occurredAt"> & { occurredAt: number };
+
+const subject = () => `permalink.scans.${config().NATS_SCAN_STREAM}`;
+
+/** Cuts a batch into messages whose ids depend only on the batch's id and order, so a retried batch reuses them. */
+export function scanMessages(batchId: string, rows: ScanRow[], counts: number[]): ScanMessage[] {
+  const messages: ScanMessage[] = [];
+  for (let from = 0; from < rows.length; from += ROWS_PER_MESSAGE) {
+    const to = from + ROWS_PER_MESSAGE;
+    messages.push({ id: `${batchId}.${from / ROWS_PER_MESSAGE}`, rows: rows.slice(from, to), counts: counts.slice(from, to) });
+  }
+  return messages;
+}
+
+export function encodeScanMessage(message: ScanMessage): Uint8Array {
+  const rows: WireRow[] = message.rows.map((row) => ({ ...row, occurredAt: row.occurredAt.getTime() }));
+  return new TextEncoder().encode(JSON.stringify({ id: message.id, rows, counts: message.counts }));
+}
+
+export function decodeScanMessage(data: Uint8Array): ScanMessage {
+  const parsed = JSON.parse(new TextDecoder().decode(data)) as { id: string; rows: WireRow[]; counts: number[] };
+  if (typeof parsed.id !== "string" || !Array.isArray(parsed.rows) || parsed.rows.length !== parsed.counts?.length)
+    throw new Error("not a scan message");
+  return {
+    id: parsed.id,
+    rows: parsed.rows.map((row) => ({ ...row, occurredAt: new Date(row.occurredAt) })),
+    counts: parsed.counts,
+  };
+}
+
+/** Creates the stream and the shared consumer once per connection; idempotent across instances. */
+const processStreamReady = processSingleton("analytics.scan-stream-ready", () => new WeakMap<NatsConnection, Promise<void>>());
+
+function streamReady(connection: NatsConnection): Promise<void> {
+  const ready = processStreamReady.get();
+  let setUp = ready.get(connection);
+  if (!setUp) {
+    setUp = createStream(connection);
+    setUp.catch(() => ready.delete(connection));
+    ready.set(connection, setUp);
+  }
+  return setUp;
+}
+
+async function createStream(connection: NatsConnection): Promise<void> {
+  const { NATS_SCAN_STREAM: name, NATS_SCAN_STREAM_MAX_BYTES: maxBytes, NATS_SCAN_STREAM_REPLICAS: replicas } = config();
+  const manager = await jetstreamManager(connection);
+  const stream = {
+    name,
+    subjects: [subject()],
+    // Each message to one consumer, removed once acknowledged: the stream holds only what is not yet in PostgreSQL.
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    num_replicas: replicas,
+    max_bytes: maxBytes,
+    // When full, a publish is refused (and the instance writes to PostgreSQL itself) rather than losing stored scans.
+    discard: DiscardPolicy.New,
+    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+  };
+  await manager.streams.add(stream).catch(async (error: unknown) => {
+    if (!String(error).includes("already in use")) throw error;
+    await manager.streams.update(name, {
+      max_bytes: maxBytes,
+      num_replicas: replicas,
+      duplicate_window: stream.duplicate_window,
+    });
+  });
+  await manager.consumers.add(name, {
+    durable_name: CONSUMER_NAME,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(ACK_WAIT_MS),
+    filter_subject: subject(),
+  });
+}
+
+/**
+ * Sends a batch's scans to the stream, or writes them to PostgreSQL itself when NATS is not there
+ * or refuses (each message under its own id, so one that did reach the stream is still counted once).
+ * Rejects only when neither took them: the buffer keeps the batch and retries it whole.
+ */
+export async function recordScanRows(batchId: string, rows: ScanRow[], counts: number[]): Promise<void> {
+  const messages = scanMessages(batchId, rows, counts);
+  const unsent = await publish(messages);
+  for (const message of unsent) await writeScanBatch(message.id, message.rows, message.counts);
+}
+
+/** Publishes each message; resolves to those the stream did not acknowledge. */
+async function publish(messages: ScanMessage[]): Promise<ScanMessage[]> {
+  const connection = await usableNatsConnection(PUBLISH_TIMEOUT_MS);
+  if (!connection) return messages;
+  try {
+    await streamReady(connection);
+  } catch (error) {
+    publishFailed(error);
+    return messages;
+  }
+  const client = jetstream(connection, { timeout: PUBLISH_TIMEOUT_MS });
+  const outcomes = await Promise.allSettled(
+    messages.map((message) =>
+      client.publish(subject(), encodeScanMessage(message), { msgID: message.id, timeout: PUBLISH_TIMEOUT_MS }),
+    ),
+  );
+  const failure = outcomes.find((outcome) => outcome.status === "rejected");
+  if (failure) publishFailed(failure.reason);
+  else publishing.failing = false;
+  return messages.filter((_, index) => outcomes[index]!.status === "rejected");
+}
+
+const publishing = { failing: false };
+
+function publishFailed(error: unknown): void {
+  if (publishing.failing) return;
+  publishing.failing = true;
+  log().warn({ err: error }, "NATS did not take scans; this instance writes them to PostgreSQL directly until it does");
+}
+
+export type ScanStreamWriter = { stop(): Promise<void> };
+
+/**
+ * The shared consumer's loop in this process: each message written by the batch statement, then
+ * acknowledged. A failed write is offered again (to any instance) after RETRY_AFTER_MS; the loop
+ * resubscribes after a lost connection.
+ */
+export function startScanStreamWriter(): ScanStreamWriter {
+  let stopped = false;
+  let messages: ConsumerMessages | null = null;
+  let handling: Promise<void> = Promise.resolve();
+  let writeFailing = false;
+
+  async function handle(message: JsMsg): Promise<void> {
+    let batch: ScanMessage;
+    try {
+      batch = decodeScanMessage(message.data);
+    } catch (error) {
+      log().error({ err: error, sequence: message.seq }, "A message on the scan stream is not a scan batch; it is discarded");
+      message.term();
+      return;
+    }
+    try {
+      await writeScanBatch(batch.id, batch.rows, batch.counts);
+    } catch (error) {
+      if (!writeFailing)
+        log().error({ err: error }, "Writing scans from the stream failed; they stay in the stream and are retried");
+      writeFailing = true;
+      message.nak(RETRY_AFTER_MS);
+      return;
+    }
+    if (writeFailing) log().info("Scans from the stream are being written again");
+    writeFailing = false;
+    // After the commit: a lost acknowledgement means a redelivery, which the claimed id writes as nothing.
+    await message.ackAck().catch(() => undefined);
+  }
+
+  async function run(): Promise<void> {
+    while (!stopped) {
+      try {
+        const connection = await natsConnection();
+        if (!connection) return;
+        await streamReady(connection);
+        const consumer = await jetstream(connection).consumers.get(config().NATS_SCAN_STREAM, CONSUMER_NAME);
+        messages = await consumer.consume({ max_messages: MESSAGES_IN_FLIGHT });
+        for await (const message of messages) {
+          handling = handle(message);
+          await handling;
+          if (stopped) break;
+        }
+      } catch (error) {
+        if (!stopped) log().warn({ err: error }, "The scan stream's consumer lost NATS; it tries again in a second");
+      }
+      if (!stopped) await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_MS));
+    }
+  }
+
+  void run();
+  return {
+    async stop() {
+      stopped = true;
+      await handling;
+      await messages?.close().catch(() => undefined);
+    },
+  };
+}
