@@ -1,4 +1,4 @@
-import { db, type DbClient } from "@/lib/db/client";
+import { db, readDb, type DbClient } from "@/lib/db/client";
 import { writerPool } from "@/lib/db/pool";
 import type { ScanRow } from "./enrich";
 import { clock } from "@/lib/clock";
@@ -215,7 +215,7 @@ export async function scansPerLinkSince(
   since: Date,
 ): Promise<Map<string, number>> {
   if (linkIds.length === 0) return new Map();
-  const rows = await db().scanRollup.groupBy({
+  const rows = await readDb().scanRollup.groupBy({
     by: ["linkId"],
     where: {
       workspaceId,
@@ -255,7 +255,7 @@ type CountRow = { key: string; scans: bigint; uniques: bigint };
  */
 export async function readAnalytics(request: AnalyticsRequest): Promise<AnalyticsReport> {
   try {
-    return await db().$transaction(async (tx) => {
+    return await readDb().$transaction(async (tx) => {
       await tx.$queryRaw`SELECT set_config('TimeZone', ${request.timezone}, true)`;
       const range = await resolveRange(tx, request);
       const total = await totalOf(tx, request, range);

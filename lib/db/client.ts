@@ -3,6 +3,7 @@ import type pg from "pg";
 import { processSingleton } from "@/lib/process-singleton";
 import { type Prisma, PrismaClient } from "./generated/client";
 import { closePool, createPool, pool } from "./pool";
+import { closeReplica, usableReplicaPool } from "./replica";
 
 export type Db = InstanceType<typeof PrismaClient>;
 
@@ -17,7 +18,23 @@ export function db(): Db {
   return processDb.get();
 }
 
-/** A client with its own pool, for tests that need two separate instances. */
+/** Prisma on the replica's pool, one per pool. */
+const processReplicaDbs = processSingleton("db.replica-clients", () => new WeakMap<pg.Pool, Db>());
+
+/**
+ * For reads that may trail the last write by up to READ_REPLICA_MAX_LAG_MS (analytics, exports):
+ * the read replica while it is usable (lib/db/replica.ts), otherwise the primary. Nothing that must
+ * see its own write reads here.
+ */
+export function readDb(): Db {
+  const replica = usableReplicaPool();
+  if (!replica) return db();
+  const clients = processReplicaDbs.get();
+  let client = clients.get(replica);
+  if (!client) clients.set(replica, (client = prismaOn(replica)));
+  return client;
+}
+
 /**
  * Runs `work` in one transaction: a service that commits several stores' writes together opens it
  * here and hands the client to each store function; the queries themselves stay in the stores.
@@ -40,5 +57,7 @@ function prismaOn(sharedPool: pg.Pool): Db {
 /** Disconnects Prisma and ends the process pool; both are recreated on next use. */
 export async function disconnectDb(): Promise<void> {
   await processDb.reset()?.$disconnect();
+  processReplicaDbs.reset();
+  await closeReplica();
   await closePool();
 }

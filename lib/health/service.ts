@@ -1,5 +1,6 @@
 import { sharedStoreFailure, sharedStoreAnswered, sharedStoreFailed, describeWithoutSecrets } from "@/lib/shared-store/status";
 import { pingSharedStore, sharedStoreKind } from "@/lib/shared-store/clients";
+import { replicaState } from "@/lib/db/replica";
 import { natsState } from "@/lib/nats/connection";
 import type { Component, Health } from "./schemas";
 import { pingDatabase } from "./store";
@@ -13,13 +14,20 @@ const NOT_CONFIGURED: Component = { status: "not configured" };
 export async function checkHealth(): Promise<Health> {
   const [database, redis] = await Promise.all([checkDatabase(), checkSharedStore()]);
   const nats = natsState() ?? NOT_CONFIGURED;
-  const status =
-    database.status !== "ok"
-      ? "unavailable"
-      : redis.status === "unavailable" || nats.status === "unavailable"
-        ? "degraded"
-        : "ok";
-  return { status, database, replica: NOT_CONFIGURED, redis, nats };
+  const replica = checkReplica();
+  const degraded = [redis, nats, replica].some((component) => component.status === "unavailable");
+  const status = database.status !== "ok" ? "unavailable" : degraded ? "degraded" : "ok";
+  return { status, database, replica, redis, nats };
+}
+
+/** The monitor's last reading (every second): a replica too far behind is as good as absent for reads. */
+function checkReplica(): Component {
+  const state = replicaState();
+  if (!state) return NOT_CONFIGURED;
+  if (state.status === "ok") return { status: "ok" };
+  if (state.status === "behind")
+    return { status: "unavailable", reason: `${state.lagMs} ms behind the primary; reads go to the primary` };
+  return { status: "unavailable", reason: `${state.reason}; reads go to the primary` };
 }
 
 async function checkDatabase(): Promise<Component> {

@@ -2,7 +2,9 @@ import { clock } from "@/lib/clock";
 import { processSingleton } from "@/lib/process-singleton";
 import { db } from "@/lib/db/client";
 import { pool } from "@/lib/db/pool";
+import { usableReplicaPool } from "@/lib/db/replica";
 import type { Prisma } from "@/lib/db/generated/client";
+import type pg from "pg";
 import { ABUSE, ACTIVE, asLinkStatus, type LinkStatus, QUARANTINE, quarantineEntry } from "@/lib/links/status";
 import type { ResolvedLink } from "./types";
 
@@ -63,19 +65,34 @@ function lookUpWaiting(): void {
   const lookups = batch.get().waiting;
   batch.get().waiting = [];
   if (lookups.length === 0) return;
-  pool()
-    .query<Row>({
-      name: "resolution-find-links",
-      text: FIND_LINKS,
-      values: [lookups.map((lookup) => lookup.host), lookups.map((lookup) => lookup.slug)],
-    })
-    .then(({ rows }) => {
-      const found = new Map(rows.map((row) => [`${row.host ?? ""}/${row.slug}`, toResolved(row)]));
-      for (const lookup of lookups) lookup.settle(found.get(`${lookup.host}/${lookup.slug}`) ?? null);
+  const replica = usableReplicaPool();
+  findLinks(replica ?? pool(), lookups)
+    // The replica may not have a link created a moment ago: what it lacks is asked of the primary
+    // before anyone is told "unknown", so a new link resolves everywhere at once.
+    .then((missing) => (replica && missing.length > 0 ? findLinks(pool(), missing) : missing))
+    .then((missing) => {
+      for (const lookup of missing) lookup.settle(null);
     })
     .catch((error: unknown) => {
       for (const lookup of lookups) lookup.fail(error);
     });
+}
+
+/** Settles the lookups found on `source`; resolves to those it does not have. */
+async function findLinks(source: pg.Pool, lookups: Lookup[]): Promise<Lookup[]> {
+  const { rows } = await source.query<Row>({
+    name: "resolution-find-links",
+    text: FIND_LINKS,
+    values: [lookups.map((lookup) => lookup.host), lookups.map((lookup) => lookup.slug)],
+  });
+  const found = new Map(rows.map((row) => [`${row.host ?? ""}/${row.slug}`, toResolved(row)]));
+  const missing: Lookup[] = [];
+  for (const lookup of lookups) {
+    const link = found.get(`${lookup.host}/${lookup.slug}`);
+    if (link) lookup.settle(link);
+    else missing.push(lookup);
+  }
+  return missing;
 }
 
 export async function findLinkById(id: string): Promise<ResolvedLink | null> {

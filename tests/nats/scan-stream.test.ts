@@ -14,7 +14,7 @@ import { disconnectDb } from "@/lib/db/client";
 import { closeNats, natsConnection, natsState } from "@/lib/nats/connection";
 import { freePort } from "@/scripts/app-process";
 import { call, newUser } from "../support/api";
-import { eventually, rawScansOf } from "../support/scan-stream";
+import { eventually, iphoneScan, rawScansOf } from "../support/scan-stream";
 import { startTcpCut, type TcpCut } from "../support/tcp-cut";
 
 /** The machines run NATS with JetStream here (and CI's do); each test gets streams of its own. */
@@ -43,20 +43,9 @@ async function useDatabase(url: string): Promise<void> {
 }
 
 function scans(count: number): ScanRow[] {
-  return Array.from({ length: count }, (_, index) => ({
-    linkId: linkIds[index % linkIds.length]!,
-    host: "s.test.example",
-    occurredAt: new Date(Date.UTC(2026, 10, 20, 9) + index),
-    userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X)",
-    referrerHost: null,
-    country: "AU",
-    viaQr: true,
-    device: "mobile",
-    browser: "Safari",
-    os: "iOS",
-    bot: false,
-    visitor: randomBytes(16).toString("hex"),
-  }));
+  return Array.from({ length: count }, (_, index) =>
+    iphoneScan(linkIds[index % linkIds.length]!, new Date(Date.UTC(2026, 10, 20, 9) + index)),
+  );
 }
 
 const scansWritten = () => rawScansOf(databaseUrl, { ids: linkIds });

@@ -1,4 +1,6 @@
+import { randomBytes } from "node:crypto";
 import pg from "pg";
+import type { ScanRow } from "@/lib/analytics/enrich";
 
 /** Retries an expectation until it holds or `timeoutMs` passes (then its last failure is thrown). */
 export async function eventually(expectation: () => Promise<void>, timeoutMs = 15_000): Promise<void> {
@@ -28,4 +30,22 @@ export async function rawScansOf(databaseUrl: string, links: { ids: string[] } |
   } finally {
     await client.end();
   }
+}
+
+/** A person's scan from an iPhone in Australia, as the writer takes it; a new visitor each time. */
+export function iphoneScan(linkId: string, occurredAt: Date): ScanRow {
+  return {
+    linkId,
+    host: "s.test.example",
+    occurredAt,
+    userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X)",
+    referrerHost: null,
+    country: "AU",
+    viaQr: true,
+    device: "mobile",
+    browser: "Safari",
+    os: "iOS",
+    bot: false,
+    visitor: randomBytes(16).toString("hex"),
+  };
 }

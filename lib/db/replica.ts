@@ -1,0 +1,112 @@
+import type pg from "pg";
+import { config } from "@/lib/config";
+import { log } from "@/lib/log";
+import { processSingleton } from "@/lib/process-singleton";
+import { createPool, pool } from "./pool";
+
+/**
+ * Reads from a PostgreSQL streaming replica (READ_DATABASE_URL). A monitor asks the primary for its
+ * WAL position and the replica for what it has replayed, every second; the replica's lag is how long
+ * ago the primary first passed the position the replica has reached. Reads go to the replica only
+ * while it answers and is at most READ_REPLICA_MAX_LAG_MS behind; otherwise to the primary.
+ */
+
+const MONITOR_INTERVAL_MS = 1_000;
+/** Positions of the primary kept to date the replica's: longer than any lag worth telling apart. */
+const HISTORY_MS = 10 * 60_000;
+const NOT_CHECKED = "not checked yet";
+
+export type ReplicaState =
+  { status: "ok"; lagMs: number } | { status: "behind"; lagMs: number } | { status: "unavailable"; reason: string };
+
+type Monitor = {
+  replica: pg.Pool;
+  state: ReplicaState;
+  /** The primary's WAL positions, oldest first, with when they were read. */
+  history: { at: number; lsn: bigint }[];
+  timer: NodeJS.Timeout;
+};
+
+const processMonitor = processSingleton<Monitor | null>("db.replica", () => {
+  const url = config().READ_DATABASE_URL;
+  if (!url) return null;
+  const monitor: Monitor = {
+    replica: createPool(url, config().DATABASE_POOL_SIZE),
+    state: { status: "unavailable", reason: NOT_CHECKED },
+    history: [],
+    timer: setInterval(() => void check(monitor), MONITOR_INTERVAL_MS),
+  };
+  monitor.timer.unref();
+  void check(monitor);
+  return monitor;
+});
+
+/** `X/Y` (two hex halves) as one number, so positions compare. */
+export function lsnValue(lsn: string): bigint {
+  const [high, low] = lsn.split("/");
+  return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
+}
+
+/** How long ago the primary first went past `replayed`, from its recorded positions; 0 when the replica has caught up. */
+export function lagFrom(history: { at: number; lsn: bigint }[], replayed: bigint, now: number): number {
+  const firstAhead = history.find((entry) => entry.lsn > replayed);
+  return firstAhead ? now - firstAhead.at : 0;
+}
+
+async function check(monitor: Monitor): Promise<void> {
+  const previous = monitor.state;
+  try {
+    const { rows: primary } = await pool().query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
+    const now = Date.now();
+    monitor.history.push({ at: now, lsn: lsnValue(primary[0]!.lsn) });
+    while (monitor.history.length > 1 && monitor.history[0]!.at < now - HISTORY_MS) monitor.history.shift();
+    const { rows: replica } = await monitor.replica.query<{ lsn: string | null }>("SELECT pg_last_wal_replay_lsn()::text AS lsn");
+    if (replica[0]!.lsn === null) throw new Error("READ_DATABASE_URL is not a replica (it replays no WAL)");
+    const lagMs = lagFrom(monitor.history, lsnValue(replica[0]!.lsn), now);
+    monitor.state = lagMs <= config().READ_REPLICA_MAX_LAG_MS ? { status: "ok", lagMs } : { status: "behind", lagMs };
+  } catch (error) {
+    monitor.state = { status: "unavailable", reason: error instanceof Error ? error.message : String(error) };
+  }
+  reportChange(previous, monitor.state);
+}
+
+/** One log line when the replica starts or stops being used (and at the first check). */
+function reportChange(previous: ReplicaState, current: ReplicaState): void {
+  const firstCheck = previous.status === "unavailable" && previous.reason === NOT_CHECKED;
+  if (!firstCheck && previous.status === current.status) return;
+  if (current.status === "ok") log().info({ lagMs: current.lagMs }, "the read replica is in use");
+  else if (current.status === "behind")
+    log().warn({ lagMs: current.lagMs }, "the read replica is too far behind; reads go to the primary");
+  else log().warn({ reason: current.reason }, "the read replica does not answer; reads go to the primary");
+}
+
+/** Whether READ_DATABASE_URL is set. */
+export function replicaConfigured(): boolean {
+  return Boolean(config().READ_DATABASE_URL);
+}
+
+/** The replica's last checked state (null when none is configured). */
+export function replicaState(): ReplicaState | null {
+  return processMonitor.get()?.state ?? null;
+}
+
+/** The replica's pool while it is usable, else null (read the primary). */
+export function usableReplicaPool(): pg.Pool | null {
+  const monitor = processMonitor.get();
+  return monitor?.state.status === "ok" ? monitor.replica : null;
+}
+
+/** Checks the replica now instead of waiting for the next tick (tests, and health). */
+export async function checkReplica(): Promise<ReplicaState | null> {
+  const monitor = processMonitor.get();
+  if (!monitor) return null;
+  await check(monitor);
+  return monitor.state;
+}
+
+export async function closeReplica(): Promise<void> {
+  const monitor = processMonitor.reset();
+  if (!monitor) return;
+  clearInterval(monitor.timer);
+  await monitor.replica.end();
+}

@@ -1,0 +1,124 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeScanBatch } from "@/lib/analytics/store";
+import { resetConfig } from "@/lib/config";
+import { disconnectDb } from "@/lib/db/client";
+import { checkReplica } from "@/lib/db/replica";
+import { findLink } from "@/lib/resolution/store";
+import { call, newUser, type TestUser } from "../support/api";
+import { startReplicatedDatabase, type ReplicatedDatabase } from "../support/postgres-replica";
+import { eventually, iphoneScan } from "../support/scan-stream";
+
+/** A primary and a streaming replica of its own (pg_basebackup), so the test can pause, lag and stop the replica. */
+let database: ReplicatedDatabase;
+let user: TestUser;
+const testDatabaseUrl = process.env.DATABASE_URL;
+
+async function usingMaxLag(ms: number): Promise<void> {
+  process.env.READ_REPLICA_MAX_LAG_MS = String(ms);
+  resetConfig();
+}
+
+async function onPrimary(sql: string, values: unknown[]): Promise<void> {
+  const client = new pg.Client({ connectionString: database.primaryUrl });
+  await client.connect();
+  try {
+    await client.query(sql, values);
+  } finally {
+    await client.end();
+  }
+}
+
+async function newLink(destination: string): Promise<{ id: string; slug: string }> {
+  const response = await call("POST", "/api/links", { token: user.token, body: { destination } });
+  expect(response.status).toBe(201);
+  return response.body;
+}
+
+const destinationOf = async (slug: string) => (await findLink(null, slug))?.destination ?? null;
+
+async function caughtUp(): Promise<void> {
+  await database.resumeReplay();
+  await eventually(async () => expect(await checkReplica()).toEqual({ status: "ok", lagMs: 0 }));
+}
+
+beforeAll(async () => {
+  database = await startReplicatedDatabase();
+  await disconnectDb();
+  process.env.DATABASE_URL = database.primaryUrl;
+  process.env.READ_DATABASE_URL = database.replicaUrl;
+  await usingMaxLag(60_000);
+  user = await newUser("replica");
+}, 120_000);
+
+afterAll(async () => {
+  await disconnectDb();
+  process.env.DATABASE_URL = testDatabaseUrl;
+  delete process.env.READ_DATABASE_URL;
+  delete process.env.READ_REPLICA_MAX_LAG_MS;
+  resetConfig();
+  await database?.close();
+});
+
+describe("reads from a PostgreSQL replica (READ_DATABASE_URL)", () => {
+  it("reads a cold miss from the replica while it is within the lag bound", async () => {
+    const link = await newLink("https://example.com/before");
+    await caughtUp();
+    await database.pauseReplay();
+    await onPrimary("UPDATE links SET destination = $1 WHERE id = $2", ["https://example.com/after", link.id]);
+    expect(await checkReplica()).toMatchObject({ status: "ok" });
+    // The replica has not replayed the change: its answer shows where the read went.
+    expect(await destinationOf(link.slug)).toBe("https://example.com/before");
+    await caughtUp();
+    expect(await destinationOf(link.slug)).toBe("https://example.com/after");
+  });
+
+  it("resolves a link created a moment ago on the primary at once, through a replica that has not seen it", async () => {
+    await caughtUp();
+    await database.pauseReplay();
+    const link = await newLink("https://example.com/new-menu");
+    expect(await destinationOf(link.slug)).toBe("https://example.com/new-menu");
+    expect(await destinationOf("NoSuchSlug")).toBeNull();
+  });
+
+  it("answers analytics from the replica", async () => {
+    const link = await newLink("https://example.com/analytics");
+    await caughtUp();
+    await database.pauseReplay();
+    await writeScanBatch(randomUUID(), [iphoneScan(link.id, new Date())], [3]);
+    const scansSeen = async () =>
+      (await call("GET", `/api/analytics?link_id=${link.id}&group_by=day`, { token: user.token })).body.total.scans;
+    expect(await scansSeen()).toBe(0);
+    await caughtUp();
+    expect(await scansSeen()).toBe(3);
+  });
+
+  it("reads the primary while the replica is too far behind, and says so in health", async () => {
+    const link = await newLink("https://example.com/lagging-before");
+    await caughtUp();
+    await usingMaxLag(500);
+    try {
+      await database.pauseReplay();
+      await onPrimary("UPDATE links SET destination = $1 WHERE id = $2", ["https://example.com/lagging-after", link.id]);
+      await eventually(async () => expect(await checkReplica()).toMatchObject({ status: "behind" }));
+      expect(await destinationOf(link.slug)).toBe("https://example.com/lagging-after");
+      const health = await call("GET", "/api/health");
+      expect(health.body).toMatchObject({ status: "degraded", replica: { status: "unavailable" } });
+    } finally {
+      await usingMaxLag(60_000);
+    }
+  });
+
+  it("reads the primary while the replica is down, and the replica again once it is back", async () => {
+    const link = await newLink("https://example.com/replica-down");
+    await caughtUp();
+    await database.stopReplica();
+    expect(await checkReplica()).toMatchObject({ status: "unavailable" });
+    expect(await destinationOf(link.slug)).toBe("https://example.com/replica-down");
+    const analytics = await call("GET", `/api/analytics?link_id=${link.id}`, { token: user.token });
+    expect(analytics.status).toBe(200);
+    await database.startReplica();
+    await eventually(async () => expect(await checkReplica()).toMatchObject({ status: "ok" }), 30_000);
+  });
+});
