@@ -474,3 +474,19 @@ test("cancelling shows the read-only banner while the link keeps resolving", asy
   await expect(page.locator("main").getByRole("alert")).toContainText("Custom domains need an active subscription.");
   await expect(page.locator("main").getByRole("alert")).toContainText("Existing links keep resolving.");
 });
+
+test("signs out everywhere: a copy of the session cookie no longer opens the dashboard", async () => {
+  const copied = (await context.cookies()).filter((cookie) => cookie.name.includes("next-auth.session-token"));
+  expect(copied.length).toBeGreaterThan(0);
+  await page.goto("/dashboard/settings");
+  await page.getByRole("button", { name: "Sign out everywhere" }).click();
+  await expect(page).toHaveURL(/\/signin/);
+  await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+
+  const elsewhere = await browser.newContext({ baseURL: baseUrl(), userAgent: USER_AGENT });
+  await elsewhere.addCookies(copied);
+  const theirPage = await elsewhere.newPage();
+  await theirPage.goto("/dashboard");
+  await expect(theirPage).toHaveURL(/\/signin\?callbackUrl=/);
+  await elsewhere.close();
+});

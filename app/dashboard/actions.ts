@@ -33,6 +33,7 @@ import {
 } from "@/lib/workspaces/operations";
 import { claimKey, revokeKey } from "@/lib/workspaces/api-key";
 import { createWorkspace, renameWorkspace } from "@/lib/workspaces/service";
+import { endAllDashboardSessions } from "@/lib/workspaces/sign-in";
 import { findRole } from "@/lib/workspaces/store";
 import { DomainError } from "@/lib/http/errors";
 import { setLinkQrDesign, setWorkspaceQrDesign } from "@/lib/qr/operations";
@@ -318,4 +319,11 @@ export async function removeDomainAction(_previous: DomainState, form: FormData)
     await removeDomain(principal, id);
     return hostname;
   });
+}
+
+/** Ends every dashboard session of the signed-in person, on every device, this one included; then off to sign-in. */
+export async function signOutEverywhereAction(): Promise<void> {
+  const context = await dashboardContext();
+  if (context) await endAllDashboardSessions(context.user.userId);
+  redirect("/signin");
 }

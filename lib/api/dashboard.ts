@@ -27,7 +27,8 @@ export const dashboardContext = cache(async (): Promise<DashboardContext | null>
 
 /**
  * The dashboard's session is next-auth's signed (and encrypted) JWT cookie, read here from the
- * cookies alone (never an Authorization header); its subject is the user's id. The chosen
+ * cookies alone (never an Authorization header); its subject is the user's id, and it counts only
+ * while the dashboard session it names (sid) has not ended. The chosen
  * workspace comes from its own cookie and counts only for a member.
  */
 async function contextFromCookies(cookieJar: Record<string, string>): Promise<DashboardContext | null> {
@@ -35,9 +36,10 @@ async function contextFromCookies(cookieJar: Record<string, string>): Promise<Da
   const token = await getToken({
     req: { cookies: cookieJar, headers: {} } as unknown as Parameters<typeof getToken>[0]["req"],
     secret,
-    secureCookie: config().BASE_URL.startsWith("https:"),
+    // The cookie's name says how it was set: __Secure- when the sign-in came over HTTPS.
+    secureCookie: Object.keys(cookieJar).some((name) => name.startsWith("__Secure-next-auth.session-token")),
   });
-  const user = token?.sub ? await findDashboardUser(token.sub) : null;
+  const user = token?.sub && typeof token.sid === "string" ? await findDashboardUser(token.sub, token.sid) : null;
   if (!user) return null;
   return { user, principal: await dashboardPrincipal(user, cookieJar[WORKSPACE_COOKIE]) };
 }

@@ -5,6 +5,7 @@ import { config } from "@/lib/config";
 import { log } from "@/lib/log";
 import { MAX_FORM_BODY_BYTES, readTextBody } from "@/lib/http/body";
 import { parseCookies } from "@/lib/http/cookies";
+import { cameOverHttps } from "@/lib/http/client-address";
 import { DomainError } from "@/lib/http/errors";
 import { internalError, json } from "@/lib/http/respond";
 import { sameOriginUrl } from "@/lib/http/return-url";
@@ -41,7 +42,7 @@ async function answerSignIn(request: Request, context: Context): Promise<Respons
       body,
     };
     const res = new CollectedResponse();
-    await NextAuth(req as never, res as never, authOptions());
+    await NextAuth(req as never, res as never, authOptions({ overHttps: cameOverHttps(request) }));
     return await jsonFailures(res.toResponse());
   } catch (error) {
     if (error instanceof DomainError) return signInFailure(error);

@@ -7,7 +7,7 @@ import { normaliseEmail } from "@/lib/auth/email";
 import { config, isLocalDeployment } from "@/lib/config";
 import { printsMessages, sendEmail, sender } from "@/lib/email";
 import { sameOriginUrl } from "@/lib/http/return-url";
-import { signInAdapter, signInAs } from "@/lib/workspaces/sign-in";
+import { endDashboardSession, signInAdapter, signInAs, startDashboardSession } from "@/lib/workspaces/sign-in";
 
 /** How long a magic link works. */
 const MAGIC_LINK_MINUTES = 15;
@@ -47,13 +47,15 @@ export function signInMethods(): SignInMethod[] {
  * OAuth providers count only with an address they vouch for (signIn below), which is why linking
  * a provider account to the existing user of that address is safe.
  */
-export function authOptions(): NextAuthOptions {
+export function authOptions({ overHttps = config().BASE_URL.startsWith("https:") } = {}): NextAuthOptions {
   const settings = config();
   const methods = new Set(signInMethods().map((method) => method.id));
   return {
     secret: settings.AUTH_SECRET,
     adapter: signInAdapter(),
     session: { strategy: "jwt" },
+    // Secure (and __Secure-/__Host- prefixed) cookies whenever the request came over HTTPS (lib/http/client-address.ts cameOverHttps).
+    useSecureCookies: overHttps,
     pages: { signIn: "/signin", verifyRequest: "/signin/check-email", error: "/signin" },
     providers: [
       ...(methods.has("email")
@@ -106,12 +108,19 @@ export function authOptions(): NextAuthOptions {
           ]
         : []),
     ],
+    events: {
+      signOut: async ({ token }) => {
+        if (typeof token?.sid === "string") await endDashboardSession(token.sid);
+      },
+    },
     callbacks: {
       signIn: async ({ account, profile }) => {
         if (account?.provider === "google") return (profile as { email_verified?: boolean } | undefined)?.email_verified === true;
         if (account?.provider === "github") return githubAddressVerified(account.access_token, profile?.email);
         return true;
       },
+      // Each sign-in is a dashboard_sessions row the cookie names (sid), so signing out can end it for every copy of the cookie.
+      jwt: async ({ token, user }) => (user ? { ...token, sid: await startDashboardSession(user.id) } : token),
       session: ({ session, token }) => ({ ...session, user: { ...session.user, id: token.sub } }),
       // Every callbackUrl next-auth sees (query, form, cookie) stays on our origin; its default throws (500) on "x".
       redirect: ({ url, baseUrl }) => sameOriginUrl(url, baseUrl) ?? baseUrl,

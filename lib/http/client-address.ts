@@ -29,6 +29,20 @@ export function trustedAddress(forwardedFor: string | null, realIp: string | nul
 }
 
 /**
+ * Whether the request reached us over HTTPS: always when BASE_URL is https (its public origin),
+ * else only when TRUSTED_PROXY_HOPS proxies stand in front and the outermost of them says so in
+ * X-Forwarded-Proto (each proxy appends or replaces; entries beyond the trusted ones are the
+ * client's word and never count).
+ */
+export function cameOverHttps(request: Request): boolean {
+  const { BASE_URL, TRUSTED_PROXY_HOPS } = config();
+  if (BASE_URL.startsWith("https:")) return true;
+  if (TRUSTED_PROXY_HOPS === 0) return false;
+  const entries = (request.headers.get("x-forwarded-proto") ?? "").split(",").map((entry) => entry.trim().toLowerCase());
+  return entries[Math.max(0, entries.length - TRUSTED_PROXY_HOPS)] === "https";
+}
+
+/**
  * The caller's address as a keyed hash (HMAC-SHA256, base64url): what shared stores such as the
  * Redis rate-limit keys hold, so they can tell callers apart without keeping anyone's address.
  */

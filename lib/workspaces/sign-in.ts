@@ -1,6 +1,7 @@
 import type { Adapter, AdapterAccount, AdapterUser } from "next-auth/adapters";
 import { normaliseEmail } from "@/lib/auth/email";
 import type { SessionIdentity } from "@/lib/auth/session-tokens";
+import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import * as store from "./store";
 import type { Principal } from "./types";
@@ -27,7 +28,7 @@ export async function signInAs(email: string): Promise<AdapterUser> {
  * next-auth's store, on this service's own tables: users are the API's users (created with their
  * personal workspace by ensureUser), pending e-mail links are sign_in_tokens (next-auth hands us
  * the token already hashed with the secret), OAuth accounts are sign_in_accounts. Sessions are
- * next-auth's signed JWT cookie, so no session table exists.
+ * next-auth's signed JWT cookie, which names a dashboard_sessions row (its sid) so it can be ended.
  */
 export function signInAdapter(): Adapter {
   return {
@@ -68,9 +69,28 @@ function toAdapterUser(row: { id: string; email: string | null; issuer: string }
 
 export type DashboardUser = { userId: string; email: string; personalWorkspaceId: string };
 
+/** Records a new dashboard sign-in and returns the id its cookie carries (sid). */
+export function startDashboardSession(userId: string): Promise<string> {
+  return store.startDashboardSession(userId);
+}
+
+/** Signing out: the session's cookie, and every copy of it, stops signing in. */
+export function endDashboardSession(sessionId: string): Promise<void> {
+  return store.endDashboardSession(sessionId, new Date(clock().now()));
+}
+
+/** "Sign out everywhere": every dashboard session of the person ends, on every device. */
+export function endAllDashboardSessions(userId: string): Promise<void> {
+  return store.endAllDashboardSessions(userId, new Date(clock().now()));
+}
+
 /** The signed-in person behind a dashboard session's user id; null when the row is gone. */
-export async function findDashboardUser(userId: string): Promise<DashboardUser | null> {
-  const user = await store.findUserWithPersonalWorkspace(userId);
+/**
+ * Who a dashboard cookie signs in: its user, while the session it names (its sid) has not ended.
+ * A cookie copied before its owner signed out, or from before sessions were recorded, signs in nobody.
+ */
+export async function findDashboardUser(userId: string, sessionId: string): Promise<DashboardUser | null> {
+  const user = await store.findUserOfLiveSession(sessionId, userId);
   if (!user?.email || !user.personalWorkspace) return null;
   return { userId: user.id, email: user.email, personalWorkspaceId: user.personalWorkspace.id };
 }

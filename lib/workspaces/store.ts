@@ -183,9 +183,24 @@ export async function useSignInToken(identifier: string, tokenHash: string): Pro
   return rows[0] ? { expiresAt: rows[0].expires_at } : null;
 }
 
-export async function findUserWithPersonalWorkspace(userId: string) {
-  return db().user.findUnique({
-    where: { id: userId },
-    select: { id: true, email: true, personalWorkspace: { select: { id: true } } },
+/** The user of a dashboard session, with their personal workspace; null unless the session is theirs and has not ended. */
+export async function findUserOfLiveSession(sessionId: string, userId: string) {
+  const session = await db().dashboardSession.findFirst({
+    where: { id: sessionId, userId, endedAt: null },
+    select: { user: { select: { id: true, email: true, personalWorkspace: { select: { id: true } } } } },
   });
+  return session?.user ?? null;
+}
+
+export async function startDashboardSession(userId: string): Promise<string> {
+  const { id } = await db().dashboardSession.create({ data: { id: newId("ses"), userId }, select: { id: true } });
+  return id;
+}
+
+export async function endDashboardSession(sessionId: string, now: Date): Promise<void> {
+  await db().dashboardSession.updateMany({ where: { id: sessionId, endedAt: null }, data: { endedAt: now } });
+}
+
+export async function endAllDashboardSessions(userId: string, now: Date): Promise<void> {
+  await db().dashboardSession.updateMany({ where: { userId, endedAt: null }, data: { endedAt: now } });
 }

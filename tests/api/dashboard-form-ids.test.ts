@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { getDomain, removeDomain, verifyDomain } from "@/lib/domains/service";
 import { changeRole, removeMember, resendInvitation } from "@/lib/members/service";
 import { findRole } from "@/lib/workspaces/store";
-import { dashboardPrincipal, findDashboardUser } from "@/lib/workspaces/sign-in";
+import { dashboardPrincipal, findDashboardUser, startDashboardSession } from "@/lib/workspaces/sign-in";
 import type { Principal } from "@/lib/workspaces/types";
 import { newUser } from "../support/api";
 
@@ -49,7 +49,7 @@ describe("an impossible workspace id in the dashboard's workspace cookie or its 
     async (_shown, id) => {
       const user = await newUser("cookie-ids");
       expect(await findRole(id, user.userId)).toBeNull();
-      const dashboardUser = (await findDashboardUser(user.userId))!;
+      const dashboardUser = (await findDashboardUser(user.userId, await startDashboardSession(user.userId)))!;
       expect(await dashboardPrincipal(dashboardUser, id)).toEqual({
         kind: "session",
         userId: user.userId,

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
 import { log } from "@/lib/log";
 import { db } from "@/lib/db/client";
-import { dashboardPrincipal, findDashboardUser, signInAdapter, signInAs } from "@/lib/workspaces/sign-in";
+import { dashboardPrincipal, findDashboardUser, startDashboardSession, signInAdapter, signInAs } from "@/lib/workspaces/sign-in";
 import { call, joinWorkspace, newUser, sessionFor } from "../support/api";
 
 const adapter = signInAdapter();
@@ -17,7 +17,7 @@ describe("the dashboard's sign-in store (next-auth adapter)", () => {
 
     const team = await newUser("team-owner");
     await joinWorkspace(apiUser, team.workspaceId, "member");
-    const user = (await findDashboardUser(signedIn.id))!;
+    const user = (await findDashboardUser(signedIn.id, await startDashboardSession(signedIn.id)))!;
     expect(user.personalWorkspaceId).toBe(apiUser.workspaceId);
     expect(await dashboardPrincipal(user, team.workspaceId)).toEqual({
       kind: "session",
@@ -40,7 +40,7 @@ describe("the dashboard's sign-in store (next-auth adapter)", () => {
       headers: { authorization: `Bearer ${await sessionFor("first.timer@example.com")}` },
     });
     expect(response.status).toBe(200);
-    const user = (await findDashboardUser(created.id))!;
+    const user = (await findDashboardUser(created.id, await startDashboardSession(created.id)))!;
     expect(response.body.workspace.id).toBe(user.personalWorkspaceId);
   });
 

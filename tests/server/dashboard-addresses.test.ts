@@ -1,5 +1,6 @@
 import { encode } from "next-auth/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDashboardSession } from "@/lib/workspaces/sign-in";
 import { startApp, type RunningApp } from "@/scripts/app-process";
 import { call, newUser, type TestUser } from "../support/api";
 
@@ -20,8 +21,9 @@ beforeAll(async () => {
     RECHECK_INTERVAL_SECONDS: "0",
   });
   user = await newUser("dashboard-addresses");
-  // The dashboard's session is next-auth's encrypted JWT cookie, its subject the user's id (lib/api/dashboard.ts).
-  cookie = `next-auth.session-token=${await encode({ token: { sub: user.userId }, secret: process.env.AUTH_SECRET! })}`;
+  // The dashboard's session is next-auth's encrypted JWT cookie, its subject the user's id and its sid a live dashboard session (lib/api/dashboard.ts).
+  const token = { sub: user.userId, sid: await startDashboardSession(user.userId) };
+  cookie = `next-auth.session-token=${await encode({ token, secret: process.env.AUTH_SECRET! })}`;
   for (const slug of ["addr-one", "addr-two"])
     await call("POST", "/api/links", { token: user.token, body: { destination: `https://example.com/${slug}`, slug } });
 }, 120_000);

@@ -1,9 +1,9 @@
 import { OneFieldForm } from "@/components/ui/one-field-form";
-import { cardClass, mutedClass } from "@/components/ui/styles";
+import { buttonClass, cardClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
 import { can } from "@/lib/workspaces/permissions";
 import { describeWorkspaces } from "@/lib/workspaces/service";
-import { createWorkspaceAction, renameWorkspaceAction } from "../actions";
+import { createWorkspaceAction, renameWorkspaceAction, signOutEverywhereAction } from "../actions";
 import { ApiKeyPanel } from "./api-key-panel";
 
 const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZone: "UTC" });
@@ -72,6 +72,20 @@ export default async function SettingsPage() {
           canClaim={can(principal, "api_key.claim")}
           canRevoke={can(principal, "api_key.revoke")}
         />
+      </section>
+      <section aria-labelledby="sessions-heading" className={cardClass}>
+        <h2 id="sessions-heading" className="mt-0 text-lg">
+          Signed-in devices
+        </h2>
+        <p className={mutedClass}>
+          Signing out ends this browser&apos;s session. If you signed in somewhere you no longer trust, sign out everywhere: every
+          browser signed in as you, this one included, has to sign in again.
+        </p>
+        <form action={signOutEverywhereAction}>
+          <button type="submit" className={buttonClass.danger}>
+            Sign out everywhere
+          </button>
+        </form>
       </section>
     </div>
   );
