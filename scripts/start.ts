@@ -10,6 +10,7 @@ import { log } from "@/lib/log";
 import { closeNats, natsConfigured } from "@/lib/nats/connection";
 import { createFrontDoor } from "@/lib/resolution/node-door";
 import { startRecheckTimer } from "@/lib/resolution/recheck-timer";
+import { startWebhookTimer } from "@/lib/webhooks/timer";
 import { ensureFreshBuild } from "./app-process";
 import { applicationInProcess, applicationProcess } from "./application";
 import { boot } from "./boot";
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
   const domainChecks = startDomainCheckTimer();
   const scanRetention = startScanRetentionTimer();
   const scanStream = natsConfigured() ? startScanStreamWriter() : null;
+  const webhookDeliveries = startWebhookTimer();
 
   let stopping = false;
   const shutdown = () => {
@@ -45,6 +47,7 @@ async function main(): Promise<void> {
     recheck.stop();
     domainChecks.stop();
     scanRetention.stop();
+    webhookDeliveries.stop();
     const deadline = Date.now() + SHUTDOWN_GRACE_MS;
     // Answer the requests in flight (their scans join the buffer), then write what the time allows.
     const closed = new Promise((resolve) => server.close(resolve));

@@ -4,6 +4,8 @@ import type { ScanRow } from "./enrich";
 import { clock } from "@/lib/clock";
 import { Prisma } from "@/lib/db/generated/client";
 import { DomainError } from "@/lib/http/errors";
+import { scanMessages } from "@/lib/webhooks/outbox";
+import { anyScanListener, enqueueScanMessages } from "@/lib/webhooks/store";
 import { type AnalyticsReport, type AnalyticsRow, type GroupBy, isDateOnly } from "./schemas";
 
 /**
@@ -29,6 +31,9 @@ export const DIMENSIONS = { total: 0, country: 1, device: 2, browser: 3, os: 4, 
  * millisecond), and so does its raw row (`scans`); a unique flag on it marks the first of those scans.
  * Scans of a link that no longer exists are left out (its rows would cascade away anyway).
  *
+ * The link.scanned webhook messages of the batch (one per link, its scans coalesced) are written in
+ * the same transaction, so a batch and its messages land together.
+ *
  * The batch's commit is this function's return: the one place where a batch becomes visible.
  * It runs on the scan writer's own connection (lib/db/pool.ts), so visits never wait behind it for one.
  */
@@ -42,7 +47,7 @@ export async function writeScanBatch(batchId: string, rows: ScanRow[], counts: n
     // hundred thousand rows for the biggest batches: in memory, not spilled to disk (the default
     // 4 MB spilled a batch of 5,000 spread scans in two places).
     await client.query("BEGIN; SET LOCAL jit = off; SET LOCAL work_mem = '64MB'");
-    await client.query({
+    const written = await client.query({
       name: "analytics.write-scan-batch",
       text: WRITE_SCAN_BATCH,
       values: [
@@ -62,6 +67,11 @@ export async function writeScanBatch(batchId: string, rows: ScanRow[], counts: n
         counts,
       ],
     });
+    // Nothing was added to the rollups when the batch had been written before (its id was claimed), so no message either.
+    if ((written.rowCount ?? 0) > 0 && (await anyScanListener(client))) {
+      const scans = rows.map((row, index) => ({ ...row, count: counts[index] ?? 1 }));
+      await enqueueScanMessages(client, scanMessages(scans, clock().now()), new Date(clock().now()));
+    }
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);

@@ -106,6 +106,11 @@ const configSchema = z.object({
   OPERATOR_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   CRON_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
   RECHECK_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(300),
+  WEBHOOK_DELIVERY_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(5),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
+    .enum(["0", "1"], { error: "must be 0 or 1" })
+    .default("0")
+    .transform((value) => value === "1"),
   TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   TRUSTED_COUNTRY_HEADER: z
     .string()

@@ -6,6 +6,7 @@ import { createDomainResolver } from "./dns-lookup";
 import { isApexHostname } from "./hostname";
 import { routingTarget } from "./records";
 import type { HostnameStatus } from "./status";
+import { recordDomainEvents } from "./events";
 import * as store from "./store";
 import type { DomainRow } from "./store";
 import { tlsProvider, type TlsState } from "./tls";
@@ -50,15 +51,19 @@ export async function checkDomain(row: DomainRow): Promise<DomainRow | null> {
     ownership === "taken" ? [takenSentence(row.hostname)] : [...dnsProblems, ...findings.certificate.problems, ...tls.problems];
   const healthy = hostnameStatus === "active" && validationErrors.length === 0;
   const failedChecks = healthy ? 0 : row.failedChecks + 1;
-  return store.recordCheck(row.id, {
-    hostnameStatus,
-    certStatus: findings.certificate.ok ? tls.certStatus : "failed",
-    validationErrors,
-    tlsRecords: tls.records,
-    checkedAt: now,
-    nextCheckAt: new Date(now.getTime() + (healthy ? HEALTHY_RECHECK_MS : retryDelayMs(failedChecks))),
-    failedChecks,
-  });
+  return store.recordCheck(
+    row.id,
+    {
+      hostnameStatus,
+      certStatus: findings.certificate.ok ? tls.certStatus : "failed",
+      validationErrors,
+      tlsRecords: tls.records,
+      checkedAt: now,
+      nextCheckAt: new Date(now.getTime() + (healthy ? HEALTHY_RECHECK_MS : retryDelayMs(failedChecks))),
+      failedChecks,
+    },
+    recordDomainEvents,
+  );
 }
 
 /** Verified already, verified by this check, taken by another workspace's proof, or still pending. */

@@ -1,4 +1,4 @@
-import { db, type DbClient } from "@/lib/db/client";
+import { db, type DbClient, transaction } from "@/lib/db/client";
 import { isUniqueViolation } from "@/lib/db/errors";
 import { isRecordId } from "@/lib/db/random";
 import type { Prisma } from "@/lib/db/generated/client";
@@ -93,14 +93,25 @@ export async function markVerified(id: string, now: Date): Promise<"verified" | 
  * failure, so a later one is told again. null when the domain was removed while it was checked
  * (the check waits on DNS for seconds): there is nothing left to write to.
  */
-export async function recordCheck(id: string, result: CheckResult): Promise<DomainRow | null> {
+export async function recordCheck(
+  id: string,
+  result: CheckResult,
+  onRecorded: (client: DbClient, previousStatus: string, recorded: DomainRow) => Promise<void>,
+): Promise<DomainRow | null> {
   const failureOver = result.hostnameStatus !== "misconfigured";
-  const [recorded] = await db().domain.updateManyAndReturn({
-    where: { id },
-    data: { ...result, tlsRecords: result.tlsRecords, ...(failureOver && { noticeSentAt: null }) },
-    select: DOMAIN_COLUMNS,
+  return transaction(async (tx) => {
+    // Locked, so of two checks recording at once the second sees the first's status as the previous one.
+    const [previous] = await tx.$queryRaw<{ hostnameStatus: string }[]>`
+      SELECT hostname_status AS "hostnameStatus" FROM domains WHERE id = ${id} FOR UPDATE`;
+    if (!previous) return null;
+    const [recorded] = await tx.domain.updateManyAndReturn({
+      where: { id },
+      data: { ...result, tlsRecords: result.tlsRecords, ...(failureOver && { noticeSentAt: null }) },
+      select: DOMAIN_COLUMNS,
+    });
+    if (recorded) await onRecorded(tx, previous.hostnameStatus, recorded);
+    return recorded ?? null;
   });
-  return recorded ?? null;
 }
 
 /**

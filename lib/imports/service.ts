@@ -13,6 +13,8 @@ import { type ImportRow, parseImportFile } from "./parser";
 import { type ImportFormat, type ImportView, MAX_IMPORT_BYTES, type StartImportQuery, TOO_LARGE_SENTENCE } from "./schemas";
 import * as store from "./store";
 import type { ImportRecord, RowError } from "./store";
+import type { DbClient } from "@/lib/db/client";
+import { announceEvent } from "@/lib/webhooks/outbox";
 
 const LEASE_MS = 30_000;
 const BATCH_ROWS = 50;
@@ -69,7 +71,7 @@ export async function runImport(id: string): Promise<void> {
   if (!record || record.source === null) return;
   const principal = await principalOf(record);
   if (!principal) {
-    await store.finishImport(id, "failed", {
+    await store.finishImport(id, "failed", announceFinished, {
       row: 0,
       error: "The person who started this import is no longer a member of the workspace.",
     });
@@ -96,7 +98,12 @@ export async function runImport(id: string): Promise<void> {
     }
     await store.saveProgress(id, batch, LEASE_MS);
   }
-  await store.finishImport(id, "done");
+  await store.finishImport(id, "done", announceFinished);
+}
+
+/** import.finished, written with the import's last state. */
+function announceFinished(client: DbClient, record: ImportRecord): Promise<void> {
+  return announceEvent(client, record.workspaceId, "import.finished", toImportView(record));
 }
 
 type RowContext = {

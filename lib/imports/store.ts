@@ -1,5 +1,5 @@
 import type { Prisma } from "@/lib/db/generated/client";
-import { db } from "@/lib/db/client";
+import { db, type DbClient, transaction } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
 
 export type ImportRecord = Prisma.ImportGetPayload<object>;
@@ -59,12 +59,21 @@ export async function saveProgress(
     WHERE id = ${id}`;
 }
 
-/** Done: the file is dropped, the counts and errors stay. */
-export async function finishImport(id: string, status: "done" | "failed", error?: RowError): Promise<void> {
-  await db().$executeRaw`
-    UPDATE imports SET status = ${status}, source = NULL, lease_until = NULL, finished_at = now(),
-      errors = CASE WHEN ${error === undefined} THEN errors ELSE errors || ${JSON.stringify(error ? [error] : [])}::jsonb END
-    WHERE id = ${id}`;
+/** Done: the file is dropped, the counts and errors stay; `onFinished` writes, in the same transaction, what announces it. */
+export async function finishImport(
+  id: string,
+  status: "done" | "failed",
+  onFinished: (client: DbClient, record: ImportRecord) => Promise<void>,
+  error?: RowError,
+): Promise<void> {
+  await transaction(async (tx) => {
+    await tx.$executeRaw`
+      UPDATE imports SET status = ${status}, source = NULL, lease_until = NULL, finished_at = now(),
+        errors = CASE WHEN ${error === undefined} THEN errors ELSE errors || ${JSON.stringify(error ? [error] : [])}::jsonb END
+      WHERE id = ${id}`;
+    const record = await tx.import.findUnique({ where: { id } });
+    if (record) await onFinished(tx, record);
+  });
 }
 
 export async function isImported(workspaceId: string, importedFrom: string): Promise<boolean> {

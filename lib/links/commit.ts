@@ -4,6 +4,7 @@ import { DomainError } from "@/lib/http/errors";
 import { DEFAULT_TAG_COLOR } from "@/lib/tags/schemas";
 import { ensureTags, replaceLinkTags } from "@/lib/tags/store";
 import { announceLinkChange } from "./changes";
+import { recordLinkEvent } from "./events";
 import { allocateSlug } from "./slugs";
 import * as store from "./store";
 import type { LinkRow } from "./store";
@@ -119,7 +120,7 @@ async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<Co
   };
   if (draft.slug) {
     const link = await store.insertLink({ ...row, slug: draft.slug, reusable: false }, client);
-    if (link) return { link: await withTags(client, link, draft), created: true, slugFellBack: false };
+    if (link) return { link: await created(client, link, draft), created: true, slugFellBack: false };
     if (draft.slugPolicy === "fail_when_taken") throw slugTaken(draft.slug);
   }
   const reusable = draft.reuse && !draft.slug;
@@ -128,12 +129,18 @@ async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<Co
     const existing = reusable ? await store.findReusableLink(draft.workspaceId, draft.host, draft.destination, client) : null;
     if (existing) return { link: existing, created: false, slugFellBack: false };
     const link = await store.insertLink({ ...row, slug: allocateSlug(), reusable }, client);
-    if (link) return { link: await withTags(client, link, draft), created: true, slugFellBack: draft.slug !== null };
+    if (link) return { link: await created(client, link, draft), created: true, slugFellBack: draft.slug !== null };
   }
   throw new Error(`No free slug found after ${SLUG_ATTEMPTS} attempts.`);
 }
 
-/** A new link's tags, written in the link's own transaction. */
+/** A new link's tags and its link.created message, written in the link's own transaction. */
+async function created(client: DbClient, link: LinkRow, draft: LinkDraft): Promise<LinkRow> {
+  const tagged = await withTags(client, link, draft);
+  await recordLinkEvent(client, "link.created", tagged);
+  return tagged;
+}
+
 async function withTags(client: DbClient, link: LinkRow, draft: LinkDraft): Promise<LinkRow> {
   if (draft.tagNames.length === 0) return link;
   await replaceLinkTags(client, link.id, await ensureTags(client, draft.workspaceId, draft.tagNames, DEFAULT_TAG_COLOR));

@@ -10,6 +10,7 @@ import type { Principal } from "@/lib/workspaces/types";
 import { type CommittedLink, commitLink, slugTaken } from "./commit";
 import { vetDestination } from "./destination-gate";
 import { announceLinkChange } from "./changes";
+import { recordLinkEvent } from "./events";
 import { toListItem } from "./present";
 import { createLinkBody, MAX_LIST_SIZE, type CreateLinkInput, type UpdateLinkInput } from "./schemas";
 import { ABUSE } from "./status";
@@ -114,16 +115,19 @@ export async function editLink(principal: Principal, id: string, changes: Update
   const link = await findEditableLink(principal, id);
   const destination = changes.destination === undefined ? undefined : await vetRepoint(principal, link, changes.destination);
   const repointed = destination !== undefined && destination !== link.destination;
+  const retitledOrRetagged = changes.title !== undefined || changes.tags !== undefined;
   const edited = await transaction(async (tx) => {
     if (repointed) await store.repointLink(tx, link.id, destination);
     if (changes.title !== undefined) await store.setTitle(tx, link.id, changes.title || null);
     if (changes.tags !== undefined) {
       await replaceLinkTags(tx, link.id, await ensureTags(tx, principal.workspaceId, changes.tags, DEFAULT_TAG_COLOR));
     }
-    return store.readLink(link.id, tx);
+    const after = await store.readLink(link.id, tx);
+    if (repointed || retitledOrRetagged) await recordLinkEvent(tx, "link.updated", after);
+    return after;
   });
   if (repointed) announceLinkChange("repointed", edited);
-  else if (changes.title !== undefined || changes.tags !== undefined) announceLinkChange("edited", edited);
+  else if (retitledOrRetagged) announceLinkChange("edited", edited);
   return edited;
 }
 
@@ -138,16 +142,16 @@ async function vetRepoint(principal: Principal, link: LinkRow, rawDestination: s
 /** Archiving needs no subscription: it changes no destination and the code keeps resolving. */
 export async function archive(principal: Principal, id: string): Promise<LinkRow> {
   const link = await findEditableLink(principal, id);
-  const archived = await store.archiveLink(link.id);
-  if (link.archivedAt === null) announceLinkChange("archived", archived);
+  const { link: archived, changed } = await store.archiveLink(link.id, (tx, row) => recordLinkEvent(tx, "link.archived", row));
+  if (changed) announceLinkChange("archived", archived);
   return archived;
 }
 
 /** Undoes an archive; like archiving, it needs no subscription and changes no destination. */
 export async function restore(principal: Principal, id: string): Promise<LinkRow> {
   const link = await findEditableLink(principal, id);
-  const restored = await store.restoreLink(link.id);
-  if (link.archivedAt !== null) announceLinkChange("restored", restored);
+  const { link: restored, changed } = await store.restoreLink(link.id, (tx, row) => recordLinkEvent(tx, "link.restored", row));
+  if (changed) announceLinkChange("restored", restored);
   return restored;
 }
 

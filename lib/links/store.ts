@@ -1,5 +1,5 @@
 import { clock } from "@/lib/clock";
-import { db, type DbClient } from "@/lib/db/client";
+import { db, type DbClient, transaction } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
 import { isUniqueViolation } from "@/lib/db/errors";
 import { newId } from "@/lib/db/random";
@@ -133,11 +133,18 @@ export async function setTitle(client: DbClient, id: string, title: string | nul
   await client.link.update({ where: { id }, data: { title, updatedAt: new Date(clock().now()) } });
 }
 
-/** Archives once; archiving again keeps the first time. */
-export async function archiveLink(id: string): Promise<LinkRow> {
+/** What else an archive or restore writes in its transaction when it changed the link (its webhook message). */
+export type OnLinkChanged = (client: DbClient, link: LinkRow) => Promise<void>;
+
+/** Archives once; archiving again keeps the first time and changes nothing (changed: false). */
+export async function archiveLink(id: string, onChanged: OnLinkChanged): Promise<{ link: LinkRow; changed: boolean }> {
   const now = new Date(clock().now());
-  await db().link.updateMany({ where: { id, archivedAt: null }, data: { archivedAt: now, updatedAt: now } });
-  return db().link.findUniqueOrThrow({ where: { id }, select: LINK_COLUMNS });
+  return transaction(async (tx) => {
+    const { count } = await tx.link.updateMany({ where: { id, archivedAt: null }, data: { archivedAt: now, updatedAt: now } });
+    const link = await tx.link.findUniqueOrThrow({ where: { id }, select: LINK_COLUMNS });
+    if (count === 1) await onChanged(tx, link);
+    return { link, changed: count === 1 };
+  });
 }
 
 /**
@@ -146,17 +153,25 @@ export async function archiveLink(id: string): Promise<LinkRow> {
  * creates for this destination (one was made while this one was archived), this one comes back
  * without taking that role over (not reusable), so a create never finds two.
  */
-export async function restoreLink(id: string): Promise<LinkRow> {
+export async function restoreLink(id: string, onChanged: OnLinkChanged): Promise<{ link: LinkRow; changed: boolean }> {
   const now = new Date(clock().now());
+  // Each try is its own transaction: the unique violation aborts the one it happens in.
   const restore = (data: { reusable?: false }) =>
-    db().link.updateMany({ where: { id, archivedAt: { not: null } }, data: { ...data, archivedAt: null, updatedAt: now } });
+    transaction(async (tx) => {
+      const { count } = await tx.link.updateMany({
+        where: { id, archivedAt: { not: null } },
+        data: { ...data, archivedAt: null, updatedAt: now },
+      });
+      const link = await tx.link.findUniqueOrThrow({ where: { id }, select: LINK_COLUMNS });
+      if (count === 1) await onChanged(tx, link);
+      return { link, changed: count === 1 };
+    });
   try {
-    await restore({});
+    return await restore({});
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    await restore({ reusable: false });
+    return restore({ reusable: false });
   }
-  return db().link.findUniqueOrThrow({ where: { id }, select: LINK_COLUMNS });
 }
 
 export async function findWorkspaceDomain(workspaceId: string, domainId: string) {

@@ -7,6 +7,7 @@ import { type DbClient, transaction } from "@/lib/db/client";
 import { emailAvailable, EMAIL_NOT_CONFIGURED, sendEmail } from "@/lib/email";
 import { DomainError, forbidden, notFound } from "@/lib/http/errors";
 import { log } from "@/lib/log";
+import { announceEvent } from "@/lib/webhooks/outbox";
 import { can, requirePermission, roleMay } from "@/lib/workspaces/permissions";
 import { findWorkspaceManagers } from "@/lib/workspaces/store";
 import type { Principal, Role } from "@/lib/workspaces/types";
@@ -195,6 +196,7 @@ export async function removeMember(principal: Principal, id: string): Promise<Re
   const removal = { workspaceId: principal.workspaceId, id, mayTouchOwners: leaving || can(principal, "members.manage_owners") };
   const outcome = await transaction(async (tx) => {
     if (!(await store.deleteMembership(tx, removal))) return null;
+    await announceEvent(tx, principal.workspaceId, "member.removed", presentMembership(membership));
     return { keyRevoked: await revokeKeyOf(tx, principal, membership) };
   });
   if (!outcome) throw await refusalFor(principal, membership);
@@ -251,7 +253,14 @@ export async function acceptInvitation(principal: Principal, token: string) {
   if (address === null || address !== normaliseEmail(invitation.email)) {
     throw forbidden("This invitation was sent to another e-mail address: sign in with the address it was sent to.");
   }
-  const { accepted } = await store.acceptInvitation(invitation.id, principal.userId, now);
+  const { accepted } = await store.acceptInvitation(invitation.id, principal.userId, now, (tx, joined) =>
+    announceEvent(
+      tx,
+      invitation.workspaceId,
+      "member.joined",
+      presentMembership({ ...joined, userId: principal.userId, email: user.email, createdAt: now }),
+    ),
+  );
   if (!accepted) throw gone("This invitation has just been used, revoked or has expired; ask for a new one.");
   const [workspace, membership] = await Promise.all([
     store.workspaceSummary(invitation.workspaceId),

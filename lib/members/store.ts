@@ -1,4 +1,4 @@
-import { db, type DbClient } from "@/lib/db/client";
+import { db, type DbClient, transaction } from "@/lib/db/client";
 import { isRecordId, newId } from "@/lib/db/random";
 import type { Role } from "@/lib/workspaces/types";
 
@@ -263,9 +263,15 @@ export async function countOwners(workspaceId: string): Promise<number> {
  * keeps an existing one (someone who joined meanwhile stays as they are). `accepted` is false
  * when the invitation was used, revoked or expired by the time the statement ran.
  */
-export async function acceptInvitation(invitationId: string, userId: string, now: Date): Promise<{ accepted: boolean }> {
+export async function acceptInvitation(
+  invitationId: string,
+  userId: string,
+  now: Date,
+  onJoined: (client: DbClient, membership: { id: string; role: Role }) => Promise<void>,
+): Promise<{ accepted: boolean }> {
   const membershipId = newId("mem");
-  const [result] = await db().$queryRaw<{ accepted: number }[]>`
+  return transaction(async (tx) => {
+    const [result] = await tx.$queryRaw<{ accepted: number; role: Role | null; joined: boolean }[]>`
     WITH taken AS (
       UPDATE invitations SET accepted_at = ${now}, accepted_by_user_id = ${userId}
       WHERE id = ${invitationId} AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > ${now}
@@ -276,8 +282,11 @@ export async function acceptInvitation(invitationId: string, userId: string, now
       ON CONFLICT (workspace_id, user_id) DO NOTHING
       RETURNING id
     )
-    SELECT (SELECT count(*) FROM taken)::int AS accepted`;
-  return { accepted: (result?.accepted ?? 0) > 0 };
+    SELECT (SELECT count(*) FROM taken)::int AS accepted, (SELECT role FROM taken) AS role, EXISTS (SELECT 1 FROM joined) AS joined`;
+    // Someone already a member keeps their membership: nobody joined, so nothing is announced.
+    if (result?.joined && result.role) await onJoined(tx, { id: membershipId, role: result.role });
+    return { accepted: (result?.accepted ?? 0) > 0 };
+  });
 }
 
 export async function findUserEmail(userId: string): Promise<{ email: string | null; emailVerified: boolean }> {

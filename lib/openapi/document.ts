@@ -39,6 +39,7 @@ import * as payments from "@/lib/payments/operations";
 import * as qr from "@/lib/qr/operations";
 import * as resolution from "@/lib/resolution/operations";
 import * as tags from "@/lib/tags/operations";
+import * as webhooks from "@/lib/webhooks/operations";
 import * as workspaces from "@/lib/workspaces/operations";
 
 export const API_VERSION = "2026-08-21";
@@ -100,6 +101,14 @@ export const OPERATIONS: readonly OperationSpec[] = [
   domains.verifyDomain,
   domains.removeDomain,
   domains.askTlsPermission,
+  webhooks.createWebhook,
+  webhooks.listWebhooks,
+  webhooks.getWebhook,
+  webhooks.updateWebhook,
+  webhooks.deleteWebhook,
+  webhooks.rotateWebhookSecret,
+  webhooks.testWebhook,
+  webhooks.webhookDeliveries,
   workspaces.createWorkspace,
   workspaces.renameWorkspace,
   members.listMembers,
@@ -114,6 +123,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
   resolution.recheckLinks,
   domains.checkDomains,
   analytics.pruneScanEvents,
+  webhooks.deliverWebhooks,
   mcp.callMcp,
   getOpenApiDocument,
   health.getHealth,
@@ -204,6 +214,10 @@ const TAGS: TagObject[] = [
     name: "Billing",
     description:
       "Subscriptions in Australian dollars: checkout, the billing portal, the account's tier and quota, and Stripe's webhook.",
+  },
+  {
+    name: "Webhooks",
+    description: "Signed, retried messages (Standard Webhooks) about the workspace's links, domains, members and imports.",
   },
   { name: "Abuse", description: "Reporting abusive links, and the operator's review of them." },
   {

@@ -1,10 +1,11 @@
 import { clock } from "@/lib/clock";
 import { processSingleton } from "@/lib/process-singleton";
-import { db } from "@/lib/db/client";
+import { db, transaction } from "@/lib/db/client";
 import { pool } from "@/lib/db/pool";
 import { usableReplicaPool } from "@/lib/db/replica";
 import type { Prisma } from "@/lib/db/generated/client";
 import type pg from "pg";
+import { recordLinkEventById } from "@/lib/links/events";
 import { ABUSE, ACTIVE, asLinkStatus, type LinkStatus, QUARANTINE, quarantineEntry } from "@/lib/links/status";
 import type { ResolvedLink } from "./types";
 
@@ -108,7 +109,24 @@ export type ReleasePolicy = { spacingMs: number; releaseChecks: number; releaseA
  * release twice. Null when the check did not count (too soon, no longer quarantined, or the link
  * was repointed after `checkedDestination` was checked).
  */
-export async function countCleanCheck(
+export function countCleanCheck(
+  linkId: string,
+  checkedDestination: string,
+  now: number,
+  policy: ReleasePolicy,
+): Promise<ResolvedLink | null> {
+  // Visits arriving together at a new link would each open a transaction for the same count; one
+  // counts, the others are answered as "counted elsewhere first", which they would be anyway.
+  const counting = countingNow.get();
+  if (counting.has(linkId)) return Promise.resolve(null);
+  counting.add(linkId);
+  return countInTransaction(linkId, checkedDestination, now, policy).finally(() => counting.delete(linkId));
+}
+
+/** Links this process is counting a clean check of right now. */
+const countingNow = processSingleton("resolutionCountingNow", () => new Set<string>());
+
+async function countInTransaction(
   linkId: string,
   checkedDestination: string,
   now: number,
@@ -117,7 +135,8 @@ export async function countCleanCheck(
   const nowDate = new Date(now);
   const countableBefore = new Date(now - policy.spacingMs);
   const releasableBefore = new Date(now - policy.releaseAgeMs);
-  const rows = await db().$queryRaw<Row[]>`
+  const rows = await transaction(async (tx) => {
+    const counted = await tx.$queryRaw<Row[]>`
     UPDATE links SET
       clean_checks = clean_checks + 1,
       last_counted_check_at = ${nowDate},
@@ -127,6 +146,10 @@ export async function countCleanCheck(
       AND (last_counted_check_at IS NULL OR last_counted_check_at <= ${countableBefore})
     RETURNING id, host, slug, destination, status, created_at AS "createdAt", clean_checks AS "cleanChecks",
       last_counted_check_at AS "lastCountedCheckAt", abuse_reason AS "abuseReason"`;
+    // Only a quarantined link is counted, so a counted row that is active now was released by this statement.
+    if (counted[0]?.status === ACTIVE) await recordLinkEventById(tx, "link.status_changed", linkId);
+    return counted;
+  });
   return rows[0] ? toResolved(rows[0]) : null;
 }
 
@@ -137,16 +160,20 @@ export async function markChecked(linkId: string, now: number): Promise<void> {
 
 /** Moves a link to a status; returns the updated link, or null when it does not exist. */
 export async function setStatus(linkId: string, status: LinkStatus, abuseReason: string | null): Promise<ResolvedLink | null> {
-  const { count } = await db().link.updateMany({
-    where: { id: linkId },
-    data: {
-      status,
-      abuseReason: status === ABUSE ? abuseReason : null,
-      updatedAt: new Date(clock().now()),
-      ...(status === QUARANTINE && quarantineEntry(new Date(clock().now()))),
-    },
+  const changed = await transaction(async (tx) => {
+    const { count } = await tx.link.updateMany({
+      where: { id: linkId },
+      data: {
+        status,
+        abuseReason: status === ABUSE ? abuseReason : null,
+        updatedAt: new Date(clock().now()),
+        ...(status === QUARANTINE && quarantineEntry(new Date(clock().now()))),
+      },
+    });
+    if (count === 1) await recordLinkEventById(tx, "link.status_changed", linkId);
+    return count === 1;
   });
-  return count === 0 ? null : findLinkById(linkId);
+  return changed ? findLinkById(linkId) : null;
 }
 
 /**
@@ -155,11 +182,15 @@ export async function setStatus(linkId: string, status: LinkStatus, abuseReason:
  * destination it was repointed away from blocks nothing).
  */
 export async function blockForAbuse(linkId: string, reason: string, checkedDestination?: string): Promise<ResolvedLink | null> {
-  const { count } = await db().link.updateMany({
-    where: { id: linkId, status: { not: ABUSE }, ...(checkedDestination && { destination: checkedDestination }) },
-    data: { status: ABUSE, abuseReason: reason, updatedAt: new Date(clock().now()) },
+  const blocked = await transaction(async (tx) => {
+    const { count } = await tx.link.updateMany({
+      where: { id: linkId, status: { not: ABUSE }, ...(checkedDestination && { destination: checkedDestination }) },
+      data: { status: ABUSE, abuseReason: reason, updatedAt: new Date(clock().now()) },
+    });
+    if (count === 1) await recordLinkEventById(tx, "link.status_changed", linkId);
+    return count === 1;
   });
-  return count === 0 ? null : findLinkById(linkId);
+  return blocked ? findLinkById(linkId) : null;
 }
 
 /** A link the background re-check looks at. */

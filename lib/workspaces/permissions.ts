@@ -21,6 +21,7 @@ export type Action =
   | "domains.read"
   | "domains.manage" // add, verify and delete custom domains
   | "billing.manage" // checkout and the billing portal
+  | "webhooks.manage" // add, change, test and delete webhooks, read their delivery log
   | "api_key.claim"
   | "api_key.revoke";
 
@@ -53,6 +54,7 @@ const ALLOWED: Record<Action, Rule> = {
   "domains.read": { roles: EVERYONE, apiKey: true },
   "domains.manage": { roles: MANAGERS, apiKey: true },
   "billing.manage": { roles: MANAGERS, apiKey: true },
+  "webhooks.manage": { roles: MANAGERS, apiKey: true },
   "api_key.claim": { roles: MANAGERS, apiKey: false },
   "api_key.revoke": { roles: OWNERS, apiKey: false },
 };

@@ -342,6 +342,54 @@ const FIXTURES: Record<string, Fixture> = {
     status: 404,
   },
   "GET /api/cron/domains": { request: () => ({ path: "/api/cron/domains" }), status: 401 },
+  "GET /api/cron/webhooks": { request: () => ({ path: "/api/cron/webhooks" }), status: 401 },
+  "POST /api/webhooks": {
+    request: () => ({
+      path: "/api/webhooks",
+      body: { url: `https://hooks-${++counter}.matrix-receiver.com/in`, events: ["link.created"] },
+    }),
+    status: by(201, 201, 403, 403, 201),
+  },
+  "GET /api/webhooks": {
+    request: async (target) => {
+      await target.freshWebhook();
+      return { path: "/api/webhooks" };
+    },
+    status: by(200, 200, 403, 403, 200),
+    check: async (response, own) => {
+      expect(response.body.webhooks.length).toBe(await db().webhook.count({ where: { workspaceId: own.id } }));
+    },
+  },
+  "GET /api/webhooks/{id}": {
+    request: async (target) => ({ path: `/api/webhooks/${await target.freshWebhook()}` }),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
+  "PATCH /api/webhooks/{id}": {
+    request: async (target) => ({ path: `/api/webhooks/${await target.freshWebhook()}`, body: { description: "matrix" } }),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
+  "DELETE /api/webhooks/{id}": {
+    request: async (target) => ({ path: `/api/webhooks/${await target.freshWebhook()}` }),
+    status: by(204, 204, 403, 403, 204),
+    namesResource: true,
+  },
+  "POST /api/webhooks/{id}/rotate-secret": {
+    request: async (target) => ({ path: `/api/webhooks/${await target.freshWebhook()}/rotate-secret` }),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
+  "POST /api/webhooks/{id}/test": {
+    request: async (target) => ({ path: `/api/webhooks/${await target.freshWebhook()}/test` }),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
+  "GET /api/webhooks/{id}/deliveries": {
+    request: async (target) => ({ path: `/api/webhooks/${await target.freshWebhook()}/deliveries` }),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
   "GET /api/cron/scan-retention": { request: () => ({ path: "/api/cron/scan-retention" }), status: 401 },
   "GET /api/openapi.json": { request: () => ({ path: "/api/openapi.json" }), status: 200 },
   // Public (a load balancer's probe asks without credentials): the same answer whoever asks, naming no workspace.

@@ -26,6 +26,7 @@ const CAPABILITIES = [
   "tags",
   "members",
   "billing",
+  "webhooks",
   "workspaces",
   "auth",
   "safety",

@@ -15,6 +15,7 @@ const ROWS: Record<string, Action[]> = {
   "rename the workspace": ["workspace.rename"],
   "manage domains": ["domains.manage"],
   "manage billing (checkout, portal)": ["billing.manage"],
+  "manage webhooks (add, change, test, read the delivery log)": ["webhooks.manage"],
   "claim the API key": ["api_key.claim"],
   "revoke the API key": ["api_key.revoke"],
 };

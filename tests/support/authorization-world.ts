@@ -4,6 +4,7 @@ import { hashApiKey } from "@/lib/auth/api-keys";
 import { claimApiKey } from "@/lib/auth/store";
 import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
+import { newSigningSecret, sealSecret } from "@/lib/webhooks/secret";
 import { newId } from "@/lib/db/random";
 import { hashInvitationToken } from "@/lib/members/tokens";
 import { call, joinWorkspace, newUser, subscribe, type TestUser } from "./api";
@@ -42,6 +43,8 @@ export interface Target {
   freshTag(): Promise<string>;
   /** A finished import of the workspace. */
   freshImport(): Promise<string>;
+  /** A new webhook of the workspace, whose receiver is refused at connection time (an internal address). */
+  freshWebhook(): Promise<string>;
 }
 
 const unique = () => randomBytes(6).toString("hex");
@@ -210,6 +213,16 @@ export class TeamWorkspace implements Target {
     return id;
   }
 
+  async freshWebhook(): Promise<string> {
+    const id = newId("wh");
+    const url = `http://127.0.0.1:9/${this.label}-${unique()}`;
+    await db().webhook.create({
+      data: { id, workspaceId: this.id, url, events: ["link.created"], secretSealed: sealSecret(newSigningSecret()) },
+    });
+    for (const value of [id, url]) this.secrets.add(value);
+    return id;
+  }
+
   /** Puts the workspace's default logo back (a request may have removed it). */
   async setWorkspaceLogo(): Promise<void> {
     const response = await call("PUT", "/api/workspaces/logo", {
@@ -255,6 +268,7 @@ export class Ghost implements Target {
   freshDomain = async () => newId("dom");
   freshTag = async () => newId("tag");
   freshImport = async () => newId("imp");
+  freshWebhook = async () => newId("wh");
 }
 
 export async function logoImage(): Promise<Buffer> {

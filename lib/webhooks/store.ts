@@ -1,0 +1,250 @@
+import type pg from "pg";
+import { clock } from "@/lib/clock";
+import { db, type DbClient, transaction } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/client";
+import type { EventType } from "./events";
+
+const WEBHOOK_COLUMNS = {
+  id: true,
+  workspaceId: true,
+  url: true,
+  events: true,
+  description: true,
+  disabledAt: true,
+  createdAt: true,
+} as const satisfies Prisma.WebhookSelect;
+
+export type WebhookRow = Prisma.WebhookGetPayload<{ select: typeof WEBHOOK_COLUMNS }>;
+
+export async function insertWebhook(row: {
+  id: string;
+  workspaceId: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  secretSealed: string;
+}): Promise<WebhookRow> {
+  const now = new Date(clock().now());
+  return db().webhook.create({ data: { ...row, createdAt: now, updatedAt: now }, select: WEBHOOK_COLUMNS });
+}
+
+export async function countWorkspaceWebhooks(workspaceId: string): Promise<number> {
+  return db().webhook.count({ where: { workspaceId } });
+}
+
+export async function listWorkspaceWebhooks(workspaceId: string): Promise<WebhookRow[]> {
+  return db().webhook.findMany({
+    where: { workspaceId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    select: WEBHOOK_COLUMNS,
+  });
+}
+
+export async function findWorkspaceWebhook(workspaceId: string, id: string): Promise<WebhookRow | null> {
+  return db().webhook.findFirst({ where: { id, workspaceId }, select: WEBHOOK_COLUMNS });
+}
+
+export async function readSealedSecret(id: string): Promise<string> {
+  return (await db().webhook.findUniqueOrThrow({ where: { id }, select: { secretSealed: true } })).secretSealed;
+}
+
+export async function updateWebhook(
+  id: string,
+  changes: { url?: string; events?: string[]; description?: string | null; disabled?: boolean; secretSealed?: string },
+): Promise<WebhookRow> {
+  const now = new Date(clock().now());
+  const { disabled, ...columns } = changes;
+  return db().webhook.update({
+    where: { id },
+    data: { ...columns, ...(disabled !== undefined && { disabledAt: disabled ? now : null }), updatedAt: now },
+    select: WEBHOOK_COLUMNS,
+  });
+}
+
+export async function deleteWebhook(id: string): Promise<void> {
+  await db().webhook.deleteMany({ where: { id } });
+}
+
+/**
+ * The outbox write: one pending delivery of this message for every live endpoint of the workspace
+ * that subscribes to `type`, in the caller's transaction, so the message exists exactly when the
+ * change it announces committed. One statement, and nothing at all when no endpoint listens.
+ */
+export async function enqueueMessage(
+  client: DbClient,
+  message: { workspaceId: string; type: EventType; messageId: string; body: string },
+): Promise<void> {
+  const now = new Date(clock().now());
+  await client.$executeRaw`
+    INSERT INTO webhook_deliveries (webhook_id, message_id, event_type, body, next_attempt_at, created_at)
+    SELECT id, ${message.messageId}, ${message.type}, ${message.body}, ${now}, ${now}
+    FROM webhooks
+    WHERE workspace_id = ${message.workspaceId} AND disabled_at IS NULL AND ${message.type} = ANY(events)`;
+}
+
+/**
+ * link.scanned for a batch of scans, on the scan batch's own connection and transaction: one
+ * message per link of the batch (its scans in data.scans, in order) for every live endpoint of
+ * the link's workspace that listens. `messages` is built by the caller, one per link.
+ */
+export async function enqueueScanMessages(
+  client: pg.ClientBase,
+  messages: { linkId: string; messageId: string; body: string }[],
+  now: Date,
+): Promise<void> {
+  if (messages.length === 0) return;
+  await client.query({
+    name: "webhooks.enqueue-scans",
+    text: `
+      INSERT INTO webhook_deliveries (webhook_id, message_id, event_type, body, next_attempt_at, created_at)
+      SELECT w.id, m.message_id, 'link.scanned', m.body, $4, $4
+      FROM unnest($1::text[], $2::text[], $3::text[]) AS m(link_id, message_id, body)
+      JOIN links l ON l.id = m.link_id
+      JOIN webhooks w ON w.workspace_id = l.workspace_id AND w.disabled_at IS NULL AND 'link.scanned' = ANY(w.events)
+      ORDER BY w.id, m.link_id`,
+    values: [messages.map((m) => m.linkId), messages.map((m) => m.messageId), messages.map((m) => m.body), now],
+  });
+}
+
+/** Whether any live endpoint listens to link.scanned: a batch for a deployment without one builds no messages. */
+export async function anyScanListener(client: pg.ClientBase): Promise<boolean> {
+  const { rows } = await client.query({
+    name: "webhooks.any-scan-listener",
+    text: "SELECT EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL AND 'link.scanned' = ANY(events)) AS listening",
+  });
+  return rows[0]?.listening === true;
+}
+
+export type ClaimedDelivery = {
+  id: bigint;
+  webhookId: string;
+  workspaceId: string;
+  url: string;
+  secretSealed: string;
+  messageId: string;
+  eventType: string;
+  body: string;
+  attempt: number;
+};
+
+/**
+ * Claims up to `limit` due deliveries of live endpoints for one sender: FOR UPDATE SKIP LOCKED
+ * so instances claiming at once take different rows, and the claim pushes next_attempt_at to
+ * `leaseUntil`, so a sender that dies mid-attempt leaves the row to be claimed again then (at
+ * least once). Counts the attempt in the same statement.
+ */
+export async function claimDueDeliveries(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
+  return db().$queryRaw<ClaimedDelivery[]>`
+    UPDATE webhook_deliveries d
+    SET next_attempt_at = ${leaseUntil}, attempts = d.attempts + 1
+    FROM webhooks w
+    WHERE w.id = d.webhook_id AND d.id IN (
+      SELECT due.id FROM webhook_deliveries due JOIN webhooks live ON live.id = due.webhook_id AND live.disabled_at IS NULL
+      WHERE due.state = 'pending' AND due.next_attempt_at <= ${now}
+      ORDER BY due.next_attempt_at, due.id
+      LIMIT ${limit}
+      FOR UPDATE OF due SKIP LOCKED)
+    RETURNING d.id, d.webhook_id AS "webhookId", w.workspace_id AS "workspaceId", w.url, w.secret_sealed AS "secretSealed",
+      d.message_id AS "messageId", d.event_type AS "eventType", d.body, d.attempts AS attempt`;
+}
+
+export type AttemptRecord = {
+  deliveryId: bigint;
+  webhookId: string;
+  attempt: number;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  at: Date;
+};
+
+/**
+ * Writes an attempt to the log and its outcome to the delivery, together: delivered, due again
+ * at `retryAt`, or failed for good (retryAt null after a failure).
+ */
+export async function recordAttempt(
+  record: AttemptRecord,
+  outcome: { delivered: true } | { delivered: false; retryAt: Date | null },
+) {
+  await transaction(async (tx) => {
+    await insertAttempt(record, tx);
+    const state = outcome.delivered ? "delivered" : outcome.retryAt ? "pending" : "failed";
+    const nextAttemptAt = outcome.delivered ? null : outcome.retryAt;
+    await tx.webhookDelivery.update({ where: { id: record.deliveryId }, data: { state, nextAttemptAt } });
+  });
+}
+
+/** A delivery made on request (the test ping): written already sent, never retried. */
+export async function insertSentDelivery(row: {
+  webhookId: string;
+  messageId: string;
+  body: string;
+  delivered: boolean;
+  at: Date;
+}): Promise<bigint> {
+  const delivery = await db().webhookDelivery.create({
+    data: {
+      webhookId: row.webhookId,
+      messageId: row.messageId,
+      eventType: "ping",
+      body: row.body,
+      state: row.delivered ? "delivered" : "failed",
+      attempts: 1,
+      nextAttemptAt: null,
+      createdAt: row.at,
+    },
+    select: { id: true },
+  });
+  return delivery.id;
+}
+
+export async function insertAttempt(record: AttemptRecord, client: DbClient = db()): Promise<void> {
+  await client.webhookAttempt.create({
+    data: {
+      deliveryId: record.deliveryId,
+      webhookId: record.webhookId,
+      attempt: record.attempt,
+      statusCode: record.statusCode,
+      error: record.error,
+      durationMs: record.durationMs,
+      createdAt: record.at,
+    },
+  });
+}
+
+/**
+ * Disables an endpoint after a message's last retry failed. One conditional UPDATE: of all the
+ * senders that reach the end at once, only the one that flips disabled_at gets the row back and
+ * tells the owners, so they are told once.
+ */
+export async function disableAfterFailure(webhookId: string, now: Date): Promise<boolean> {
+  const { count } = await db().webhook.updateMany({
+    where: { id: webhookId, disabledAt: null },
+    data: { disabledAt: now, updatedAt: now },
+  });
+  return count === 1;
+}
+
+export type AttemptLogRow = {
+  messageId: string;
+  eventType: string;
+  attempt: number;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  createdAt: Date;
+  state: string;
+  attempts: number;
+  nextAttemptAt: Date | null;
+};
+
+/** The endpoint's most recent attempts, newest first, with their message's state now. */
+export async function recentAttempts(webhookId: string, limit: number): Promise<AttemptLogRow[]> {
+  return db().$queryRaw<AttemptLogRow[]>`
+    SELECT d.message_id AS "messageId", d.event_type AS "eventType", a.attempt, a.status_code AS "statusCode", a.error,
+      a.duration_ms AS "durationMs", a.created_at AS "createdAt", d.state, d.attempts, d.next_attempt_at AS "nextAttemptAt"
+    FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+    WHERE a.webhook_id = ${webhookId}
+    ORDER BY a.id DESC
+    LIMIT ${limit}`;
+}

@@ -1,0 +1,358 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { scanBuffer } from "@/lib/analytics/scans";
+import { setClock } from "@/lib/clock";
+import { resetConfig } from "@/lib/config";
+import { db } from "@/lib/db/client";
+import { closeEmail } from "@/lib/email";
+import { resetSafetyChecker } from "@/lib/safety/instance";
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from "@/lib/webhooks/retries";
+import { runWebhookDeliveries } from "@/lib/webhooks/worker";
+import { runImport } from "@/lib/imports/service";
+import { call, joinWorkspace, newUser, sessionFor, type TestUser } from "../support/api";
+import { TEST_ZONE } from "../support/dns-server";
+import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
+import { startSmtpServer, type TestSmtpServer } from "../support/smtp-server";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
+import { visit } from "../support/visits";
+
+let receiver: WebhookReceiver;
+let dns: FakeDnsServer;
+let smtp: TestSmtpServer;
+let now = Date.now();
+
+beforeAll(async () => {
+  // This file's own DNS server, so a test can point a name elsewhere after its webhook was saved.
+  dns = await startFakeDnsServer({}, { a: [TEST_ZONE.publicAddress] });
+  smtp = await startSmtpServer();
+  process.env.DNS_RESOLVER = dns.resolver;
+  process.env.SMTP_URL = smtp.url;
+  resetConfig();
+  resetSafetyChecker();
+});
+
+afterAll(async () => {
+  closeEmail();
+  await Promise.all([dns.close(), smtp.close()]);
+  delete process.env.SMTP_URL;
+  delete process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+  resetConfig();
+});
+
+beforeEach(async () => {
+  // The receiver runs on 127.0.0.1, as a self-hosted operator's own network would.
+  process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = "1";
+  resetConfig();
+  now = Date.now();
+  setClock({ now: () => now });
+  receiver = await startWebhookReceiver();
+});
+
+afterEach(async () => {
+  setClock(undefined);
+  await receiver.close();
+});
+
+async function addWebhook(owner: TestUser, events: string[], url = receiver.url) {
+  const created = await call("POST", "/api/webhooks", { token: owner.token, body: { url, events } });
+  expect(created.status, created.text).toBe(201);
+  receiver.secret = created.body.secret;
+  return created.body as { id: string; secret: string };
+}
+
+async function createLink(owner: TestUser, destination = `https://example.com/hooked/${Math.random()}`) {
+  const created = await call("POST", "/api/links", { token: owner.token, body: { destination } });
+  expect(created.status, created.text).toBe(201);
+  return created.body as { id: string; slug: string };
+}
+
+/** Runs delivery passes until nothing is due now (each pass claims a bounded batch). */
+async function deliverDue() {
+  for (;;) {
+    const totals = await runWebhookDeliveries();
+    if (totals.attempted === 0) return;
+  }
+}
+
+describe("webhooks", () => {
+  it("shows the Standard Webhooks secret once and keeps it sealed at rest", async () => {
+    const owner = await newUser("hooks-secret");
+    const created = await addWebhook(owner, ["link.created"]);
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const listed = await call("GET", "/api/webhooks", { token: owner.token });
+    expect(listed.body.webhooks).toHaveLength(1);
+    expect(listed.text).not.toContain("secret");
+    const fetched = await call("GET", `/api/webhooks/${created.id}`, { token: owner.token });
+    expect(fetched.text).not.toContain(created.secret.slice(6));
+    const row = await db().webhook.findUniqueOrThrow({ where: { id: created.id } });
+    expect(row.secretSealed).not.toContain(created.secret.slice(6, 30));
+
+    const rotated = await call("POST", `/api/webhooks/${created.id}/rotate-secret`, { token: owner.token });
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(created.secret);
+  });
+
+  it("sends signed link events, written with the change, that the receiver verifies", async () => {
+    const owner = await newUser("hooks-links");
+    await addWebhook(owner, ["link.created", "link.updated", "link.archived", "link.restored"]);
+    const link = await createLink(owner);
+    await call("PATCH", `/api/links/${link.id}`, { token: owner.token, body: { title: "Spring menu" } });
+    await call("DELETE", `/api/links/${link.id}`, { token: owner.token });
+    await call("DELETE", `/api/links/${link.id}`, { token: owner.token }); // archived already: no second message
+    await call("POST", `/api/links/${link.id}/restore`, { token: owner.token });
+    await deliverDue();
+
+    expect(receiver.unverified).toBe(0);
+    expect(receiver.received.map((message) => message.type)).toEqual([
+      "link.created",
+      "link.updated",
+      "link.archived",
+      "link.restored",
+    ]);
+    expect(receiver.received[1]!.data).toMatchObject({ id: link.id, title: "Spring menu" });
+    expect(new Set(receiver.received.map((message) => message.id)).size).toBe(4);
+    const log = await call(
+      "GET",
+      `/api/webhooks/${(await db().webhook.findFirstOrThrow({ where: { workspaceId: owner.workspaceId } })).id}/deliveries`,
+      {
+        token: owner.token,
+      },
+    );
+    expect(log.body.attempts).toHaveLength(4);
+    expect(log.body.attempts[0]).toMatchObject({
+      event: "link.restored",
+      attempt: 1,
+      status_code: 204,
+      delivered: true,
+      next_retry_at: null,
+    });
+  });
+
+  it("writes nothing for an endpoint that does not listen, and nothing for a change that rolled back", async () => {
+    const owner = await newUser("hooks-quiet");
+    const hook = await addWebhook(owner, ["link.archived"]);
+    await createLink(owner);
+    const refused = await call("POST", "/api/links", { token: owner.token, body: { destination: "http://10.0.0.1/" } });
+    expect(refused.status).toBe(422);
+    expect(await db().webhookDelivery.count({ where: { webhookId: hook.id } })).toBe(0);
+  });
+
+  it("announces domains verified and failed, members joined and removed, and imports finished", async () => {
+    const owner = await newUser("hooks-others");
+    await addWebhook(owner, ["domain.verified", "domain.failed", "member.joined", "member.removed", "import.finished"]);
+
+    const hostname = `go.hooks-${Date.now()}.com`;
+    const added = await call("POST", "/api/domains", { token: owner.token, body: { hostname } });
+    dns.set(`_permalink.${hostname}`, { txt: [added.body.dns.find((record: { type: string }) => record.type === "TXT").value] });
+    dns.set(hostname, { cname: "s.test.example" });
+    expect((await call("POST", `/api/domains/${added.body.id}/verify`, { token: owner.token })).body.verified).toBe(true);
+    await call("POST", `/api/domains/${added.body.id}/verify`, { token: owner.token }); // still right: nothing new
+    dns.set(hostname, { cname: "parked.registrar-example.net" });
+    await call("POST", `/api/domains/${added.body.id}/verify`, { token: owner.token });
+    await call("POST", `/api/domains/${added.body.id}/verify`, { token: owner.token }); // the same failure: told once
+
+    const invitee = `hooks-invitee-${Date.now()}@example.com`;
+    expect((await call("POST", "/api/members", { token: owner.token, body: { email: invitee, role: "member" } })).status).toBe(
+      201,
+    );
+    const token = /\/invite\/([A-Za-z0-9_-]{43})/.exec((await smtp.messageTo(invitee)).mail.text!)![1]!;
+    const joined = await call("POST", `/api/invitations/${token}/accept`, { token: await sessionFor(invitee) });
+    expect(joined.status).toBe(200);
+    expect((await call("DELETE", `/api/members/${joined.body.member.id}`, { token: owner.token })).status).toBe(200);
+
+    const started = await call("POST", "/api/imports", {
+      token: owner.token,
+      rawBody: new TextEncoder().encode("long_url\nhttps://example.com/imported\n"),
+      headers: { "content-type": "text/csv" },
+    });
+    await runImport(started.body.id);
+    // The job may have been running already (it starts with the request): wait for it to finish.
+    await expect
+      .poll(async () => (await call("GET", `/api/imports/${started.body.id}`, { token: owner.token })).body.status)
+      .toBe("done");
+
+    await deliverDue();
+    expect(receiver.unverified).toBe(0);
+    expect(receiver.received.map((message) => message.type)).toEqual([
+      "domain.verified",
+      "domain.failed",
+      "member.joined",
+      "member.removed",
+      "import.finished",
+    ]);
+    expect(receiver.received[0]!.data).toMatchObject({ id: added.body.id, hostname, verified: true });
+    expect(receiver.received[1]!.data).toMatchObject({ id: added.body.id, hostname_status: "misconfigured" });
+    expect(receiver.received[2]!.data).toMatchObject({
+      id: joined.body.member.id,
+      email: invitee,
+      role: "member",
+      status: "active",
+    });
+    expect(receiver.received[3]!.data).toMatchObject({ id: joined.body.member.id, email: invitee });
+    expect(receiver.received[4]!.data).toMatchObject({ id: started.body.id, status: "done", created: 1 });
+  });
+
+  it("retries with backoff under the same webhook-id, then disables the endpoint and e-mails owners and admins once", async () => {
+    const owner = await newUser("hooks-retry");
+    const admin = await newUser("hooks-retry-admin");
+    await joinWorkspace(admin, owner.workspaceId, "admin");
+    const hook = await addWebhook(owner, ["link.created"]);
+    receiver.status = 500;
+    await createLink(owner);
+    await createLink(owner);
+
+    await deliverDue();
+    expect(receiver.received).toHaveLength(2);
+    const first = await call("GET", `/api/webhooks/${hook.id}/deliveries`, { token: owner.token });
+    expect(first.body.attempts[0]).toMatchObject({
+      attempt: 1,
+      status_code: 500,
+      delivered: false,
+      next_retry_at: now + RETRY_DELAYS_MS[0]!,
+    });
+
+    // Not due yet: nothing is sent.
+    now += RETRY_DELAYS_MS[0]! - 1000;
+    await deliverDue();
+    expect(receiver.received).toHaveLength(2);
+
+    for (const delay of RETRY_DELAYS_MS) {
+      now += delay;
+      await deliverDue();
+    }
+    expect(receiver.received).toHaveLength(2 * MAX_ATTEMPTS);
+    expect(receiver.unverified).toBe(0);
+    const ids = new Set(receiver.received.map((message) => message.id));
+    expect(ids.size).toBe(2);
+    for (const id of ids) expect(receiver.received.filter((message) => message.id === id)).toHaveLength(MAX_ATTEMPTS);
+
+    const disabled = await call("GET", `/api/webhooks/${hook.id}`, { token: owner.token });
+    expect(disabled.body).toMatchObject({ disabled: true, disabled_at: now });
+    const notices = smtp.messages.filter((message) => message.mail.subject?.includes(receiver.url));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.envelopeTo.sort()).toEqual([owner.email, admin.email].sort());
+
+    // Disabled: nothing is written for it; enabled again, the next event is sent.
+    await createLink(owner);
+    now += 60_000;
+    await deliverDue();
+    expect(receiver.received).toHaveLength(2 * MAX_ATTEMPTS);
+    receiver.status = 200;
+    await call("PATCH", `/api/webhooks/${hook.id}`, { token: owner.token, body: { disabled: false } });
+    await createLink(owner);
+    await deliverDue();
+    expect(receiver.received).toHaveLength(2 * MAX_ATTEMPTS + 1);
+    expect(smtp.messages.filter((message) => message.mail.subject?.includes(receiver.url))).toHaveLength(1);
+  });
+
+  it("refuses an internal receiver URL in any encoding", async () => {
+    delete process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+    resetConfig();
+    dns.set(TEST_ZONE.privateName, { a: ["10.0.0.7"] });
+    const owner = await newUser("hooks-internal");
+    for (const url of [
+      receiver.url,
+      "http://[::ffff:127.0.0.1]/hooks",
+      "http://2130706433/",
+      `http://${TEST_ZONE.privateName}/`,
+      "http://169.254.169.254/",
+    ]) {
+      const refused = await call("POST", "/api/webhooks", { token: owner.token, body: { url, events: ["link.created"] } });
+      expect(refused.status, url).toBe(422);
+      expect(refused.body.error).toMatch(/webhook/i);
+    }
+    const notHttp = await call("POST", "/api/webhooks", {
+      token: owner.token,
+      body: { url: "ftp://example.com/", events: ["link.created"] },
+    });
+    expect(notHttp.status).toBe(422);
+  });
+
+  it("never allows a cloud metadata endpoint, even with WEBHOOK_ALLOW_PRIVATE_NETWORKS=1", async () => {
+    const owner = await newUser("hooks-metadata");
+    const refused = await call("POST", "/api/webhooks", {
+      token: owner.token,
+      body: { url: "http://169.254.169.254/latest/meta-data/", events: ["link.created"] },
+    });
+    expect(refused.status).toBe(422);
+  });
+
+  it("refuses to connect to a name that rebinds to 127.0.0.1 after the webhook was saved", async () => {
+    delete process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+    resetConfig();
+    const owner = await newUser("hooks-rebind");
+    const name = `rebind-${Date.now()}.example.net`;
+    dns.set(name, { a: [TEST_ZONE.publicAddress] });
+    const hook = await addWebhook(owner, ["link.created"], `http://${name}:${receiver.port}/hooks`);
+    dns.set(name, { a: ["127.0.0.1"] });
+    await createLink(owner);
+    await deliverDue();
+    expect(receiver.received).toHaveLength(0);
+    const log = await call("GET", `/api/webhooks/${hook.id}/deliveries`, { token: owner.token });
+    expect(log.body.attempts[0]).toMatchObject({ attempt: 1, status_code: null, delivered: false });
+    expect(log.body.attempts[0].error).toMatch(/internal or private address/);
+  });
+
+  it("sends a ping on test and answers with its outcome", async () => {
+    const owner = await newUser("hooks-ping");
+    const hook = await addWebhook(owner, ["link.created"]);
+    const tested = await call("POST", `/api/webhooks/${hook.id}/test`, { token: owner.token });
+    expect(tested.body).toMatchObject({ event: "ping", delivered: true, status_code: 204, attempt: 1 });
+    expect(receiver.received.map((message) => message.type)).toEqual(["ping"]);
+    expect(receiver.unverified).toBe(0);
+    receiver.status = 410;
+    const failed = await call("POST", `/api/webhooks/${hook.id}/test`, { token: owner.token });
+    expect(failed.body).toMatchObject({ delivered: false, status_code: 410, error: "The receiver answered 410." });
+  });
+
+  it("does not follow a redirect", async () => {
+    const owner = await newUser("hooks-redirect");
+    const hook = await addWebhook(owner, ["link.created"]);
+    receiver.status = 307;
+    const tested = await call("POST", `/api/webhooks/${hook.id}/test`, { token: owner.token });
+    expect(tested.body).toMatchObject({ delivered: false, status_code: 307 });
+    expect(tested.body.error).toMatch(/redirect/);
+  });
+
+  it("sends a link's scans coalesced in data.scans, never an address", async () => {
+    const owner = await newUser("hooks-scans");
+    await addWebhook(owner, ["link.scanned"]);
+    const link = await createLink(owner);
+    for (let index = 0; index < 5; index++) {
+      const answer = await visit(`/${link.slug}`, {
+        headers: { "user-agent": `Mozilla/5.0 (iPhone) visit ${index}` },
+        peer: "198.51.100.7",
+      });
+      expect(answer.status).toBeLessThan(400);
+    }
+    await scanBuffer().flush();
+    await deliverDue();
+    expect(receiver.received).toHaveLength(1);
+    const [message] = receiver.received;
+    expect(message!.type).toBe("link.scanned");
+    expect(message!.data.link_id).toBe(link.id);
+    expect(message!.data.scans.reduce((sum: number, scan: { count: number }) => sum + scan.count, 0)).toBe(5);
+    expect(message!.body).not.toContain("198.51.100.7");
+    expect(receiver.unverified).toBe(0);
+  });
+
+  it("keeps visits answering while a receiver takes 5 s for every message", async () => {
+    const owner = await newUser("hooks-slow");
+    await addWebhook(owner, ["link.scanned", "link.created"]);
+    const link = await createLink(owner);
+    receiver.delayMs = 5000;
+    const pass = runWebhookDeliveries();
+    await expect.poll(() => receiver.inFlight).toBe(1);
+    const statuses: number[] = [];
+    for (let chunk = 0; chunk < 10; chunk++) {
+      const answers = await Promise.all(Array.from({ length: 1000 }, () => visit(`/${link.slug}`)));
+      statuses.push(...answers.map((answer) => answer.status));
+    }
+    expect(statuses).toHaveLength(10_000);
+    // Every visit was answered while the receiver still held the message.
+    expect(receiver.inFlight).toBe(1);
+    expect(statuses.every((status) => status < 400)).toBe(true);
+    await scanBuffer().flush();
+    await pass;
+    expect(receiver.received).toHaveLength(1);
+  }, 30_000);
+});
