@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { resetConfig } from "@/lib/config";
+import { config, resetConfig } from "@/lib/config";
 import { droppedSinceStartIn } from "@/lib/analytics/scan-buffer";
 import { closePool } from "@/lib/db/pool";
 import { boot } from "@/scripts/boot";
@@ -413,9 +413,10 @@ async function main(): Promise<void> {
   ensureFreshBuild({ showOutput: true });
   if (wanted("proxy")) ensureFreshBuild({ showOutput: true, dir: NEXT_FLOOR_DIR });
   const env: Env = {
-    DATABASE_URL: process.env.DATABASE_URL,
-    DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE,
-    AUTH_SECRET: process.env.AUTH_SECRET,
+    // As boot() settled them (the embedded database's address, a development AUTH_SECRET).
+    DATABASE_URL: config().DATABASE_URL,
+    DATABASE_POOL_SIZE: String(config().DATABASE_POOL_SIZE),
+    AUTH_SECRET: config().AUTH_SECRET,
     SHORT_BASE_URL: `http://${SHORT_HOST}`,
     BASE_URL: "http://app.bench.example",
     DNS_RESOLVER: dns.resolver,

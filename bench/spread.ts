@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import { droppedSinceStartIn } from "@/lib/analytics/scan-buffer";
 import { DAY, DIMENSIONS } from "@/lib/analytics/store";
 import { writeScanBatch } from "@/lib/analytics/store";
-import { resetConfig } from "@/lib/config";
+import { config, resetConfig } from "@/lib/config";
 import { closePool, pool } from "@/lib/db/pool";
 import { ensureFreshBuild } from "@/scripts/app-process";
 import { boot } from "@/scripts/boot";
@@ -253,9 +253,10 @@ async function main(): Promise<void> {
     console.log(`Seeded ${thousands(count + PROBE_LINKS)} links with COPY in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
   }
   const env = {
-    DATABASE_URL: process.env.DATABASE_URL,
-    DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE,
-    AUTH_SECRET: process.env.AUTH_SECRET,
+    // As boot() settled them (the embedded database's address, a development AUTH_SECRET).
+    DATABASE_URL: config().DATABASE_URL,
+    DATABASE_POOL_SIZE: String(config().DATABASE_POOL_SIZE),
+    AUTH_SECRET: config().AUTH_SECRET,
     SHORT_BASE_URL: `http://${SHORT_HOST}`,
     BASE_URL: "http://app.bench.example",
     RECHECK_INTERVAL_SECONDS: "0",
