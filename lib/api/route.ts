@@ -4,6 +4,7 @@ import { MAX_FORM_BODY_BYTES, readJsonBody, readTextBody, validate } from "@/lib
 import { isRecordId, isSecretToken } from "@/lib/db/random";
 import { DomainError, type ErrorCode, notFound } from "@/lib/http/errors";
 import type { AuthMode, RouteSpec } from "@/lib/http/operation";
+import { type HandlerResult, Reply, reply, type ReplyFunction } from "@/lib/http/reply";
 import { internalError, json } from "@/lib/http/respond";
 import { enforceClientWriteLimit, enforceWriteLimit } from "@/lib/http/write-limit";
 import { invalidationsSent } from "@/lib/links/invalidation";
@@ -45,6 +46,8 @@ export type HandlerInput<Spec extends RouteSpec, Params> = CallerOf<Spec["auth"]
   body: BodyOf<Spec>;
   query: QueryOf<Spec>;
   params: Params;
+  /** The answer, as the operation declares it: `reply(201, link)`; a status or body it does not declare fails the type check. */
+  reply: ReplyFunction<Spec>;
 };
 
 /** A route handler as Next calls it, carrying the declaration it was built from. */
@@ -60,7 +63,7 @@ export type RouteHandler<Params> = ((request: Request, context: RouteContext<Par
  */
 export function apiRoute<const Spec extends RouteSpec, Params = ParamsOf<Spec>>(
   spec: Spec,
-  handler: (input: HandlerInput<Spec, Params>) => Promise<Response>,
+  handler: (input: HandlerInput<Spec, Params>) => Promise<HandlerResult<Spec>>,
 ): RouteHandler<Params> {
   const serve = async (request: Request, context: RouteContext<Params>): Promise<Response> => {
     try {
@@ -69,9 +72,9 @@ export function apiRoute<const Spec extends RouteSpec, Params = ParamsOf<Spec>>(
       const body = await readBody(spec, request);
       const query = spec.query ? validate(spec.query, queryObject(request), "query") : undefined;
       const params = recordIdParams(await context.params);
-      const response = await handler({ request, principal, body, query, params } as unknown as HandlerInput<Spec, Params>);
+      const answer = await handler({ request, principal, body, query, params, reply } as unknown as HandlerInput<Spec, Params>);
       await invalidationsSent();
-      return response;
+      return answer instanceof Reply ? sent(answer) : answer;
     } catch (error) {
       if (error instanceof DomainError) return errorResponse(error);
       log().error({ err: error }, "unhandled error");
@@ -81,6 +84,11 @@ export function apiRoute<const Spec extends RouteSpec, Params = ParamsOf<Spec>>(
   const route = (request: Request, context: RouteContext<Params>) =>
     servedAndLogged(request, spec.path ?? "(unnamed route)", () => serve(request, context));
   return Object.assign(route, { spec });
+}
+
+/** A reply as HTTP: its body as JSON, or no body at all (204, 202). */
+function sent({ status, body, headers }: Reply): Response {
+  return body === undefined ? new Response(null, { status, headers }) : json(body, status, headers);
 }
 
 /** The principal for workspace credentials; null when the mode names no workspace (or the caller pays). */

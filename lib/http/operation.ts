@@ -69,7 +69,11 @@ export type ResponseSpec = {
   files?: readonly string[];
   /** Header name → the name of its description in the document's components.headers. */
   headers?: Readonly<Record<string, ResponseHeader>>;
+  /** The body is the answer of another protocol's machinery (the MCP SDK's transport), not a value the handler gives. */
+  transport?: "mcp";
 };
+
+type ResponseHeaders = NonNullable<ResponseSpec["headers"]>;
 
 export type ResponseHeader =
   | "PaymentChallenge"
@@ -104,22 +108,42 @@ export type OperationSpec = RouteSpec & {
   responses: Readonly<Record<number, ResponseSpec>>;
 };
 
+/**
+ * Declares an operation; its literal type is kept, so a route handler's replies are checked
+ * against its responses (lib/http/reply.ts).
+ */
 export function defineOperation<const Spec extends OperationSpec>(spec: Spec): Spec {
   return spec;
 }
 
-export function ok(description: string, body: ResponseSpec["body"]): ResponseSpec {
+/** The helpers below keep each body's schema in the type: the handler's reply for that status is checked against it. */
+export function ok<const Body extends NonNullable<ResponseSpec["body"]>>(
+  description: string,
+  body: Body,
+): { description: string; body: Body } {
   return { description, body };
 }
 
 /** A failure: the `{ error }` body. */
-export function failure(description: string, headers?: ResponseSpec["headers"]): ResponseSpec {
+export function failure(
+  description: string,
+  headers?: ResponseHeaders,
+): { description: string; body: typeof errorSchema; headers?: ResponseHeaders } {
   return { description, body: errorSchema, ...(headers && { headers }) };
 }
 
 /** A 402 whose body names the way forward in pay. */
-export function paymentRequired(description: string, headers?: ResponseSpec["headers"]): ResponseSpec {
-  return { description, body: paymentRequiredSchema, ...(headers && { headers }) };
+export function paymentRequired(description: string): { description: string; body: typeof paymentRequiredSchema } {
+  return { description, body: paymentRequiredSchema };
+}
+
+/** A 402 carrying a machine-payment challenge (MPP and x402) in its headers: the capability writes the whole answer. */
+export function paymentChallenge(description: string) {
+  return {
+    description,
+    body: paymentRequiredSchema,
+    headers: { "WWW-Authenticate": "PaymentChallenge", "PAYMENT-REQUIRED": "PaymentRequired" },
+  } as const satisfies ResponseSpec;
 }
 
 export const RATE_LIMIT_HEADERS = {
@@ -129,7 +153,11 @@ export const RATE_LIMIT_HEADERS = {
 } as const;
 
 /** A file download: the file itself as the body, with the headers that make a re-download cheap. */
-export function download(description: string, mediaTypes: readonly string[], attachment: boolean): ResponseSpec {
+export function download(
+  description: string,
+  mediaTypes: readonly string[],
+  attachment: boolean,
+): { description: string; files: readonly string[]; headers: ResponseHeaders } {
   return {
     description,
     files: mediaTypes,
@@ -141,7 +169,7 @@ export function download(description: string, mediaTypes: readonly string[], att
   };
 }
 
-export const NOT_MODIFIED: ResponseSpec = {
+export const NOT_MODIFIED = {
   description: "The If-None-Match ETag is current: nothing to download.",
   headers: { ETag: "ETag" },
-};
+} as const satisfies ResponseSpec;

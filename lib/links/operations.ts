@@ -1,4 +1,4 @@
-import { defineOperation, failure, ok, type ParameterSpec, paymentRequired } from "@/lib/http/operation";
+import { defineOperation, failure, ok, type ParameterSpec, paymentChallenge, paymentRequired } from "@/lib/http/operation";
 import {
   bulkCreateBody,
   bulkResultSchema,
@@ -43,9 +43,8 @@ export const createLink = defineOperation({
     400: failure(
       "The body failed validation, is not JSON, or the destination is malformed; or a paid link without an account named a domain_id, a title or tags (those need an account).",
     ),
-    402: paymentRequired(
+    402: paymentChallenge(
       "Without credentials: the challenge, or a payment credential that could not pay (the error says why, with a fresh challenge). With a bearer credential, pay names the way forward: subscribe (no active subscription), upgrade (the plan's link allowance for this cycle is spent) or mpp and x402 (a machine account's key: buy each link without Authorization). Existing links keep resolving.",
-      { "WWW-Authenticate": "PaymentChallenge", "PAYMENT-REQUIRED": "PaymentRequired" },
     ),
     403: failure("Your role in this workspace does not allow creating links."),
     404: failure("domain_id names no custom domain of this workspace."),

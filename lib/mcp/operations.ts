@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineOperation, failure, ok } from "@/lib/http/operation";
+import { defineOperation, failure } from "@/lib/http/operation";
 import { TOOLS } from "./tools";
 
 const jsonRpcMessage = z
@@ -30,10 +30,11 @@ export const callMcp = defineOperation({
   tag: "Agents",
   body: jsonRpcMessage,
   responses: {
-    200: ok(
-      "The JSON-RPC answer; a failed tool call is a result with isError: true carrying the HTTP API's sentence.",
-      jsonRpcResponse,
-    ),
+    200: {
+      description: "The JSON-RPC answer; a failed tool call is a result with isError: true carrying the HTTP API's sentence.",
+      body: jsonRpcResponse,
+      transport: "mcp",
+    },
     202: { description: "A notification or a response from the client was accepted; no body." },
     400: failure("The body is not JSON or not a JSON-RPC 2.0 message."),
     406: failure("The Accept header does not list both application/json and text/event-stream."),

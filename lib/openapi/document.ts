@@ -23,7 +23,6 @@ import { config } from "@/lib/config";
 import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
 import {
   type AuthMode,
-  defineOperation,
   type HttpMethod,
   failure,
   type OperationSpec,
@@ -33,6 +32,7 @@ import {
 import * as links from "@/lib/links/operations";
 import * as logos from "@/lib/logos/operations";
 import * as mcp from "@/lib/mcp/operations";
+import * as meta from "./operations";
 import * as members from "@/lib/members/operations";
 import { paymentDiscovery } from "@/lib/payments/gateway";
 import * as payments from "@/lib/payments/operations";
@@ -44,90 +44,47 @@ import * as workspaces from "@/lib/workspaces/operations";
 
 export const API_VERSION = "2026-08-21";
 
-export const getOpenApiDocument = defineOperation({
-  method: "get",
-  path: "/api/openapi.json",
-  auth: "public",
-  operationId: "getOpenApiDocument",
-  summary: "This OpenAPI document",
-  description: "The description of the API as OpenAPI 3.1; no credentials needed.",
-  tag: "Meta",
-  responses: { 200: { description: "The OpenAPI document.", body: z.looseObject({}) } },
-});
-
-/** Every operation of the API, in the document's order; each is declared beside its capability. */
-export const OPERATIONS: readonly OperationSpec[] = [
-  links.createLink,
-  links.bulkCreateLinks,
-  links.listLinks,
-  linkExports.exportLinks,
-  imports.startImport,
-  imports.listImports,
-  imports.getImport,
-  links.getLink,
-  links.updateLink,
-  links.archiveLink,
-  links.restoreLink,
-  tags.listTags,
-  tags.createTag,
-  tags.updateTag,
-  tags.deleteTag,
-  qr.getQrCode,
-  qr.getLinkQrDesign,
-  qr.setLinkQrDesign,
-  qr.removeLinkQrDesign,
-  qr.getWorkspaceQrDesign,
-  qr.setWorkspaceQrDesign,
-  logos.getLinkLogo,
-  logos.setLinkLogo,
-  logos.removeLinkLogo,
-  logos.getWorkspaceLogo,
-  logos.setWorkspaceLogo,
-  logos.removeWorkspaceLogo,
-  analytics.getAnalytics,
-  workspaces.claimApiKey,
-  workspaces.revokeApiKey,
-  workspaces.rotateApiKey,
-  payments.getRecoveryNonce,
-  payments.recoverMachineAccountKey,
-  billing.startCheckout,
-  billing.openBillingPortal,
-  billing.receiveStripeWebhook,
-  billing.describeAccount,
-  workspaces.describeWorkspace,
-  domains.addDomain,
-  domains.listDomains,
-  domains.getDomain,
-  domains.verifyDomain,
-  domains.removeDomain,
-  domains.askTlsPermission,
-  webhooks.createWebhook,
-  webhooks.listWebhooks,
-  webhooks.getWebhook,
-  webhooks.updateWebhook,
-  webhooks.deleteWebhook,
-  webhooks.rotateWebhookSecret,
-  webhooks.testWebhook,
-  webhooks.webhookDeliveries,
-  workspaces.createWorkspace,
-  workspaces.renameWorkspace,
-  members.listMembers,
-  members.inviteMember,
-  members.changeMemberRole,
-  members.removeMember,
-  members.resendInvitation,
-  members.acceptInvitation,
-  abuse.reportAbuse,
-  abuse.listAbuseQueue,
-  abuse.setLinkStatus,
-  resolution.recheckLinks,
-  domains.checkDomains,
-  analytics.pruneScanEvents,
-  webhooks.deliverWebhooks,
-  mcp.callMcp,
-  getOpenApiDocument,
-  health.getHealth,
+/**
+ * The capabilities' operations modules. Every operation one of them exports is served, validated
+ * and documented; tests/project/routes.test.ts fails on an operations module missing here and on
+ * a route without its operation.
+ */
+const OPERATION_MODULES = [
+  abuse,
+  analytics,
+  billing,
+  domains,
+  health,
+  imports,
+  linkExports,
+  links,
+  logos,
+  mcp,
+  members,
+  meta,
+  payments,
+  qr,
+  resolution,
+  tags,
+  webhooks,
+  workspaces,
 ];
+
+const METHOD_ORDER: readonly HttpMethod[] = ["get", "post", "put", "patch", "delete"];
+
+/** Every operation of the API, by path and then method (the document's order). */
+export const OPERATIONS: readonly OperationSpec[] = OPERATION_MODULES.flatMap(operationsIn).sort(
+  (a, b) => a.path.localeCompare(b.path) || METHOD_ORDER.indexOf(a.method) - METHOD_ORDER.indexOf(b.method),
+);
+
+/** The operation declarations a module exports (beside them: schemas, parameters, constants). */
+export function operationsIn(module: Record<string, unknown>): OperationSpec[] {
+  return Object.values(module).filter(isOperation);
+}
+
+function isOperation(value: unknown): value is OperationSpec {
+  return typeof value === "object" && value !== null && "operationId" in value && "responses" in value;
+}
 
 /**
  * What `x-credentials` says: which bearer credentials an operation accepts (OpenAPI's one bearer

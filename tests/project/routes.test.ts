@@ -1,12 +1,13 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { HTTP_METHODS, type OperationSpec, type RouteSpec } from "@/lib/http/operation";
-import { openApiDocument, OPERATIONS } from "@/lib/openapi/document";
+import { openApiDocument, OPERATIONS, operationsIn } from "@/lib/openapi/document";
 
 type RouteModule = Record<string, unknown>;
 
 const API_ROUTES = import.meta.glob<RouteModule>("/app/api/**/route.ts", { eager: true });
 const OTHER_ROUTES = import.meta.glob<RouteModule>(["/app/**/route.ts", "!/app/api/**"], { eager: true });
+const OPERATION_MODULES = import.meta.glob<Record<string, unknown>>("/lib/**/operations.ts", { eager: true });
 
 /**
  * next-auth's route: the dashboard's sign-in protocol for browsers (forms, OAuth and magic-link
@@ -69,6 +70,20 @@ describe("routes and the OpenAPI document", () => {
       const spec = handler.spec as Partial<OperationSpec>;
       expect({ path: spec.path, method: spec.method }, `${method.toUpperCase()} ${path}`).toEqual({ path, method });
     }
+  });
+
+  it("collects every operation each capability declares, so none is left out of the document", () => {
+    const declared = Object.entries(OPERATION_MODULES).flatMap(([file, module]) =>
+      operationsIn(module).map((operation) => `${file}: ${operation.operationId}`),
+    );
+    const collected = new Set(OPERATIONS);
+    const missing = Object.entries(OPERATION_MODULES).flatMap(([file, module]) =>
+      operationsIn(module)
+        .filter((operation) => !collected.has(operation))
+        .map((operation) => `${file}: ${operation.operationId}`),
+    );
+    expect(declared.length).toBe(OPERATIONS.length);
+    expect(missing).toEqual([]);
   });
 
   it("documents exactly the operations the routes serve, one to one", () => {

@@ -3,12 +3,11 @@ import { reportAbuse } from "@/lib/abuse/service";
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { clientAddress } from "@/lib/http/client-address";
-import { json } from "@/lib/http/respond";
 
 /** Public: anyone may report a short link. The answer never says what the report led to. */
-export const POST = apiRoute(reportAbuseOperation, async ({ request, body }) => {
+export const POST = apiRoute(reportAbuseOperation, async ({ request, body, reply }) => {
   await reportAbuse(body, clientAddress(request));
-  return json({ received: true }, 202);
+  return reply(202, { received: true });
 });
 
 export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

@@ -2,11 +2,10 @@ import { analyticsCsv, scanAnalytics } from "@/lib/analytics/service";
 import { getAnalytics } from "@/lib/analytics/operations";
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { json } from "@/lib/http/respond";
 
-export const GET = apiRoute(getAnalytics, async ({ principal, query }) => {
+export const GET = apiRoute(getAnalytics, async ({ principal, query, reply }) => {
   const report = await scanAnalytics(principal, query);
-  if (query.format === "json") return json(report);
+  if (query.format === "json") return reply(200, report);
   return new Response(analyticsCsv(report), {
     headers: {
       "Cache-Control": "no-store",

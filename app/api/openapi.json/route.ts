@@ -1,9 +1,10 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { getOpenApiDocument, openApiDocument } from "@/lib/openapi/document";
+import { openApiDocument } from "@/lib/openapi/document";
+import { getOpenApiDocument } from "@/lib/openapi/operations";
 
-export const GET = apiRoute(getOpenApiDocument, async () =>
-  Response.json(openApiDocument(), { headers: { "Cache-Control": "public, max-age=300" } }),
+export const GET = apiRoute(getOpenApiDocument, async ({ reply }) =>
+  reply(200, openApiDocument(), { "Cache-Control": "public, max-age=300" }),
 );
 
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });

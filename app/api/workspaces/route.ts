@@ -1,6 +1,5 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { json } from "@/lib/http/respond";
 import {
   createWorkspace as createWorkspaceOperation,
   describeWorkspace,
@@ -8,14 +7,14 @@ import {
 } from "@/lib/workspaces/operations";
 import { createWorkspace, describeWorkspaces, renameWorkspace } from "@/lib/workspaces/service";
 
-export const GET = apiRoute(describeWorkspace, async ({ principal }) => json(await describeWorkspaces(principal)));
+export const GET = apiRoute(describeWorkspace, async ({ principal, reply }) => reply(200, await describeWorkspaces(principal)));
 
-export const POST = apiRoute(createWorkspaceOperation, async ({ principal, body }) =>
-  json(await createWorkspace(principal, body.name), 201),
+export const POST = apiRoute(createWorkspaceOperation, async ({ principal, body, reply }) =>
+  reply(201, await createWorkspace(principal, body.name)),
 );
 
-export const PATCH = apiRoute(renameWorkspaceOperation, async ({ principal, body }) =>
-  json(await renameWorkspace(principal, body.name)),
+export const PATCH = apiRoute(renameWorkspaceOperation, async ({ principal, body, reply }) =>
+  reply(200, await renameWorkspace(principal, body.name)),
 );
 
 export const { PUT, DELETE, OPTIONS } = otherMethods({ GET, POST, PATCH });

@@ -2,9 +2,8 @@ import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { runDomainChecks } from "@/lib/domains/job";
 import { checkDomains } from "@/lib/domains/operations";
-import { json } from "@/lib/http/respond";
 
 /** Vercel Cron's call to the background domain check; it sends `Authorization: Bearer <CRON_SECRET>`. */
-export const GET = apiRoute(checkDomains, async () => json(await runDomainChecks()));
+export const GET = apiRoute(checkDomains, async ({ reply }) => reply(200, await runDomainChecks()));
 
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });

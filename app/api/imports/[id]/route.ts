@@ -1,9 +1,10 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { json } from "@/lib/http/respond";
 import { getImport as getImportOperation } from "@/lib/imports/operations";
 import { getImport } from "@/lib/imports/service";
 
-export const GET = apiRoute(getImportOperation, async ({ principal, params }) => json(await getImport(principal, params.id)));
+export const GET = apiRoute(getImportOperation, async ({ principal, params, reply }) =>
+  reply(200, await getImport(principal, params.id)),
+);
 
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });

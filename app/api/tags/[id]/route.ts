@@ -1,16 +1,15 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { json } from "@/lib/http/respond";
 import { deleteTag as deleteTagOperation, updateTag as updateTagOperation } from "@/lib/tags/operations";
 import { deleteTag, updateTag } from "@/lib/tags/service";
 
-export const PATCH = apiRoute(updateTagOperation, async ({ principal, params, body }) =>
-  json(await updateTag(principal, params.id, body)),
+export const PATCH = apiRoute(updateTagOperation, async ({ principal, params, body, reply }) =>
+  reply(200, await updateTag(principal, params.id, body)),
 );
 
-export const DELETE = apiRoute(deleteTagOperation, async ({ principal, params }) => {
+export const DELETE = apiRoute(deleteTagOperation, async ({ principal, params, reply }) => {
   await deleteTag(principal, params.id);
-  return new Response(null, { status: 204 });
+  return reply(204);
 });
 
 export const { GET, POST, PUT, OPTIONS } = otherMethods({ PATCH, DELETE });

@@ -1,18 +1,19 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { json } from "@/lib/http/respond";
 import { deleteWebhook, getWebhook, updateWebhook } from "@/lib/webhooks/operations";
 import * as webhooks from "@/lib/webhooks/service";
 
-export const GET = apiRoute(getWebhook, async ({ principal, params }) => json(await webhooks.getWebhook(principal, params.id)));
-
-export const PATCH = apiRoute(updateWebhook, async ({ principal, params, body }) =>
-  json(await webhooks.updateWebhook(principal, params.id, body)),
+export const GET = apiRoute(getWebhook, async ({ principal, params, reply }) =>
+  reply(200, await webhooks.getWebhook(principal, params.id)),
 );
 
-export const DELETE = apiRoute(deleteWebhook, async ({ principal, params }) => {
+export const PATCH = apiRoute(updateWebhook, async ({ principal, params, body, reply }) =>
+  reply(200, await webhooks.updateWebhook(principal, params.id, body)),
+);
+
+export const DELETE = apiRoute(deleteWebhook, async ({ principal, params, reply }) => {
   await webhooks.deleteWebhook(principal, params.id);
-  return new Response(null, { status: 204 });
+  return reply(204);
 });
 
 export const { POST, PUT, OPTIONS } = otherMethods({ GET, PATCH, DELETE });

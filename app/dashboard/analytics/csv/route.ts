@@ -2,12 +2,11 @@ import { analyticsCsv, scanAnalytics } from "@/lib/analytics/service";
 import { getAnalytics } from "@/lib/analytics/operations";
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { json } from "@/lib/http/respond";
 
 /** GET /api/analytics for the signed-in dashboard (its CSV download): the same query, checks and rows. */
-export const GET = apiRoute({ ...getAnalytics, auth: "dashboard" }, async ({ principal, query }) => {
+export const GET = apiRoute({ ...getAnalytics, auth: "dashboard" }, async ({ principal, query, reply }) => {
   const report = await scanAnalytics(principal, query);
-  if (query.format === "json") return json(report);
+  if (query.format === "json") return reply(200, report);
   return new Response(analyticsCsv(report), {
     headers: {
       "Cache-Control": "no-store",

@@ -1,7 +1,6 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { sendDownload } from "@/lib/http/download";
-import { json } from "@/lib/http/respond";
 import { getLinkLogo, removeLinkLogo as removeLinkLogoOperation, setLinkLogo } from "@/lib/logos/operations";
 import { linkLogoDownload, removeLinkLogo, uploadLinkLogo } from "@/lib/logos/service";
 
@@ -9,13 +8,13 @@ export const GET = apiRoute(getLinkLogo, async ({ request, principal, params }) 
   sendDownload(request, await linkLogoDownload(principal, params.id)),
 );
 
-export const PUT = apiRoute(setLinkLogo, async ({ request, principal, params }) =>
-  json(await uploadLinkLogo(principal, params.id, request)),
+export const PUT = apiRoute(setLinkLogo, async ({ request, principal, params, reply }) =>
+  reply(200, await uploadLinkLogo(principal, params.id, request)),
 );
 
-export const DELETE = apiRoute(removeLinkLogoOperation, async ({ principal, params }) => {
+export const DELETE = apiRoute(removeLinkLogoOperation, async ({ principal, params, reply }) => {
   await removeLinkLogo(principal, params.id);
-  return new Response(null, { status: 204 });
+  return reply(204);
 });
 
 export const { POST, PATCH, OPTIONS } = otherMethods({ GET, PUT, DELETE });

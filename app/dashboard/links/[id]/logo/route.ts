@@ -1,7 +1,6 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { sendDownload } from "@/lib/http/download";
-import { json } from "@/lib/http/respond";
 import { getLinkLogo, removeLinkLogo as removeLinkLogoOperation, setLinkLogo } from "@/lib/logos/operations";
 import { linkLogoDownload, removeLinkLogo, uploadLinkLogo } from "@/lib/logos/service";
 
@@ -10,13 +9,13 @@ export const GET = apiRoute({ ...getLinkLogo, auth: "dashboard" }, async ({ requ
   sendDownload(request, await linkLogoDownload(principal, params.id)),
 );
 
-export const PUT = apiRoute({ ...setLinkLogo, auth: "dashboard" }, async ({ request, principal, params }) =>
-  json(await uploadLinkLogo(principal, params.id, request)),
+export const PUT = apiRoute({ ...setLinkLogo, auth: "dashboard" }, async ({ request, principal, params, reply }) =>
+  reply(200, await uploadLinkLogo(principal, params.id, request)),
 );
 
-export const DELETE = apiRoute({ ...removeLinkLogoOperation, auth: "dashboard" }, async ({ principal, params }) => {
+export const DELETE = apiRoute({ ...removeLinkLogoOperation, auth: "dashboard" }, async ({ principal, params, reply }) => {
   await removeLinkLogo(principal, params.id);
-  return new Response(null, { status: 204 });
+  return reply(204);
 });
 
 export const { POST, PATCH, OPTIONS } = otherMethods({ GET, PUT, DELETE });

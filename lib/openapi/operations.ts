@@ -1,0 +1,13 @@
+import { z } from "zod";
+import { defineOperation } from "@/lib/http/operation";
+
+export const getOpenApiDocument = defineOperation({
+  method: "get",
+  path: "/api/openapi.json",
+  auth: "public",
+  operationId: "getOpenApiDocument",
+  summary: "This OpenAPI document",
+  description: "The description of the API as OpenAPI 3.1; no credentials needed.",
+  tag: "Meta",
+  responses: { 200: { description: "The OpenAPI document.", body: z.looseObject({}) } },
+});
