@@ -15,6 +15,14 @@ const PREVIEW_FETCHERS =
 /** Bowser's platform types we report; anything else (or nothing) is `unknown`. */
 const DEVICE_CLASSES = new Set(["desktop", "mobile", "tablet", "tv"]);
 
+/**
+ * The browser and OS names the parser knows. For an agent it does not recognise it falls back to
+ * the agent's first token, which the client chose freely (a spreadsheet formula, a slur): that is
+ * stored and shown as `other`.
+ */
+const KNOWN_BROWSERS = new Set(Object.values(Bowser.BROWSER_MAP));
+const KNOWN_SYSTEMS = new Set(Object.values(Bowser.OS_MAP));
+
 /** Busy links see few distinct agents: parsing each once keeps the flush cheap. */
 const parsedAgents = processSingleton("parsedAgents", () => new LRUCache<string, AgentFacts>({ max: 5000 }));
 
@@ -39,7 +47,12 @@ function parseAgent(userAgent: string): AgentFacts {
   return {
     bot,
     device: platform && DEVICE_CLASSES.has(platform) ? platform : null,
-    browser: result.browser.name || null,
-    os: result.os.name || null,
+    browser: known(result.browser.name, KNOWN_BROWSERS),
+    os: known(result.os.name, KNOWN_SYSTEMS),
   };
+}
+
+function known(name: string | undefined, names: Set<string>): string | null {
+  if (!name) return null;
+  return names.has(name) ? name : "other";
 }

