@@ -16,6 +16,7 @@ import { buyLinkByToolCall } from "@/lib/payments/tool-call";
 import { getQrCode } from "@/lib/qr/operations";
 import { qrQuery } from "@/lib/qr/schemas";
 import { linkArtwork } from "@/lib/qr/service";
+import { hashedClientNetwork } from "@/lib/http/client-address";
 import { defineTool, type ToolSpec } from "./tool";
 
 /** The path parameter {id} of the link operations, as a tool argument. */
@@ -114,8 +115,8 @@ export const getQrTool = defineTool({
   anyone: false,
   input: z.strictObject({ ...linkId, ...qrQuery.shape }),
   annotations: READ_ONLY,
-  run: async ({ id, ...options }, principal) => {
-    const artwork = await linkArtwork(principal, id, options);
+  run: async ({ id, ...options }, principal, { request }) => {
+    const artwork = await linkArtwork(principal, id, options, hashedClientNetwork(request));
     const { body } = await artwork.load();
     return { content: [{ type: "image", data: body.toString("base64"), mimeType: artwork.contentType }] };
   },

@@ -1,9 +1,12 @@
+import { LRUCache } from "lru-cache";
 import type { Download } from "@/lib/http/download";
 import { notFound } from "@/lib/http/errors";
+import { enforceLimit, limiterFor } from "@/lib/http/write-limit";
 import { shortUrl } from "@/lib/links/present";
 import { findEditableLink, getLink } from "@/lib/links/service";
 import type { LinkRow } from "@/lib/links/store";
 import { type LogoInfo, type LogoOwner, logoStorage } from "@/lib/logos/store";
+import { processSingleton } from "@/lib/process-singleton";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { artworkEtag, artworkFileName, levelFor, scanUrl } from "./artwork";
@@ -19,8 +22,14 @@ import * as store from "./store";
  * A logo asked for in the request must exist (404); a saved design's logo is drawn when one exists,
  * so removing a logo never breaks the plain download.
  */
-export async function linkArtwork(principal: Principal, linkId: string, query: QrQuery): Promise<Download> {
+export async function linkArtwork(
+  principal: Principal,
+  linkId: string,
+  query: QrQuery,
+  clientNetwork: string,
+): Promise<Download> {
   const link = await getLink(principal, linkId);
+  await meterRead(principal, clientNetwork);
   const { format, ...asked } = query;
   const options = { ...(await designOf(link)).design, ...definedOnly(asked) };
   requireScannableColours(options.fg, options.bg);
@@ -28,17 +37,60 @@ export async function linkArtwork(principal: Principal, linkId: string, query: Q
   const { size, margin, fg, bg } = options;
   const value = scanUrl(shortUrl(link));
   const identity = { format, size, margin, fg, bg, value, level: levelFor(options.level ?? undefined, centre !== null) };
+  const etag = artworkEtag({ ...identity, logoSha256: centre?.info.sha256 ?? null });
   return {
-    etag: artworkEtag({ ...identity, logoSha256: centre?.info.sha256 ?? null }),
+    etag,
     contentType: format === "svg" ? "image/svg+xml" : "image/png",
     fileName: artworkFileName(link, format),
     load: async () => {
+      const cached = artworkCache().get(etag);
+      if (cached) return { body: cached, etag };
       const logo = centre ? await logoStorage.load(centre.owner) : null;
       if (centre && !logo) throw noLogo();
       const artwork = await renderArtwork({ ...identity, logo: logo?.data ?? null });
-      return { body: artwork.body, etag: artworkEtag({ ...identity, logoSha256: logo?.sha256 ?? null }) };
+      const drawn = artworkEtag({ ...identity, logoSha256: logo?.sha256 ?? null });
+      artworkCache().set(drawn, artwork.body);
+      return { body: artwork.body, etag: drawn };
     },
   };
+}
+
+/** Artwork reads one credential (a person's session or an API key) may make a minute. */
+const QR_READS_PER_CREDENTIAL = 120;
+/** Artwork reads one client network (an IPv4 /24, an IPv6 /64) may make a minute, whoever signs them. */
+const QR_READS_PER_NETWORK = 300;
+
+/**
+ * Drawn artwork by its ETag, which names everything the bytes depend on (the short URL, the
+ * design, the logo's hash), so an entry never goes stale: a changed design or logo is another key.
+ * Bounded by size (64 MiB; a 4096-pixel PNG is a few hundred KB), least recently used out first.
+ */
+const drawnArtwork = processSingleton(
+  "qr.drawnArtwork",
+  () => new LRUCache<string, Buffer>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (body) => body.length }),
+);
+
+export function artworkCache(): LRUCache<string, Buffer> {
+  return drawnArtwork.get();
+}
+
+/**
+ * Spends one read from the credential's budget and the client network's (the write-limit
+ * machinery: shared through Redis or Upstash when configured). Drawing costs CPU, so reads are
+ * limited even though a cached one is cheap.
+ */
+async function meterRead(principal: Principal, clientNetwork: string): Promise<void> {
+  const credential = principal.kind === "api_key" ? `key:${principal.apiKeyId}` : `user:${principal.userId}`;
+  await enforceLimit(
+    limiterFor("permalink:rate-limit:qr-credential", QR_READS_PER_CREDENTIAL),
+    credential,
+    "Too many QR code reads this minute with this credential",
+  );
+  await enforceLimit(
+    limiterFor("permalink:rate-limit:qr-network", QR_READS_PER_NETWORK),
+    clientNetwork,
+    "Too many QR code reads this minute from your network",
+  );
 }
 
 /** The design a link's code is drawn with when a request names no option, and whose it is. */

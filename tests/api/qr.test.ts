@@ -5,6 +5,7 @@ import { newId, randomString } from "@/lib/db/random";
 import { forgetVerifiedHosts } from "@/lib/domains/verified-hosts";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { resetResolutionRuntime } from "@/lib/resolution/runtime";
+import { artworkCache } from "@/lib/qr/service";
 import { call, joinWorkspace, newUser } from "../support/api";
 import { cancelThroughPortal } from "../support/billing";
 import { colourAt, decodeQr, pixelsOf, solidImage } from "../support/images";
@@ -242,3 +243,46 @@ async function centreOf(response: { status: number; bytes: Buffer }): Promise<[n
   const [red, green, blue] = colourAt(pixels, Math.floor(pixels.width / 2), Math.floor(pixels.height / 2));
   return [red, green, blue];
 }
+
+describe("QR reads are metered", () => {
+  /** Reads the artwork `times` times from `network`, in parallel batches, and returns the statuses. */
+  async function readMany(caller: Caller, link: Link, times: number, network: string): Promise<number[]> {
+    const statuses: number[] = [];
+    for (let done = 0; done < times; done += 20) {
+      const batch = Array.from({ length: Math.min(20, times - done) }, () =>
+        artwork(caller, link, "", { "x-forwarded-for": network }),
+      );
+      statuses.push(...(await Promise.all(batch)).map((answer) => answer.status));
+    }
+    return statuses;
+  }
+
+  it("draws each design of a link once and answers the next reads from a bounded cache", async () => {
+    const user = await newUser("qr-cache");
+    const link = await createLink(user);
+    const first = await artwork(user, link, "?format=png&size=512", { "x-forwarded-for": "192.0.2.10" });
+    const etag = first.headers.get("etag")!;
+    expect(artworkCache().has(etag)).toBe(true);
+    const second = await artwork(user, link, "?format=png&size=512", { "x-forwarded-for": "192.0.2.10" });
+    expect(second.bytes.equals(first.bytes)).toBe(true);
+    expect(artworkCache().maxSize).toBeGreaterThan(0);
+  });
+
+  it("reads at most 120 a minute per credential and 300 per client network, then 429 with a sentence", async () => {
+    const [first, second, third] = await Promise.all([newUser("qr-a"), newUser("qr-b"), newUser("qr-c")]);
+    const links = await Promise.all([first, second, third].map((user) => createLink(user)));
+    const network = "198.51.100.";
+    const byFirst = await readMany(first, links[0]!, 121, `${network}1`);
+    expect(byFirst.filter((status) => status === 200)).toHaveLength(120);
+    const refused = await artwork(first, links[0]!, "", { "x-forwarded-for": `${network}2` });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatch(/^Too many QR code reads this minute with this credential/);
+
+    expect((await readMany(second, links[1]!, 120, `${network}3`)).every((status) => status === 200)).toBe(true);
+    const byThird = await readMany(third, links[2]!, 61, `${network}4`);
+    expect(byThird.filter((status) => status === 200)).toHaveLength(60);
+    const fromNetwork = await artwork(third, links[2]!, "", { "x-forwarded-for": `${network}5` });
+    expect(fromNetwork.body.error).toMatch(/^Too many QR code reads this minute from your network/);
+    expect((await artwork(third, links[2]!, "", { "x-forwarded-for": "203.0.113.9" })).status).toBe(200);
+  }, 120_000);
+});
