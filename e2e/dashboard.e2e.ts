@@ -61,8 +61,9 @@ test.afterAll(async () => {
 test.afterEach(() => expect(consoleErrors).toEqual([]));
 
 test("the landing page says what the product does and links to sign-in and the docs", async ({}, testInfo) => {
-  // Five pages (the API reference among them), each checked by axe and screenshotted at two widths.
-  test.slow();
+  // Five pages, each checked by axe and screenshotted at two widths; the API reference alone (every
+  // operation, a page of some 11 MB as a full-page PNG) took two minutes on a loaded machine.
+  test.setTimeout(6 * 60_000);
   await page.goto("/");
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Permanent short links and QR codes");
   await expect(page.getByRole("link", { name: "Machine payments" })).toHaveAttribute("href", "/docs/payments");
