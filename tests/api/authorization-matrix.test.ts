@@ -545,5 +545,8 @@ describe("the authorisation matrix", () => {
       }
       expect(failures).toEqual([]);
     },
+    // Each call runs ten times (two workspaces, five callers); a logo operation first uploads a logo,
+    // which is decoded in a process of its own: ten of those took over 20 s on a loaded machine.
+    60_000,
   );
 });
