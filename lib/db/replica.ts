@@ -6,7 +6,7 @@ import { createPool, pool } from "./pool";
 
 /**
  * Reads from a PostgreSQL streaming replica (READ_DATABASE_URL). A monitor asks the primary for its
- * WAL position and the replica for what it has replayed, every second; the replica's lag is how long
+ * WAL insert position (past every commit that has returned, even one not yet flushed) and the replica for what it has replayed, every second; the replica's lag is how long
  * ago the primary first passed the position the replica has reached. Reads go to the replica only
  * while it answers and is at most READ_REPLICA_MAX_LAG_MS behind; otherwise to the primary.
  */
@@ -56,7 +56,7 @@ export function lagFrom(history: { at: number; lsn: bigint }[], replayed: bigint
 async function check(monitor: Monitor): Promise<void> {
   const previous = monitor.state;
   try {
-    const { rows: primary } = await pool().query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
+    const { rows: primary } = await pool().query<{ lsn: string }>("SELECT pg_current_wal_insert_lsn()::text AS lsn");
     const now = Date.now();
     monitor.history.push({ at: now, lsn: lsnValue(primary[0]!.lsn) });
     while (monitor.history.length > 1 && monitor.history[0]!.at < now - HISTORY_MS) monitor.history.shift();

@@ -36,7 +36,6 @@ const serverSettings = (port: number, socketDir: string) =>
     "listen_addresses = '127.0.0.1'",
     `unix_socket_directories = '${socketDir}'`,
     "fsync = off",
-    "synchronous_commit = off",
     "full_page_writes = off",
     "max_connections = 50",
     "shared_buffers = 32MB",
