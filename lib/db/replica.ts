@@ -6,8 +6,9 @@ import { createPool, pool } from "./pool";
 
 /**
  * Reads from a PostgreSQL streaming replica (READ_DATABASE_URL). A monitor asks the primary for its
- * WAL insert position (past every commit that has returned, even one not yet flushed) and the replica for what it has replayed, every second; the replica's lag is how long
- * ago the primary first passed the position the replica has reached. Reads go to the replica only
+ * WAL insert position (past every commit that has returned, even one not yet flushed) and the
+ * replica for what it has replayed, every second; the replica's lag is how long ago the primary
+ * first passed the position the replica has reached. Reads go to the replica only
  * while it answers and is at most READ_REPLICA_MAX_LAG_MS behind; otherwise to the primary.
  */
 
