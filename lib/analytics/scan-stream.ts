@@ -144,13 +144,15 @@ async function publish(messages: ScanMessage[]): Promise<ScanMessage[]> {
   );
   const failure = outcomes.find((outcome) => outcome.status === "rejected");
   if (failure) publishFailed(failure.reason);
-  else publishing.failing = false;
+  else processPublishing.get().failing = false;
   return messages.filter((_, index) => outcomes[index]!.status === "rejected");
 }
 
-const publishing = { failing: false };
+/** Whether this process's last publish failed: the failure is logged once per spell. */
+const processPublishing = processSingleton("analytics.scan-stream-publishing", () => ({ failing: false }));
 
 function publishFailed(error: unknown): void {
+  const publishing = processPublishing.get();
   if (publishing.failing) return;
   publishing.failing = true;
   log().warn({ err: error }, "NATS did not take scans; this instance writes them to PostgreSQL directly until it does");
