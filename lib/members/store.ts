@@ -114,10 +114,12 @@ export async function insertInvitation(invitation: NewInvitation): Promise<Invit
 /**
  * Takes one of the workspace's invitation e-mails for this UTC day, or refuses (false) when `cap`
  * are spent. One statement decides: concurrent sends queue on the day's row and the WHERE sees
- * the count the previous one left.
+ * the count the previous one left. Only today's row matters, so the workspace's earlier days go in
+ * the same statement: the table holds at most a row or two per workspace.
  */
 export async function takeInvitationSend(workspaceId: string, day: string, cap: number): Promise<boolean> {
   const taken = await db().$queryRaw<{ sent: number }[]>`
+    WITH earlier AS (DELETE FROM invitation_days WHERE workspace_id = ${workspaceId} AND day < ${day}::date)
     INSERT INTO invitation_days (workspace_id, day, sent) VALUES (${workspaceId}, ${day}::date, 1)
     ON CONFLICT (workspace_id, day) DO UPDATE SET sent = invitation_days.sent + 1 WHERE invitation_days.sent < ${cap}
     RETURNING sent`;

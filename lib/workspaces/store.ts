@@ -192,8 +192,15 @@ export async function findUserOfLiveSession(sessionId: string, userId: string) {
   return session?.user ?? null;
 }
 
+/**
+ * A new sign-in's row. The person's ended sessions go in the same statement: a cookie counts only
+ * while its row exists unended, so an ended row is kept by nothing, and signing in is what adds rows.
+ */
 export async function startDashboardSession(userId: string): Promise<string> {
-  const { id } = await db().dashboardSession.create({ data: { id: newId("ses"), userId }, select: { id: true } });
+  const id = newId("ses");
+  await db().$executeRaw`
+    WITH ended AS (DELETE FROM dashboard_sessions WHERE user_id = ${userId} AND ended_at IS NOT NULL)
+    INSERT INTO dashboard_sessions (id, user_id) VALUES (${id}, ${userId})`;
   return id;
 }
 

@@ -48,6 +48,8 @@ describe("dashboard sessions", () => {
     await endAllDashboardSessions(userId);
     expect(await Promise.all(sessions.map(({ session }) => dashboardStatus(session)))).toEqual([401, 401]);
     expect(await dashboardStatus((await signIn(email)).session)).toBe(200);
+    // The next sign-in took the ended rows with it: only the live session is kept.
+    expect(await db().dashboardSession.findMany({ where: { userId }, select: { endedAt: true } })).toEqual([{ endedAt: null }]);
   });
 
   it("sets Secure cookies for a request that came over HTTPS through a trusted proxy, and only then", async () => {

@@ -599,5 +599,7 @@ describe("invitations cannot be a phishing relay", () => {
 
     setClock({ now: () => Date.now() + 24 * 60 * 60 * 1000 });
     expect((await call("POST", "/api/members", { ...asOwner, body: { email: uniqueAddress("tomorrow") } })).status).toBe(201);
+    // Only the day being counted is kept.
+    expect(await db().invitationDay.findMany({ where: { workspaceId }, select: { sent: true } })).toEqual([{ sent: 1 }]);
   }, 60_000);
 });
