@@ -9,12 +9,12 @@ import {
 } from "./schemas";
 import { DOMAIN_NOT_FOUND } from "./not-found";
 
-const DOMAIN_ID_PARAMETER: ParameterSpec = {
+const DOMAIN_ID_PARAMETER = {
   name: "id",
   in: "path",
   required: true,
   description: "the domain's id, as returned when it was added",
-};
+} as const satisfies ParameterSpec;
 const MANAGE_REFUSED = "Your role does not allow managing custom domains: owners, admins and the workspace's API key may.";
 
 export const addDomain = defineOperation({

@@ -1,7 +1,12 @@
 import { defineOperation, failure, ok, type ParameterSpec, paymentRequired } from "@/lib/http/operation";
 import { IMPORT_FORMATS, importListSchema, importSchema, startImportQuery } from "./schemas";
 
-const IMPORT_ID_PARAMETER: ParameterSpec = { name: "id", in: "path", required: true, description: "the import's id" };
+const IMPORT_ID_PARAMETER = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "the import's id",
+} as const satisfies ParameterSpec;
 
 export const startImport = defineOperation({
   method: "post",

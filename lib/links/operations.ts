@@ -11,12 +11,12 @@ import {
   updateLinkBody,
 } from "./schemas";
 
-export const LINK_ID_PARAMETER: ParameterSpec = {
+export const LINK_ID_PARAMETER = {
   name: "id",
   in: "path",
   required: true,
   description: "the link's id, as returned at creation",
-};
+} as const satisfies ParameterSpec;
 
 export const createLink = defineOperation({
   method: "post",

@@ -19,6 +19,12 @@ const TOOLS_BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
  * One MCP exchange, stateless: a server and a Streamable HTTP transport live for this request
  * only, so any instance can answer any request and nothing is kept between them. The caller was
  * authenticated by the route wrapper for the whole request (null: no credentials).
+ *
+ * The SDK's low-level Server, not McpServer.registerTool: registerTool takes zod 4 schemas, but it
+ * validates a call's arguments itself before the tool runs (before the caller and the write budget
+ * are checked, and in its own words rather than the HTTP API's sentences), lists a schema with an
+ * id as a bare $ref (which the SDK's own Client refuses: the root must be an object) and writes
+ * nullable fields as type arrays. See docs/agents.md.
  */
 export async function serveMcp(request: Request, principal: Principal | null, message: unknown): Promise<Response> {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });

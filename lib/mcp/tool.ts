@@ -1,9 +1,9 @@
-import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool as McpTool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { enforceWriteBudget, recordIdParams } from "@/lib/api/route";
 import { validate } from "@/lib/http/body";
 import { DomainError, unauthenticated } from "@/lib/http/errors";
-import type { OperationSpec } from "@/lib/http/operation";
+import type { OperationSpec, ParameterSpec } from "@/lib/http/operation";
 import { INTERNAL_ERROR_MESSAGE } from "@/lib/http/respond";
 import { log } from "@/lib/log";
 import type { Principal } from "@/lib/workspaces/types";
@@ -11,56 +11,155 @@ import type { Principal } from "@/lib/workspaces/types";
 /** What a tool call knows: the caller the HTTP request authenticated (null without credentials), that request, and the call's _meta. */
 export type CallContext = { principal: Principal | null; request: Request; meta: Record<string, unknown> | undefined };
 
-type Caller<Anyone extends boolean> = Anyone extends true ? Principal | null : Principal;
+/** The context of a tool that needs an account: the caller is known. */
+export type AccountContext = CallContext & { principal: Principal };
+
+type Responses<Op> = Op extends { responses: infer R } ? R : never;
+type SuccessStatus = 200 | 201 | 202 | 203;
+type SchemasIn<Response> = Response extends { body: infer Body } ? (Body extends readonly (infer One)[] ? One : Body) : never;
+
+/** The schemas an operation answers a success with (one of several for POST /api/links: Link or PaidLink). */
+export type SuccessSchema<Op> = Extract<
+  { [Status in keyof Responses<Op> & SuccessStatus]: SchemasIn<Responses<Op>[Status]> }[keyof Responses<Op> & SuccessStatus],
+  z.ZodType
+>;
+
+type PathNames<Op> = Op extends { parameters: readonly (infer P)[] }
+  ? P extends { in: "path"; name: infer Name extends string }
+    ? Name
+    : never
+  : never;
+
+type Fields<Op> = Op extends { body: infer Body extends z.ZodType }
+  ? z.output<Body>
+  : Op extends { query: infer Query extends z.ZodType }
+    ? z.output<Query>
+    : Record<never, never>;
+
+/** A tool's arguments: the operation's path parameters and its body's or query's fields (toolInput builds their schema). */
+export type ToolInput<Op> = { [Name in PathNames<Op>]: string } & Fields<Op>;
+
+/** A CallToolResult, or a value of the output schema (none without one). */
+type ToolResult<Output> = CallToolResult | z.output<Output>;
 
 /**
- * One MCP tool, declared against the HTTP operation it mirrors: the operation's write flag
- * decides the write budget, its validation sentences are the tool's, and the input and output
- * schemas are the zod schemas the operation validates and answers with.
+ * What a tool adds to the operation it names: the words an agent reads, and the capability call.
+ * The rest (input and output schemas, title, write budget, read-only hint, path-id check) is the
+ * operation's. A JSON value returned by run becomes the structured result; a CallToolResult (an
+ * image, a CSV text beside the report) is sent as it is.
  */
-export type ToolSpec<Input extends z.ZodType = z.ZodType, Anyone extends boolean = boolean> = {
+type ToolWording<Op, Output, Context> = {
+  name: string;
+  /** For agents: what the tool does, what it needs and what comes back. Limits are in the schemas. */
+  description: string;
+  /** Only where two tools are doors of one operation (buy_link): the operation's summary otherwise. */
+  title?: string;
+  /** Which of the operation's success bodies this tool answers with, when it declares several. */
+  output?: Output;
+  /** Fields the operation leaves optional that this tool requires (repoint_link's destination). */
+  required?: readonly (keyof Fields<Op> & string)[];
+  hints?: ToolHints;
+  run(input: ToolInput<Op>, context: Context): Promise<ToolResult<Output>>;
+};
+
+/** A tool that needs an account: a call without credentials is refused, and run knows the caller. */
+type AccountToolWording<Op, Output> = ToolWording<Op, Output, AccountContext> & { anyone?: false };
+
+/** A tool anyone may call, without credentials (buy_link). */
+type OpenToolWording<Op, Output> = ToolWording<Op, Output, CallContext> & { anyone: true };
+
+/**
+ * MCP's hints for a write (a GET is read-only by its method): unless the tool says otherwise, a
+ * write is destructive and not idempotent (MCP's own defaults), and every tool acts on this
+ * service alone (a closed world).
+ */
+type ToolHints = { destructive?: boolean; idempotent?: boolean; openWorld?: boolean };
+
+/** A tool as the server lists and calls it. */
+export type Tool = {
   name: string;
   title: string;
   description: string;
   operation: OperationSpec;
-  /** True only for buy_link: callable without credentials. */
-  anyone: Anyone;
-  input: Input;
+  anyone: boolean;
+  input: z.ZodType;
   /** The structured result's schema; none for a result that is not JSON (an image). */
-  output?: z.ZodType;
-  annotations?: McpTool["annotations"];
-  /** A JSON value becomes the structured result; a CallToolResult is sent as it is. */
-  run(input: z.output<Input>, caller: Caller<Anyone>, context: CallContext): Promise<CallToolResult | object>;
+  output: z.ZodType | undefined;
+  annotations: ToolAnnotations;
+  /** The operation's checks in the route wrapper's order, then the capability (see callTool). */
+  call(args: unknown, context: CallContext): Promise<CallToolResult>;
 };
 
-export function defineTool<Input extends z.ZodType, Anyone extends boolean>(
-  spec: ToolSpec<Input, Anyone>,
-): ToolSpec<Input, Anyone> {
-  return spec;
+/**
+ * Declares an MCP tool as a door to an operation (lib/<capability>/operations.ts): it names the
+ * operation and says, for agents, what the tool does; the input is the operation's path parameters
+ * and body or query, the output its success body, the title its summary, the write budget its
+ * write flag, and a call runs the route wrapper's order: the caller, the write budget, the input's
+ * validation (the HTTP API's sentences), the shape of the path's ids, then the capability.
+ */
+export function defineTool<const Op extends OperationSpec, Output extends SuccessSchema<Op> = SuccessSchema<Op>>(
+  operation: Op,
+  wording: AccountToolWording<Op, Output>,
+): Tool;
+export function defineTool<const Op extends OperationSpec, Output extends SuccessSchema<Op> = SuccessSchema<Op>>(
+  operation: Op,
+  wording: OpenToolWording<Op, Output>,
+): Tool;
+export function defineTool<Op extends OperationSpec, Output extends SuccessSchema<Op>>(
+  operation: Op,
+  wording: AccountToolWording<Op, Output> | OpenToolWording<Op, Output>,
+): Tool {
+  const input = toolInput(operation, wording.required ?? []);
+  const where = operation.body ? "body" : "query";
+  return {
+    name: wording.name,
+    title: wording.title ?? operation.summary,
+    description: wording.description,
+    operation,
+    anyone: wording.anyone ?? false,
+    input,
+    output: toolOutput(wording.name, operation, wording.output),
+    annotations: annotations(operation, wording.hints),
+    async call(args, context) {
+      const run = runner(wording, context);
+      if (operation.write) await enforceWriteBudget(context.principal, context.request);
+      const parsed = validate(input, args ?? {}, where) as ToolInput<Op>;
+      recordIdParams(pathParams(operation, parsed));
+      return asToolResult(await run(parsed));
+    },
+  };
 }
 
 export const AUTHENTICATE_MESSAGE =
-  "This tool needs an account: connect to the MCP endpoint with an Authorization: Bearer <API key or session token> header. Without credentials you can list the tools and buy a link with buy_link.";
+  "This tool needs an account: connect to the MCP endpoint with an Authorization: Bearer <API key or session token> " +
+  "header. Without credentials you can list the tools and buy a link with buy_link.";
+
+/** The tool's capability call, bound to its caller; a tool that needs an account refuses a caller without one here, first. */
+function runner<Op, Output>(wording: AccountToolWording<Op, Output> | OpenToolWording<Op, Output>, context: CallContext) {
+  if (wording.anyone) return (input: ToolInput<Op>) => wording.run(input, context);
+  const { principal } = context;
+  if (!principal) throw unauthenticated(AUTHENTICATE_MESSAGE);
+  return (input: ToolInput<Op>) => wording.run(input, { ...context, principal });
+}
 
 /**
- * A tools/call, checked in the HTTP routes' order (lib/api/route.ts): the caller (authenticated
- * for the whole HTTP request; here, whether this tool needs one), the write budget, the input's
- * validation, the shape of the ids the path would carry, then the capability. A domain error
- * becomes an error result carrying the sentence the HTTP API answers with.
+ * The operation's body or query schema as it is; with path parameters (or fields the tool
+ * requires), one closed object of the path's ids followed by the body's or query's fields: what
+ * ToolInput<Op> spells out for the compiler.
  */
-export async function callTool(tool: ToolSpec, args: unknown, context: CallContext): Promise<CallToolResult> {
-  try {
-    if (!tool.anyone && !context.principal) throw unauthenticated(AUTHENTICATE_MESSAGE);
-    if (tool.operation.write) await enforceWriteBudget(context.principal, context.request);
-    const input = validate(tool.input, args ?? {}, tool.operation.body ? "body" : "query");
-    recordIdParams(pathParams(tool.operation, input));
-    const result = await tool.run(input, context.principal as Principal, context);
-    return isToolResult(result) ? result : structured(result);
-  } catch (error) {
-    if (error instanceof DomainError) return errorResult(error.message, error.details);
-    log().error({ err: error, tool: tool.name }, "unhandled MCP tool error");
-    return errorResult(INTERNAL_ERROR_MESSAGE, {});
-  }
+function toolInput(operation: OperationSpec, required: readonly string[]): z.ZodType {
+  const fields = operation.body ?? operation.query;
+  const path = (operation.parameters ?? []).filter((parameter) => parameter.in === "path");
+  if (path.length === 0 && required.length === 0) return fields ?? z.strictObject({});
+  if (fields && !(fields instanceof z.ZodObject)) throw new Error(`${operation.operationId}: a tool takes an object's fields`);
+  const shape = { ...fields?.shape };
+  for (const name of required) shape[name] = (shape[name] as z.ZodOptional).unwrap();
+  return z.strictObject({ ...Object.fromEntries(path.map((parameter) => [parameter.name, idArgument(parameter)])), ...shape });
+}
+
+/** A path parameter as an argument: a string, held to the id's shape after validation as the path holds it. */
+function idArgument(parameter: ParameterSpec) {
+  return z.string({ error: "must be a string" }).min(1, "must not be empty").meta({ description: parameter.description });
 }
 
 /** The arguments that stand for the operation's path parameters ({id}): held to the same shape as in a path. */
@@ -69,11 +168,49 @@ function pathParams(operation: OperationSpec, input: unknown): Record<string, un
   return Object.fromEntries(names.map((name) => [name, (input as Record<string, unknown>)[name]]));
 }
 
-function isToolResult(value: object): value is CallToolResult {
-  return Array.isArray((value as { content?: unknown }).content);
+/** The success body the tool answers with: the one the operation declares, or the one the tool names among several. */
+function toolOutput(tool: string, operation: OperationSpec, named: z.ZodType | undefined): z.ZodType | undefined {
+  const declared = new Set(
+    Object.entries(operation.responses)
+      .filter(([status]) => Number(status) >= 200 && Number(status) < 300)
+      .flatMap(([, response]) => [response.body ?? []].flat()),
+  );
+  if (named) {
+    if (!declared.has(named)) throw new Error(`${tool}: its output is not a success body of ${operation.operationId}`);
+    return named;
+  }
+  if (declared.size > 1) throw new Error(`${tool}: ${operation.operationId} answers with several bodies; name the tool's output`);
+  return [...declared][0];
 }
 
-function structured(value: object): CallToolResult {
+function annotations(operation: OperationSpec, hints: ToolHints = {}): ToolAnnotations {
+  if (operation.method === "get") return { readOnlyHint: true, openWorldHint: hints.openWorld ?? false };
+  return {
+    readOnlyHint: false,
+    destructiveHint: hints.destructive ?? true,
+    idempotentHint: hints.idempotent ?? false,
+    openWorldHint: hints.openWorld ?? false,
+  };
+}
+
+/**
+ * A tools/call: the tool's checks and capability. A domain error becomes an error result
+ * carrying the sentence the HTTP API answers with.
+ */
+export async function callTool(tool: Tool, args: unknown, context: CallContext): Promise<CallToolResult> {
+  try {
+    return await tool.call(args, context);
+  } catch (error) {
+    if (error instanceof DomainError) return errorResult(error.message, error.details);
+    log().error({ err: error, tool: tool.name }, "unhandled MCP tool error");
+    return errorResult(INTERNAL_ERROR_MESSAGE, {});
+  }
+}
+
+/** A CallToolResult as it is; a JSON value as the structured result, with its text. */
+function asToolResult(value: unknown): CallToolResult {
+  const result = value as Partial<CallToolResult>;
+  if (Array.isArray(result.content)) return result as CallToolResult;
   return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
 }
 
@@ -84,23 +221,26 @@ function errorResult(message: string, details: Record<string, unknown>): CallToo
   return { isError: true, content };
 }
 
-/** The tool as tools/list describes it, its schemas converted from zod as the OpenAPI document converts them. */
-export function describeTool(tool: ToolSpec): McpTool {
+/** The tool as tools/list describes it, its schemas converted from zod as the OpenAPI document converts them, made portable. */
+export function describeTool(tool: Tool): McpTool {
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: objectSchema(tool.input, "input") as McpTool["inputSchema"],
-    ...(tool.output && { outputSchema: objectSchema(tool.output, "output") as McpTool["outputSchema"] }),
-    ...(tool.annotations && { annotations: tool.annotations }),
+    inputSchema: toolSchema(tool.input, "input") as McpTool["inputSchema"],
+    ...(tool.output && { outputSchema: toolSchema(tool.output, "output") as McpTool["outputSchema"] }),
+    annotations: tool.annotations,
   };
 }
 
 /**
- * MCP wants an object schema at the root; zod writes a schema with an id as a reference into
- * $defs, so the root is inlined and the other definitions stay beside it.
+ * A tool's JSON Schema. MCP wants an object schema at the root; zod writes a schema with an id as
+ * a reference into $defs, so the root is inlined and the other definitions stay beside it. Zod
+ * spells a nullable field as a type array (["string", "null"]), which clients that map tool
+ * schemas onto a single-type dialect reject (the MCP Inspector's --strict warns), so each type
+ * array becomes anyOf branches of one type each.
  */
-export function objectSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+export function toolSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const {
     $schema: _dialect,
     $ref,
@@ -113,5 +253,29 @@ export function objectSchema(schema: z.ZodType, io: "input" | "output"): Record<
   const rootId = $ref?.replace("#/$defs/", "");
   const { [rootId ?? ""]: root, ...others } = $defs;
   const inlined = root ? { ...rest, ...root } : rest;
-  return Object.keys(others).length > 0 ? { ...inlined, $defs: others } : inlined;
+  return splitTypeArrays(Object.keys(others).length > 0 ? { ...inlined, $defs: others } : inlined) as Record<string, unknown>;
+}
+
+const SUBSCHEMA_MAPS = ["properties", "patternProperties", "$defs", "dependentSchemas"];
+const SUBSCHEMA_LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
+const SUBSCHEMAS = ["items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else"];
+
+/** The schema with every `type` array, at any depth, written as anyOf branches of one type each. */
+function splitTypeArrays(node: unknown): unknown {
+  if (typeof node !== "object" || node === null || Array.isArray(node)) return node;
+  const { type, ...schema } = node as Record<string, unknown>;
+  for (const key of SUBSCHEMA_MAPS) {
+    const map = schema[key] as Record<string, unknown> | undefined;
+    if (map) schema[key] = Object.fromEntries(Object.entries(map).map(([name, child]) => [name, splitTypeArrays(child)]));
+  }
+  for (const key of SUBSCHEMA_LISTS) {
+    const list = schema[key] as unknown[] | undefined;
+    if (list) schema[key] = list.map(splitTypeArrays);
+  }
+  for (const key of SUBSCHEMAS) if (key in schema) schema[key] = splitTypeArrays(schema[key]);
+  if (!Array.isArray(type)) return type === undefined ? schema : { type, ...schema };
+  const branches = type.map((one) => ({ type: one }));
+  if (!schema.anyOf) return { anyOf: branches, ...schema };
+  const { anyOf, ...others } = schema;
+  return { allOf: [{ anyOf }, { anyOf: branches }], ...others };
 }

@@ -1,7 +1,7 @@
 import { defineOperation, failure, ok, type ParameterSpec } from "@/lib/http/operation";
 import { createTagBody, tagListSchema, tagSchema, updateTagBody } from "./schemas";
 
-const TAG_ID_PARAMETER: ParameterSpec = { name: "id", in: "path", required: true, description: "the tag's id" };
+const TAG_ID_PARAMETER = { name: "id", in: "path", required: true, description: "the tag's id" } as const satisfies ParameterSpec;
 
 export const listTags = defineOperation({
   method: "get",

@@ -11,7 +11,7 @@ import {
   webhookWithSecretSchema,
 } from "./schemas";
 
-const WEBHOOK_ID: ParameterSpec = { name: "id", in: "path", required: true, description: "the webhook's id" };
+const WEBHOOK_ID = { name: "id", in: "path", required: true, description: "the webhook's id" } as const satisfies ParameterSpec;
 const MANAGE_REFUSED = failure("Your role does not allow managing webhooks: owners, admins and the workspace's API key may.");
 const NOT_FOUND = failure("No webhook with this id exists in this workspace.");
 const URL_REFUSED = failure(

@@ -9,10 +9,11 @@ import { resetWriteLimiter } from "@/lib/http/write-limit";
 import { accountSchema } from "@/lib/billing/schemas";
 import { domainListSchema } from "@/lib/domains/schemas";
 import { createLinkBody, linkListSchema, linkSchema, listLinksQuery, paidLinkSchema } from "@/lib/links/schemas";
-import { AUTHENTICATE_MESSAGE, objectSchema } from "@/lib/mcp/tool";
+import { AUTHENTICATE_MESSAGE, toolSchema } from "@/lib/mcp/tool";
 import { TOOLS } from "@/lib/mcp/tools";
 import { APP_ORIGIN, call, dispatch, joinWorkspace, newUser, type TestUser } from "../support/api";
 import { accountToolCalls, connectMcp, textOf } from "../support/mcp";
+import { portabilityFindings } from "../support/schema-portability";
 
 const appFetch: typeof fetch = (input, init) => dispatch(new Request(input, init));
 
@@ -63,23 +64,46 @@ describe("the MCP server's tools", () => {
       "buy_link",
     ]);
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-    expect(byName.create_link!.inputSchema).toEqual(objectSchema(createLinkBody, "input"));
+    expect(byName.create_link!.inputSchema).toEqual(toolSchema(createLinkBody, "input"));
     expect(byName.create_link!.inputSchema).toMatchObject({
       type: "object",
       required: ["destination"],
       additionalProperties: false,
     });
-    expect(byName.create_link!.outputSchema).toEqual(objectSchema(linkSchema, "output"));
-    expect(byName.list_links!.inputSchema).toEqual(objectSchema(listLinksQuery, "input"));
-    expect(byName.list_links!.outputSchema).toEqual(objectSchema(linkListSchema, "output"));
-    expect(byName.get_account!.outputSchema).toEqual(objectSchema(accountSchema, "output"));
+    expect(byName.create_link!.outputSchema).toEqual(toolSchema(linkSchema, "output"));
+    expect(byName.list_links!.inputSchema).toEqual(toolSchema(listLinksQuery, "input"));
+    expect(byName.list_links!.outputSchema).toEqual(toolSchema(linkListSchema, "output"));
+    expect(byName.get_account!.outputSchema).toEqual(toolSchema(accountSchema, "output"));
     expect(byName.list_domains!.inputSchema).toEqual({ type: "object", properties: {}, additionalProperties: false });
-    expect(byName.list_domains!.outputSchema).toEqual(objectSchema(domainListSchema, "output"));
-    expect(byName.buy_link!.inputSchema).toEqual(objectSchema(createLinkBody, "input"));
-    expect(byName.buy_link!.outputSchema).toEqual(objectSchema(paidLinkSchema, "output"));
+    expect(byName.list_domains!.outputSchema).toEqual(toolSchema(domainListSchema, "output"));
+    expect(byName.buy_link!.inputSchema).toEqual(toolSchema(createLinkBody, "input"));
+    expect(byName.buy_link!.outputSchema).toEqual(toolSchema(paidLinkSchema, "output"));
     expect(byName.repoint_link!.inputSchema).toMatchObject({ required: ["id", "destination"] });
     expect(byName.get_qr!.outputSchema).toBeUndefined();
     for (const tool of tools) expect(tool.description!.length, tool.name).toBeGreaterThan(40);
+  });
+
+  it("lists schemas the MCP Inspector's --strict check finds nothing in: nullable fields as anyOf with a null branch", async () => {
+    const anonymous = await connect();
+    const { tools } = await anonymous.listTools();
+    await anonymous.close();
+
+    expect(portabilityFindings(tools)).toEqual([]);
+    expect(tools.find((tool) => tool.name === "get_link")!.outputSchema!.properties!.title).toEqual({
+      anyOf: [{ type: "string" }, { type: "null" }],
+    });
+  });
+
+  it("takes each tool's title and read-only hint from the operation it is a door to", async () => {
+    const anonymous = await connect();
+    const { tools } = await anonymous.listTools();
+    await anonymous.close();
+
+    for (const tool of TOOLS) {
+      const listed = tools.find((entry) => entry.name === tool.name)!;
+      if (tool.name !== "buy_link") expect(listed.title, tool.name).toBe(tool.operation.summary);
+      expect(listed.annotations!.readOnlyHint, tool.name).toBe(tool.operation.method === "get");
+    }
   });
 
   it("creates, lists, reads, repoints and archives through the tools, answering what the HTTP API answers", async () => {

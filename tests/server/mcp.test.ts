@@ -11,7 +11,7 @@ import { randomString } from "@/lib/db/random";
 import { domainListSchema } from "@/lib/domains/schemas";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { createLinkBody, linkListSchema, linkSchema, paidLinkSchema } from "@/lib/links/schemas";
-import { objectSchema } from "@/lib/mcp/tool";
+import { toolSchema } from "@/lib/mcp/tool";
 import { startApp, type RunningApp } from "@/scripts/app-process";
 import { joinWorkspace, newUser } from "../support/api";
 import { rawRequest } from "../support/http";
@@ -28,6 +28,7 @@ import {
   X402_PAYMENT_RESPONSE,
   x402McpAgent,
 } from "../support/mcp";
+import { portabilityFindings } from "../support/schema-portability";
 import { startFacilitator, type RunningFacilitator } from "../support/payments/facilitator";
 import { Eip3009Ledger } from "../support/payments/ledger";
 
@@ -146,7 +147,7 @@ function buyOverHttp(body: unknown, headers: Record<string, string>): Promise<Re
 
 describe("the MCP server on the running app, through the SDK's Client over Streamable HTTP", () => {
   it(
-    "lists the tools with the HTTP API's schemas",
+    "lists the tools with the HTTP API's schemas, portable under the MCP Inspector's --strict check",
     async () => {
       const { tools } = await (await connect()).listTools();
       const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
@@ -164,14 +165,15 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
         "repoint_link",
         "restore_link",
       ]);
-      expect(byName.get_analytics!.inputSchema).toEqual(objectSchema(analyticsQuery, "input"));
-      expect(byName.get_analytics!.outputSchema).toEqual(objectSchema(analyticsSchema, "output"));
-      expect(byName.create_link!.inputSchema).toEqual(objectSchema(createLinkBody, "input"));
-      expect(byName.get_link!.outputSchema).toEqual(objectSchema(linkSchema, "output"));
-      expect(byName.list_links!.outputSchema).toEqual(objectSchema(linkListSchema, "output"));
-      expect(byName.get_account!.outputSchema).toEqual(objectSchema(accountSchema, "output"));
-      expect(byName.list_domains!.outputSchema).toEqual(objectSchema(domainListSchema, "output"));
-      expect(byName.buy_link!.outputSchema).toEqual(objectSchema(paidLinkSchema, "output"));
+      expect(byName.get_analytics!.inputSchema).toEqual(toolSchema(analyticsQuery, "input"));
+      expect(byName.get_analytics!.outputSchema).toEqual(toolSchema(analyticsSchema, "output"));
+      expect(byName.create_link!.inputSchema).toEqual(toolSchema(createLinkBody, "input"));
+      expect(byName.get_link!.outputSchema).toEqual(toolSchema(linkSchema, "output"));
+      expect(byName.list_links!.outputSchema).toEqual(toolSchema(linkListSchema, "output"));
+      expect(byName.get_account!.outputSchema).toEqual(toolSchema(accountSchema, "output"));
+      expect(byName.list_domains!.outputSchema).toEqual(toolSchema(domainListSchema, "output"));
+      expect(byName.buy_link!.outputSchema).toEqual(toolSchema(paidLinkSchema, "output"));
+      expect(portabilityFindings(tools)).toEqual([]);
     },
     REQUEST_TIMEOUT_MS,
   );
