@@ -1,7 +1,7 @@
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { keysetCursor } from "@/lib/http/cursor";
-import { DomainError, notFound } from "@/lib/http/errors";
+import { notFound } from "@/lib/http/errors";
 import { enforceLimit, limiterFor } from "@/lib/http/write-limit";
 import { shortUrl } from "@/lib/links/present";
 import { announceLinkChange } from "@/lib/links/changes";
@@ -50,7 +50,7 @@ export async function reportAbuse(report: AbuseReport, clientAddress: string): P
 /** The operator's review queue: links with pending reports, most distinct reporters first. */
 export async function abuseQueue(query: AbuseQueueQuery): Promise<AbuseQueue> {
   const limit = query.limit ?? MAX_QUEUE_PAGE;
-  const rows = await store.pendingQueue(limit, query.cursor ? decodeCursor(query.cursor) : undefined);
+  const rows = await store.pendingQueue(limit, query.cursor ? queueCursor.read(query.cursor) : undefined);
   const last = rows.length === limit ? rows.at(-1) : undefined;
   return { links: rows.map(toQueueEntry), next_cursor: last ? queueCursor.encode(last) : null };
 }
@@ -113,9 +113,3 @@ function toQueueEntry(row: store.QueueRow): AbuseQueueEntry {
 }
 
 const queueCursor = keysetCursor({ reporters: "count", lastReportedAt: "time", linkId: "id" });
-
-function decodeCursor(cursor: string): store.QueuePosition {
-  const position = queueCursor.decode(cursor);
-  if (!position) throw new DomainError("invalid_request", 'The query string field "cursor" is not a cursor this service issued.');
-  return position;
-}

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DomainError } from "./errors";
 import { keysetCursor } from "./cursor";
 
 const byTime = keysetCursor({ createdAt: "time", id: "id" });
@@ -26,5 +27,33 @@ describe("keysetCursor", () => {
     ["an empty cursor", ""],
   ])("answers null for %s", (_label, cursor) => {
     expect(byTime.decode(cursor)).toBeNull();
+  });
+
+  it("names its order first when a list has several, and refuses a cursor of another order", () => {
+    const newest = keysetCursor({ createdAt: "time", id: "id" }, "newest");
+    const oldest = keysetCursor({ createdAt: "time", id: "id" }, "oldest");
+    const position = { createdAt: new Date(1_764_000_000_123), id: "lnk_abcdefghij0123456789" };
+
+    expect(newest.encode(position)).toBe(Buffer.from("newest:1764000000123:lnk_abcdefghij0123456789").toString("base64url"));
+    expect(newest.decode(newest.encode(position))).toEqual(position);
+    expect(oldest.decode(newest.encode(position))).toBeNull();
+    expect(byTime.decode(newest.encode(position))).toBeNull();
+  });
+
+  it("holds a count to a 32-bit column's size and a total to a safe integer", () => {
+    const byCount = keysetCursor({ reporters: "count", id: "id" });
+    const byTotal = keysetCursor({ scans: "total", id: "id" });
+    const large = { id: "lnk_abcdefghij0123456789", scans: 12_345_678_901 };
+
+    expect(byTotal.decode(byTotal.encode(large))).toEqual(large);
+    expect(byCount.decode(byTotal.encode(large))).toBeNull();
+  });
+
+  it("reads a query string's cursor, answering one it did not write with the API's 400 sentence", () => {
+    const position = { createdAt: new Date(1_764_000_000_123), id: "lnk_abcdefghij0123456789" };
+    expect(byTime.read(byTime.encode(position))).toEqual(position);
+    expect(() => byTime.read("%%%")).toThrow(
+      new DomainError("invalid_request", 'The query string field "cursor" is not a cursor this service issued.'),
+    );
   });
 });

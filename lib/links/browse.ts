@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Prisma } from "@/lib/db/generated/client";
-import { isRecordId } from "@/lib/db/random";
+import { keysetCursor } from "@/lib/http/cursor";
 import { storedText } from "@/lib/http/schemas";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
@@ -57,9 +57,6 @@ export type BrowsedLink = {
   scans: number;
 };
 
-/** Where a page ends: the order's key of its last row (creation time in ms, or scans) and its id, which breaks ties. */
-type Position = { sort: LinkSort; key: number; id: string };
-
 /**
  * The workspace's links, searched by slug or destination (case-insensitive) and filtered by
  * status, host and archived or not, in the asked order; keyset pagination on (created_at, id) or
@@ -73,9 +70,9 @@ export async function browseLinks(
   scanCounts: Prisma.Sql,
 ): Promise<{ links: BrowsedLink[]; nextCursor: string | null }> {
   requirePermission(principal, "links.read", "Your role in this workspace does not allow listing links.");
-  const after = query.cursor ? readCursor(query.cursor, query.sort) : undefined;
   const scans = Prisma.sql`coalesce(counts.scans, 0)`;
-  const conditions = [...filterOf(principal, query), ...(after ? [keysetAfter(after, scans)] : [])];
+  const after = query.cursor ? keysetAfter(query.sort, query.cursor, scans) : undefined;
+  const conditions = [...filterOf(principal, query), ...(after ? [after] : [])];
   const rows = await browseRows(conditions, scans, scanCounts, ORDER[query.sort], BROWSE_PAGE_SIZE + 1);
   const page = rows.slice(0, BROWSE_PAGE_SIZE).map((row) => ({
     ...row,
@@ -109,35 +106,39 @@ function filterOf(principal: Principal, query: BrowseLinksQuery): Prisma.Sql[] {
   return conditions;
 }
 
-/** After the position in the order: a row comparison, so ties on the key are broken by id exactly as ORDER BY breaks them. */
-function keysetAfter(after: Position, scans: Prisma.Sql): Prisma.Sql {
-  switch (after.sort) {
-    case "newest":
-      return Prisma.sql`(l.created_at, l.id) < (${new Date(after.key).toISOString()}::timestamptz, ${after.id})`;
-    case "oldest":
-      return Prisma.sql`(l.created_at, l.id) > (${new Date(after.key).toISOString()}::timestamptz, ${after.id})`;
-    case "scans":
-      return Prisma.sql`(${scans}, l.id) < (${after.key}::bigint, ${after.id})`;
+/** Where a page ends, in each order: its last row's key (creation time, or scans) and its id, which breaks ties. */
+const CURSORS = {
+  newest: keysetCursor({ createdAt: "time", id: "id" }, "newest"),
+  oldest: keysetCursor({ createdAt: "time", id: "id" }, "oldest"),
+  scans: keysetCursor({ scans: "total", id: "id" }, "scans"),
+};
+
+/**
+ * After the cursor's position in the order: a row comparison, so ties on the key are broken by id
+ * exactly as ORDER BY breaks them. A cursor this page did not write, or of another order, is none
+ * (the first page): a page has no error answer but a 500.
+ */
+function keysetAfter(sort: LinkSort, cursor: string, scans: Prisma.Sql): Prisma.Sql | undefined {
+  if (sort === "scans") {
+    const after = CURSORS.scans.decode(cursor);
+    return after ? Prisma.sql`(${scans}, l.id) < (${after.scans}::bigint, ${after.id})` : undefined;
   }
+  const after = CURSORS[sort].decode(cursor);
+  if (!after) return undefined;
+  const at = after.createdAt.toISOString();
+  return sort === "newest"
+    ? Prisma.sql`(l.created_at, l.id) < (${at}::timestamptz, ${after.id})`
+    : Prisma.sql`(l.created_at, l.id) > (${at}::timestamptz, ${after.id})`;
 }
 
 function writeCursor(sort: LinkSort, last: BrowsedLink): string {
-  const key = sort === "scans" ? last.scans : last.createdAt.getTime();
-  return Buffer.from(`${sort}:${key}:${last.id}`).toString("base64url");
+  return sort === "scans" ? CURSORS.scans.encode(last) : CURSORS[sort].encode(last);
 }
 
 /** The hosts a workspace's links may live on, for the domain filter: the default short host and its custom domains. */
 export async function linkHosts(principal: Principal): Promise<string[]> {
   const domains = await workspaceDomains(principal.workspaceId, false);
   return domains.map((domain) => domain.hostname);
-}
-
-/** The position a cursor names; undefined (the first page) for one this page did not write or of another order: a page has no error answer but a 500. */
-function readCursor(cursor: string, sort: LinkSort): Position | undefined {
-  const [cursorSort, key, id] = Buffer.from(cursor, "base64url").toString().split(":");
-  const value = Number(key);
-  if (cursorSort !== sort || !id || !isRecordId(id) || !Number.isSafeInteger(value) || value < 0) return undefined;
-  return { sort, key: value, id };
 }
 
 /** The custom domains a new link may use: the workspace's verified ones. */

@@ -75,7 +75,7 @@ export async function createLink(
 export async function listLinks(principal: Principal, query: { limit?: number; cursor?: string; tag?: readonly string[] } = {}) {
   requirePermission(principal, "links.read", "Your role in this workspace does not allow listing links.");
   const limit = query.limit ?? MAX_LIST_SIZE;
-  const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const after = query.cursor ? linkCursor.read(query.cursor) : undefined;
   const rows = await store.pageOfLinks(
     principal.workspaceId,
     { archived: false, tagKeys: (query.tag ?? []).map(nameKey) },
@@ -181,12 +181,6 @@ async function requireVerifiedDomain(workspaceId: string | null, domainId: strin
       `${domain.hostname} is not verified yet, so no links can be created on it: create its DNS records and verify it (POST /api/domains/${domain.id}/verify).`,
     );
   return domain;
-}
-
-function decodeCursor(cursor: string): LinkPosition {
-  const position = linkCursor.decode(cursor);
-  if (!position) throw new DomainError("invalid_request", 'The query string field "cursor" is not a cursor this service issued.');
-  return position;
 }
 
 export type BulkOutcome = { index: number } & ({ committed: CommittedLink } | { refusal: DomainError });
