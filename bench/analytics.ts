@@ -52,6 +52,11 @@ const VALUES: Record<Exclude<keyof typeof DIMENSIONS, "total">, [string, number]
     ["KR", 1],
     ["unknown", 1],
   ],
+  served: [
+    ["default", 90],
+    ["rule:0", 7],
+    ["rule:1", 3],
+  ],
   device: [
     ["mobile", 55],
     ["desktop", 35],

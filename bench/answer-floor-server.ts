@@ -10,7 +10,10 @@ import type { Answer, ResolvedLink, Visit } from "@/lib/resolution/types";
  */
 const visit = { method: "GET", slug: "Unknown9", forward: new URLSearchParams() } as Visit;
 const answers = new Map<string, Answer>([
-  ["/redirect", answerFor({ kind: "redirect", link: {} as ResolvedLink, location: "https://example.com/reference" }, visit)],
+  [
+    "/redirect",
+    answerFor({ kind: "redirect", link: {} as ResolvedLink, location: "https://example.com/reference", servedRule: null }, visit),
+  ],
   ["/Unknown9", answerFor({ kind: "not_found" }, visit)],
 ]);
 const port = Number(process.argv[2]);

@@ -220,7 +220,11 @@ async function frontScenarios(
   let exact: RunResult["exact"] = null;
   let silentFirstVisits: RunResult["silentFirstVisits"] = null;
   try {
-    await load(front, [`/${links.active.slug}`, `/${links.quarantined.slug}`, `/${links.sustained.slug}`], WARM_UP_SECONDS);
+    await load(
+      front,
+      [`/${links.active.slug}`, `/${links.rules.slug}`, `/${links.quarantined.slug}`, `/${links.sustained.slug}`],
+      WARM_UP_SECONDS,
+    );
     if (wanted("silent")) {
       // A new link's first visitors wait for its first check, up to SAFETY_CHECK_DEADLINE_MS: measured
       // apart on the warm server, as they arrive (one a connection, at once); the scenario measures the visits after them.
@@ -232,7 +236,7 @@ async function frontScenarios(
     }
     // Every link the warm-up visited, or its scans still being written would count as the scenario's.
     await Promise.all(
-      [links.active, links.quarantined, links.sustained, links.silent].map((link) => waitForScans(link.workspaceId)),
+      [links.active, links.rules, links.quarantined, links.sustained, links.silent].map((link) => waitForScans(link.workspaceId)),
     );
     const warmBytes = await residentBytes(front.pid);
     if (wanted("quarantined"))
@@ -248,6 +252,17 @@ async function frontScenarios(
       );
     if (wanted("active"))
       rows.push(await measure("active", "active link, warm", front, [`/${links.active.slug}`], "3xx", links.active.workspaceId));
+    if (wanted("rules"))
+      rows.push(
+        await measure(
+          "rules",
+          "active link with 20 routing rules, none matching (all evaluated), warm",
+          front,
+          [`/${links.rules.slug}`],
+          "3xx",
+          links.rules.workspaceId,
+        ),
+      );
     if (wanted("unknown"))
       rows.push(await measure("unknown", "unknown slug (404, nothing written)", front, ["/Unknown9"], "4xx", null));
     if (wanted("silent"))

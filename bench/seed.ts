@@ -2,12 +2,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { pool } from "@/lib/db/pool";
 import { newId, randomString } from "@/lib/db/random";
 import { ACTIVE, QUARANTINE } from "@/lib/links/status";
+import { MAX_RULES } from "@/lib/links/routing";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
 
 /** One link per scenario, each in its own workspace, so a scenario's scans are counted on their own. */
 export type BenchLink = { workspaceId: string; slug: string };
 export type BenchLinks = {
   active: BenchLink;
+  rules: BenchLink;
   quarantined: BenchLink;
   silent: BenchLink;
   exact: BenchLink;
@@ -49,12 +51,34 @@ async function oneLink(status: number, prefix: string, destination: string): Pro
   return { workspaceId, slug };
 }
 
+/**
+ * The active link again, with the most routing rules a link may have, none of which the bench's
+ * desktop browser (no country header, no Accept-Language) matches: every visit evaluates all 20,
+ * and each of the visitor's facts (country, device, OS, language) is asked for.
+ */
+async function routedLink(): Promise<BenchLink> {
+  const link = await oneLink(ACTIVE, "r", "https://example.com/active");
+  const conditions = [
+    { country: ["AU", "NZ"] },
+    { device: ["mobile", "tablet"] },
+    { os: ["ios", "android"] },
+    { language: ["fr", "de"] },
+  ];
+  const rules = Array.from({ length: MAX_RULES }, (_, index) => ({
+    when: conditions[index % conditions.length],
+    destination: `https://example.com/routed/${index}`,
+  }));
+  await pool().query("UPDATE links SET rules = $1 WHERE slug = $2", [JSON.stringify(rules), link.slug]);
+  return link;
+}
+
 export async function seedBenchLinks(silentHost: string): Promise<BenchLinks> {
   const coldWorkspace = await workspace();
   const coldSlugs = Array.from({ length: COLD_LINKS }, (_, index) => `c${index}${randomString(SLUG_ALPHABET, 6)}`);
   await insertLinks(coldWorkspace, ACTIVE, coldSlugs, (slug) => `https://example.com/${slug}`);
   return {
     active: await oneLink(ACTIVE, "a", "https://example.com/active"),
+    rules: await routedLink(),
     quarantined: await oneLink(QUARANTINE, "q", "https://example.com/quarantined"),
     silent: await oneLink(QUARANTINE, "s", `https://${silentHost}/quarantined`),
     exact: await oneLink(ACTIVE, "e", "https://example.com/exact"),

@@ -74,6 +74,7 @@ export async function randomScanRows(links: SpreadLinks, size: number, host: str
       forwardedFor: randomAddress(),
       peerAddress: null,
       realIp: null,
+      servedRule: null,
     };
     return enrichScan(scan, countryOf);
   });

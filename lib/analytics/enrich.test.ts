@@ -22,6 +22,7 @@ const captured = (overrides: Partial<CapturedScan> = {}): CapturedScan => ({
   forwardedFor: null,
   peerAddress: null,
   realIp: null,
+  servedRule: null,
   ...overrides,
 });
 

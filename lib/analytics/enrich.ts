@@ -22,6 +22,8 @@ export type ScanRow = {
   bot: boolean;
   /** Hex visitor hash for the UTC day of the scan; null for bots. */
   visitor: string | null;
+  /** The index of the routing rule whose destination served; null or absent (rows written before rules existed) for the link's own. */
+  servedRule?: number | null;
 };
 
 /** Turns captured facts into the row written, at flush time. */
@@ -42,6 +44,7 @@ export function enrichScan(scan: CapturedScan, countryOf: CountryLookup): ScanRo
     os: agent.os,
     bot,
     visitor: bot ? null : visitorHash(utcDay(scan.occurredAt), address ?? "unknown", scan.userAgent),
+    servedRule: scan.servedRule,
   };
 }
 

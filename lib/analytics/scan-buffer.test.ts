@@ -249,6 +249,7 @@ describe("sameScan", () => {
     forwardedFor: "203.0.113.9",
     peerAddress: "127.0.0.1",
     realIp: "198.51.100.7",
+    servedRule: null,
   };
   const changed: CapturedScan = {
     linkId: "lnk_2",
@@ -262,6 +263,7 @@ describe("sameScan", () => {
     forwardedFor: "203.0.113.10",
     peerAddress: "127.0.0.2",
     realIp: null,
+    servedRule: 3,
   };
 
   it("holds for equal facts in separate objects", () => {

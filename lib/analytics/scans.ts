@@ -50,7 +50,8 @@ export function sameScan(last: CapturedScan, next: CapturedScan): boolean {
     last.edgeCountry === next.edgeCountry &&
     last.forwardedFor === next.forwardedFor &&
     last.peerAddress === next.peerAddress &&
-    last.realIp === next.realIp
+    last.realIp === next.realIp &&
+    last.servedRule === next.servedRule
   );
 }
 

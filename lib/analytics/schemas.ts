@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-export const GROUP_BY = ["day", "hour", "country", "device", "browser", "os", "referrer", "source", "link"] as const;
+export const GROUP_BY = ["day", "hour", "country", "device", "browser", "os", "referrer", "source", "served", "link"] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 
 export const ANALYTICS_FORMATS = ["json", "csv"] as const;
@@ -68,7 +68,7 @@ export const analyticsQuery = z.strictObject({
     .default("day")
     .meta({
       description:
-        "what each row counts: a day or hour in the time zone, or a country, device class, browser, OS, referring host, source (qr or link) or link",
+        "what each row counts: a day or hour in the time zone, or a country, device class, browser, OS, referring host, source (qr or link), served (which destination: a routing rule's or the link's own) or link",
     }),
   start: instant("first day (or instant) counted; a date means its midnight in the time zone; default: 30 days before end"),
   end: instant(
@@ -92,12 +92,12 @@ export const analyticsRowSchema = z
   .object({
     key: z.string().meta({
       description:
-        "day: YYYY-MM-DD; hour: the local hour with its offset (2026-01-31T09:00:00+10:30); country: ISO 3166 code or unknown; device: desktop, mobile, tablet, tv or unknown; browser and os: their names or unknown; referrer: the referring host or direct; source: qr or link; link: the link's id",
+        "day: YYYY-MM-DD; hour: the local hour with its offset (2026-01-31T09:00:00+10:30); country: ISO 3166 code or unknown; device: desktop, mobile, tablet, tv or unknown; browser and os: their names or unknown; referrer: the referring host or direct; source: qr or link; served: rule:N (the link's rule at index N, from 0, as it was when the scan was made) or default (the link's own destination); link: the link's id",
     }),
     scans: count,
     uniques: count.meta({
       description:
-        "visitors counted once per link (per workspace without link_id) per UTC day, where the visitor's first scan of that day fell. A visitor is an address and browser, so for day (in UTC), link, country, device, browser and os each row's uniques are exactly its distinct visitors per UTC day; for referrer, source and hour a visitor's later scans in other rows are not counted again there, so those rows' uniques are not distinct visitors (the dashboard leaves them out)",
+        "visitors counted once per link (per workspace without link_id) per UTC day, where the visitor's first scan of that day fell. A visitor is an address and browser, so for day (in UTC), link, country, device, browser and os each row's uniques are exactly its distinct visitors per UTC day; for referrer, source, served and hour a visitor's later scans in other rows are not counted again there, so those rows' uniques are not distinct visitors (the dashboard leaves them out)",
     }),
   })
   .meta({ id: "AnalyticsRow" });

@@ -18,7 +18,7 @@ export const DAY = 1440;
 export const MONTH = 0;
 
 /** Rollup dimensions; 0 is every scan (and the bots, counted apart). */
-export const DIMENSIONS = { total: 0, country: 1, device: 2, browser: 3, os: 4, referrer: 5, source: 6 } as const;
+export const DIMENSIONS = { total: 0, country: 1, device: 2, browser: 3, os: 4, referrer: 5, source: 6, served: 7 } as const;
 
 /**
  * Writes one batch in ONE statement, so it lands whole or not at all: it claims the batch id (a
@@ -30,6 +30,9 @@ export const DIMENSIONS = { total: 0, country: 1, device: 2, browser: 3, os: 4, 
  * `rows[i]` stands for `counts[i]` identical scans (the buffer folds a visitor's repeats within a
  * millisecond), and so does its raw row (`scans`); a unique flag on it marks the first of those scans.
  * Scans of a link that no longer exists are left out (its rows would cascade away anyway).
+ *
+ * Which destination served (a routing rule's or the link's own) is a dimension of the link's rollups
+ * too, not of its breakdown rows: it says little combined with the others, and would multiply them.
  *
  * The link.scanned webhook messages of the batch (one per link, its scans coalesced) are written in
  * the same transaction, so a batch and its messages land together.
@@ -65,6 +68,8 @@ export async function writeScanBatch(batchId: string, rows: ScanRow[], counts: n
         column((row) => row.bot),
         column((row) => row.visitor),
         counts,
+        // Rows from a scan stream message written before routing rules existed have no servedRule.
+        column((row) => row.servedRule ?? null),
       ],
     });
     // Nothing was added to the rollups when the batch had been written before (its id was claimed), so no message either.
@@ -110,8 +115,8 @@ const WRITE_SCAN_BATCH = `
   ),
   input AS (
     SELECT e.*, l.workspace_id, (e.occurred_at AT TIME ZONE 'UTC')::date AS day
-    FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::boolean[], $9::text[], $10::text[], $11::text[], $12::boolean[], $13::text[], $14::integer[])
-      WITH ORDINALITY AS e(link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, visitor, scans, ord)
+    FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::boolean[], $9::text[], $10::text[], $11::text[], $12::boolean[], $13::text[], $14::integer[], $15::smallint[])
+      WITH ORDINALITY AS e(link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, visitor, scans, served_rule, ord)
     JOIN links l ON l.id = e.link_id
     WHERE EXISTS (SELECT 1 FROM claimed)
   ),
@@ -135,8 +140,8 @@ const WRITE_SCAN_BATCH = `
     FROM input i
   ),
   raw AS (
-    INSERT INTO scan_events (link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, link_unique, workspace_unique, scans)
-    SELECT link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, link_unique, workspace_unique, scans
+    INSERT INTO scan_events (link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, link_unique, workspace_unique, scans, served_rule)
+    SELECT link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, link_unique, workspace_unique, scans, served_rule
     FROM flagged ORDER BY ord
   ),
   folded AS (
@@ -144,9 +149,10 @@ const WRITE_SCAN_BATCH = `
       date_bin('15 minutes', occurred_at, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS quarter, date_trunc('day', occurred_at, 'UTC') AS utc_day,
       coalesce(country, 'unknown') AS country, coalesce(device, 'unknown') AS device, coalesce(browser, 'unknown') AS browser,
       coalesce(os, 'unknown') AS os, coalesce(referrer_host, 'direct') AS referrer, CASE WHEN via_qr THEN 'qr' ELSE 'link' END AS source, bot,
+      coalesce('rule:' || served_rule, 'default') AS served,
       sum(scans) AS scans, count(*) FILTER (WHERE link_unique) AS link_uniques, count(*) FILTER (WHERE workspace_unique) AS workspace_uniques
     FROM flagged
-    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
+    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
   ),
   grains AS (
     SELECT f.*, g.grain, g.bucket
@@ -177,8 +183,9 @@ const WRITE_SCAN_BATCH = `
     (${DIMENSIONS.browser}::smallint, g.browser),
     (${DIMENSIONS.os}::smallint, g.os),
     (${DIMENSIONS.referrer}::smallint, g.referrer),
-    (${DIMENSIONS.source}::smallint, g.source)) d(dimension, value)
-  WHERE d.dimension = ${DIMENSIONS.total} OR (s.link_key = '' AND NOT g.bot)
+    (${DIMENSIONS.source}::smallint, g.source),
+    (${DIMENSIONS.served}::smallint, g.served)) d(dimension, value)
+  WHERE d.dimension = ${DIMENSIONS.total} OR (NOT g.bot AND (s.link_key = '' OR d.dimension = ${DIMENSIONS.served}))
   GROUP BY 1, 2, 3, 4, 5, 6
   ORDER BY 1, 2, 3, 4, 5, 6
   ON CONFLICT (workspace_id, link_id, grain, dimension, bucket, value) DO UPDATE

@@ -21,4 +21,6 @@ export type CapturedScan = VisitorFacts & {
   occurredAt: number;
   method: "GET" | "HEAD";
   viaQr: boolean;
+  /** The index of the routing rule whose destination served, null for the link's own. */
+  servedRule: number | null;
 };

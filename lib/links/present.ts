@@ -1,4 +1,6 @@
+import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
+import { currentDestination, pendingRepoints, storedRules, storedSchedule } from "./routing";
 import type { LinkListItem, LinkView } from "./schemas";
 import { asLinkStatus } from "./status";
 import type { LinkRow } from "./store";
@@ -8,11 +10,14 @@ export function shortUrl(link: Pick<LinkRow, "host" | "slug">): string {
   return `${base}/${link.slug}`;
 }
 
+/** The link as the API shows it at this moment: a scheduled repoint whose time has come is its destination. */
 export function toLinkView(link: LinkRow): LinkView {
+  const now = clock().now();
+  const schedule = storedSchedule(link.schedule);
   return {
     id: link.id,
     slug: link.slug,
-    destination: link.destination,
+    destination: currentDestination(link.destination, schedule, now),
     host: link.host,
     status: asLinkStatus(link.status),
     short_url: shortUrl(link),
@@ -21,6 +26,8 @@ export function toLinkView(link: LinkRow): LinkView {
     title: link.title,
     tags: tagNamesOf(link),
     imported_from: link.importedFrom,
+    rules: storedRules(link.rules),
+    schedule: pendingRepoints(schedule, now),
   };
 }
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { isRecordId } from "@/lib/db/random";
 import { tagName, tagNames } from "@/lib/tags/schemas";
+import { DEVICES, MAX_RULES, MAX_SCHEDULED, SYSTEMS } from "./routing";
 import { linkStatusField } from "./status";
 import { CUSTOM_SLUG_MAX, CUSTOM_SLUG_MIN, CUSTOM_SLUG_PATTERN, isReserved } from "./slugs";
 
@@ -28,6 +29,65 @@ const title = z
   .max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`)
   .regex(/^[^\p{Cc}]*$/u, "may not contain control characters")
   .meta({ description: `the link's name for people, at most ${TITLE_MAX} characters`, example: "Spring menu" });
+
+const countryCode = z
+  .string({ error: "must be a string" })
+  .regex(/^[A-Za-z]{2}$/, "must be an ISO 3166-1 alpha-2 country code such as AU")
+  .transform((code) => code.toUpperCase());
+
+const languageTag = z
+  .string({ error: "must be a string" })
+  .regex(/^[A-Za-z]{2,3}$/, "must be a primary language tag such as fr (no region)")
+  .transform((tag) => tag.toLowerCase());
+
+const conditionList = <T extends z.ZodType>(item: T, max: number) =>
+  z.array(item).min(1, "must name at least one value").max(max, `must name at most ${max} values`).optional();
+
+export const ruleConditions = z
+  .strictObject({
+    country: conditionList(countryCode, 250).meta({ description: "the visitor's country is one of these (ISO 3166-1 alpha-2)" }),
+    device: conditionList(z.enum(DEVICES, { error: `must be one of ${DEVICES.join(", ")}` }), DEVICES.length).meta({
+      description: "the visitor's device class is one of these",
+    }),
+    os: conditionList(z.enum(SYSTEMS, { error: `must be one of ${SYSTEMS.join(", ")}` }), SYSTEMS.length).meta({
+      description: "the visitor's operating system is one of these",
+    }),
+    language: conditionList(languageTag, 50).meta({
+      description:
+        "the visitor's preferred language (the first of Accept-Language's highest weight), as a primary tag, is one of these",
+    }),
+  })
+  .refine(
+    (when) => Object.values(when).some((list) => list !== undefined),
+    "must name at least one condition: country, device, os or language",
+  )
+  .meta({ id: "RuleConditions" });
+
+export const routingRule = z
+  .strictObject({ when: ruleConditions, destination })
+  .meta({ id: "RoutingRule", description: "when every condition named holds, the visit goes to destination" });
+
+export const scheduledRepoint = z
+  .strictObject({
+    at: z
+      .number({ error: "must be a number" })
+      .int("must be a whole number of epoch milliseconds")
+      .min(0, "must be epoch milliseconds")
+      .max(8.64e15, "must be epoch milliseconds")
+      .meta({ description: "epoch milliseconds, in the future: from then on the link points at destination" }),
+    destination,
+  })
+  .meta({ id: "ScheduledRepoint" });
+
+export const rulesField = z
+  .array(routingRule)
+  .max(MAX_RULES, `must hold at most ${MAX_RULES} rules`)
+  .meta({ description: `at most ${MAX_RULES}, in order: the first rule that matches a visit chooses its destination` });
+
+export const scheduleField = z
+  .array(scheduledRepoint)
+  .max(MAX_SCHEDULED, `must hold at most ${MAX_SCHEDULED} repoints`)
+  .meta({ description: `at most ${MAX_SCHEDULED} repoints still to come` });
 
 export const createLinkBody = z
   .strictObject({
@@ -61,10 +121,16 @@ export const updateLinkBody = z
     destination: destination.optional(),
     title: title.nullable().optional().meta({ description: "the new title; null or an empty string removes it" }),
     tags: tagNames.optional().meta({ description: "the link's tags from now on, replacing the ones it had" }),
+    rules: rulesField.optional().meta({
+      description: `the link's routing rules from now on (at most ${MAX_RULES}, first match wins); an empty list removes them. Puts the link back in quarantine, as a repoint does`,
+    }),
+    schedule: scheduleField.optional().meta({
+      description: `the link's scheduled repoints from now on (at most ${MAX_SCHEDULED}, each in the future); an empty list removes them`,
+    }),
   })
   .refine(
-    (body) => body.destination !== undefined || body.title !== undefined || body.tags !== undefined,
-    "Send destination, title or tags (or several).",
+    (body) => Object.values(body).some((value) => value !== undefined),
+    "Send destination, title, tags, rules or schedule (or several).",
   )
   .meta({ id: "UpdateLinkRequest" });
 
@@ -83,6 +149,24 @@ export const listLinksQuery = z.strictObject({
     .meta({ description: "only links with this tag; repeat it for links with all of them" }),
 });
 
+const routingRuleView = z
+  .object({
+    when: z
+      .object({
+        country: z.array(z.string()).optional(),
+        device: z.array(z.enum(DEVICES)).optional(),
+        os: z.array(z.enum(SYSTEMS)).optional(),
+        language: z.array(z.string()).optional(),
+      })
+      .meta({ id: "RuleConditionsView" }),
+    destination: z.url(),
+  })
+  .meta({ id: "RoutingRuleView" });
+
+const scheduledRepointView = z
+  .object({ at: z.number().int().meta({ description: "epoch milliseconds" }), destination: z.url() })
+  .meta({ id: "ScheduledRepointView" });
+
 export const linkSchema = z
   .object({
     id: z.string(),
@@ -99,6 +183,12 @@ export const linkSchema = z
       .string()
       .nullable()
       .meta({ description: "the short URL the link had at the service it was imported from; null if it was made here" }),
+    rules: z
+      .array(routingRuleView)
+      .meta({ description: "routing rules in order, the first match wins; empty when the link has none" }),
+    schedule: z
+      .array(scheduledRepointView)
+      .meta({ description: "repoints still to come, in time order; destination is where the link points now" }),
   })
   .meta({ id: "Link" });
 

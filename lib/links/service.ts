@@ -1,4 +1,6 @@
+import { isDeepStrictEqual } from "node:util";
 import { requireCreateEntitlement, requireEditEntitlement } from "@/lib/billing/entitlement";
+import { clock } from "@/lib/clock";
 import { transaction } from "@/lib/db/client";
 import { isRecordId } from "@/lib/db/random";
 import { validate } from "@/lib/http/body";
@@ -12,6 +14,15 @@ import { vetDestination } from "./destination-gate";
 import { announceLinkChange } from "./changes";
 import { recordLinkEvent } from "./events";
 import { toListItem } from "./present";
+import {
+  currentDestination,
+  pendingRepoints,
+  type RoutingRule,
+  type ScheduledRepoint,
+  storedRules,
+  storedSchedule,
+} from "./routing";
+import { foldDueRepoints } from "./scheduled";
 import { createLinkBody, MAX_LIST_SIZE, type CreateLinkInput, type UpdateLinkInput } from "./schemas";
 import { ABUSE } from "./status";
 import * as store from "./store";
@@ -107,36 +118,80 @@ export async function getLink(principal: Principal, id: string): Promise<LinkRow
 }
 
 /**
- * Repoints, retitles and retags in one transaction: whatever the body names changes, nothing else.
- * Only a new destination needs a subscription (402) and passes the destination rules (422); a
- * title or tags change no destination, like an archive.
+ * Repoints, retitles, retags, sets rules and schedules in one transaction: whatever the body names
+ * changes, nothing else. Whatever serves a new destination (a repoint, rules, a schedule) needs a
+ * subscription (402) and passes the destination rules (422) for each destination; a title or tags
+ * change no destination, like an archive. A scheduled repoint whose time has come is folded into
+ * the link first, so an edit never brings back a destination the schedule had already replaced.
  */
 export async function editLink(principal: Principal, id: string, changes: UpdateLinkInput): Promise<LinkRow> {
   const link = await findEditableLink(principal, id);
-  const destination = changes.destination === undefined ? undefined : await vetRepoint(principal, link, changes.destination);
-  const repointed = destination !== undefined && destination !== link.destination;
+  const now = clock().now();
+  const changesDestinations = changes.destination !== undefined || changes.rules !== undefined || changes.schedule !== undefined;
+  if (changesDestinations) await requireRepointable(principal, link);
+  const destination = changes.destination === undefined ? undefined : await vetDestination(changes.destination);
+  const rules = changes.rules === undefined ? undefined : await vetRules(changes.rules);
+  const schedule = changes.schedule === undefined ? undefined : await vetSchedule(changes.schedule, now);
+  const current = currentDestination(link.destination, storedSchedule(link.schedule), now);
+  const repointed = destination !== undefined && destination !== current;
+  const rerouted = rules !== undefined && !isDeepStrictEqual(rules, storedRules(link.rules));
+  const rescheduled = schedule !== undefined && !isDeepStrictEqual(schedule, pendingRepoints(storedSchedule(link.schedule), now));
   const retitledOrRetagged = changes.title !== undefined || changes.tags !== undefined;
   const edited = await transaction(async (tx) => {
+    if (changesDestinations) await foldDueRepoints(tx, link, now);
     if (repointed) await store.repointLink(tx, link.id, destination);
+    if (rerouted) await store.setRules(tx, link.id, rules);
+    if (rescheduled) await store.setSchedule(tx, link.id, schedule);
     if (changes.title !== undefined) await store.setTitle(tx, link.id, changes.title || null);
     if (changes.tags !== undefined) {
       await replaceLinkTags(tx, link.id, await ensureTags(tx, principal.workspaceId, changes.tags, DEFAULT_TAG_COLOR));
     }
     const after = await store.readLink(link.id, tx);
-    if (repointed || retitledOrRetagged) await recordLinkEvent(tx, "link.updated", after);
+    if (repointed || rerouted || rescheduled || retitledOrRetagged) await recordLinkEvent(tx, "link.updated", after);
     return after;
   });
-  if (repointed) announceLinkChange("repointed", edited);
+  if (repointed || rerouted || rescheduled) announceLinkChange("repointed", edited);
   else if (retitledOrRetagged) announceLinkChange("edited", edited);
   return edited;
 }
 
-async function vetRepoint(principal: Principal, link: LinkRow, rawDestination: string): Promise<string> {
+/** A new destination in any form needs a subscription, and a link in abuse keeps the one it has. */
+async function requireRepointable(principal: Principal, link: LinkRow): Promise<void> {
   await requireEditEntitlement(principal.workspaceId);
   if (link.status === ABUSE) {
     throw new DomainError("conflict", "This link was blocked for abuse and cannot be repointed; contact support to appeal.");
   }
-  return vetDestination(rawDestination);
+}
+
+/** Each rule's destination through the same gate as a link's own, normalised; a refusal names the rule. */
+async function vetRules(rules: readonly RoutingRule[]): Promise<RoutingRule[]> {
+  return Promise.all(
+    rules.map(async (rule, index) => ({ when: rule.when, destination: await vetNamed(`rules[${index}]`, rule.destination) })),
+  );
+}
+
+/** Each repoint in the future and through the destination gate; kept in time order. */
+async function vetSchedule(schedule: readonly ScheduledRepoint[], now: number): Promise<ScheduledRepoint[]> {
+  const past = schedule.findIndex((entry) => entry.at <= now);
+  if (past !== -1) {
+    throw new DomainError("invalid_request", `schedule[${past}].at must be in the future (epoch milliseconds after ${now}).`);
+  }
+  const vetted = await Promise.all(
+    schedule.map(async (entry, index) => ({
+      at: entry.at,
+      destination: await vetNamed(`schedule[${index}]`, entry.destination),
+    })),
+  );
+  return vetted.sort((a, b) => a.at - b.at);
+}
+
+async function vetNamed(field: string, destination: string): Promise<string> {
+  try {
+    return await vetDestination(destination);
+  } catch (error) {
+    if (error instanceof DomainError) throw new DomainError(error.code, `${field}.destination: ${error.message}`);
+    throw error;
+  }
 }
 
 /** Archiving needs no subscription: it changes no destination and the code keeps resolving. */

@@ -4,6 +4,7 @@ import { Prisma } from "@/lib/db/generated/client";
 import { isUniqueViolation } from "@/lib/db/errors";
 import { newId } from "@/lib/db/random";
 import { keysetCursor, type Position } from "@/lib/http/cursor";
+import type { RoutingRule, ScheduledRepoint } from "./routing";
 import { quarantineEntry } from "./status";
 
 const LINK_SCALARS = {
@@ -18,6 +19,8 @@ const LINK_SCALARS = {
   archivedAt: true,
   title: true,
   importedFrom: true,
+  rules: true,
+  schedule: true,
 } as const satisfies Prisma.LinkSelect;
 
 export const LINK_COLUMNS = {
@@ -127,6 +130,27 @@ export async function workspaceDomains(workspaceId: string, verifiedOnly: boolea
 export async function repointLink(client: DbClient, id: string, destination: string): Promise<void> {
   const now = new Date(clock().now());
   await client.link.update({ where: { id }, data: { destination, reusable: false, ...quarantineEntry(now), updatedAt: now } });
+}
+
+/**
+ * Replaces a link's routing rules (none: an empty list). New destinations are served, so the link
+ * enters quarantine afresh as a repoint does; a link with rules is never reused by a create for its
+ * destination, since not every visit goes there.
+ */
+export async function setRules(client: DbClient, id: string, rules: readonly RoutingRule[]): Promise<void> {
+  const now = new Date(clock().now());
+  await client.link.update({
+    where: { id },
+    data: { rules: rules.length > 0 ? rules : Prisma.DbNull, reusable: false, ...quarantineEntry(now), updatedAt: now },
+  });
+}
+
+/** Replaces a link's scheduled repoints (in time order; none: an empty list). */
+export async function setSchedule(client: DbClient, id: string, schedule: readonly ScheduledRepoint[]): Promise<void> {
+  await client.link.update({
+    where: { id },
+    data: { schedule: schedule.length > 0 ? schedule : Prisma.DbNull, updatedAt: new Date(clock().now()) },
+  });
 }
 
 export async function setTitle(client: DbClient, id: string, title: string | null): Promise<void> {

@@ -23,7 +23,7 @@ describe("answerFor", () => {
 
   it("gives every redirect its own headers, with its own Content-Length", () => {
     const redirect = (location: string) =>
-      answerFor({ kind: "redirect", link: {} as ResolvedLink, location }, visit("GET", "abc"));
+      answerFor({ kind: "redirect", link: {} as ResolvedLink, location, servedRule: null }, visit("GET", "abc"));
     const short = redirect("https://example.com/a");
     const long = redirect("https://example.com/a-much-longer-path");
     expect(short.headers).not.toBe(long.headers);
@@ -34,7 +34,7 @@ describe("answerFor", () => {
 
   it("marks a body ASCII exactly when it has as many bytes as characters, HEAD by GET's body", () => {
     const redirect = (location: string, method: Visit["method"] = "GET") =>
-      answerFor({ kind: "redirect", link: {} as ResolvedLink, location }, visit(method, "abc"));
+      answerFor({ kind: "redirect", link: {} as ResolvedLink, location, servedRule: null }, visit(method, "abc"));
     expect(redirect("https://example.com/menu").ascii).toBe(true);
     expect(redirect("https://example.com/caf\u00e9").ascii).toBe(false);
     expect(redirect("https://example.com/\ud800").ascii).toBe(false);

@@ -79,6 +79,7 @@ function visitOn(
     forwardedFor: request.header("x-forwarded-for"),
     peerAddress: request.peerAddress ?? null,
     realIp: request.header("x-real-ip"),
+    acceptLanguage: request.header("accept-language"),
   };
 }
 
@@ -115,6 +116,7 @@ function served(visit: Visit, outcome: Outcome): Served {
       forwardedFor: visit.forwardedFor,
       peerAddress: visit.peerAddress,
       realIp: visit.realIp,
+      servedRule: outcome.kind === "redirect" ? outcome.servedRule : null,
     });
   }
   return { answer: answerFor(outcome, visit), scanRecorded };

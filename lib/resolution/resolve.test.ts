@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { ABUSE, ACTIVE, QUARANTINE } from "@/lib/links/status";
 import type { Verdict } from "@/lib/safety/verdict";
 import { LinkCache } from "./link-cache";
+import { compileRules, preferredLanguage } from "./rules";
 import { type ResolutionDeps, resolveFromMemory, resolveVisit } from "./resolve";
 import type { ReleasePolicy } from "./store";
 import type { ResolvedLink, Visit } from "./types";
@@ -21,6 +22,8 @@ function quarantined(overrides: Partial<ResolvedLink> = {}): ResolvedLink {
     cleanChecks: 0,
     lastCountedCheckAt: null,
     abuseReason: null,
+    rules: null,
+    schedule: null,
     ...overrides,
   };
 }
@@ -39,6 +42,7 @@ function visitOf(link: ResolvedLink): Visit {
     forwardedFor: null,
     peerAddress: null,
     realIp: null,
+    acceptLanguage: null,
   };
 }
 
@@ -222,5 +226,88 @@ describe("resolving a visit, with fakes through ResolutionDeps", () => {
     expect(resolveFromMemory({ ...visitOf(w.stored()), slug: "blocked2" }, w.deps)).toMatchObject({ kind: "blocked" });
     expect(resolveFromMemory(visitOf(w.stored()), w.deps)).toMatchObject({ kind: "redirect" });
     expect(w.calls.count).toBe(0);
+  });
+});
+
+const IPHONE =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+const ANDROID =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
+const WINDOWS = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
+
+describe("routing rules and scheduled repoints, from the cached link", () => {
+  const routed = (overrides: Partial<ResolvedLink> = {}) =>
+    quarantined({
+      status: ACTIVE,
+      rules: compileRules([
+        { when: { country: ["AU"], device: ["mobile"] }, destination: "https://example.com/au-mobile" },
+        { when: { os: ["ios"] }, destination: "https://example.com/ios" },
+        { when: { os: ["android"] }, destination: "https://example.com/android" },
+        { when: { language: ["fr"] }, destination: "https://example.com/fr" },
+      ]),
+      ...overrides,
+    });
+
+  it.each([
+    [
+      "an Australian iPhone: all of rule 0's conditions",
+      { edgeCountry: "au", userAgent: IPHONE },
+      "https://example.com/au-mobile",
+      0,
+    ],
+    ["an iPhone elsewhere", { edgeCountry: "NZ", userAgent: IPHONE }, "https://example.com/ios", 1],
+    ["an Android phone", { userAgent: ANDROID }, "https://example.com/android", 2],
+    [
+      "a French speaker on Windows",
+      { userAgent: WINDOWS, acceptLanguage: "fr-CH, fr;q=0.9, en;q=0.8" },
+      "https://example.com/fr",
+      3,
+    ],
+    ["French only second", { userAgent: WINDOWS, acceptLanguage: "en-GB,en;q=0.9,fr;q=0.8" }, "https://example.com/", null],
+    ["an Australian on a desktop", { edgeCountry: "AU", userAgent: WINDOWS }, "https://example.com/", null],
+    ["nothing known", {}, "https://example.com/", null],
+  ] as const)("%s", async (_name, facts, location, servedRule) => {
+    const w = world(routed());
+    const visit = { ...visitOf(w.stored()), ...facts };
+    expect(await resolveVisit(visit, w.deps)).toMatchObject({ kind: "redirect", location, servedRule });
+    expect(resolveFromMemory(visit, w.deps)).toMatchObject({ kind: "redirect", location, servedRule });
+  });
+
+  it("runs the live check of a quarantined link on the destination the rule serves, and blocks on it", async () => {
+    const checked: string[] = [];
+    const w = world(routed({ status: QUARANTINE }), {
+      status: "malicious",
+      source: "blocklist",
+      threat: "phishing",
+      detail: "listed",
+    });
+    const check = w.deps.checker.check;
+    w.deps.checker.check = (destination) => {
+      checked.push(destination);
+      return check(destination);
+    };
+    const outcome = await resolveVisit({ ...visitOf(w.stored()), userAgent: ANDROID }, w.deps);
+    expect(checked).toEqual(["https://example.com/android"]);
+    expect(outcome).toMatchObject({ kind: "blocked" });
+  });
+
+  it("serves a scheduled destination from its time on, from the same cached copy", async () => {
+    const at = 1_000_000 + 1_000;
+    const w = world(quarantined({ status: ACTIVE, schedule: [{ at, destination: "https://example.com/later" }] }));
+    const visit = visitOf(w.stored());
+    expect(await resolveVisit(visit, w.deps)).toMatchObject({ location: "https://example.com/" });
+    w.advance(999);
+    expect(resolveFromMemory(visit, w.deps)).toMatchObject({ location: "https://example.com/" });
+    w.advance(1);
+    expect(resolveFromMemory(visit, w.deps)).toMatchObject({ location: "https://example.com/later", servedRule: null });
+    expect(w.calls.find).toBe(1);
+  });
+
+  it("reads the preferred language: the first of the highest weight, as a primary tag", () => {
+    expect(preferredLanguage("fr-CH, fr;q=0.9, en;q=0.8")).toBe("fr");
+    expect(preferredLanguage("en;q=0.5, de;q=0.9")).toBe("de");
+    expect(preferredLanguage("*, es;q=0.1")).toBe("es");
+    expect(preferredLanguage("x-klingon, 12")).toBeNull();
+    expect(preferredLanguage(null)).toBeNull();
   });
 });

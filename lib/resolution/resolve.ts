@@ -6,7 +6,8 @@ import { verdictAbuseReason } from "./link-status";
 import { cacheKey, type LinkCache } from "./link-cache";
 import type { ReleasePolicy } from "./store";
 import { ABUSE, ACTIVE, QUARANTINE } from "@/lib/links/status";
-import type { Outcome, ResolvedLink, Visit } from "./types";
+import { routeOf } from "./rules";
+import type { Outcome, ResolvedLink, Route, Visit } from "./types";
 
 /** Everything resolution touches, injected so both doors and the tests share one core. */
 export type ResolutionDeps = {
@@ -35,12 +36,17 @@ export function resolveFromMemory(visit: Visit, deps: ResolutionDeps): Outcome |
   if (link === undefined) return undefined;
   if (link === null) return NOT_FOUND;
   if (link.status === ABUSE) return { kind: "blocked", link };
+  const route = routeOf(link, visit, deps.clock.now());
   if (link.status === QUARANTINE) {
-    const verdict = deps.checker.peek(link.destination);
+    const verdict = deps.checker.peek(route.destination);
     if (verdict === undefined || verdict.status === "malicious") return undefined;
     if (verdict.status === "clean" && spacingElapsed(link, deps)) return undefined;
   }
-  return { kind: "redirect", link, location: mergeQuery(link.destination, visit.forward) };
+  return redirect(link, route, visit);
+}
+
+function redirect(link: ResolvedLink, route: Route, visit: Visit): Outcome {
+  return { kind: "redirect", link, location: mergeQuery(route.destination, visit.forward), servedRule: route.rule };
 }
 
 /** Host and slug to an outcome: redirect, abuse warning, unknown slug or database unavailable. */
@@ -53,9 +59,10 @@ async function resolveWithIo(visit: Visit, deps: ResolutionDeps): Promise<Outcom
   if (found === "unavailable") return { kind: "unavailable" };
   const { link, databaseAnswered } = found;
   if (!link) return NOT_FOUND;
-  const checked = link.status === QUARANTINE ? await checkQuarantined(link, databaseAnswered, deps) : link;
+  const route = routeOf(link, visit, deps.clock.now());
+  const checked = link.status === QUARANTINE ? await checkQuarantined(link, route.destination, databaseAnswered, deps) : link;
   if (checked.status === ABUSE) return { kind: "blocked", link: checked };
-  return { kind: "redirect", link: checked, location: mergeQuery(checked.destination, visit.forward) };
+  return redirect(checked, route, visit);
 }
 
 /** A link as found, and whether the database answered (when it did not, nothing is written to it). */
@@ -82,12 +89,18 @@ async function lookUp(host: string | null, slug: string, deps: ResolutionDeps): 
 }
 
 /**
- * The live safety check every resolution of a quarantined link runs. Malicious blocks at once;
- * clean counts toward release when the spacing allows; unknown fails open without counting.
+ * The live safety check every resolution of a quarantined link runs, on the destination the visit
+ * is sent to (a rule's or the link's own). Malicious blocks at once; clean counts toward release
+ * when the spacing allows; unknown fails open without counting.
  */
-async function checkQuarantined(link: ResolvedLink, databaseAnswered: boolean, deps: ResolutionDeps): Promise<ResolvedLink> {
+async function checkQuarantined(
+  link: ResolvedLink,
+  served: string,
+  databaseAnswered: boolean,
+  deps: ResolutionDeps,
+): Promise<ResolvedLink> {
   const verdict = await deps.checker
-    .check(link.destination)
+    .check(served)
     .catch((): Verdict => ({ status: "unknown", source: "chain", reason: "error" }));
   if (verdict.status === "malicious") return block(link, verdictAbuseReason(verdict), databaseAnswered, deps);
   if (verdict.status === "clean" && databaseAnswered && spacingElapsed(link, deps)) return countCheck(link, deps);

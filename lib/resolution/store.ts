@@ -3,10 +3,12 @@ import { processSingleton } from "@/lib/process-singleton";
 import { db, transaction } from "@/lib/db/client";
 import { pool } from "@/lib/db/pool";
 import { usableReplicaPool } from "@/lib/db/replica";
-import type { Prisma } from "@/lib/db/generated/client";
+import { Prisma } from "@/lib/db/generated/client";
+import { storedRules, storedSchedule } from "@/lib/links/routing";
 import type pg from "pg";
 import { recordLinkEventById } from "@/lib/links/events";
 import { ABUSE, ACTIVE, asLinkStatus, type LinkStatus, QUARANTINE, quarantineEntry } from "@/lib/links/status";
+import { compileRules } from "./rules";
 import type { ResolvedLink } from "./types";
 
 const RESOLUTION_COLUMNS = {
@@ -19,26 +21,34 @@ const RESOLUTION_COLUMNS = {
   cleanChecks: true,
   lastCountedCheckAt: true,
   abuseReason: true,
+  rules: true,
+  schedule: true,
 } as const satisfies Prisma.LinkSelect;
 
 type Row = Prisma.LinkGetPayload<{ select: typeof RESOLUTION_COLUMNS }>;
 
 function toResolved(row: Row): ResolvedLink {
+  const schedule = storedSchedule(row.schedule);
   return {
     ...row,
     status: asLinkStatus(row.status),
     createdAt: row.createdAt.getTime(),
     lastCountedCheckAt: row.lastCountedCheckAt?.getTime() ?? null,
+    rules: compileRules(storedRules(row.rules)),
+    schedule: schedule.length > 0 ? schedule : null,
   };
 }
+
+/** The columns resolution reads, for the raw statements below. */
+const RESOLUTION_SELECT_LIST = `id, host, slug, destination, status, created_at AS "createdAt", clean_checks AS "cleanChecks",
+    last_counted_check_at AS "lastCountedCheckAt", abuse_reason AS "abuseReason", rules, schedule`;
 
 /**
  * Every (host, slug) asked for in one statement. COALESCE(host, '') is the unique index's own
  * expression (links_host_slug_key), so each pair is one index probe; "host IS NULL" could not use it.
  */
 export const FIND_LINKS = `
-  SELECT id, host, slug, destination, status, created_at AS "createdAt", clean_checks AS "cleanChecks",
-    last_counted_check_at AS "lastCountedCheckAt", abuse_reason AS "abuseReason"
+  SELECT ${RESOLUTION_SELECT_LIST}
   FROM links WHERE (COALESCE(host, ''), slug) IN (SELECT * FROM unnest($1::text[], $2::text[]))`;
 
 /** More than this many lookups waiting are sent at once rather than after the current turn of the event loop. */
@@ -144,8 +154,7 @@ async function countInTransaction(
       status = CASE WHEN clean_checks + 1 >= ${policy.releaseChecks} AND quarantined_at <= ${releasableBefore} THEN 0 ELSE status END
     WHERE id = ${linkId} AND status = 1 AND destination = ${checkedDestination}
       AND (last_counted_check_at IS NULL OR last_counted_check_at <= ${countableBefore})
-    RETURNING id, host, slug, destination, status, created_at AS "createdAt", clean_checks AS "cleanChecks",
-      last_counted_check_at AS "lastCountedCheckAt", abuse_reason AS "abuseReason"`;
+    RETURNING ${Prisma.raw(RESOLUTION_SELECT_LIST)}`;
     // Only a quarantined link is counted, so a counted row that is active now was released by this statement.
     if (counted[0]?.status === ACTIVE) await recordLinkEventById(tx, "link.status_changed", linkId);
     return counted;

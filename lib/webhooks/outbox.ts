@@ -29,6 +29,8 @@ export type ScanFacts = {
   referrerHost: string | null;
   viaQr: boolean;
   bot: boolean;
+  /** The index of the routing rule whose destination served, null for the link's own. */
+  servedRule?: number | null;
   /** Identical scans in the same millisecond, counted once (the scan buffer folds a visitor's repeats). */
   count: number;
 };
@@ -55,6 +57,7 @@ export function scanMessages(scans: readonly ScanFacts[], now: number): { linkId
         referrer_host: scan.referrerHost,
         source: scan.viaQr ? "qr" : "link",
         bot: scan.bot,
+        served_rule: scan.servedRule ?? null,
         count: scan.count,
       })),
     }),

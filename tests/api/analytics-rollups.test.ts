@@ -190,9 +190,9 @@ describe("rollups against the raw events", () => {
       WHERE m.workspace_id = ${user.workspaceId} AND m.grain = ${MONTH}
         AND (m.scans, m.uniques, m.bots) IS DISTINCT FROM (days.scans, days.uniques, days.bots)`;
     expect(mismatched).toEqual([]);
-    // Each person's scan counts once in each of the workspace's 7 dimensions, and once in its link's total.
+    // Each person's scan counts once in each of the workspace's 8 dimensions, and once in its link's total and its link's served destination.
     const people = scans.reduce((total, scan, index) => total + (scan.bot ? 0 : counts[index]!), 0);
-    expect(months!.scans).toBe(people * (7 + 1));
+    expect(months!.scans).toBe(people * (8 + 1 + 1));
 
     // A link's breakdown rows: once per person's scan in each grain, every month the sum of its days and quarters.
     const breakdowns = await db().$queryRaw<{ grain: number; scans: bigint; uniques: bigint }[]>`

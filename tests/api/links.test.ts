@@ -25,6 +25,8 @@ describe("POST /api/links", () => {
       title: null,
       tags: [],
       imported_from: null,
+      rules: [],
+      schedule: [],
     });
     expect(response.body.slug).not.toMatch(/[01lIO]/);
   });

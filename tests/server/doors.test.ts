@@ -46,7 +46,21 @@ async function seedLinks(): Promise<void> {
     data: { id: newId("dom"), workspaceId: user.workspaceId, hostname: customHost, verifiedAt: new Date() },
   });
   await make("custom", "https://example.com/custom", 0, { domain_id: domain.id, slug: `menu-${randomString(SLUG_ALPHABET, 6)}` });
+  const routed = await make("routed", "https://example.com/routed", 0);
+  const rules = [
+    { when: { country: ["AU"] }, destination: "https://example.com/au" },
+    { when: { os: ["ios"] }, destination: "https://example.com/ios" },
+    { when: { os: ["android"] }, destination: "https://example.com/android" },
+    { when: { language: ["fr"] }, destination: "https://example.com/fr" },
+  ];
+  await call("PATCH", `/api/links/${routed}`, { token: user.token, body: { rules } });
+  await db().link.update({ where: { id: routed }, data: { status: 0 } });
 }
+
+const IPHONE =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+const ANDROID =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
 
 beforeAll(async () => {
   await seedLinks();
@@ -57,6 +71,7 @@ beforeAll(async () => {
     BASE_URL: "http://app.test.example",
     SHORT_BASE_URL: `http://${SHORT_HOST}`,
     RECHECK_INTERVAL_SECONDS: "0",
+    TRUSTED_COUNTRY_HEADER: "x-vercel-ip-country",
   };
   [front, proxy] = await Promise.all([startApp("front", env), startApp("proxy", env)]);
   // A fresh process opens its database pool on the first lookup; on a loaded machine that can
@@ -72,6 +87,7 @@ type Case = {
   name: string;
   method?: "GET" | "HEAD";
   host?: () => string;
+  headers?: Record<string, string>;
   path: () => string;
   expect: (response: RawResponse) => void;
 };
@@ -115,11 +131,25 @@ const CASES: Case[] = [
   },
   { name: "custom domain slug on the short host", path: () => `/${slugs.custom}`, expect: (r) => expect(r.status).toBe(404) },
   { name: "not a slug character", path: () => "/%E2%9C%93", expect: (r) => expect(r.status).toBe(404) },
+  ...(
+    [
+      ["rules: a trusted country header", { "x-vercel-ip-country": "AU", "user-agent": IPHONE }, "https://example.com/au"],
+      ["rules: an iPhone", { "user-agent": IPHONE }, "https://example.com/ios"],
+      ["rules: an Android phone", { "user-agent": ANDROID }, "https://example.com/android"],
+      ["rules: Accept-Language", { "accept-language": "fr-CA,fr;q=0.9,en;q=0.5" }, "https://example.com/fr"],
+      ["rules: no rule matches", { "accept-language": "de" }, "https://example.com/routed"],
+    ] as const
+  ).map(([name, headers, location]): Case => ({
+    name,
+    headers,
+    path: () => `/${slugs.routed}`,
+    expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location } }),
+  })),
 ];
 
 describe("both doors give the same answer", () => {
   it.each(CASES.map((entry) => [entry.name, entry] as const))("%s", async (_name, entry) => {
-    const options = { method: entry.method, host: entry.host?.() ?? SHORT_HOST };
+    const options = { method: entry.method, host: entry.host?.() ?? SHORT_HOST, headers: entry.headers };
     const [viaFront, viaProxy] = await Promise.all([
       rawRequest(front.url, entry.path(), options),
       rawRequest(proxy.url, entry.path(), options),

@@ -1,0 +1,119 @@
+import { type AgentFacts, agentFacts } from "@/lib/analytics/agents";
+import { countryFromEdge } from "@/lib/analytics/countries";
+import { currentDestination, type RoutingRule, type ScheduledRepoint } from "@/lib/links/routing";
+import type { CompiledRule, Route, Visit } from "./types";
+
+export function compileRules(rules: readonly RoutingRule[]): CompiledRule[] | null {
+  if (rules.length === 0) return null;
+  return rules.map(({ when, destination }) => ({
+    countries: setOf(when.country),
+    devices: setOf(when.device),
+    systems: setOf(when.os),
+    languages: setOf(when.language),
+    destination,
+  }));
+}
+
+function setOf(values: readonly string[] | undefined): ReadonlySet<string> | null {
+  return values ? new Set(values) : null;
+}
+
+/**
+ * The first rule every named condition of which holds for the visit, else the link's own
+ * destination as of `now` (a scheduled repoint whose time has come is it). Memory only.
+ */
+export function routeOf(
+  link: { destination: string; rules: readonly CompiledRule[] | null; schedule: readonly ScheduledRepoint[] | null },
+  visit: Visit,
+  now: number,
+): Route {
+  if (link.rules !== null) {
+    const traits = new VisitorTraits(visit);
+    for (let index = 0; index < link.rules.length; index++) {
+      const rule = link.rules[index]!;
+      if (traits.match(rule)) return { destination: rule.destination, rule: index };
+    }
+  }
+  return {
+    destination: link.schedule === null ? link.destination : currentDestination(link.destination, link.schedule, now),
+    rule: null,
+  };
+}
+
+/** Bowser's names for the systems rules name. */
+const SYSTEM_IDS: Readonly<Record<string, string>> = {
+  iOS: "ios",
+  Android: "android",
+  Windows: "windows",
+  macOS: "macos",
+  Linux: "linux",
+};
+
+const UNSET = Symbol("unset");
+
+/** The visitor's facts, each worked out once a visit and only when a rule asks for it. */
+class VisitorTraits {
+  private countryValue: string | null | typeof UNSET = UNSET;
+  private languageValue: string | null | typeof UNSET = UNSET;
+  private agentValue: AgentFacts | undefined;
+
+  constructor(private readonly visit: Visit) {}
+
+  match(rule: CompiledRule): boolean {
+    return (
+      (rule.countries === null || has(rule.countries, this.country())) &&
+      (rule.devices === null || has(rule.devices, this.agent().device)) &&
+      (rule.systems === null || has(rule.systems, SYSTEM_IDS[this.agent().os ?? ""] ?? null)) &&
+      (rule.languages === null || has(rule.languages, this.language()))
+    );
+  }
+
+  private agent(): AgentFacts {
+    this.agentValue ??= agentFacts(this.visit.userAgent);
+    return this.agentValue;
+  }
+
+  private country(): string | null {
+    if (this.countryValue === UNSET) this.countryValue = countryFromEdge(this.visit.edgeCountry);
+    return this.countryValue;
+  }
+
+  private language(): string | null {
+    if (this.languageValue === UNSET) this.languageValue = preferredLanguage(this.visit.acceptLanguage);
+    return this.languageValue;
+  }
+}
+
+function has(values: ReadonlySet<string>, value: string | null): boolean {
+  return value !== null && values.has(value);
+}
+
+/** Longer Accept-Language headers are read this far: no browser sends more, and a visit's work stays bounded. */
+const MAX_ACCEPT_LANGUAGE = 256;
+const PRIMARY_TAG = /^[a-z]{2,3}$/;
+const WEIGHT = /^\s*q\s*=\s*([0-9.]+)\s*$/i;
+
+/**
+ * The primary tag of the visitor's preferred language: the first range of the highest weight in
+ * Accept-Language ("fr-CH, fr;q=0.9, en;q=0.8" → fr). Someone who reads French second is not sent
+ * to the French page.
+ */
+export function preferredLanguage(header: string | null): string | null {
+  if (!header) return null;
+  let best: string | null = null;
+  let bestWeight = 0;
+  for (const range of header.slice(0, MAX_ACCEPT_LANGUAGE).split(",")) {
+    const [tag = "", ...parameters] = range.split(";");
+    let weight = 1;
+    for (const parameter of parameters) {
+      const match = WEIGHT.exec(parameter);
+      if (match) weight = Number(match[1]);
+    }
+    const primary = tag.trim().split("-", 1)[0]!.toLowerCase();
+    if (weight > bestWeight && PRIMARY_TAG.test(primary)) {
+      best = primary;
+      bestWeight = weight;
+    }
+  }
+  return best;
+}
