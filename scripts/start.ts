@@ -10,6 +10,7 @@ import { log } from "@/lib/log";
 import { closeNats, natsConfigured } from "@/lib/nats/connection";
 import { createFrontDoor } from "@/lib/resolution/node-door";
 import { startRecheckTimer } from "@/lib/resolution/recheck-timer";
+import { startScheduledRepointTimer } from "@/lib/links/scheduled-timer";
 import { startWebhookTimer } from "@/lib/webhooks/timer";
 import { ensureFreshBuild } from "./app-process";
 import { applicationInProcess, applicationProcess } from "./application";
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
   const scanRetention = startScanRetentionTimer();
   const scanStream = natsConfigured() ? startScanStreamWriter() : null;
   const webhookDeliveries = startWebhookTimer();
+  const scheduledRepoints = startScheduledRepointTimer();
 
   let stopping = false;
   const shutdown = () => {
@@ -48,6 +50,7 @@ async function main(): Promise<void> {
     domainChecks.stop();
     scanRetention.stop();
     webhookDeliveries.stop();
+    scheduledRepoints.stop();
     const deadline = Date.now() + SHUTDOWN_GRACE_MS;
     // Answer the requests in flight (their scans join the buffer), then write what the time allows.
     const closed = new Promise((resolve) => server.close(resolve));

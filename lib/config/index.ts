@@ -107,6 +107,7 @@ const configSchema = z.object({
   CRON_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
   RECHECK_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(300),
   WEBHOOK_DELIVERY_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(5),
+  SCHEDULED_REPOINT_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(30),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
     .enum(["0", "1"], { error: "must be 0 or 1" })
     .default("0")

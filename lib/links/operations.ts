@@ -8,6 +8,7 @@ import {
   listLinksQuery,
   MAX_LIST_SIZE,
   paidLinkSchema,
+  scheduledRepointRunSchema,
   updateLinkBody,
 } from "./schemas";
 
@@ -52,7 +53,7 @@ export const createLink = defineOperation({
       "The custom slug is already taken on this host; or domain_id names a domain that is not verified yet; or the same payment credential is still being settled by an earlier request (Retry-After).",
     ),
     422: failure(
-      "The destination was refused (internal or private address, cloud metadata endpoint, userinfo in the URL) or failed a safety check.",
+      "A destination (the link's, a rule's or a scheduled one, named in the sentence) was refused (internal or private address, cloud metadata endpoint, userinfo in the URL) or failed a safety check.",
     ),
     503: failure("Sent without credentials to a deployment that does not take machine payments."),
   },
@@ -112,9 +113,9 @@ export const updateLink = defineOperation({
   path: "/api/links/{id}",
   auth: "workspace",
   operationId: "updateLink",
-  summary: "Repoint, retitle or retag a link",
+  summary: "Repoint, retitle, retag, route or schedule a link",
   description:
-    "Changes what the body names, in one step: destination points the code at a new destination (the slug never changes; a repointed link goes back to quarantine, status 1), title replaces the title (null removes it), tags replaces the link's set of tags (names new to the workspace create the tag). A new destination needs an active subscription, except for a machine account's key, which repoints the links it bought; a title or tags need none.",
+    "Changes what the body names, in one step: destination points the code at a new destination (the slug never changes; a repointed link goes back to quarantine, status 1), title replaces the title (null removes it), tags replaces the link's set of tags (names new to the workspace create the tag). rules replaces the link's routing rules (at most 20; the first whose conditions all hold sends the visit to its destination; an empty list removes them; a change puts the link back in quarantine), schedule replaces its scheduled repoints (at most 20, each in the future: from each one's time on the link points at its destination). A new destination, rules or schedule need an active subscription, except for a machine account's key, which repoints the links it bought; a title or tags need none.",
   tag: "Links",
   write: true,
   parameters: [LINK_ID_PARAMETER],
@@ -122,7 +123,7 @@ export const updateLink = defineOperation({
   responses: {
     200: ok("The repointed link.", linkSchema),
     400: failure(
-      "The body failed validation (it must name destination, title or tags), is not JSON, or the destination is malformed.",
+      "The body failed validation (it must name destination, title, tags, rules or schedule), is not JSON, a destination is malformed, or a scheduled time is not in the future.",
     ),
     402: paymentRequired(
       "A new destination, and the workspace has no active subscription (pay: subscribe). The link keeps resolving to its current destination.",
@@ -170,4 +171,16 @@ export const restoreLink = defineOperation({
     403: failure("Members may restore only the links they created."),
     404: failure("No link with this id exists in this workspace."),
   },
+});
+
+export const applyScheduledRepoints = defineOperation({
+  method: "get",
+  path: "/api/cron/repoints",
+  auth: "cron",
+  operationId: "applyScheduledRepoints",
+  summary: "Write in scheduled repoints that are due (cron)",
+  description:
+    "Visits follow a scheduled repoint from its time on by themselves (resolution picks the destination by the clock); this pass writes each due repoint into its link (the link goes back to quarantine, as after any repoint) and announces it as link.updated. The self-hosted server runs it every SCHEDULED_REPOINT_INTERVAL_SECONDS by itself. Safe to run any number of times and on several instances at once.",
+  tag: "Operations",
+  responses: { 200: ok("What this run did.", scheduledRepointRunSchema) },
 });

@@ -1,5 +1,9 @@
-import type { DbClient } from "@/lib/db/client";
+import { clock } from "@/lib/clock";
+import { type DbClient, transaction } from "@/lib/db/client";
+import { announceLinkChange } from "./changes";
+import { recordLinkEvent } from "./events";
 import { currentDestination, pendingRepoints, storedSchedule } from "./routing";
+import type { ScheduledRepointRun } from "./schemas";
 import * as store from "./store";
 import type { LinkRow } from "./store";
 
@@ -21,4 +25,32 @@ export async function foldDueRepoints(
   if (destination !== link.destination) await store.repointLink(client, link.id, destination);
   await store.setSchedule(client, link.id, pending);
   return true;
+}
+
+/** Links folded in one pass at most; the rest wait for the next (they are served right meanwhile). */
+const LINKS_PER_PASS = 500;
+
+/**
+ * The background fold (Vercel Cron's GET /api/cron/repoints, the self-hosted server's timer): each
+ * link whose scheduled repoint has come is folded and announced as link.updated, in one transaction
+ * with the row locked. Visits never wait for it: resolution picks the destination by the clock from
+ * the schedule it cached, so a late pass delays only the row and the webhook, never the redirect.
+ */
+export async function applyDueRepoints(): Promise<ScheduledRepointRun> {
+  const now = clock().now();
+  let applied = 0;
+  for (const id of await store.linksWithDueRepoints(now, LINKS_PER_PASS)) {
+    const folded = await transaction(async (tx) => {
+      const link = await store.readLinkForUpdate(tx, id);
+      if (!(await foldDueRepoints(tx, link, now))) return null;
+      const after = await store.readLink(id, tx);
+      await recordLinkEvent(tx, "link.updated", after);
+      return after;
+    });
+    if (folded) {
+      announceLinkChange("repointed", folded);
+      applied++;
+    }
+  }
+  return { applied };
 }

@@ -236,6 +236,13 @@ export const bulkResultSchema = z
   })
   .meta({ id: "BulkCreateLinksResult" });
 
+export const scheduledRepointRunSchema = z
+  .object({
+    applied: z.number().int().min(0).meta({ description: "links whose scheduled repoint this run wrote in and announced" }),
+  })
+  .meta({ id: "ScheduledRepointRun" });
+
+export type ScheduledRepointRun = z.infer<typeof scheduledRepointRunSchema>;
 export type CreateLinkInput = z.infer<typeof createLinkBody>;
 export type UpdateLinkInput = z.infer<typeof updateLinkBody>;
 export type LinkView = z.infer<typeof linkSchema>;

@@ -153,6 +153,22 @@ export async function setSchedule(client: DbClient, id: string, schedule: readon
   });
 }
 
+/** Links whose first scheduled repoint is due at `now`, the longest due first (links_schedule_due_idx). */
+export async function linksWithDueRepoints(now: number, limit: number): Promise<string[]> {
+  const rows = await db().$queryRaw<{ id: string }[]>`
+    SELECT id FROM links
+    WHERE schedule IS NOT NULL AND (schedule->0->>'at')::bigint <= ${now}
+    ORDER BY (schedule->0->>'at')::bigint, id
+    LIMIT ${limit}`;
+  return rows.map((row) => row.id);
+}
+
+/** The link, locked until the transaction ends: edits of it made meanwhile wait, so a fold never overwrites one. */
+export async function readLinkForUpdate(client: DbClient, id: string): Promise<LinkRow> {
+  await client.$queryRaw`SELECT id FROM links WHERE id = ${id} FOR UPDATE`;
+  return readLink(id, client);
+}
+
 export async function setTitle(client: DbClient, id: string, title: string | null): Promise<void> {
   await client.link.update({ where: { id }, data: { title, updatedAt: new Date(clock().now()) } });
 }

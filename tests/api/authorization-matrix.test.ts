@@ -343,6 +343,7 @@ const FIXTURES: Record<string, Fixture> = {
   },
   "GET /api/cron/domains": { request: () => ({ path: "/api/cron/domains" }), status: 401 },
   "GET /api/cron/webhooks": { request: () => ({ path: "/api/cron/webhooks" }), status: 401 },
+  "GET /api/cron/repoints": { request: () => ({ path: "/api/cron/repoints" }), status: 401 },
   "POST /api/webhooks": {
     request: () => ({
       path: "/api/webhooks",

@@ -6,3 +6,6 @@ ALTER TABLE "links" ADD COLUMN "rules" JSONB;
 ALTER TABLE "links" ADD COLUMN "schedule" JSONB;
 -- Which destination served a scan: the index of the rule that matched, null for the link's own.
 ALTER TABLE "scan_events" ADD COLUMN "served_rule" SMALLINT;
+-- The background fold finds links whose first scheduled repoint is due; the schedule is kept in
+-- time order, so its first entry's time is the one to compare.
+CREATE INDEX "links_schedule_due_idx" ON "links" ((("schedule"->0->>'at')::bigint)) WHERE "schedule" IS NOT NULL;
