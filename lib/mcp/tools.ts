@@ -12,6 +12,8 @@ import { archive, createLink, editLink, getLink, listLinks, restore } from "@/li
 import { buyLinkByToolCall } from "@/lib/payments/tool-call";
 import { getQrCode } from "@/lib/qr/operations";
 import { linkArtwork } from "@/lib/qr/service";
+import { listWebhooks as listWebhooksOperation } from "@/lib/webhooks/operations";
+import { listWebhooks } from "@/lib/webhooks/service";
 import { defineTool, type Tool } from "./tool";
 
 /*
@@ -52,6 +54,32 @@ export const repointLinkTool = defineTool(linkOperations.updateLink, {
     "to the new destination. The link goes back to quarantine (status 1). Needs an active subscription, except " +
     "for a machine account's key, which repoints the links it bought.",
   required: ["destination"],
+  hints: { destructive: false, idempotent: true },
+  run: async (input, { principal }) => toLinkView(await editLink(principal, input.id, input)),
+});
+
+export const setLinkRulesTool = defineTool(linkOperations.updateLink, {
+  name: "set_link_rules",
+  description:
+    "Replaces a link's routing rules (at most 20, in order; an empty list removes them). Each rule is " +
+    "{when, destination}: when names any of country (ISO codes such as AU), device (mobile, tablet, desktop), " +
+    "os (ios, android, windows, macos, linux) and language (primary tags such as fr); a visit goes to the " +
+    "destination of the first rule whose named conditions all hold, else to the link's own destination. Each " +
+    "destination is vetted like a repoint, and the link goes back to quarantine (status 1). Needs an active " +
+    "subscription. Returns the Link with its rules.",
+  required: ["rules"],
+  hints: { destructive: false, idempotent: true },
+  run: async (input, { principal }) => toLinkView(await editLink(principal, input.id, input)),
+});
+
+export const scheduleRepointTool = defineTool(linkOperations.updateLink, {
+  name: "schedule_repoint",
+  description:
+    "Replaces a link's scheduled repoints with schedule: [{at, destination}] (at in epoch milliseconds, in the " +
+    "future; at most 20; an empty list removes them). From each at on, the code points at that destination and " +
+    "keeps resolving; to add one, send the link's current schedule (get_link) with it. Each destination is vetted " +
+    "like a repoint. Needs an active subscription. Returns the Link: destination as it is now, schedule still to come.",
+  required: ["schedule"],
   hints: { destructive: false, idempotent: true },
   run: async (input, { principal }) => toLinkView(await editLink(principal, input.id, input)),
 });
@@ -112,6 +140,14 @@ export const listDomainsTool = defineTool(listDomainsOperation, {
   run: (_input, { principal }) => listDomains(principal),
 });
 
+export const listWebhooksTool = defineTool(listWebhooksOperation, {
+  name: "list_webhooks",
+  description:
+    "Lists the workspace's webhook endpoints, most recent first, as GET /api/webhooks does: url, events, " +
+    "description and whether it is disabled; never a signing secret. Owners and admins only.",
+  run: (_input, { principal }) => listWebhooks(principal),
+});
+
 export const getAccountTool = defineTool(describeAccountOperation, {
   name: "get_account",
   description:
@@ -143,11 +179,14 @@ export const TOOLS: readonly Tool[] = [
   listLinksTool,
   getLinkTool,
   repointLinkTool,
+  setLinkRulesTool,
+  scheduleRepointTool,
   archiveLinkTool,
   restoreLinkTool,
   getQrTool,
   getAnalyticsTool,
   listDomainsTool,
+  listWebhooksTool,
   getAccountTool,
   buyLinkTool,
 ];

@@ -55,11 +55,14 @@ describe("the MCP server's tools", () => {
       "list_links",
       "get_link",
       "repoint_link",
+      "set_link_rules",
+      "schedule_repoint",
       "archive_link",
       "restore_link",
       "get_qr",
       "get_analytics",
       "list_domains",
+      "list_webhooks",
       "get_account",
       "buy_link",
     ]);
@@ -132,6 +135,40 @@ describe("the MCP server's tools", () => {
     expect(archived.structuredContent).toMatchObject({ id: link.id, archived_at: expect.any(Number) });
     const afterArchive = await callTool(ownerClient, "list_links");
     expect((afterArchive.structuredContent as { links: { id: string }[] }).links.map((item) => item.id)).not.toContain(link.id);
+  });
+
+  it("sets routing rules and scheduled repoints and lists webhooks, answering what the HTTP API answers", async () => {
+    const link = (await callTool(ownerClient, "create_link", { destination: freshDestination() })).structuredContent as {
+      id: string;
+    };
+    const rules = [{ when: { country: ["au"], device: ["mobile"] }, destination: "https://example.com/au-mobile" }];
+    const routed = await callTool(ownerClient, "set_link_rules", { id: link.id, rules });
+    expect(routed.isError, textOf(routed)).toBeFalsy();
+    expect(routed.structuredContent).toMatchObject({
+      id: link.id,
+      status: 1,
+      rules: [{ when: { country: ["AU"], device: ["mobile"] }, destination: "https://example.com/au-mobile" }],
+    });
+    const at = Date.now() + 86_400_000;
+    const scheduled = await callTool(ownerClient, "schedule_repoint", {
+      id: link.id,
+      schedule: [{ at, destination: "https://example.com/next-year" }],
+    });
+    expect(scheduled.structuredContent).toMatchObject({ schedule: [{ at, destination: "https://example.com/next-year" }] });
+    expect((await call("GET", `/api/links/${link.id}`, { token: owner.token })).body).toEqual(scheduled.structuredContent);
+    const past = await callTool(ownerClient, "schedule_repoint", {
+      id: link.id,
+      schedule: [{ at: 1, destination: "https://example.com/x" }],
+    });
+    expect(past.isError).toBe(true);
+    expect(textOf(past)).toMatch(/schedule\[0\]\.at must be in the future/);
+    const missing = await callTool(ownerClient, "set_link_rules", { id: link.id });
+    expect(missing.isError).toBe(true);
+
+    const hooks = await callTool(ownerClient, "list_webhooks");
+    expect(hooks.isError, textOf(hooks)).toBeFalsy();
+    expect(hooks.structuredContent).toEqual((await call("GET", "/api/webhooks", { token: owner.token })).body);
+    expect(textOf(hooks)).not.toContain("whsec_");
   });
 
   it("reads analytics with the parameters of GET /api/analytics, as it answers them", async () => {
@@ -220,6 +257,8 @@ describe("the MCP server's tools", () => {
       "create_link",
       "get_link",
       "repoint_link",
+      "set_link_rules",
+      "schedule_repoint",
       "archive_link",
       "restore_link",
       "get_qr",

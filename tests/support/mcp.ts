@@ -48,11 +48,22 @@ export function accountToolCalls(
     { name: "list_links", args: {}, names: null },
     { name: "get_link", args: { id: ids.link }, names: "link" },
     { name: "repoint_link", args: { id: ids.link, destination: destination() }, names: "link" },
+    {
+      name: "set_link_rules",
+      args: { id: ids.link, rules: [{ when: { os: ["ios"] }, destination: destination() }] },
+      names: "link",
+    },
+    {
+      name: "schedule_repoint",
+      args: { id: ids.link, schedule: [{ at: Date.now() + 86_400_000, destination: destination() }] },
+      names: "link",
+    },
     { name: "archive_link", args: { id: ids.link }, names: "link" },
     { name: "restore_link", args: { id: ids.link }, names: "link" },
     { name: "get_qr", args: { id: ids.link }, names: "link" },
     { name: "get_analytics", args: { link_id: ids.link }, names: "link" },
     { name: "list_domains", args: {}, names: null },
+    { name: "list_webhooks", args: {}, names: null },
     { name: "get_account", args: {}, names: null },
   ];
 }
