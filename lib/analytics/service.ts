@@ -1,12 +1,13 @@
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { csvTable } from "@/lib/http/csv";
+import { log } from "@/lib/log";
 import { getLink } from "@/lib/links/service";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { readAnalytics, recentScansByLink } from "./store";
 import type { AnalyticsQuery, AnalyticsReport, ScanRetentionRun } from "./schemas";
-import { pruneScanData } from "./store";
+import { createScanPartitionsAhead, pruneScanData } from "./store";
 
 /**
  * Scan counts for one link of the caller's workspace, or for the whole workspace. Every role
@@ -43,9 +44,20 @@ export function analyticsCsv(report: AnalyticsReport): string {
   );
 }
 
-/** Applies the retention now: Vercel Cron calls it through GET /api/cron/scan-retention, the self-hosted server on a timer. */
+/**
+ * Applies the retention now: Vercel Cron calls it through GET /api/cron/scan-retention, the self-hosted server on a timer.
+ * It also creates the raw events' day partitions ahead (lib/analytics/store.ts), then drops the expired ones.
+ */
 export async function applyScanRetention(): Promise<ScanRetentionRun> {
   const retentionDays = config().SCAN_RETENTION_DAYS;
-  const { cutoff, events } = await pruneScanData(retentionDays, clock().now());
+  const now = clock().now();
+  const ahead = await createScanPartitionsAhead(now);
+  const { cutoff, events, partitionsDropped, partitionsLocked } = await pruneScanData(retentionDays, now);
+  if (ahead.created.length > 0 || partitionsDropped.length > 0)
+    log().info({ created: ahead.created, dropped: partitionsDropped }, "Raw scan partitions created ahead and dropped past the retention");
+  if (!ahead.locked || !partitionsLocked)
+    log().warn(
+      "The raw scan table stayed busy, so partitions were not created or detached this run: the default partition and row deletion stood in; the next run tries again",
+    );
   return { retention_days: retentionDays, deleted_before: cutoff.toISOString(), events_deleted: events };
 }

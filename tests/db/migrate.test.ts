@@ -103,6 +103,14 @@ afterAll(async () => {
   if (ownEmbedded) await rm(ownEmbedded.dataDir, { recursive: true, force: true });
 });
 
+async function tomorrowUtc(databaseUrl: string): Promise<string> {
+  const [row] = await query<{ day: string }>(
+    databaseUrl,
+    "SELECT to_char((date_trunc('day', now(), 'UTC') + interval '1 day') AT TIME ZONE 'UTC', 'YYYYMMDD') AS day",
+  );
+  return row!.day;
+}
+
 describe("migrate()", () => {
   it("applies every migration folder and records each the way prisma migrate deploy does", async () => {
     const databaseUrl = await emptyDatabase();
@@ -297,5 +305,73 @@ describe("the key recovery migration", () => {
     expect(
       await query(databaseUrl, "SELECT tgname FROM pg_trigger WHERE tgrelid = 'scan_rollups'::regclass AND NOT tgisinternal"),
     ).toEqual([]);
+  });
+
+  it("partitions a populated scan_events by day without losing, changing or adding a row", async () => {
+    const databaseUrl = await emptyDatabase();
+    const migrations = await projectMigrations();
+    const partitioned = migrations.findIndex((migration) => migration.name.endsWith("_scan_events_partitioned"));
+    const before = Object.fromEntries(
+      await Promise.all(
+        migrations
+          .slice(0, partitioned)
+          .map(async ({ name }) => [name, await readFile(path.join(MIGRATIONS_DIR, name, "migration.sql"), "utf8")] as const),
+      ),
+    );
+    await migrate(databaseUrl, await migrationsDir(before));
+    // Rows across seven months up to now, some tomorrow and later (they must leave the old table for
+    // the partitioned one), folded runs of several scans, both links.
+    await query(
+      databaseUrl,
+      `INSERT INTO workspaces (id, name, kind) VALUES ('ws_p', 'partitioned', 'personal');
+       INSERT INTO links (id, workspace_id, slug, reusable, destination) VALUES
+         ('lnk_a', 'ws_p', 'a', false, 'https://example.com/a'), ('lnk_b', 'ws_p', 'b', false, 'https://example.com/b');
+       INSERT INTO scan_events (link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, bot, link_unique, scans)
+       SELECT CASE WHEN g % 3 = 0 THEN 'lnk_b' ELSE 'lnk_a' END, 's.example', now() - interval '210 days' + g * interval '53 minutes',
+         'Mozilla/5.0', CASE WHEN g % 4 = 0 THEN 'news.example' END, CASE WHEN g % 2 = 0 THEN 'AU' END, g % 5 = 0, 'mobile',
+         g % 7 = 0, g % 2 = 1, 1 + g % 4
+       FROM generate_series(1, 6000) g;`,
+    );
+    const snapshot = () =>
+      query<{ rows: string; scans: string; ids: string; max_id: string; months: string; digest: string }>(
+        databaseUrl,
+        `SELECT count(*)::text AS rows, sum(scans)::text AS scans, sum(id)::text AS ids, max(id)::text AS max_id,
+           (SELECT string_agg(month || ':' || n, ',' ORDER BY month) FROM (
+              SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, count(*) AS n FROM scan_events GROUP BY 1) m) AS months,
+           md5(string_agg(row_to_json(e)::text, '' ORDER BY id)) AS digest
+         FROM (SELECT id, link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot,
+                 link_unique, workspace_unique, scans FROM scan_events) e`,
+      );
+    const seeded = await snapshot();
+    expect(Number(seeded[0]!.rows)).toBe(6000);
+    expect(seeded[0]!.months.split(",").length).toBeGreaterThanOrEqual(7);
+    const [{ later } = { later: 0 }] = await query<{ later: number }>(
+      databaseUrl,
+      "SELECT count(*)::int AS later FROM scan_events WHERE occurred_at >= date_trunc('day', now(), 'UTC') + interval '1 day'",
+    );
+    expect(later).toBeGreaterThan(0);
+
+    expect(await migrate(databaseUrl)).toEqual(migrations.slice(partitioned).map(({ name }) => name));
+
+    expect(await snapshot()).toEqual(seeded);
+    const placed = await query<{ partition: string; rows: number }>(
+      databaseUrl,
+      "SELECT tableoid::regclass::text AS partition, count(*)::int AS rows FROM scan_events GROUP BY 1 ORDER BY 1",
+    );
+    expect(placed).toEqual([
+      { partition: "scan_events_before_" + (await tomorrowUtc(databaseUrl)), rows: 6000 - later },
+      { partition: "scan_events_default", rows: later },
+    ]);
+    expect(await query(databaseUrl, "SELECT relkind::text AS kind FROM pg_class WHERE relname = 'scan_events'")).toEqual([
+      { kind: "p" },
+    ]);
+    // New rows continue the same sequence, and a link's deletion still takes its raw rows with it.
+    const [{ id } = { id: "" }] = await query<{ id: string }>(
+      databaseUrl,
+      "INSERT INTO scan_events (link_id, host, occurred_at, via_qr) VALUES ('lnk_a', 's.example', now(), false) RETURNING id::text",
+    );
+    expect(BigInt(id)).toBe(BigInt(seeded[0]!.max_id) + 1n);
+    await query(databaseUrl, "DELETE FROM links WHERE id = 'lnk_b'");
+    expect(await query(databaseUrl, "SELECT count(*)::int AS n FROM scan_events WHERE link_id = 'lnk_b'")).toEqual([{ n: 0 }]);
   });
 });
