@@ -301,21 +301,32 @@ function dayPartitionName(day: number): string {
 }
 
 /**
- * One day's partition, attached after the default partition's rows of that day are moved into it.
- * ATTACH checks the default holds none of the day's rows any more; nothing can add one meanwhile,
- * since the caller holds the partitioned table's lock. The names and instants are made here from
- * a number, never from input.
+ * One day's partition. PostgreSQL refuses a partition while the default partition holds rows of its
+ * range, so those rows (a scan of a day the job had not reached) are first moved out into a
+ * temporary table, then into the new partition through the partitioned table; nothing can add one
+ * meanwhile, since the caller holds the partitioned table's lock. (CREATE ... PARTITION OF rather
+ * than ATTACH: the embedded database adds a change-capture trigger to every new table, which a
+ * partition must inherit from the partitioned table, not bring along.) The name and instants are
+ * made here from a number, never from input.
  */
 async function createDayPartition(client: Queryable, day: number, defaultPartition: string | undefined): Promise<void> {
-  const name = dayPartitionName(day);
-  const from = `'${new Date(day).toISOString()}'`;
-  const to = `'${new Date(day + DAY_MS).toISOString()}'`;
-  await client.query(`CREATE TABLE "${name}" (LIKE scan_events INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
-  if (defaultPartition)
+  const from = `'${new Date(day).toISOString()}'::timestamptz`;
+  const to = `'${new Date(day + DAY_MS).toISOString()}'::timestamptz`;
+  const ofTheDay = `occurred_at >= ${from} AND occurred_at < ${to}`;
+  const { rows } = defaultPartition
+    ? await client.query<{ waiting: boolean }>(`SELECT EXISTS (SELECT 1 FROM "${defaultPartition}" WHERE ${ofTheDay}) AS waiting`)
+    : { rows: [{ waiting: false }] };
+  if (rows[0]!.waiting) {
+    await client.query("CREATE TEMPORARY TABLE scan_events_moving (LIKE scan_events) ON COMMIT DROP");
     await client.query(`
-      WITH moved AS (DELETE FROM "${defaultPartition}" WHERE occurred_at >= ${from} AND occurred_at < ${to} RETURNING *)
-      INSERT INTO "${name}" SELECT * FROM moved`);
-  await client.query(`ALTER TABLE scan_events ATTACH PARTITION "${name}" FOR VALUES FROM (${from}) TO (${to})`);
+      WITH moved AS (DELETE FROM "${defaultPartition}" WHERE ${ofTheDay} RETURNING *)
+      INSERT INTO scan_events_moving SELECT * FROM moved`);
+  }
+  await client.query(`CREATE TABLE "${dayPartitionName(day)}" PARTITION OF scan_events FOR VALUES FROM (${from}) TO (${to})`);
+  if (rows[0]!.waiting) {
+    await client.query("INSERT INTO scan_events SELECT * FROM scan_events_moving");
+    await client.query("DROP TABLE scan_events_moving");
+  }
 }
 
 /**

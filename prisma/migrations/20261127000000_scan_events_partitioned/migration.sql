@@ -49,4 +49,14 @@ BEGIN
   EXECUTE format('ALTER TABLE "scan_events_legacy" RENAME TO %I', name);
   EXECUTE format('ALTER INDEX "scan_events_legacy_pkey" RENAME TO %I', name || '_pkey');
   EXECUTE format('ALTER INDEX "scan_events_legacy_link_id_occurred_at_idx" RENAME TO %I', name || '_link_id_occurred_at_idx');
+  -- The embedded database (@prisma/dev, PGlite) captures changes with a row trigger it adds to every
+  -- table that lacks one, after each statement. A partition must get it from its partitioned table
+  -- (PostgreSQL refuses to clone a trigger onto a partition that has its own of the same name), so
+  -- here the old table's goes and the partitioned table's is added, reaching every partition now and
+  -- later. On any other server that function does not exist and this does nothing.
+  IF to_regprocedure('"_prisma_dev_wal"."capture_event"()') IS NOT NULL THEN
+    EXECUTE format('DROP TRIGGER IF EXISTS "prisma_dev_wal_capture" ON %I', name);
+    CREATE TRIGGER "prisma_dev_wal_capture" AFTER INSERT OR UPDATE OR DELETE ON "scan_events"
+      FOR EACH ROW EXECUTE FUNCTION "_prisma_dev_wal"."capture_event"();
+  END IF;
 END $$;
