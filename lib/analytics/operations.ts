@@ -25,7 +25,7 @@ export const pruneScanEvents = defineOperation({
   operationId: "pruneScanEvents",
   summary: "Delete raw scan events past their retention (cron)",
   description:
-    "Deletes raw scan events older than SCAN_RETENTION_DAYS (default 90), and the per-day visitor hashes and batch claims older than two days. Every count survives in the rollups (quarter-hour, UTC-day and UTC-month buckets per country, device, browser, OS, referrer and source), written in the same statement as the raw rows, so analytics answers the same before and after. Safe to run any number of times and on several instances at once.",
+    "Deletes raw scan events older than SCAN_RETENTION_DAYS (default 90), and the per-day visitor hashes and batch claims older than two days. Raw events are kept in one partition per UTC day: days wholly past the retention are dropped whole, the older rows of the day across it are deleted, and the partitions of the next 7 days are created ahead. Every count survives in the rollups (quarter-hour, UTC-day and UTC-month buckets per country, device, browser, OS, referrer and source), written in the same statement as the raw rows, so analytics answers the same before and after. Safe to run any number of times and on several instances at once.",
   tag: "Operations",
   responses: { 200: ok("What this run deleted.", scanRetentionRunSchema) },
 });

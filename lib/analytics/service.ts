@@ -54,7 +54,10 @@ export async function applyScanRetention(): Promise<ScanRetentionRun> {
   const ahead = await createScanPartitionsAhead(now);
   const { cutoff, events, partitionsDropped, partitionsLocked } = await pruneScanData(retentionDays, now);
   if (ahead.created.length > 0 || partitionsDropped.length > 0)
-    log().info({ created: ahead.created, dropped: partitionsDropped }, "Raw scan partitions created ahead and dropped past the retention");
+    log().info(
+      { created: ahead.created, dropped: partitionsDropped },
+      "Raw scan partitions created ahead and dropped past the retention",
+    );
   if (!ahead.locked || !partitionsLocked)
     log().warn(
       "The raw scan table stayed busy, so partitions were not created or detached this run: the default partition and row deletion stood in; the next run tries again",

@@ -364,7 +364,9 @@ async function dropExpiredScanPartitions(): Promise<{ name: string; rows: number
   for (const { name } of tables) {
     const rows = await inTransaction(pool(), async (client) => {
       await client.query("SELECT pg_advisory_xact_lock($1)", [EXPIRED_DROP_LOCK]);
-      const { rows: present } = await client.query<{ present: boolean }>("SELECT to_regclass($1) IS NOT NULL AS present", [`"${name}"`]);
+      const { rows: present } = await client.query<{ present: boolean }>("SELECT to_regclass($1) IS NOT NULL AS present", [
+        `"${name}"`,
+      ]);
       if (!present[0]!.present) return undefined;
       const { rows: counted } = await client.query<{ rows: string }>(`SELECT count(*) AS rows FROM "${name}"`);
       await client.query(`DROP TABLE "${name}"`);

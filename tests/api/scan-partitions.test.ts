@@ -157,10 +157,20 @@ describe("scan_events partitioned by UTC day", () => {
     // in May (default partition).
     const week = Array.from({ length: 24 }, (_, index) => MARCH_10 + index * 7 * HOUR_MS + 1234);
     const instants = [Date.UTC(2001, 5, 1), ...week, Date.UTC(2031, 4, 1)];
-    await writeScanBatch("partition-retention", scansAt(linkId, instants), instants.map((_, index) => 1 + (index % 3)));
+    await writeScanBatch(
+      "partition-retention",
+      scansAt(linkId, instants),
+      instants.map((_, index) => 1 + (index % 3)),
+    );
     const views = () =>
       Promise.all([
-        report(user, { link_id: linkId, start: "2031-03-01", end: "2031-05-31", group_by: "day", timezone: "Australia/Adelaide" }),
+        report(user, {
+          link_id: linkId,
+          start: "2031-03-01",
+          end: "2031-05-31",
+          group_by: "day",
+          timezone: "Australia/Adelaide",
+        }),
         report(user, { link_id: linkId, start: "2001-05-01", end: "2001-07-01" }),
         report(user, { start: "2031-03-01", end: "2031-03-31", group_by: "country", timezone: "Asia/Kathmandu" }),
         report(user, { link_id: linkId, start: "2031-03-12T05:00:00Z", end: "2031-03-14T05:00:00Z", group_by: "hour" }),
@@ -177,7 +187,11 @@ describe("scan_events partitioned by UTC day", () => {
     const run = await call("GET", "/api/cron/scan-retention", { token: CRON_SECRET });
 
     expect(run.status).toBe(200);
-    expect(run.body).toEqual({ retention_days: 3, deleted_before: new Date(cutoff).toISOString(), events_deleted: Number(older!.rows) });
+    expect(run.body).toEqual({
+      retention_days: 3,
+      deleted_before: new Date(cutoff).toISOString(),
+      events_deleted: Number(older!.rows),
+    });
     const after = await partitions();
     // 10, 11 and 12 March lie wholly before the cutoff (13 March 06:00), and so does the first partition.
     for (const gone of [firstPartition, ...dayNames(MARCH_10, 3)]) expect(after).not.toHaveProperty(gone);
@@ -199,11 +213,20 @@ describe("scan_events partitioned by UTC day", () => {
     const cutoff = now - 3 * DAY_MS;
     // Rows of March's partitions, all past the cutoff by the race, and new rows of days that have no
     // partition yet while it runs.
-    await writeScanBatch("race-old", scansAt(linkId, Array.from({ length: 40 }, (_, index) => MARCH_10 + 3 * DAY_MS + index * HOUR_MS)));
+    await writeScanBatch(
+      "race-old",
+      scansAt(
+        linkId,
+        Array.from({ length: 40 }, (_, index) => MARCH_10 + 3 * DAY_MS + index * HOUR_MS),
+      ),
+    );
     const [older] = await db().$queryRaw<{ rows: bigint }[]>`
       SELECT count(*) AS rows FROM scan_events WHERE occurred_at < ${new Date(cutoff).toISOString()}::timestamptz`;
     const fresh = Array.from({ length: 6 }, (_, batch) =>
-      scansAt(linkId, Array.from({ length: 30 }, (_, index) => now + batch * DAY_MS + index * 60_000)),
+      scansAt(
+        linkId,
+        Array.from({ length: 30 }, (_, index) => now + batch * DAY_MS + index * 60_000),
+      ),
     );
     at(now);
 
@@ -215,7 +238,9 @@ describe("scan_events partitioned by UTC day", () => {
     expect(runs.reduce((sum, run) => sum + run.events_deleted, 0)).toBe(Number(older!.rows));
     const kept = await rowsOf(linkId);
     expect(kept).toHaveLength(fresh.flat().length);
-    expect(kept.every((row) => row.partition === `scan_events_p${new Date(row.at).toISOString().slice(0, 10).replaceAll("-", "")}`)).toBe(true);
+    expect(
+      kept.every((row) => row.partition === `scan_events_p${new Date(row.at).toISOString().slice(0, 10).replaceAll("-", "")}`),
+    ).toBe(true);
     // March's days are all past the cutoff; the eight days from 1 April were created by one of the runs.
     expect(Object.keys(await partitions())).toEqual(["scan_events_default", ...dayNames(now - 2 * HOUR_MS, 8)]);
     expect((await scanTables()).filter((name) => name.endsWith("_expired"))).toEqual([]);
