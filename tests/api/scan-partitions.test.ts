@@ -7,7 +7,7 @@ import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { call, newUser, type TestUser } from "../support/api";
 
-// Raw scan events are partitioned by UTC day (prisma/migrations/20261127000000_scan_events_partitioned):
+// Raw scan events are partitioned by UTC day (prisma/migrations/20261127100000_scan_events_partitioned):
 // the retention job creates days ahead and drops whole days past the cutoff. The tests run in order on
 // this file's database, on days far from the template's own (its first partition ends the day after
 // it was migrated), so each sees the partitions the one before it left.
