@@ -202,7 +202,7 @@ const PRUNE_CHUNK = 10_000;
  * creates each day's partition this many days ahead, so a week without the job passes before a scan
  * lands in the default partition (and even then it is written, and moved into its day later).
  */
-export const SCAN_PARTITION_DAYS_AHEAD = 7;
+const SCAN_PARTITION_DAYS_AHEAD = 7;
 /**
  * Creating or detaching a partition takes the partitioned table's exclusive lock, which waits for the
  * batch being written and holds the next ones back while it waits: past this, the change gives up
