@@ -4,6 +4,9 @@ import { foreignServerAction, malformedRequest } from "@/lib/http/malformed-requ
 import { invalidationsSent } from "@/lib/links/invalidation";
 import { serveVisit, visitFor } from "@/lib/resolution/door";
 
+/** How long a visit's scan may wait for others to share its write: a little of the function's life, far less than a write. */
+const SCAN_FLUSH_WINDOW_MS = 25;
+
 /**
  * Short links on Vercel (and under `next start`): the same resolution core as the self-hosted
  * front door, so both give identical answers. Everything else continues to the application.
@@ -21,8 +24,9 @@ export async function proxy(request: NextRequest, event: NextFetchEvent): Promis
   });
   if (!visit) return NextResponse.next();
   const { answer, scanRecorded } = await serveVisit(visit);
-  // On Vercel an instance may freeze after the response: the scan must be written before then.
-  if (scanRecorded) event.waitUntil(scanBuffer().flush());
+  // On Vercel an instance may freeze after the response: the scan must be written before then. The
+  // visits of one window share that write, so a busy instance does not write once per visit.
+  if (scanRecorded) event.waitUntil(scanBuffer().flushWithin(SCAN_FLUSH_WINDOW_MS));
   // A visit that blocked its link told the other instances; that too must be sent before a freeze.
   const sending = invalidationsSent();
   if (sending) event.waitUntil(sending);

@@ -187,6 +187,24 @@ describe("ScanBuffer", () => {
     await Promise.all([buffer.flush(), buffer.flush(), buffer.flush()]);
     expect(writer.batches).toHaveLength(1);
   });
+
+  it("writes every scan asked to be flushed within a window in one write, and opens a new window after it", async () => {
+    const writer = recordingWriter();
+    const buffer = new ScanBuffer(writer.write, quiet);
+    const flushed: Promise<void>[] = [];
+    for (const event of ["a", "b", "c"]) {
+      buffer.record(event);
+      flushed.push(buffer.flushWithin(30).then(() => expect(writer.batches.flatMap((b) => b.events)).toContain(event)));
+      await Promise.resolve();
+    }
+    expect(writer.batches).toHaveLength(0);
+    await Promise.all(flushed);
+    expect(writer.batches.map((batch) => batch.events)).toEqual([["a", "b", "c"]]);
+
+    buffer.record("d");
+    await buffer.flushWithin(1);
+    expect(writer.batches.map((batch) => batch.events)).toEqual([["a", "b", "c"], ["d"]]);
+  });
 });
 
 describe("ScanBuffer with identical scans folded", () => {

@@ -51,6 +51,8 @@ export class ScanBuffer<Event> {
   /** The next run, which every flush asked for since the current run began waits on; it starts when the current one ends. */
   private nextRun: Waiter | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** The flush every flushWithin() of the current window shares; it starts when the window closes. */
+  private windowFlush: Promise<void> | null = null;
   private failing = false;
   /** Scans in the batch being written: neither buffered nor written until its commit answers. */
   private writingScans = 0;
@@ -91,6 +93,20 @@ export class ScanBuffer<Event> {
     const asked = this.nextRun.done;
     if (!this.writing) void this.writeRuns();
     return asked;
+  }
+
+  /**
+   * A flush that starts at most `ms` from now and is shared by every call until then: under load,
+   * visits that each need their scan written before the instance may freeze (Vercel's waitUntil)
+   * cause one write per window instead of one per visit. Resolves once what was recorded before the
+   * window closed is written (or has failed and stays buffered), like flush().
+   */
+  flushWithin(ms: number): Promise<void> {
+    this.windowFlush ??= sleep(ms).then(() => {
+      this.windowFlush = null;
+      return this.flush();
+    });
+    return this.windowFlush;
   }
 
   /** Runs while flushes are waiting for one. The hand-over between runs is synchronous, so two never overlap. */
