@@ -115,7 +115,8 @@ async function waitUntilAnswering(url: string, child: ChildProcess, output: () =
 
 /** SIGTERM, then SIGKILL after 10 s; resolves to the exit code (null when it had to be killed). */
 function stopProcess(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  // A child killed by a signal has no exit code, and its exit event has passed.
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => {
     const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
     child.once("exit", (code) => {

@@ -12,6 +12,7 @@ import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-serv
 import { rawRequest } from "../support/http";
 import { eventually, rawScansOf } from "../support/scan-stream";
 import { startTcpCut, type TcpCut } from "../support/tcp-cut";
+import { visitContinuously } from "../support/load";
 
 /**
  * Faults on real processes, with scans through NATS JetStream (the machines run it on 4222): the
@@ -19,12 +20,6 @@ import { startTcpCut, type TcpCut } from "../support/tcp-cut";
  */
 const LOCAL_NATS = "nats://127.0.0.1:4222";
 const SHORT_HOST = "s.test.example";
-const AGENTS = [
-  "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1",
-  "Mozilla/5.0 (Linux; Android 15; Pixel 9) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
-  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
-  "Mozilla/5.0 (Macintosh; Intel Mac OS X 14.6; rv:133.0) Gecko/20100101 Firefox/133.0",
-];
 const databaseUrl = process.env.DATABASE_URL!;
 const streams: string[] = [];
 let dns: FakeDnsServer;
@@ -65,30 +60,6 @@ async function newLinks(count: number): Promise<string[]> {
 
 const scansOf = (slugs: string[]) => rawScansOf(databaseUrl, { slugs });
 
-type Load = { redirects: number; other: number; stop(): Promise<void> };
-
-/** Visits from `loops` clients at once, each a link and a browser at random, until stopped. */
-function visitContinuously(app: RunningApp, slugs: string[], loops = 8): Load {
-  let running = true;
-  const load: Load = { redirects: 0, other: 0, stop: async () => undefined };
-  const clients = Array.from({ length: loops }, async () => {
-    while (running) {
-      const slug = slugs[Math.floor(Math.random() * slugs.length)]!;
-      const agent = AGENTS[Math.floor(Math.random() * AGENTS.length)]!;
-      const answer = await rawRequest(app.url, `/${slug}`, { host: SHORT_HOST, headers: { "user-agent": agent } }).catch(
-        () => null,
-      );
-      if (answer && answer.status >= 300 && answer.status < 400) load.redirects++;
-      else if (running) load.other++;
-    }
-  });
-  load.stop = async () => {
-    running = false;
-    await Promise.all(clients);
-  };
-  return load;
-}
-
 beforeAll(async () => {
   dns = await startFakeDnsServer({}, { a: [TEST_ZONE.publicAddress] });
 });
@@ -124,7 +95,7 @@ describe("PostgreSQL cut off for 30 s under continuous visits, scans through NAT
     await eventually(async () => expect(await scansOf(slugs)).toBe(slugs.length), 15_000);
 
     await cut.cut();
-    const load = visitContinuously(app, slugs);
+    const load = visitContinuously(app.url, SHORT_HOST, slugs);
     await new Promise((resolve) => setTimeout(resolve, 30_000));
     await load.stop();
     expect(load.other).toBe(0);
@@ -144,7 +115,7 @@ describe("an instance killed with SIGKILL under load, scans through NATS", () =>
     const stream = newStream();
     const app = await startApp("front", appEnv(stream, databaseUrl));
     const slugs = await newLinks(10);
-    const load = visitContinuously(app, slugs, 4);
+    const load = visitContinuously(app.url, SHORT_HOST, slugs, 4);
     const startedAt = Date.now();
     await new Promise((resolve) => setTimeout(resolve, 4000));
     process.kill(app.pid, "SIGKILL");

@@ -1,0 +1,32 @@
+import { spawnSync, type ChildProcess } from "node:child_process";
+import { log } from "@/lib/log";
+
+/** Ends a child this process started and resolves once it has exited (SIGKILL after 10 s of SIGTERM). */
+export function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.once("exit", () => {
+      clearTimeout(killer);
+      resolve();
+    });
+    child.kill(signal);
+  });
+}
+
+const onPath = (command: string) => spawnSync("sh", ["-c", `command -v ${command}`]).status === 0;
+
+/**
+ * Makes sure each command is on the PATH, installing its Debian package when one is missing and
+ * this process may (root with apt-get); otherwise says which package to install.
+ */
+export function ensureCommands(packages: Record<string, string>): void {
+  const missing = Object.entries(packages).filter(([command]) => !onPath(command));
+  if (missing.length === 0) return;
+  const names = missing.map(([, debianPackage]) => debianPackage);
+  if (process.getuid?.() !== 0 || !onPath("apt-get"))
+    throw new Error(`The cluster needs ${names.join(", ")}: install them (Debian: apt-get install ${names.join(" ")}).`);
+  log().info({ packages: names }, "installing what the cluster needs with apt-get");
+  const installed = spawnSync("apt-get", ["install", "-y", "--no-install-recommends", ...names], { stdio: "inherit" });
+  if (installed.status !== 0) throw new Error(`apt-get could not install ${names.join(", ")}.`);
+}

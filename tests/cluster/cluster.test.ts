@@ -1,0 +1,132 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resetConfig } from "@/lib/config";
+import { disconnectDb } from "@/lib/db/client";
+import { startCluster, type Cluster } from "@/scripts/cluster/index";
+import { call, newUser } from "../support/api";
+import { TEST_ZONE } from "../support/dns-server";
+import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
+import { rawRequest } from "../support/http";
+import { eventually, rawScansOf } from "../support/scan-stream";
+import { visitContinuously } from "../support/load";
+
+/**
+ * `npm run cluster`'s layout, started as that command starts it: HAProxy in front of three
+ * instances, a PostgreSQL primary and its streaming replica, Redis, and three NATS nodes. Faults
+ * under continuous visits: a NATS node killed, then an app instance killed with SIGKILL.
+ */
+const SHORT_HOST = "s.test.example";
+const testDatabaseUrl = process.env.DATABASE_URL!;
+let dns: FakeDnsServer;
+let dir: string;
+let cluster: Cluster;
+
+/** This process's own calls (users, links, counts) go to the cluster's primary. */
+async function useDatabase(url: string): Promise<void> {
+  await disconnectDb();
+  process.env.DATABASE_URL = url;
+  resetConfig();
+}
+
+async function newLinks(count: number): Promise<string[]> {
+  const user = await newUser("cluster");
+  const slugs: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const response = await call("POST", "/api/links", {
+      token: user.token,
+      body: { destination: `https://example.com/c-${index}` },
+    });
+    expect(response.status).toBe(201);
+    slugs.push(response.body.slug);
+  }
+  return slugs;
+}
+
+const visit = (slug: string) => rawRequest(cluster.url, `/${slug}`, { host: SHORT_HOST });
+const scansOf = (slugs: string[]) => rawScansOf(cluster.primaryUrl, { slugs });
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Links visited once each through the cluster (so cached), their first scans written. */
+async function warmLinks(count: number): Promise<string[]> {
+  const slugs = await newLinks(count);
+  for (const slug of slugs) expect((await visit(slug)).status).toBe(302);
+  await eventually(async () => expect(await scansOf(slugs)).toBe(slugs.length), 30_000);
+  return slugs;
+}
+
+beforeAll(async () => {
+  dns = await startFakeDnsServer({}, { a: [TEST_ZONE.publicAddress] });
+  dir = await mkdtemp(path.join(tmpdir(), "permalink-cluster-"));
+  cluster = await startCluster({
+    dir,
+    instances: 3,
+    env: {
+      AUTH_SECRET: process.env.AUTH_SECRET,
+      DNS_RESOLVER: dns.resolver,
+      SHORT_BASE_URL: `http://${SHORT_HOST}`,
+      BASE_URL: "http://app.test.example",
+      RECHECK_INTERVAL_SECONDS: "0",
+    },
+  });
+  await useDatabase(cluster.primaryUrl);
+}, 600_000);
+
+afterAll(async () => {
+  await useDatabase(testDatabaseUrl);
+  await cluster?.stop();
+  await dns?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+}, 120_000);
+
+describe("a cluster behind HAProxy", () => {
+  it("resolves a link created on the primary at once, through every instance and the replica", async () => {
+    const [slug] = await newLinks(1);
+    const answers = await Promise.all(
+      cluster.instances.map((instance) => rawRequest(instance.url, `/${slug}`, { host: SHORT_HOST })),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([302, 302, 302]);
+  });
+
+  it("loses no scan when a NATS node is killed under load", async () => {
+    const slugs = await warmLinks(20);
+    const load = visitContinuously(cluster.url, SHORT_HOST, slugs);
+    await pause(3000);
+    await cluster.nats.kill(0);
+    await pause(5000);
+    await load.stop();
+    expect(load.other).toBe(0);
+    expect(load.redirects).toBeGreaterThan(100);
+    await eventually(async () => expect(await scansOf(slugs)).toBe(slugs.length + load.redirects), 60_000);
+    await cluster.nats.restart(0);
+  }, 120_000);
+
+  it("keeps answering when an instance is killed with SIGKILL, losing at most a second of its scans", async () => {
+    const slugs = await warmLinks(20);
+    const seconds = 8;
+    const load = visitContinuously(cluster.url, SHORT_HOST, slugs);
+    await pause(3000);
+    cluster.crash(1);
+    await pause((seconds - 3) * 1000);
+    await load.stop();
+    // Only requests the killed instance was answering at that moment can fail: one a client at most.
+    expect(load.other).toBeLessThanOrEqual(8);
+    expect(load.redirects).toBeGreaterThan(100);
+    const perSecond = load.redirects / seconds;
+    // Settled: what the other instances hold is written; nothing is counted twice.
+    let written = 0;
+    await eventually(async () => {
+      const before = await scansOf(slugs);
+      await pause(1500);
+      written = await scansOf(slugs);
+      expect(written).toBe(before);
+    }, 60_000);
+    const lost = slugs.length + load.redirects - written;
+    expect(lost).toBeGreaterThanOrEqual(0);
+    expect(lost).toBeLessThanOrEqual(perSecond);
+    console.log(
+      `an instance killed under ${perSecond.toFixed(0)} visits/s through HAProxy: ${lost} scans lost, ${load.other} visits failed`,
+    );
+  }, 120_000);
+});
