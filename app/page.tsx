@@ -15,23 +15,33 @@ const PLAN_CARDS = PLAN_IDS.map((plan) => ({
 const FEATURES = [
   {
     title: "Links that never stop resolving",
-    text: "A code, once issued, keeps resolving: when you repoint it, archive it, or let a subscription lapse. Print it on a menu, a label or a building.",
+    text:
+      "A code, once issued, keeps resolving: when you repoint it, archive it, or let a subscription " +
+      "lapse. Print it on a menu, a label or a building.",
   },
   {
     title: "Checked live while new",
-    text: "Every new link starts in quarantine: it works at once, and each visit runs a live safety check until the link has proven itself. Links to private networks are refused.",
+    text:
+      "Every new link starts in quarantine: it works at once, and each visit runs a live safety check " +
+      "until the link has proven itself. Links to private networks are refused.",
   },
   {
     title: "QR codes with your logo",
-    text: "SVG or PNG in any size, colours with enough contrast to scan, error correction raised to carry a centre logo, rendered by the server so what you download is what prints.",
+    text:
+      "SVG or PNG in any size, colours with enough contrast to scan, error correction raised to carry " +
+      "a centre logo, rendered by the server so what you download is what prints.",
   },
   {
     title: "Scans you can count",
-    text: "Every visit is recorded after the response: when, from where, on which device, and whether it came from a QR code or a click. Read it by day, country, device or referrer, in your time zone.",
+    text:
+      "Every visit is recorded after the response: when, from where, on which device, and whether it " +
+      "came from a QR code or a click. Read it by day, country, device or referrer, in your time zone.",
   },
   {
     title: "Your own domain",
-    text: "Serve links on a domain of yours: the dashboard shows the DNS records to set, verifies them and keeps checking. If the records break, the owners hear about it and the links keep resolving.",
+    text:
+      "Serve links on a domain of yours: the dashboard shows the DNS records to set, verifies them and " +
+      "keeps checking. If the records break, the owners hear about it and the links keep resolving.",
   },
   {
     title: "Teams",
@@ -39,7 +49,9 @@ const FEATURES = [
   },
   {
     title: "An API and an MCP server for programs and agents",
-    text: "Workspaces use an API key, over HTTP or the Model Context Protocol; an agent can buy a single permanent link over HTTP 402 (MPP or x402) without an account.",
+    text:
+      "Workspaces use an API key, over HTTP or the Model Context Protocol; an agent can buy a single " +
+      "permanent link over HTTP 402 (MPP or x402) without an account.",
   },
   {
     title: "Plans in Australian dollars",

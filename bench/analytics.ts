@@ -163,7 +163,8 @@ async function main(): Promise<void> {
     );
     await writeFile(
       "bench/results/analytics-latest.md",
-      `Measured ${date} on ${embedded ? "the embedded database" : "PostgreSQL"}, median and slowest of ${RUNS} runs after one warm-up.\n\n${markdown}\n`,
+      `Measured ${date} on ${embedded ? "the embedded database" : "PostgreSQL"}, median and slowest of ` +
+        `${RUNS} runs after one warm-up.\n\n${markdown}\n`,
     );
     console.log(markdown);
   } finally {
@@ -229,7 +230,8 @@ async function seedWorkspace(
     // Each UTC day's total split over the links (the remainder to the first ones).
     await client.query(
       `INSERT INTO scan_rollups (workspace_id, grain, dimension, link_id, bucket, value, scans, uniques, bots)
-       SELECT $1, $3::smallint, 0::smallint, l.id, d.bucket, '', d.scans / $4::int + (CASE WHEN l.n <= d.scans % $4::int THEN 1 ELSE 0 END), d.uniques / $4::int, 0
+       SELECT $1, $3::smallint, 0::smallint, l.id, d.bucket, '', d.scans / $4::int
+         + (CASE WHEN l.n <= d.scans % $4::int THEN 1 ELSE 0 END), d.uniques / $4::int, 0
        FROM scan_rollups d CROSS JOIN unnest($2::text[]) WITH ORDINALITY AS l(id, n)
        WHERE d.workspace_id = $1 AND d.link_id = '' AND d.grain = $3 AND d.dimension = 0`,
       [workspaceId, linkIds, DAY, links],
@@ -254,7 +256,8 @@ async function seedWorkspace(
     [workspaceId, MONTH, DAY],
   );
   console.log(
-    `Seeded a year of ${SCANS_PER_YEAR.toLocaleString("en")} scans over ${links} link(s) in ${((Date.now() - started) / 1000).toFixed(0)} s.`,
+    `Seeded a year of ${SCANS_PER_YEAR.toLocaleString("en")} scans over ${links} link(s) in ` +
+      `${((Date.now() - started) / 1000).toFixed(0)} s.`,
   );
   return { workspaceId, linkIds };
 }

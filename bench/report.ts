@@ -218,27 +218,39 @@ const signed = (value: number) => (value < 0 ? `−${thousands(-value)}` : `+${t
 export function markdownTable(summary: Summary): string {
   const { runs, connections, slices } = summary;
   const lines = [
-    "| scenario | requests/s | vs reference | p50 ms | p99 ms | CPU µs/request | unexpected answers | scans − redirects | target (runs met) |",
+    "| scenario | requests/s | vs reference | p50 ms | p99 ms | CPU µs/request | unexpected answers " +
+      "| scans − redirects | target (runs met) |",
     "|---|---:|---:|---:|---:|---:|---:|---:|---|",
   ];
   for (const scenario of summary.scenarios) {
     const target = scenario.target ? `${scenario.target} (${scenario.targetMetRuns}/${runs})` : "—";
     lines.push(
-      `| ${scenario.scenario} | ${withSpread(scenario.requestsPerSecond, thousands, runs)} | ${scenario.ratio ? withSpread(scenario.ratio, (value) => value.toFixed(2), runs) : "1.00"} | ${withSpread(scenario.p50Ms, ms, runs)} | ${withSpread(scenario.p99Ms, ms, runs)} | ${scenario.cpuMicrosPerRequest ? withSpread(scenario.cpuMicrosPerRequest, (value) => value.toFixed(1), runs) : "—"} | ${scenario.unexpected} | ${scanCell(scenario, connections * slices)} | ${target} |`,
+      `| ${scenario.scenario} | ${withSpread(scenario.requestsPerSecond, thousands, runs)} | ` +
+        `${scenario.ratio ? withSpread(scenario.ratio, (value) => value.toFixed(2), runs) : "1.00"} | ` +
+        `${withSpread(scenario.p50Ms, ms, runs)} | ${withSpread(scenario.p99Ms, ms, runs)} | ` +
+        `${scenario.cpuMicrosPerRequest ? withSpread(scenario.cpuMicrosPerRequest, (value) => value.toFixed(1), runs) : "—"} ` +
+        `| ${scenario.unexpected} | ${scanCell(scenario, connections * slices)} | ${target} |`,
     );
   }
   const notes: string[] = [];
   if (summary.memoryRatio)
     notes.push(
-      `Resident memory after the sustained run ÷ after warm-up: ${withSpread(summary.memoryRatio, (value) => `${value.toFixed(2)}×`, runs)}.`,
+      `Resident memory after the sustained run ÷ after warm-up: ` +
+        `${withSpread(summary.memoryRatio, (value) => `${value.toFixed(2)}×`, runs)}.`,
     );
   if (summary.silentFirstVisitMs)
     notes.push(
-      `A quarantined link whose DNS never answers: its first ${connections} visits, sent at once, took at most ${withSpread(summary.silentFirstVisitMs, ms, runs)} ms: the link's first read from the database, then its first check, which a visit waits for at most SAFETY_CHECK_DEADLINE_MS (250 by default); its row above measures the visits after them.`,
+      `A quarantined link whose DNS never answers: its first ${connections} visits, sent at once, took ` +
+        `at most ${withSpread(summary.silentFirstVisitMs, ms, runs)} ms: the link's first read from the ` +
+        `database, then its first check, which a visit waits for at most SAFETY_CHECK_DEADLINE_MS (250 ` +
+        `by default); its row above measures the visits after them.`,
     );
   if (summary.exact)
     notes.push(
-      `Exact count: ${summary.exact.visits} visits over ${connections} connections, every answer read: ${summary.exact.allExact ? `scans recorded = redirects answered = ${summary.exact.visits} in every run ✓` : "scans recorded ≠ redirects answered ✗ (see the JSON)"}.`,
+      `Exact count: ${summary.exact.visits} visits over ${connections} connections, every answer read: ` +
+        (summary.exact.allExact
+          ? `scans recorded = redirects answered = ${summary.exact.visits} in every run ✓.`
+          : "scans recorded ≠ redirects answered ✗ (see the JSON)."),
     );
   return `${lines.join("\n")}\n${notes.length ? `\n${notes.join("\n")}\n` : ""}`;
 }

@@ -116,8 +116,11 @@ async function measure(
     cpuMicrosPerRequest: perRequest(cpuBefore, cpuAfter, result.requests),
     pairedReference: requestsPerSecond(combined(references)),
   };
+  const dropped = row.droppedScans ? `, ${row.droppedScans} dropped at the buffer's bound` : "";
   console.log(
-    `  ${scenario}: ${row.requestsPerSecond}/s (reference in turns: ${row.pairedReference}/s), ${row.cpuMicrosPerRequest?.toFixed(1)} µs CPU/request, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, unexpected ${row.unexpected}${scans === null ? "" : `, scans ${scans} for ${row.redirects} redirects${row.droppedScans ? `, ${row.droppedScans} dropped at the buffer's bound` : ""}`}`,
+    `  ${scenario}: ${row.requestsPerSecond}/s (reference in turns: ${row.pairedReference}/s), ` +
+      `${row.cpuMicrosPerRequest?.toFixed(1)} µs CPU/request, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, ` +
+      `unexpected ${row.unexpected}${scans === null ? "" : `, scans ${scans} for ${row.redirects} redirects${dropped}`}`,
   );
   return row;
 }
@@ -231,7 +234,8 @@ async function frontScenarios(
       const times = await concurrentVisits(front.url, SHORT_HOST, `/${links.silent.slug}`, CONNECTIONS);
       silentFirstVisits = { visits: times.length, medianMs: times[Math.floor(times.length / 2)]!, maxMs: times.at(-1)! };
       console.log(
-        `  first ${times.length} visits of the silent link, at once: median ${silentFirstVisits.medianMs.toFixed(0)} ms, slowest ${silentFirstVisits.maxMs.toFixed(0)} ms`,
+        `  first ${times.length} visits of the silent link, at once: median ` +
+          `${silentFirstVisits.medianMs.toFixed(0)} ms, slowest ${silentFirstVisits.maxMs.toFixed(0)} ms`,
       );
     }
     // Every link the warm-up visited, or its scans still being written would count as the scenario's.
@@ -300,7 +304,8 @@ async function frontScenarios(
         memory = { afterWarmUpBytes: warmBytes, afterLoadBytes: loadedBytes, ratio: loadedBytes / warmBytes };
       if (memory)
         console.log(
-          `  resident memory: ${(warmBytes! / 2 ** 20).toFixed(0)} MiB after warm-up, ${(loadedBytes! / 2 ** 20).toFixed(0)} MiB after the sustained run (×${memory.ratio.toFixed(2)})`,
+          `  resident memory: ${(warmBytes! / 2 ** 20).toFixed(0)} MiB after warm-up, ` +
+            `${(loadedBytes! / 2 ** 20).toFixed(0)} MiB after the sustained run (×${memory.ratio.toFixed(2)})`,
         );
     }
   } finally {
@@ -451,7 +456,10 @@ async function main(): Promise<void> {
       database: embedded ? "embedded" : "PostgreSQL",
       cpus: pinningNote(),
     };
-    const header = `Measured ${date} with wrk (-t1 -c${CONNECTIONS}, ${SECONDS} s a scenario in ${SLICES} slices taken in turns with the reference; ${settings.cpus}), ${RUNS} run${RUNS === 1 ? "" : "s"} on ${settings.database}; medians, with the spread over runs in brackets.`;
+    const header =
+      `Measured ${date} with wrk (-t1 -c${CONNECTIONS}, ${SECONDS} s a scenario in ${SLICES} slices ` +
+      `taken in turns with the reference; ${settings.cpus}), ${RUNS} run${RUNS === 1 ? "" : "s"} on ` +
+      `${settings.database}; medians, with the spread over runs in brackets.`;
     const table = markdownTable(summary);
     // A partial run (--only) is for working on one scenario: it is printed, not kept.
     if (!ONLY) {

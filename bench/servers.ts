@@ -115,7 +115,8 @@ export function requireProjectNode(): void {
   const major = process.versions.node.split(".")[0];
   if (major !== "24") {
     console.error(
-      `npm run bench measures the app on its own Node 24 and this is Node ${process.versions.node}: run it as \`npm run bench\` (or \`npx tsx bench/run.ts\`), which puts the project's Node first.`,
+      `npm run bench measures the app on its own Node 24 and this is Node ${process.versions.node}: ` +
+        `run it as \`npm run bench\` (or \`npx tsx bench/run.ts\`), which puts the project's Node first.`,
     );
     process.exit(1);
   }

@@ -84,9 +84,11 @@ async function committedScans(workspaceId: string): Promise<number> {
   return Number(rows[0]!.scans);
 }
 
+const randomBelow = (bound: number) => Math.floor(Math.random() * bound);
+
 const randomVisitor = () => ({
-  userAgent: VISITOR_AGENTS[Math.floor(Math.random() * VISITOR_AGENTS.length)]!,
-  forwardedFor: `${1 + Math.floor(Math.random() * 223)}.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`,
+  userAgent: VISITOR_AGENTS[randomBelow(VISITOR_AGENTS.length)]!,
+  forwardedFor: [1 + randomBelow(223), randomBelow(256), randomBelow(256), 1 + randomBelow(254)].join("."),
 });
 
 /** Visits links from `from` on, one at a time, until stopped: each one's time, and the redirects among them. */
@@ -215,7 +217,8 @@ const check = (met: boolean) => (met ? "✓" : "✗");
 
 function markdownTable(rows: SpreadRow[], batches: BatchTiming[]): string {
   const lines = [
-    "| links | redirects/s | scans written/s | redirect p99 ms | lag at load end | drained after | dropped | scans − redirects | exact phase | cold-miss p99 ms | batch of 5,000 |",
+    "| links | redirects/s | scans written/s | redirect p99 ms | lag at load end | drained after | " +
+      "dropped | scans − redirects | exact phase | cold-miss p99 ms | batch of 5,000 |",
     "|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|",
   ];
   const smallest = batches[0];
@@ -223,7 +226,16 @@ function markdownTable(rows: SpreadRow[], batches: BatchTiming[]): string {
     const batch = batches.find((timing) => timing.links === row.links);
     const ratio = batch && smallest && batch !== smallest ? ` (×${(batch.medianMs / smallest.medianMs).toFixed(2)})` : "";
     lines.push(
-      `| ${thousands(row.links)} | ${thousands(row.redirectsPerSecond)} | ${thousands(row.writtenPerSecond)} ${check(row.writtenPerSecond >= row.redirectsPerSecond)} | ${row.p99Ms.toFixed(1)} | ${thousands(row.lagAtEnd)} | ${row.drainSeconds.toFixed(1)} s ${check(row.drainSeconds <= 5)} | ${thousands(row.dropped)} ${check(row.dropped === 0)} | ${row.surplus >= 0 ? "+" : "−"}${thousands(Math.abs(row.surplus))} ${check(row.surplus >= 0 && row.surplus <= CONNECTIONS)} | ${thousands(row.exact.scans)} scans for ${thousands(row.exact.redirects)} redirects ${check(row.exact.scans === row.exact.redirects && row.exact.redirects === row.exact.visits)} | ${row.coldMiss.p99Ms.toFixed(1)} ${check(row.coldMiss.p99Ms <= 25)} | ${batch ? `${thousands(batch.medianMs)} ms${ratio}` : "—"} |`,
+      `| ${thousands(row.links)} | ${thousands(row.redirectsPerSecond)} | ` +
+        `${thousands(row.writtenPerSecond)} ${check(row.writtenPerSecond >= row.redirectsPerSecond)} | ` +
+        `${row.p99Ms.toFixed(1)} | ${thousands(row.lagAtEnd)} | ${row.drainSeconds.toFixed(1)} s ` +
+        `${check(row.drainSeconds <= 5)} | ${thousands(row.dropped)} ${check(row.dropped === 0)} | ` +
+        `${row.surplus >= 0 ? "+" : "−"}${thousands(Math.abs(row.surplus))} ` +
+        `${check(row.surplus >= 0 && row.surplus <= CONNECTIONS)} | ${thousands(row.exact.scans)} scans ` +
+        `for ${thousands(row.exact.redirects)} redirects ` +
+        `${check(row.exact.scans === row.exact.redirects && row.exact.redirects === row.exact.visits)} | ` +
+        `${row.coldMiss.p99Ms.toFixed(1)} ${check(row.coldMiss.p99Ms <= 25)} | ` +
+        `${batch ? `${thousands(batch.medianMs)} ms${ratio}` : "—"} |`,
     );
   }
   return `${lines.join("\n")}\n`;
@@ -270,12 +282,19 @@ async function main(): Promise<void> {
     const batches = await timeBatches(seeded);
     console.log(`  batches of ${BATCH_SIZE}: ${JSON.stringify(batches)}`);
     const date = new Date().toISOString();
-    const header = `Measured ${date}: wrk -t1 -c${CONNECTIONS} for ${SECONDS} s a links count, each request a link at random from a browser at random (${VISITOR_AGENTS.length}) and a random address; ${pinningNote()}; PostgreSQL${embedded ? " (embedded)" : ""}; ${RUNS} run${RUNS === 1 ? "" : "s"}. Cold misses: a probe visiting links nobody had visited, every ${PROBE_INTERVAL_MS} ms during the load. Batch: ${BATCH_SIZE} spread scans written by the writer's statement, median of ${BATCH_SAMPLES}, the links counts in turns (× the smallest's).`;
+    const header =
+      `Measured ${date}: wrk -t1 -c${CONNECTIONS} for ${SECONDS} s a links count, each request a link ` +
+      `at random from a browser at random (${VISITOR_AGENTS.length}) and a random address; ` +
+      `${pinningNote()}; PostgreSQL${embedded ? " (embedded)" : ""}; ${RUNS} ` +
+      `run${RUNS === 1 ? "" : "s"}. Cold misses: a probe visiting links nobody had visited, every ` +
+      `${PROBE_INTERVAL_MS} ms during the load. Batch: ${BATCH_SIZE} spread scans written by the ` +
+      `writer's statement, median of ${BATCH_SAMPLES}, the links counts in turns (× the smallest's).`;
     const table = markdownTable(rows, batches);
+    const settings = { seconds: SECONDS, connections: CONNECTIONS, runs: RUNS, cpus: pinningNote() };
     await mkdir("bench/results", { recursive: true });
     await writeFile(
       `bench/results/spread-${date.replace(/[:.]/g, "-")}.json`,
-      `${JSON.stringify({ date, settings: { seconds: SECONDS, connections: CONNECTIONS, runs: RUNS, cpus: pinningNote() }, rows, batches }, null, 2)}\n`,
+      `${JSON.stringify({ date, settings, rows, batches }, null, 2)}\n`,
     );
     await writeFile("bench/results/spread-latest.md", `${header}\n\n${table}`);
     if (!options["no-readme"]) await writeReadme(table, header);

@@ -33,7 +33,10 @@ export type WrkOptions = {
   seconds: number;
   connections: number;
   threads: number;
-  /** Instead of `paths`: a link at random among `links` (slugs prefix + index) a request, from a browser among `agents` and a random address. */
+  /**
+   * Instead of `paths`: a link at random among `links` (slugs prefix + index) a request, from a browser
+   * among `agents` and a random address.
+   */
   spread?: { prefix: string; links: number; agents: string[] };
 };
 

@@ -77,7 +77,8 @@ function OperationSection({
 const AUTH_DESCRIPTIONS: Record<Credentials, string> = {
   api_key_or_session: "Bearer API key or session token; optional X-Workspace-Id header.",
   optional_api_key_or_session:
-    "Bearer API key or session token, or none at all (a credential that is sent must be valid: 401 otherwise); optional X-Workspace-Id header.",
+    "Bearer API key or session token, or none at all (a credential that is sent must be valid: 401 " +
+    "otherwise); optional X-Workspace-Id header.",
   api_key: "Bearer API key only (a session token gets 403).",
   session: "Bearer session token only (an API key gets 403); optional X-Workspace-Id header.",
   none: "none.",

@@ -72,7 +72,9 @@ const ERROR_STATUSES: [number, string][] = [
   [401, "Missing or invalid credential, or a workspace you are not a member of."],
   [
     402,
-    "Payment needed: the machine-payment challenge of POST /api/links without credentials (see /docs/payments); or, when creating or editing with a bearer credential, no active subscription or a spent link allowance. Existing links keep resolving.",
+    "Payment needed: the machine-payment challenge of POST /api/links without credentials (see " +
+      "/docs/payments); or, when creating or editing with a bearer credential, no active subscription " +
+      "or a spent link allowance. Existing links keep resolving.",
   ],
   [403, "Your role or credential kind does not allow this action."],
   [404, "No such link (or no live key to revoke); also any unknown path under /api."],

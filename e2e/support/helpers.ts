@@ -104,7 +104,8 @@ async function elementsPastTheRightEdge(page: Page): Promise<string[]> {
       .slice(0, 5)
       .map(
         (element) =>
-          `<${element.tagName.toLowerCase()} class="${element.getAttribute("class") ?? ""}"> to ${Math.round(element.getBoundingClientRect().right)} px`,
+          `<${element.tagName.toLowerCase()} class="${element.getAttribute("class") ?? ""}"> to ` +
+          `${Math.round(element.getBoundingClientRect().right)} px`,
       );
   });
 }

@@ -48,7 +48,8 @@ export async function claimLiveCheck(linkId: string, now: Date, intervalMs: numb
  */
 export async function pendingQueue(limit: number, after?: QueuePosition): Promise<QueueRow[]> {
   const afterPosition = after
-    ? Prisma.sql`WHERE (p.reporters, p.last_reported_at, p.link_id) < (${after.reporters}::int, ${after.lastReportedAt}::timestamptz, ${after.linkId})`
+    ? Prisma.sql`WHERE (p.reporters, p.last_reported_at, p.link_id)
+        < (${after.reporters}::int, ${after.lastReportedAt}::timestamptz, ${after.linkId})`
     : Prisma.empty;
   return db().$queryRaw<QueueRow[]>`
     WITH pending AS (

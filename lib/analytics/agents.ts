@@ -9,8 +9,13 @@ export type AgentFacts = { bot: boolean; device: string | null; browser: string 
  * Link-preview fetchers, named even where isbot already knows them: a preview is never a person
  * scanning, whatever isbot's list does next.
  */
-const PREVIEW_FETCHERS =
-  /slackbot|twitterbot|facebookexternalhit|facebookcatalog|whatsapp|discordbot|telegrambot|linkedinbot|skypeuripreview|applebot|redditbot|embedly|iframely/i;
+const PREVIEW_FETCHERS = new RegExp(
+  [
+    ...["slackbot", "twitterbot", "facebookexternalhit", "facebookcatalog", "whatsapp", "discordbot", "telegrambot"],
+    ...["linkedinbot", "skypeuripreview", "applebot", "redditbot", "embedly", "iframely"],
+  ].join("|"),
+  "i",
+);
 
 /** Bowser's platform types we report; anything else (or nothing) is `unknown`. */
 const DEVICE_CLASSES = new Set(["desktop", "mobile", "tablet", "tv"]);

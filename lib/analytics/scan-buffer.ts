@@ -214,7 +214,8 @@ export class ScanBuffer<Event> {
     }
     this.dropped += dropped;
     this.log(
-      `The scan buffer is full (the database is not taking writes fast enough); dropped the ${dropped} oldest scans, ${this.dropped} since this process started.`,
+      `The scan buffer is full (the database is not taking writes fast enough); dropped the ${dropped} ` +
+        `oldest scans, ${this.dropped} since this process started.`,
     );
   }
 }

@@ -68,7 +68,9 @@ export const analyticsQuery = z.strictObject({
     .default("day")
     .meta({
       description:
-        "what each row counts: a day or hour in the time zone, or a country, device class, browser, OS, referring host, source (qr or link), served (which destination: a routing rule's or the link's own) or link",
+        "what each row counts: a day or hour in the time zone, or a country, device class, browser, OS, " +
+        "referring host, source (qr or link), served (which destination: a routing rule's or the link's " +
+        "own) or link",
     }),
   start: instant("first day (or instant) counted; a date means its midnight in the time zone; default: 30 days before end"),
   end: instant(
@@ -92,12 +94,21 @@ export const analyticsRowSchema = z
   .object({
     key: z.string().meta({
       description:
-        "day: YYYY-MM-DD; hour: the local hour with its offset (2026-01-31T09:00:00+10:30); country: ISO 3166 code or unknown; device: desktop, mobile, tablet, tv or unknown; browser and os: their names or unknown; referrer: the referring host or direct; source: qr or link; served: rule:N (the link's rule at index N, from 0, as it was when the scan was made) or default (the link's own destination); link: the link's id",
+        "day: YYYY-MM-DD; hour: the local hour with its offset (2026-01-31T09:00:00+10:30); country: ISO " +
+        "3166 code or unknown; device: desktop, mobile, tablet, tv or unknown; browser and os: their " +
+        "names or unknown; referrer: the referring host or direct; source: qr or link; served: rule:N " +
+        "(the link's rule at index N, from 0, as it was when the scan was made) or default (the link's " +
+        "own destination); link: the link's id",
     }),
     scans: count,
     uniques: count.meta({
       description:
-        "visitors counted once per link (per workspace without link_id) per UTC day, where the visitor's first scan of that day fell. A visitor is an address and browser, so for day (in UTC), link, country, device, browser and os each row's uniques are exactly its distinct visitors per UTC day; for referrer, source, served and hour a visitor's later scans in other rows are not counted again there, so those rows' uniques are not distinct visitors (the dashboard leaves them out)",
+        "visitors counted once per link (per workspace without link_id) per UTC day, where the visitor's " +
+        "first scan of that day fell. A visitor is an address and browser, so for day (in UTC), link, " +
+        "country, device, browser and os each row's uniques are exactly its distinct visitors per UTC " +
+        "day; for referrer, source, served and hour a visitor's later scans in other rows are not " +
+        "counted again there, so those rows' uniques are not distinct visitors (the dashboard leaves " +
+        "them out)",
     }),
   })
   .meta({ id: "AnalyticsRow" });
@@ -130,10 +141,15 @@ export const scanRetentionRunSchema = z
   .object({
     retention_days: z.number().int().meta({ description: "SCAN_RETENTION_DAYS: how long raw scan events are kept" }),
     deleted_before: z.string().meta({ description: "raw events that occurred before this instant were deleted (ISO 8601, UTC)" }),
-    events_deleted: z.number().int().min(0).meta({
-      description:
-        "raw rows this run deleted, not scans: a row stands for one scan or for a run of identical scans (same visitor, link and millisecond); their counts stay in the rollups",
-    }),
+    events_deleted: z
+      .number()
+      .int()
+      .min(0)
+      .meta({
+        description:
+          "raw rows this run deleted, not scans: a row stands for one scan or for a run of identical scans " +
+          "(same visitor, link and millisecond); their counts stay in the rollups",
+      }),
   })
   .meta({ id: "ScanRetentionRun" });
 

@@ -60,7 +60,8 @@ export async function applyScanRetention(): Promise<ScanRetentionRun> {
     );
   if (!ahead.locked || !partitionsLocked)
     log().warn(
-      "The raw scan table stayed busy, so partitions were not created or detached this run: the default partition and row deletion stood in; the next run tries again",
+      "The raw scan table stayed busy, so partitions were not created or detached this run: the " +
+        "default partition and row deletion stood in; the next run tries again",
     );
   return { retention_days: retentionDays, deleted_before: cutoff.toISOString(), events_deleted: events };
 }

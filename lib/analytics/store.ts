@@ -116,8 +116,10 @@ const WRITE_SCAN_BATCH = `
   ),
   input AS (
     SELECT e.*, l.workspace_id, (e.occurred_at AT TIME ZONE 'UTC')::date AS day
-    FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::boolean[], $9::text[], $10::text[], $11::text[], $12::boolean[], $13::text[], $14::integer[], $15::smallint[])
-      WITH ORDINALITY AS e(link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, visitor, scans, served_rule, ord)
+    FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::boolean[], $9::text[],
+      $10::text[], $11::text[], $12::boolean[], $13::text[], $14::integer[], $15::smallint[])
+      WITH ORDINALITY AS e(link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot,
+        visitor, scans, served_rule, ord)
     JOIN links l ON l.id = e.link_id
     WHERE EXISTS (SELECT 1 FROM claimed)
   ),
@@ -141,17 +143,22 @@ const WRITE_SCAN_BATCH = `
     FROM input i
   ),
   raw AS (
-    INSERT INTO scan_events (link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, link_unique, workspace_unique, scans, served_rule)
-    SELECT link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, link_unique, workspace_unique, scans, served_rule
+    INSERT INTO scan_events (link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot,
+      link_unique, workspace_unique, scans, served_rule)
+    SELECT link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, link_unique,
+      workspace_unique, scans, served_rule
     FROM flagged ORDER BY ord
   ),
   folded AS (
     SELECT workspace_id, link_id,
-      date_bin('15 minutes', occurred_at, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS quarter, date_trunc('day', occurred_at, 'UTC') AS utc_day,
+      date_bin('15 minutes', occurred_at, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS quarter,
+      date_trunc('day', occurred_at, 'UTC') AS utc_day,
       coalesce(country, 'unknown') AS country, coalesce(device, 'unknown') AS device, coalesce(browser, 'unknown') AS browser,
-      coalesce(os, 'unknown') AS os, coalesce(referrer_host, 'direct') AS referrer, CASE WHEN via_qr THEN 'qr' ELSE 'link' END AS source, bot,
+      coalesce(os, 'unknown') AS os, coalesce(referrer_host, 'direct') AS referrer,
+      CASE WHEN via_qr THEN 'qr' ELSE 'link' END AS source, bot,
       coalesce('rule:' || served_rule, 'default') AS served,
-      sum(scans) AS scans, count(*) FILTER (WHERE link_unique) AS link_uniques, count(*) FILTER (WHERE workspace_unique) AS workspace_uniques
+      sum(scans) AS scans, count(*) FILTER (WHERE link_unique) AS link_uniques,
+      count(*) FILTER (WHERE workspace_unique) AS workspace_uniques
     FROM flagged
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
   ),
@@ -164,7 +171,8 @@ const WRITE_SCAN_BATCH = `
       (${MONTH}::smallint, date_trunc('month', f.utc_day, 'UTC'))) g(grain, bucket)
   ),
   breakdowns AS (
-    INSERT INTO scan_link_breakdowns AS b (workspace_id, link_id, grain, bucket, country, device, browser, os, referrer, source, scans, uniques)
+    INSERT INTO scan_link_breakdowns AS b (workspace_id, link_id, grain, bucket, country, device, browser, os, referrer, source,
+      scans, uniques)
     SELECT workspace_id, link_id, grain, bucket, country, device, browser, os, referrer, source, sum(scans), sum(link_uniques)
     FROM grains WHERE NOT bot
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
@@ -562,7 +570,11 @@ function localDays(range: Range): Prisma.Sql {
   return Prisma.sql`
     SELECT d::timestamptz AS b, greatest(d::timestamptz, ${instant(range.start)}) AS counted_from,
       least((d + interval '1 day')::timestamptz, ${instant(range.end)}) AS counted_to
-    FROM generate_series(${instant(range.start)}::date::timestamp, (${instant(range.end)} - interval '1 microsecond')::date::timestamp, interval '1 day') d`;
+    FROM generate_series(
+      ${instant(range.start)}::date::timestamp,
+      (${instant(range.end)} - interval '1 microsecond')::date::timestamp,
+      interval '1 day'
+    ) d`;
 }
 
 /**
@@ -622,10 +634,15 @@ async function byLink(tx: DbClient, request: AnalyticsRequest, range: Range): Pr
   return rows.map(toRow);
 }
 
+/** The rows of the request's scope that count every scan, whatever its country, device or source. */
+function totalsOf(request: AnalyticsRequest): Prisma.Sql {
+  return Prisma.sql`${scopeOf(request)} AND dimension = ${DIMENSIONS.total}`;
+}
+
 async function totalOf(tx: DbClient, request: AnalyticsRequest, range: Range): Promise<AnalyticsReport["total"]> {
   const [row] = await tx.$queryRaw<{ scans: bigint | null; uniques: bigint | null; bots: bigint | null }[]>`
     SELECT sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques, sum(bots)::bigint AS bots
-    FROM (${rollupSlices(Prisma.sql`scans, uniques, bots`, Prisma.sql`${scopeOf(request)} AND dimension = ${DIMENSIONS.total}`, range)}) slices`;
+    FROM (${rollupSlices(Prisma.sql`scans, uniques, bots`, totalsOf(request), range)}) slices`;
   return { scans: Number(row?.scans ?? 0), uniques: Number(row?.uniques ?? 0), bots: Number(row?.bots ?? 0) };
 }
 
@@ -638,7 +655,8 @@ export function recentScansByLink(workspaceId: string, days: number, now: Date):
   const end = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS + DAY_MS);
   const range = { start: new Date(end.getTime() - days * DAY_MS), end };
   const linkTotals = Prisma.sql`workspace_id = ${workspaceId} AND dimension = 0 AND link_id <> ''`;
-  return Prisma.sql`SELECT link_id, sum(scans)::bigint AS scans FROM (${rollupSlices(Prisma.sql`link_id, scans`, linkTotals, range)}) slices GROUP BY link_id`;
+  const slices = rollupSlices(Prisma.sql`link_id, scans`, linkTotals, range);
+  return Prisma.sql`SELECT link_id, sum(scans)::bigint AS scans FROM (${slices}) slices GROUP BY link_id`;
 }
 
 /** One grain's buckets in [from, to). */
@@ -678,7 +696,8 @@ function monthStart(day: Date, monthsLater: number): Date {
 function rollupSlices(columns: Prisma.Sql, where: Prisma.Sql, range: Pick<Range, "start" | "end">): Prisma.Sql {
   const slices = coveringSlices(range.start, range.end).map(
     (slice) =>
-      Prisma.sql`SELECT ${columns} FROM scan_rollups WHERE ${where} AND grain = ${slice.grain} AND bucket >= ${instant(slice.from)} AND bucket < ${instant(slice.to)}`,
+      Prisma.sql`SELECT ${columns} FROM scan_rollups
+        WHERE ${where} AND grain = ${slice.grain} AND bucket >= ${instant(slice.from)} AND bucket < ${instant(slice.to)}`,
   );
   return Prisma.join(slices, " UNION ALL ");
 }
@@ -701,7 +720,8 @@ const BREAKDOWN_COLUMNS: Partial<Record<number, Prisma.Sql>> = {
 function breakdownSlices(column: Prisma.Sql, request: AnalyticsRequest, range: Range): Prisma.Sql {
   const slices = coveringSlices(range.start, range.end).map(
     (slice) =>
-      Prisma.sql`SELECT ${column} AS key, scans, uniques FROM scan_link_breakdowns WHERE ${scopeOf(request)} AND grain = ${slice.grain} AND bucket >= ${instant(slice.from)} AND bucket < ${instant(slice.to)}`,
+      Prisma.sql`SELECT ${column} AS key, scans, uniques FROM scan_link_breakdowns
+        WHERE ${scopeOf(request)} AND grain = ${slice.grain} AND bucket >= ${instant(slice.from)} AND bucket < ${instant(slice.to)}`,
   );
   return Prisma.join(slices, " UNION ALL ");
 }

@@ -4,7 +4,10 @@ export type VisitorFacts = {
   referrer: string | null;
   /** The value of TRUSTED_COUNTRY_HEADER, when the operator configured one. */
   edgeCountry: string | null;
-  /** X-Forwarded-For as received, the socket's peer (the self-hosted front door) and X-Real-IP; the trusted address is decided when the scan is written. */
+  /**
+   * X-Forwarded-For as received, the socket's peer (the self-hosted front door) and X-Real-IP; the
+   * trusted address is decided when the scan is written.
+   */
   forwardedFor: string | null;
   peerAddress: string | null;
   realIp: string | null;

@@ -145,7 +145,11 @@ function magicLinkMessage(to: string, url: string) {
   return {
     to,
     subject: `Sign in to Permalink (${host})`,
-    text: `Sign in to Permalink at ${host} with this link (it works once, for ${MAGIC_LINK_MINUTES} minutes):\n\n${url}\n\nIf you did not ask for it, ignore this message.\n`,
-    html: `<p>Sign in to Permalink at ${host}:</p><p><a href="${href}">Sign in</a></p><p>The link works once, for ${MAGIC_LINK_MINUTES} minutes. If you did not ask for it, ignore this message.</p>`,
+    text:
+      `Sign in to Permalink at ${host} with this link (it works once, for ${MAGIC_LINK_MINUTES} ` +
+      `minutes):\n\n${url}\n\nIf you did not ask for it, ignore this message.\n`,
+    html:
+      `<p>Sign in to Permalink at ${host}:</p><p><a href="${href}">Sign in</a></p><p>The link works ` +
+      `once, for ${MAGIC_LINK_MINUTES} minutes. If you did not ask for it, ignore this message.</p>`,
   };
 }

@@ -97,7 +97,8 @@ function subscriptionInactive(standing: Standing, action: keyof typeof DOING): D
   const doing = DOING[action];
   const reason =
     standing.status === "past_due"
-      ? `This workspace's subscription payment is overdue and its grace period has ended, so it cannot ${doing}. Update the payment method in the billing portal (POST /api/billing/portal).`
+      ? `This workspace's subscription payment is overdue and its grace period has ended, so it cannot ` +
+        `${doing}. Update the payment method in the billing portal (POST /api/billing/portal).`
       : `This workspace has no active subscription, so it cannot ${doing}. Subscribe with POST /api/billing/checkout (${planSummary()}).`;
   return paymentRequiredError({
     reason,
@@ -112,7 +113,11 @@ function allowanceSpent(limit: { cap: number; cycle: Cycle }): DomainError {
   const renews = limit.cycle.end.toISOString().slice(0, 10);
   const upgrade = { plan: UPGRADE_PLAN, interval: DEFAULT_INTERVAL } as const;
   return paymentRequiredError({
-    reason: `This workspace has created all ${limit.cap} new links its plan allows this billing cycle; the allowance renews on ${renews}. Upgrade to ${PLANS[UPGRADE_PLAN].name} (${describePrice(upgrade)}, no cap) in the billing portal (POST /api/billing/portal) to create more now.`,
+    reason:
+      `This workspace has created all ${limit.cap} new links its plan allows this billing cycle; the ` +
+      `allowance renews on ${renews}. Upgrade to ${PLANS[UPGRADE_PLAN].name} ` +
+      `(${describePrice(upgrade)}, no cap) in the billing portal (POST /api/billing/portal) to create ` +
+      `more now.`,
     price: priceOf(upgrade),
     currency: CURRENCY,
     pay: ["upgrade"],
@@ -125,7 +130,9 @@ function machineAccountMustPay(): DomainError {
   if (!payments) return machinePaymentsOff();
   return paymentRequiredError({
     reason:
-      "A machine account buys each link and has no subscription: send POST /api/links again without an Authorization header to receive a payment challenge (MPP or x402). Its API key still repoints the links it bought.",
+      "A machine account buys each link and has no subscription: send POST /api/links again without an " +
+      "Authorization header to receive a payment challenge (MPP or x402). Its API key still repoints " +
+      "the links it bought.",
     price: payments.price,
     currency: payments.assetName,
     pay: ["mpp", "x402"],

@@ -15,7 +15,11 @@ export const startCheckout = defineOperation({
   operationId: "startCheckout",
   summary: "Start a subscription",
   description:
-    "Answers the address of a checkout page for the chosen plan, billed in Australian dollars: starter (19 a month, monthly only, 100 new links per billing cycle) or unlimited (49 a month or 490 a year, no cap); both include custom domains, scan analytics and teammates. The body may be empty: unlimited, monthly. The subscription becomes active when the payment completes. Needs an owner, an admin or the workspace's API key.",
+    "Answers the address of a checkout page for the chosen plan, billed in Australian dollars: " +
+    "starter (19 a month, monthly only, 100 new links per billing cycle) or unlimited (49 a month or " +
+    "490 a year, no cap); both include custom domains, scan analytics and teammates. The body may be " +
+    "empty: unlimited, monthly. The subscription becomes active when the payment completes. Needs an " +
+    "owner, an admin or the workspace's API key.",
   tag: "Billing",
   write: true,
   body: checkoutBody,
@@ -36,7 +40,9 @@ export const openBillingPortal = defineOperation({
   operationId: "openBillingPortal",
   summary: "Open the billing portal",
   description:
-    "Answers the address of the billing portal: payment method, invoices, change of plan (the way to upgrade from starter) and cancellation. Open whatever the state of the subscription, so a lapsed customer can always pay again.",
+    "Answers the address of the billing portal: payment method, invoices, change of plan (the way to " +
+    "upgrade from starter) and cancellation. Open whatever the state of the subscription, so a " +
+    "lapsed customer can always pay again.",
   tag: "Billing",
   write: true,
   responses: {
@@ -54,7 +60,10 @@ export const receiveStripeWebhook = defineOperation({
   operationId: "receiveStripeWebhook",
   summary: "Receive Stripe's events",
   description:
-    "For Stripe, not for clients: a Stripe event (JSON) signed in the Stripe-Signature header. checkout.session.completed, customer.subscription.created, updated and deleted, invoice.paid and invoice.payment_failed change the subscription; each event id is applied once, and an event older than the state on record changes nothing. Other events are acknowledged and ignored.",
+    "For Stripe, not for clients: a Stripe event (JSON) signed in the Stripe-Signature header. " +
+    "checkout.session.completed, customer.subscription.created, updated and deleted, invoice.paid " +
+    "and invoice.payment_failed change the subscription; each event id is applied once, and an event " +
+    "older than the state on record changes nothing. Other events are acknowledged and ignored.",
   tag: "Billing",
   rawBodyMaxBytes: MAX_WEBHOOK_BYTES,
   parameters: [
@@ -78,7 +87,10 @@ export const describeAccount = defineOperation({
   operationId: "describeAccount",
   summary: "Tier and quota",
   description:
-    "The workspace's plan, billing interval and subscription status, the current billing cycle, the links created in it against the plan's cap, and what the caller may do now. Creating and editing need an active subscription (trialing, active, or past_due within its grace period); listing, archiving, the billing portal and the resolution of every link never do.",
+    "The workspace's plan, billing interval and subscription status, the current billing cycle, the " +
+    "links created in it against the plan's cap, and what the caller may do now. Creating and " +
+    "editing need an active subscription (trialing, active, or past_due within its grace period); " +
+    "listing, archiving, the billing portal and the resolution of every link never do.",
   tag: "Billing",
   responses: { 200: ok("The account report.", accountSchema) },
 });

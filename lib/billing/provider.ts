@@ -20,7 +20,8 @@ export function billingProvider(): BillingProvider {
 }
 
 export const LOCAL_PROVIDER_NOTICE =
-  "The local billing provider takes no payment: its checkout grants subscriptions without charging anyone. Set STRIPE_SECRET_KEY to bill for real.";
+  "The local billing provider takes no payment: its checkout grants subscriptions without charging " +
+  "anyone. Set STRIPE_SECRET_KEY to bill for real.";
 
 const LOCAL_IN_PRODUCTION_WARNING = `WARNING: BILLING_PROVIDER=local on a production deployment. ${LOCAL_PROVIDER_NOTICE}`;
 

@@ -85,7 +85,8 @@ export const webhookReceiptSchema = z
     received: z.literal(true),
     outcome: z.enum(["applied", "stale", "duplicate", "ignored"]).meta({
       description:
-        "applied: the subscription changed; stale: older than the state on record; duplicate: this event id was applied before; ignored: not about a subscription of this service",
+        "applied: the subscription changed; stale: older than the state on record; duplicate: this event " +
+        "id was applied before; ignored: not about a subscription of this service",
     }),
   })
   .meta({ id: "WebhookReceipt" });

@@ -21,7 +21,8 @@ export async function startCheckout(principal: Principal, choice: PlanChoice): P
   if (LIVE_STATUSES.has(status) || status === "incomplete") {
     throw new DomainError(
       "conflict",
-      `This workspace already has a subscription (${status}); change its plan or settle its payment in the billing portal (POST /api/billing/portal).`,
+      `This workspace already has a subscription (${status}); change its plan or settle its payment in ` +
+        `the billing portal (POST /api/billing/portal).`,
     );
   }
   return { url: await billingProvider().checkoutUrl(subject, choice) };

@@ -92,5 +92,8 @@ async function inspectTls(row: DomainRow, verified: boolean): Promise<TlsState> 
 }
 
 function takenSentence(hostname: string): string {
-  return `Another workspace proved ownership of ${hostname} first (its TXT record was right before this one's), so links on ${hostname} belong to that workspace.`;
+  return (
+    `Another workspace proved ownership of ${hostname} first (its TXT record was right before this ` +
+    `one's), so links on ${hostname} belong to that workspace.`
+  );
 }

@@ -98,7 +98,8 @@ function judgeCaaSet(hostname: string, name: string, records: CaaRecord[], issue
   );
   if (unknownCritical)
     return fail(
-      `A CAA record on ${name} carries a critical property certificate authorities do not understand, so none will issue a certificate for ${hostname}: remove it.`,
+      `A CAA record on ${name} carries a critical property certificate authorities do not understand, ` +
+        `so none will issue a certificate for ${hostname}: remove it.`,
     );
   const allowed = records.flatMap((record) =>
     record.issue === undefined ? [] : [record.issue.split(";")[0]!.trim().toLowerCase()],
@@ -107,7 +108,8 @@ function judgeCaaSet(hostname: string, name: string, records: CaaRecord[], issue
   const named = allowed.filter(Boolean);
   const whom = named.length > 0 ? `only ${named.join(", ")}` : "no certificate authority";
   return fail(
-    `A CAA record on ${name} allows ${whom} to issue certificates, so ${hostname} cannot get one from ${issuers.join(" or ")}: add the record ${name} CAA 0 issue "${issuers[0]}".`,
+    `A CAA record on ${name} allows ${whom} to issue certificates, so ${hostname} cannot get one ` +
+      `from ${issuers.join(" or ")}: add the record ${name} CAA 0 issue "${issuers[0]}".`,
   );
 }
 

@@ -12,7 +12,8 @@ import type { DomainView } from "./schemas";
 export function brokenDomainEmail(domain: DomainView, managers: WorkspaceManagers): OutgoingEmail {
   const { hostname } = domain;
   const text = [
-    `The DNS of ${hostname}, a custom domain of ${workspaceInEmail(managers.workspaceName)} on Permalink, no longer points to us. Our check found:`,
+    `The DNS of ${hostname}, a custom domain of ${workspaceInEmail(managers.workspaceName)} on ` +
+      `Permalink, no longer points to us. Our check found:`,
     "",
     ...domain.validation_errors.map((problem) => `- ${problem}`),
     "",
@@ -20,9 +21,13 @@ export function brokenDomainEmail(domain: DomainView, managers: WorkspaceManager
     "",
     ...domain.dns.map((record) => `  ${record.type}  ${record.name}  ${record.value}`),
     "",
-    `Nothing has been taken down: links on ${hostname} keep working for every visit that still reaches us. But visitors whose DNS now sends them elsewhere cannot reach those links until the records are right again.`,
+    `Nothing has been taken down: links on ${hostname} keep working for every visit that still ` +
+      `reaches us. But visitors whose DNS now sends them elsewhere cannot reach those links until the ` +
+      `records are right again.`,
     "",
-    `We keep checking ${hostname} by ourselves and write once per failure: no further message until the records have been right again and break anew. Where it stands: the dashboard's Domains page, ${config().BASE_URL}/dashboard/domains (or GET /api/domains/${domain.id}).`,
+    `We keep checking ${hostname} by ourselves and write once per failure: no further message until ` +
+      `the records have been right again and break anew. Where it stands: the dashboard's Domains ` +
+      `page, ${config().BASE_URL}/dashboard/domains (or GET /api/domains/${domain.id}).`,
   ].join("\n");
   return { to: managers.addresses, subject: `Action needed: the DNS of ${hostname} no longer points to Permalink`, text };
 }

@@ -29,7 +29,8 @@ export async function noticeBrokenDomain(row: DomainRow): Promise<boolean> {
     return true;
   } catch (error) {
     await store.releaseFailureNotice(row.id, claimedAt);
-    // The mail server's refusal (or no SMTP_URL in production) is expected now and then; anything else is a bug. Either way the run goes on.
+    // The mail server's refusal (or no SMTP_URL in production) is expected now and then; anything else is
+    // a bug. Either way the run goes on.
     if (error instanceof DomainError)
       log().warn(
         { domain: row.id, detail: error.message },

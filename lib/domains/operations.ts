@@ -24,7 +24,15 @@ export const addDomain = defineOperation({
   operationId: "addDomain",
   summary: "Add a custom domain",
   description:
-    "Claims a hostname for the workspace and checks its DNS at once. The hostname is normalised like a destination's host (lower case, IDN as A-label, no trailing dot, no port); an IP address, a single label, a reserved or internal name (.local, .internal, …), a public suffix, or one of this service's own hosts is refused. Prove ownership with the TXT record _permalink.<hostname> holding this domain's token, and route visitors with a CNAME to the short host (an apex such as example.com, which cannot be a CNAME, uses A and AAAA records to SHORT_HOST_IPV4 and SHORT_HOST_IPV6); the Domain's dns lists exactly what to create. Several workspaces may add the same hostname: the first whose records are right owns it, and the others see why in validation_errors. Needs an active subscription.",
+    "Claims a hostname for the workspace and checks its DNS at once. The hostname is normalised like " +
+    "a destination's host (lower case, IDN as A-label, no trailing dot, no port); an IP address, a " +
+    "single label, a reserved or internal name (.local, .internal, …), a public suffix, or one of " +
+    "this service's own hosts is refused. Prove ownership with the TXT record _permalink.<hostname> " +
+    "holding this domain's token, and route visitors with a CNAME to the short host (an apex such as " +
+    "example.com, which cannot be a CNAME, uses A and AAAA records to SHORT_HOST_IPV4 and " +
+    "SHORT_HOST_IPV6); the Domain's dns lists exactly what to create. Several workspaces may add the " +
+    "same hostname: the first whose records are right owns it, and the others see why in " +
+    "validation_errors. Needs an active subscription.",
   tag: "Domains",
   write: true,
   body: addDomainBody,
@@ -44,7 +52,8 @@ export const listDomains = defineOperation({
   operationId: "listDomains",
   summary: "List custom domains",
   description:
-    "Every domain of the workspace, most recent first, verified or not, each with the records it needs and one sentence (next) saying what to do now.",
+    "Every domain of the workspace, most recent first, verified or not, each with the records it " +
+    "needs and one sentence (next) saying what to do now.",
   tag: "Domains",
   responses: { 200: ok("The workspace's domains.", domainListSchema) },
 });
@@ -56,7 +65,8 @@ export const getDomain = defineOperation({
   operationId: "getDomain",
   summary: "Get a custom domain",
   description:
-    "The domain as the last check left it (the background job re-checks it on a back-off schedule; POST /api/domains/{id}/verify checks now).",
+    "The domain as the last check left it (the background job re-checks it on a back-off schedule; " +
+    "POST /api/domains/{id}/verify checks now).",
   tag: "Domains",
   parameters: [DOMAIN_ID_PARAMETER],
   responses: {
@@ -72,7 +82,11 @@ export const verifyDomain = defineOperation({
   operationId: "verifyDomain",
   summary: "Check a custom domain's DNS now",
   description:
-    "Looks up the records now through the configured resolver and returns the Domain. verified becomes true when both the ownership (TXT) and routing (CNAME, or the apex's A/AAAA) records are right, and stays true: links on a verified domain keep resolving whatever later checks find, which show in hostname_status (misconfigured) and validation_errors instead. A CAA record that forbids our certificate authority makes cert_status failed.",
+    "Looks up the records now through the configured resolver and returns the Domain. verified " +
+    "becomes true when both the ownership (TXT) and routing (CNAME, or the apex's A/AAAA) records " +
+    "are right, and stays true: links on a verified domain keep resolving whatever later checks " +
+    "find, which show in hostname_status (misconfigured) and validation_errors instead. A CAA record " +
+    "that forbids our certificate authority makes cert_status failed.",
   tag: "Domains",
   write: true,
   parameters: [DOMAIN_ID_PARAMETER],
@@ -90,7 +104,8 @@ export const removeDomain = defineOperation({
   operationId: "removeDomain",
   summary: "Delete a custom domain",
   description:
-    "Deletes a domain that carries no links (archived links count: they keep resolving too) and removes it from the TLS provider. A domain with links cannot be deleted.",
+    "Deletes a domain that carries no links (archived links count: they keep resolving too) and " +
+    "removes it from the TLS provider. A domain with links cannot be deleted.",
   tag: "Domains",
   write: true,
   parameters: [DOMAIN_ID_PARAMETER],
@@ -110,7 +125,9 @@ export const askTlsPermission = defineOperation({
   operationId: "askTlsPermission",
   summary: "May a certificate be issued for this name? (Caddy on-demand TLS)",
   description:
-    "Caddy's on-demand TLS permission check (`ask`, or `permission http`): 200 only when the name is a verified custom domain of this service, so nobody can make the server request certificates for names it does not serve. One cached lookup per name.",
+    "Caddy's on-demand TLS permission check (`ask`, or `permission http`): 200 only when the name is " +
+    "a verified custom domain of this service, so nobody can make the server request certificates " +
+    "for names it does not serve. One cached lookup per name.",
   tag: "Domains",
   query: tlsAskQuery,
   responses: {
@@ -128,7 +145,10 @@ export const checkDomains = defineOperation({
   operationId: "checkDomains",
   summary: "Run the background domain check (cron)",
   description:
-    "Checks the domains that are due (new and failing ones back off from one minute to six hours; healthy ones every six hours), then e-mails the owners and admins of each verified domain whose DNS no longer points here, once per failure (its links keep resolving). One instance runs it at a time (a lease in PostgreSQL); a run while another holds the lease does nothing and says so.",
+    "Checks the domains that are due (new and failing ones back off from one minute to six hours; " +
+    "healthy ones every six hours), then e-mails the owners and admins of each verified domain whose " +
+    "DNS no longer points here, once per failure (its links keep resolving). One instance runs it at " +
+    "a time (a lease in PostgreSQL); a run while another holds the lease does nothing and says so.",
   tag: "Operations",
   responses: { 200: ok("What this run did.", domainCheckTotalsSchema) },
 });

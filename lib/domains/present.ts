@@ -31,11 +31,21 @@ function nextStep(row: DomainRow, hostnameStatus: HostnameStatus, certStatus: Ce
   const { hostname, id } = row;
   switch (hostnameStatus) {
     case "taken":
-      return `Another workspace proved ownership of ${hostname} first, so this claim cannot be verified: delete it (DELETE /api/domains/${id}).`;
+      return (
+        `Another workspace proved ownership of ${hostname} first, so this claim cannot be verified: ` +
+        `delete it (DELETE /api/domains/${id}).`
+      );
     case "pending":
-      return `Add the ${records === 1 ? "record" : `${records} records`} below at your DNS provider, then ask for a check (POST /api/domains/${id}/verify); we also check by ourselves, less often as time passes.`;
+      return (
+        `Add the ${records === 1 ? "record" : `${records} records`} below at your DNS provider, then ask ` +
+        `for a check (POST /api/domains/${id}/verify); we also check by ourselves, less often as time ` +
+        `passes.`
+      );
     case "misconfigured":
-      return `Links on ${hostname} keep working for every visit that reaches us, but its DNS no longer points here: restore the records below (validation_errors says what changed).`;
+      return (
+        `Links on ${hostname} keep working for every visit that reaches us, but its DNS no longer points ` +
+        `here: restore the records below (validation_errors says what changed).`
+      );
     case "active":
       if (certStatus === "failed")
         return `Fix what validation_errors names so that ${hostname} can get its HTTPS certificate; links on it already resolve.`;

@@ -1,6 +1,9 @@
 import { config } from "@/lib/config";
 
-/** One DNS record the customer creates; name is the full name (DNS panels that append the zone want the part before it, "@" for the apex). */
+/**
+ * One DNS record the customer creates; name is the full name (DNS panels that append the zone want the
+ * part before it, "@" for the apex).
+ */
 export type DnsRecord = { type: "TXT" | "CNAME" | "A" | "AAAA"; name: string; value: string };
 
 /** Where routing records point: the short host (CNAME target) and, for an apex, its addresses. */

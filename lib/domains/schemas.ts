@@ -39,11 +39,15 @@ export const domainSchema = z
       .meta({ description: "ownership (TXT) and routing were proven; never taken back, so links on it keep resolving" }),
     cert_status: z.enum(CERT_STATUSES).meta({
       description:
-        "pending (no certificate yet), on_demand (Caddy issues it during the first HTTPS request), active (the TLS provider issued it), failed (a CAA record forbids our certificate authority, or the provider refused the name)",
+        "pending (no certificate yet), on_demand (Caddy issues it during the first HTTPS request), " +
+        "active (the TLS provider issued it), failed (a CAA record forbids our certificate authority, or " +
+        "the provider refused the name)",
     }),
     hostname_status: z.enum(HOSTNAME_STATUSES).meta({
       description:
-        "pending (not verified: records missing or wrong), active (verified, records right), misconfigured (verified, records wrong at the last check: links keep resolving for requests that reach us), taken (another workspace proved ownership first)",
+        "pending (not verified: records missing or wrong), active (verified, records right), " +
+        "misconfigured (verified, records wrong at the last check: links keep resolving for requests " +
+        "that reach us), taken (another workspace proved ownership first)",
     }),
     validation_errors: z.array(z.string()).meta({ description: "what is wrong, in sentences; empty when nothing is" }),
     created_at: epochMilliseconds,

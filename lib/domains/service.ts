@@ -33,7 +33,8 @@ export async function addDomain(principal: Principal, input: AddDomainInput): Pr
   if (apex && routingTarget().ipv4.length === 0) {
     throw new DomainError(
       "invalid_request",
-      `${hostname} is an apex domain, which cannot be a CNAME, and this deployment has no address for apex domains (SHORT_HOST_IPV4): use a subdomain such as go.${hostname}.`,
+      `${hostname} is an apex domain, which cannot be a CNAME, and this deployment has no address for ` +
+        `apex domains (SHORT_HOST_IPV4): use a subdomain such as go.${hostname}.`,
     );
   }
   const createdAt = new Date(clock().now());

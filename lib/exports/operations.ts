@@ -8,7 +8,12 @@ export const exportLinks = defineOperation({
   operationId: "exportLinks",
   summary: "Export every link",
   description:
-    "Every link of the workspace, archived ones included, most recent first, streamed as it is read: id, short_url, slug, host, destination, status, tags, title, created_at, archived_at (ISO 8601), imported_from and scans_30d. CSV (default) has one header line and writes any cell a spreadsheet would take for a formula (starting with =, +, -, @, tab or carriage return) with a leading single quote; tags are joined with commas. Readable by every role and without a subscription.",
+    "Every link of the workspace, archived ones included, most recent first, streamed as it is read: " +
+    "id, short_url, slug, host, destination, status, tags, title, created_at, archived_at (ISO " +
+    "8601), imported_from and scans_30d. CSV (default) has one header line and writes any cell a " +
+    "spreadsheet would take for a formula (starting with =, +, -, @, tab or carriage return) with a " +
+    "leading single quote; tags are joined with commas. Readable by every role and without a " +
+    "subscription.",
   tag: "Links",
   query: exportLinksQuery,
   responses: {

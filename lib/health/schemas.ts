@@ -11,7 +11,9 @@ export const healthSchema = z.object({
   status: z
     .enum(["ok", "degraded", "unavailable"])
     .describe(
-      "ok: everything configured answers; degraded: this instance serves, with something shared missing (limits kept per instance, or scans written to PostgreSQL directly instead of through NATS); unavailable: it cannot serve (503).",
+      "ok: everything configured answers; degraded: this instance serves, with something shared " +
+        "missing (limits kept per instance, or scans written to PostgreSQL directly instead of through " +
+        "NATS); unavailable: it cannot serve (503).",
     ),
   database: componentSchema,
   replica: componentSchema,

@@ -42,6 +42,7 @@ export function paymentRequiredError(offer: PaymentOffer): DomainError {
 export function machinePaymentsOff(): DomainError {
   return new DomainError(
     "not_configured",
-    `This deployment does not take machine payments (MPP_SECRET_KEY and PAYMENT_RECIPIENT are not set); use an API key instead. ${KEEP_RESOLVING}`,
+    `This deployment does not take machine payments (MPP_SECRET_KEY and PAYMENT_RECIPIENT are not ` +
+      `set); use an API key instead. ${KEEP_RESOLVING}`,
   );
 }

@@ -14,7 +14,18 @@ export const startImport = defineOperation({
   auth: "workspace",
   operationId: "startImport",
   summary: "Import links from another service",
-  description: `Takes a CSV or JSON export from Bitly, Dub, Rebrandly, Short.io, Shlink, Kutt or any file with a destination column (long_url, url, destination, original_url, target…), and imports it as a background job: 202 with the job, then follow GET /api/imports/{id}. Headers are matched without regard to case, spaces and underscores. A row whose short link is on a verified custom domain of this workspace (or every row, with domain_id) keeps its exact slug there, so printed codes keep working once the domain points here; a slug taken there is that row's error. Other rows get an allocated slug and remember their original short URL in imported_from. Every row passes the same checks as POST /api/links (destination, safety, slug, plan allowance, write budget: the job waits for the budget rather than failing). Importing the same file again creates nothing: rows already imported are skipped. dry_run=1 validates and counts without writing. At most 20 MB and 100,000 rows. Formats: ${IMPORT_FORMATS.join(", ")}.`,
+  description:
+    `Takes a CSV or JSON export from Bitly, Dub, Rebrandly, Short.io, Shlink, Kutt or any file with ` +
+    `a destination column (long_url, url, destination, original_url, target…), and imports it as a ` +
+    `background job: 202 with the job, then follow GET /api/imports/{id}. Headers are matched ` +
+    `without regard to case, spaces and underscores. A row whose short link is on a verified custom ` +
+    `domain of this workspace (or every row, with domain_id) keeps its exact slug there, so printed ` +
+    `codes keep working once the domain points here; a slug taken there is that row's error. Other ` +
+    `rows get an allocated slug and remember their original short URL in imported_from. Every row ` +
+    `passes the same checks as POST /api/links (destination, safety, slug, plan allowance, write ` +
+    `budget: the job waits for the budget rather than failing). Importing the same file again ` +
+    `creates nothing: rows already imported are skipped. dry_run=1 validates and counts without ` +
+    `writing. At most 20 MB and 100,000 rows. Formats: ${IMPORT_FORMATS.join(", ")}.`,
   tag: "Links",
   write: true,
   query: startImportQuery,
@@ -22,7 +33,8 @@ export const startImport = defineOperation({
   responses: {
     202: ok("The import was accepted and runs in the background.", importSchema),
     400: failure(
-      "The file is not CSV or JSON, its quoting is broken, it has no destination column, or the query failed validation (an unknown format names the formats).",
+      "The file is not CSV or JSON, its quoting is broken, it has no destination column, or the query " +
+        "failed validation (an unknown format names the formats).",
     ),
     402: paymentRequired("The workspace has no active subscription (a dry run needs none)."),
     403: failure("Only owners, admins and the API key may import links."),

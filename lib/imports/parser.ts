@@ -79,7 +79,8 @@ function toRows(records: Record<string, unknown>[], format: ImportFormat): Impor
   if (![...headers].some((header) => COLUMNS.destination.map(normalise).includes(header))) {
     throw new DomainError(
       "invalid_request",
-      "The file has no destination column: name it long_url, url, destination, original_url or target (or export it again from your provider).",
+      "The file has no destination column: name it long_url, url, destination, original_url or target " +
+        "(or export it again from your provider).",
     );
   }
   return records.map((record, index) => ({
@@ -100,7 +101,8 @@ function requireSignature(format: ImportFormat, headers: Set<string>): void {
   if (!signature.some((header) => headers.has(normalise(header)))) {
     throw new DomainError(
       "invalid_request",
-      `The file does not look like a ${format} export (none of its columns ${signature.join(", ")}); send format=auto to let the columns decide.`,
+      `The file does not look like a ${format} export (none of its columns ${signature.join(", ")}); ` +
+        `send format=auto to let the columns decide.`,
     );
   }
 }

@@ -26,14 +26,21 @@ export const createLink = defineOperation({
   operationId: "createLink",
   summary: "Create a permanent link",
   description:
-    "Creates a link in quarantine (status 1). With an API key or session token the link belongs to the workspace; without a custom slug, if a live link of this workspace already points at the same normalised destination on the same host, that link is returned with 200 instead of a duplicate. Without credentials the answer is 402 with a payment challenge in two headers (MPP and x402); paying either one and sending the same request again buys the link (201 PaidLink). Every validation (400, 409, 422) is decided before any challenge, so a request that cannot succeed is never paid for.",
+    "Creates a link in quarantine (status 1). With an API key or session token the link belongs to " +
+    "the workspace; without a custom slug, if a live link of this workspace already points at the " +
+    "same normalised destination on the same host, that link is returned with 200 instead of a " +
+    "duplicate. Without credentials the answer is 402 with a payment challenge in two headers (MPP " +
+    "and x402); paying either one and sending the same request again buys the link (201 PaidLink). " +
+    "Every validation (400, 409, 422) is decided before any challenge, so a request that cannot " +
+    "succeed is never paid for.",
   tag: "Links",
   write: true,
   body: createLinkBody,
   responses: {
     201: {
       description:
-        "The link was created: a Link with an API key or session token, a PaidLink when the request paid (with the payment's receipt headers).",
+        "The link was created: a Link with an API key or session token, a PaidLink when the request paid " +
+        "(with the payment's receipt headers).",
       headers: { "Payment-Receipt": "PaymentReceipt", "PAYMENT-RESPONSE": "PaymentResponse" },
       body: [linkSchema, paidLinkSchema],
     },
@@ -42,18 +49,26 @@ export const createLink = defineOperation({
       linkSchema,
     ),
     400: failure(
-      "The body failed validation, is not JSON, or the destination is malformed; or a paid link without an account named a domain_id, a title or tags (those need an account).",
+      "The body failed validation, is not JSON, or the destination is malformed; or a paid link " +
+        "without an account named a domain_id, a title or tags (those need an account).",
     ),
     402: paymentChallenge(
-      "Without credentials: the challenge, or a payment credential that could not pay (the error says why, with a fresh challenge). With a bearer credential, pay names the way forward: subscribe (no active subscription), upgrade (the plan's link allowance for this cycle is spent) or mpp and x402 (a machine account's key: buy each link without Authorization). Existing links keep resolving.",
+      "Without credentials: the challenge, or a payment credential that could not pay (the error says " +
+        "why, with a fresh challenge). With a bearer credential, pay names the way forward: subscribe " +
+        "(no active subscription), upgrade (the plan's link allowance for this cycle is spent) or mpp " +
+        "and x402 (a machine account's key: buy each link without Authorization). Existing links keep " +
+        "resolving.",
     ),
     403: failure("Your role in this workspace does not allow creating links."),
     404: failure("domain_id names no custom domain of this workspace."),
     409: failure(
-      "The custom slug is already taken on this host; or domain_id names a domain that is not verified yet; or the same payment credential is still being settled by an earlier request (Retry-After).",
+      "The custom slug is already taken on this host; or domain_id names a domain that is not verified " +
+        "yet; or the same payment credential is still being settled by an earlier request (Retry-After).",
     ),
     422: failure(
-      "A destination (the link's, a rule's or a scheduled one, named in the sentence) was refused (internal or private address, cloud metadata endpoint, userinfo in the URL) or failed a safety check.",
+      "A destination (the link's, a rule's or a scheduled one, named in the sentence) was refused " +
+        "(internal or private address, cloud metadata endpoint, userinfo in the URL) or failed a safety " +
+        "check.",
     ),
     503: failure("Sent without credentials to a deployment that does not take machine payments."),
   },
@@ -66,7 +81,12 @@ export const bulkCreateLinks = defineOperation({
   operationId: "bulkCreateLinks",
   summary: "Create up to 100 links at once",
   description:
-    "Creates each item of links as POST /api/links would, in order, with the same rules (destination, safety checks, slug, same-destination reuse, the plan's allowance) and one write from the workspace's budget per item. The answer is 200 with each item's own outcome: status 201 (created) or 200 (an existing link to the same destination) with the link, or 400, 402, 404, 409, 422 or 429 with the error sentence that request would have had. An item refused leaves the others as they are.",
+    "Creates each item of links as POST /api/links would, in order, with the same rules " +
+    "(destination, safety checks, slug, same-destination reuse, the plan's allowance) and one write " +
+    "from the workspace's budget per item. The answer is 200 with each item's own outcome: status " +
+    "201 (created) or 200 (an existing link to the same destination) with the link, or 400, 402, " +
+    "404, 409, 422 or 429 with the error sentence that request would have had. An item refused " +
+    "leaves the others as they are.",
   tag: "Links",
   write: true,
   body: bulkCreateBody,
@@ -83,7 +103,10 @@ export const listLinks = defineOperation({
   auth: "workspace",
   operationId: "listLinks",
   summary: "List links",
-  description: `Live links of the workspace, most recent first; archived links are left out. At most ${MAX_LIST_SIZE} per page; follow next_cursor for more. tag (repeatable, compared without regard to case) keeps the links that carry every tag named.`,
+  description:
+    `Live links of the workspace, most recent first; archived links are left out. At most ` +
+    `${MAX_LIST_SIZE} per page; follow next_cursor for more. tag (repeatable, compared without ` +
+    `regard to case) keeps the links that carry every tag named.`,
   tag: "Links",
   query: listLinksQuery,
   queryDescriptions: { limit: `page size; defaults to ${MAX_LIST_SIZE}` },
@@ -115,7 +138,15 @@ export const updateLink = defineOperation({
   operationId: "updateLink",
   summary: "Repoint, retitle, retag, route or schedule a link",
   description:
-    "Changes what the body names, in one step: destination points the code at a new destination (the slug never changes; a repointed link goes back to quarantine, status 1), title replaces the title (null removes it), tags replaces the link's set of tags (names new to the workspace create the tag). rules replaces the link's routing rules (at most 20; the first whose conditions all hold sends the visit to its destination; an empty list removes them; a change puts the link back in quarantine), schedule replaces its scheduled repoints (at most 20, each in the future: from each one's time on the link points at its destination). A new destination, rules or schedule need an active subscription, except for a machine account's key, which repoints the links it bought; a title or tags need none.",
+    "Changes what the body names, in one step: destination points the code at a new destination (the " +
+    "slug never changes; a repointed link goes back to quarantine, status 1), title replaces the " +
+    "title (null removes it), tags replaces the link's set of tags (names new to the workspace " +
+    "create the tag). rules replaces the link's routing rules (at most 20; the first whose " +
+    "conditions all hold sends the visit to its destination; an empty list removes them; a change " +
+    "puts the link back in quarantine), schedule replaces its scheduled repoints (at most 20, each " +
+    "in the future: from each one's time on the link points at its destination). A new destination, " +
+    "rules or schedule need an active subscription, except for a machine account's key, which " +
+    "repoints the links it bought; a title or tags need none.",
   tag: "Links",
   write: true,
   parameters: [LINK_ID_PARAMETER],
@@ -123,10 +154,12 @@ export const updateLink = defineOperation({
   responses: {
     200: ok("The repointed link.", linkSchema),
     400: failure(
-      "The body failed validation (it must name destination, title, tags, rules or schedule), is not JSON, a destination is malformed, or a scheduled time is not in the future.",
+      "The body failed validation (it must name destination, title, tags, rules or schedule), is not " +
+        "JSON, a destination is malformed, or a scheduled time is not in the future.",
     ),
     402: paymentRequired(
-      "A new destination, and the workspace has no active subscription (pay: subscribe). The link keeps resolving to its current destination.",
+      "A new destination, and the workspace has no active subscription (pay: subscribe). The link " +
+        "keeps resolving to its current destination.",
     ),
     403: failure("Members may edit only the links they created."),
     404: failure("No link with this id exists in this workspace."),
@@ -144,7 +177,8 @@ export const archiveLink = defineOperation({
   operationId: "archiveLink",
   summary: "Archive a link",
   description:
-    "Takes the link out of the list. The code keeps resolving. Archiving an archived link is harmless and returns it unchanged. Needs no subscription: it changes no destination.",
+    "Takes the link out of the list. The code keeps resolving. Archiving an archived link is " +
+    "harmless and returns it unchanged. Needs no subscription: it changes no destination.",
   tag: "Links",
   write: true,
   parameters: [LINK_ID_PARAMETER],
@@ -162,7 +196,10 @@ export const restoreLink = defineOperation({
   operationId: "restoreLink",
   summary: "Restore an archived link",
   description:
-    "Undoes an archive: the link is back in the list (archived_at null). Restoring a live link is harmless and returns it unchanged. If another live link was created for the same destination while this one was archived, that one stays the link a create without slug returns. Needs no subscription: it changes no destination.",
+    "Undoes an archive: the link is back in the list (archived_at null). Restoring a live link is " +
+    "harmless and returns it unchanged. If another live link was created for the same destination " +
+    "while this one was archived, that one stays the link a create without slug returns. Needs no " +
+    "subscription: it changes no destination.",
   tag: "Links",
   write: true,
   parameters: [LINK_ID_PARAMETER],
@@ -180,7 +217,11 @@ export const applyScheduledRepoints = defineOperation({
   operationId: "applyScheduledRepoints",
   summary: "Write in scheduled repoints that are due (cron)",
   description:
-    "Visits follow a scheduled repoint from its time on by themselves (resolution picks the destination by the clock); this pass writes each due repoint into its link (the link goes back to quarantine, as after any repoint) and announces it as link.updated. The self-hosted server runs it every SCHEDULED_REPOINT_INTERVAL_SECONDS by itself. Safe to run any number of times and on several instances at once.",
+    "Visits follow a scheduled repoint from its time on by themselves (resolution picks the " +
+    "destination by the clock); this pass writes each due repoint into its link (the link goes back " +
+    "to quarantine, as after any repoint) and announces it as link.updated. The self-hosted server " +
+    "runs it every SCHEDULED_REPOINT_INTERVAL_SECONDS by itself. Safe to run any number of times and " +
+    "on several instances at once.",
   tag: "Operations",
   responses: { 200: ok("What this run did.", scheduledRepointRunSchema) },
 });

@@ -122,7 +122,9 @@ export const updateLinkBody = z
     title: title.nullable().optional().meta({ description: "the new title; null or an empty string removes it" }),
     tags: tagNames.optional().meta({ description: "the link's tags from now on, replacing the ones it had" }),
     rules: rulesField.optional().meta({
-      description: `the link's routing rules from now on (at most ${MAX_RULES}, first match wins); an empty list removes them. Puts the link back in quarantine, as a repoint does`,
+      description:
+        `the link's routing rules from now on (at most ${MAX_RULES}, first match wins); an empty list ` +
+        `removes them. Puts the link back in quarantine, as a repoint does`,
     }),
     schedule: scheduleField.optional().meta({
       description: `the link's scheduled repoints from now on (at most ${MAX_SCHEDULED}, each in the future); an empty list removes them`,
@@ -216,10 +218,14 @@ export const paidLinkSchema = linkSchema
   .extend({
     receipt: z.string().meta({ description: "the payment reference (settlement transaction hash), echoed back" }),
     api_key: z.string().optional().meta({ description: "only on the first paid link of a new machine account; shown once" }),
-    notice: z.string().optional().meta({
-      description:
-        "present when the link differs from the request: the custom slug was taken while the payment settled, so an allocated slug was used",
-    }),
+    notice: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          "present when the link differs from the request: the custom slug was taken while the payment " +
+          "settled, so an allocated slug was used",
+      }),
   })
   .meta({ id: "PaidLink" });
 

@@ -233,7 +233,8 @@ async function requireVerifiedDomain(workspaceId: string | null, domainId: strin
   if (!domain.verifiedAt)
     throw new DomainError(
       "conflict",
-      `${domain.hostname} is not verified yet, so no links can be created on it: create its DNS records and verify it (POST /api/domains/${domain.id}/verify).`,
+      `${domain.hostname} is not verified yet, so no links can be created on it: create its DNS ` +
+        `records and verify it (POST /api/domains/${domain.id}/verify).`,
     );
   return domain;
 }

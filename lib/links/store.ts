@@ -242,7 +242,8 @@ export async function browseRows(
   limit: number,
 ): Promise<BrowseRow[]> {
   return db().$queryRaw<BrowseRow[]>`
-    SELECT l.id, l.slug, l.host, l.destination, l.status, l.created_at AS "createdAt", l.archived_at AS "archivedAt", ${scans}::bigint AS scans
+    SELECT l.id, l.slug, l.host, l.destination, l.status, l.created_at AS "createdAt", l.archived_at AS "archivedAt",
+      ${scans}::bigint AS scans
     FROM links l LEFT JOIN (${scanCounts}) counts ON counts.link_id = l.id
     WHERE ${Prisma.join(conditions, " AND ")}
     ORDER BY ${order}

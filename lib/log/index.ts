@@ -23,7 +23,10 @@ const SECRET_HEADERS = [
   "stripe-signature",
 ];
 
-/** Field names that hold a secret wherever they appear (at the top or one level down): keys, tokens, credentials, and the settings that are secrets. */
+/**
+ * Field names that hold a secret wherever they appear (at the top or one level down): keys, tokens,
+ * credentials, and the settings that are secrets.
+ */
 const SECRET_FIELDS = [
   "api_key",
   "apiKey",

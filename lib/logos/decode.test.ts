@@ -120,7 +120,8 @@ describe("re-encoding an accepted logo", () => {
 
   it("rasterises a clean SVG, scaling a small icon up to 1024 pixels", async () => {
     const svg =
-      '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><circle cx="32" cy="32" r="30" fill="#2040d0"/></svg>';
+      '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><circle ' +
+      'cx="32" cy="32" r="30" fill="#2040d0"/></svg>';
     const logo = await encodeLogo(Buffer.from(svg), "image/svg+xml");
     expect(logo.data.subarray(0, 8)).toEqual(PNG_MAGIC);
     expect([logo.width, logo.height]).toEqual([1024, 1024]);
@@ -214,7 +215,8 @@ describe("an SVG with active content or outside references", () => {
     const error = await refusal(Buffer.from(svg), "image/svg+xml");
     expect(error.code).toBe("refused");
     expect(error.message).toBe(
-      "The SVG declares a document type or entities (<!DOCTYPE …>), which a logo does not need and which can pull in other files; remove the declaration and upload it again.",
+      "The SVG declares a document type or entities (<!DOCTYPE …>), which a logo does not need and " +
+        "which can pull in other files; remove the declaration and upload it again.",
     );
   });
 
@@ -242,7 +244,9 @@ function filterChainSvg(): Buffer {
     `<svg xmlns="http://www.w3.org/2000/svg" width="1024" height="1024"><defs>${chains
       .map(
         (index) =>
-          `<filter id="f${index}" x="-50%" y="-50%" width="200%" height="200%"><feTurbulence baseFrequency="0.9" numOctaves="10"/><feMorphology radius="100"/><feGaussianBlur stdDeviation="200"/></filter>`,
+          `<filter id="f${index}" x="-50%" y="-50%" width="200%" height="200%"><feTurbulence ` +
+          `baseFrequency="0.9" numOctaves="10"/><feMorphology radius="100"/><feGaussianBlur ` +
+          `stdDeviation="200"/></filter>`,
       )
       .join("")}</defs>${chains.map((index) => `<rect width="1024" height="1024" filter="url(#f${index})"/>`).join("")}</svg>`,
   );
@@ -252,7 +256,8 @@ function filterChainSvg(): Buffer {
 function embeddedBombSvg(): Buffer {
   const bomb = pngBomb(11_000).toString("base64");
   return Buffer.from(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><image href="data:image/png;base64,${bomb}" width="100" height="100"/></svg>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><image ` +
+      `href="data:image/png;base64,${bomb}" width="100" height="100"/></svg>`,
   );
 }
 
@@ -270,7 +275,8 @@ describe("hostile SVGs", () => {
     const error = await refusal(filterChainSvg(), "image/svg+xml");
     expect(error.code).toBe("refused");
     expect(error.message).toBe(
-      "The SVG uses filters (<filter>), which a logo does not need; export it again without them (or flatten them to shapes in your editor), or upload a PNG.",
+      "The SVG uses filters (<filter>), which a logo does not need; export it again without them (or " +
+        "flatten them to shapes in your editor), or upload a PNG.",
     );
     expect(performance.now() - started).toBeLessThan(1000);
   });
@@ -282,7 +288,8 @@ describe("hostile SVGs", () => {
     const error = await refusal(svg, "image/svg+xml");
     expect(error.code).toBe("too_large");
     expect(error.message).toBe(
-      "The SVG embeds an image of 11000×11000 pixels, more than the 4 megapixels all embedded images may have together; scale it down or upload a PNG.",
+      "The SVG embeds an image of 11000×11000 pixels, more than the 4 megapixels all embedded images " +
+        "may have together; scale it down or upload a PNG.",
     );
     expect(performance.now() - started).toBeLessThan(1000);
   });

@@ -100,7 +100,8 @@ export function logoFromOutcome(result: RenderOutcome, type: LogoUploadType): En
     case "unavailable":
       throw new DomainError(
         "not_configured",
-        "The logo renderer could not be started on this server, so the logo was not changed; try again in a minute, and tell the operator if it keeps happening.",
+        "The logo renderer could not be started on this server, so the logo was not changed; try again " +
+          "in a minute, and tell the operator if it keeps happening.",
         { "Retry-After": "60" },
       );
   }
@@ -137,7 +138,8 @@ function hugeRaster(width: number, height: number): DomainError {
   const megapixels = ((width * height) / 1e6).toFixed(1);
   return new DomainError(
     "too_large",
-    `The image is ${width}×${height} pixels (${megapixels} megapixels); a logo may have at most ${MAX_LOGO_SOURCE_PIXELS / 1e6} megapixels, so scale it down first.`,
+    `The image is ${width}×${height} pixels (${megapixels} megapixels); a logo may have at most ` +
+      `${MAX_LOGO_SOURCE_PIXELS / 1e6} megapixels, so scale it down first.`,
   );
 }
 

@@ -11,7 +11,12 @@ import {
 import { LINK_ID_PARAMETER } from "@/lib/links/operations";
 import { LOGO_UPLOAD_TYPES, logoResponseSchema, MAX_LOGO_SOURCE_PIXELS } from "./schemas";
 
-const LOGO_RULES = `Send the image itself as the body with its Content-Type (${LOGO_UPLOAD_TYPES.join(", ")}), at most 1 MiB. It is decoded and re-encoded as a PNG of at most 1024×1024 (an SVG is rasterised, so no script, event handler or outside reference survives; metadata is dropped; a photo is turned upright). Images over ${MAX_LOGO_SOURCE_PIXELS / 1e6} megapixels are refused before decoding.`;
+const LOGO_RULES =
+  `Send the image itself as the body with its Content-Type (${LOGO_UPLOAD_TYPES.join(", ")}), at ` +
+  `most 1 MiB. It is decoded and re-encoded as a PNG of at most 1024×1024 (an SVG is rasterised, ` +
+  `so no script, event handler or outside reference survives; metadata is dropped; a photo is ` +
+  `turned upright). Images over ${MAX_LOGO_SOURCE_PIXELS / 1e6} megapixels are refused before ` +
+  `decoding.`;
 
 const LOGO_UPLOAD_FAILURES: Record<number, ResponseSpec> = {
   400: failure("The body is empty."),
@@ -20,7 +25,9 @@ const LOGO_UPLOAD_FAILURES: Record<number, ResponseSpec> = {
   ),
   413: failure(`The body is larger than 1 MiB, or the image has more than ${MAX_LOGO_SOURCE_PIXELS / 1e6} megapixels.`),
   415: failure(
-    `The Content-Type is not one of ${LOGO_UPLOAD_TYPES.join(", ")}, or the bytes are not the type it claims, or they are not a complete, readable image (an SVG declaring external entities is refused).`,
+    `The Content-Type is not one of ${LOGO_UPLOAD_TYPES.join(", ")}, or the bytes are not the type ` +
+      `it claims, or they are not a complete, readable image (an SVG declaring external entities is ` +
+      `refused).`,
   ),
   422: failure("The SVG took too long to render."),
 };
@@ -48,7 +55,9 @@ export const setLinkLogo = defineOperation({
   auth: "workspace",
   operationId: "setLinkLogo",
   summary: "Upload a link's logo",
-  description: `Sets or replaces the link's own centre logo, which its QR code shows with logo=true. An edit of the link: it needs an active subscription and the right to edit this link. ${LOGO_RULES}`,
+  description:
+    `Sets or replaces the link's own centre logo, which its QR code shows with logo=true. An edit of ` +
+    `the link: it needs an active subscription and the right to edit this link. ${LOGO_RULES}`,
   tag: "QR codes",
   write: true,
   parameters: [LINK_ID_PARAMETER],
@@ -68,7 +77,8 @@ export const removeLinkLogo = defineOperation({
   operationId: "removeLinkLogo",
   summary: "Remove a link's logo",
   description:
-    "Removes the link's own logo (its code then uses the workspace's default with logo=true). Needs the right to edit this link but no subscription. Removing an absent logo also answers 204.",
+    "Removes the link's own logo (its code then uses the workspace's default with logo=true). Needs " +
+    "the right to edit this link but no subscription. Removing an absent logo also answers 204.",
   tag: "QR codes",
   write: true,
   parameters: [LINK_ID_PARAMETER],
@@ -86,7 +96,8 @@ export const getWorkspaceLogo = defineOperation({
   operationId: "getWorkspaceLogo",
   summary: "Download the workspace's default logo",
   description:
-    "The logo every link's QR code shows with logo=true when the link has none of its own, as stored (PNG). Open to every role, with or without an active subscription.",
+    "The logo every link's QR code shows with logo=true when the link has none of its own, as stored " +
+    "(PNG). Open to every role, with or without an active subscription.",
   tag: "QR codes",
   parameters: [IF_NONE_MATCH_PARAMETER],
   responses: {
@@ -102,7 +113,10 @@ export const setWorkspaceLogo = defineOperation({
   auth: "workspace",
   operationId: "setWorkspaceLogo",
   summary: "Upload the workspace's default logo",
-  description: `Sets or replaces the default centre logo of the workspace's links. It changes every link's artwork, so it needs the right to edit any link (owners, admins, the API key) and an active subscription. ${LOGO_RULES}`,
+  description:
+    `Sets or replaces the default centre logo of the workspace's links. It changes every link's ` +
+    `artwork, so it needs the right to edit any link (owners, admins, the API key) and an active ` +
+    `subscription. ${LOGO_RULES}`,
   tag: "QR codes",
   write: true,
   uploads: LOGO_UPLOAD_TYPES,

@@ -52,7 +52,10 @@ export async function workspaceLogoDownload(principal: Principal): Promise<Downl
   );
 }
 
-/** The refusals in the order a client can fix them: the body's type (415), the subscription (402), its size (413), its content (415/413). */
+/**
+ * The refusals in the order a client can fix them: the body's type (415), the subscription (402), its
+ * size (413), its content (415/413).
+ */
 async function upload(principal: Principal, owner: LogoOwner, request: Request): Promise<LogoResponse> {
   const type = logoUploadType(request.headers.get("content-type"));
   await requireEditEntitlement(principal.workspaceId);

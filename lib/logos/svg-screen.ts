@@ -64,7 +64,8 @@ class SvgScreen {
     if (name === "?xml") return;
     if (name.startsWith("!")) {
       throw refused(
-        "The SVG declares a document type or entities (<!DOCTYPE …>), which a logo does not need and which can pull in other files; remove the declaration and upload it again.",
+        "The SVG declares a document type or entities (<!DOCTYPE …>), which a logo does not need and " +
+          "which can pull in other files; remove the declaration and upload it again.",
       );
     }
     throw refused(`The SVG carries a processing instruction (<${name} …>), which can load other files; ${SVG_FIX}.`);
@@ -140,7 +141,8 @@ class SvgScreen {
     const image = Buffer.from(match[2]!, "base64");
     if (image.length > MAX_EMBEDDED_IMAGE_BYTES) {
       throw tooLarge(
-        `The SVG embeds an image of ${kilobytes(image.length)} KB; an embedded image may be at most ${kilobytes(MAX_EMBEDDED_IMAGE_BYTES)} KB, so scale it down or upload a PNG.`,
+        `The SVG embeds an image of ${kilobytes(image.length)} KB; an embedded image may be at most ` +
+          `${kilobytes(MAX_EMBEDDED_IMAGE_BYTES)} KB, so scale it down or upload a PNG.`,
       );
     }
     const size = rasterSize(image);
@@ -149,7 +151,9 @@ class SvgScreen {
     this.embeddedPixels += size.width * size.height;
     if (this.embeddedPixels > MAX_EMBEDDED_IMAGE_PIXELS) {
       throw tooLarge(
-        `The SVG embeds an image of ${size.width}×${size.height} pixels, more than the ${MAX_EMBEDDED_IMAGE_PIXELS / 1e6} megapixels all embedded images may have together; scale it down or upload a PNG.`,
+        `The SVG embeds an image of ${size.width}×${size.height} pixels, more than the ` +
+          `${MAX_EMBEDDED_IMAGE_PIXELS / 1e6} megapixels all embedded images may have together; scale it ` +
+          `down or upload a PNG.`,
       );
     }
   }

@@ -26,7 +26,18 @@ export const callMcp = defineOperation({
   auth: "optional_workspace",
   operationId: "callMcp",
   summary: "MCP server (Streamable HTTP)",
-  description: `A Model Context Protocol server over Streamable HTTP, stateless (no session id; every request stands alone, so any instance answers). Send each JSON-RPC message as a POST with Accept: application/json, text/event-stream (without both, 406); the answer is JSON. Tools: ${TOOLS.map((tool) => tool.name).join(", ")}; each runs the same checks, in the same order, with the same error sentences, as the HTTP operation it mirrors, and a write tool counts against the same write budget. With Authorization: Bearer (API key or session token; X-Workspace-Id selects a workspace) the tools act on that workspace; a credential that is sent but not valid is refused here with 401. Without credentials an agent may list the tools and call buy_link, which answers with a machine-payment challenge (MPP and x402, in the tool result) and, paid, returns the PaidLink; the other tools answer with an error saying how to authenticate. How to connect: /docs/agents.`,
+  description:
+    `A Model Context Protocol server over Streamable HTTP, stateless (no session id; every request ` +
+    `stands alone, so any instance answers). Send each JSON-RPC message as a POST with Accept: ` +
+    `application/json, text/event-stream (without both, 406); the answer is JSON. Tools: ` +
+    `${TOOLS.map((tool) => tool.name).join(", ")}; each runs the same checks, in the same order, ` +
+    `with the same error sentences, as the HTTP operation it mirrors, and a write tool counts ` +
+    `against the same write budget. With Authorization: Bearer (API key or session token; ` +
+    `X-Workspace-Id selects a workspace) the tools act on that workspace; a credential that is sent ` +
+    `but not valid is refused here with 401. Without credentials an agent may list the tools and ` +
+    `call buy_link, which answers with a machine-payment challenge (MPP and x402, in the tool ` +
+    `result) and, paid, returns the PaidLink; the other tools answer with an error saying how to ` +
+    `authenticate. How to connect: /docs/agents.`,
   tag: "Agents",
   body: jsonRpcMessage,
   responses: {

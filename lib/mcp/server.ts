@@ -9,8 +9,11 @@ import { TOOLS } from "./tools";
 const SERVER_INFO = { name: "permalink", title: "Permalink: permanent short links and QR codes", version: "1.0.0" };
 
 const INSTRUCTIONS = [
-  "Permanent short links and QR codes: a code that has been issued never stops resolving, whatever happens to its destination, the subscription or the link's archiving.",
-  "With an Authorization: Bearer header (an API key or a session token) the tools act on that workspace. Without one, call buy_link to buy a link with a machine payment (MPP or x402); its first purchase returns an API key to connect with.",
+  "Permanent short links and QR codes: a code that has been issued never stops resolving, whatever " +
+    "happens to its destination, the subscription or the link's archiving.",
+  "With an Authorization: Bearer header (an API key or a session token) the tools act on that " +
+    "workspace. Without one, call buy_link to buy a link with a machine payment (MPP or x402); its " +
+    "first purchase returns an API key to connect with.",
 ].join(" ");
 
 const TOOLS_BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));

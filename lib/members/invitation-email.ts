@@ -45,7 +45,8 @@ export function invitationEmail(invitation: Invitation): OutgoingEmail {
   const html = [
     `<p>${escapeHtml(inviter)} invited you to join ${escapeHtml(workspace)} on Permalink as ${ROLE_WORDS[invitation.role]}.</p>`,
     `<p><a href="${escapeHtml(url)}">Accept the invitation</a></p>`,
-    `<p>Sign in with this address (${escapeHtml(invitation.email)}) to accept. The link works once and expires on ${escapeHtml(expires)}.</p>`,
+    `<p>Sign in with this address (${escapeHtml(invitation.email)}) to accept. The link works once ` +
+      `and expires on ${escapeHtml(expires)}.</p>`,
     "<p>If you did not expect this invitation, ignore this message.</p>",
   ].join("\n");
   return { to: invitation.email, subject: "You're invited to a workspace on Permalink", text, html };

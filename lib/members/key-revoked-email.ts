@@ -19,7 +19,8 @@ const WHAT_HAPPENED: Record<KeyHolderChange, string> = {
 export function keyRevokedEmail(owners: WorkspaceManagers, holder: string, change: KeyHolderChange): OutgoingEmail {
   const settings = `${config().BASE_URL}/dashboard/settings`;
   const text = [
-    `An API key was revoked on Permalink: the key of ${workspaceInEmail(owners.workspaceName)}, which you own. ${holder}, who created it, ${WHAT_HAPPENED[change]}, and the key went with them.`,
+    `An API key was revoked on Permalink: the key of ${workspaceInEmail(owners.workspaceName)}, ` +
+      `which you own. ${holder}, who created it, ${WHAT_HAPPENED[change]}, and the key went with them.`,
     "",
     "Programs and integrations using it stop: every request with that key is refused from now on. The workspace's links keep resolving.",
     "",

@@ -17,7 +17,9 @@ const MEMBER_ID = {
 } as const;
 
 const KEY_GOES_WITH_ITS_CLAIMER =
-  "When the person removed, leaving or demoted below admin claimed the workspace's live API key, this also revokes the API key they created; integrations using it stop, and the owners are e-mailed (api_key_revoked: true).";
+  "When the person removed, leaving or demoted below admin claimed the workspace's live API key, " +
+  "this also revokes the API key they created; integrations using it stop, and the owners are " +
+  "e-mailed (api_key_revoked: true).";
 
 const PEOPLE_NEED_A_SESSION =
   "An API key was sent (people are managed only with a session token), or your role does not allow this.";
@@ -29,7 +31,10 @@ export const listMembers = defineOperation({
   operationId: "listMembers",
   summary: "List members and invitations",
   description:
-    "Members of the workspace (status active), then its pending invitations (status invited, or expired once the link has expired: re-send or revoke it), each oldest first. Removed members, revoked and accepted invitations leave the list. Every role and the workspace's API key may list.",
+    "Members of the workspace (status active), then its pending invitations (status invited, or " +
+    "expired once the link has expired: re-send or revoke it), each oldest first. Removed members, " +
+    "revoked and accepted invitations leave the list. Every role and the workspace's API key may " +
+    "list.",
   tag: "Workspaces",
   responses: {
     200: ok("The members and pending invitations.", memberListSchema),
@@ -44,7 +49,13 @@ export const inviteMember = defineOperation({
   operationId: "inviteMember",
   summary: "Invite someone by e-mail",
   description:
-    "Owners and admins, with a session token (only an owner may invite an owner), in a workspace with an active subscription; a workspace sends at most 50 invitation e-mails (invitations and re-sends) a UTC day. The address is normalised as sign-in normalises it. An e-mail with the link `${BASE_URL}/invite/{token}` goes out through SMTP_URL; the link works once, for the invited address only, for INVITATION_TTL_DAYS (14) days. Without a mail server (development only) the link is written to the server's log and returned here as invite_url; in production without one, nothing is recorded and the answer is 503.",
+    "Owners and admins, with a session token (only an owner may invite an owner), in a workspace " +
+    "with an active subscription; a workspace sends at most 50 invitation e-mails (invitations and " +
+    "re-sends) a UTC day. The address is normalised as sign-in normalises it. An e-mail with the " +
+    "link `${BASE_URL}/invite/{token}` goes out through SMTP_URL; the link works once, for the " +
+    "invited address only, for INVITATION_TTL_DAYS (14) days. Without a mail server (development " +
+    "only) the link is written to the server's log and returned here as invite_url; in production " +
+    "without one, nothing is recorded and the answer is 503.",
   tag: "Workspaces",
   write: true,
   body: inviteMemberBodySchema,
@@ -66,7 +77,9 @@ export const changeMemberRole = defineOperation({
   operationId: "changeMemberRole",
   summary: "Change a member's role",
   description:
-    "Owners and admins, with a session token; only an owner makes someone an owner or changes an owner's role. On a pending invitation, changes the role it offers. The last owner cannot be demoted, and a personal workspace's own user always stays its owner (409). " +
+    "Owners and admins, with a session token; only an owner makes someone an owner or changes an " +
+    "owner's role. On a pending invitation, changes the role it offers. The last owner cannot be " +
+    "demoted, and a personal workspace's own user always stays its owner (409). " +
     KEY_GOES_WITH_ITS_CLAIMER,
   tag: "Workspaces",
   write: true,
@@ -87,7 +100,10 @@ export const removeMember = defineOperation({
   operationId: "removeMember",
   summary: "Remove a member, leave, or revoke an invitation",
   description:
-    "With your own member id: leave the workspace (any role). With someone else's: remove them (owners and admins; only an owner removes an owner). With an invitation's id: revoke it, and its link answers 410. The last owner cannot leave or be removed, nor can a personal workspace's own user (409). A removed member's links stay with the workspace. " +
+    "With your own member id: leave the workspace (any role). With someone else's: remove them " +
+    "(owners and admins; only an owner removes an owner). With an invitation's id: revoke it, and " +
+    "its link answers 410. The last owner cannot leave or be removed, nor can a personal workspace's " +
+    "own user (409). A removed member's links stay with the workspace. " +
     KEY_GOES_WITH_ITS_CLAIMER,
   tag: "Workspaces",
   write: true,
@@ -107,7 +123,9 @@ export const resendInvitation = defineOperation({
   operationId: "resendInvitation",
   summary: "Re-send an invitation",
   description:
-    "Owners and admins, with a session token. Issues a new link, valid INVITATION_TTL_DAYS from now, and e-mails it; the previous link stops working (links are stored only as hashes, so the old one cannot be sent again). Works on expired invitations too.",
+    "Owners and admins, with a session token. Issues a new link, valid INVITATION_TTL_DAYS from now, " +
+    "and e-mails it; the previous link stops working (links are stored only as hashes, so the old " +
+    "one cannot be sent again). Works on expired invitations too.",
   tag: "Workspaces",
   write: true,
   parameters: [MEMBER_ID],
@@ -130,7 +148,10 @@ export const acceptInvitation = defineOperation({
   operationId: "acceptInvitation",
   summary: "Accept an invitation",
   description:
-    "With the session token of the invited address (addresses compare after the normalisation sign-in uses: Unicode NFKC, case-folded, IDNA domain; an external identity provider's address counts only when it vouches for it). Makes the caller a member with the invitation's role; the link then stops working. The /invite/{token} page runs the same accept.",
+    "With the session token of the invited address (addresses compare after the normalisation " +
+    "sign-in uses: Unicode NFKC, case-folded, IDNA domain; an external identity provider's address " +
+    "counts only when it vouches for it). Makes the caller a member with the invitation's role; the " +
+    "link then stops working. The /invite/{token} page runs the same accept.",
   tag: "Workspaces",
   write: true,
   parameters: [{ name: "token", in: "path", required: true, description: "the secret from the invitation link /invite/{token}" }],

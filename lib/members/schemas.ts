@@ -36,7 +36,8 @@ export const invitedMemberSchema = memberSchema
 
 const apiKeyRevoked = z.boolean().meta({
   description:
-    "true when this person had claimed the workspace's live API key (or the key it was rotated from): it is revoked with the change, integrations using it stop, and the owners are e-mailed",
+    "true when this person had claimed the workspace's live API key (or the key it was rotated " +
+    "from): it is revoked with the change, integrations using it stop, and the owners are e-mailed",
 });
 
 export const roleChangeSchema = memberSchema.extend({ api_key_revoked: apiKeyRevoked }).meta({ id: "MemberRoleChange" });

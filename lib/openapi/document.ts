@@ -206,7 +206,10 @@ export function openApiDocument(): ApiDocument {
         bearerAuth: {
           type: "http",
           scheme: "bearer",
-          description: `An API key (\`${API_KEY_PREFIX}_…\`) or a session JWT from the dashboard's identity provider. Both resolve to the same workspace and behave identically, except that only a session token can claim or revoke a key, and only a key can rotate itself.`,
+          description:
+            `An API key (\`${API_KEY_PREFIX}_…\`) or a session JWT from the dashboard's identity provider. ` +
+            `Both resolve to the same workspace and behave identically, except that only a session token can ` +
+            `claim or revoke a key, and only a key can rotate itself.`,
         },
         operatorAuth: {
           type: "http",
@@ -222,7 +225,9 @@ export function openApiDocument(): ApiDocument {
           type: "http",
           scheme: "payment",
           description:
-            "A machine payment answering the 402 challenge: an MPP credential (`Authorization: Payment <credential>`), or an x402 payload (`PAYMENT-SIGNATURE`, also accepted as `Authorization: Payment`). No account needed.",
+            "A machine payment answering the 402 challenge: an MPP credential (`Authorization: Payment " +
+            "<credential>`), or an x402 payload (`PAYMENT-SIGNATURE`, also accepted as `Authorization: " +
+            "Payment`). No account needed.",
         },
       },
       parameters: { WorkspaceId: WORKSPACE_ID_PARAMETER },
@@ -233,12 +238,27 @@ export function openApiDocument(): ApiDocument {
 
 function apiDescription(): string {
   return [
-    "Permanent short links and QR codes. A code that has been issued never stops resolving: not when its destination changes, not when a subscription lapses, not when the link is archived.",
-    "Every new link starts in quarantine (status 1): it resolves normally, but each resolution runs a live safety check until the link is released (three clean checks and at least seven days old). Destinations on internal or private addresses, cloud metadata endpoints, or carrying userinfo are refused.",
-    "A link whose destination a live check finds malicious, or that an operator blocks, goes to abuse (status 2): it no longer redirects, and its short URL shows a warning page with the reason. Abuse reports alone never block a link: they trigger a live check and queue the link for an operator.",
-    'Every failure has the body `{ "error": string }` with a real HTTP status code; the string is a sentence for a human, not something to switch on. Unknown paths under /api answer 404 with the same body.',
-    "Creating and editing links with an API key or session token needs an active subscription (billed in Australian dollars: starter 19 a month with 100 new links per billing cycle, or unlimited 49 a month or 490 a year). Without one they answer 402 with a PaymentRequired body whose pay field names the way forward; signing in, listing, archiving, the billing portal and the resolution of every existing link never depend on it.",
-    "An agent without an account buys one permanent link by answering the HTTP 402 payment challenge of POST /api/links (MPP or x402, see x-payment and /docs/payments); its first paid link also returns an API key for its machine account.",
+    "Permanent short links and QR codes. A code that has been issued never stops resolving: not when " +
+      "its destination changes, not when a subscription lapses, not when the link is archived.",
+    "Every new link starts in quarantine (status 1): it resolves normally, but each resolution runs " +
+      "a live safety check until the link is released (three clean checks and at least seven days " +
+      "old). Destinations on internal or private addresses, cloud metadata endpoints, or carrying " +
+      "userinfo are refused.",
+    "A link whose destination a live check finds malicious, or that an operator blocks, goes to " +
+      "abuse (status 2): it no longer redirects, and its short URL shows a warning page with the " +
+      "reason. Abuse reports alone never block a link: they trigger a live check and queue the link " +
+      "for an operator.",
+    'Every failure has the body `{ "error": string }` with a real HTTP status code; the string is a ' +
+      "sentence for a human, not something to switch on. Unknown paths under /api answer 404 with the " +
+      "same body.",
+    "Creating and editing links with an API key or session token needs an active subscription " +
+      "(billed in Australian dollars: starter 19 a month with 100 new links per billing cycle, or " +
+      "unlimited 49 a month or 490 a year). Without one they answer 402 with a PaymentRequired body " +
+      "whose pay field names the way forward; signing in, listing, archiving, the billing portal and " +
+      "the resolution of every existing link never depend on it.",
+    "An agent without an account buys one permanent link by answering the HTTP 402 payment challenge " +
+      "of POST /api/links (MPP or x402, see x-payment and /docs/payments); its first paid link also " +
+      "returns an API key for its machine account.",
   ].join("\n\n");
 }
 
@@ -332,14 +352,17 @@ function paymentExtension(): {
     network: PAYMENT_NETWORK,
     asset: PAYMENT_ASSET,
     challenge:
-      "402 carrying WWW-Authenticate: Payment (MPP, method evm, intent charge: an EIP-3009 authorization) and PAYMENT-REQUIRED (x402 version 2, scheme exact); retry with Authorization: Payment or PAYMENT-SIGNATURE.",
+      "402 carrying WWW-Authenticate: Payment (MPP, method evm, intent charge: an EIP-3009 " +
+      "authorization) and PAYMENT-REQUIRED (x402 version 2, scheme exact); retry with Authorization: " +
+      "Payment or PAYMENT-SIGNATURE.",
     docs: `${BASE_URL}/docs/payments`,
   };
 }
 
 function tooManyWrites(): ResponseSpec {
   return failure(
-    `Too many writes this minute for this workspace (limit ${config().WRITE_RATE_LIMIT_PER_MINUTE} a minute, shared by its members and its key).`,
+    `Too many writes this minute for this workspace (limit ${config().WRITE_RATE_LIMIT_PER_MINUTE} a ` +
+      `minute, shared by its members and its key).`,
     RATE_LIMIT_HEADERS,
   );
 }
@@ -353,7 +376,8 @@ function clientWriteLimit(): ResponseSpec {
 }
 
 const UNAUTHORIZED = failure(
-  "No valid API key or session token was sent, or X-Workspace-Id names a workspace you are not a member of (decided before anything else about the request).",
+  "No valid API key or session token was sent, or X-Workspace-Id names a workspace you are not a " +
+    "member of (decided before anything else about the request).",
   { "WWW-Authenticate": "WWWAuthenticate" },
 );
 
@@ -386,17 +410,21 @@ const INTERNAL_FAILURE = failure("Something went wrong on the service's side; th
 const RESPONSE_HEADERS: Record<string, HeaderObject> = {
   PaymentChallenge: {
     description:
-      'The MPP challenge: `Payment id=…, realm=…, method="evm", intent="charge", request=…, expires=…, opaque=…` (request: price, asset, recipient and chain, covered by the id\'s HMAC; opaque: a hash of the destination and the slug; expires within five minutes).',
+      'The MPP challenge: `Payment id=…, realm=…, method="evm", intent="charge", request=…, expires=…, ' +
+      "opaque=…` (request: price, asset, recipient and chain, covered by the id's HMAC; opaque: a " +
+      "hash of the destination and the slug; expires within five minutes).",
     schema: { type: "string" },
   },
   PaymentRequired: {
     description:
-      'The x402 version 2 challenge: base64 JSON `{x402Version: 2, resource, accepts: [{scheme: "exact", network, amount, asset, payTo, maxTimeoutSeconds, extra}]}`.',
+      "The x402 version 2 challenge: base64 JSON `{x402Version: 2, resource, accepts: [{scheme: " +
+      '"exact", network, amount, asset, payTo, maxTimeoutSeconds, extra}]}`.',
     schema: { type: "string" },
   },
   PaymentReceipt: {
     description:
-      'On a paid 201: base64url JSON `{status: "success", method: "evm", reference, timestamp}`; reference is the settlement transaction, also the body\'s receipt.',
+      'On a paid 201: base64url JSON `{status: "success", method: "evm", reference, timestamp}`; ' +
+      "reference is the settlement transaction, also the body's receipt.",
     schema: { type: "string" },
   },
   PaymentResponse: {
@@ -429,7 +457,8 @@ const WORKSPACE_ID_PARAMETER: ApiParameter = {
   in: "header",
   required: false,
   description:
-    "Selects the workspace when a session token can reach several. An API key belongs to exactly one workspace and ignores it. Naming a workspace you are not a member of gives 401.",
+    "Selects the workspace when a session token can reach several. An API key belongs to exactly one " +
+    "workspace and ignores it. Naming a workspace you are not a member of gives 401.",
   schema: { type: "string" },
 };
 

@@ -25,7 +25,10 @@ function termsMismatch({ terms }: PaymentCredential, settings: PaymentSettings):
     return `This payment goes to ${terms.recipient}, which is not this service's recipient (${settings.recipient}).`;
   }
   if (terms.amount !== settings.amount) {
-    return `This payment was made for a price of ${displayAmount(terms.amount, settings)} ${settings.assetName}; one link costs ${settings.price} ${settings.assetName}.`;
+    return (
+      `This payment was made for a price of ${displayAmount(terms.amount, settings)} ` +
+      `${settings.assetName}; one link costs ${settings.price} ${settings.assetName}.`
+    );
   }
   return null;
 }

@@ -160,7 +160,10 @@ function paidLinkDraft(workspaceId: string, purchase: Purchase): LinkDraft {
 }
 
 function slugTakenNotice(requested: string, allocated: string): string {
-  return `The slug "${requested}" was taken by someone else while your payment settled, so your link got the allocated slug "${allocated}"; it points where you asked.`;
+  return (
+    `The slug "${requested}" was taken by someone else while your payment settled, so your link got ` +
+    `the allocated slug "${allocated}"; it points where you asked.`
+  );
 }
 
 /**

@@ -78,7 +78,9 @@ function readMessage(text: string, audience: Audience): ReadMessage {
   const { address, domain, uri, version, chainId, nonce, issuedAt } = message;
   if (!address || !domain || !uri || !version || !chainId || !nonce || !issuedAt) {
     throw badMessage(
-      "The message is not a Sign-In-with-Ethereum (EIP-4361) message with a domain, address, URI, version, chain ID, nonce and issued-at time; build it with viem's createSiweMessage from the fields GET /api/machine-accounts/nonce returns.",
+      "The message is not a Sign-In-with-Ethereum (EIP-4361) message with a domain, address, URI, " +
+        "version, chain ID, nonce and issued-at time; build it with viem's createSiweMessage from the " +
+        "fields GET /api/machine-accounts/nonce returns.",
     );
   }
   if (domain !== audience.domain || (message.scheme && message.scheme !== audience.scheme)) {

@@ -9,7 +9,9 @@ export const getRecoveryNonce = defineOperation({
   operationId: "getRecoveryNonce",
   summary: "Get a nonce to recover a machine account's key",
   description:
-    "No credentials needed. A single-use nonce, valid for ten minutes, with the domain, URI, chain ID and version the Sign-In-with-Ethereum (EIP-4361) message must carry; see recoverMachineAccountKey and /docs/payments.",
+    "No credentials needed. A single-use nonce, valid for ten minutes, with the domain, URI, chain " +
+    "ID and version the Sign-In-with-Ethereum (EIP-4361) message must carry; see " +
+    "recoverMachineAccountKey and /docs/payments.",
   tag: "API keys",
   write: true,
   responses: {
@@ -24,7 +26,10 @@ export const recoverMachineAccountKey = defineOperation({
   operationId: "recoverMachineAccountKey",
   summary: "Recover a machine account's key with its wallet",
   description:
-    "No credentials needed: the wallet that paid for the account's links proves itself by signing an EIP-4361 message (personal_sign) whose domain and URI are this service, whose chain ID is the payment network's, and whose nonce came from getRecoveryNonce. The account's key is replaced: the new raw key is returned once and the old key stops authenticating at once.",
+    "No credentials needed: the wallet that paid for the account's links proves itself by signing an " +
+    "EIP-4361 message (personal_sign) whose domain and URI are this service, whose chain ID is the " +
+    "payment network's, and whose nonce came from getRecoveryNonce. The account's key is replaced: " +
+    "the new raw key is returned once and the old key stops authenticating at once.",
   tag: "API keys",
   write: true,
   body: recoverKeyBody,

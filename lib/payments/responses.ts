@@ -29,7 +29,11 @@ export function paymentRequired(challenge: Response, message: string, settings: 
 }
 
 export function priceSentence(settings: PaymentSettings): string {
-  return `Payment required: ${settings.price} ${settings.assetName} buys one permanent link, no account needed. Answer the challenge with MPP (WWW-Authenticate: Payment) or x402 (PAYMENT-REQUIRED) and send the same request again; how: ${settings.docsUrl}.`;
+  return (
+    `Payment required: ${settings.price} ${settings.assetName} buys one permanent link, no account ` +
+    `needed. Answer the challenge with MPP (WWW-Authenticate: Payment) or x402 (PAYMENT-REQUIRED) ` +
+    `and send the same request again; how: ${settings.docsUrl}.`
+  );
 }
 
 /** Why mppx refused, from the problem detail of its challenge response. */

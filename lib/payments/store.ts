@@ -109,7 +109,10 @@ export async function markSettled(
   return (row as PaymentRow | undefined) ?? null;
 }
 
-/** Moves a settled payment to fulfilled; false when another request already did (run inside the fulfilment's transaction, this row lock serialises them). */
+/**
+ * Moves a settled payment to fulfilled; false when another request already did (run inside the
+ * fulfilment's transaction, this row lock serialises them).
+ */
 export async function takeSettledPayment(tx: DbClient, claim: Claim): Promise<boolean> {
   const { count } = await tx.payment.updateMany({
     where: { paymentKey: claim.paymentKey, credentialHash: claim.credentialHash, status: "settled" },

@@ -34,7 +34,8 @@ describe("colour contrast (WCAG 2)", () => {
     const error = refusal("#ffffff", "#000000");
     expect(error?.code).toBe("invalid_request");
     expect(error?.message).toBe(
-      "The foreground #ffffff is lighter than the background #000000; many scanners cannot read an inverted code, so use a dark foreground on a light background.",
+      "The foreground #ffffff is lighter than the background #000000; many scanners cannot read an " +
+        "inverted code, so use a dark foreground on a light background.",
     );
   });
 

@@ -27,14 +27,17 @@ export function requireScannableColours(fg: string, bg: string): void {
   if (relativeLuminance(fg) > relativeLuminance(bg)) {
     throw new DomainError(
       "invalid_request",
-      `The foreground ${fg} is lighter than the background ${bg}; many scanners cannot read an inverted code, so use a dark foreground on a light background.`,
+      `The foreground ${fg} is lighter than the background ${bg}; many scanners cannot read an ` +
+        `inverted code, so use a dark foreground on a light background.`,
     );
   }
   const ratio = contrastRatio(fg, bg);
   if (ratio < MIN_CONTRAST_RATIO) {
     throw new DomainError(
       "invalid_request",
-      `The foreground ${fg} and background ${bg} have a contrast ratio of ${ratio.toFixed(2)}:1; a code needs at least ${MIN_CONTRAST_RATIO}:1 to scan reliably, so darken the foreground or lighten the background.`,
+      `The foreground ${fg} and background ${bg} have a contrast ratio of ${ratio.toFixed(2)}:1; a ` +
+        `code needs at least ${MIN_CONTRAST_RATIO}:1 to scan reliably, so darken the foreground or ` +
+        `lighten the background.`,
     );
   }
 }

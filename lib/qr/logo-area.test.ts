@@ -9,7 +9,8 @@ describe("the logo's area bound", () => {
   });
 
   it("gives the sizes worked out by hand for small codes", () => {
-    // Version 3, Q: 2 blocks of 18 EC codewords, 9 correctable each, 8 usable; a 5×5 square can touch 4 column pairs × 2 codewords per block + 1 = 9, too many.
+    // Version 3, Q: 2 blocks of 18 EC codewords, 9 correctable each, 8 usable; a 5×5 square can touch 4
+    // column pairs × 2 codewords per block + 1 = 9, too many.
     expect(correctablePerBlock(3, "Q")).toBe(9);
     expect(ecBlocks(3, "Q")).toBe(2);
     expect(worstBlockDamage(5, 2)).toBe(9);

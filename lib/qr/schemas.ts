@@ -50,7 +50,8 @@ const designFields = {
   bg: colour("background", DEFAULT_QR_DESIGN.bg),
   level: z.enum(QR_LEVELS, { error: "must be L, M, Q or H" }).meta({
     description:
-      "error correction: L 7%, M 15%, Q 25%, H 30% of the code may be lost. Default M, or H with a logo; with a logo L and M are raised to Q",
+      "error correction: L 7%, M 15%, Q 25%, H 30% of the code may be lost. Default M, or H with a " +
+      "logo; with a logo L and M are raised to Q",
   }),
 };
 
@@ -104,7 +105,8 @@ export const qrDesignSchema = z
     logo: z.boolean(),
     source: z.enum(QR_DESIGN_SOURCES).meta({
       description:
-        "whose design this is: the link's own, the workspace's default (for a link without its own), or the service's default (nothing saved)",
+        "whose design this is: the link's own, the workspace's default (for a link without its own), or " +
+        "the service's default (nothing saved)",
     }),
   })
   .meta({ id: "QrDesign" });

@@ -99,7 +99,10 @@ export async function linkDesign(principal: Principal, linkId: string): Promise<
   return { ...design, source };
 }
 
-/** Saving a link's design is an edit of the link (its creator, or a role that edits every link), but needs no subscription: the code keeps working either way. */
+/**
+ * Saving a link's design is an edit of the link (its creator, or a role that edits every link), but
+ * needs no subscription: the code keeps working either way.
+ */
 export async function saveLinkDesign(principal: Principal, linkId: string, design: QrDesign): Promise<QrDesignView> {
   requireScannableColours(design.fg, design.bg);
   const link = await findEditableLink(principal, linkId);
@@ -157,6 +160,7 @@ async function centreLogo(link: LinkRow, required: boolean): Promise<{ owner: Lo
 
 function noLogo() {
   return notFound(
-    "Neither this link nor its workspace has a logo; upload one with PUT /api/links/{id}/logo or PUT /api/workspaces/logo, or leave out logo=true.",
+    "Neither this link nor its workspace has a logo; upload one with PUT /api/links/{id}/logo or PUT " +
+      "/api/workspaces/logo, or leave out logo=true.",
   );
 }

@@ -9,7 +9,10 @@ const DESIGN_COLUMNS = { size: true, margin: true, fg: true, bg: true, level: tr
 
 type DesignRow = { size: number; margin: number; fg: string; bg: string; level: string | null; logo: boolean };
 
-/** Saves the owner's design, replacing the previous one; Prisma's upsert is one INSERT … ON CONFLICT DO UPDATE, so concurrent saves leave one whole design, the last. */
+/**
+ * Saves the owner's design, replacing the previous one; Prisma's upsert is one INSERT … ON CONFLICT DO
+ * UPDATE, so concurrent saves leave one whole design, the last.
+ */
 export async function saveDesign(owner: DesignOwner, design: QrDesign): Promise<QrDesign> {
   const row = { ...design, updatedAt: new Date(clock().now()) };
   const saved =

@@ -5,7 +5,10 @@ function page(title: string, paragraphs: string[]): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1.25rem;line-height:1.55}h1{font-size:1.5rem}</style>
+<style>
+body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1.25rem;line-height:1.55}
+h1{font-size:1.5rem}
+</style>
 </head><body><h1>${escapeHtml(title)}</h1>
 ${body}
 </body></html>`;

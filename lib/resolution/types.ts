@@ -54,5 +54,8 @@ export type Outcome =
   | { kind: "not_found" }
   | { kind: "unavailable" };
 
-/** A complete HTTP answer, identical whichever door sends it; `ascii`: the body (GET's, for HEAD) is ASCII, the same bytes in latin1 as in UTF-8. */
+/**
+ * A complete HTTP answer, identical whichever door sends it; `ascii`: the body (GET's, for HEAD) is
+ * ASCII, the same bytes in latin1 as in UTF-8.
+ */
 export type Answer = { status: number; headers: Record<string, string>; body: string; ascii: boolean };

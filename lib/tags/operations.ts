@@ -21,7 +21,8 @@ export const createTag = defineOperation({
   operationId: "createTag",
   summary: "Create a tag",
   description:
-    "Adds a tag to the workspace. Names are unique in the workspace without regard to case. Links can also name a new tag in their tags, which creates it.",
+    "Adds a tag to the workspace. Names are unique in the workspace without regard to case. Links " +
+    "can also name a new tag in their tags, which creates it.",
   tag: "Links",
   write: true,
   body: createTagBody,

@@ -15,11 +15,15 @@ export async function noticeDisabledWebhook(endpoint: { workspaceId: string; web
   const text = [
     `Permalink stopped sending webhooks to ${endpoint.url}, an endpoint of the workspace "${managers.workspaceName}".`,
     "",
-    `A message to it failed ${MAX_ATTEMPTS} times over about a day (each attempt is listed in the endpoint's delivery log), so the endpoint is now disabled: nothing is sent to it, and events that happen while it is disabled are not kept for it.`,
+    `A message to it failed ${MAX_ATTEMPTS} times over about a day (each attempt is listed in the ` +
+      `endpoint's delivery log), so the endpoint is now disabled: nothing is sent to it, and events ` +
+      `that happen while it is disabled are not kept for it.`,
     "",
     "Your links are not affected: every code keeps resolving as before.",
     "",
-    `Once the receiver answers again, enable the endpoint (PATCH ${config().BASE_URL}/api/webhooks/${endpoint.webhookId} with {"disabled": false}); messages still waiting for a retry then go out.`,
+    `Once the receiver answers again, enable the endpoint (PATCH ` +
+      `${config().BASE_URL}/api/webhooks/${endpoint.webhookId} with {"disabled": false}); messages ` +
+      `still waiting for a retry then go out.`,
   ].join("\n");
   try {
     await sendEmail({ to: managers.addresses, subject: `Webhooks to ${endpoint.url} were disabled`, text });

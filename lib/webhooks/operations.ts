@@ -25,7 +25,12 @@ export const createWebhook = defineOperation({
   operationId: "createWebhook",
   summary: "Add a webhook",
   description:
-    "Subscribes a receiver URL to events of the workspace. Messages are signed as the Standard Webhooks specification says (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>) with the secret in this answer, which is shown only here. Delivery is at least once, retried with exponential backoff over about a day; the endpoint is disabled after a message's last retry fails. The URL obeys the destination rules of links and is checked again against the address actually connected to at every attempt.",
+    "Subscribes a receiver URL to events of the workspace. Messages are signed as the Standard " +
+    "Webhooks specification says (webhook-id, webhook-timestamp, webhook-signature: v1,<base64 " +
+    "HMAC-SHA256 of id.timestamp.body>) with the secret in this answer, which is shown only here. " +
+    "Delivery is at least once, retried with exponential backoff over about a day; the endpoint is " +
+    "disabled after a message's last retry fails. The URL obeys the destination rules of links and " +
+    "is checked again against the address actually connected to at every attempt.",
   tag: "Webhooks",
   write: true,
   body: createWebhookBody,
@@ -68,7 +73,8 @@ export const updateWebhook = defineOperation({
   operationId: "updateWebhook",
   summary: "Change a webhook",
   description:
-    "Changes whatever the body names: the URL (checked as on creation), the events, the description, or disabled (false resumes deliveries after the service disabled the endpoint).",
+    "Changes whatever the body names: the URL (checked as on creation), the events, the description, " +
+    "or disabled (false resumes deliveries after the service disabled the endpoint).",
   tag: "Webhooks",
   write: true,
   body: updateWebhookBody,
@@ -119,7 +125,9 @@ export const testWebhook = defineOperation({
   operationId: "testWebhook",
   summary: "Send a test message",
   description:
-    "Sends a signed ping event to the endpoint now (even when disabled) and answers with the attempt: delivered, the status code or the error, and how long it took. It appears in the delivery log and is not retried.",
+    "Sends a signed ping event to the endpoint now (even when disabled) and answers with the " +
+    "attempt: delivered, the status code or the error, and how long it took. It appears in the " +
+    "delivery log and is not retried.",
   tag: "Webhooks",
   write: true,
   parameters: [WEBHOOK_ID],
@@ -133,7 +141,8 @@ export const webhookDeliveries = defineOperation({
   operationId: "listWebhookDeliveries",
   summary: "A webhook's delivery log",
   description:
-    "The most recent attempts, newest first: the event, the message's webhook-id, the attempt's number, the status code or the error, its duration and, for a message still to be retried, when.",
+    "The most recent attempts, newest first: the event, the message's webhook-id, the attempt's " +
+    "number, the status code or the error, its duration and, for a message still to be retried, when.",
   tag: "Webhooks",
   query: deliveryLogQuery,
   queryDescriptions: { limit: "how many attempts, 1 to 100 (50 when unsaid)" },
@@ -153,7 +162,8 @@ export const deliverWebhooks = defineOperation({
   operationId: "deliverWebhooks",
   summary: "Send due webhook messages (Vercel Cron)",
   description:
-    "One pass of the delivery worker: claims the messages due (first attempts and retries) and sends them. The self-hosted server runs it every WEBHOOK_DELIVERY_INTERVAL_SECONDS by itself.",
+    "One pass of the delivery worker: claims the messages due (first attempts and retries) and sends " +
+    "them. The self-hosted server runs it every WEBHOOK_DELIVERY_INTERVAL_SECONDS by itself.",
   tag: "Operations",
   responses: {
     200: ok("What the pass did.", webhookRunTotalsSchema),

@@ -31,7 +31,9 @@ export async function rotateKey(principal: Principal): Promise<string> {
   if (principal.kind !== "api_key") {
     throw new DomainError(
       "forbidden",
-      "Rotate an API key by sending this request with that key (Authorization: Bearer <api key>); with a session token, an owner revokes the key (DELETE /api/billing/claim) and claims a new one (POST /api/billing/claim).",
+      "Rotate an API key by sending this request with that key (Authorization: Bearer <api key>); with " +
+        "a session token, an owner revokes the key (DELETE /api/billing/claim) and claims a new one " +
+        "(POST /api/billing/claim).",
     );
   }
   const apiKey = await rotateApiKey(principal.apiKeyId);

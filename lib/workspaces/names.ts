@@ -12,7 +12,8 @@ const DOTTED_RUN = new RegExp(`${LABEL}(?:${DOT}${LABEL})+`, "gu");
 const SCHEME_OR_WWW = /[a-z][a-z0-9+.-]*:\/\/|\bwww\b/iu;
 
 export const NAME_CARRIES_ADDRESS =
-  "must not contain a web address or a domain name (like example.com), because it is quoted in the e-mails we send; write it without the dot";
+  "must not contain a web address or a domain name (like example.com), because it is quoted in the " +
+  "e-mails we send; write it without the dot";
 
 export function carriesAddress(name: string): boolean {
   const folded = name.normalize("NFKC");

@@ -14,7 +14,8 @@ export const claimApiKey = defineOperation({
   operationId: "claimApiKey",
   summary: "Mint the workspace's API key",
   description:
-    "Needs a session token of an owner or admin; takes no body. The raw key is returned once and stored only as a hash, so it cannot be recovered. A workspace has at most one live key.",
+    "Needs a session token of an owner or admin; takes no body. The raw key is returned once and " +
+    "stored only as a hash, so it cannot be recovered. A workspace has at most one live key.",
   tag: "API keys",
   write: true,
   responses: {
@@ -47,7 +48,9 @@ export const describeWorkspace = defineOperation({
   operationId: "describeWorkspace",
   summary: "Describe the current workspace",
   description:
-    "The workspace this call acts on, the caller's role there (null for an API key), the credential used and the live key's hint; for a session token, also every workspace the user belongs to, with the role in each.",
+    "The workspace this call acts on, the caller's role there (null for an API key), the credential " +
+    "used and the live key's hint; for a session token, also every workspace the user belongs to, " +
+    "with the role in each.",
   tag: "Workspaces",
   responses: { 200: ok("The workspace report.", workspaceReportSchema) },
 });
@@ -59,7 +62,11 @@ export const createWorkspace = defineOperation({
   operationId: "createWorkspace",
   summary: "Create a team workspace",
   description:
-    "With a session token: a new team workspace with the caller as its owner. It starts without a subscription (creating links and inviting people there need one: POST /api/billing/checkout with X-Workspace-Id) and without an API key. Act on it by sending its id as X-Workspace-Id. One person creates at most 10 team workspaces. The name may not contain a web address or a domain name, because invitations quote it.",
+    "With a session token: a new team workspace with the caller as its owner. It starts without a " +
+    "subscription (creating links and inviting people there need one: POST /api/billing/checkout " +
+    "with X-Workspace-Id) and without an API key. Act on it by sending its id as X-Workspace-Id. One " +
+    "person creates at most 10 team workspaces. The name may not contain a web address or a domain " +
+    "name, because invitations quote it.",
   tag: "Workspaces",
   write: true,
   body: createWorkspaceBodySchema,
@@ -94,7 +101,9 @@ export const rotateApiKey = defineOperation({
   operationId: "rotateApiKey",
   summary: "Rotate the API key",
   description:
-    "Send it with the API key to replace (any workspace's, a machine account's too); takes no body. The new raw key is returned once and the old key stops authenticating at once. Of concurrent rotations with one key, exactly one succeeds.",
+    "Send it with the API key to replace (any workspace's, a machine account's too); takes no body. " +
+    "The new raw key is returned once and the old key stops authenticating at once. Of concurrent " +
+    "rotations with one key, exactly one succeeds.",
   tag: "API keys",
   write: true,
   responses: {

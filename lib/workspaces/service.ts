@@ -36,7 +36,8 @@ export async function createWorkspace(principal: Principal, name: string) {
   if (!workspace)
     throw new DomainError(
       "conflict",
-      `You have created ${TEAM_WORKSPACES_PER_PERSON} team workspaces, the most one person can create; use one of them, or ask to be invited to another.`,
+      `You have created ${TEAM_WORKSPACES_PER_PERSON} team workspaces, the most one person can create; ` +
+        `use one of them, or ask to be invited to another.`,
     );
   return present(workspace, "owner");
 }

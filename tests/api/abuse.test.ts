@@ -591,13 +591,15 @@ describe("the abuse review migration", () => {
           );
         }
         await client.query(
-          `INSERT INTO abuse_reports (id, link_id, reason, reporter_hash) VALUES ('abr_1', 'lnk_byReports', 'spam', 'aaaa'), ('abr_2', 'lnk_byReports', 'spam', 'bbbb')`,
+          `INSERT INTO abuse_reports (id, link_id, reason, reporter_hash) VALUES ('abr_1', ` +
+            `'lnk_byReports', 'spam', 'aaaa'), ('abr_2', 'lnk_byReports', 'spam', 'bbbb')`,
         );
 
         expect(await migrate(database.url)).toContain(REVIEW_MIGRATION);
 
         const { rows } = await client.query(
-          `SELECT id, status, abuse_reason, clean_checks, quarantined_at > now() - interval '1 minute' AS quarantined_afresh FROM links ORDER BY id`,
+          `SELECT id, status, abuse_reason, clean_checks, quarantined_at > now() - interval '1 minute' AS ` +
+            `quarantined_afresh FROM links ORDER BY id`,
         );
         expect(rows).toEqual([
           {

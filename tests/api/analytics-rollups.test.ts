@@ -185,12 +185,14 @@ describe("rollups against the raw events", () => {
       SELECT m.dimension, m.link_id, m.value, m.bucket FROM scan_rollups m
       CROSS JOIN LATERAL (
         SELECT sum(d.scans) AS scans, sum(d.uniques) AS uniques, sum(d.bots) AS bots FROM scan_rollups d
-        WHERE d.workspace_id = m.workspace_id AND d.grain = ${DAY} AND d.dimension = m.dimension AND d.link_id = m.link_id AND d.value = m.value
+        WHERE d.workspace_id = m.workspace_id AND d.grain = ${DAY} AND d.dimension = m.dimension AND d.link_id = m.link_id AND
+          d.value = m.value
           AND d.bucket >= m.bucket AND d.bucket < ((m.bucket AT TIME ZONE 'UTC') + interval '1 month') AT TIME ZONE 'UTC') days
       WHERE m.workspace_id = ${user.workspaceId} AND m.grain = ${MONTH}
         AND (m.scans, m.uniques, m.bots) IS DISTINCT FROM (days.scans, days.uniques, days.bots)`;
     expect(mismatched).toEqual([]);
-    // Each person's scan counts once in each of the workspace's 8 dimensions, and once in its link's total and its link's served destination.
+    // Each person's scan counts once in each of the workspace's 8 dimensions, and once in its link's total
+    // and its link's served destination.
     const people = scans.reduce((total, scan, index) => total + (scan.bot ? 0 : counts[index]!), 0);
     expect(months!.scans).toBe(people * (8 + 1 + 1));
 

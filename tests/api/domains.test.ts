@@ -193,7 +193,8 @@ describe("verification through DNS", () => {
     const checked = await verify(user, added.body.id);
     expect(checked.body.verified).toBe(false);
     expect(checked.body.validation_errors).toEqual([
-      `The TXT record _permalink.${sub} does not hold this domain's token (it has "permalink-verify=somebody-elses-token"): set it to ${txtValue(added.body)}.`,
+      `The TXT record _permalink.${sub} does not hold this domain's token (it has ` +
+        `"permalink-verify=somebody-elses-token"): set it to ${txtValue(added.body)}.`,
     ]);
   });
 
@@ -284,7 +285,8 @@ describe("verification through DNS", () => {
     const checked = await verify(user, added.body.id);
     expect(checked.body).toMatchObject({ verified: true, hostname_status: "active", cert_status: "failed" });
     expect(checked.body.validation_errors).toEqual([
-      `A CAA record on ${apex} allows only pki.other-ca.net to issue certificates, so ${sub} cannot get one from letsencrypt.org: add the record ${apex} CAA 0 issue "letsencrypt.org".`,
+      `A CAA record on ${apex} allows only pki.other-ca.net to issue certificates, so ${sub} cannot ` +
+        `get one from letsencrypt.org: add the record ${apex} CAA 0 issue "letsencrypt.org".`,
     ]);
     dns.set(apex, {
       a: [TEST_ZONE.publicAddress],

@@ -363,7 +363,8 @@ describe("one payment, exactly one link", () => {
       (wallet: PrivateKeyAccount, body: unknown) => x402Signature(wallet, body).then((value) => ({ "payment-signature": value })),
     ],
   ])(
-    "replays the same 201 (api_key included, for an hour) to a resent %s credential, without settling again, and refuses it for another purchase",
+    "replays the same 201 (api_key included, for an hour) to a resent %s credential, without " +
+      "settling again, and refuses it for another purchase",
     async (_protocol, credentialFor) => {
       const wallet = newWallet();
       const body = order();

@@ -111,7 +111,8 @@ describe("GET /api/links/{id}/qr", () => {
   });
 
   it.each(["svg", "png"])(
-    "decodes every %s variant (each level, with and without the logo, default and own colours) to the short URL with the marker, and each scan of it counts as a QR scan",
+    "decodes every %s variant (each level, with and without the logo, default and own colours) to " +
+      "the short URL with the marker, and each scan of it counts as a QR scan",
     async (format) => {
       const user = await newUser(`variants-${format}`);
       const link = await createLink(user);

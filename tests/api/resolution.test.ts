@@ -112,7 +112,8 @@ describe("a visit", () => {
   it("records a scan event after the response, with host, agent, referrer host, country and QR origin", async () => {
     const link = await createLink(await newUser(), "https://example.com/scan");
     const phone =
-      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) " +
+      "Version/17.5 Mobile/15E148 Safari/604.1";
     // No TRUSTED_COUNTRY_HEADER: the edge header is ignored and the country comes from the address.
     await visit(`/${link.slug}?qr=1`, {
       headers: {

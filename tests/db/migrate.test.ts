@@ -230,9 +230,12 @@ describe("the key recovery migration", () => {
        INSERT INTO api_keys (id, workspace_id, key_hash, hint) VALUES ('key_old', 'ws_m', 'h1', 'plk_…0001');
        UPDATE api_keys SET revoked_at = now() WHERE id = 'key_old';
        INSERT INTO api_keys (id, workspace_id, key_hash, hint) VALUES ('key_live', 'ws_m', 'h2', 'plk_…0002');
-       INSERT INTO links (id, workspace_id, slug, reusable, destination) VALUES ('lnk_1', 'ws_m', 'paid-one', false, 'https://example.com/');
-       INSERT INTO links (id, workspace_id, slug, reusable, destination) VALUES ('lnk_2', 'ws_m', 'paid-two', false, 'https://example.com/2');
-       INSERT INTO payments (payment_key, credential_hash, protocol, payer_did, purchase, status, claimed_at, link_id, api_key_sealed, fulfilled_at)
+       INSERT INTO links (id, workspace_id, slug, reusable, destination) VALUES ('lnk_1', 'ws_m', 'paid-one', false,
+         'https://example.com/');
+       INSERT INTO links (id, workspace_id, slug, reusable, destination) VALUES ('lnk_2', 'ws_m', 'paid-two', false,
+         'https://example.com/2');
+       INSERT INTO payments (payment_key, credential_hash, protocol, payer_did, purchase, status, claimed_at, link_id,
+         api_key_sealed, fulfilled_at)
          VALUES ('p1', 'c1', 'mpp', 'did:pkh:eip155:84532:0xAb', 'x', 'fulfilled', now(), 'lnk_1', 'sealed-copy', now()),
                 ('p2', 'c2', 'mpp', 'did:pkh:eip155:84532:0xAb', 'y', 'fulfilled', now(), 'lnk_2', NULL, now());`,
     );
@@ -291,7 +294,8 @@ describe("the key recovery migration", () => {
     const monthRows = () =>
       query<{ month: string; scans: string; uniques: string; bots: string }>(
         databaseUrl,
-        "SELECT to_char(bucket AT TIME ZONE 'UTC', 'YYYY-MM') AS month, scans::text, uniques::text, bots::text FROM scan_rollups WHERE grain = 0 ORDER BY bucket",
+        "SELECT to_char(bucket AT TIME ZONE 'UTC', 'YYYY-MM') AS month, scans::text, uniques::text, " +
+          "bots::text FROM scan_rollups WHERE grain = 0 ORDER BY bucket",
       );
     const expected = [
       { month: "2026-01", scans: "17", uniques: "3", bots: "3" },

@@ -21,7 +21,8 @@ beforeAll(async () => {
     RECHECK_INTERVAL_SECONDS: "0",
   });
   user = await newUser("dashboard-addresses");
-  // The dashboard's session is next-auth's encrypted JWT cookie, its subject the user's id and its sid a live dashboard session (lib/api/dashboard.ts).
+  // The dashboard's session is next-auth's encrypted JWT cookie, its subject the user's id and its sid a
+  // live dashboard session (lib/api/dashboard.ts).
   const token = { sub: user.userId, sid: await startDashboardSession(user.userId) };
   cookie = `next-auth.session-token=${await encode({ token, secret: process.env.AUTH_SECRET! })}`;
   for (const slug of ["addr-one", "addr-two"])

@@ -65,7 +65,10 @@ async function repointSeenByTheOtherInstance(pair: [RunningApp, RunningApp]): Pr
   return locationOn(second, link.slug);
 }
 
-/** A domain pending on the first instance is asked for on the second (which keeps "not ours"), then verified on the first, with a link: where the second sends that link's visitor. */
+/**
+ * A domain pending on the first instance is asked for on the second (which keeps "not ours"), then
+ * verified on the first, with a link: where the second sends that link's visitor.
+ */
 async function verifiedDomainSeenByTheOtherInstance(pair: [RunningApp, RunningApp]): Promise<string | undefined> {
   const [first, second] = pair;
   const { token } = await newUser("instances-domain");

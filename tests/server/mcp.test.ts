@@ -179,7 +179,8 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
   );
 
   it(
-    "creates, lists, reads, repoints (visible on the next visit), archives (still resolves), draws the QR code, counts the scans and describes the account",
+    "creates, lists, reads, repoints (visible on the next visit), archives (still resolves), draws " +
+      "the QR code, counts the scans and describes the account",
     async () => {
       const { token } = await newUser("mcp-server");
       const client = await connect({ token });
@@ -476,7 +477,8 @@ describe("buy_link on the running app", () => {
   );
 
   it(
-    "runs the HTTP purchase's checks before any challenge: an invalid body (400), a taken slug (409) and a refused destination (422) get no payment request",
+    "runs the HTTP purchase's checks before any challenge: an invalid body (400), a taken slug (409) " +
+      "and a refused destination (422) get no payment request",
     async () => {
       const { token } = await newUser("mcp-server-slug-holder");
       const taken = (

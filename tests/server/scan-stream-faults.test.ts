@@ -140,7 +140,8 @@ describe("an instance killed with SIGKILL under load, scans through NATS", () =>
       const perSecond = load.redirects / seconds;
       const lostMs = (lost / perSecond) * 1000;
       console.log(
-        `kill -9 after ${load.redirects} redirects at ${perSecond.toFixed(0)}/s: ${settled} scans written, ${lost} lost (${lostMs.toFixed(0)} ms of scans)`,
+        `kill -9 after ${load.redirects} redirects at ${perSecond.toFixed(0)}/s: ${settled} scans ` +
+          `written, ${lost} lost (${lostMs.toFixed(0)} ms of scans)`,
       );
       expect(lost).toBeGreaterThanOrEqual(0);
       // 200 ms of scans wait for the next publish; the rest of the bound is a loaded machine's pause.

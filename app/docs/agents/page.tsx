@@ -66,7 +66,8 @@ function Connect({ endpoint, prefix }: { endpoint: string; prefix: string }) {
     `});`,
     `const client = new Client({ name: "my-agent", version: "1.0.0" });`,
     `await client.connect(transport);`,
-    `const { structuredContent: link } = await client.callTool({ name: "create_link", arguments: { destination: "https://example.com/menu" } });`,
+    `const { structuredContent: link } = await client.callTool({ name: "create_link", arguments: { ` +
+      `destination: "https://example.com/menu" } });`,
   ].join("\n");
   return (
     <section>

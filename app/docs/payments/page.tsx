@@ -64,7 +64,8 @@ function Steps({ base }: { base: string }) {
   const challenge = [
     "HTTP/1.1 402 Payment Required",
     "Cache-Control: no-store",
-    'WWW-Authenticate: Payment id="…", realm="…", method="evm", intent="charge", request="…", expires="…", opaque="…", description="One permanent short link"',
+    'WWW-Authenticate: Payment id="…", realm="…", method="evm", intent="charge", request="…", ' +
+      'expires="…", opaque="…", description="One permanent short link"',
     "PAYMENT-REQUIRED: eyJ4NDAyVmVyc2lvbiI6Mi…",
     "",
     '{"error": "Payment required: … Existing links keep resolving.", "price": "…", "currency": "…", "pay": ["mpp", "x402"], "docs": "…"}',
@@ -269,7 +270,9 @@ const REFUSALS: [string, string][] = [
   ["400 / 409 / 422", "The request itself cannot succeed; decided before any challenge, nothing is charged."],
   [
     "402 with a fresh challenge",
-    "No credentials; or a credential that cannot pay for this request. The error says why: made for another destination, slug, price, token, recipient or network; expired; not issued by this server; a signature that is not the payer's; not enough balance; malformed.",
+    "No credentials; or a credential that cannot pay for this request. The error says why: made for " +
+      "another destination, slug, price, token, recipient or network; expired; not issued by this " +
+      "server; a signature that is not the payer's; not enough balance; malformed.",
   ],
   ["409 with Retry-After", "The same credential is still being settled by an earlier request; send it again in a moment."],
   ["503", "This deployment does not take machine payments."],

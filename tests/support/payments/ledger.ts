@@ -15,8 +15,10 @@ import type { FacilitatorEvmSigner } from "@x402/evm";
 const MULTICALL3 = "0xcA11bde05977b3631167028862bE2a173976CA11";
 
 const TOKEN_ABI = parseAbi([
-  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
-  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
+  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, " +
+    "uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)",
+  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, " +
+    "uint256 validBefore, bytes32 nonce, bytes signature)",
   "function balanceOf(address account) view returns (uint256)",
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
   "function name() view returns (string)",
