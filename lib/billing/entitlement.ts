@@ -60,13 +60,7 @@ export async function requireDomainEntitlement(workspaceId: string): Promise<voi
     subject.kind === "machine"
       ? "A machine account has no subscription, and custom domains need one; sign in and use a workspace with a subscription."
       : `Custom domains need an active subscription. Subscribe with POST /api/billing/checkout (${planSummary()}).`;
-  throw paymentRequiredError({
-    reason,
-    price: priceOf({ plan: DEFAULT_PLAN, interval: DEFAULT_INTERVAL }),
-    currency: CURRENCY,
-    pay: ["subscribe"],
-    docs: docsUrl("startCheckout"),
-  });
+  throw subscribeFirst(reason);
 }
 
 /**
@@ -100,6 +94,11 @@ function subscriptionInactive(standing: Standing, action: keyof typeof DOING): D
       ? `This workspace's subscription payment is overdue and its grace period has ended, so it cannot ` +
         `${doing}. Update the payment method in the billing portal (POST /api/billing/portal).`
       : `This workspace has no active subscription, so it cannot ${doing}. Subscribe with POST /api/billing/checkout (${planSummary()}).`;
+  return subscribeFirst(reason);
+}
+
+/** A 402 whose way forward is a subscription: the default plan's price and the checkout's docs. */
+function subscribeFirst(reason: string): DomainError {
   return paymentRequiredError({
     reason,
     price: priceOf({ plan: DEFAULT_PLAN, interval: DEFAULT_INTERVAL }),
