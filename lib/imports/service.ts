@@ -19,15 +19,24 @@ import { announceEvent } from "@/lib/webhooks/outbox";
 const LEASE_MS = 30_000;
 const BATCH_ROWS = 50;
 
-/** Starts an import as a background job and answers at once with its state (202). */
-export async function startImport(principal: Principal, query: StartImportQuery, request: Request): Promise<ImportView> {
+/** An import's file as sent: its text and whether it is CSV or JSON. */
+export type ImportFile = { text: string; mediaType: "csv" | "json" };
+
+/**
+ * Starts an import as a background job and answers at once with its state (202). The file is read
+ * after the caller's checks (readFile: the HTTP body, or start_import's argument).
+ */
+export async function startImport(
+  principal: Principal,
+  query: StartImportQuery,
+  readFile: () => Promise<ImportFile>,
+): Promise<ImportView> {
   requirePermission(principal, "links.edit_any", "Only owners, admins and the API key may import links.");
   if (!query.dry_run) await requireCreateEntitlement(principal.workspaceId);
   if (query.domain_id && !(await isVerifiedDomainOf(principal.workspaceId, query.domain_id))) {
     throw notFound("The domain_id names no verified custom domain of this workspace.");
   }
-  const mediaType = importMediaType(request.headers.get("content-type"));
-  const text = await readFile(request);
+  const { text, mediaType } = await readFile();
   const rows = parseImportFile(text, mediaType, query.format);
   const record = await store.insertImport({
     workspaceId: principal.workspaceId,
@@ -191,7 +200,13 @@ function importMediaType(contentType: string | null): "csv" | "json" {
   throw new DomainError("invalid_request", "Send the file as text/csv or application/json (a CSV or JSON export of your links).");
 }
 
-async function readFile(request: Request): Promise<string> {
+/** The file an HTTP import sends as its body, typed by its Content-Type. */
+export async function importFileOf(request: Request): Promise<ImportFile> {
+  const mediaType = importMediaType(request.headers.get("content-type"));
+  return { mediaType, text: await readBody(request) };
+}
+
+async function readBody(request: Request): Promise<string> {
   try {
     return (await readBinaryBody(request, MAX_IMPORT_BYTES)).toString("utf8");
   } catch (error) {

@@ -109,7 +109,8 @@ export const MAX_BULK_LINKS = 100;
 export const bulkCreateBody = z
   .strictObject({
     links: z
-      .array(z.unknown())
+      // Each item is validated on its own, so one bad item is that item's 400; the schema still says it is an object.
+      .array(z.unknown().meta({ type: "object", description: "a link, as POST /api/links takes it" }))
       .min(1, "must hold at least one link")
       .max(MAX_BULK_LINKS, `must hold at most ${MAX_BULK_LINKS} links`)
       .meta({ description: `1 to ${MAX_BULK_LINKS} links, each as POST /api/links takes it` }),

@@ -39,6 +39,12 @@ type Fields<Op> = Op extends { body: infer Body extends z.ZodType }
 /** A tool's arguments: the operation's path parameters and its body's or query's fields (toolInput builds their schema). */
 export type ToolInput<Op> = { [Name in PathNames<Op>]: string } & Fields<Op>;
 
+/** Arguments a tool takes beyond the operation's fields: what the HTTP door carries otherwise (start_import's file, the HTTP body). */
+type ExtraArguments = z.ZodRawShape;
+
+/** The tool's arguments: the operation's, and its own extra ones. */
+type RunInput<Op, Extra extends ExtraArguments> = ToolInput<Op> & z.output<z.ZodObject<Extra>>;
+
 /** A CallToolResult, or a value of the output schema (none without one). */
 type ToolResult<Output> = CallToolResult | z.output<Output>;
 
@@ -48,7 +54,7 @@ type ToolResult<Output> = CallToolResult | z.output<Output>;
  * operation's. A JSON value returned by run becomes the structured result; a CallToolResult (an
  * image, a CSV text beside the report) is sent as it is.
  */
-type ToolWording<Op, Output, Context> = {
+type ToolWording<Op, Output, Context, Extra extends ExtraArguments> = {
   name: string;
   /** For agents: what the tool does, what it needs and what comes back. Limits are in the schemas. */
   description: string;
@@ -59,14 +65,26 @@ type ToolWording<Op, Output, Context> = {
   /** Fields the operation leaves optional that this tool requires (repoint_link's destination). */
   required?: readonly (keyof Fields<Op> & string)[];
   hints?: ToolHints;
-  run(input: ToolInput<Op>, context: Context): Promise<ToolResult<Output>>;
+  /** Only where the HTTP door carries part of the input outside its body or query (start_import's file): those fields. */
+  arguments?: Extra;
+  run(input: RunInput<Op, Extra>, context: Context): Promise<ToolResult<Output>>;
 };
 
 /** A tool that needs an account: a call without credentials is refused, and run knows the caller. */
-type AccountToolWording<Op, Output> = ToolWording<Op, Output, AccountContext> & { anyone?: false };
+type AccountToolWording<Op, Output, Extra extends ExtraArguments = Record<never, never>> = ToolWording<
+  Op,
+  Output,
+  AccountContext,
+  Extra
+> & { anyone?: false };
 
 /** A tool anyone may call, without credentials (buy_link). */
-type OpenToolWording<Op, Output> = ToolWording<Op, Output, CallContext> & { anyone: true };
+type OpenToolWording<Op, Output, Extra extends ExtraArguments = Record<never, never>> = ToolWording<
+  Op,
+  Output,
+  CallContext,
+  Extra
+> & { anyone: true };
 
 /**
  * MCP's hints for a write (a GET is read-only by its method): unless the tool says otherwise, a
@@ -97,19 +115,21 @@ export type Tool = {
  * write flag, and a call runs the route wrapper's order: the caller, the write budget, the input's
  * validation (the HTTP API's sentences), the shape of the path's ids, then the capability.
  */
-export function defineTool<const Op extends OperationSpec, Output extends SuccessSchema<Op> = SuccessSchema<Op>>(
+export function defineTool<
+  const Op extends OperationSpec,
+  Output extends SuccessSchema<Op> = SuccessSchema<Op>,
+  Extra extends ExtraArguments = Record<never, never>,
+>(operation: Op, wording: AccountToolWording<Op, Output, Extra>): Tool;
+export function defineTool<
+  const Op extends OperationSpec,
+  Output extends SuccessSchema<Op> = SuccessSchema<Op>,
+  Extra extends ExtraArguments = Record<never, never>,
+>(operation: Op, wording: OpenToolWording<Op, Output, Extra>): Tool;
+export function defineTool<Op extends OperationSpec, Output extends SuccessSchema<Op>, Extra extends ExtraArguments>(
   operation: Op,
-  wording: AccountToolWording<Op, Output>,
-): Tool;
-export function defineTool<const Op extends OperationSpec, Output extends SuccessSchema<Op> = SuccessSchema<Op>>(
-  operation: Op,
-  wording: OpenToolWording<Op, Output>,
-): Tool;
-export function defineTool<Op extends OperationSpec, Output extends SuccessSchema<Op>>(
-  operation: Op,
-  wording: AccountToolWording<Op, Output> | OpenToolWording<Op, Output>,
+  wording: AccountToolWording<Op, Output, Extra> | OpenToolWording<Op, Output, Extra>,
 ): Tool {
-  const input = toolInput(operation, wording.required ?? []);
+  const input = toolInput(operation, wording.required ?? [], wording.arguments ?? {});
   const where = operation.body ? "body" : "query";
   return {
     name: wording.name,
@@ -123,7 +143,7 @@ export function defineTool<Op extends OperationSpec, Output extends SuccessSchem
     async call(args, context) {
       const run = runner(wording, context);
       if (operation.write) await enforceWriteBudget(context.principal, context.request);
-      const parsed = validate(input, args ?? {}, where) as ToolInput<Op>;
+      const parsed = validate(input, args ?? {}, where) as RunInput<Op, Extra>;
       recordIdParams(pathParams(operation, parsed));
       return asToolResult(await run(parsed));
     },
@@ -135,26 +155,33 @@ export const AUTHENTICATE_MESSAGE =
   "header. Without credentials you can list the tools and buy a link with buy_link.";
 
 /** The tool's capability call, bound to its caller; a tool that needs an account refuses a caller without one here, first. */
-function runner<Op, Output>(wording: AccountToolWording<Op, Output> | OpenToolWording<Op, Output>, context: CallContext) {
-  if (wording.anyone) return (input: ToolInput<Op>) => wording.run(input, context);
+function runner<Op, Output, Extra extends ExtraArguments>(
+  wording: AccountToolWording<Op, Output, Extra> | OpenToolWording<Op, Output, Extra>,
+  context: CallContext,
+) {
+  if (wording.anyone) return (input: RunInput<Op, Extra>) => wording.run(input, context);
   const { principal } = context;
   if (!principal) throw unauthenticated(AUTHENTICATE_MESSAGE);
-  return (input: ToolInput<Op>) => wording.run(input, { ...context, principal });
+  return (input: RunInput<Op, Extra>) => wording.run(input, { ...context, principal });
 }
 
 /**
  * The operation's body or query schema as it is; with path parameters (or fields the tool
- * requires), one closed object of the path's ids followed by the body's or query's fields: what
- * ToolInput<Op> spells out for the compiler.
+ * requires, or arguments of its own), one closed object of the path's ids followed by the body's
+ * or query's fields and the tool's own: what RunInput spells out for the compiler.
  */
-function toolInput(operation: OperationSpec, required: readonly string[]): z.ZodType {
+function toolInput(operation: OperationSpec, required: readonly string[], extra: ExtraArguments): z.ZodType {
   const fields = operation.body ?? operation.query;
   const path = (operation.parameters ?? []).filter((parameter) => parameter.in === "path");
-  if (path.length === 0 && required.length === 0) return fields ?? z.strictObject({});
+  if (path.length === 0 && required.length === 0 && Object.keys(extra).length === 0) return fields ?? z.strictObject({});
   if (fields && !(fields instanceof z.ZodObject)) throw new Error(`${operation.operationId}: a tool takes an object's fields`);
   const shape = { ...fields?.shape };
   for (const name of required) shape[name] = (shape[name] as z.ZodOptional).unwrap();
-  return z.strictObject({ ...Object.fromEntries(path.map((parameter) => [parameter.name, idArgument(parameter)])), ...shape });
+  return z.strictObject({
+    ...Object.fromEntries(path.map((parameter) => [parameter.name, idArgument(parameter)])),
+    ...shape,
+    ...extra,
+  });
 }
 
 /** A path parameter as an argument: a string, held to the id's shape after validation as the path holds it. */

@@ -1,10 +1,13 @@
 import { getAnalytics } from "@/lib/analytics/operations";
 import { analyticsCsv, scanAnalytics } from "@/lib/analytics/service";
+import { createLinksInBulk } from "@/lib/api/bulk-links";
 import { describeAccount as describeAccountOperation } from "@/lib/billing/operations";
 import { describeAccount } from "@/lib/billing/service";
 import { listDomains as listDomainsOperation } from "@/lib/domains/operations";
 import { listDomains } from "@/lib/domains/service";
 import { hashedClientNetwork } from "@/lib/http/client-address";
+import * as importOperations from "@/lib/imports/operations";
+import { getImport, startImport } from "@/lib/imports/service";
 import * as linkOperations from "@/lib/links/operations";
 import { toLinkView } from "@/lib/links/present";
 import { linkSchema, paidLinkSchema } from "@/lib/links/schemas";
@@ -12,8 +15,11 @@ import { archive, createLink, editLink, getLink, listLinks, restore } from "@/li
 import { buyLinkByToolCall } from "@/lib/payments/tool-call";
 import { getQrCode } from "@/lib/qr/operations";
 import { linkArtwork } from "@/lib/qr/service";
+import { listTags as listTagsOperation } from "@/lib/tags/operations";
+import { listTags } from "@/lib/tags/service";
 import { listWebhooks as listWebhooksOperation } from "@/lib/webhooks/operations";
 import { listWebhooks } from "@/lib/webhooks/service";
+import { z } from "zod";
 import { defineTool, type Tool } from "./tool";
 
 /*
@@ -84,6 +90,18 @@ export const scheduleRepointTool = defineTool(linkOperations.updateLink, {
   run: async (input, { principal }) => toLinkView(await editLink(principal, input.id, input)),
 });
 
+export const bulkCreateLinksTool = defineTool(linkOperations.bulkCreateLinks, {
+  name: "bulk_create_links",
+  description:
+    "Creates several links at once: links is a list of create_link's arguments ({destination, slug?, domain_id?, " +
+    "tags?, title?}), made in order with the same rules, each spending one write. Returns results: for each item its " +
+    "index, the status POST /api/links would have answered (201 created, 200 an existing link to the same " +
+    "destination, or 400, 402, 404, 409, 422, 429) and the link or the error sentence; a refused item leaves the " +
+    "others as they are.",
+  hints: { destructive: false },
+  run: (input, { principal }) => createLinksInBulk(principal, input),
+});
+
 export const archiveLinkTool = defineTool(linkOperations.archiveLink, {
   name: "archive_link",
   description:
@@ -148,6 +166,46 @@ export const listWebhooksTool = defineTool(listWebhooksOperation, {
   run: (_input, { principal }) => listWebhooks(principal),
 });
 
+export const listTagsTool = defineTool(listTagsOperation, {
+  name: "list_tags",
+  description:
+    "Lists the workspace's tags by name, each with its id and colour. Name tags in create_link's or " +
+    "bulk_create_links' tags (a new name creates the tag) and in list_links' tag to filter.",
+  run: (_input, { principal }) => listTags(principal),
+});
+
+export const startImportTool = defineTool(importOperations.startImport, {
+  name: "start_import",
+  description:
+    "Imports links from another service's export, as POST /api/imports does: file is the CSV or JSON text " +
+    "(file_type csv or json) from Bitly, Dub, Rebrandly, Short.io, Shlink, Kutt or any file with a destination " +
+    "column. Rows whose short link is on a verified custom domain of the workspace (or on domain_id) keep their " +
+    'slug there; others get a new slug. dry_run "1" checks and counts without writing. Runs in the background: ' +
+    "returns the Import (status queued); follow it with get_import. Owners, admins and API keys. An MCP message " +
+    "is at most 16 KiB, so send larger files to POST /api/imports.",
+  arguments: {
+    file: z
+      .string({ error: "must be a string" })
+      .min(1, "must not be empty")
+      .meta({ description: "the export's text, CSV (with its header row) or JSON" }),
+    file_type: z
+      .enum(["csv", "json"], { error: "must be csv or json" })
+      .default("csv")
+      .meta({ description: "csv (default) or json" }),
+  },
+  hints: { destructive: false },
+  run: ({ file, file_type, ...query }, { principal }) =>
+    startImport(principal, query, async () => ({ text: file, mediaType: file_type })),
+});
+
+export const getImportTool = defineTool(importOperations.getImport, {
+  name: "get_import",
+  description:
+    "Reads an import started with start_import or POST /api/imports: status (queued, running, done, failed), " +
+    "total, processed, created, skipped (already imported), failed, and each failed row's number and sentence.",
+  run: (input, { principal }) => getImport(principal, input.id),
+});
+
 export const getAccountTool = defineTool(describeAccountOperation, {
   name: "get_account",
   description:
@@ -181,12 +239,16 @@ export const TOOLS: readonly Tool[] = [
   repointLinkTool,
   setLinkRulesTool,
   scheduleRepointTool,
+  bulkCreateLinksTool,
   archiveLinkTool,
   restoreLinkTool,
   getQrTool,
   getAnalyticsTool,
   listDomainsTool,
   listWebhooksTool,
+  listTagsTool,
+  startImportTool,
+  getImportTool,
   getAccountTool,
   buyLinkTool,
 ];

@@ -57,12 +57,16 @@ describe("the MCP server's tools", () => {
       "repoint_link",
       "set_link_rules",
       "schedule_repoint",
+      "bulk_create_links",
       "archive_link",
       "restore_link",
       "get_qr",
       "get_analytics",
       "list_domains",
       "list_webhooks",
+      "list_tags",
+      "start_import",
+      "get_import",
       "get_account",
       "buy_link",
     ]);
@@ -169,6 +173,97 @@ describe("the MCP server's tools", () => {
     expect(hooks.isError, textOf(hooks)).toBeFalsy();
     expect(hooks.structuredContent).toEqual((await call("GET", "/api/webhooks", { token: owner.token })).body);
     expect(textOf(hooks)).not.toContain("whsec_");
+  });
+
+  it("creates links in bulk and lists tags, answering what the HTTP API answers", async () => {
+    const destination = freshDestination();
+    const bulk = await callTool(ownerClient, "bulk_create_links", {
+      links: [{ destination, tags: ["mcp-bulk"] }, { destination }, { destination: "http://127.0.0.1/admin" }, { slug: "x" }],
+    });
+    expect(bulk.isError, textOf(bulk)).toBeFalsy();
+    const results = (
+      bulk.structuredContent as { results: { index: number; status: number; link?: { id: string }; error?: string }[] }
+    ).results;
+    expect(results.slice(0, 2).map((result) => [result.index, result.status])).toEqual([
+      [0, 201],
+      [1, 200],
+    ]);
+    expect(results[1]!.link!.id).toBe(results[0]!.link!.id);
+    const stored = await call("GET", `/api/links/${results[0]!.link!.id}`, { token: owner.token });
+    expect(stored.body).toMatchObject({ destination, tags: ["mcp-bulk"] });
+    const http = await call("POST", "/api/links/bulk", {
+      token: owner.token,
+      body: { links: [{ destination: "http://127.0.0.1/admin" }, { slug: "x" }] },
+    });
+    expect(results.slice(2).map(({ status, error }) => ({ status, error }))).toEqual(
+      http.body.results.map(({ status, error }: { status: number; error: string }) => ({ status, error })),
+    );
+    expect(results[2]!.status).toBe(422);
+    expect(results[3]!.status).toBe(400);
+    const tooMany = await callTool(ownerClient, "bulk_create_links", { links: [] });
+    expect(tooMany.isError).toBe(true);
+    expect(textOf(tooMany)).toBe((await call("POST", "/api/links/bulk", { token: owner.token, body: { links: [] } })).body.error);
+
+    const tags = await callTool(ownerClient, "list_tags");
+    expect(tags.isError, textOf(tags)).toBeFalsy();
+    expect(tags.structuredContent).toEqual((await call("GET", "/api/tags", { token: owner.token })).body);
+    expect((tags.structuredContent as { tags: { name: string }[] }).tags.map((tag) => tag.name)).toContain("mcp-bulk");
+  });
+
+  it("starts an import and follows it to done: the file's rows become links, a second run skips them", async () => {
+    const importer = await newUser("mcp-importer");
+    const client = await connect({ token: importer.token });
+    const file = [
+      "Bitlink,Long URL,Title,Tags",
+      "bit.ly/mcpOne,https://example.com/mcp-import/one,First,menus",
+      'bit.ly/mcpTwo,https://example.com/mcp-import/two,"Second, with a comma",',
+      "bit.ly/mcpBad,http://127.0.0.1/internal,Internal,",
+    ].join("\r\n");
+    const followed = async (id: string) => {
+      for (let attempt = 0; attempt < 400; attempt++) {
+        const result = await callTool(client, "get_import", { id });
+        expect(result.isError, textOf(result)).toBeFalsy();
+        const view = result.structuredContent as { status: string };
+        if (view.status === "done" || view.status === "failed") return view;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`import ${id} did not finish`);
+    };
+
+    const dry = await callTool(client, "start_import", { file, dry_run: "1", format: "bitly" });
+    expect(dry.structuredContent).toMatchObject({ status: "queued", dry_run: true, total: 3 });
+    expect(await followed((dry.structuredContent as { id: string }).id)).toMatchObject({ created: 2, failed: 1 });
+    expect((await call("GET", "/api/links", { token: importer.token })).body.links).toEqual([]);
+
+    const started = await callTool(client, "start_import", { file });
+    expect(started.isError, textOf(started)).toBeFalsy();
+    const id = (started.structuredContent as { id: string }).id;
+    const done = await followed(id);
+    expect(done).toMatchObject({ status: "done", total: 3, created: 2, skipped: 0, failed: 1, errors: [{ row: 4 }] });
+    expect(done).toEqual((await call("GET", `/api/imports/${id}`, { token: importer.token })).body);
+    const listed = (await call("GET", "/api/links", { token: importer.token })).body.links as { id: string }[];
+    const links = await Promise.all(
+      listed.map(async (link) => (await call("GET", `/api/links/${link.id}`, { token: importer.token })).body),
+    );
+    expect(links.map((link) => [link.destination, link.imported_from]).sort()).toEqual([
+      ["https://example.com/mcp-import/one", "bit.ly/mcpOne"],
+      ["https://example.com/mcp-import/two", "bit.ly/mcpTwo"],
+    ]);
+
+    const again = await followed((await callTool(client, "start_import", { file })).structuredContent!.id as string);
+    expect(again).toMatchObject({ created: 0, skipped: 2, failed: 1 });
+
+    const json = await callTool(client, "start_import", {
+      file: '[{"url":"https://example.com/mcp-import/json"}]',
+      file_type: "json",
+    });
+    expect(await followed((json.structuredContent as { id: string }).id)).toMatchObject({ created: 1 });
+    const png = await callTool(client, "start_import", { file: "\u0089PNG\r\n\u001a\n", format: "tinyurl" });
+    expect(png.isError).toBe(true);
+    expect(textOf(png)).toMatch(/auto, bitly, dub, rebrandly, shortio, shlink, kutt, generic/);
+    const strangers = await callTool(ownerClient, "get_import", { id });
+    expect(textOf(strangers)).toBe((await call("GET", `/api/imports/${id}`, { token: owner.token })).body.error);
+    await client.close();
   });
 
   it("reads analytics with the parameters of GET /api/analytics, as it answers them", async () => {

@@ -154,16 +154,23 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
 
       expect(Object.keys(byName).sort()).toEqual([
         "archive_link",
+        "bulk_create_links",
         "buy_link",
         "create_link",
         "get_account",
         "get_analytics",
+        "get_import",
         "get_link",
         "get_qr",
         "list_domains",
         "list_links",
+        "list_tags",
+        "list_webhooks",
         "repoint_link",
         "restore_link",
+        "schedule_repoint",
+        "set_link_rules",
+        "start_import",
       ]);
       expect(byName.get_analytics!.inputSchema).toEqual(toolSchema(analyticsQuery, "input"));
       expect(byName.get_analytics!.outputSchema).toEqual(toolSchema(analyticsSchema, "output"));

@@ -58,12 +58,16 @@ export function accountToolCalls(
       args: { id: ids.link, schedule: [{ at: Date.now() + 86_400_000, destination: destination() }] },
       names: "link",
     },
+    { name: "bulk_create_links", args: { links: [{ destination: destination() }] }, names: null },
     { name: "archive_link", args: { id: ids.link }, names: "link" },
     { name: "restore_link", args: { id: ids.link }, names: "link" },
     { name: "get_qr", args: { id: ids.link }, names: "link" },
     { name: "get_analytics", args: { link_id: ids.link }, names: "link" },
     { name: "list_domains", args: {}, names: null },
     { name: "list_webhooks", args: {}, names: null },
+    { name: "list_tags", args: {}, names: null },
+    { name: "start_import", args: { file: `url\n${destination()}\n`, dry_run: "1" }, names: null },
+    { name: "get_import", args: { id: "imp_none" }, names: null },
     { name: "get_account", args: {}, names: null },
   ];
 }
