@@ -123,7 +123,7 @@ describe("links with titles and tags", () => {
 
     const empty = await call("PATCH", `/api/links/${link.id}`, { ...as(user), body: {} });
     expect(empty.status).toBe(400);
-    expect(empty.body.error).toMatch(/Send destination, title or tags/);
+    expect(empty.body.error).toMatch(/Send destination, title, tags/);
   });
 
   it("changes nothing when a PATCH's new destination is refused, tags included", async () => {
