@@ -27,17 +27,45 @@ export function routeOf(
   visit: Visit,
   now: number,
 ): Route {
-  if (link.rules !== null) {
-    const traits = new VisitorTraits(visit);
-    for (let index = 0; index < link.rules.length; index++) {
-      const rule = link.rules[index]!;
-      if (traits.match(rule)) return { destination: rule.destination, rule: index };
-    }
-  }
+  const rule = link.rules === null ? -1 : firstMatch(link.rules, new VisitorTraits(visit));
+  if (rule !== -1) return { destination: link.rules![rule]!.destination, rule };
   return {
     destination: link.schedule === null ? link.destination : currentDestination(link.destination, link.schedule, now),
     rule: null,
   };
+}
+
+/** A visitor's facts as rules read them; null when unknown (no rule condition holds for an unknown fact). */
+export type RuleFacts = { country: string | null; device: string | null; os: string | null; language: string | null };
+
+/** What a visitor with these facts would be sent to: the index of the first matching rule, or null (the link's own destination). */
+export function ruleFor(rules: readonly RoutingRule[], facts: RuleFacts): number | null {
+  const compiled = compileRules(rules);
+  const traits: Traits = {
+    country: () => facts.country,
+    device: () => facts.device,
+    os: () => facts.os,
+    language: () => facts.language,
+  };
+  const index = compiled === null ? -1 : firstMatch(compiled, traits);
+  return index === -1 ? null : index;
+}
+
+/** The facts rules ask for, each worked out at most once. */
+type Traits = { country(): string | null; device(): string | null; os(): string | null; language(): string | null };
+
+function firstMatch(rules: readonly CompiledRule[], traits: Traits): number {
+  for (let index = 0; index < rules.length; index++) {
+    const rule = rules[index]!;
+    if (
+      (rule.countries === null || has(rule.countries, traits.country())) &&
+      (rule.devices === null || has(rule.devices, traits.device())) &&
+      (rule.systems === null || has(rule.systems, traits.os())) &&
+      (rule.languages === null || has(rule.languages, traits.language()))
+    )
+      return index;
+  }
+  return -1;
 }
 
 /** Bowser's names for the systems rules name. */
@@ -52,35 +80,34 @@ const SYSTEM_IDS: Readonly<Record<string, string>> = {
 const UNSET = Symbol("unset");
 
 /** The visitor's facts, each worked out once a visit and only when a rule asks for it. */
-class VisitorTraits {
+class VisitorTraits implements Traits {
   private countryValue: string | null | typeof UNSET = UNSET;
   private languageValue: string | null | typeof UNSET = UNSET;
   private agentValue: AgentFacts | undefined;
 
   constructor(private readonly visit: Visit) {}
 
-  match(rule: CompiledRule): boolean {
-    return (
-      (rule.countries === null || has(rule.countries, this.country())) &&
-      (rule.devices === null || has(rule.devices, this.agent().device)) &&
-      (rule.systems === null || has(rule.systems, SYSTEM_IDS[this.agent().os ?? ""] ?? null)) &&
-      (rule.languages === null || has(rule.languages, this.language()))
-    );
+  country(): string | null {
+    if (this.countryValue === UNSET) this.countryValue = countryFromEdge(this.visit.edgeCountry);
+    return this.countryValue;
+  }
+
+  device(): string | null {
+    return this.agent().device;
+  }
+
+  os(): string | null {
+    return SYSTEM_IDS[this.agent().os ?? ""] ?? null;
+  }
+
+  language(): string | null {
+    if (this.languageValue === UNSET) this.languageValue = preferredLanguage(this.visit.acceptLanguage);
+    return this.languageValue;
   }
 
   private agent(): AgentFacts {
     this.agentValue ??= agentFacts(this.visit.userAgent);
     return this.agentValue;
-  }
-
-  private country(): string | null {
-    if (this.countryValue === UNSET) this.countryValue = countryFromEdge(this.visit.edgeCountry);
-    return this.countryValue;
-  }
-
-  private language(): string | null {
-    if (this.languageValue === UNSET) this.languageValue = preferredLanguage(this.visit.acceptLanguage);
-    return this.languageValue;
   }
 }
 

@@ -6,7 +6,7 @@ import { cardClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
 import { describeAccount } from "@/lib/billing/service";
 import { DomainError } from "@/lib/http/errors";
-import { shortUrl as shortUrlOf } from "@/lib/links/present";
+import { shortUrl as shortUrlOf, toLinkView } from "@/lib/links/present";
 import { getLink } from "@/lib/links/service";
 import { asLinkStatus } from "@/lib/links/status";
 import { logoStorage } from "@/lib/logos/store";
@@ -17,6 +17,7 @@ import { can } from "@/lib/workspaces/permissions";
 import { LinkAnalytics } from "./link-analytics";
 import { LinkEditForms } from "./link-edit-forms";
 import { QrDesigner } from "./qr-designer";
+import { LinkRouting } from "./routing-editors";
 
 const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
 
@@ -69,6 +70,8 @@ export default async function LinkPage({ params }: { params: Promise<{ id: strin
         canRepoint={account.can.edit_links}
         canArchive={account.can.archive_links && !link.archivedAt}
       />
+
+      <LinkRouting link={toLinkView(link)} canEdit={account.can.edit_links} />
 
       <section aria-labelledby="qr-heading" className={cardClass}>
         <h2 id="qr-heading" className="mt-0 text-lg">

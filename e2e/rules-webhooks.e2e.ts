@@ -1,0 +1,87 @@
+import { type Browser, type BrowserContext, chromium, type Page } from "@playwright/test";
+import { CHROMIUM } from "./support/chromium";
+import { expect, test } from "./support/fixtures";
+import { baseUrl, capturePage, signInByMagicLink, watchConsole } from "./support/helpers";
+
+/**
+ * A link that reacts: routing rules with the "test as" preview, and a scheduled change of
+ * destination, edited on the link's page. One person signs in and subscribes once.
+ */
+test.describe.configure({ mode: "serial", timeout: 180_000 });
+
+const PERSON = "rules@permalink.test";
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let consoleErrors: string[];
+
+test.beforeAll(async () => {
+  browser = await chromium.launch(CHROMIUM);
+  context = await browser.newContext({ baseURL: baseUrl() });
+  page = await context.newPage();
+  consoleErrors = watchConsole(page);
+  await signInByMagicLink(page, PERSON);
+  await page.goto("/dashboard/billing");
+  await page.getByRole("button", { name: "Choose Unlimited monthly" }).click();
+  await page.getByRole("button", { name: "Complete purchase" }).click();
+  await expect(page.getByText("Purchase complete")).toBeVisible();
+});
+
+test.afterAll(() => browser.close());
+test.afterEach(() => expect(consoleErrors).toEqual([]));
+
+test("routes visitors by rules, previews them as a visitor, and schedules a change of destination", async ({}, testInfo) => {
+  await page.goto("/dashboard");
+  await page.getByLabel("Destination", { exact: true }).fill("https://example.com/menu");
+  await page.getByLabel("Custom slug (optional)").fill("reacting-menu");
+  await page.getByRole("button", { name: "Create link" }).click();
+  const shortUrl = (await page.getByTestId("created-short-url").textContent())!;
+  await page
+    .getByRole("row", { name: /reacting-menu/ })
+    .getByRole("link", { name: /\/reacting-menu$/ })
+    .click();
+  await expect(page.getByRole("heading", { name: "Routing rules" })).toBeVisible();
+
+  await page.getByRole("button", { name: "Add a rule" }).click();
+  await page.getByRole("textbox", { name: "Countries" }).fill("au, nz");
+  await page.getByRole("checkbox", { name: "Mobile" }).check();
+  await page.getByRole("textbox", { name: "Send them to" }).fill("https://example.com/menu-au");
+  await page.getByRole("button", { name: "Add a rule" }).click();
+  await page.getByRole("textbox", { name: "Languages" }).nth(1).fill("fr");
+  await page.getByRole("textbox", { name: "Send them to" }).nth(1).fill("https://example.com/menu-fr");
+  await page.getByRole("button", { name: "Save rules" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Saved 2 rules" })).toBeVisible();
+
+  await page.getByRole("textbox", { name: "Country", exact: true }).fill("AU");
+  await page.getByRole("combobox", { name: "Device", exact: true }).selectOption("mobile");
+  await page.getByRole("button", { name: "Show where they go" }).click();
+  await expect(page.getByTestId("test-as-result")).toHaveText("Rule 1: https://example.com/menu-au");
+  await page.getByRole("combobox", { name: "Device", exact: true }).selectOption("desktop");
+  await page.getByRole("textbox", { name: "Language", exact: true }).fill("fr");
+  await page.getByRole("button", { name: "Show where they go" }).click();
+  await expect(page.getByTestId("test-as-result")).toHaveText("Rule 2: https://example.com/menu-fr");
+
+  // A real visit: a French speaker is sent where rule 2 says, everyone else to the link's destination.
+  const french = await page.request.get(shortUrl, { headers: { "Accept-Language": "fr-FR,fr;q=0.9" }, maxRedirects: 0 });
+  expect(french.headers().location).toBe("https://example.com/menu-fr");
+  const english = await page.request.get(shortUrl, { headers: { "Accept-Language": "en-AU" }, maxRedirects: 0 });
+  expect(english.headers().location).toBe("https://example.com/menu");
+
+  // An unsafe rule destination is refused in plain words, naming the rule.
+  await page.getByRole("textbox", { name: "Send them to" }).nth(1).fill("http://127.0.0.1/admin");
+  await page.getByRole("button", { name: "Save rules" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Rule 2's destination" })).toBeVisible();
+  await page.getByRole("textbox", { name: "Send them to" }).nth(1).fill("https://example.com/menu-fr");
+
+  await page.getByRole("button", { name: "Add a change" }).click();
+  await page.getByLabel("Change 1: from (UTC)").fill("2031-01-01T09:00");
+  await page.getByLabel("Change 1: new destination").fill("https://example.com/menu-2031");
+  await page.getByRole("button", { name: "Save schedule" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Scheduled 1 change" })).toBeVisible();
+  await capturePage(page, testInfo, "link-rules-and-schedule");
+
+  await page.reload();
+  await expect(page.getByRole("textbox", { name: "Countries" }).first()).toHaveValue("AU, NZ");
+  await expect(page.getByLabel("Change 1: from (UTC)")).toHaveValue("2031-01-01T09:00");
+});
