@@ -1,6 +1,6 @@
 import { NextResponse, type NextFetchEvent, type NextRequest } from "next/server";
 import { scanBuffer } from "@/lib/analytics/scans";
-import { foreignServerAction, malformedRequest } from "@/lib/http/malformed-request";
+import { foreignServerAction, malformedRequest, undecodableServerAction } from "@/lib/http/malformed-request";
 import { invalidationsSent } from "@/lib/links/invalidation";
 import { serveVisit, visitFor } from "@/lib/resolution/door";
 
@@ -12,8 +12,11 @@ const SCAN_FLUSH_WINDOW_MS = 25;
  * front door, so both give identical answers. Everything else continues to the application.
  */
 export async function proxy(request: NextRequest, event: NextFetchEvent): Promise<Response> {
+  const header = (name: string) => request.headers.get(name);
   const refused =
-    malformedRequest(request.method, new URL(request.url).pathname) ?? foreignServerAction((name) => request.headers.get(name));
+    malformedRequest(request.method, new URL(request.url).pathname) ??
+    foreignServerAction(header) ??
+    (await undecodableServerAction(request.method, header, () => request.clone().arrayBuffer()));
   if (refused) return new Response(refused.body, refused);
   const visit = await visitFor({
     method: request.method,
@@ -36,5 +39,6 @@ export async function proxy(request: NextRequest, event: NextFetchEvent): Promis
 export const config = {
   // Short links are one path segment; the app's assets and API never are resolved here. API paths
   // come here only when they carry a % that may be a malformed escape, which Next would answer with a bare 500.
-  matcher: ["/((?!_next/|api/).+)", "/api/(.*%.*)"],
+  // The root is a page like any other: a damaged form posted to it must be refused here too.
+  matcher: ["/", "/((?!_next/|api/).+)", "/api/(.*%.*)"],
 };

@@ -40,14 +40,19 @@ import { setLinkQrDesign, setWorkspaceQrDesign } from "@/lib/qr/operations";
 import { saveLinkDesign, saveWorkspaceDesign } from "@/lib/qr/service";
 import type { QrDesignView } from "@/lib/qr/schemas";
 
+/** A field of the form; null when what arrived is not a form (an action can be called with anything). */
+function fieldOf(form: FormData, name: string): FormDataEntryValue | null {
+  return form instanceof FormData ? form.get(name) : null;
+}
+
 /** A form's blank optional field is absent, as a JSON client would leave it out. */
 function optional(form: FormData, name: string): string | undefined {
-  const value = form.get(name);
+  const value = fieldOf(form, name);
   return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
 }
 
 function required(form: FormData, name: string): string {
-  const value = form.get(name);
+  const value = fieldOf(form, name);
   return typeof value === "string" ? value : "";
 }
 
@@ -134,6 +139,9 @@ const LIST_CHANGES = {
  * (its own permission check), counted as one write; says how many changed and why any did not.
  */
 export async function changeLinksAction(ids: string[], change: keyof typeof LIST_CHANGES): Promise<ActionResult<string>> {
+  // What the list's buttons send; anything else was not sent by the page.
+  if (!Array.isArray(ids) || !Object.hasOwn(LIST_CHANGES, change))
+    return { ok: false, error: "Choose the links to change from the list, then archive or restore them." };
   const { operation, apply, done, where } = LIST_CHANGES[change];
   const result = await dashboardAction(operation, undefined, async (principal) => {
     const chosen = [...new Set(ids)].filter((id) => typeof id === "string").slice(0, MAX_SELECTION);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { foreignServerAction, malformedRequest } from "./malformed-request";
+import { foreignServerAction, malformedRequest, undecodableServerAction } from "./malformed-request";
+
+const headers = (values: Record<string, string>) => (name: string) => values[name] ?? null;
 
 describe("malformedRequest, the check both doors make first", () => {
   it.each(["/api/links/%", "/api/links/%zz", "/api/links/%FF", "/api/links/%C0%80", "/billing/local/portal/%/change", "/abc%"])(
@@ -32,8 +34,6 @@ describe("malformedRequest, the check both doors make first", () => {
 });
 
 describe("foreignServerAction", () => {
-  const headers = (values: Record<string, string>) => (name: string) => values[name] ?? null;
-
   it.each([
     [{ "next-action": "abc", origin: "https://evil.example", host: "app.example.com" }],
     [{ "next-action": "abc", origin: "null", host: "app.example.com" }],
@@ -53,5 +53,44 @@ describe("foreignServerAction", () => {
     [{ origin: "https://evil.example", host: "app.example.com" }],
   ])("lets %j through", (values) => {
     expect(foreignServerAction(headers(values))).toBeNull();
+  });
+});
+
+describe("undecodableServerAction", () => {
+  const FORM = '--b\r\nContent-Disposition: form-data; name="1_destination"\r\n\r\nhttps://example.com\r\n--b--\r\n';
+  const check = (method: string, values: Record<string, string>, body: string) =>
+    undecodableServerAction(method, headers(values), async () => new TextEncoder().encode(body).buffer as ArrayBuffer);
+
+  it.each([
+    ["a multipart form", { "next-action": "abc", "content-type": "multipart/form-data; boundary=b" }, FORM],
+    ["arguments as a JSON array", { "next-action": "abc", "content-type": "text/plain;charset=UTF-8" }, '[["lnk_1"],"archive"]'],
+  ])("lets %s through", async (_what, values, body) => {
+    expect(await check("POST", values, body)).toBeNull();
+  });
+
+  it.each([
+    ["a multipart form without a boundary", { "next-action": "abc", "content-type": "multipart/form-data" }, FORM],
+    [
+      "a multipart form cut short",
+      { "next-action": "abc", "content-type": "multipart/form-data; boundary=b" },
+      FORM.slice(0, 40),
+    ],
+    ["text that is not JSON", { "next-action": "abc" }, "0=%&1=%zz&destination=x"],
+    ["JSON that is not an array of arguments", { "next-action": "abc", "content-type": "text/plain" }, '{"a":1}'],
+    [
+      "a form without JavaScript whose parts do not match its boundary",
+      { "content-type": 'multipart/form-data; boundary="other' },
+      FORM,
+    ],
+  ])("refuses %s with 400 and a sentence", async (_what, values, body) => {
+    const refused = await check("POST", values, body);
+    expect(refused?.status).toBe(400);
+    expect(JSON.parse(refused!.body)).toEqual({ error: "This form's data arrived damaged; reload the page and send it again." });
+  });
+
+  it("does not read the body of anything but a server action or a form", async () => {
+    const unread = () => Promise.reject(new Error("read"));
+    expect(await undecodableServerAction("POST", headers({ "content-type": "text/plain" }), unread)).toBeNull();
+    expect(await undecodableServerAction("GET", headers({ "next-action": "abc" }), unread)).toBeNull();
   });
 });

@@ -38,6 +38,46 @@ export function foreignServerAction(header: (name: string) => string | null): Re
   return refusal("This form was sent from a page of another site; open the page on this site and send it again.", 403);
 }
 
+/**
+ * A 400 `{ error }` for a server action whose body Next cannot decode, which it answers with a bare
+ * 500. Next's own client sends either multipart form data, or, when the arguments are simple
+ * enough, a JSON array as text; anything else did not come from one of our pages. Next also takes
+ * any multipart POST to a page for a form's action (one sent without JavaScript) and parses it.
+ * `body` reads a copy of the request's body; nothing else is read.
+ */
+export async function undecodableServerAction(
+  method: string,
+  header: (name: string) => string | null,
+  body: () => Promise<ArrayBuffer>,
+): Promise<Refusal | null> {
+  if (method !== "POST") return null;
+  const contentType = header("content-type") ?? "";
+  const multipart = contentType.toLowerCase().startsWith("multipart/form-data");
+  if (!multipart && header("next-action") === null) return null;
+  const readable = multipart
+    ? await parsesAsForm(contentType, await body())
+    : isJsonArray(Buffer.from(await body()).toString("utf8"));
+  if (readable) return null;
+  return refusal("This form's data arrived damaged; reload the page and send it again.");
+}
+
+async function parsesAsForm(contentType: string, body: ArrayBuffer): Promise<boolean> {
+  try {
+    await new Request("http://form.invalid/", { method: "POST", headers: { "content-type": contentType }, body }).formData();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isJsonArray(text: string): boolean {
+  try {
+    return Array.isArray(JSON.parse(text));
+  } catch {
+    return false;
+  }
+}
+
 function decodes(pathname: string): boolean {
   try {
     decodeURIComponent(pathname);
