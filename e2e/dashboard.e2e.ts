@@ -130,6 +130,8 @@ test("creates a link, shows the API's own error sentence inline, and the short U
 });
 
 test("designs the QR code with a logo and downloads what the server draws, which scans as the short URL", async ({}, testInfo) => {
+  // Two downloads decoded, a refused logo, a removed one, and two widths of axe: more than the suite's minute on a loaded machine.
+  test.setTimeout(150_000);
   await page.goto("/dashboard");
   await page.getByRole("link", { name: /\/spring-menu$/ }).click();
   await expect(page.getByRole("heading", { name: "QR code" })).toBeVisible();
@@ -141,6 +143,18 @@ test("designs the QR code with a logo and downloads what the server draws, which
   await expect(page.getByRole("button", { name: "Remove this link's logo" })).toBeVisible();
   await expect(page.getByLabel(/Logo in the centre/)).toBeChecked();
   await expect(page.getByTestId("qr-preview").locator("image")).toHaveCount(1);
+  // A logo over the limit is refused in the browser, before any upload, with the limit in the sentence.
+  const uploads: string[] = [];
+  page.on("request", (request) => {
+    if (request.method() === "PUT" && request.url().includes("/logo")) uploads.push(request.url());
+  });
+  await page
+    .getByLabel(/Replace this link's logo/)
+    .setInputFiles({ name: "poster.png", mimeType: "image/png", buffer: Buffer.alloc(1536 * 1024, 1) });
+  await expect(page.locator("main").getByRole("alert")).toHaveText(
+    "poster.png is 1.5 MiB; a logo can be at most 1 MiB. Choose a smaller image or export it at a lower size.",
+  );
+  expect(uploads).toEqual([]);
   await page.getByLabel("Foreground colour").fill("#1a3d7c");
   await page.getByLabel("Size (pixels)").fill("600");
   await capturePage(page, testInfo, "link-qr");
@@ -163,17 +177,31 @@ test("designs the QR code with a logo and downloads what the server draws, which
   // The browser logs the refused download (400) it was asked to make; nothing else.
   expect(consoleErrors).toEqual(["Failed to load resource: the server responded with a status of 400 (Bad Request)"]);
   consoleErrors.length = 0;
+
+  // Removing the logo deletes the image: asked first.
+  await page.getByRole("button", { name: "Remove this link's logo" }).click();
+  await expect(page.getByRole("group", { name: "Confirm: Remove this link's logo" })).toContainText("The image is deleted");
+  await page.getByRole("button", { name: "Yes, remove the logo" }).click();
+  await expect(page.getByLabel(/Upload a logo for this link/)).toBeVisible();
+  await expect(page.getByTestId("qr-preview").locator("image")).toHaveCount(0);
 });
 
-test("repoints a link and archives another, which then shows under Archived", async ({}, testInfo) => {
+test("repoints a link and archives another, which then shows under Archived and restores from its page", async ({}, testInfo) => {
   await page.goto("/dashboard");
-  await page.getByLabel("Destination", { exact: true }).fill("https://flyer.example.com/2025");
+  // Typed as people type it: the dashboard adds https:// (the API itself stays strict).
+  await page.getByLabel("Destination", { exact: true }).fill("flyer.example.com/2025");
   await page.getByLabel("Custom slug (optional)").fill("old-flyer");
   await page.getByRole("button", { name: "Create link" }).click();
-  // The API's own sentence, with what was typed still in the form.
-  await expect(page.locator("main").getByRole("alert")).toHaveText(
-    'The request body field "slug" is invalid: may use letters and digits except 0, O, 1, l and I, plus - and _.',
+  // The refusal in the form's words, under the field it is about, with what was typed still in the form.
+  const slugField = page.getByLabel("Custom slug (optional)");
+  await expect(slugField).toHaveAttribute("aria-invalid", "true");
+  await expect(slugField).toHaveAccessibleDescription(
+    /^The custom slug may use letters and digits except 0, O, 1, l and I, plus - and _\./,
   );
+  await expect(page.locator("main").getByRole("alert")).toHaveText(
+    "The custom slug may use letters and digits except 0, O, 1, l and I, plus - and _.",
+  );
+  await expect(page.locator("main")).not.toContainText("request");
   await expect(page.getByLabel("Destination", { exact: true })).toHaveValue("https://flyer.example.com/2025");
   await page.getByLabel("Custom slug (optional)").fill("past-event");
   await page.getByRole("button", { name: "Create link" }).click();
@@ -182,7 +210,7 @@ test("repoints a link and archives another, which then shows under Archived", as
     .getByRole("row", { name: /past-event/ })
     .getByRole("link", { name: /past-event/ })
     .click();
-  await page.getByLabel("New destination").fill("https://flyer.example.com/2026");
+  await page.getByLabel("New destination").fill("flyer.example.com/2026");
   await page.getByRole("button", { name: "Repoint", exact: true }).click();
   await expect(page.getByText("Repointed to https://flyer.example.com/2026")).toBeVisible();
   await expect(page.getByTestId("link-destination")).toHaveText("https://flyer.example.com/2026");
@@ -195,6 +223,26 @@ test("repoints a link and archives another, which then shows under Archived", as
   await capturePage(page, testInfo, "links-archived");
   const redirect = await page.request.get(`${baseUrl()}/past-event`, { maxRedirects: 0 });
   expect(redirect.headers().location).toBe("https://flyer.example.com/2026");
+
+  // Archiving is undone from the link's own page.
+  await page
+    .getByRole("row", { name: /past-event/ })
+    .getByRole("link", { name: /past-event/ })
+    .click();
+  await page.getByRole("button", { name: "Restore this link" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Restored: the link is back in the main list." })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Archive this link" })).toBeVisible();
+  await page.goto("/dashboard");
+  await expect(page.getByRole("row", { name: /past-event/ })).toBeVisible();
+
+  // A link that is not there (or not this workspace's) gets the dashboard's own page, inside its frame.
+  const missing = await page.goto("/dashboard/links/lnk_notalinkofyours");
+  expect(missing?.status()).toBe(404);
+  await expect(page.getByRole("heading", { level: 1, name: "Nothing here" })).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Dashboard" })).toBeVisible();
+  await capturePage(page, testInfo, "not-found");
+  expect((await page.goto("/dashboard/no-such-page"))?.status()).toBe(404);
+  await expect(page.getByRole("heading", { level: 1, name: "Nothing here" })).toBeVisible();
 });
 
 test("sees the visits in analytics, with a CSV of the same rows", async ({}, testInfo) => {
@@ -380,8 +428,15 @@ test("claims the API key once, with a warning, and revokes it", async ({}, testI
   await capturePage(page, testInfo, "api-key");
   await page.reload();
   await expect(page.getByTestId("api-key-value")).toHaveCount(0);
+  // Revoking breaks every integration at once: asked first, and Cancel keeps the key.
   await page.getByRole("button", { name: "Revoke the API key" }).click();
-  await expect(page.getByText("The key was revoked")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Yes, revoke the key" })).toBeFocused();
+  await page.getByRole("button", { name: "Cancel" }).click();
+  await expect(page.getByRole("button", { name: "Revoke the API key" })).toBeFocused();
+  expect((await page.request.get("/api/links", { headers: { Authorization: `Bearer ${key}` } })).status()).toBe(200);
+  await page.getByRole("button", { name: "Revoke the API key" }).click();
+  await page.getByRole("button", { name: "Yes, revoke the key" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "The key was revoked" })).toBeVisible();
   expect((await page.request.get("/api/links", { headers: { Authorization: `Bearer ${key}` } })).status()).toBe(401);
 });
 
@@ -389,10 +444,13 @@ test("creates a team workspace, renames it, and invites a member who accepts as 
   await page.goto("/dashboard/settings");
   await page.getByLabel("New workspace's name").fill("Acme Menus");
   await page.getByRole("button", { name: "Create workspace" }).click();
-  await expect(page.getByRole("combobox", { name: "Workspace" })).toContainText("Acme Menus (owner)");
+  // The switcher names the workspace the page now acts on, at once (not after a reload).
+  const current = page.getByRole("combobox", { name: "Workspace" }).locator("option:checked");
+  await expect(current).toHaveText("Acme Menus (owner)");
   await page.getByLabel("Workspace name").fill("Acme Menus & Labels");
   await page.getByRole("button", { name: "Rename" }).click();
   await expect(page.getByText("Renamed to Acme Menus & Labels.")).toBeVisible();
+  await expect(current).toHaveText("Acme Menus & Labels (owner)");
   await capturePage(page, testInfo, "settings-team");
 
   // Inviting needs the team workspace's own subscription: first the sentence that says so, then the purchase.
@@ -415,6 +473,18 @@ test("creates a team workspace, renames it, and invites a member who accepts as 
   await capturePage(page, testInfo, "members");
   const invitation = await linkInMail(TEAMMATE, since, /(https?:\/\/\S+\/invite\/\S+)/);
 
+  // Revoking an invitation is asked first: Cancel keeps it, the confirmation revokes it.
+  const STRAY = "printer@permalink.test";
+  await page.getByLabel("E-mail address").fill(STRAY);
+  await page.getByRole("button", { name: "Send invitation" }).click();
+  const strayRow = page.getByRole("row", { name: new RegExp(STRAY) });
+  await strayRow.getByRole("button", { name: `Revoke the invitation of ${STRAY}` }).click();
+  await expect(strayRow).toContainText("The link they were sent stops working");
+  await strayRow.getByRole("button", { name: "Cancel" }).click();
+  await strayRow.getByRole("button", { name: `Revoke the invitation of ${STRAY}` }).click();
+  await strayRow.getByRole("button", { name: "Yes, revoke the invitation" }).click();
+  await expect(page.getByRole("row", { name: new RegExp(STRAY) })).toHaveCount(0);
+
   const teammate = await browser.newContext({ baseURL: baseUrl(), userAgent: USER_AGENT });
   const theirPage = await teammate.newPage();
   const theirErrors = watchConsole(theirPage);
@@ -431,6 +501,8 @@ test("creates a team workspace, renames it, and invites a member who accepts as 
   await expect(theirPage.getByRole("button", { name: "Add domain" })).toHaveCount(0);
   await theirPage.goto("/dashboard/members");
   await theirPage.getByRole("button", { name: "Leave this workspace" }).click();
+  await expect(theirPage.getByRole("form", { name: "Confirm: Leave this workspace" })).toContainText("You lose access");
+  await theirPage.getByRole("button", { name: "Yes, leave this workspace" }).click();
   await expect(theirPage).toHaveURL(/\/dashboard$/);
   await expect(theirPage.getByRole("combobox", { name: "Workspace" })).not.toContainText("Acme Menus & Labels");
   expect(theirErrors).toEqual([]);
@@ -440,8 +512,12 @@ test("creates a team workspace, renames it, and invites a member who accepts as 
   await expect(page.getByRole("row", { name: new RegExp(TEAMMATE) })).toHaveCount(0);
   await expect(page.getByText("No invitation is waiting.")).toBeVisible();
   // Back to the personal workspace for the flows that follow.
+  // Choosing switches at once: no button.
   await page.getByRole("combobox", { name: "Workspace" }).selectOption({ label: `${OWNER}'s workspace (personal)` });
-  await page.getByRole("button", { name: "Switch" }).click();
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await expect(page.getByRole("combobox", { name: "Workspace" }).locator("option:checked")).toHaveText(
+    `${OWNER}'s workspace (personal)`,
+  );
   await expect(page.getByRole("row", { name: /spring-menu/ })).toBeVisible();
 });
 

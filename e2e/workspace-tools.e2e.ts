@@ -155,10 +155,34 @@ test("the links list: row menu, order by creation or scans, creation time, and a
   await row.getByText("Actions").click();
   await capturePage(page, testInfo, "links-ordered-by-scans");
 
+  // On a phone each link is a card with its short link, destination, status and scans, and the same menu.
+  await page.setViewportSize({ width: 375, height: 740 });
+  const card = page
+    .getByRole("list", { name: /^Links, most scans first/ })
+    .getByRole("listitem")
+    .filter({ hasText: "menu-second" });
+  await expect(card.getByRole("link", { name: /\/menu-second$/ })).toBeVisible();
+  await expect(card).toContainText("https://example.com/menu-second");
+  await expect(card.getByRole("button", { name: /^Quarantine:/ })).toBeVisible();
+  await expect(card).toContainText("2 scans in");
+  await card.getByText("Actions").click();
+  await expect(card.getByRole("link", { name: "Analytics" })).toBeVisible();
+  await card.getByText("Actions").click();
+  await page.setViewportSize({ width: 1280, height: 800 });
+
   await page.goto("/dashboard");
   await page.getByRole("checkbox", { name: /Select .*menu-first$/ }).check();
   await page.getByRole("checkbox", { name: /Select .*menu-third$/ }).check();
   await expect(page.getByText("2 selected")).toBeVisible();
+  await page.getByRole("button", { name: "Archive selected" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Archived 2 links" })).toBeVisible();
+  await expect(page.getByRole("row", { name: /menu-first|menu-third/ })).toHaveCount(0);
+  // Archiving is undoable from its own notice; then archived again for what follows.
+  await page.getByRole("button", { name: "Undo" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Restored 2 links" })).toBeVisible();
+  await expect(page.getByRole("row", { name: /menu-first|menu-third/ })).toHaveCount(2);
+  await page.getByRole("checkbox", { name: /Select .*menu-first$/ }).check();
+  await page.getByRole("checkbox", { name: /Select .*menu-third$/ }).check();
   await page.getByRole("button", { name: "Archive selected" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Archived 2 links" })).toBeVisible();
   await expect(page.getByRole("row", { name: /menu-first|menu-third/ })).toHaveCount(0);

@@ -15,6 +15,7 @@ import {
 } from "@/lib/domains/operations";
 import { addDomain, getDomain, removeDomain, verifyDomain } from "@/lib/domains/service";
 import { toLinkView } from "@/lib/links/present";
+import { withScheme } from "./destination";
 import { archive, createLink, editLink, restore } from "@/lib/links/service";
 import type { LinkView } from "@/lib/links/schemas";
 import {
@@ -66,14 +67,19 @@ export type CreateLinkState =
 
 export async function createLinkAction(previous: CreateLinkState, form: FormData): Promise<CreateLinkState> {
   const input = {
-    destination: required(form, "destination").trim(),
+    destination: withScheme(required(form, "destination")),
     slug: optional(form, "slug"),
     domain_id: optional(form, "domain_id"),
   };
-  const result = await dashboardAction(createLinkOperation, input, async (principal, body) => {
-    const { link, created } = await createLink(principal, body);
-    return { link: toLinkView(link), created };
-  });
+  const result = await dashboardAction(
+    createLinkOperation,
+    input,
+    async (principal, body) => {
+      const { link, created } = await createLink(principal, body);
+      return { link: toLinkView(link), created };
+    },
+    { destination: "The destination", slug: "The custom slug", domain_id: "The domain" },
+  );
   if (result.ok) revalidatePath("/dashboard");
   const typed = result.ok
     ? {}
@@ -87,11 +93,12 @@ export async function repointLinkAction(_previous: LinkEditState, form: FormData
   const id = required(form, "id");
   const result = await dashboardAction(
     updateLink,
-    { destination: required(form, "destination").trim() },
+    { destination: withScheme(required(form, "destination")) },
     async (principal, body) => {
       const link = await editLink(principal, id, body);
       return link.destination;
     },
+    { destination: "The new destination" },
   );
   if (result.ok) revalidatePath("/dashboard", "layout");
   return result.ok ? result : { ...result, typed: required(form, "destination") };
@@ -107,6 +114,26 @@ export async function archiveLinkAction(_previous: LinkEditState, form: FormData
   return result;
 }
 
+export async function restoreLinkAction(_previous: LinkEditState, form: FormData): Promise<LinkEditState> {
+  const id = required(form, "id");
+  const result = await dashboardAction(restoreLink, undefined, async (principal) => {
+    await restore(principal, id);
+    return "Restored: the link is back in the main list.";
+  });
+  if (result.ok) revalidatePath("/dashboard", "layout");
+  return result;
+}
+
+/** The QR designer's names for its options. */
+const QR_FIELDS = {
+  size: "The size",
+  margin: "The quiet zone",
+  fg: "The foreground colour",
+  bg: "The background colour",
+  level: "The error correction",
+  logo: "The logo choice",
+};
+
 /** Saves the designer's options as the link's own design, or as the workspace's default: PUT …/qr-design's schema and capability. */
 export async function saveQrDesignAction(
   linkId: string,
@@ -115,8 +142,8 @@ export async function saveQrDesignAction(
 ): Promise<ActionResult<QrDesignView>> {
   const result =
     scope === "link"
-      ? await dashboardAction(setLinkQrDesign, design, (principal, body) => saveLinkDesign(principal, linkId, body))
-      : await dashboardAction(setWorkspaceQrDesign, design, saveWorkspaceDesign);
+      ? await dashboardAction(setLinkQrDesign, design, (principal, body) => saveLinkDesign(principal, linkId, body), QR_FIELDS)
+      : await dashboardAction(setWorkspaceQrDesign, design, saveWorkspaceDesign, QR_FIELDS);
   if (result.ok) revalidatePath(`/dashboard/links/${linkId}`);
   return result;
 }
@@ -228,6 +255,7 @@ export async function inviteAction(_previous: MemberState, form: FormData): Prom
       const invited = await inviteMember(principal, body);
       return `Invitation sent to ${invited.email}${invited.invite_url ? ` (no mail server here: the link is ${invited.invite_url})` : ""}.`;
     },
+    { email: "The e-mail address", role: "The role" },
   );
   if (result.ok) revalidatePath("/dashboard/members");
   return result;
@@ -281,8 +309,11 @@ export async function acceptInvitationAction(_previous: MemberState, form: FormD
 }
 
 export async function createWorkspaceAction(_previous: MemberState, form: FormData): Promise<MemberState> {
-  const result = await dashboardAction(createWorkspaceOperation, { name: required(form, "name") }, (principal, body) =>
-    createWorkspace(principal, body.name),
+  const result = await dashboardAction(
+    createWorkspaceOperation,
+    { name: required(form, "name") },
+    (principal, body) => createWorkspace(principal, body.name),
+    { name: "The workspace's name" },
   );
   if (!result.ok) return result;
   (await cookies()).set(WORKSPACE_COOKIE, result.value.id, workspaceCookieOptions());
@@ -290,10 +321,15 @@ export async function createWorkspaceAction(_previous: MemberState, form: FormDa
 }
 
 export async function renameWorkspaceAction(_previous: MemberState, form: FormData): Promise<MemberState> {
-  const result = await dashboardAction(renameWorkspaceOperation, { name: required(form, "name") }, async (principal, body) => {
-    const renamed = await renameWorkspace(principal, body.name);
-    return `Renamed to ${renamed.name}.`;
-  });
+  const result = await dashboardAction(
+    renameWorkspaceOperation,
+    { name: required(form, "name") },
+    async (principal, body) => {
+      const renamed = await renameWorkspace(principal, body.name);
+      return `Renamed to ${renamed.name}.`;
+    },
+    { name: "The workspace's name" },
+  );
   if (result.ok) revalidatePath("/dashboard", "layout");
   return result;
 }
@@ -301,10 +337,15 @@ export async function renameWorkspaceAction(_previous: MemberState, form: FormDa
 export type DomainState = ActionResult<string> | null;
 
 export async function addDomainAction(_previous: DomainState, form: FormData): Promise<DomainState> {
-  const result = await dashboardAction(addDomainOperation, { hostname: required(form, "hostname") }, async (principal, body) => {
-    const domain = await addDomain(principal, body);
-    return `Added ${domain.hostname}: create the records listed under it at your DNS provider.`;
-  });
+  const result = await dashboardAction(
+    addDomainOperation,
+    { hostname: required(form, "hostname") },
+    async (principal, body) => {
+      const domain = await addDomain(principal, body);
+      return `Added ${domain.hostname}: create the records listed under it at your DNS provider.`;
+    },
+    { hostname: "The hostname" },
+  );
   if (result.ok) revalidatePath("/dashboard/domains");
   return result;
 }

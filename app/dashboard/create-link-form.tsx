@@ -2,13 +2,14 @@
 
 import { useActionState } from "react";
 import { CopyButton } from "@/components/ui/copy-button";
+import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
 import { buttonClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { createLinkAction, type CreateLinkState } from "./actions";
 
 export function CreateLinkForm({ domains }: { domains: { id: string; hostname: string }[] }) {
   const [state, action, pending] = useActionState<CreateLinkState, FormData>(createLinkAction, null);
   return (
-    <form action={action} className="grid gap-4 md:grid-cols-[2fr_1fr_1fr_auto] md:items-end" key={state?.attempt ?? 0}>
+    <form action={action} className="grid gap-4 md:grid-cols-[2fr_1fr_1fr_auto] md:items-start" key={state?.attempt ?? 0}>
       <div>
         <label htmlFor="create-destination" className={labelClass}>
           Destination
@@ -16,12 +17,17 @@ export function CreateLinkForm({ domains }: { domains: { id: string; hostname: s
         <input
           id="create-destination"
           name="destination"
-          type="url"
+          type="text"
+          inputMode="url"
+          autoComplete="url"
+          spellCheck={false}
           required
           defaultValue={state?.input.destination}
-          placeholder="https://example.com/spring-menu"
+          placeholder="example.com/spring-menu"
           className={inputClass}
+          {...fieldProps("destination", "create-destination-error", state)}
         />
+        <FieldError id="create-destination-error" error={errorFor("destination", state)} />
       </div>
       <div>
         <label htmlFor="create-slug" className={labelClass}>
@@ -33,17 +39,24 @@ export function CreateLinkForm({ domains }: { domains: { id: string; hostname: s
           defaultValue={state?.input.slug}
           placeholder="spring-menu"
           className={inputClass}
-          aria-describedby="create-slug-help"
+          {...fieldProps("slug", "create-slug-error", state, "create-slug-help")}
         />
         <p id="create-slug-help" className="sr-only">
           Leave empty for an allocated seven-character slug.
         </p>
+        <FieldError id="create-slug-error" error={errorFor("slug", state)} />
       </div>
       <div>
         <label htmlFor="create-domain" className={labelClass}>
           Domain
         </label>
-        <select id="create-domain" name="domain_id" className={inputClass} defaultValue={state?.input.domain_id ?? ""}>
+        <select
+          id="create-domain"
+          name="domain_id"
+          className={inputClass}
+          defaultValue={state?.input.domain_id ?? ""}
+          {...fieldProps("domain_id", "create-domain-error", state)}
+        >
           <option value="">Default short domain</option>
           {domains.map((domain) => (
             <option key={domain.id} value={domain.id}>
@@ -51,18 +64,19 @@ export function CreateLinkForm({ domains }: { domains: { id: string; hostname: s
             </option>
           ))}
         </select>
+        <FieldError id="create-domain-error" error={errorFor("domain_id", state)} />
       </div>
-      <button type="submit" className={buttonClass.primary} disabled={pending}>
+      <button type="submit" className={buttonClass.primary + " md:mt-5"} disabled={pending}>
         {pending ? "Creating…" : "Create link"}
       </button>
-      <div className="md:col-span-4" aria-live="polite">
-        {state && !state.ok && (
+      <div className="md:col-span-4">
+        {state && !state.ok && !state.field && (
           <p role="alert" className={errorClass + " m-0"}>
             {state.error}
           </p>
         )}
         {state?.ok && (
-          <div className={noticeClass + " m-0 flex flex-wrap items-center gap-2"}>
+          <div role="status" className={noticeClass + " m-0 flex flex-wrap items-center gap-2"}>
             <span>{state.value.created ? "Created" : "You already had a link to this destination"}:</span>
             <a href={state.value.link.short_url} className="font-semibold" data-testid="created-short-url">
               {state.value.link.short_url}

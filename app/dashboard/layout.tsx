@@ -1,13 +1,13 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { Toaster } from "@/components/ui/toaster";
 import { requireDashboard } from "@/lib/api/dashboard";
 import { describeAccount } from "@/lib/billing/service";
 import { describeWorkspaces } from "@/lib/workspaces/service";
-import { buttonClass, inputClass } from "@/components/ui/styles";
-import { switchWorkspaceAction } from "./actions";
 import { NavLinks } from "./nav-links";
 import { SignOutButton } from "./sign-out-button";
+import { WorkspaceSwitcher } from "./workspace-switcher";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Dashboard — Permalink" };
@@ -22,26 +22,14 @@ export default async function DashboardLayout({ children }: { children: ReactNod
           <Link href="/dashboard" className="text-lg font-semibold text-inherit no-underline">
             Permalink
           </Link>
-          <form action={switchWorkspaceAction} className="flex items-center gap-2">
-            <label htmlFor="workspace-switcher" className="sr-only">
-              Workspace
-            </label>
-            <select
-              id="workspace-switcher"
-              name="workspace"
-              defaultValue={workspace.id}
-              className={inputClass + " w-auto max-w-56 py-1.5"}
-            >
-              {workspaces.map((option) => (
-                <option key={option.id} value={option.id}>
-                  {option.name} ({option.kind === "personal" ? "personal" : option.role})
-                </option>
-              ))}
-            </select>
-            <button type="submit" className={buttonClass.small}>
-              Switch
-            </button>
-          </form>
+          <WorkspaceSwitcher
+            key={workspace.id}
+            current={workspace.id}
+            options={workspaces.map((option) => ({
+              id: option.id,
+              label: `${option.name} (${option.kind === "personal" ? "personal" : option.role})`,
+            }))}
+          />
           <div className="ml-auto flex items-center gap-3 text-sm">
             <span className="hidden text-zinc-600 sm:inline dark:text-zinc-400">{user.email}</span>
             <SignOutButton />
@@ -67,7 +55,9 @@ export default async function DashboardLayout({ children }: { children: ReactNod
           </p>
         </div>
       )}
-      <main className="mx-auto max-w-6xl px-4 py-6">{children}</main>
+      <Toaster>
+        <main className="mx-auto max-w-6xl px-4 py-6">{children}</main>
+      </Toaster>
     </div>
   );
 }

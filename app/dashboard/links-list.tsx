@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { StatusBadge } from "@/components/ui/status-badge";
-import { buttonClass, errorClass, noticeClass } from "@/components/ui/styles";
+import { buttonClass, errorClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import type { LinkStatus } from "@/lib/links/status";
 import { changeLinksAction } from "./actions";
 
@@ -28,7 +28,8 @@ type Props = {
   scanDays: number;
 };
 
-type Outcome = { ok: boolean; text: string } | null;
+/** What the last action did; an archive can be undone from the notice itself. */
+type Outcome = { ok: boolean; text: string; undo?: string[] } | null;
 
 /** The workspace's links: the one component that draws the list, its row menus and its selection. */
 export function LinksList({ links, caption, archived, canArchive, scanDays }: Props) {
@@ -53,11 +54,29 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
     setOutcome(null);
     startTransition(async () => {
       const result = await changeLinksAction(ids, what);
-      setOutcome(result.ok ? { ok: true, text: result.value } : { ok: false, text: result.error });
+      setOutcome(
+        result.ok
+          ? { ok: true, text: result.value, undo: what === "archive" ? ids : undefined }
+          : { ok: false, text: result.error },
+      );
       setSelected(new Set());
       router.refresh();
     });
   }
+
+  function selectAll(on: boolean) {
+    setSelected(new Set(on ? links.map((link) => link.id) : []));
+  }
+
+  const menuProps = (link: ListedLink, name: string) => ({
+    link,
+    name,
+    archived,
+    canArchive,
+    busy: pending,
+    onCopy: () => void copy(link),
+    onChange: () => change([link.id], bulk),
+  });
 
   async function copy(link: ListedLink) {
     await navigator.clipboard.writeText(link.shortUrl);
@@ -68,6 +87,15 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
     <div className="space-y-3">
       {selectable && (
         <div className="flex flex-wrap items-center gap-3" role="group" aria-label="Selected links">
+          <label className="flex items-center gap-2 text-sm sm:hidden">
+            <input
+              type="checkbox"
+              className="h-4 w-4"
+              checked={allSelected}
+              onChange={(event) => selectAll(event.target.checked)}
+            />
+            All on this page
+          </label>
           <span className="text-sm" aria-live="polite">
             {selected.size === 0 ? `Select links to ${bulk} several at once.` : `${selected.size} selected`}
           </span>
@@ -82,12 +110,53 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
         </div>
       )}
       {outcome && (
-        <p role={outcome.ok ? "status" : "alert"} className={(outcome.ok ? noticeClass : errorClass) + " m-0"}>
-          {outcome.text}
-        </p>
+        <div className={(outcome.ok ? noticeClass : errorClass) + " m-0 flex flex-wrap items-center gap-2"}>
+          <p role={outcome.ok ? "status" : "alert"} className="m-0">
+            {outcome.text}
+          </p>
+          {outcome.undo && (
+            <button
+              type="button"
+              className={buttonClass.small}
+              disabled={pending}
+              onClick={() => change(outcome.undo!, "restore")}
+            >
+              Undo
+            </button>
+          )}
+        </div>
       )}
+      {/* A phone gets one card per link; wider screens the table. */}
+      <ul className="m-0 list-none space-y-2 p-0 sm:hidden" aria-label={caption}>
+        {links.map((link) => {
+          const name = displayName(link);
+          return (
+            <li key={link.id} className="rounded-lg border border-zinc-200 bg-white p-3 dark:border-zinc-800 dark:bg-zinc-900">
+              <div className="flex items-start gap-2">
+                {selectable && <SelectBox name={name} checked={selected.has(link.id)} onChange={(on) => toggle(link.id, on)} />}
+                <div className="min-w-0 grow space-y-1">
+                  <div className="flex flex-wrap items-center gap-2">
+                    <Link href={`/dashboard/links/${link.id}`} className="break-all font-medium">
+                      {name}
+                    </Link>
+                    <StatusBadge status={link.status} />
+                  </div>
+                  <p className="m-0 truncate text-sm" title={link.destination}>
+                    {link.destination}
+                  </p>
+                  <p className={mutedClass + " m-0"}>
+                    <span className="tabular-nums">{link.scans}</span> {link.scans === 1 ? "scan" : "scans"} in {scanDays} days ·
+                    created <time dateTime={link.createdAt}>{link.created}</time>
+                  </p>
+                </div>
+                <RowMenu {...menuProps(link, name)} />
+              </div>
+            </li>
+          );
+        })}
+      </ul>
       {/* relative: the visually hidden labels in the last column are positioned, and only a positioned scroller clips them */}
-      <div className="relative overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
+      <div className="relative hidden overflow-x-auto rounded-lg border border-zinc-200 sm:block dark:border-zinc-800">
         <table className="m-0 min-w-full text-sm">
           <caption className="sr-only">{caption}</caption>
           <thead className="bg-zinc-50 dark:bg-zinc-900">
@@ -99,7 +168,7 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
                     className="h-4 w-4"
                     aria-label="Select every link on this page"
                     checked={allSelected}
-                    onChange={(event) => setSelected(new Set(event.target.checked ? links.map((link) => link.id) : []))}
+                    onChange={(event) => selectAll(event.target.checked)}
                   />
                 </th>
               )}
@@ -117,18 +186,12 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
           </thead>
           <tbody>
             {links.map((link) => {
-              const name = link.shortUrl.replace(/^https?:\/\//, "");
+              const name = displayName(link);
               return (
                 <tr key={link.id}>
                   {selectable && (
                     <td>
-                      <input
-                        type="checkbox"
-                        className="h-4 w-4"
-                        aria-label={`Select ${name}`}
-                        checked={selected.has(link.id)}
-                        onChange={(event) => toggle(link.id, event.target.checked)}
-                      />
+                      <SelectBox name={name} checked={selected.has(link.id)} onChange={(on) => toggle(link.id, on)} />
                     </td>
                   )}
                   <td className="whitespace-nowrap">
@@ -147,15 +210,7 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
                   </td>
                   <td className="text-right tabular-nums">{link.scans}</td>
                   <td>
-                    <RowMenu
-                      link={link}
-                      name={name}
-                      archived={archived}
-                      canArchive={canArchive}
-                      busy={pending}
-                      onCopy={() => void copy(link)}
-                      onChange={() => change([link.id], bulk)}
-                    />
+                    <RowMenu {...menuProps(link, name)} />
                   </td>
                 </tr>
               );
@@ -164,6 +219,20 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
         </table>
       </div>
     </div>
+  );
+}
+
+const displayName = (link: ListedLink) => link.shortUrl.replace(/^https?:\/\//, "");
+
+function SelectBox({ name, checked, onChange }: { name: string; checked: boolean; onChange: (on: boolean) => void }) {
+  return (
+    <input
+      type="checkbox"
+      className="mt-1 h-4 w-4 shrink-0"
+      aria-label={`Select ${name}`}
+      checked={checked}
+      onChange={(event) => onChange(event.target.checked)}
+    />
   );
 }
 

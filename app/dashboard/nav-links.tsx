@@ -15,8 +15,9 @@ const PAGES = [
 export function NavLinks() {
   const pathname = usePathname();
   return (
-    <nav aria-label="Dashboard" className="mx-auto max-w-6xl overflow-x-auto px-4">
-      <ul className="m-0 flex list-none gap-1 p-0">
+    <nav aria-label="Dashboard" className="mx-auto max-w-6xl px-4">
+      {/* On a phone the tabs wrap onto a second line rather than hide past the edge. */}
+      <ul className="m-0 flex list-none flex-wrap gap-x-1 p-0">
         {PAGES.map((page) => {
           const current =
             page.href === "/dashboard"

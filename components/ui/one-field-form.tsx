@@ -1,6 +1,7 @@
 "use client";
 
 import { useActionState } from "react";
+import { errorFor, FieldError, fieldProps } from "./field-error";
 import { type ActionSentence, ActionOutcome } from "./outcome";
 import { buttonClass, inputClass, labelClass, mutedClass } from "./styles";
 
@@ -31,6 +32,9 @@ export function OneFieldForm({
     return { sentence, typed, count: (previous?.count ?? 0) + 1 };
   }, null);
   const helpId = `${field.id}-help`;
+  const errorId = `${field.id}-error`;
+  const sentence = attempt?.sentence;
+  const fieldError = errorFor(field.name, sentence);
   return (
     <form action={run} className="flex flex-wrap items-end gap-3" key={attempt?.count ?? 0}>
       <div className="grow">
@@ -43,9 +47,10 @@ export function OneFieldForm({
           required
           defaultValue={attempt?.typed ?? field.defaultValue}
           placeholder={field.placeholder}
-          aria-describedby={field.help ? helpId : undefined}
           className={inputClass}
+          {...fieldProps(field.name, errorId, sentence, field.help ? helpId : undefined)}
         />
+        <FieldError id={errorId} error={fieldError} />
       </div>
       <button type="submit" className={primary ? buttonClass.primary : buttonClass.secondary} disabled={pending}>
         {submit}
@@ -55,9 +60,7 @@ export function OneFieldForm({
           {field.help}
         </p>
       )}
-      <div className="w-full">
-        <ActionOutcome state={attempt?.sentence ?? null} />
-      </div>
+      <div className="w-full">{!fieldError && <ActionOutcome state={sentence ?? null} />}</div>
     </form>
   );
 }

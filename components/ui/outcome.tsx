@@ -1,7 +1,7 @@
 import { errorClass, noticeClass } from "./styles";
 
 /** A dashboard action's answer in its own words: the sentence of what was done, or the error sentence; null before the first try. */
-export type ActionSentence = { ok: true; value: string } | { ok: false; error: string } | null;
+export type ActionSentence = { ok: true; value: string } | { ok: false; error: string; field?: string } | null;
 
 /** Shows an action's answer: a status for screen readers when it worked, an alert when it did not. */
 export function ActionOutcome({ state }: { state: ActionSentence }) {

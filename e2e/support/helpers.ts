@@ -63,7 +63,8 @@ export async function expectAccessible(page: Page): Promise<void> {
 
 /**
  * Keeps a screenshot of the page at desktop width and at a 375-pixel phone width (test-results/e2e/screenshots),
- * checks axe at both, and that the phone layout does not scroll sideways.
+ * checks axe at both, that the phone layout does not scroll sideways, and that no element on it
+ * reaches past the screen's edges, even inside a scroller (code blocks apart, which scroll on purpose).
  */
 export async function capturePage(page: Page, testInfo: TestInfo, name: string): Promise<void> {
   const directory = path.join(testInfo.project.outputDir, "screenshots");
@@ -77,6 +78,7 @@ export async function capturePage(page: Page, testInfo: TestInfo, name: string):
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   const culprits = overflow > 0 ? await elementsPastTheRightEdge(page) : [];
   expect(overflow, `${name} scrolls sideways at 375 px; past the edge: ${culprits.join(", ")}`).toBeLessThanOrEqual(0);
+  expect(await elementsOffScreen(page), `${name} at 375 px has elements past the screen's edges`).toEqual([]);
   await page.setViewportSize({ width: 1280, height: 800 });
 }
 
@@ -107,6 +109,29 @@ async function elementsPastTheRightEdge(page: Page): Promise<string[]> {
           `<${element.tagName.toLowerCase()} class="${element.getAttribute("class") ?? ""}"> to ` +
           `${Math.round(element.getBoundingClientRect().right)} px`,
       );
+  });
+}
+
+/**
+ * Every visible element whose box reaches past the screen's left or right edge, clipped by a scroller
+ * or not: on a phone nothing should hide off to the side. Code blocks scroll on purpose (and take
+ * focus for it); visually hidden text is one pixel wide and goes where it likes.
+ */
+async function elementsOffScreen(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const edge = document.documentElement.clientWidth;
+    return [...document.body.querySelectorAll("*")]
+      .filter((element) => {
+        const box = element.getBoundingClientRect();
+        if (box.width <= 1 || box.height <= 1 || element.closest("pre")) return false;
+        return box.right > edge + 0.5 || box.left < -0.5;
+      })
+      .slice(0, 8)
+      .map((element) => {
+        const box = element.getBoundingClientRect();
+        const text = (element.textContent ?? "").trim().slice(0, 30);
+        return `<${element.tagName.toLowerCase()} class="${element.getAttribute("class") ?? ""}"> "${text}" from ${Math.round(box.left)} to ${Math.round(box.right)} px`;
+      });
   });
 }
 

@@ -1,14 +1,13 @@
 import { getToken } from "next-auth/jwt";
 import { log } from "@/lib/log";
-import type { z } from "zod";
 import { cache } from "react";
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
-import { validate } from "@/lib/http/body";
 import { config } from "@/lib/config";
 import { parseCookies } from "@/lib/http/cookies";
 import { DomainError, forbidden, unauthenticated } from "@/lib/http/errors";
 import type { RouteSpec } from "@/lib/http/operation";
+import { type BodyOf, type FieldNames, FieldRefusal, formBody } from "./form-body";
 import { enforceWriteLimit } from "@/lib/http/write-limit";
 import { invalidationsSent } from "@/lib/links/invalidation";
 import { type DashboardUser, dashboardPrincipal, findDashboardUser } from "@/lib/workspaces/sign-in";
@@ -51,9 +50,8 @@ export async function requireDashboard(returnTo: string): Promise<DashboardConte
   return context;
 }
 
-type BodyOf<Spec> = Spec extends { body: infer Schema extends z.ZodType } ? z.output<Schema> : unknown;
-
-export type ActionResult<Value> = { ok: true; value: Value } | { ok: false; error: string };
+/** A refusal names the form field it is about (the body's field name), so the form can show it beside that field. */
+export type ActionResult<Value> = { ok: true; value: Value } | { ok: false; error: string; field?: string };
 
 /**
  * A dashboard action runs as the API route of the same operation does: the signed-in principal
@@ -65,16 +63,18 @@ export async function dashboardAction<const Spec extends Pick<RouteSpec, "write"
   spec: Spec,
   input: unknown,
   handler: (principal: Principal, body: BodyOf<Spec>) => Promise<Value>,
+  names: FieldNames = {},
 ): Promise<ActionResult<Value>> {
   try {
     const context = await dashboardContext();
     if (!context) throw unauthenticated("Your session has ended; sign in again.");
     if (spec.write) await enforceWriteLimit(context.principal.workspaceId);
-    const body = (spec.body ? validate(spec.body, input, "body") : input) as BodyOf<Spec>;
+    const body = formBody(spec, input, names);
     const value = await handler(context.principal, body);
     await invalidationsSent();
     return { ok: true, value };
   } catch (error) {
+    if (error instanceof FieldRefusal) return { ok: false, error: error.message, field: error.field };
     if (error instanceof DomainError) return { ok: false, error: error.message };
     log().error({ err: error }, "unhandled dashboard error");
     return { ok: false, error: "Something went wrong on our side; nothing was changed. Please try again." };

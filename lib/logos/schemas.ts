@@ -4,8 +4,6 @@ import { z } from "zod";
 export const LOGO_UPLOAD_TYPES = ["image/png", "image/jpeg", "image/webp", "image/svg+xml"] as const;
 export type LogoUploadType = (typeof LOGO_UPLOAD_TYPES)[number];
 
-export const MAX_LOGO_UPLOAD_BYTES = 1024 * 1024;
-
 /** A stored logo is at most this many pixels wide and high. */
 export const MAX_LOGO_SIDE = 1024;
 

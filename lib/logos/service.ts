@@ -6,7 +6,8 @@ import { findEditableLink, getLink } from "@/lib/links/service";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { encodeLogo, logoUploadType } from "./decode";
-import { type LogoResponse, MAX_LOGO_UPLOAD_BYTES } from "./schemas";
+import { MAX_LOGO_UPLOAD_BYTES } from "./limits";
+import type { LogoResponse } from "./schemas";
 import { type LogoInfo, type LogoOwner, logoStorage as storage } from "./store";
 
 const WORKSPACE_LOGO_REFUSAL =

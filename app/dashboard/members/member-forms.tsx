@@ -1,7 +1,9 @@
 "use client";
 
 import { useActionState } from "react";
+import { Confirm } from "@/components/ui/confirm";
 import { ActionOutcome } from "@/components/ui/outcome";
+import { useNotify } from "@/components/ui/toaster";
 import { buttonClass, inputClass, labelClass } from "@/components/ui/styles";
 import { changeRoleAction, inviteAction, leaveAction, type MemberState, removeMemberAction, resendAction } from "../actions";
 
@@ -47,7 +49,13 @@ export function MemberActions(props: {
   kind: "member" | "invitation";
 }) {
   const [roleState, changeRole] = useActionState<MemberState, FormData>(changeRoleAction, null);
-  const [removeState, remove] = useActionState<MemberState, FormData>(removeMemberAction, null);
+  const notify = useNotify();
+  // The row goes with the member or invitation: the outcome is told by the page's notices.
+  const [removeState, remove, removing] = useActionState<MemberState, FormData>(async (previous, form) => {
+    const removed = await removeMemberAction(previous, form);
+    if (removed?.ok) notify(removed.value);
+    return removed;
+  }, null);
   const [resendState, resend] = useActionState<MemberState, FormData>(resendAction, null);
   return (
     <div className="flex flex-wrap items-center gap-2">
@@ -77,17 +85,21 @@ export function MemberActions(props: {
           </button>
         </form>
       )}
-      <form action={remove}>
-        <input type="hidden" name="id" value={props.id} />
-        <button
-          type="submit"
-          className={buttonClass.small}
-          aria-label={`${props.kind === "member" ? "Remove" : "Revoke the invitation of"} ${props.email}`}
-        >
-          {props.kind === "member" ? "Remove" : "Revoke"}
-        </button>
-      </form>
-      <ActionOutcome state={roleState ?? removeState ?? resendState} />
+      <Confirm
+        small
+        label={props.kind === "member" ? "Remove" : "Revoke"}
+        what={props.kind === "member" ? props.email : `the invitation of ${props.email}`}
+        question={
+          props.kind === "member"
+            ? `Remove ${props.email} from this workspace? They lose access at once; their links stay. An API key they created is revoked with them.`
+            : `Revoke the invitation of ${props.email}? The link they were sent stops working; you can invite them again later.`
+        }
+        confirm={props.kind === "member" ? `Yes, remove ${props.email}` : "Yes, revoke the invitation"}
+        action={remove}
+        fields={{ id: props.id }}
+        pending={removing}
+      />
+      <ActionOutcome state={roleState ?? (removeState?.ok ? null : removeState) ?? resendState} />
     </div>
   );
 }
@@ -95,12 +107,16 @@ export function MemberActions(props: {
 export function LeaveButton({ id }: { id: string }) {
   const [state, leave, pending] = useActionState<MemberState, FormData>(leaveAction, null);
   return (
-    <form action={leave}>
-      <input type="hidden" name="id" value={id} />
-      <button type="submit" className={buttonClass.danger} disabled={pending}>
-        Leave this workspace
-      </button>
+    <div className="space-y-2">
+      <Confirm
+        label="Leave this workspace"
+        question="Leave this workspace? You lose access to its links, analytics and settings until someone invites you again."
+        confirm="Yes, leave this workspace"
+        action={leave}
+        fields={{ id }}
+        pending={pending}
+      />
       <ActionOutcome state={state} />
-    </form>
+    </div>
   );
 }

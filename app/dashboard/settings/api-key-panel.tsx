@@ -1,6 +1,7 @@
 "use client";
 
 import { useActionState } from "react";
+import { Confirm } from "@/components/ui/confirm";
 import { CopyButton } from "@/components/ui/copy-button";
 import { buttonClass, errorClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { claimKeyAction, type KeyState, revokeKeyAction } from "../actions";
@@ -36,11 +37,13 @@ export function ApiKeyPanel({ hasKey, canClaim, canRevoke }: { hasKey: boolean; 
         </form>
       )}
       {hasKey && canRevoke && (
-        <form action={revoke}>
-          <button type="submit" className={buttonClass.danger} disabled={revoking}>
-            Revoke the API key
-          </button>
-        </form>
+        <Confirm
+          label="Revoke the API key"
+          question="Revoke the API key? Every program and integration using it is refused from that moment. A new key can be created afterwards, but nothing brings this one back."
+          confirm="Yes, revoke the key"
+          action={revoke}
+          pending={revoking}
+        />
       )}
       {!canClaim && !hasKey && <p className={mutedClass}>Only an owner or admin can create the workspace&apos;s key.</p>}
       {[claimed, revoked].map((state, index) =>
@@ -50,7 +53,11 @@ export function ApiKeyPanel({ hasKey, canClaim, canRevoke }: { hasKey: boolean; 
           </p>
         ) : null,
       )}
-      {revoked?.ok && <p className={noticeClass}>{revoked.value.message}</p>}
+      {revoked?.ok && (
+        <p role="status" className={noticeClass}>
+          {revoked.value.message}
+        </p>
+      )}
     </div>
   );
 }

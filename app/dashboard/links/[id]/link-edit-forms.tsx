@@ -1,22 +1,29 @@
 "use client";
 
 import { useActionState } from "react";
+import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
 import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
-import { archiveLinkAction, type LinkEditState, repointLinkAction } from "../../actions";
+import { archiveLinkAction, type LinkEditState, repointLinkAction, restoreLinkAction } from "../../actions";
 
 export function LinkEditForms({
   id,
   destination,
   canRepoint,
   canArchive,
+  archived,
 }: {
   id: string;
   destination: string;
   canRepoint: boolean;
+  /** May archive and restore this link. */
   canArchive: boolean;
+  archived: boolean;
 }) {
   const [repointed, repoint, repointing] = useActionState<LinkEditState, FormData>(repointLinkAction, null);
-  const [archived, archive, archiving] = useActionState<LinkEditState, FormData>(archiveLinkAction, null);
+  const [archiveState, archive, archiving] = useActionState<LinkEditState, FormData>(
+    archived ? restoreLinkAction : archiveLinkAction,
+    null,
+  );
   return (
     <div className="grid gap-4 md:grid-cols-[2fr_1fr]">
       <section aria-labelledby="repoint-heading" className={cardClass}>
@@ -32,12 +39,16 @@ export function LinkEditForms({
             <input
               id="repoint-destination"
               name="destination"
-              type="url"
+              type="text"
+              inputMode="url"
+              spellCheck={false}
               required
               defaultValue={repointed?.typed ?? destination}
               className={inputClass}
+              {...fieldProps("destination", "repoint-destination-error", repointed, "repoint-destination-help")}
             />
-            <p className={mutedClass + " m-0"}>
+            <FieldError id="repoint-destination-error" error={errorFor("destination", repointed)} />
+            <p id="repoint-destination-help" className={mutedClass + " m-0"}>
               The code keeps working; the link enters quarantine again so the new destination is checked live.
             </p>
             <button type="submit" className={buttonClass.primary} disabled={repointing}>
@@ -47,32 +58,44 @@ export function LinkEditForms({
         ) : (
           <p className={mutedClass}>Repointing needs an active subscription and the right to edit this link.</p>
         )}
-        {repointed && !repointed.ok && (
+        {repointed && !repointed.ok && !repointed.field && (
           <p role="alert" className={errorClass + " mt-3"}>
             {repointed.error}
           </p>
         )}
-        {repointed?.ok && <p className={noticeClass + " mt-3"}>Repointed to {repointed.value}.</p>}
+        {repointed?.ok && (
+          <p role="status" className={noticeClass + " mt-3"}>
+            Repointed to {repointed.value}.
+          </p>
+        )}
       </section>
       <section aria-labelledby="archive-heading" className={cardClass}>
         <h2 id="archive-heading" className="mt-0 text-lg">
-          Archive
+          {archived ? "Archived" : "Archive"}
         </h2>
-        <p className={mutedClass}>Archiving hides the link from the main list. The code keeps resolving.</p>
+        <p className={mutedClass}>
+          {archived
+            ? "This link is hidden from the main list and keeps resolving. Restore it to list it again."
+            : "Archiving hides the link from the main list. The code keeps resolving, and you can restore it any time."}
+        </p>
         {canArchive && (
           <form action={archive}>
             <input type="hidden" name="id" value={id} />
-            <button type="submit" className={buttonClass.danger} disabled={archiving}>
-              Archive this link
+            <button type="submit" className={archived ? buttonClass.primary : buttonClass.danger} disabled={archiving}>
+              {archived ? "Restore this link" : "Archive this link"}
             </button>
           </form>
         )}
-        {archived && !archived.ok && (
+        {archiveState && !archiveState.ok && (
           <p role="alert" className={errorClass + " mt-3"}>
-            {archived.error}
+            {archiveState.error}
           </p>
         )}
-        {archived?.ok && <p className={noticeClass + " mt-3"}>{archived.value}</p>}
+        {archiveState?.ok && (
+          <p role="status" className={noticeClass + " mt-3"}>
+            {archiveState.value}
+          </p>
+        )}
       </section>
     </div>
   );

@@ -68,7 +68,8 @@ export default async function LinkPage({ params }: { params: Promise<{ id: strin
         id={link.id}
         destination={link.destination}
         canRepoint={account.can.edit_links}
-        canArchive={account.can.archive_links && !link.archivedAt}
+        canArchive={account.can.archive_links}
+        archived={Boolean(link.archivedAt)}
       />
 
       <LinkRouting link={toLinkView(link)} canEdit={account.can.edit_links} />

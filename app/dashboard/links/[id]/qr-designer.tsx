@@ -3,7 +3,9 @@
 import { useRouter } from "next/navigation";
 import { QRCodeSVG } from "qrcode.react";
 import { useLayoutEffect, useRef, useState, type ChangeEvent } from "react";
+import { Confirm } from "@/components/ui/confirm";
 import { buttonClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { MAX_LOGO_UPLOAD_BYTES } from "@/lib/logos/limits";
 import { maxLogoModules } from "@/lib/qr/logo-area";
 import { levelFor } from "@/lib/qr/levels";
 import type { QrDesignView, QrLevel } from "@/lib/qr/schemas";
@@ -247,7 +249,8 @@ export function QrDesigner(props: Props) {
             className="block text-sm"
             onChange={(event: ChangeEvent<HTMLInputElement>) => {
               const file = event.target.files?.[0];
-              if (file) void changeLogo("PUT", file);
+              if (file && file.size > MAX_LOGO_UPLOAD_BYTES) setError(logoTooLarge(file));
+              else if (file) void changeLogo("PUT", file);
               event.target.value = "";
             }}
           />
@@ -257,9 +260,13 @@ export function QrDesigner(props: Props) {
             </p>
           )}
           {logo === "link" && canRemoveLogo && (
-            <button type="button" className={buttonClass.danger} disabled={busy} onClick={() => void changeLogo("DELETE")}>
-              Remove this link&apos;s logo
-            </button>
+            <Confirm
+              label="Remove this link's logo"
+              question="Remove this link's logo? The image is deleted; codes downloaded from now on show the workspace's logo or none. Codes already printed keep theirs."
+              confirm="Yes, remove the logo"
+              onConfirm={() => void changeLogo("DELETE")}
+              pending={busy}
+            />
           )}
         </div>
         {error && (
@@ -270,6 +277,12 @@ export function QrDesigner(props: Props) {
       </div>
     </div>
   );
+}
+
+/** Refused here, before any upload: the sentence says how large the file is and what the limit is. */
+function logoTooLarge(file: File): string {
+  const megabytes = (file.size / (1024 * 1024)).toFixed(1);
+  return `${file.name} is ${megabytes} MiB; a logo can be at most ${MAX_LOGO_UPLOAD_BYTES / (1024 * 1024)} MiB. Choose a smaller image or export it at a lower size.`;
 }
 
 /** A hidden plain drawing without margin: its viewBox is the code's modules per side, read as the server reads it. */

@@ -1,0 +1,39 @@
+"use client";
+
+import { useRef } from "react";
+import { inputClass } from "@/components/ui/styles";
+import { switchWorkspaceAction } from "./actions";
+
+type Option = { id: string; label: string };
+
+/**
+ * Choosing a workspace switches to it at once. The page keys it by the current workspace, so it is
+ * drawn afresh whenever the server acts on another one (after creating, accepting or leaving one).
+ */
+export function WorkspaceSwitcher({ current, options }: { current: string; options: Option[] }) {
+  const form = useRef<HTMLFormElement>(null);
+  return (
+    <form ref={form} action={switchWorkspaceAction} className="min-w-0 max-w-full">
+      <label htmlFor="workspace-switcher" className="sr-only">
+        Workspace
+      </label>
+      <select
+        id="workspace-switcher"
+        name="workspace"
+        defaultValue={current}
+        aria-describedby="workspace-switcher-help"
+        className={inputClass + " w-auto max-w-full py-1.5 sm:max-w-64"}
+        onChange={() => form.current?.requestSubmit()}
+      >
+        {options.map((option) => (
+          <option key={option.id} value={option.id}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+      <span id="workspace-switcher-help" className="sr-only">
+        Choosing a workspace switches to it.
+      </span>
+    </form>
+  );
+}
