@@ -85,3 +85,34 @@ test("routes visitors by rules, previews them as a visitor, and schedules a chan
   await expect(page.getByRole("textbox", { name: "Countries" }).first()).toHaveValue("AU, NZ");
   await expect(page.getByLabel("Change 1: from (UTC)")).toHaveValue("2031-01-01T09:00");
 });
+
+test("adds a webhook with its events, shows the secret once, tests it, retries and disables it", async ({}, testInfo) => {
+  await page.goto("/dashboard/settings/webhooks");
+  await expect(page.getByRole("heading", { name: "Webhooks", level: 1 })).toBeVisible();
+  await page.getByRole("button", { name: "Add endpoint" }).click();
+  await page.getByLabel("Address that receives the events").fill("https://hooks.example.org/permalink");
+  await page.getByRole("button", { name: "Add endpoint" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Choose at least one event." })).toBeVisible();
+  await page.getByLabel("link.created").check();
+  await page.getByLabel("link.updated").check();
+  await page.getByRole("button", { name: "Add endpoint" }).click();
+  await expect(page.getByTestId("webhook-secret")).toHaveText(/^whsec_[A-Za-z0-9+/]{43}=$/);
+  const card = page.getByRole("region", { name: "https://hooks.example.org/permalink" });
+  await expect(card).toContainText("Events: link.created, link.updated");
+
+  // Nothing listens at that address here: the test's outcome says so in words, and the log offers a retry.
+  await card.getByRole("button", { name: "Send a test" }).click();
+  await expect(card.getByRole("status").filter({ hasText: "Not delivered" })).toBeVisible({ timeout: 20_000 });
+  await expect(card.getByText(/ping, try 1/)).toBeVisible();
+  await card.getByRole("button", { name: "Retry now" }).click();
+  await expect(card.getByRole("status").filter({ hasText: "sent again within moments" })).toBeVisible();
+  await capturePage(page, testInfo, "settings-webhooks");
+
+  await card.getByRole("button", { name: "Disable" }).click();
+  await expect(card.getByRole("status").filter({ hasText: "Disabled: nothing is sent" })).toBeVisible();
+  await expect(card.getByRole("button", { name: "Enable" })).toBeVisible();
+
+  // The secret was shown once: a fresh visit of the page no longer has it.
+  await page.reload();
+  await expect(page.getByTestId("webhook-secret")).toHaveCount(0);
+});

@@ -3,6 +3,7 @@ import {
   createWebhookBody,
   deliveryLogQuery,
   deliveryLogSchema,
+  deliveryRetrySchema,
   testOutcomeSchema,
   updateWebhookBody,
   webhookListSchema,
@@ -152,6 +153,28 @@ export const webhookDeliveries = defineOperation({
     400: failure("The query failed validation."),
     403: MANAGE_REFUSED,
     404: NOT_FOUND,
+  },
+});
+
+export const retryWebhookDelivery = defineOperation({
+  method: "post",
+  path: "/api/webhooks/{id}/deliveries/{message_id}/retry",
+  auth: "workspace",
+  operationId: "retryWebhookDelivery",
+  summary: "Retry a message now",
+  description:
+    "Sends a message that has not been delivered again on the delivery worker's next pass (within WEBHOOK_DELIVERY_INTERVAL_SECONDS self-hosted, a minute on Vercel), with the same webhook-id, and starts its retries afresh. The endpoint must be enabled.",
+  tag: "Webhooks",
+  write: true,
+  parameters: [
+    WEBHOOK_ID,
+    { name: "message_id", in: "path", required: true, description: "the message's webhook-id, from the delivery log" },
+  ],
+  responses: {
+    200: ok("The message is due now.", deliveryRetrySchema),
+    403: MANAGE_REFUSED,
+    404: failure("No webhook with this id in this workspace, or no message with this id for it."),
+    409: failure("The message was delivered already, or the endpoint is disabled."),
   },
 });
 

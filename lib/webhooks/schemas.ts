@@ -92,6 +92,13 @@ export const deliveryLogQuery = z.strictObject({
     .optional(),
 });
 
+export const deliveryRetrySchema = z
+  .object({
+    message_id: z.string(),
+    next_retry_at: epochMilliseconds.meta({ description: "now: the next pass of the delivery worker sends it" }),
+  })
+  .meta({ id: "WebhookDeliveryRetry" });
+
 export const testOutcomeSchema = deliveryAttemptSchema.meta({ id: "WebhookTestOutcome" });
 
 export const webhookRunTotalsSchema = z
@@ -106,5 +113,6 @@ export const webhookRunTotalsSchema = z
 export type CreateWebhookInput = z.infer<typeof createWebhookBody>;
 export type UpdateWebhookInput = z.infer<typeof updateWebhookBody>;
 export type WebhookView = z.infer<typeof webhookSchema>;
+export type DeliveryRetryView = z.infer<typeof deliveryRetrySchema>;
 export type DeliveryAttemptView = z.infer<typeof deliveryAttemptSchema>;
 export type WebhookRunTotals = z.infer<typeof webhookRunTotalsSchema>;

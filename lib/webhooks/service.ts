@@ -10,6 +10,7 @@ import { vetReceiverUrl } from "./receiver";
 import {
   type CreateWebhookInput,
   type DeliveryAttemptView,
+  type DeliveryRetryView,
   MAX_WEBHOOKS_PER_WORKSPACE,
   type UpdateWebhookInput,
   type WebhookView,
@@ -90,6 +91,17 @@ export async function testWebhook(principal: Principal, id: string): Promise<Del
     delivered: outcome.delivered,
     next_retry_at: null,
   };
+}
+
+/** Sends a message that was not delivered again on the worker's next pass, same webhook-id, retries afresh. */
+export async function retryDelivery(principal: Principal, id: string, messageId: string): Promise<DeliveryRetryView> {
+  const webhook = await findOwnWebhook(principal, id);
+  if (webhook.disabledAt) throw new DomainError("conflict", "This webhook is disabled: enable it first, then retry.");
+  const now = clock().now();
+  const outcome = await store.retryNow(webhook.id, messageId, new Date(now));
+  if (outcome === "missing") throw notFound("This webhook has no message with this id.");
+  if (outcome === "delivered") throw new DomainError("conflict", "This message was delivered already.");
+  return { message_id: messageId, next_retry_at: now };
 }
 
 export async function deliveryLog(

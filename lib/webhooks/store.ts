@@ -225,6 +225,20 @@ export async function disableAfterFailure(webhookId: string, now: Date): Promise
   return count === 1;
 }
 
+/**
+ * Makes a message that was not delivered due now, its retries started afresh (attempts from 0, so a
+ * failure is retried on the usual schedule rather than disabling the endpoint at once). The
+ * message's state decides in the statement: a delivered one is left alone.
+ */
+export async function retryNow(webhookId: string, messageId: string, now: Date): Promise<"due" | "delivered" | "missing"> {
+  const { count } = await db().webhookDelivery.updateMany({
+    where: { webhookId, messageId, state: { not: "delivered" } },
+    data: { state: "pending", attempts: 0, nextAttemptAt: now },
+  });
+  if (count > 0) return "due";
+  return (await db().webhookDelivery.count({ where: { webhookId, messageId } })) > 0 ? "delivered" : "missing";
+}
+
 export type AttemptLogRow = {
   messageId: string;
   eventType: string;

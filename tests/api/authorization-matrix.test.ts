@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
+import { newId } from "@/lib/db/random";
 import type { AuthMode } from "@/lib/http/operation";
 import { OPERATIONS } from "@/lib/openapi/document";
 import { type ApiResponse, call } from "../support/api";
@@ -388,6 +389,28 @@ const FIXTURES: Record<string, Fixture> = {
   },
   "GET /api/webhooks/{id}/deliveries": {
     request: async (target) => ({ path: `/api/webhooks/${await target.freshWebhook()}/deliveries` }),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
+  "POST /api/webhooks/{id}/deliveries/{message_id}/retry": {
+    request: async (target) => {
+      const webhookId = await target.freshWebhook();
+      const messageId = newId("msg");
+      // A target that names another workspace's webhook, or none, has no row to hang a message on.
+      if (await db().webhook.findUnique({ where: { id: webhookId } }))
+        await db().webhookDelivery.create({
+          data: {
+            webhookId,
+            messageId,
+            eventType: "link.created",
+            body: "{}",
+            state: "failed",
+            attempts: 10,
+            nextAttemptAt: null,
+          },
+        });
+      return { path: `/api/webhooks/${webhookId}/deliveries/${messageId}/retry` };
+    },
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },

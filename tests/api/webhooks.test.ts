@@ -244,6 +244,31 @@ describe("webhooks", () => {
     expect(smtp.messages.filter((message) => message.mail.subject?.includes(receiver.url))).toHaveLength(1);
   });
 
+  it("retries a message now on request, with the same webhook-id, and refuses a delivered one", async () => {
+    const owner = await newUser("hooks-retry-now");
+    const hook = await addWebhook(owner, ["link.created"]);
+    receiver.status = 500;
+    await createLink(owner);
+    await deliverDue();
+    expect(receiver.received).toHaveLength(1);
+    const messageId = receiver.received[0]!.id;
+
+    receiver.status = 204;
+    const retried = await call("POST", `/api/webhooks/${hook.id}/deliveries/${messageId}/retry`, { token: owner.token });
+    expect(retried.status, retried.text).toBe(200);
+    expect(retried.body).toEqual({ message_id: messageId, next_retry_at: now });
+    await deliverDue();
+    expect(receiver.received.map((message) => message.id)).toEqual([messageId, messageId]);
+    expect(receiver.unverified).toBe(0);
+
+    const again = await call("POST", `/api/webhooks/${hook.id}/deliveries/${messageId}/retry`, { token: owner.token });
+    expect(again.status).toBe(409);
+    const unknown = await call("POST", `/api/webhooks/${hook.id}/deliveries/msg_nosuchmessage00000/retry`, {
+      token: owner.token,
+    });
+    expect(unknown.status).toBe(404);
+  });
+
   it("refuses an internal receiver URL in any encoding", async () => {
     delete process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
     resetConfig();

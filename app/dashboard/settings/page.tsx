@@ -1,3 +1,4 @@
+import Link from "next/link";
 import { OneFieldForm } from "@/components/ui/one-field-form";
 import { buttonClass, cardClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
@@ -15,6 +16,9 @@ export default async function SettingsPage() {
   return (
     <div className="space-y-6">
       <h1 className="m-0 text-2xl font-bold">API key &amp; workspace</h1>
+      <p className="m-0 text-sm">
+        <Link href="/dashboard/settings/webhooks">Webhooks</Link>: tell your own systems when something happens to your links.
+      </p>
       <section aria-labelledby="workspace-heading" className={cardClass}>
         <h2 id="workspace-heading" className="mt-0 text-lg">
           Workspace
