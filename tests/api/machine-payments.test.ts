@@ -284,6 +284,8 @@ describe("paying with MPP", () => {
       title: null,
       tags: [],
       imported_from: null,
+      rules: [],
+      schedule: [],
       receipt: transfer!.transaction,
       api_key: expect.stringMatching(/^plk_/),
     });
