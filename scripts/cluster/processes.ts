@@ -27,6 +27,9 @@ export function ensureCommands(packages: Record<string, string>): void {
   if (process.getuid?.() !== 0 || !onPath("apt-get"))
     throw new Error(`The cluster needs ${names.join(", ")}: install them (Debian: apt-get install ${names.join(" ")}).`);
   log().info({ packages: names }, "installing what the cluster needs with apt-get");
-  const installed = spawnSync("apt-get", ["install", "-y", "--no-install-recommends", ...names], { stdio: "inherit" });
-  if (installed.status !== 0) throw new Error(`apt-get could not install ${names.join(", ")}.`);
+  const install = () =>
+    spawnSync("apt-get", ["install", "-y", "--no-install-recommends", ...names], { stdio: "inherit" }).status === 0;
+  // A fresh machine may have no package lists yet: fetch them once and try again.
+  if (install() || (spawnSync("apt-get", ["update"], { stdio: "inherit" }).status === 0 && install())) return;
+  throw new Error(`apt-get could not install ${names.join(", ")}.`);
 }
