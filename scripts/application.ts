@@ -5,6 +5,7 @@ import { settleBillingProvider } from "@/lib/billing/provider";
 import { settledValues } from "@/lib/config";
 import { deliverInvalidation, type Invalidation } from "@/lib/links/invalidation";
 import { log } from "@/lib/log";
+import { stopChild } from "./child-process";
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -186,16 +187,4 @@ function withoutHopByHop(rawHeaders: string[]): string[] {
     if (!HOP_BY_HOP.includes(rawHeaders[index]!.toLowerCase())) kept.push(rawHeaders[index]!, rawHeaders[index + 1]!);
   }
   return kept;
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    child.once("exit", () => {
-      clearTimeout(killer);
-      resolve();
-    });
-    child.kill("SIGTERM");
-  });
 }

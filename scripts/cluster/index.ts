@@ -6,7 +6,8 @@ import { ensureFreshBuild, freePort, startApp, type RunningApp } from "../app-pr
 import { startLoadBalancer } from "./haproxy";
 import { startNatsCluster, waitForPort, type NatsCluster } from "./nats";
 import { postgresBinDir, startOwnPrimary, startStreamingReplica, type OwnPostgres } from "./postgres";
-import { ensureCommands, stopChild } from "./processes";
+import { stopChild } from "../child-process";
+import { ensureCommands } from "./processes";
 
 export type ClusterOptions = {
   /** Where every part keeps its data; the caller removes it. */

@@ -3,7 +3,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { connect as connectTcp } from "node:net";
 import path from "node:path";
 import { freePort } from "../app-process";
-import { stopChild } from "./processes";
+import { stopChild } from "../child-process";
 
 /** NATS servers clustered on loopback, each with JetStream on its own disk directory. */
 export type NatsCluster = {
