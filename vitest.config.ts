@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { alias: { "@": fileURLToPath(new URL(".", import.meta.url)) } },
   test: {
-    include: ["lib/**/*.test.ts", "tests/**/*.test.ts", "app/**/*.test.ts"],
+    include: ["lib/**/*.test.ts", "tests/**/*.test.ts", "app/**/*.test.ts", "scripts/**/*.test.ts"],
     globalSetup: ["tests/support/global-setup.ts"],
     setupFiles: ["tests/support/per-file-setup.ts"],
     testTimeout: 20_000,

@@ -1,26 +1,18 @@
 import { fork, type ChildProcess } from "node:child_process";
-import { Agent, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import { type IncomingMessage, type ServerResponse } from "node:http";
 import next from "next";
 import { settleBillingProvider } from "@/lib/billing/provider";
 import { settledValues } from "@/lib/config";
 import { deliverInvalidation, type Invalidation } from "@/lib/links/invalidation";
 import { log } from "@/lib/log";
+import { type Handler, InvalidationsHeard, proxyToApplication } from "./application-proxy";
 import { stopChild } from "./child-process";
-
-type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
 /** Where the front door sends every request that is not a short-link visit. */
 export type Application = { handle: Handler; stop(): Promise<void> };
 
 /** What the application process tells the front: that it listens, and which links changed. */
 export type ApplicationMessage = { kind: "ready"; port: number } | { kind: "invalidation"; invalidation: Invalidation };
-
-/**
- * On every answer of the application process: how many invalidations it had sent when the answer
- * was written. The front forwards the answer only once it has heard as many, so a client that
- * created a link and then visits it never meets the front's stale copy (IPC and HTTP race otherwise).
- */
-export const INVALIDATIONS_SENT_HEADER = "x-permalink-invalidations-sent";
 
 /** Next in this process: for `npm run dev` (hot reload) and the embedded database (one connection for the process). */
 export async function applicationInProcess(dev: boolean, port: number): Promise<Application> {
@@ -78,7 +70,7 @@ class ApplicationSupervisor {
     return new Promise((resolve, reject) => {
       child.on("message", (message: ApplicationMessage) => {
         if (message.kind === "invalidation") return heard.deliver(message.invalidation);
-        this.running = { child, handle: proxyTo(message.port, heard) };
+        this.running = { child, handle: proxyToApplication(message.port, heard) };
         this.hasBeenReady = true;
         log().info({ applicationPid: child.pid }, "the application process is ready");
         resolve();
@@ -124,67 +116,4 @@ function answerRestarting(request: IncomingMessage, response: ServerResponse): v
     })
     .end(isApi ? JSON.stringify({ error: RESTARTING_MESSAGE }) : RESTARTING_MESSAGE);
   request.resume();
-}
-
-/**
- * Headers that describe one connection, not the message (RFC 9110 §7.6.1), plus Expect, which the
- * front already answered, and the front's own bookkeeping header.
- */
-const HOP_BY_HOP = ["connection", "keep-alive", "proxy-connection", "upgrade", "te", "expect", INVALIDATIONS_SENT_HEADER];
-
-/** Counts the invalidations heard from the application process, and lets an answer wait for a count. */
-class InvalidationsHeard {
-  private count = 0;
-  private waiting: { count: number; resume(): void }[] = [];
-
-  deliver(invalidation: Invalidation): void {
-    deliverInvalidation(invalidation);
-    this.count++;
-    const due = this.waiting.filter((waiter) => waiter.count <= this.count);
-    this.waiting = this.waiting.filter((waiter) => waiter.count > this.count);
-    for (const waiter of due) waiter.resume();
-  }
-
-  /** Resolves once `count` invalidations have been heard (at once when they have). */
-  reached(count: number): Promise<void> | null {
-    if (count <= this.count) return null;
-    return new Promise((resume) => this.waiting.push({ count, resume }));
-  }
-}
-
-function proxyTo(port: number, heard: InvalidationsHeard): Handler {
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-  return (request, response) => {
-    const headers = { ...request.headers };
-    for (const name of HOP_BY_HOP) delete headers[name];
-    const upstream = httpRequest(
-      { host: "127.0.0.1", port, method: request.method, path: request.url, headers, agent },
-      (answer) => {
-        const forward = () => {
-          response.writeHead(answer.statusCode ?? 502, answer.statusMessage, withoutHopByHop(answer.rawHeaders));
-          answer.pipe(response);
-        };
-        const pending = heard.reached(Number(answer.headers[INVALIDATIONS_SENT_HEADER] ?? 0));
-        if (pending) void pending.then(forward);
-        else forward();
-      },
-    );
-    upstream.on("error", () => {
-      if (!response.headersSent)
-        response.writeHead(502, { "Content-Type": "text/plain; charset=utf-8" }).end("The application did not answer.");
-      else response.destroy();
-    });
-    response.on("close", () => {
-      if (!response.writableFinished) upstream.destroy();
-    });
-    request.pipe(upstream);
-  };
-}
-
-function withoutHopByHop(rawHeaders: string[]): string[] {
-  const kept: string[] = [];
-  for (let index = 0; index < rawHeaders.length; index += 2) {
-    if (!HOP_BY_HOP.includes(rawHeaders[index]!.toLowerCase())) kept.push(rawHeaders[index]!, rawHeaders[index + 1]!);
-  }
-  return kept;
 }

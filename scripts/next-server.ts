@@ -4,7 +4,8 @@ import next from "next";
 import { settleBillingProvider } from "@/lib/billing/provider";
 import { onInvalidation } from "@/lib/links/invalidation";
 import { log } from "@/lib/log";
-import { type ApplicationMessage, INVALIDATIONS_SENT_HEADER } from "./application";
+import { type ApplicationMessage } from "./application";
+import { INVALIDATIONS_SENT_HEADER } from "./application-proxy";
 
 /**
  * The application process `npm start` forks (scripts/application.ts): Next on a loopback port,

@@ -1,0 +1,71 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { InvalidationsHeard, proxyToApplication } from "./application-proxy";
+
+const servers: Server[] = [];
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((closed) => server.close(closed));
+  }
+});
+
+async function listening(server: Server): Promise<number> {
+  servers.push(server);
+  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
+  return (server.address() as AddressInfo).port;
+}
+
+/**
+ * An application that closes each kept-alive socket as its second request arrives: what the front
+ * meets when the application's idle timeout closes a socket the instant the front reuses it.
+ */
+async function applicationClosingReusedSockets(): Promise<{ port: number; answered: string[] }> {
+  const answered: string[] = [];
+  const requestsOnSocket = new WeakMap<object, number>();
+  const application = createServer((request, response) => {
+    const count = (requestsOnSocket.get(request.socket) ?? 0) + 1;
+    requestsOnSocket.set(request.socket, count);
+    if (count > 1) return void request.socket.destroy();
+    request.resume();
+    request.on("end", () => {
+      answered.push(`${request.method} ${request.url}`);
+      response.end("answered");
+    });
+  });
+  return { port: await listening(application), answered };
+}
+
+async function frontFor(applicationPort: number): Promise<string> {
+  const front = createServer(proxyToApplication(applicationPort, new InvalidationsHeard()));
+  return `http://127.0.0.1:${await listening(front)}`;
+}
+
+describe("the front door's proxy to the application", () => {
+  it("sends a GET again on a new socket when the kept-alive one it reused was closed under it", async () => {
+    const application = await applicationClosingReusedSockets();
+    const front = await frontFor(application.port);
+
+    const first = await fetch(`${front}/dashboard`);
+    const second = await fetch(`${front}/dashboard/links`);
+    const third = await fetch(`${front}/api/health`, { method: "HEAD" });
+
+    expect([first.status, second.status, third.status]).toEqual([200, 200, 200]);
+    expect(await second.text()).toBe("answered");
+    expect(application.answered).toEqual(["GET /dashboard", "GET /dashboard/links", "HEAD /api/health"]);
+  });
+
+  it("does not repeat a request with a body, which may have reached the application: it answers 502", async () => {
+    const application = await applicationClosingReusedSockets();
+    const front = await frontFor(application.port);
+
+    expect((await fetch(`${front}/dashboard`)).status).toBe(200);
+    const post = await fetch(`${front}/api/links`, { method: "POST", body: '{"destination":"https://example.com"}' });
+
+    expect(post.status).toBe(502);
+    expect(await post.text()).toBe("The application did not answer.");
+    expect(application.answered).toEqual(["GET /dashboard"]);
+  });
+});

@@ -1,0 +1,92 @@
+import { Agent, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import { deliverInvalidation, type Invalidation } from "@/lib/links/invalidation";
+
+export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+/**
+ * On every answer of the application process: how many invalidations it had sent when the answer
+ * was written. The front forwards the answer only once it has heard as many, so a client that
+ * created a link and then visits it never meets the front's stale copy (IPC and HTTP race otherwise).
+ */
+export const INVALIDATIONS_SENT_HEADER = "x-permalink-invalidations-sent";
+
+/**
+ * Headers that describe one connection, not the message (RFC 9110 §7.6.1), plus Expect, which the
+ * front already answered, and the front's own bookkeeping header.
+ */
+const HOP_BY_HOP = ["connection", "keep-alive", "proxy-connection", "upgrade", "te", "expect", INVALIDATIONS_SENT_HEADER];
+
+/** Counts the invalidations heard from the application process, and lets an answer wait for a count. */
+export class InvalidationsHeard {
+  private count = 0;
+  private waiting: { count: number; resume(): void }[] = [];
+
+  deliver(invalidation: Invalidation): void {
+    deliverInvalidation(invalidation);
+    this.count++;
+    const due = this.waiting.filter((waiter) => waiter.count <= this.count);
+    this.waiting = this.waiting.filter((waiter) => waiter.count > this.count);
+    for (const waiter of due) waiter.resume();
+  }
+
+  /** Resolves once `count` invalidations have been heard (at once when they have). */
+  reached(count: number): Promise<void> | null {
+    if (count <= this.count) return null;
+    return new Promise((resume) => this.waiting.push({ count, resume }));
+  }
+}
+
+/**
+ * Proxies a request to the application on a loopback port over kept-alive sockets, bodies streamed
+ * both ways. An idle kept-alive socket can be closed by the application just as the front reuses
+ * it (the keep-alive race): the request then fails without having reached the application, so a
+ * request without a body that is safe to repeat (GET, HEAD) is sent once more on a new socket
+ * rather than answered 502.
+ */
+export function proxyToApplication(port: number, heard: InvalidationsHeard): Handler {
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  return (request, response) => {
+    const headers = { ...request.headers };
+    for (const name of HOP_BY_HOP) delete headers[name];
+    const replayable = isRepeatableWithoutBody(request);
+    const send = (mayRetry: boolean) => {
+      const upstream = httpRequest(
+        { host: "127.0.0.1", port, method: request.method, path: request.url, headers, agent },
+        (answer) => {
+          const forward = () => {
+            response.writeHead(answer.statusCode ?? 502, answer.statusMessage, withoutHopByHop(answer.rawHeaders));
+            answer.pipe(response);
+          };
+          const pending = heard.reached(Number(answer.headers[INVALIDATIONS_SENT_HEADER] ?? 0));
+          if (pending) void pending.then(forward);
+          else forward();
+        },
+      );
+      upstream.on("error", (error: NodeJS.ErrnoException) => {
+        if (mayRetry && upstream.reusedSocket && error.code === "ECONNRESET" && !response.destroyed) return send(false);
+        if (!response.headersSent)
+          response.writeHead(502, { "Content-Type": "text/plain; charset=utf-8" }).end("The application did not answer.");
+        else response.destroy();
+      });
+      response.on("close", () => {
+        if (!response.writableFinished) upstream.destroy();
+      });
+      if (replayable) upstream.end();
+      else request.pipe(upstream);
+    };
+    send(replayable);
+  };
+}
+
+function isRepeatableWithoutBody(request: IncomingMessage): boolean {
+  const bodiless = request.headers["content-length"] === undefined && request.headers["transfer-encoding"] === undefined;
+  return bodiless && (request.method === "GET" || request.method === "HEAD");
+}
+
+function withoutHopByHop(rawHeaders: string[]): string[] {
+  const kept: string[] = [];
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (!HOP_BY_HOP.includes(rawHeaders[index]!.toLowerCase())) kept.push(rawHeaders[index]!, rawHeaders[index + 1]!);
+  }
+  return kept;
+}
