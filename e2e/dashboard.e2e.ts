@@ -6,7 +6,15 @@ import sharp from "sharp";
 import { decodeQr } from "../tests/support/images";
 import { expect, test } from "./support/fixtures";
 import { CHROMIUM } from "./support/chromium";
-import { baseUrl, capturePage, linkInMail, setDnsRecords, signInByMagicLink, watchConsole } from "./support/helpers";
+import {
+  baseUrl,
+  capturePage,
+  linkInMail,
+  setDnsRecords,
+  signInByMagicLink,
+  subscribeToUnlimited,
+  watchConsole,
+} from "./support/helpers";
 
 /** The flows build on each other: one person signs in once, subscribes, creates, then lapses. */
 test.describe.configure({ mode: "serial" });
@@ -458,10 +466,7 @@ test("creates a team workspace, renames it, and invites a member who accepts as 
   await page.getByLabel("E-mail address").fill(TEAMMATE);
   await page.getByRole("button", { name: "Send invitation" }).click();
   await expect(page.locator("main").getByRole("alert")).toContainText("no active subscription, so it cannot invite people");
-  await page.goto("/dashboard/billing");
-  await page.getByRole("button", { name: "Choose Unlimited monthly" }).click();
-  await page.getByRole("button", { name: "Complete purchase" }).click();
-  await expect(page.getByText("Purchase complete")).toBeVisible();
+  await subscribeToUnlimited(page);
 
   await page.goto("/dashboard/members");
   const since = Date.now();

@@ -1,7 +1,7 @@
 import { type Browser, type BrowserContext, chromium, type Page } from "@playwright/test";
 import { CHROMIUM } from "./support/chromium";
 import { expect, test } from "./support/fixtures";
-import { baseUrl, capturePage, signInByMagicLink, watchConsole } from "./support/helpers";
+import { baseUrl, capturePage, signInByMagicLink, subscribeToUnlimited, watchConsole } from "./support/helpers";
 
 /**
  * A link that reacts: routing rules with the "test as" preview, and a scheduled change of
@@ -22,10 +22,7 @@ test.beforeAll(async () => {
   page = await context.newPage();
   consoleErrors = watchConsole(page);
   await signInByMagicLink(page, PERSON);
-  await page.goto("/dashboard/billing");
-  await page.getByRole("button", { name: "Choose Unlimited monthly" }).click();
-  await page.getByRole("button", { name: "Complete purchase" }).click();
-  await expect(page.getByText("Purchase complete")).toBeVisible();
+  await subscribeToUnlimited(page);
 });
 
 test.afterAll(() => browser.close());

@@ -4,7 +4,7 @@ import sharp from "sharp";
 import { decodeQr } from "../tests/support/images";
 import { CHROMIUM } from "./support/chromium";
 import { expect, test } from "./support/fixtures";
-import { baseUrl, capturePage, signInByMagicLink, watchConsole } from "./support/helpers";
+import { baseUrl, capturePage, signInByMagicLink, subscribeToUnlimited, watchConsole } from "./support/helpers";
 
 /**
  * The dashboard's tools for a workspace with links: saved QR designs, the links list's row menu,
@@ -31,10 +31,7 @@ test.beforeAll(async () => {
   page = await context.newPage();
   consoleErrors = watchConsole(page);
   await signInByMagicLink(page, PERSON);
-  await page.goto("/dashboard/billing");
-  await page.getByRole("button", { name: "Choose Unlimited monthly" }).click();
-  await page.getByRole("button", { name: "Complete purchase" }).click();
-  await expect(page.getByText("Purchase complete")).toBeVisible();
+  await subscribeToUnlimited(page);
 });
 
 test.afterAll(() => browser.close());

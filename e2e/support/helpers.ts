@@ -47,6 +47,14 @@ export async function signInByMagicLink(page: Page, address: string, options: { 
   await expect(page).not.toHaveURL(/\/signin/);
 }
 
+/** Subscribes the page's current workspace to Unlimited through the local checkout, as a customer would. */
+export async function subscribeToUnlimited(page: Page): Promise<void> {
+  await page.goto("/dashboard/billing");
+  await page.getByRole("button", { name: "Choose Unlimited monthly" }).click();
+  await page.getByRole("button", { name: "Complete purchase" }).click();
+  await expect(page.getByText("Purchase complete")).toBeVisible();
+}
+
 /** No serious or critical violation from axe on the page as it is now. */
 export async function expectAccessible(page: Page): Promise<void> {
   // Next streams the page's <title> and re-renders it after a server action, so for a moment the

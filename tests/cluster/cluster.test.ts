@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
 import { startCluster, type Cluster } from "@/scripts/cluster/index";
-import { call, newUser } from "../support/api";
+import { newLinks } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
 import { rawRequest } from "../support/http";
@@ -30,27 +30,13 @@ async function useDatabase(url: string): Promise<void> {
   resetConfig();
 }
 
-async function newLinks(count: number): Promise<string[]> {
-  const user = await newUser("cluster");
-  const slugs: string[] = [];
-  for (let index = 0; index < count; index++) {
-    const response = await call("POST", "/api/links", {
-      token: user.token,
-      body: { destination: `https://example.com/c-${index}` },
-    });
-    expect(response.status).toBe(201);
-    slugs.push(response.body.slug);
-  }
-  return slugs;
-}
-
 const visit = (slug: string) => rawRequest(cluster.url, `/${slug}`, { host: SHORT_HOST });
 const scansOf = (slugs: string[]) => rawScansOf(cluster.primaryUrl, { slugs });
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Links visited once each through the cluster (so cached), their first scans written. */
 async function warmLinks(count: number): Promise<string[]> {
-  const slugs = await newLinks(count);
+  const slugs = await newLinks(count, "cluster");
   for (const slug of slugs) expect((await visit(slug)).status).toBe(302);
   await eventually(async () => expect(await scansOf(slugs)).toBe(slugs.length), 30_000);
   return slugs;
@@ -82,7 +68,7 @@ afterAll(async () => {
 
 describe("a cluster behind HAProxy", () => {
   it("resolves a link created on the primary at once, through every instance and the replica", async () => {
-    const [slug] = await newLinks(1);
+    const [slug] = await newLinks(1, "cluster");
     const answers = await Promise.all(
       cluster.instances.map((instance) => rawRequest(instance.url, `/${slug}`, { host: SHORT_HOST })),
     );

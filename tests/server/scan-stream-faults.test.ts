@@ -6,7 +6,7 @@ import { startScanStreamWriter } from "@/lib/analytics/scan-stream";
 import { resetConfig } from "@/lib/config";
 import { closeNats } from "@/lib/nats/connection";
 import { startApp, type RunningApp } from "@/scripts/app-process";
-import { call, newUser } from "../support/api";
+import { newLinks } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
 import { rawRequest } from "../support/http";
@@ -44,20 +44,6 @@ function newStream(): string {
   return stream;
 }
 
-async function newLinks(count: number): Promise<string[]> {
-  const user = await newUser("faults");
-  const slugs: string[] = [];
-  for (let index = 0; index < count; index++) {
-    const response = await call("POST", "/api/links", {
-      token: user.token,
-      body: { destination: `https://example.com/menu-${index}` },
-    });
-    expect(response.status).toBe(201);
-    slugs.push(response.body.slug);
-  }
-  return slugs;
-}
-
 const scansOf = (slugs: string[]) => rawScansOf(databaseUrl, { slugs });
 
 beforeAll(async () => {
@@ -89,7 +75,7 @@ describe("PostgreSQL cut off for 30 s under continuous visits, scans through NAT
   });
 
   it("answers every visit of its warm links, then records every scan exactly once when PostgreSQL is back", async () => {
-    const slugs = await newLinks(20);
+    const slugs = await newLinks(20, "faults");
     // Warm: each link read once from PostgreSQL into the cache.
     for (const slug of slugs) expect((await rawRequest(app.url, `/${slug}`, { host: SHORT_HOST })).status).toBe(302);
     await eventually(async () => expect(await scansOf(slugs)).toBe(slugs.length), 15_000);
@@ -114,7 +100,7 @@ describe("an instance killed with SIGKILL under load, scans through NATS", () =>
   it("loses at most the scans of its last flush (200 ms), and the stream's consumer writes the rest", async () => {
     const stream = newStream();
     const app = await startApp("front", appEnv(stream, databaseUrl));
-    const slugs = await newLinks(10);
+    const slugs = await newLinks(10, "faults");
     const load = visitContinuously(app.url, SHORT_HOST, slugs, 4);
     const startedAt = Date.now();
     await new Promise((resolve) => setTimeout(resolve, 4000));

@@ -152,3 +152,18 @@ function parseJson(text: string): unknown {
     return undefined;
   }
 }
+
+/** Creates `count` links for a new person through `POST /api/links`, and returns their slugs. */
+export async function newLinks(count: number, label: string): Promise<string[]> {
+  const user = await newUser(label);
+  const slugs: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const response = await call("POST", "/api/links", {
+      token: user.token,
+      body: { destination: `https://example.com/${label}-${index}` },
+    });
+    if (response.status !== 201) throw new Error(`Creating a link answered ${response.status}: ${JSON.stringify(response.body)}`);
+    slugs.push(response.body.slug);
+  }
+  return slugs;
+}
