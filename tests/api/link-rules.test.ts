@@ -1,12 +1,10 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { scanBuffer } from "@/lib/analytics/scans";
-import { setClock } from "@/lib/clock";
-import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { resetResolutionRuntime } from "@/lib/resolution/runtime";
 import { runWebhookDeliveries } from "@/lib/webhooks/worker";
 import { call, newUser, type TestUser } from "../support/api";
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
+import { createLink, editLink, linkEditWorld, listenTo } from "../support/link-edit-world";
 import { visit } from "../support/visits";
 
 const IPHONE =
@@ -22,41 +20,12 @@ const RULES = [
   { when: { language: ["FR"] }, destination: "https://example.com/fr" },
 ];
 
-let now = Date.UTC(2026, 10, 20, 12);
-let receiver: WebhookReceiver;
+const world = linkEditWorld({ TRUSTED_COUNTRY_HEADER: "x-vercel-ip-country" });
 
-beforeAll(() => {
-  process.env.TRUSTED_COUNTRY_HEADER = "x-vercel-ip-country";
-  process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = "1";
-  resetConfig();
-});
+const createHomeLink = (user: TestUser) => createLink(user, "https://example.com/home");
 
-afterAll(() => {
-  delete process.env.TRUSTED_COUNTRY_HEADER;
-  delete process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
-  resetConfig();
-});
-
-beforeEach(async () => {
-  now = Date.UTC(2026, 10, 20, 12);
-  setClock({ now: () => now });
-  resetResolutionRuntime();
-  receiver = await startWebhookReceiver();
-});
-
-afterEach(async () => {
-  setClock(undefined);
-  await receiver.close();
-});
-
-async function createLink(user: TestUser, destination = "https://example.com/home") {
-  const created = await call("POST", "/api/links", { token: user.token, body: { destination } });
-  expect(created.status, created.text).toBe(201);
-  return created.body as { id: string; slug: string };
-}
-
-async function setRules(user: TestUser, id: string, rules: unknown) {
-  return call("PATCH", `/api/links/${id}`, { token: user.token, body: { rules } });
+function setRules(user: TestUser, id: string, rules: unknown) {
+  return editLink(user, id, { rules });
 }
 
 async function release(id: string) {
@@ -67,7 +36,7 @@ async function release(id: string) {
 describe("routing rules", () => {
   it("are set in order, normalised, shown in the Link view, and put the link back in quarantine", async () => {
     const user = await newUser("rules");
-    const link = await createLink(user);
+    const link = await createHomeLink(user);
     await release(link.id);
     const set = await setRules(user, link.id, RULES);
     expect(set.status, set.text).toBe(200);
@@ -86,7 +55,7 @@ describe("routing rules", () => {
 
   it("send each visit where the first matching rule says, else to the link's own destination", async () => {
     const user = await newUser("rules-visits");
-    const link = await createLink(user);
+    const link = await createHomeLink(user);
     await setRules(user, link.id, RULES);
     const cases: [Record<string, string>, string][] = [
       [{ "X-Vercel-IP-Country": "AU", "User-Agent": IPHONE }, "https://example.com/au"],
@@ -121,7 +90,7 @@ describe("routing rules", () => {
 
   it("refuse an internal or unsafe rule destination with 422 naming the rule, and change nothing", async () => {
     const user = await newUser("rules-refused");
-    const link = await createLink(user);
+    const link = await createHomeLink(user);
     for (const destination of ["http://127.0.0.1/admin", "http://169.254.169.254/latest/meta-data", "http://[::1]/"]) {
       const refused = await setRules(user, link.id, [RULES[0], { when: { os: ["ios"] }, destination }]);
       expect([destination, refused.status]).toEqual([destination, 422]);
@@ -132,7 +101,7 @@ describe("routing rules", () => {
 
   it("refuse malformed rules with 400: too many, no condition, unknown values", async () => {
     const user = await newUser("rules-invalid");
-    const link = await createLink(user);
+    const link = await createHomeLink(user);
     const many = Array.from({ length: 21 }, () => RULES[0]);
     for (const rules of [
       many,
@@ -159,18 +128,14 @@ describe("routing rules", () => {
 
   it("announce a change of rules as link.updated, and no message when the rules are the same", async () => {
     const user = await newUser("rules-hooks");
-    const created = await call("POST", "/api/webhooks", {
-      token: user.token,
-      body: { url: receiver.url, events: ["link.updated"] },
-    });
-    receiver.secret = created.body.secret;
-    const link = await createLink(user);
+    await listenTo(world, user, ["link.updated"]);
+    const link = await createHomeLink(user);
     await setRules(user, link.id, RULES);
     await setRules(user, link.id, RULES);
     while ((await runWebhookDeliveries()).attempted > 0);
-    expect(receiver.unverified).toBe(0);
-    expect(receiver.received.map((message) => message.type)).toEqual(["link.updated"]);
-    expect(receiver.received[0]!.data).toMatchObject({
+    expect(world.receiver.unverified).toBe(0);
+    expect(world.receiver.received.map((message) => message.type)).toEqual(["link.updated"]);
+    expect(world.receiver.received[0]!.data).toMatchObject({
       id: link.id,
       rules: [{ destination: "https://example.com/au" }, {}, {}, {}],
     });
