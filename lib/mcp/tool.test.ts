@@ -65,7 +65,10 @@ const renameItem = defineOperation({
   tag: "Items",
   write: true,
   parameters: [{ name: "id", in: "path", required: true, description: "the item's id" }],
-  body: z.strictObject({ name: z.string().optional(), note: z.string().optional() }),
+  body: z.strictObject({
+    name: z.string().optional(),
+    note: z.string().optional().meta({ description: "a note beside the name" }),
+  }),
   responses: { 200: { description: "The item.", body: [item, renamedItem] }, 404: failure("No such item.") },
 });
 
@@ -111,11 +114,40 @@ describe("defineTool", () => {
       properties: {
         id: { type: "string", minLength: 1, description: "the item's id" },
         name: { type: "string" },
-        note: { type: "string" },
+        note: { type: "string", description: "a note beside the name" },
       },
       required: ["id", "name"],
       additionalProperties: false,
     });
+  });
+
+  it("takes only the fields it names, when it is a door to part of the operation, and refuses the others", () => {
+    const annotate = defineTool(renameItem, {
+      name: "annotate_item",
+      description: "Notes an item.",
+      output: item,
+      fields: ["note"],
+      required: ["note"],
+      run: async (input) => {
+        // @ts-expect-error the tool does not take name
+        void input.name;
+        return { id: input.id, name: input.note ?? null };
+      },
+    });
+
+    expect(toolSchema(annotate.input, "input")).toEqual({
+      type: "object",
+      properties: {
+        id: { type: "string", minLength: 1, description: "the item's id" },
+        note: { type: "string", description: "a note beside the name" },
+      },
+      required: ["id", "note"],
+      additionalProperties: false,
+    });
+    expect(annotate.input.safeParse({ id: "itm_1", note: "hello" }).success).toBe(true);
+    expect(annotate.input.safeParse({ id: "itm_1", note: "hello", name: "renamed" }).error?.issues).toMatchObject([
+      { code: "unrecognized_keys", keys: ["name"] },
+    ]);
   });
 
   it("refuses an output the operation does not answer with, and an ambiguous one", () => {

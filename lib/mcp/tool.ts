@@ -36,14 +36,26 @@ type Fields<Op> = Op extends { body: infer Body extends z.ZodType }
     ? z.output<Query>
     : Record<never, never>;
 
-/** A tool's arguments: the operation's path parameters and its body's or query's fields (toolInput builds their schema). */
-export type ToolInput<Op> = { [Name in PathNames<Op>]: string } & Fields<Op>;
+/** The names of the operation's body or query fields. */
+type FieldName<Op> = keyof Fields<Op> & string;
+
+/**
+ * A tool's arguments: the operation's path parameters and its body's or query's fields, or the
+ * ones the tool takes (toolInput builds their schema).
+ */
+export type ToolInput<Op, Taken extends FieldName<Op> = FieldName<Op>> = { [Name in PathNames<Op>]: string } & Pick<
+  Fields<Op>,
+  Taken
+>;
 
 /** Arguments a tool takes beyond the operation's fields: what the HTTP door carries otherwise (start_import's file, the HTTP body). */
 type ExtraArguments = z.ZodRawShape;
 
-/** The tool's arguments: the operation's, and its own extra ones. */
-type RunInput<Op, Extra extends ExtraArguments> = ToolInput<Op> & z.output<z.ZodObject<Extra>>;
+/** The tool's arguments: the operation's it takes, and its own extra ones. */
+type RunInput<Op, Extra extends ExtraArguments, Taken extends FieldName<Op>> = ToolInput<Op, Taken> & ExtraInput<Extra>;
+
+/** The tool's own arguments; none adds nothing (a closed object's output type would open every other name as never). */
+type ExtraInput<Extra extends ExtraArguments> = [keyof Extra] extends [never] ? unknown : z.output<z.ZodObject<Extra>>;
 
 /** A CallToolResult, or a value of the output schema (none without one). */
 type ToolResult<Output> = CallToolResult | z.output<Output>;
@@ -54,7 +66,7 @@ type ToolResult<Output> = CallToolResult | z.output<Output>;
  * operation's. A JSON value returned by run becomes the structured result; a CallToolResult (an
  * image, a CSV text beside the report) is sent as it is.
  */
-type ToolWording<Op, Output, Context, Extra extends ExtraArguments> = {
+type ToolWording<Op, Output, Context, Extra extends ExtraArguments, Taken extends FieldName<Op>> = {
   name: string;
   /** For agents: what the tool does, what it needs and what comes back. Limits are in the schemas. */
   description: string;
@@ -62,29 +74,34 @@ type ToolWording<Op, Output, Context, Extra extends ExtraArguments> = {
   title?: string;
   /** Which of the operation's success bodies this tool answers with, when it declares several. */
   output?: Output;
+  /**
+   * Only where a tool is a door to part of an operation (set_link_rules takes the rules of
+   * PATCH /api/links/{id}): the body's or query's fields it takes; any other is refused.
+   */
+  fields?: readonly Taken[];
   /** Fields the operation leaves optional that this tool requires (repoint_link's destination). */
-  required?: readonly (keyof Fields<Op> & string)[];
+  required?: readonly NoInfer<Taken>[];
   hints?: ToolHints;
   /** Only where the HTTP door carries part of the input outside its body or query (start_import's file): those fields. */
   arguments?: Extra;
-  run(input: RunInput<Op, Extra>, context: Context): Promise<ToolResult<Output>>;
+  run(input: RunInput<Op, Extra, Taken>, context: Context): Promise<ToolResult<Output>>;
 };
 
 /** A tool that needs an account: a call without credentials is refused, and run knows the caller. */
-type AccountToolWording<Op, Output, Extra extends ExtraArguments = Record<never, never>> = ToolWording<
+type AccountToolWording<
   Op,
   Output,
-  AccountContext,
-  Extra
-> & { anyone?: false };
+  Extra extends ExtraArguments = Record<never, never>,
+  Taken extends FieldName<Op> = FieldName<Op>,
+> = ToolWording<Op, Output, AccountContext, Extra, Taken> & { anyone?: false };
 
 /** A tool anyone may call, without credentials (buy_link). */
-type OpenToolWording<Op, Output, Extra extends ExtraArguments = Record<never, never>> = ToolWording<
+type OpenToolWording<
   Op,
   Output,
-  CallContext,
-  Extra
-> & { anyone: true };
+  Extra extends ExtraArguments = Record<never, never>,
+  Taken extends FieldName<Op> = FieldName<Op>,
+> = ToolWording<Op, Output, CallContext, Extra, Taken> & { anyone: true };
 
 /**
  * MCP's hints for a write (a GET is read-only by its method): unless the tool says otherwise, a
@@ -119,17 +136,21 @@ export function defineTool<
   const Op extends OperationSpec,
   Output extends SuccessSchema<Op> = SuccessSchema<Op>,
   Extra extends ExtraArguments = Record<never, never>,
->(operation: Op, wording: AccountToolWording<Op, Output, Extra>): Tool;
+  const Taken extends FieldName<Op> = FieldName<Op>,
+>(operation: Op, wording: AccountToolWording<Op, Output, Extra, Taken>): Tool;
 export function defineTool<
   const Op extends OperationSpec,
   Output extends SuccessSchema<Op> = SuccessSchema<Op>,
   Extra extends ExtraArguments = Record<never, never>,
->(operation: Op, wording: OpenToolWording<Op, Output, Extra>): Tool;
-export function defineTool<Op extends OperationSpec, Output extends SuccessSchema<Op>, Extra extends ExtraArguments>(
-  operation: Op,
-  wording: AccountToolWording<Op, Output, Extra> | OpenToolWording<Op, Output, Extra>,
-): Tool {
-  const input = toolInput(operation, wording.required ?? [], wording.arguments ?? {});
+  const Taken extends FieldName<Op> = FieldName<Op>,
+>(operation: Op, wording: OpenToolWording<Op, Output, Extra, Taken>): Tool;
+export function defineTool<
+  Op extends OperationSpec,
+  Output extends SuccessSchema<Op>,
+  Extra extends ExtraArguments,
+  Taken extends FieldName<Op>,
+>(operation: Op, wording: AccountToolWording<Op, Output, Extra, Taken> | OpenToolWording<Op, Output, Extra, Taken>): Tool {
+  const input = toolInput(operation, wording.fields, wording.required ?? [], wording.arguments ?? {});
   const where = operation.body ? "body" : "query";
   return {
     name: wording.name,
@@ -143,7 +164,7 @@ export function defineTool<Op extends OperationSpec, Output extends SuccessSchem
     async call(args, context) {
       const run = runner(wording, context);
       if (operation.write) await enforceWriteBudget(context.principal, context.request);
-      const parsed = validate(input, args ?? {}, where) as RunInput<Op, Extra>;
+      const parsed = validate(input, args ?? {}, where) as RunInput<Op, Extra, Taken>;
       recordIdParams(pathParams(operation, parsed));
       return asToolResult(await run(parsed));
     },
@@ -155,33 +176,47 @@ export const AUTHENTICATE_MESSAGE =
   "header. Without credentials you can list the tools and buy a link with buy_link.";
 
 /** The tool's capability call, bound to its caller; a tool that needs an account refuses a caller without one here, first. */
-function runner<Op, Output, Extra extends ExtraArguments>(
-  wording: AccountToolWording<Op, Output, Extra> | OpenToolWording<Op, Output, Extra>,
+function runner<Op, Output, Extra extends ExtraArguments, Taken extends FieldName<Op>>(
+  wording: AccountToolWording<Op, Output, Extra, Taken> | OpenToolWording<Op, Output, Extra, Taken>,
   context: CallContext,
 ) {
-  if (wording.anyone) return (input: RunInput<Op, Extra>) => wording.run(input, context);
+  if (wording.anyone) return (input: RunInput<Op, Extra, Taken>) => wording.run(input, context);
   const { principal } = context;
   if (!principal) throw unauthenticated(AUTHENTICATE_MESSAGE);
-  return (input: RunInput<Op, Extra>) => wording.run(input, { ...context, principal });
+  return (input: RunInput<Op, Extra, Taken>) => wording.run(input, { ...context, principal });
 }
 
 /**
- * The operation's body or query schema as it is; with path parameters (or fields the tool
- * requires, or arguments of its own), one closed object of the path's ids followed by the body's
- * or query's fields and the tool's own: what RunInput spells out for the compiler.
+ * The operation's body or query schema as it is; with path parameters (or fields the tool takes
+ * or requires, or arguments of its own), one closed object of the path's ids followed by the
+ * body's or query's fields (those the tool takes) and the tool's own: what RunInput spells out
+ * for the compiler.
  */
-function toolInput(operation: OperationSpec, required: readonly string[], extra: ExtraArguments): z.ZodType {
+function toolInput(
+  operation: OperationSpec,
+  taken: readonly string[] | undefined,
+  required: readonly string[],
+  extra: ExtraArguments,
+): z.ZodType {
   const fields = operation.body ?? operation.query;
   const path = (operation.parameters ?? []).filter((parameter) => parameter.in === "path");
-  if (path.length === 0 && required.length === 0 && Object.keys(extra).length === 0) return fields ?? z.strictObject({});
+  const asDeclared = path.length === 0 && !taken && required.length === 0 && Object.keys(extra).length === 0;
+  if (asDeclared) return fields ?? z.strictObject({});
   if (fields && !(fields instanceof z.ZodObject)) throw new Error(`${operation.operationId}: a tool takes an object's fields`);
-  const shape = { ...fields?.shape };
-  for (const name of required) shape[name] = (shape[name] as z.ZodOptional).unwrap();
+  const declared = { ...fields?.shape };
+  const shape = taken ? Object.fromEntries(taken.map((name) => [name, declared[name]!])) : declared;
+  for (const name of required) shape[name] = requiredField(shape[name] as z.ZodOptional<z.ZodType>);
   return z.strictObject({
     ...Object.fromEntries(path.map((parameter) => [parameter.name, idArgument(parameter)])),
     ...shape,
     ...extra,
   });
+}
+
+/** A field the operation leaves optional, required, with what the operation says of it (its description). */
+function requiredField(field: z.ZodOptional<z.ZodType>): z.ZodType {
+  const said = z.globalRegistry.get(field);
+  return said ? field.unwrap().meta(said) : field.unwrap();
 }
 
 /** A path parameter as an argument: a string, held to the id's shape after validation as the path holds it. */

@@ -71,11 +71,12 @@ export const setLinkRulesTool = defineTool(linkOperations.updateLink, {
     "{when, destination}: when names any of country (ISO codes such as AU), device (mobile, tablet, desktop), " +
     "os (ios, android, windows, macos, linux) and language (primary tags such as fr); a visit goes to the " +
     "destination of the first rule whose named conditions all hold, else to the link's own destination. Each " +
-    "destination is vetted like a repoint, and the link goes back to quarantine (status 1). Needs an active " +
-    "subscription. Returns the Link with its rules.",
+    "destination is vetted like a repoint, and the link goes back to quarantine (status 1). Takes only id and " +
+    "rules (repoint_link changes the rest). Needs an active subscription. Returns the Link with its rules.",
+  fields: ["rules"],
   required: ["rules"],
   hints: { destructive: false, idempotent: true },
-  run: async (input, { principal }) => toLinkView(await editLink(principal, input.id, input)),
+  run: async ({ id, rules }, { principal }) => toLinkView(await editLink(principal, id, { rules })),
 });
 
 export const scheduleRepointTool = defineTool(linkOperations.updateLink, {
@@ -84,10 +85,12 @@ export const scheduleRepointTool = defineTool(linkOperations.updateLink, {
     "Replaces a link's scheduled repoints with schedule: [{at, destination}] (at in epoch milliseconds, in the " +
     "future; at most 20; an empty list removes them). From each at on, the code points at that destination and " +
     "keeps resolving; to add one, send the link's current schedule (get_link) with it. Each destination is vetted " +
-    "like a repoint. Needs an active subscription. Returns the Link: destination as it is now, schedule still to come.",
+    "like a repoint. Takes only id and schedule. Needs an active subscription. Returns the Link: destination as it " +
+    "is now, schedule still to come.",
+  fields: ["schedule"],
   required: ["schedule"],
   hints: { destructive: false, idempotent: true },
-  run: async (input, { principal }) => toLinkView(await editLink(principal, input.id, input)),
+  run: async ({ id, schedule }, { principal }) => toLinkView(await editLink(principal, id, { schedule })),
 });
 
 export const bulkCreateLinksTool = defineTool(linkOperations.bulkCreateLinks, {

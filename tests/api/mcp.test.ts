@@ -8,7 +8,7 @@ import { randomString } from "@/lib/db/random";
 import { resetWriteLimiter } from "@/lib/http/write-limit";
 import { accountSchema } from "@/lib/billing/schemas";
 import { domainListSchema } from "@/lib/domains/schemas";
-import { createLinkBody, linkListSchema, linkSchema, listLinksQuery, paidLinkSchema } from "@/lib/links/schemas";
+import { createLinkBody, linkListSchema, linkSchema, listLinksQuery, paidLinkSchema, updateLinkBody } from "@/lib/links/schemas";
 import { AUTHENTICATE_MESSAGE, toolSchema } from "@/lib/mcp/tool";
 import { TOOLS } from "@/lib/mcp/tools";
 import { APP_ORIGIN, call, dispatch, joinWorkspace, newUser, type TestUser } from "../support/api";
@@ -86,6 +86,15 @@ describe("the MCP server's tools", () => {
     expect(byName.buy_link!.inputSchema).toEqual(toolSchema(createLinkBody, "input"));
     expect(byName.buy_link!.outputSchema).toEqual(toolSchema(paidLinkSchema, "output"));
     expect(byName.repoint_link!.inputSchema).toMatchObject({ required: ["id", "destination"] });
+    const patchFields = toolSchema(updateLinkBody, "input").properties as Record<string, unknown>;
+    for (const [tool, field] of [
+      ["set_link_rules", "rules"],
+      ["schedule_repoint", "schedule"],
+    ] as const) {
+      expect(byName[tool]!.inputSchema, tool).toMatchObject({ required: ["id", field], additionalProperties: false });
+      expect(Object.keys(byName[tool]!.inputSchema.properties!), tool).toEqual(["id", field]);
+      expect(byName[tool]!.inputSchema.properties![field], tool).toEqual(patchFields[field]);
+    }
     expect(byName.get_qr!.outputSchema).toBeUndefined();
     for (const tool of tools) expect(tool.description!.length, tool.name).toBeGreaterThan(40);
   });
@@ -168,6 +177,21 @@ describe("the MCP server's tools", () => {
     expect(textOf(past)).toMatch(/schedule\[0\]\.at must be in the future/);
     const missing = await callTool(ownerClient, "set_link_rules", { id: link.id });
     expect(missing.isError).toBe(true);
+
+    // Each is a door to its own field of PATCH /api/links/{id}: the others are refused, and nothing changes.
+    const before = (await call("GET", `/api/links/${link.id}`, { token: owner.token })).body;
+    for (const [tool, args] of [
+      ["set_link_rules", { rules: [], destination: "https://example.com/elsewhere" }],
+      ["schedule_repoint", { schedule: [], title: "renamed" }],
+      ["schedule_repoint", { schedule: [], rules: [] }],
+    ] as const) {
+      const refused = await callTool(ownerClient, tool, { id: link.id, ...args });
+      expect(refused.isError, tool).toBe(true);
+      expect(textOf(refused)).toMatch(
+        /^The request body has a field this operation does not accept: (destination|title|rules)\.$/,
+      );
+    }
+    expect((await call("GET", `/api/links/${link.id}`, { token: owner.token })).body).toEqual(before);
 
     const hooks = await callTool(ownerClient, "list_webhooks");
     expect(hooks.isError, textOf(hooks)).toBeFalsy();
