@@ -18,13 +18,19 @@ export const getAnalytics = defineOperation({
     "address is stored. start and end take ISO 8601 dates (a whole day in the time zone) or times; " +
     "times are widened to quarter hours, and the answer states the exact range counted. Default: the " +
     "last 30 days, today included. At most 3660 days (366 when grouping by hour). format=csv returns " +
-    "the same rows as text/csv (key,scans,uniques). Readable by every role and without an active " +
+    "the same rows as text/csv (key,scans,uniques). One filter (country, device, browser, os, referrer " +
+    "or source, each a key of that breakdown) counts only the scans with that value, in the totals, " +
+    "the days and hours, the other breakdowns and the links; bots are not broken down, so total.bots " +
+    "is 0 within a filter, and served cannot be combined with one. Readable by every role and without an active " +
     "subscription; a machine account reads its own links.",
   tag: "Analytics",
   query: analyticsQuery,
   responses: {
     200: { description: "The counts, as JSON or (format=csv) as CSV.", body: analyticsSchema, files: ["text/csv"] },
-    400: failure("The query string failed validation, the range is empty or too long, or the time zone is unknown."),
+    400: failure(
+      "The query string failed validation (more than one filter among them), the range is empty or too long, the time " +
+        "zone is unknown, or group_by=served came with a filter.",
+    ),
     404: failure("link_id names no link of this workspace."),
   },
 });

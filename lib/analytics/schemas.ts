@@ -1,9 +1,23 @@
 import { z } from "zod";
+import { DomainError } from "@/lib/http/errors";
 
 export const GROUP_BY = ["day", "hour", "country", "device", "browser", "os", "referrer", "source", "served", "link"] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 
 export const ANALYTICS_FORMATS = ["json", "csv"] as const;
+
+/** The breakdowns a request may be narrowed to one value of: each is a column of a link's combination rows. */
+export const FILTERS = ["country", "device", "browser", "os", "referrer", "source"] as const;
+export type FilterDimension = (typeof FILTERS)[number];
+export type AnalyticsFilter = { dimension: FilterDimension; value: string };
+
+/**
+ * The breakdowns a visitor (an address and browser) has one value of in a day: their rows' uniques are
+ * distinct visitors. A visitor may come through several referrers, or both QR and link.
+ */
+export const ONE_PER_VISITOR: readonly string[] = ["country", "device", "browser", "os"];
+
+const DEVICE_CLASSES = ["desktop", "mobile", "tablet", "tv", "unknown"] as const;
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-](\d{2}):(\d{2}))?$/;
@@ -84,9 +98,52 @@ export const analyticsQuery = z.strictObject({
     .enum(ANALYTICS_FORMATS, { error: "must be json or csv" })
     .default("json")
     .meta({ description: "json (default) or csv: the same rows as text/csv" }),
+  country: z
+    .string()
+    .regex(/^([A-Z]{2}|unknown)$/, "must be an ISO 3166 country code in capitals (AU) or unknown")
+    .optional()
+    .meta({ description: "count only scans from this country (a key of group_by=country)", example: "AU" }),
+  device: z
+    .enum(DEVICE_CLASSES, { error: `must be one of ${DEVICE_CLASSES.join(", ")}` })
+    .optional()
+    .meta({ description: "count only scans from this device class" }),
+  browser: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .meta({ description: "count only scans from this browser (a key of group_by=browser)", example: "Chrome" }),
+  os: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .meta({ description: "count only scans from this operating system (a key of group_by=os)", example: "iOS" }),
+  referrer: z
+    .string()
+    .min(1)
+    .max(253)
+    .optional()
+    .meta({ description: "count only scans referred by this host, or direct (a key of group_by=referrer)", example: "direct" }),
+  source: z
+    .enum(["qr", "link"], { error: "must be qr or link" })
+    .optional()
+    .meta({ description: "count only scans through the QR code (qr) or the plain link (link)" }),
 });
 
 export type AnalyticsQuery = z.infer<typeof analyticsQuery>;
+
+/** The query's filter, if it names one; more than one is refused. */
+export function filterOf(query: Pick<AnalyticsQuery, FilterDimension>): AnalyticsFilter | null {
+  const named = FILTERS.filter((name) => query[name] !== undefined);
+  if (named.length > 1)
+    throw new DomainError(
+      "invalid_request",
+      `The query string names ${named.length} filters (${named.join(", ")}): filter by one of ${FILTERS.join(", ")} at a time.`,
+    );
+  const [dimension] = named;
+  return dimension ? { dimension, value: query[dimension]! } : null;
+}
 
 const count = z.number().int().min(0);
 
@@ -108,7 +165,9 @@ export const analyticsRowSchema = z
         "country, device, browser and os each row's uniques are exactly its distinct visitors per UTC " +
         "day; for referrer, source, served and hour a visitor's later scans in other rows are not " +
         "counted again there, so those rows' uniques are not distinct visitors (the dashboard leaves " +
-        "them out)",
+        "them out). Within a filter the totals, days and hours and the filter's own breakdown count as " +
+        "that breakdown's row does; the other breakdowns count each link's visitors and add them up " +
+        "over the links (a visitor of two links counts in both)",
     }),
   })
   .meta({ id: "AnalyticsRow" });
@@ -125,7 +184,10 @@ export const analyticsSchema = z
       .object({
         scans: count,
         uniques: count,
-        bots: count.meta({ description: "bots, link-preview fetchers and HEAD requests: redirected, never counted as scans" }),
+        bots: count.meta({
+          description:
+            "bots, link-preview fetchers and HEAD requests: redirected, never counted as scans; not broken down, so 0 within a filter",
+        }),
       })
       .meta({ id: "AnalyticsTotal" }),
     data: z.array(analyticsRowSchema).meta({

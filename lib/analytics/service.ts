@@ -6,18 +6,27 @@ import { getLink } from "@/lib/links/service";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { readAnalytics, recentScansByLink } from "./store";
-import type { AnalyticsQuery, AnalyticsReport, ScanRetentionRun } from "./schemas";
+import { type AnalyticsQuery, type AnalyticsReport, filterOf, type ScanRetentionRun } from "./schemas";
+import { DomainError } from "@/lib/http/errors";
 import { createScanPartitionsAhead, pruneScanData } from "./store";
 
 /**
- * Scan counts for one link of the caller's workspace, or for the whole workspace. Every role
- * reads them, with or without an active subscription (the data is already collected); a link of
- * another workspace is not found.
+ * Scan counts for one link of the caller's workspace, or for the whole workspace, of every scan or
+ * of one value of a breakdown (a filter). Every role reads them, with or without an active
+ * subscription (the data is already collected); a link of another workspace is not found.
  */
 export async function scanAnalytics(principal: Principal, query: AnalyticsQuery): Promise<AnalyticsReport> {
   requirePermission(principal, "analytics.read", "Your role in this workspace does not allow reading analytics.");
+  const filter = filterOf(query);
+  if (filter && query.group_by === "served")
+    throw new DomainError(
+      "invalid_request",
+      `group_by=served cannot be combined with a ${filter.dimension} filter: which destination served is counted ` +
+        "apart from a visit's country, device, browser, OS, referrer and source.",
+    );
   if (query.link_id) await getLink(principal, query.link_id);
   return readAnalytics({
+    filter,
     workspaceId: principal.workspaceId,
     linkId: query.link_id ?? null,
     groupBy: query.group_by,

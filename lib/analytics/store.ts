@@ -7,7 +7,14 @@ import { Prisma } from "@/lib/db/generated/client";
 import { DomainError } from "@/lib/http/errors";
 import { scanMessages } from "@/lib/webhooks/outbox";
 import { anyScanListener, enqueueScanMessages } from "@/lib/webhooks/store";
-import { type AnalyticsReport, type AnalyticsRow, type GroupBy, isDateOnly } from "./schemas";
+import {
+  type AnalyticsFilter,
+  type AnalyticsReport,
+  type AnalyticsRow,
+  type FilterDimension,
+  type GroupBy,
+  isDateOnly,
+} from "./schemas";
 
 /**
  * Rollup grains, in minutes: quarter hours cut every time zone's days and hours exactly; UTC days
@@ -452,6 +459,8 @@ export type AnalyticsRequest = {
   start?: string;
   end?: string;
   timezone: string;
+  /** Only the scans with this value of a breakdown, or every scan. */
+  filter?: AnalyticsFilter | null;
 };
 
 /** Longest range answered: ten years of days, or a year of hours. */
@@ -550,13 +559,21 @@ async function timeSeries(tx: DbClient, request: AnalyticsRequest, range: Range)
     WITH series AS (${request.groupBy === "day" ? localDays(range) : localHours(range)})
     SELECT to_char(series.b, ${label}) AS key, coalesce(counts.scans, 0)::bigint AS scans, coalesce(counts.uniques, 0)::bigint AS uniques
     FROM series CROSS JOIN LATERAL (
-      SELECT sum(scans) AS scans, sum(uniques) AS uniques
-      FROM scan_rollups
-      WHERE ${scopeOf(request)} AND grain = ${QUARTER} AND dimension = ${DIMENSIONS.total}
-        AND bucket >= series.counted_from AND bucket < series.counted_to
+      SELECT sum(scans) AS scans, sum(uniques) AS uniques FROM (
+        SELECT scans, uniques FROM scan_rollups
+        WHERE ${totalsOf(request)} AND grain = ${QUARTER} AND bucket >= series.counted_from AND bucket < series.counted_to
+        ${request.filter && request.linkId ? linkQuartersFiltered(request) : Prisma.empty}
+      ) quarters
     ) counts
     ORDER BY series.b`;
   return rows.map(toRow);
+}
+
+/** A filtered link's combination rows of the series' bucket: its quarter hours, one range scan of the key. */
+function linkQuartersFiltered(request: AnalyticsRequest): Prisma.Sql {
+  return Prisma.sql`UNION ALL SELECT scans, uniques FROM scan_link_breakdowns
+    WHERE ${scopeOf(request)} AND grain = ${QUARTER} AND bucket >= series.counted_from AND bucket < series.counted_to
+      ${filterCondition(request)}`;
 }
 
 /**
@@ -594,19 +611,23 @@ function localHours(range: Range): Prisma.Sql {
 
 /** Counts by a dimension (or by link), most scans first; values with no scans in the range are left out. */
 async function breakdown(tx: DbClient, request: AnalyticsRequest, range: Range): Promise<AnalyticsRow[]> {
+  const { filter } = request;
+  if (filter && request.groupBy !== filter.dimension) return withinFilter(tx, request, range);
   if (request.groupBy === "link" && !request.linkId) return byLink(tx, request, range);
   const dimension =
     request.groupBy === "link" ? DIMENSIONS.total : DIMENSIONS[request.groupBy as Exclude<GroupBy, "day" | "hour" | "link">];
   const keyColumn = request.groupBy === "link" ? Prisma.sql`link_id` : Prisma.sql`value`;
+  // Grouped by the filter's own breakdown: its one value.
+  const onlyValue = filter ? Prisma.sql`AND value = ${filter.value}` : Prisma.empty;
   const dimensionRows = rollupSlices(
     Prisma.sql`${keyColumn} AS key, scans, uniques`,
-    Prisma.sql`${scopeOf(request)} AND dimension = ${dimension}`,
+    Prisma.sql`${scopeOf(request)} AND dimension = ${dimension} ${onlyValue}`,
     range,
   );
   const breakdownColumn = BREAKDOWN_COLUMNS[dimension];
   const slices =
     request.linkId && breakdownColumn
-      ? Prisma.sql`${dimensionRows} UNION ALL ${breakdownSlices(breakdownColumn, request, range)}`
+      ? Prisma.sql`${dimensionRows} UNION ALL ${breakdownSlices(Prisma.sql`${breakdownColumn} AS key, scans, uniques`, request, range)}`
       : dimensionRows;
   const rows = await tx.$queryRaw<CountRow[]>`
     SELECT key, sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques
@@ -618,32 +639,76 @@ async function breakdown(tx: DbClient, request: AnalyticsRequest, range: Range):
 }
 
 /**
+ * The totals of each of the workspace's links, as scan_rollups_link_totals_idx holds them. The index
+ * is partial: the conditions on dimension and link_id are written out so the planner matches them.
+ */
+function linkTotalsOf(workspaceId: string): Prisma.Sql {
+  return Prisma.sql`workspace_id = ${workspaceId} AND dimension = 0 AND link_id <> ''`;
+}
+
+/**
  * The workspace's links: each slice is one range scan of scan_rollups_link_totals_idx (grain,
  * bucket, then link), so a year reads its months and edge days for every link at once instead of
- * one index probe per link and slice. The index is partial: the conditions on dimension and
- * link_id are written out so the planner matches them.
+ * one index probe per link and slice.
  */
 async function byLink(tx: DbClient, request: AnalyticsRequest, range: Range): Promise<AnalyticsRow[]> {
-  const linkTotals = Prisma.sql`workspace_id = ${request.workspaceId} AND dimension = 0 AND link_id <> ''`;
   const rows = await tx.$queryRaw<CountRow[]>`
     SELECT link_id AS key, sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques
-    FROM (${rollupSlices(Prisma.sql`link_id, scans, uniques`, linkTotals, range)}) slices
+    FROM (${rollupSlices(Prisma.sql`link_id, scans, uniques`, linkTotalsOf(request.workspaceId), range)}) slices
     GROUP BY link_id
     HAVING sum(scans) > 0
     ORDER BY sum(scans) DESC, link_id`;
   return rows.map(toRow);
 }
 
-/** The rows of the request's scope that count every scan, whatever its country, device or source. */
+/**
+ * The scan_rollups rows of the request's scope that count its scans: every scan (dimension 0), or
+ * with a filter the rows of its dimension and value. For a link those are only the rows written
+ * before its combination rows existed: the caller adds those (breakdownSlices).
+ */
 function totalsOf(request: AnalyticsRequest): Prisma.Sql {
-  return Prisma.sql`${scopeOf(request)} AND dimension = ${DIMENSIONS.total}`;
+  const { filter } = request;
+  if (!filter) return Prisma.sql`${scopeOf(request)} AND dimension = ${DIMENSIONS.total}`;
+  return Prisma.sql`${scopeOf(request)} AND dimension = ${DIMENSIONS[filter.dimension]} AND value = ${filter.value}`;
 }
 
 async function totalOf(tx: DbClient, request: AnalyticsRequest, range: Range): Promise<AnalyticsReport["total"]> {
+  const rows = rollupSlices(Prisma.sql`scans, uniques, bots`, totalsOf(request), range);
+  const linkFiltered =
+    request.filter && request.linkId
+      ? Prisma.sql` UNION ALL ${breakdownSlices(Prisma.sql`scans, uniques, 0 AS bots`, request, range)}`
+      : Prisma.empty;
   const [row] = await tx.$queryRaw<{ scans: bigint | null; uniques: bigint | null; bots: bigint | null }[]>`
     SELECT sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques, sum(bots)::bigint AS bots
-    FROM (${rollupSlices(Prisma.sql`scans, uniques, bots`, totalsOf(request), range)}) slices`;
+    FROM (${rows}${linkFiltered}) slices`;
   return { scans: Number(row?.scans ?? 0), uniques: Number(row?.uniques ?? 0), bots: Number(row?.bots ?? 0) };
+}
+
+/**
+ * Another breakdown (or the links) within a filter: the links' combination rows with the filter's
+ * value, summed by the breakdown's column. For the workspace, its links with scans in the range are
+ * found first (a range scan of scan_rollups_link_totals_idx per slice, as byLink reads them), then
+ * each link's rows are one range scan of scan_link_breakdowns' key per slice: the cost is those
+ * links times the slices (at most five), plus the combination rows read, never the workspace's
+ * whole history. Scans written before the combination rows existed (2026-11-26) are not in them.
+ * A row's uniques are each link's visitors of the day, summed over the links.
+ */
+async function withinFilter(tx: DbClient, request: AnalyticsRequest, range: Range): Promise<AnalyticsRow[]> {
+  const column = request.groupBy === "link" ? Prisma.sql`link_id` : combinationColumn(request.groupBy as FilterDimension);
+  const links = request.linkId
+    ? Prisma.sql`SELECT ${request.linkId}::text AS link_id`
+    : Prisma.sql`SELECT link_id FROM (${rollupSlices(Prisma.sql`link_id, scans`, linkTotalsOf(request.workspaceId), range)}) slices
+        GROUP BY link_id HAVING sum(scans) > 0`;
+  const rows = await tx.$queryRaw<CountRow[]>`
+    WITH scoped AS (${links})
+    SELECT key, sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques
+    FROM scoped CROSS JOIN LATERAL (
+      ${breakdownSlices(Prisma.sql`${column} AS key, scans, uniques`, request, range, Prisma.sql`scoped.link_id`)}
+    ) rows
+    GROUP BY key
+    HAVING sum(scans) > 0
+    ORDER BY sum(scans) DESC, key`;
+  return rows.map(toRow);
 }
 
 /**
@@ -654,8 +719,7 @@ async function totalOf(tx: DbClient, request: AnalyticsRequest, range: Range): P
 export function recentScansByLink(workspaceId: string, days: number, now: Date): Prisma.Sql {
   const end = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS + DAY_MS);
   const range = { start: new Date(end.getTime() - days * DAY_MS), end };
-  const linkTotals = Prisma.sql`workspace_id = ${workspaceId} AND dimension = 0 AND link_id <> ''`;
-  const slices = rollupSlices(Prisma.sql`link_id, scans`, linkTotals, range);
+  const slices = rollupSlices(Prisma.sql`link_id, scans`, linkTotalsOf(workspaceId), range);
   return Prisma.sql`SELECT link_id, sum(scans)::bigint AS scans FROM (${slices}) slices GROUP BY link_id`;
 }
 
@@ -712,16 +776,34 @@ const BREAKDOWN_COLUMNS: Partial<Record<number, Prisma.Sql>> = {
   [DIMENSIONS.source]: Prisma.sql`source`,
 };
 
+/** The combination rows' column of a breakdown. */
+function combinationColumn(dimension: FilterDimension): Prisma.Sql {
+  return BREAKDOWN_COLUMNS[DIMENSIONS[dimension]]!;
+}
+
+/** The combination rows with the request's filter value, or all of them. */
+function filterCondition(request: AnalyticsRequest): Prisma.Sql {
+  const { filter } = request;
+  return filter ? Prisma.sql`AND ${combinationColumn(filter.dimension)} = ${filter.value}` : Prisma.empty;
+}
+
 /**
- * A link's breakdown rows covering the range, by one of their columns: one range scan of the
- * table's key per slice. Scans written before the table existed are in scan_rollups' dimension
- * rows, which the caller reads beside these (each scan is in exactly one of the two).
+ * A link's combination rows covering the range, with the request's filter: one range scan of the
+ * table's key per slice. The link is the request's, or a column of an outer query. Scans written
+ * before the table existed are in scan_rollups' dimension rows, which the caller reads beside these
+ * where it can (each scan is in exactly one of the two).
  */
-function breakdownSlices(column: Prisma.Sql, request: AnalyticsRequest, range: Range): Prisma.Sql {
+function breakdownSlices(
+  columns: Prisma.Sql,
+  request: AnalyticsRequest,
+  range: Range,
+  link: Prisma.Sql = Prisma.sql`${request.linkId}`,
+): Prisma.Sql {
   const slices = coveringSlices(range.start, range.end).map(
     (slice) =>
-      Prisma.sql`SELECT ${column} AS key, scans, uniques FROM scan_link_breakdowns
-        WHERE ${scopeOf(request)} AND grain = ${slice.grain} AND bucket >= ${instant(slice.from)} AND bucket < ${instant(slice.to)}`,
+      Prisma.sql`SELECT ${columns} FROM scan_link_breakdowns
+        WHERE workspace_id = ${request.workspaceId} AND link_id = ${link} AND grain = ${slice.grain}
+          AND bucket >= ${instant(slice.from)} AND bucket < ${instant(slice.to)} ${filterCondition(request)}`,
   );
   return Prisma.join(slices, " UNION ALL ");
 }

@@ -142,7 +142,8 @@ export const getAnalyticsTool = defineTool(getAnalytics, {
     "Scans of one link (link_id) or of the whole workspace, with the same parameters as GET /api/analytics: " +
     "group_by day or hour in a time zone (every bucket, zeros included) or country, device, browser, os, referrer, " +
     "source (qr or link) or link (most scans first); start and end as ISO 8601 dates or times (default: the last " +
-    "30 days); timezone (IANA, default UTC). Bots and link previews are counted apart (total.bots). The structured " +
+    "30 days); timezone (IANA, default UTC); at most one filter (country, device, browser, os, referrer or source) " +
+    "to count only the scans with that value. Bots and link previews are counted apart (total.bots). The structured " +
     "result is always the JSON report; format csv puts the rows as CSV in the text.",
   run: async (input, { principal }) => {
     const report = await scanAnalytics(principal, input);
