@@ -6,11 +6,11 @@ import { enforceLimit, limiterFor } from "@/lib/http/write-limit";
 import { shortUrl } from "@/lib/links/present";
 import { announceLinkChange } from "@/lib/links/changes";
 import { ABUSE } from "@/lib/links/status";
-import { blockLink, verdictAbuseReason } from "@/lib/resolution/link-status";
+import { blockForVerdict } from "@/lib/resolution/link-status";
+import { checkLink } from "@/lib/resolution/link-verdict";
 import { findLink, setStatus } from "@/lib/resolution/store";
 import type { ResolvedLink } from "@/lib/resolution/types";
 import { safetyChecker } from "@/lib/safety/instance";
-import type { Verdict } from "@/lib/safety/verdict";
 import { reporterKey } from "./reporter";
 import {
   MAX_QUEUE_PAGE,
@@ -82,16 +82,15 @@ function linkHostOf(hostname: string): string | null {
 }
 
 /**
- * The live chain, not resolution's verdict cache: a report says the destination may have turned
- * bad since the last check. An unknown verdict (provider down, DNS failure) blocks nothing.
+ * The live chain, not resolution's verdict cache, over every destination the link holds: a report
+ * says one may have turned bad since the last check (the reporter may be one a rule sends
+ * elsewhere). An unknown verdict (provider down, DNS failure) blocks nothing.
  */
 async function checkReportedLink(link: ResolvedLink, now: Date): Promise<void> {
   if (link.status === ABUSE) return;
   if (!(await store.claimLiveCheck(link.id, now, REPORT_CHECK_INTERVAL_MS))) return;
-  const verdict = await safetyChecker()
-    .check(link.destination)
-    .catch((): Verdict => ({ status: "unknown", source: "chain", reason: "error" }));
-  if (verdict.status === "malicious") await blockLink(link.id, verdictAbuseReason(verdict), link.destination);
+  const verdict = await checkLink(link, now.getTime(), (url) => safetyChecker().check(url));
+  if (verdict.status === "malicious") await blockForVerdict(link.id, verdict);
 }
 
 function toQueueEntry(row: store.QueueRow): AbuseQueueEntry {

@@ -1,6 +1,6 @@
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
-import { currentDestination, pendingRepoints, storedRules, storedSchedule } from "./routing";
+import { destinationNow, pendingRepoints, storedRules, storedSchedule } from "./routing";
 import type { LinkListItem, LinkView } from "./schemas";
 import { asLinkStatus } from "./status";
 import type { LinkRow } from "./store";
@@ -10,14 +10,14 @@ export function shortUrl(link: Pick<LinkRow, "host" | "slug">): string {
   return `${base}/${link.slug}`;
 }
 
-/** The link as the API shows it at this moment: a scheduled repoint whose time has come is its destination. */
+/** The link as the API shows it at this moment: a scheduled repoint whose time has come is its destination (unless it is blocked). */
 export function toLinkView(link: LinkRow): LinkView {
   const now = clock().now();
   const schedule = storedSchedule(link.schedule);
   return {
     id: link.id,
     slug: link.slug,
-    destination: currentDestination(link.destination, schedule, now),
+    destination: destinationNow({ ...link, schedule }, now),
     host: link.host,
     status: asLinkStatus(link.status),
     short_url: shortUrl(link),

@@ -2,7 +2,7 @@ import { clock } from "@/lib/clock";
 import { type DbClient, transaction } from "@/lib/db/client";
 import { announceLinkChange } from "./changes";
 import { recordLinkEvent } from "./events";
-import { currentDestination, pendingRepoints, storedSchedule } from "./routing";
+import { destinationNow, pendingRepoints, storedSchedule } from "./routing";
 import type { ScheduledRepointRun } from "./schemas";
 import * as store from "./store";
 import type { LinkRow } from "./store";
@@ -11,17 +11,18 @@ import type { LinkRow } from "./store";
  * Writes into the link what its schedule has already made true at `now`: the latest due
  * destination becomes its own (a repoint: quarantine afresh) and the due entries leave the
  * schedule. Resolution already served the new destination from `at` on (it picks by the clock);
- * this makes the row say so. True when anything was due.
+ * this makes the row say so. A link in abuse keeps its destination and status: its due entries
+ * are dropped. True when anything was due.
  */
 export async function foldDueRepoints(
   client: DbClient,
-  link: Pick<LinkRow, "id" | "destination" | "schedule">,
+  link: Pick<LinkRow, "id" | "status" | "destination" | "schedule">,
   now: number,
 ): Promise<boolean> {
   const schedule = storedSchedule(link.schedule);
   const pending = pendingRepoints(schedule, now);
   if (pending.length === schedule.length) return false;
-  const destination = currentDestination(link.destination, schedule, now);
+  const destination = destinationNow({ ...link, schedule }, now);
   if (destination !== link.destination) await store.repointLink(client, link.id, destination);
   await store.setSchedule(client, link.id, pending);
   return true;

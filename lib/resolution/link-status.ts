@@ -1,18 +1,39 @@
 import type { Verdict } from "@/lib/safety/verdict";
 import { announceLinkChange } from "@/lib/links/changes";
+import type { Holder } from "@/lib/links/routing";
+import type { LinkVerdict } from "./link-verdict";
 import { blockForAbuse } from "./store";
 
-/** The warning page's reason for a link a safety check found malicious. */
-export function verdictAbuseReason(verdict: Extract<Verdict, { status: "malicious" }>): string {
-  return `${verdict.detail} (${verdict.source}: ${verdict.threat})`;
+const OWN: Holder = { kind: "own" };
+
+/**
+ * The warning page's reason for a link a safety check found malicious; when the destination is not
+ * the link's own, which part of the link holds it, numbered as the dashboard numbers them.
+ */
+export function verdictAbuseReason(verdict: Extract<Verdict, { status: "malicious" }>, holder: Holder = OWN): string {
+  const reason = `${verdict.detail} (${verdict.source}: ${verdict.threat})`;
+  switch (holder.kind) {
+    case "own":
+      return reason;
+    case "rule":
+      return `Rule ${holder.index + 1}'s destination: ${reason}`;
+    case "scheduled":
+      return `The destination scheduled for ${new Date(holder.at).toISOString()}: ${reason}`;
+  }
 }
 
 /**
  * Blocks a link unless it already is, and drops every instance's cached copy; true when this call
- * blocked it. With `checkedDestination`, only while the link still points where the check looked.
+ * blocked it. With `checkedDestination`, only while the link still holds the destination the check
+ * looked at.
  */
 export async function blockLink(linkId: string, reason: string, checkedDestination?: string): Promise<boolean> {
   const blocked = await blockForAbuse(linkId, reason, checkedDestination);
   if (blocked) announceLinkChange("status_changed", blocked);
   return blocked !== null;
+}
+
+/** Blocks the whole link for a destination it holds that a live check found malicious (blockLink's terms). */
+export function blockForVerdict(linkId: string, found: Extract<LinkVerdict, { status: "malicious" }>): Promise<boolean> {
+  return blockLink(linkId, verdictAbuseReason(found.verdict, found.holder), found.destination);
 }

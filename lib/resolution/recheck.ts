@@ -1,7 +1,9 @@
 import { clock } from "@/lib/clock";
+import { storedRules, storedSchedule } from "@/lib/links/routing";
 import { safetyChecker } from "@/lib/safety/instance";
 import type { Verdict } from "@/lib/safety/verdict";
-import { blockLink, verdictAbuseReason } from "./link-status";
+import { blockForVerdict } from "./link-status";
+import { checkLink, type LinkVerdict } from "./link-verdict";
 import { announceLinkChange } from "@/lib/links/changes";
 import { releasePolicy } from "./runtime";
 import type { RecheckTotals } from "./schemas";
@@ -21,25 +23,28 @@ type Outcome = "released" | "blocked" | "unchanged";
 
 const CONCURRENT_CHECKS = 8;
 
+/** One run's share: enough to keep up with a busy day, small enough to finish within a cron call. */
+export const DEFAULT_RUN: RecheckOptions = { quarantinedLimit: 200, activeSample: 20 };
+
 /**
  * The background re-check. Quarantined links due a check (never checked, or not within the
  * spacing), oldest first, each get a live check that can count toward release; a sample of
  * active links, least recently checked first, is checked for destinations that turned bad.
+ * Either way every destination the link holds is checked (its own, each rule's, each scheduled
+ * one), and one found malicious blocks the whole link.
  * Two runs at once are safe: countCleanCheck counts at most once per spacing, blockForAbuse
  * blocks once.
  */
-/** One run's share: enough to keep up with a busy day, small enough to finish within a cron call. */
-export const DEFAULT_RUN: RecheckOptions = { quarantinedLimit: 200, activeSample: 20 };
-
 export async function recheckLinks(options: RecheckOptions = DEFAULT_RUN): Promise<RecheckTotals> {
   const now = clock().now();
   const policy = releasePolicy();
   const quarantined = await quarantinedLinksDue(new Date(now - policy.spacingMs), options.quarantinedLimit);
   const active = await leastRecentlyCheckedActiveLinks(options.activeSample);
+  const check = liveCheckOnce();
   const outcomes = await runConcurrently(
     [
-      ...quarantined.map((link) => () => recheckQuarantined(link, now, policy)),
-      ...active.map((link) => () => recheckActive(link, now)),
+      ...quarantined.map((link) => async () => recheckQuarantined(link, await linkVerdict(link, now, check), now, policy)),
+      ...active.map((link) => async () => recheckActive(link, await linkVerdict(link, now, check), now)),
     ],
     CONCURRENT_CHECKS,
   );
@@ -50,8 +55,7 @@ export async function recheckLinks(options: RecheckOptions = DEFAULT_RUN): Promi
   };
 }
 
-async function recheckQuarantined(link: DueLink, now: number, policy: ReleasePolicy): Promise<Outcome> {
-  const verdict = await liveCheck(link);
+async function recheckQuarantined(link: DueLink, verdict: LinkVerdict, now: number, policy: ReleasePolicy): Promise<Outcome> {
   if (verdict.status === "malicious") return block(link, verdict);
   if (verdict.status === "unknown") {
     await markChecked(link.id, now);
@@ -63,20 +67,31 @@ async function recheckQuarantined(link: DueLink, now: number, policy: ReleasePol
   return "released";
 }
 
-async function recheckActive(link: DueLink, now: number): Promise<Outcome> {
-  const verdict = await liveCheck(link);
+async function recheckActive(link: DueLink, verdict: LinkVerdict, now: number): Promise<Outcome> {
   if (verdict.status === "malicious") return block(link, verdict);
   await markChecked(link.id, now);
   return "unchanged";
 }
 
-/** The live chain, not resolution's verdict cache: a destination may have turned bad a minute ago. */
-function liveCheck(link: DueLink): Promise<Verdict> {
-  return safetyChecker().check(link.destination);
+function linkVerdict(link: DueLink, now: number, check: (url: string) => Promise<Verdict>): Promise<LinkVerdict> {
+  return checkLink({ ...link, rules: storedRules(link.rules), schedule: storedSchedule(link.schedule) }, now, check);
 }
 
-async function block(link: DueLink, verdict: Extract<Verdict, { status: "malicious" }>): Promise<Outcome> {
-  return (await blockLink(link.id, verdictAbuseReason(verdict), link.destination)) ? "blocked" : "unchanged";
+/**
+ * The live chain, not resolution's verdict cache (a destination may have turned bad a minute
+ * ago), asked once a run per destination however many links hold it.
+ */
+function liveCheckOnce(): (url: string) => Promise<Verdict> {
+  const verdicts = new Map<string, Promise<Verdict>>();
+  return (url) => {
+    let verdict = verdicts.get(url);
+    if (!verdict) verdicts.set(url, (verdict = safetyChecker().check(url)));
+    return verdict;
+  };
+}
+
+async function block(link: DueLink, found: Extract<LinkVerdict, { status: "malicious" }>): Promise<Outcome> {
+  return (await blockForVerdict(link.id, found)) ? "blocked" : "unchanged";
 }
 
 async function runConcurrently<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]> {

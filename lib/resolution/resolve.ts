@@ -60,7 +60,7 @@ async function resolveWithIo(visit: Visit, deps: ResolutionDeps): Promise<Outcom
   const { link, databaseAnswered } = found;
   if (!link) return NOT_FOUND;
   const route = routeOf(link, visit, deps.clock.now());
-  const checked = link.status === QUARANTINE ? await checkQuarantined(link, route.destination, databaseAnswered, deps) : link;
+  const checked = link.status === QUARANTINE ? await checkQuarantined(link, route, databaseAnswered, deps) : link;
   if (checked.status === ABUSE) return { kind: "blocked", link: checked };
   return redirect(checked, route, visit);
 }
@@ -90,19 +90,22 @@ async function lookUp(host: string | null, slug: string, deps: ResolutionDeps): 
 
 /**
  * The live safety check every resolution of a quarantined link runs, on the destination the visit
- * is sent to (a rule's or the link's own). Malicious blocks at once; clean counts toward release
- * when the spacing allows; unknown fails open without counting.
+ * is sent to (a rule's or the link's own). Malicious blocks the whole link at once; clean counts
+ * toward release when the spacing allows; unknown fails open without counting.
  */
 async function checkQuarantined(
   link: ResolvedLink,
-  served: string,
+  served: Route,
   databaseAnswered: boolean,
   deps: ResolutionDeps,
 ): Promise<ResolvedLink> {
   const verdict = await deps.checker
-    .check(served)
+    .check(served.destination)
     .catch((): Verdict => ({ status: "unknown", source: "chain", reason: "error" }));
-  if (verdict.status === "malicious") return block(link, verdictAbuseReason(verdict), databaseAnswered, deps);
+  if (verdict.status === "malicious") {
+    const reason = verdictAbuseReason(verdict, served.rule === null ? { kind: "own" } : { kind: "rule", index: served.rule });
+    return block(link, reason, served.destination, databaseAnswered, deps);
+  }
   if (verdict.status === "clean" && databaseAnswered && spacingElapsed(link, deps)) return countCheck(link, deps);
   return link;
 }
@@ -133,12 +136,18 @@ async function countCheck(link: ResolvedLink, deps: ResolutionDeps): Promise<Res
   }
 }
 
-async function block(link: ResolvedLink, reason: string, databaseAnswered: boolean, deps: ResolutionDeps): Promise<ResolvedLink> {
+async function block(
+  link: ResolvedLink,
+  reason: string,
+  checkedDestination: string,
+  databaseAnswered: boolean,
+  deps: ResolutionDeps,
+): Promise<ResolvedLink> {
   const blocked: ResolvedLink = { ...link, status: ABUSE, abuseReason: reason };
   deps.cache.update(cacheKey(link.host, link.slug), blocked);
   if (!databaseAnswered) return blocked;
   try {
-    const stored = await withDeadline(deps.store.blockForAbuse(link.id, reason, link.destination), STORE_DEADLINE_MS);
+    const stored = await withDeadline(deps.store.blockForAbuse(link.id, reason, checkedDestination), STORE_DEADLINE_MS);
     if (stored) deps.linkChanged(stored);
   } catch (error) {
     deps.log("Recording an abuse block failed; the link is blocked in this instance.", error);

@@ -187,13 +187,14 @@ export async function setStatus(linkId: string, status: LinkStatus, abuseReason:
 
 /**
  * Blocks a link for abuse unless it already is; returns the updated link when this call blocked
- * it. With `checkedDestination`, only while the link still points there (a verdict about a
- * destination it was repointed away from blocks nothing).
+ * it. With `checkedDestination`, only while the link still holds it, as its own destination, a
+ * rule's or a scheduled one (a verdict about a destination it no longer sends anyone to blocks
+ * nothing).
  */
 export async function blockForAbuse(linkId: string, reason: string, checkedDestination?: string): Promise<ResolvedLink | null> {
   const blocked = await transaction(async (tx) => {
     const { count } = await tx.link.updateMany({
-      where: { id: linkId, status: { not: ABUSE }, ...(checkedDestination && { destination: checkedDestination }) },
+      where: { id: linkId, status: { not: ABUSE }, ...(checkedDestination && holding(checkedDestination)) },
       data: { status: ABUSE, abuseReason: reason, updatedAt: new Date(clock().now()) },
     });
     if (count === 1) await recordLinkEventById(tx, "link.status_changed", linkId);
@@ -202,9 +203,16 @@ export async function blockForAbuse(linkId: string, reason: string, checkedDesti
   return blocked ? findLinkById(linkId) : null;
 }
 
-/** A link the background re-check looks at. */
-export type DueLink = { id: string; destination: string };
-const DUE_LINK_COLUMNS = { id: true, destination: true } as const;
+/** Links that hold `destination`: as their own, a rule's (rules @> [{destination}]) or a scheduled one. */
+function holding(destination: string): Prisma.LinkWhereInput {
+  return {
+    OR: [{ destination }, { rules: { array_contains: [{ destination }] } }, { schedule: { array_contains: [{ destination }] } }],
+  };
+}
+
+/** A link the background re-check looks at: every destination it holds. */
+const DUE_LINK_COLUMNS = { id: true, status: true, destination: true, rules: true, schedule: true } as const;
+export type DueLink = Prisma.LinkGetPayload<{ select: typeof DUE_LINK_COLUMNS }>;
 
 /** Quarantined links not checked since `checkedBefore`, never-checked and longest-waiting first. */
 export function quarantinedLinksDue(checkedBefore: Date, limit: number): Promise<DueLink[]> {

@@ -252,6 +252,23 @@ describe("POST /api/abuse-reports", () => {
     expect(await stored(link.id)).toMatchObject({ status: 2, abuseReason: expect.stringMatching(/dns: policy/) });
   });
 
+  it("checks every destination the link holds: a rule's on the blocklist blocks the whole link", async () => {
+    const owner = await newUser("abuse-rules");
+    const link = await createLink(owner);
+    const domain = `reported-rule-${Date.now()}.example.com`;
+    const rules = [{ when: { device: ["mobile"] }, destination: `https://${domain}/login` }];
+    expect((await call("PATCH", `/api/links/${link.id}`, { token: owner.token, body: { rules } })).status).toBe(200);
+    await blocklist.add(domain, "phishing");
+
+    expect((await report({ url: link.short_url, reason: "phishing" })).status).toBe(202);
+
+    expect(await stored(link.id)).toMatchObject({
+      status: 2,
+      abuseReason: expect.stringMatching(/^Rule 1's destination: .*blocklist.*phishing/),
+    });
+    expect((await visit(`/${link.slug}`)).status).toBe(403);
+  });
+
   it("never blocks on a check that cannot decide", async () => {
     const { link, name } = await createLinkOnOwnName();
     dnsZone[name] = "servfail";

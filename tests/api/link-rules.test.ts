@@ -1,9 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scanBuffer } from "@/lib/analytics/scans";
 import { db } from "@/lib/db/client";
 import { resetResolutionRuntime } from "@/lib/resolution/runtime";
 import { runWebhookDeliveries } from "@/lib/webhooks/worker";
 import { call, newUser, type TestUser } from "../support/api";
+import { useTestBlocklist } from "../support/blocklist";
 import { createLink, editLink, linkEditWorld, listenTo } from "../support/link-edit-world";
 import { visit } from "../support/visits";
 
@@ -21,6 +22,13 @@ const RULES = [
 ];
 
 const world = linkEditWorld({ TRUSTED_COUNTRY_HEADER: "x-vercel-ip-country" });
+let blocklist: Awaited<ReturnType<typeof useTestBlocklist>>;
+
+beforeAll(async () => {
+  blocklist = await useTestBlocklist();
+});
+
+afterAll(() => blocklist.remove());
 
 const createHomeLink = (user: TestUser) => createLink(user, "https://example.com/home");
 
@@ -85,6 +93,25 @@ describe("routing rules", () => {
       "rule:1": 1,
       "rule:2": 1,
       "rule:3": 1,
+    });
+  });
+
+  it("move the whole link to abuse when a quarantined link's visit is sent to a rule's destination found malicious", async () => {
+    const user = await newUser("rules-malicious");
+    const link = await createHomeLink(user);
+    const domain = `rule-phish-${Date.now()}.example.com`;
+    await setRules(user, link.id, [{ when: { language: ["fr"] }, destination: `https://${domain}/connexion` }]);
+    expect((await visit(`/${link.slug}`, { headers: { "Accept-Language": "fr" } })).status).toBe(302);
+    await blocklist.add(domain, "phishing");
+    resetResolutionRuntime(); // past the verdict cache, as a later visit would be
+
+    const french = await visit(`/${link.slug}`, { headers: { "Accept-Language": "fr" } });
+    expect(french.status).toBe(403);
+    expect(french.body).toMatch(/Rule 1&#39;s destination: .*blocklist: phishing/);
+    expect((await visit(`/${link.slug}`)).status).toBe(403);
+    expect(await db().link.findUniqueOrThrow({ where: { id: link.id } })).toMatchObject({
+      status: 2,
+      abuseReason: expect.stringMatching(/^Rule 1's destination: /),
     });
   });
 

@@ -70,6 +70,29 @@ describe("scheduled repoints", () => {
     ]);
   });
 
+  it("never lift a block: a repoint that comes due while the link is in abuse is dropped, not written in", async () => {
+    const user = await newUser("schedule-blocked");
+    const link = await createOldLink(user);
+    const at = world.now + MINUTE;
+    await schedule(user, link.id, [
+      { at, destination: "https://example.com/new" },
+      { at: at + MINUTE, destination: "https://example.com/later" },
+    ]);
+    await db().link.update({ where: { id: link.id }, data: { status: 2, abuseReason: "phishing (operator)" } });
+
+    world.now = at;
+    expect(await applyDueRepoints()).toEqual({ applied: 1 });
+    const row = await db().link.findUniqueOrThrow({ where: { id: link.id } });
+    expect(row).toMatchObject({ status: 2, destination: "https://example.com/old", abuseReason: "phishing (operator)" });
+    expect(row.schedule).toEqual([{ at: at + MINUTE, destination: "https://example.com/later" }]);
+    expect((await visit(`/${link.slug}`)).status).toBe(403);
+    expect((await call("GET", `/api/links/${link.id}`, { token: user.token })).body).toMatchObject({
+      status: 2,
+      destination: "https://example.com/old",
+      schedule: [{ at: at + MINUTE, destination: "https://example.com/later" }],
+    });
+  });
+
   it("keep a due repoint that was not written in yet when the schedule is edited", async () => {
     const user = await newUser("schedule-edit");
     const link = await createOldLink(user);

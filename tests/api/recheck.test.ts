@@ -4,9 +4,14 @@ import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { onInvalidation, type Invalidation } from "@/lib/links/invalidation";
 import { recheckLinks } from "@/lib/resolution/recheck";
+import { blockForAbuse } from "@/lib/resolution/store";
+import { runWebhookDeliveries } from "@/lib/webhooks/worker";
 import { useTestBlocklist } from "../support/blocklist";
-import { call, newUser } from "../support/api";
-import { TEST_ZONE } from "../support/dns-server";
+import { call, newUser, type TestUser } from "../support/api";
+import { startTestDnsServer, TEST_ZONE } from "../support/dns-server";
+import type { FakeDnsServer } from "../support/fake-dns-server";
+import { startWebhookReceiver } from "../support/webhook-receiver";
+import { visit } from "../support/visits";
 
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
@@ -14,6 +19,9 @@ const FULL_RUN = { quarantinedLimit: 200, activeSample: 20 };
 const CRON_SECRET = "cron-secret-for-the-tests";
 
 let blocklist: Awaited<ReturnType<typeof useTestBlocklist>>;
+/** This file's own DNS server (the suite's zone), so a test can point a destination's name inside. */
+let dns: FakeDnsServer;
+const suiteDnsResolver = process.env.DNS_RESOLVER;
 let startedAt: number;
 let now: number;
 let linkCounter = 0;
@@ -23,8 +31,8 @@ function travelTo(offsetMs: number): void {
   now = startedAt + offsetMs;
 }
 
-async function createLink(destination = `https://example.com/recheck/${++linkCounter}`) {
-  const response = await call("POST", "/api/links", { token: (await newUser()).token, body: { destination } });
+async function createLink(destination = `https://example.com/recheck/${++linkCounter}`, owner?: TestUser) {
+  const response = await call("POST", "/api/links", { token: (owner ?? (await newUser())).token, body: { destination } });
   expect(response.status, response.text).toBe(201);
   return response.body as { id: string; slug: string };
 }
@@ -38,10 +46,16 @@ function rememberInvalidations(): Invalidation[] {
 }
 
 beforeAll(async () => {
+  dns = await startTestDnsServer();
+  process.env.DNS_RESOLVER = dns.resolver;
   blocklist = await useTestBlocklist();
 });
 
-afterAll(() => blocklist.remove());
+afterAll(async () => {
+  process.env.DNS_RESOLVER = suiteDnsResolver;
+  blocklist.remove();
+  await dns.close();
+});
 
 beforeEach(async () => {
   // Each test sees only its own links: a run walks every due link in the database.
@@ -148,6 +162,116 @@ describe("recheckLinks: active links", () => {
     expect(await stored(rogue.id)).toMatchObject({ status: 2, abuseReason: expect.stringMatching(/blocklist/) });
     expect(await stored(fine.id)).toMatchObject({ status: 0, lastCheckedAt: new Date(startedAt), cleanChecks: 0 });
     expect((await stored(recentlyChecked.id)).lastCheckedAt).toEqual(new Date(startedAt - HOUR_MS));
+  });
+});
+
+describe("recheckLinks: every destination a link holds", () => {
+  async function linkWith(owner: TestUser, body: Record<string, unknown>, status: 0 | 1) {
+    const link = await createLink(undefined, owner);
+    const edited = await call("PATCH", `/api/links/${link.id}`, { token: owner.token, body });
+    expect(edited.status, edited.text).toBe(200);
+    await db().link.update({ where: { id: link.id }, data: { status } });
+    return link;
+  }
+
+  it("blocks the whole link when a rule's destination turned malicious, and says so as link.status_changed", async () => {
+    process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = "1";
+    resetConfig();
+    const receiver = await startWebhookReceiver();
+    try {
+      const owner = await newUser("recheck-rules");
+      const hook = await call("POST", "/api/webhooks", {
+        token: owner.token,
+        body: { url: receiver.url, events: ["link.status_changed"] },
+      });
+      receiver.secret = hook.body.secret;
+      const domain = `rule-turned-bad-${Date.now()}.example.com`;
+      const rules = [
+        { when: { language: ["fr"] }, destination: "https://example.com/fr" },
+        { when: { os: ["ios"] }, destination: `https://${domain}/app` },
+      ];
+      const link = await linkWith(owner, { rules }, 0);
+      await blocklist.add(domain, "malware");
+      const heard = rememberInvalidations();
+
+      expect(await recheckLinks(FULL_RUN)).toEqual({ checked: 1, released: 0, blocked: 1 });
+
+      const row = await stored(link.id);
+      expect(row).toMatchObject({ status: 2, destination: `https://example.com/recheck/${linkCounter}` });
+      expect(row.abuseReason).toMatch(/^Rule 2's destination: .*blocklist.*malware/);
+      expect(heard).toContainEqual({ kind: "link", host: null, slug: link.slug });
+      // Every visitor gets the warning page, whether a rule would have sent them elsewhere or not.
+      const visitors: Record<string, string>[] = [{}, { "accept-language": "fr" }, { "user-agent": "Mozilla/5.0 (iPhone)" }];
+      for (const headers of visitors) expect((await visit(`/${link.slug}`, { headers })).status).toBe(403);
+
+      while ((await runWebhookDeliveries()).attempted > 0);
+      expect(receiver.unverified).toBe(0);
+      expect(receiver.received.map((message) => [message.type, message.data.id, message.data.status])).toEqual([
+        ["link.status_changed", link.id, 2],
+      ]);
+    } finally {
+      await receiver.close();
+      delete process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+      resetConfig();
+    }
+  });
+
+  it("blocks a quarantined link whose scheduled destination's name now resolves inside, before its time comes", async () => {
+    const owner = await newUser("recheck-schedule");
+    const name = `scheduled-${Date.now()}.example.net`;
+    const at = startedAt + 30 * DAY_MS;
+    const link = await linkWith(owner, { schedule: [{ at, destination: `https://${name}/launch` }] }, 1);
+    dns.set(name, { a: ["10.0.0.9"] });
+
+    travelTo(HOUR_MS);
+    expect(await recheckLinks(FULL_RUN)).toEqual({ checked: 1, released: 0, blocked: 1 });
+
+    const row = await stored(link.id);
+    expect(row.status).toBe(2);
+    expect(row.abuseReason).toMatch(new RegExp(`^The destination scheduled for ${new Date(at).toISOString()}: .*dns: policy`));
+    // The block stays when the time comes: the schedule never lifts it.
+    travelTo(at);
+    expect((await visit(`/${link.slug}`)).status).toBe(403);
+  });
+
+  it("counts a quarantined link's check only when every destination it holds is clean", async () => {
+    const owner = await newUser("recheck-unknown-rule");
+    const undecided = [{ when: { os: ["android"] }, destination: `https://${TEST_ZONE.missingName}/app` }];
+    const link = await linkWith(owner, { rules: undecided }, 1);
+
+    travelTo(HOUR_MS);
+    expect(await recheckLinks(FULL_RUN)).toEqual({ checked: 1, released: 0, blocked: 0 });
+    expect(await stored(link.id)).toMatchObject({ status: 1, cleanChecks: 0, lastCheckedAt: new Date(startedAt + HOUR_MS) });
+
+    await call("PATCH", `/api/links/${link.id}`, {
+      token: owner.token,
+      body: { rules: [{ when: { os: ["android"] }, destination: "https://example.com/android" }] },
+    });
+    travelTo(3 * HOUR_MS);
+    expect(await recheckLinks(FULL_RUN)).toEqual({ checked: 1, released: 0, blocked: 0 });
+    expect(await stored(link.id)).toMatchObject({ status: 1, cleanChecks: 1 });
+  });
+
+  it("blocks nothing for a verdict about a destination the link no longer holds", async () => {
+    const owner = await newUser("recheck-gone-rule");
+    const ruled = "https://example.com/was-a-rule";
+    const scheduled = "https://example.com/was-scheduled";
+    const link = await linkWith(
+      owner,
+      { rules: [{ when: { os: ["ios"] }, destination: ruled }], schedule: [{ at: startedAt + DAY_MS, destination: scheduled }] },
+      0,
+    );
+    await call("PATCH", `/api/links/${link.id}`, { token: owner.token, body: { rules: [], schedule: [] } });
+
+    expect(await blockForAbuse(link.id, "stale verdict", ruled)).toBeNull();
+    expect(await blockForAbuse(link.id, "stale verdict", scheduled)).toBeNull();
+    expect((await stored(link.id)).status).toBe(1);
+
+    await call("PATCH", `/api/links/${link.id}`, {
+      token: owner.token,
+      body: { schedule: [{ at: startedAt + DAY_MS, destination: scheduled }] },
+    });
+    expect(await blockForAbuse(link.id, "verdict about a scheduled destination", scheduled)).toMatchObject({ status: 2 });
   });
 });
 
