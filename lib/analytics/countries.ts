@@ -1,16 +1,25 @@
+import { log } from "@/lib/log";
 import { processSingleton } from "@/lib/process-singleton";
 
 export type CountryLookup = (address: string | null) => string | null;
 
-const loading = processSingleton("countryLookup", (): Promise<CountryLookup> =>
-  import("geoip-country").then((module) => {
-    const { lookup } = module.default ?? module;
-    return (address) => {
-      const country = address ? lookup(address)?.country : undefined;
-      return country && COUNTRY_CODE.test(country) ? country : null;
-    };
-  }),
-);
+const loading = processSingleton("countryLookup", () => {
+  const state: { loaded?: CountryLookup; promise: Promise<CountryLookup> } = {
+    promise: import("geoip-country").then((module) => {
+      const { lookup } = module.default ?? module;
+      state.loaded = (address) => {
+        const country = address ? lookup(address)?.country : undefined;
+        return country && COUNTRY_CODE.test(country) ? country : null;
+      };
+      return state.loaded;
+    }),
+  };
+  state.promise.catch((error: unknown) => {
+    log().error({ err: error }, "The country database could not be read: no visitor is located by address.");
+    state.loaded = () => null;
+  });
+  return state;
+});
 
 /**
  * Address → ISO 3166 country, from the GeoLite2 country database that geoip-country ships, read
@@ -18,7 +27,28 @@ const loading = processSingleton("countryLookup", (): Promise<CountryLookup> =>
  * addresses.
  */
 export function countryLookup(): Promise<CountryLookup> {
-  return loading.get();
+  return loading.get().promise;
+}
+
+/**
+ * countryLookup without waiting: the lookup once the database is in memory (one that locates
+ * nothing if it could not be read), undefined before (reading it has started).
+ */
+export function countryLookupNow(): CountryLookup | undefined {
+  return loading.get().loaded;
+}
+
+/**
+ * The visitor's country: the one fact analytics records and routing rules match. A trusted edge's
+ * header when it names a country, otherwise the country of the trusted client address (`address`
+ * is asked only then).
+ */
+export function visitorCountry(
+  edgeCountry: string | null,
+  address: () => string | null,
+  countryOf: CountryLookup,
+): string | null {
+  return countryFromEdge(edgeCountry) ?? countryOf(address());
 }
 
 const COUNTRY_CODE = /^[A-Z]{2}$/;

@@ -1,8 +1,7 @@
-import { trustedAddress } from "@/lib/http/client-address";
 import { agentFacts } from "./agents";
-import { countryFromEdge, type CountryLookup } from "./countries";
+import { type CountryLookup, visitorCountry } from "./countries";
 import type { CapturedScan } from "./types";
-import { utcDay, visitorHash } from "./visitors";
+import { utcDay, visitorAddress, visitorHash } from "./visitors";
 
 const MAX_TEXT = 512;
 
@@ -30,14 +29,14 @@ export type ScanRow = {
 export function enrichScan(scan: CapturedScan, countryOf: CountryLookup): ScanRow {
   const agent = agentFacts(scan.userAgent);
   const bot = scan.method === "HEAD" || agent.bot;
-  const address = clientAddressOf(scan);
+  const address = visitorAddress(scan);
   return {
     linkId: scan.linkId,
     host: scan.host,
     occurredAt: new Date(scan.occurredAt),
     userAgent: scan.userAgent === null ? null : scan.userAgent.slice(0, MAX_TEXT),
     referrerHost: referrerHost(scan.referrer),
-    country: countryFromEdge(scan.edgeCountry) ?? countryOf(address),
+    country: visitorCountry(scan.edgeCountry, () => address, countryOf),
     viaQr: scan.viaQr,
     device: agent.device,
     browser: agent.browser,
@@ -46,20 +45,6 @@ export function enrichScan(scan: CapturedScan, countryOf: CountryLookup): ScanRo
     visitor: bot ? null : visitorHash(utcDay(scan.occurredAt), address ?? "unknown", scan.userAgent),
     servedRule: scan.servedRule,
   };
-}
-
-/**
- * The trusted client address, decided as for every other request (lib/http/client-address.ts):
- * the self-hosted front door's socket peer ends the X-Forwarded-For chain, as it does when it
- * hands a request to the application.
- */
-function clientAddressOf(scan: CapturedScan): string | null {
-  const chain = scan.peerAddress
-    ? scan.forwardedFor
-      ? `${scan.forwardedFor}, ${scan.peerAddress}`
-      : scan.peerAddress
-    : scan.forwardedFor;
-  return trustedAddress(chain, scan.realIp);
 }
 
 const HOST_NAME = /^[a-z0-9.-]{1,253}$/;

@@ -1,7 +1,9 @@
 import { createHmac, createSecretKey, randomBytes, type KeyObject } from "node:crypto";
 import { config } from "@/lib/config";
+import { trustedAddress } from "@/lib/http/client-address";
 import { log } from "@/lib/log";
 import { processSingleton } from "@/lib/process-singleton";
+import type { VisitorFacts } from "./types";
 
 /** The day keys derived so far (a few days' worth), and the key of this process when AUTH_SECRET is unset. */
 const keys = processSingleton("visitorKeys", () => ({
@@ -20,6 +22,20 @@ export function visitorHash(day: string, address: string, userAgent: string | nu
     .digest()
     .subarray(0, 16)
     .toString("hex");
+}
+
+/**
+ * The visitor's trusted client address, decided as for every other request
+ * (lib/http/client-address.ts): the self-hosted front door's socket peer ends the X-Forwarded-For
+ * chain, as it does when it hands a request to the application.
+ */
+export function visitorAddress(facts: Pick<VisitorFacts, "forwardedFor" | "peerAddress" | "realIp">): string | null {
+  const chain = facts.peerAddress
+    ? facts.forwardedFor
+      ? `${facts.forwardedFor}, ${facts.peerAddress}`
+      : facts.peerAddress
+    : facts.forwardedFor;
+  return trustedAddress(chain, facts.realIp);
 }
 
 /** The UTC calendar day of a time, YYYY-MM-DD: the day a visitor hash belongs to. */

@@ -235,6 +235,10 @@ const ANDROID =
   "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
 const WINDOWS = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
 
+/** Addresses GeoLite2 (geoip-country's database) places in Australia and the United Kingdom. */
+const AU_ADDRESS = "203.2.218.214";
+const GB_ADDRESS = "81.2.69.142";
+
 describe("routing rules and scheduled repoints, from the cached link", () => {
   const routed = (overrides: Partial<ResolvedLink> = {}) =>
     quarantined({
@@ -265,6 +269,20 @@ describe("routing rules and scheduled repoints, from the cached link", () => {
     ],
     ["French only second", { userAgent: WINDOWS, acceptLanguage: "en-GB,en;q=0.9,fr;q=0.8" }, "https://example.com/", null],
     ["an Australian on a desktop", { edgeCountry: "AU", userAgent: WINDOWS }, "https://example.com/", null],
+    // Without a trusted edge header, the country analytics records: the trusted address's, in GeoLite2.
+    ["an iPhone from an Australian address", { peerAddress: AU_ADDRESS, userAgent: IPHONE }, "https://example.com/au-mobile", 0],
+    [
+      "the edge's word over the address",
+      { edgeCountry: "NZ", peerAddress: AU_ADDRESS, userAgent: IPHONE },
+      "https://example.com/ios",
+      1,
+    ],
+    [
+      "an Australian address in X-Forwarded-For, which no trusted proxy wrote",
+      { forwardedFor: AU_ADDRESS, peerAddress: GB_ADDRESS, userAgent: IPHONE },
+      "https://example.com/ios",
+      1,
+    ],
     ["nothing known", {}, "https://example.com/", null],
   ] as const)("%s", async (_name, facts, location, servedRule) => {
     const w = world(routed());

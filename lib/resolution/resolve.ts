@@ -6,7 +6,7 @@ import { verdictAbuseReason } from "./link-status";
 import { cacheKey, type LinkCache } from "./link-cache";
 import type { ReleasePolicy } from "./store";
 import { ABUSE, ACTIVE, QUARANTINE } from "@/lib/links/status";
-import { routeOf } from "./rules";
+import { countryLookupPending, routeOf } from "./rules";
 import type { Outcome, ResolvedLink, Route, Visit } from "./types";
 
 /** Everything resolution touches, injected so both doors and the tests share one core. */
@@ -36,6 +36,7 @@ export function resolveFromMemory(visit: Visit, deps: ResolutionDeps): Outcome |
   if (link === undefined) return undefined;
   if (link === null) return NOT_FOUND;
   if (link.status === ABUSE) return { kind: "blocked", link };
+  if (countryLookupPending(link)) return undefined;
   const route = routeOf(link, visit, deps.clock.now());
   if (link.status === QUARANTINE) {
     const verdict = deps.checker.peek(route.destination);
@@ -59,10 +60,16 @@ async function resolveWithIo(visit: Visit, deps: ResolutionDeps): Promise<Outcom
   if (found === "unavailable") return { kind: "unavailable" };
   const { link, databaseAnswered } = found;
   if (!link) return NOT_FOUND;
+  await waitForCountries(link);
   const route = routeOf(link, visit, deps.clock.now());
   const checked = link.status === QUARANTINE ? await checkQuarantined(link, route, databaseAnswered, deps) : link;
   if (checked.status === ABUSE) return { kind: "blocked", link: checked };
   return redirect(checked, route, visit);
+}
+
+/** Rules by country wait for the country database the first time it is needed (one that cannot be read locates no one). */
+async function waitForCountries(link: ResolvedLink): Promise<void> {
+  await countryLookupPending(link)?.catch(() => undefined);
 }
 
 /** A link as found, and whether the database answered (when it did not, nothing is written to it). */

@@ -1,5 +1,6 @@
 import { type AgentFacts, agentFacts } from "@/lib/analytics/agents";
-import { countryFromEdge } from "@/lib/analytics/countries";
+import { countryLookup, countryLookupNow, visitorCountry } from "@/lib/analytics/countries";
+import { visitorAddress } from "@/lib/analytics/visitors";
 import { currentDestination, type RoutingRule, type ScheduledRepoint } from "@/lib/links/routing";
 import type { CompiledRule, Route, Visit } from "./types";
 
@@ -33,6 +34,15 @@ export function routeOf(
     destination: link.schedule === null ? link.destination : currentDestination(link.destination, link.schedule, now),
     rule: null,
   };
+}
+
+/**
+ * Null when the link's rules can route a visit now; otherwise the wait for the country database,
+ * which a rule naming countries needs and which is read into memory on first use.
+ */
+export function countryLookupPending(link: { rules: readonly CompiledRule[] | null }): Promise<unknown> | null {
+  if (link.rules === null || !link.rules.some((rule) => rule.countries !== null)) return null;
+  return countryLookupNow() === undefined ? countryLookup() : null;
 }
 
 /** A visitor's facts as rules read them; null when unknown (no rule condition holds for an unknown fact). */
@@ -79,6 +89,9 @@ const SYSTEM_IDS: Readonly<Record<string, string>> = {
 
 const UNSET = Symbol("unset");
 
+/** Before the country database is in memory (countryLookupPending waits for it), an address locates nothing. */
+const NO_DATABASE = () => null;
+
 /** The visitor's facts, each worked out once a visit and only when a rule asks for it. */
 class VisitorTraits implements Traits {
   private countryValue: string | null | typeof UNSET = UNSET;
@@ -88,7 +101,10 @@ class VisitorTraits implements Traits {
   constructor(private readonly visit: Visit) {}
 
   country(): string | null {
-    if (this.countryValue === UNSET) this.countryValue = countryFromEdge(this.visit.edgeCountry);
+    if (this.countryValue === UNSET) {
+      const countryOf = countryLookupNow() ?? NO_DATABASE;
+      this.countryValue = visitorCountry(this.visit.edgeCountry, () => visitorAddress(this.visit), countryOf);
+    }
     return this.countryValue;
   }
 

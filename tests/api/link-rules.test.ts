@@ -14,6 +14,10 @@ const ANDROID =
   "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
 const WINDOWS = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
 
+/** Addresses GeoLite2 (geoip-country's database) places in Australia and the United Kingdom. */
+const AU_ADDRESS = "203.2.218.214";
+const GB_ADDRESS = "81.2.69.142";
+
 const RULES = [
   { when: { country: ["au"] }, destination: "https://example.com/au" },
   { when: { os: ["ios"] }, destination: "https://EXAMPLE.com/ios" },
@@ -94,6 +98,34 @@ describe("routing rules", () => {
       "rule:2": 1,
       "rule:3": 1,
     });
+  });
+
+  it("match a country by the visitor's address when no trusted header names one: the country analytics records", async () => {
+    const user = await newUser("rules-address");
+    const link = await createHomeLink(user);
+    await setRules(user, link.id, [RULES[0]]);
+    const cases: [Record<string, string>, string, string][] = [
+      [{}, AU_ADDRESS, "https://example.com/au"],
+      [{}, GB_ADDRESS, "https://example.com/home"],
+      [{ "X-Vercel-IP-Country": "GB" }, AU_ADDRESS, "https://example.com/home"],
+      [{ "X-Forwarded-For": AU_ADDRESS }, GB_ADDRESS, "https://example.com/home"],
+    ];
+    for (const [headers, peer, location] of cases) {
+      const answer = await visit(`/${link.slug}`, { headers, peer });
+      expect([headers, peer, answer.headers.Location]).toEqual([headers, peer, location]);
+    }
+    await scanBuffer().flush();
+    const scans = await db().scanEvent.findMany({
+      where: { linkId: link.id },
+      orderBy: { id: "asc" },
+      select: { country: true, servedRule: true },
+    });
+    expect(scans).toEqual([
+      { country: "AU", servedRule: 0 },
+      { country: "GB", servedRule: null },
+      { country: "GB", servedRule: null },
+      { country: "GB", servedRule: null },
+    ]);
   });
 
   it("move the whole link to abuse when a quarantined link's visit is sent to a rule's destination found malicious", async () => {
