@@ -62,7 +62,7 @@ async function main(): Promise<void> {
         await closeNats();
         if (unwritten > 0)
           log().error(
-            `Shutting down with scans still unwritten: ${unwritten} scans could not be written within the ` +
+            `Shutting down with scans still unwritten: ${unwritten} scans could not be written or parked within the ` +
               `${SHUTDOWN_GRACE_MS / 1000} s shutdown grace period and are lost.`,
           );
       })

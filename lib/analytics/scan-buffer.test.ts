@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { DEFAULT_LIMITS, droppedSinceStartIn, ScanBuffer, type ScanBatch } from "./scan-buffer";
+import { describe, expect, it, vi } from "vitest";
+import { DEFAULT_LIMITS, droppedSinceStartIn, type Overflow, ScanBuffer, type ScanBatch } from "./scan-buffer";
 import { sameScan } from "./scans";
 import type { CapturedScan } from "./types";
 
@@ -45,7 +45,7 @@ describe("ScanBuffer", () => {
     await buffer.flush();
     expect(writer.batches.map((batch) => batch.events.length)).toEqual([4999]);
     expect(writer.batches[0]!.events[0]).toBe("l0");
-    expect(buffer.stats()).toEqual({ buffered: 0, written: 4999, dropped: 0 });
+    expect(buffer.stats()).toEqual({ buffered: 0, written: 4999, parked: 0, dropped: 0 });
   });
 
   it("flushes by itself once 5000 events are waiting, and splits larger backlogs into batches of 5000 with their own ids", async () => {
@@ -79,7 +79,7 @@ describe("ScanBuffer", () => {
     await buffer.flush();
     expect(attempts).toBe(2);
     expect(messages).toHaveLength(1);
-    expect(buffer.stats()).toEqual({ buffered: 5200, written: 0, dropped: 0 });
+    expect(buffer.stats()).toEqual({ buffered: 5200, written: 0, parked: 0, dropped: 0 });
   });
 
   it("retries a failed batch under the same id, before anything newer, in order", async () => {
@@ -105,7 +105,7 @@ describe("ScanBuffer", () => {
         throw new Error("database unavailable");
       },
       (message) => messages.push(message),
-      { batchSize: 10, flushAt: 10, maxBuffered: 100 },
+      { batchSize: 10, flushAt: 10, maxBuffered: 100, parkAt: Infinity },
     );
     for (let i = 0; i < 250; i++) {
       buffer.record(i);
@@ -132,7 +132,7 @@ describe("ScanBuffer", () => {
     writer.releaseNext();
     await run;
     expect(writer.batches.map((batch) => batch.events)).toEqual([["a1", "a2"]]);
-    expect(buffer.stats()).toEqual({ buffered: 1, written: 2, dropped: 0 });
+    expect(buffer.stats()).toEqual({ buffered: 1, written: 2, parked: 0, dropped: 0 });
     writer.releaseNext();
     await buffer.flush();
     expect(writer.batches.map((batch) => batch.events)).toEqual([["a1", "a2"], ["b1"]]);
@@ -154,7 +154,7 @@ describe("ScanBuffer", () => {
     writer.releaseNext();
     await second;
     expect(writer.batches.map((batch) => batch.events)).toEqual([["a"], ["b", "c"]]);
-    expect(buffer.stats()).toEqual({ buffered: 0, written: 3, dropped: 0 });
+    expect(buffer.stats()).toEqual({ buffered: 0, written: 3, parked: 0, dropped: 0 });
   });
 
   it("never writes two batches at once, and a flush resolves only once what was recorded before it is written", async () => {
@@ -223,7 +223,7 @@ describe("ScanBuffer with identical scans folded", () => {
       { link: "a", at: 2 },
     ])
       buffer.record(visit);
-    expect(buffer.stats()).toEqual({ buffered: 6, written: 0, dropped: 0 });
+    expect(buffer.stats()).toEqual({ buffered: 6, written: 0, parked: 0, dropped: 0 });
     await buffer.flush();
     expect(writer.batches[0]!.events).toEqual([
       { link: "a", at: 1 },
@@ -232,7 +232,7 @@ describe("ScanBuffer with identical scans folded", () => {
       { link: "a", at: 2 },
     ]);
     expect(writer.batches[0]!.counts).toEqual([3, 1, 1, 1]);
-    expect(buffer.stats()).toEqual({ buffered: 0, written: 6, dropped: 0 });
+    expect(buffer.stats()).toEqual({ buffered: 0, written: 6, parked: 0, dropped: 0 });
   });
 
   it("bounds events, and counts what it drops in scans", async () => {
@@ -242,7 +242,7 @@ describe("ScanBuffer with identical scans folded", () => {
         throw new Error("database unavailable");
       },
       (message) => messages.push(message),
-      { batchSize: 10, flushAt: Infinity, maxBuffered: 100 },
+      { batchSize: 10, flushAt: Infinity, maxBuffered: 100, parkAt: Infinity },
       sameVisit,
     );
     for (let at = 0; at < 250; at++) for (let repeat = 0; repeat < 3; repeat++) buffer.record({ link: "a", at });
@@ -251,6 +251,94 @@ describe("ScanBuffer with identical scans folded", () => {
     expect(buffered + dropped).toBe(750);
     expect(dropped % 3).toBe(0);
     expect(messages.at(-1)).toContain(`${dropped} since this process started`);
+  });
+});
+
+/** An overflow that keeps parked batches in order, as scan_inbox does, and writes them through `writer` when asked. */
+function parkingLot(writer: { write: (batch: ScanBatch<string>) => Promise<void> }) {
+  const parked: ScanBatch<string>[] = [];
+  const notices: string[] = [];
+  const overflow: Overflow<string> = {
+    park: async (batch) => void parked.push(batch),
+    writeParked: async () => {
+      const oldest = parked[0];
+      if (!oldest) return 0;
+      await writer.write(oldest);
+      parked.shift();
+      return oldest.counts.reduce((total, count) => total + count, 0);
+    },
+    notice: (message) => void notices.push(message),
+  };
+  return { parked, notices, overflow };
+}
+
+const PARKING_LIMITS = { batchSize: 10, flushAt: Infinity, maxBuffered: 100, parkAt: 30 };
+
+describe("ScanBuffer with an overflow", () => {
+  it("parks the oldest batches while parkAt events wait, writes the rest, then writes the parked ones oldest first", async () => {
+    const writer = recordingWriter();
+    const lot = parkingLot(writer);
+    const buffer = new ScanBuffer(writer.write, quiet, PARKING_LIMITS, undefined, lot.overflow);
+    for (let i = 0; i < 50; i++) buffer.record(`e${i}`);
+    // Parking starts as the 30th waits, and goes on while 30 or more wait: e0–e9, e10–e19, e20–e29.
+    await vi.waitFor(() => expect(lot.parked.map((batch) => batch.events[0])).toEqual(["e0", "e10", "e20"]));
+    expect(writer.batches).toHaveLength(0);
+
+    await buffer.flush();
+    expect(writer.batches.slice(0, 2).map((batch) => batch.events[0])).toEqual(["e30", "e40"]);
+    await vi.waitFor(() => expect(writer.batches).toHaveLength(5));
+    expect(writer.batches.slice(2).map((batch) => batch.events[0])).toEqual(["e0", "e10", "e20"]);
+    expect(lot.parked).toHaveLength(0);
+    expect(buffer.stats()).toEqual({ buffered: 0, written: 50, parked: 30, dropped: 0 });
+    expect(lot.notices[0]).toMatch(/behind the visits \(40 scans waiting\); parking batches .* No scan is dropped\./);
+    expect(lot.notices[1]).toMatch(/has caught up/);
+  });
+
+  it("drops nothing when visits outrun the writer many times over, as long as parking keeps up", async () => {
+    const writer = gatedWriter();
+    const lot = parkingLot(writer);
+    const buffer = new ScanBuffer(writer.write, quiet, { ...PARKING_LIMITS, flushAt: 10 }, undefined, lot.overflow);
+    // The first write never answers until released: everything recorded meanwhile piles up behind it.
+    for (let i = 0; i < 1000; i++) {
+      buffer.record(`e${i}`);
+      if (i % 10 === 0) await Promise.resolve();
+    }
+    expect(buffer.stats().dropped).toBe(0);
+    for (let i = 0; i < 200; i++) writer.releaseNext();
+    await buffer.flush();
+    await vi.waitFor(() => expect(buffer.stats().written).toBe(1000));
+    expect(new Set(writer.batches.flatMap((batch) => batch.events)).size).toBe(1000);
+    expect(buffer.stats().dropped).toBe(0);
+  });
+
+  it("parks everything still waiting when the process drains to end, instead of writing it", async () => {
+    const writer = recordingWriter();
+    const lot = parkingLot(writer);
+    const buffer = new ScanBuffer(writer.write, quiet, PARKING_LIMITS, undefined, lot.overflow);
+    for (let i = 0; i < 25; i++) buffer.record(`e${i}`);
+
+    expect(await buffer.drain(Date.now() + 1000)).toBe(0);
+    expect(writer.batches).toHaveLength(0);
+    expect(lot.parked.flatMap((batch) => batch.events)).toHaveLength(25);
+  });
+
+  it("leaves a parked batch parked when writing it fails, and writes it on a later run", async () => {
+    const writer = recordingWriter({ failFirst: 1 });
+    const lot = parkingLot(writer);
+    const messages: string[] = [];
+    const buffer = new ScanBuffer(writer.write, (message) => messages.push(message), PARKING_LIMITS, undefined, lot.overflow);
+    for (let i = 0; i < 30; i++) buffer.record(`e${i}`);
+    await buffer.drain(Date.now() + 1000);
+    const restarted = new ScanBuffer(writer.write, (message) => messages.push(message), PARKING_LIMITS, undefined, lot.overflow);
+
+    await restarted.flush();
+    await vi.waitFor(() =>
+      expect(messages).toContain("Writing parked scans failed; they stay parked and are retried each second."),
+    );
+    expect(lot.parked).toHaveLength(3);
+    await restarted.flush();
+    await vi.waitFor(() => expect(lot.parked).toHaveLength(0));
+    expect(writer.batches.flatMap((batch) => batch.events)).toEqual(Array.from({ length: 30 }, (_, i) => `e${i}`));
   });
 });
 

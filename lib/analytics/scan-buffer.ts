@@ -16,15 +16,32 @@ export type ScanBufferLimits = {
   flushAt: number;
   /** Most events held (waiting and failed batches): past it the oldest are dropped, counted and logged. */
   maxBuffered: number;
+  /** With an overflow, waiting events from which a run parks batches instead of writing them. */
+  parkAt: number;
+};
+
+/**
+ * Where a writer behind the door puts batches it has no time to write yet: somewhere durable and
+ * fast to append to, from which they are written later, each exactly once.
+ */
+export type Overflow<Event> = {
+  park: BatchWriter<Event>;
+  /** Writes the oldest parked batch (any process's); resolves to its scans, 0 when none is parked. */
+  writeParked(): Promise<number>;
+  /** Tells the operator that parking began, or that every parked scan is written. */
+  notice(message: string): void;
 };
 
 /** True when `next` is the same scan as `last` again (the same visitor, link and millisecond): one event then counts both. */
 export type SameScan<Event> = (last: Event, next: Event) => boolean;
 
-export const DEFAULT_LIMITS: ScanBufferLimits = { batchSize: 5000, flushAt: 5000, maxBuffered: 100_000 };
+export const DEFAULT_LIMITS: ScanBufferLimits = { batchSize: 5000, flushAt: 5000, maxBuffered: 100_000, parkAt: 10_000 };
+
+/** How often a process looks for batches parked by others (or by a process before it) while it has parked none. */
+const PARKED_CHECK_INTERVAL_MS = 30_000;
 
 /** In scans, not events: an event stands for as many identical scans as were folded into it. */
-export type ScanBufferStats = { buffered: number; written: number; dropped: number };
+export type ScanBufferStats = { buffered: number; written: number; parked: number; dropped: number };
 
 /**
  * Collects scan events in memory and writes them in batches, off the redirect path. A failed
@@ -36,6 +53,13 @@ export type ScanBufferStats = { buffered: number; written: number; dropped: numb
  * With `same`, a scan identical to the newest waiting one only adds to that event's count (a busy
  * link's visitor sending several requests in one millisecond): the writer parses, hashes and sends
  * one event for all of them, and every scan is still counted.
+ *
+ * With an `overflow`, a writer that falls behind (visits spread over many links arrive faster than
+ * their rollups can be written) parks batches instead of dropping them: once `parkAt` events wait,
+ * the oldest are parked a batch at a time, beside the run being written (a slow batch holds no
+ * parking back), and once nothing is waiting, runs write the parked batches, oldest first. So the
+ * door's pace costs a delay in the rollups, never a scan; only a database that takes neither writes
+ * nor parked batches fills the buffer.
  */
 export class ScanBuffer<Event> {
   private waiting: Event[] = [];
@@ -57,13 +81,25 @@ export class ScanBuffer<Event> {
   /** Scans in the batch being written: neither buffered nor written until its commit answers. */
   private writingScans = 0;
   private written = 0;
+  private parked = 0;
   private dropped = 0;
+  /** Every waiting event is parked (the process is ending: parking is the fastest durable write). */
+  private parkingAll = false;
+  /** The parking of the backlog under way, if any: one at a time, beside the runs. */
+  private parkingBacklog: Promise<void> | null = null;
+  /** Scans in the batch being parked: neither buffered nor parked until its insert answers. */
+  private parkingScans = 0;
+  /** Since this process parked a batch; reset when one writes nothing parked. */
+  private parkedSince: number | null = null;
+  /** When to look for parked batches again after finding none. */
+  private nextParkedCheck = 0;
 
   constructor(
     private readonly write: BatchWriter<Event>,
     private readonly log: (message: string, error?: unknown) => void,
     private readonly limits: ScanBufferLimits = DEFAULT_LIMITS,
     private readonly same?: SameScan<Event>,
+    private readonly overflow?: Overflow<Event>,
   ) {}
 
   record(event: Event): void {
@@ -76,11 +112,12 @@ export class ScanBuffer<Event> {
     this.waiting.push(event);
     this.waitingCounts.push(1);
     if (this.waiting.length + this.failedEvents > this.limits.maxBuffered) this.dropOldest();
+    if (this.overflow && this.waiting.length >= this.limits.parkAt && !this.parkingBacklog && !this.failing) this.parkBacklog();
     if (this.waiting.length >= this.limits.flushAt && !this.failing) void this.flush();
   }
 
   stats(): ScanBufferStats {
-    return { buffered: this.waitingScans + this.failedScans, written: this.written, dropped: this.dropped };
+    return { buffered: this.waitingScans + this.failedScans, written: this.written, parked: this.parked, dropped: this.dropped };
   }
 
   /**
@@ -117,6 +154,7 @@ export class ScanBuffer<Event> {
         const run = this.nextRun;
         this.nextRun = null;
         await this.writeBuffered().then(run.resolve, run.reject);
+        if (!this.nextRun) await this.writeParked();
       }
     } finally {
       this.writing = false;
@@ -135,6 +173,10 @@ export class ScanBuffer<Event> {
       () => "cancelled",
     );
     try {
+      if (this.overflow) {
+        this.parkingAll = true;
+        await Promise.race([this.parkingBacklog ?? this.parkBacklog(), timeUp]);
+      }
       while (this.waitingScans + this.failedScans > 0) {
         if ((await Promise.race([this.flush(), timeUp])) === "time up") break;
         if (this.failing && (await Promise.race([sleep(retryMs), timeUp])) === "time up") break;
@@ -142,7 +184,7 @@ export class ScanBuffer<Event> {
     } finally {
       clock.abort();
     }
-    return this.waitingScans + this.failedScans + this.writingScans;
+    return this.waitingScans + this.failedScans + this.writingScans + this.parkingScans;
   }
 
   /** Flushes every `intervalMs` without keeping the process alive. */
@@ -153,6 +195,34 @@ export class ScanBuffer<Event> {
       onTick?.();
     }, intervalMs);
     this.timer.unref();
+  }
+
+  /**
+   * Parked batches, oldest first, while nothing new waits to be written and no flush is waiting for a
+   * run; stops at the first failure (the timer's next run tries again).
+   */
+  private async writeParked(): Promise<void> {
+    if (!this.overflow || this.parkingAll || this.failing) return;
+    if (this.parkedSince === null && Date.now() < this.nextParkedCheck) return;
+    while (!this.nextRun && this.waiting.length < this.limits.flushAt) {
+      let scans: number;
+      try {
+        scans = await this.overflow.writeParked();
+      } catch (error) {
+        this.log("Writing parked scans failed; they stay parked and are retried each second.", error);
+        return;
+      }
+      if (scans === 0) {
+        if (this.parkedSince !== null)
+          this.overflow.notice(
+            `The scan writer has caught up: every scan parked since ${new Date(this.parkedSince).toISOString()} is written.`,
+          );
+        this.parkedSince = null;
+        this.nextParkedCheck = Date.now() + PARKED_CHECK_INTERVAL_MS;
+        return;
+      }
+      this.written += scans;
+    }
   }
 
   /** Failed batches first, then the events waiting when the run began, in batches; stops at a failure. */
@@ -184,6 +254,46 @@ export class ScanBuffer<Event> {
         this.writingScans = 0;
       }
     }
+  }
+
+  /**
+   * Parks the oldest waiting events a batch at a time while `parkAt` or more wait (every one once the
+   * process is ending). A batch whose parking failed joins the failed batches, written by the runs.
+   */
+  private parkBacklog(): Promise<void> {
+    const parkUntil = () => (this.parkingAll ? 1 : this.limits.parkAt);
+    const parking = (async () => {
+      while (this.waiting.length >= parkUntil()) {
+        const batch = this.cut(this.waiting.length)!;
+        this.parkingScans = scansIn(batch);
+        try {
+          await this.overflow!.park(batch);
+          this.parked += scansIn(batch);
+          this.announceParking();
+        } catch (error) {
+          this.failed.push(batch);
+          this.failedEvents += batch.events.length;
+          this.failedScans += scansIn(batch);
+          if (!this.failing)
+            this.log(`Parking ${scansIn(batch)} scans failed; they stay buffered and are retried each second.`, error);
+          this.failing = true;
+          return;
+        } finally {
+          this.parkingScans = 0;
+        }
+      }
+    })().finally(() => (this.parkingBacklog = null));
+    this.parkingBacklog = parking;
+    return parking;
+  }
+
+  private announceParking(): void {
+    if (this.parkedSince !== null) return;
+    this.parkedSince = Date.now();
+    this.overflow!.notice(
+      `The scan writer is behind the visits (${this.waiting.length} scans waiting); parking batches in the ` +
+        "database to write them as it catches up. No scan is dropped.",
+    );
   }
 
   /** The oldest waiting events, at most `limit` of them and a batch's size. */

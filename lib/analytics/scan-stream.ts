@@ -14,6 +14,7 @@ import { log } from "@/lib/log";
 import { natsConnection, usableNatsConnection } from "@/lib/nats/connection";
 import { processSingleton } from "@/lib/process-singleton";
 import type { ScanRow } from "./enrich";
+import { type ScanMessage, scanMessageFromText, scanMessageText } from "./scan-message";
 import { writeScanBatch } from "./store";
 
 /**
@@ -39,9 +40,6 @@ const RETRY_AFTER_MS = 1_000;
 const CONSUMER_NAME = "scan-writer";
 const MESSAGES_IN_FLIGHT = 8;
 
-type ScanMessage = { id: string; rows: ScanRow[]; counts: number[] };
-type WireRow = Omit<ScanRow, "occurredAt"> & { occurredAt: number };
-
 const subject = () => `permalink.scans.${config().NATS_SCAN_STREAM}`;
 
 /** Cuts a batch into messages whose ids depend only on the batch's id and order, so a retried batch reuses them. */
@@ -52,22 +50,6 @@ export function scanMessages(batchId: string, rows: ScanRow[], counts: number[])
     messages.push({ id: `${batchId}.${from / ROWS_PER_MESSAGE}`, rows: rows.slice(from, to), counts: counts.slice(from, to) });
   }
   return messages;
-}
-
-export function encodeScanMessage(message: ScanMessage): Uint8Array {
-  const rows: WireRow[] = message.rows.map((row) => ({ ...row, occurredAt: row.occurredAt.getTime() }));
-  return new TextEncoder().encode(JSON.stringify({ id: message.id, rows, counts: message.counts }));
-}
-
-export function decodeScanMessage(data: Uint8Array): ScanMessage {
-  const parsed = JSON.parse(new TextDecoder().decode(data)) as { id: string; rows: WireRow[]; counts: number[] };
-  if (typeof parsed.id !== "string" || !Array.isArray(parsed.rows) || parsed.rows.length !== parsed.counts?.length)
-    throw new Error("not a scan message");
-  return {
-    id: parsed.id,
-    rows: parsed.rows.map((row) => ({ ...row, occurredAt: new Date(row.occurredAt) })),
-    counts: parsed.counts,
-  };
 }
 
 /** Creates the stream and the shared consumer once per connection; idempotent across instances. */
@@ -139,7 +121,10 @@ async function publish(messages: ScanMessage[]): Promise<ScanMessage[]> {
   const client = jetstream(connection, { timeout: PUBLISH_TIMEOUT_MS });
   const outcomes = await Promise.allSettled(
     messages.map((message) =>
-      client.publish(subject(), encodeScanMessage(message), { msgID: message.id, timeout: PUBLISH_TIMEOUT_MS }),
+      client.publish(subject(), new TextEncoder().encode(scanMessageText(message)), {
+        msgID: message.id,
+        timeout: PUBLISH_TIMEOUT_MS,
+      }),
     ),
   );
   const failure = outcomes.find((outcome) => outcome.status === "rejected");
@@ -174,7 +159,7 @@ export function startScanStreamWriter(): ScanStreamWriter {
   async function handle(message: JsMsg): Promise<void> {
     let batch: ScanMessage;
     try {
-      batch = decodeScanMessage(message.data);
+      batch = scanMessageFromText(new TextDecoder().decode(message.data));
     } catch (error) {
       log().error({ err: error, sequence: message.seq }, "A message on the scan stream is not a scan batch; it is discarded");
       message.term();

@@ -4,9 +4,9 @@ import { natsConfigured } from "@/lib/nats/connection";
 import { processSingleton } from "@/lib/process-singleton";
 import { countryLookup } from "./countries";
 import { enrichScan, type ScanRow } from "./enrich";
-import { DEFAULT_LIMITS, ScanBuffer, type ScanBatch } from "./scan-buffer";
+import { DEFAULT_LIMITS, type Overflow, ScanBuffer, type ScanBatch } from "./scan-buffer";
 import { recordScanRows } from "./scan-stream";
-import { writeScanBatch } from "./store";
+import { parkScanBatch, writeOldestParkedBatch, writeScanBatch } from "./store";
 import type { CapturedScan } from "./types";
 
 const FLUSH_INTERVAL_MS = 1000;
@@ -23,16 +23,31 @@ const STREAM_FLUSH_INTERVAL_MS = 200;
 const ENRICH_SLICE = 100;
 
 /** Parsing, country lookup and hashing happen here, in the flush, never on the redirect path. */
-async function writeCaptured(batch: ScanBatch<CapturedScan>): Promise<void> {
+async function enriched(batch: ScanBatch<CapturedScan>): Promise<ScanRow[]> {
   const countryOf = await countryLookup();
   const rows: ScanRow[] = [];
   for (let from = 0; from < batch.events.length; from += ENRICH_SLICE) {
     if (from > 0) await nextTurn();
     for (const scan of batch.events.slice(from, from + ENRICH_SLICE)) rows.push(enrichScan(scan, countryOf));
   }
+  return rows;
+}
+
+async function writeCaptured(batch: ScanBatch<CapturedScan>): Promise<void> {
+  const rows = await enriched(batch);
   if (natsConfigured()) await recordScanRows(batch.id, rows, batch.counts);
   else await writeScanBatch(batch.id, rows, batch.counts);
 }
+
+/**
+ * Without NATS, a writer behind the door parks batches in PostgreSQL (scan_inbox) and writes them as
+ * it catches up. With NATS the stream is the overflow: publishing never falls behind.
+ */
+const parkingInTheDatabase: Overflow<CapturedScan> = {
+  park: async (batch) => parkScanBatch(batch.id, await enriched(batch), batch.counts),
+  writeParked: writeOldestParkedBatch,
+  notice: (message) => log().warn(message),
+};
 
 /**
  * The same scan again: every captured fact equal, to the millisecond (one visitor's requests
@@ -61,6 +76,7 @@ const processBuffer = processSingleton("scanBuffer", () => {
     (message, error) => log().error({ err: error }, message),
     DEFAULT_LIMITS,
     sameScan,
+    natsConfigured() ? undefined : parkingInTheDatabase,
   );
   buffer.startTimer(natsConfigured() ? STREAM_FLUSH_INTERVAL_MS : FLUSH_INTERVAL_MS);
   return buffer;

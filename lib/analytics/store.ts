@@ -2,6 +2,7 @@ import { db, readDb, type DbClient } from "@/lib/db/client";
 import type pg from "pg";
 import { pool, writerPool } from "@/lib/db/pool";
 import type { ScanRow } from "./enrich";
+import { scanMessageFromText, scanMessageText } from "./scan-message";
 import { clock } from "@/lib/clock";
 import { Prisma } from "@/lib/db/generated/client";
 import { DomainError } from "@/lib/http/errors";
@@ -50,7 +51,52 @@ export const DIMENSIONS = { total: 0, country: 1, device: 2, browser: 3, os: 4, 
  */
 export async function writeScanBatch(batchId: string, rows: ScanRow[], counts: number[] = rows.map(() => 1)): Promise<void> {
   if (rows.length === 0) return;
-  const column = <T>(pick: (row: ScanRow) => T) => rows.map(pick);
+  await inWriterTransaction((client) => writeBatchWith(client, batchId, rows, counts));
+}
+
+/**
+ * Parks a batch the writer has no time to roll up yet (it is behind the door): one row in
+ * scan_inbox, written in about a millisecond for thousands of scans, so a door faster than the
+ * rollups loses nothing. The batch keeps its id: writing it later claims that id as writeScanBatch
+ * does, and parking the same batch twice keeps one row.
+ */
+export async function parkScanBatch(batchId: string, rows: ScanRow[], counts: number[]): Promise<void> {
+  if (rows.length === 0) return;
+  await writerPool().query({
+    name: "analytics.park-scan-batch",
+    text: "INSERT INTO scan_inbox (batch_id, scans, body) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+    values: [batchId, counts.reduce((total, count) => total + count, 0), scanMessageText({ id: batchId, rows, counts })],
+  });
+}
+
+/**
+ * Writes the oldest parked batch, and takes it out of scan_inbox in the same transaction, so it is
+ * counted once: a failure rolls back both, and an instance writing parked batches at the same time
+ * skips the one locked here. Resolves to the batch's scans, or 0 when nothing is parked.
+ */
+export async function writeOldestParkedBatch(): Promise<number> {
+  return inWriterTransaction(async (client) => {
+    const taken = await client.query<{ scans: number; body: string }>({
+      name: "analytics.take-parked-batch",
+      text: `DELETE FROM scan_inbox WHERE batch_id = (
+          SELECT batch_id FROM scan_inbox ORDER BY parked_at, batch_id LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING scans, body`,
+    });
+    const parked = taken.rows[0];
+    if (!parked) return 0;
+    const message = scanMessageFromText(parked.body);
+    await writeBatchWith(client, message.id, message.rows, message.counts);
+    return parked.scans;
+  });
+}
+
+/** Scans parked and not yet written, by every instance (for the bench and health). */
+export async function parkedScans(): Promise<number> {
+  const result = await pool().query<{ scans: string | null }>("SELECT sum(scans) AS scans FROM scan_inbox");
+  return Number(result.rows[0]?.scans ?? 0);
+}
+
+async function inWriterTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await writerPool().connect();
   try {
     // PostgreSQL JIT-compiles a statement whose estimated cost runs high, as a big batch's can:
@@ -58,39 +104,45 @@ export async function writeScanBatch(batchId: string, rows: ScanRow[], counts: n
     // hundred thousand rows for the biggest batches: in memory, not spilled to disk (the default
     // 4 MB spilled a batch of 5,000 spread scans in two places).
     await client.query("BEGIN; SET LOCAL jit = off; SET LOCAL work_mem = '64MB'");
-    const written = await client.query({
-      name: "analytics.write-scan-batch",
-      text: WRITE_SCAN_BATCH,
-      values: [
-        batchId,
-        column((row) => row.linkId),
-        column((row) => row.host),
-        column((row) => row.occurredAt),
-        column((row) => row.userAgent),
-        column((row) => row.referrerHost),
-        column((row) => row.country),
-        column((row) => row.viaQr),
-        column((row) => row.device),
-        column((row) => row.browser),
-        column((row) => row.os),
-        column((row) => row.bot),
-        column((row) => row.visitor),
-        counts,
-        // Rows from a scan stream message written before routing rules existed have no servedRule.
-        column((row) => row.servedRule ?? null),
-      ],
-    });
-    // Nothing was added to the rollups when the batch had been written before (its id was claimed), so no message either.
-    if ((written.rowCount ?? 0) > 0 && (await anyScanListener(client))) {
-      const scans = rows.map((row, index) => ({ ...row, count: counts[index] ?? 1 }));
-      await enqueueScanMessages(client, scanMessages(scans, clock().now()), new Date(clock().now()));
-    }
+    const result = await work(client);
     await client.query("COMMIT");
+    return result;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
   } finally {
     client.release();
+  }
+}
+
+async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: ScanRow[], counts: number[]): Promise<void> {
+  const column = <T>(pick: (row: ScanRow) => T) => rows.map(pick);
+  const written = await client.query({
+    name: "analytics.write-scan-batch",
+    text: WRITE_SCAN_BATCH,
+    values: [
+      batchId,
+      column((row) => row.linkId),
+      column((row) => row.host),
+      column((row) => row.occurredAt),
+      column((row) => row.userAgent),
+      column((row) => row.referrerHost),
+      column((row) => row.country),
+      column((row) => row.viaQr),
+      column((row) => row.device),
+      column((row) => row.browser),
+      column((row) => row.os),
+      column((row) => row.bot),
+      column((row) => row.visitor),
+      counts,
+      // Rows from a scan stream message written before routing rules existed have no servedRule.
+      column((row) => row.servedRule ?? null),
+    ],
+  });
+  // Nothing was added to the rollups when the batch had been written before (its id was claimed), so no message either.
+  if ((written.rowCount ?? 0) > 0 && (await anyScanListener(client))) {
+    const scans = rows.map((row, index) => ({ ...row, count: counts[index] ?? 1 }));
+    await enqueueScanMessages(client, scanMessages(scans, clock().now()), new Date(clock().now()));
   }
 }
 

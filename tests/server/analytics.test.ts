@@ -194,7 +194,7 @@ describe("scan analytics through the real doors", () => {
       expect(await app.stop(), "the server exits by itself, not by SIGKILL").toBe(0);
       const took = Date.now() - signalled;
       expect(took, "within the 9 s grace period (and a second for the process to start exiting)").toBeLessThan(10_000);
-      const unwritten = /(\d+) scans could not be written within the 9 s shutdown grace period/.exec(app.output());
+      const unwritten = /(\d+) scans could not be written or parked within the 9 s shutdown grace period/.exec(app.output());
       expect(Number(unwritten?.[1]), "the log says how many scans were not written").toBe(scans + bots);
       expect(droppedSinceStartIn(app.output())).toBe(0);
     } finally {

@@ -1,0 +1,147 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it, vi } from "vitest";
+import type { ScanRow } from "@/lib/analytics/enrich";
+import { scanBuffer } from "@/lib/analytics/scans";
+import { parkedScans, parkScanBatch, writeOldestParkedBatch, writeScanBatch } from "@/lib/analytics/store";
+import type { CapturedScan } from "@/lib/analytics/types";
+import { db } from "@/lib/db/client";
+import { call, newUser } from "../support/api";
+
+/**
+ * A writer behind the door parks batches in scan_inbox (lib/analytics/store.ts) and writes them
+ * later: what it writes then must be exactly what writing them at once would have written.
+ */
+
+async function newLink(label: string): Promise<string> {
+  const user = await newUser(label);
+  const response = await call("POST", "/api/links", { token: user.token, body: { destination: `https://example.com/${label}` } });
+  expect(response.status).toBe(201);
+  return response.body.id;
+}
+
+/** Scans over two days and a few countries, from returning and new visitors, one in eight a bot. */
+function scansFor(linkId: string, count: number): ScanRow[] {
+  return Array.from({ length: count }, (_, index) => {
+    const bot = index % 8 === 0;
+    return {
+      linkId,
+      host: "s.test.example",
+      occurredAt: new Date(Date.UTC(2026, 10, 24, 22) + index * 97_000),
+      userAgent: bot ? "Googlebot/2.1" : "Mozilla/5.0",
+      referrerHost: index % 3 === 0 ? "news.example" : null,
+      country: ["AU", "NZ", null][index % 3]!,
+      viaQr: index % 2 === 0,
+      device: bot ? null : "mobile",
+      browser: bot ? null : "Safari",
+      os: bot ? null : "iOS",
+      bot,
+      visitor: bot ? null : (index % 11).toString(16).padStart(32, "0"),
+      servedRule: index % 5 === 0 ? 0 : null,
+    };
+  });
+}
+
+/** Everything the writer wrote for a link, without its id: raw rows, its rollups and its breakdown rows. */
+async function writtenFor(linkId: string) {
+  const raw = await db().$queryRaw<object[]>`
+    SELECT occurred_at, country, via_qr, bot, link_unique, workspace_unique, scans, served_rule
+    FROM scan_events WHERE link_id = ${linkId} ORDER BY occurred_at`;
+  const rollups = await db().$queryRaw<object[]>`
+    SELECT grain, dimension, bucket, value, scans, uniques, bots
+    FROM scan_rollups WHERE link_id = ${linkId} ORDER BY grain, dimension, bucket, value`;
+  const breakdowns = await db().$queryRaw<object[]>`
+    SELECT grain, bucket, country, device, browser, os, referrer, source, scans, uniques
+    FROM scan_link_breakdowns WHERE link_id = ${linkId} ORDER BY 1, 2, 3, 4, 5, 6, 7, 8`;
+  return { raw, rollups, breakdowns };
+}
+
+async function writeEveryParkedBatch(): Promise<number> {
+  let written = 0;
+  for (let scans = await writeOldestParkedBatch(); scans > 0; scans = await writeOldestParkedBatch()) written += scans;
+  return written;
+}
+
+describe("scan batches parked in the database", () => {
+  it("writes a parked batch exactly as the same batch written at once: raw rows, rollups, breakdowns and uniques", async () => {
+    const [direct, parked] = [await newLink("direct"), await newLink("parked")];
+    const counts = Array.from({ length: 300 }, (_, index) => (index % 7 === 0 ? 3 : 1));
+    await writeScanBatch(randomUUID(), scansFor(direct, 300), counts);
+
+    await parkScanBatch(randomUUID(), scansFor(parked, 300), counts);
+    expect(await parkedScans()).toBe(counts.reduce((total, count) => total + count, 0));
+    expect((await writtenFor(parked)).raw).toEqual([]);
+    expect(await writeEveryParkedBatch()).toBe(counts.reduce((total, count) => total + count, 0));
+
+    expect(await parkedScans()).toBe(0);
+    const [fromDirect, fromParked] = [await writtenFor(direct), await writtenFor(parked)];
+    expect(fromParked.raw).toHaveLength(300);
+    expect(fromParked).toEqual(fromDirect);
+  });
+
+  it("keeps one row for a batch parked twice, and adds nothing for a parked batch whose id was written before", async () => {
+    const link = await newLink("once");
+    const batchId = randomUUID();
+    await parkScanBatch(batchId, scansFor(link, 10), Array(10).fill(1));
+    await parkScanBatch(batchId, scansFor(link, 10), Array(10).fill(1));
+    expect(await parkedScans()).toBe(10);
+    await writeEveryParkedBatch();
+    const once = await writtenFor(link);
+
+    const writtenThenParked = randomUUID();
+    await writeScanBatch(writtenThenParked, scansFor(link, 10));
+    const afterDirect = await writtenFor(link);
+    await parkScanBatch(writtenThenParked, scansFor(link, 10), Array(10).fill(1));
+    await writeEveryParkedBatch();
+
+    expect(once.raw).toHaveLength(10);
+    expect(afterDirect.raw).toHaveLength(20);
+    expect(await writtenFor(link)).toEqual(afterDirect);
+    expect(await parkedScans()).toBe(0);
+  });
+
+  it("records every scan of a backlog many batches deep through the process's buffer, parking instead of dropping", async () => {
+    const link = await newLink("backlog");
+    const buffer = scanBuffer();
+    const before = buffer.stats();
+    // More than the buffer holds (100,000), arriving over time as visits do.
+    const visits = 120_000;
+    const start = Date.UTC(2026, 10, 25, 9);
+    for (let index = 0; index < visits; index++) {
+      buffer.record(capturedVisit(link, start + index, index));
+      if (index % 1000 === 0) await sleep(20);
+    }
+    await buffer.flush();
+
+    await vi.waitFor(async () => expect(await rawScans(link)).toBe(visits), { timeout: 120_000, interval: 500 });
+    const after = buffer.stats();
+    expect(after.dropped - before.dropped).toBe(0);
+    expect(after.parked - before.parked).toBeGreaterThan(0);
+    expect(await parkedScans()).toBe(0);
+  }, 180_000);
+});
+
+function capturedVisit(linkId: string, occurredAt: number, index: number): CapturedScan {
+  return {
+    linkId,
+    host: "s.test.example",
+    occurredAt,
+    method: "GET",
+    viaQr: false,
+    servedRule: null,
+    userAgent:
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 Version/18.0 Mobile/15E148 Safari/604.1",
+    referrer: null,
+    edgeCountry: null,
+    forwardedFor: null,
+    peerAddress: `198.51.${Math.floor(index / 250) % 250}.${index % 250}`,
+    realIp: null,
+  };
+}
+
+async function rawScans(linkId: string): Promise<number> {
+  const [row] = await db().$queryRaw<
+    { scans: bigint | null }[]
+  >`SELECT sum(scans) AS scans FROM scan_events WHERE link_id = ${linkId}`;
+  return Number(row?.scans ?? 0);
+}
