@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { epochMilliseconds, storedText } from "@/lib/http/schemas";
+import { epochMilliseconds, nextPageCursor, pageCursor, storedText } from "@/lib/http/schemas";
 import { ABUSE, linkStatusField } from "@/lib/links/status";
 
 export const REPORTS_PER_MINUTE = 10;
@@ -51,7 +51,7 @@ export const abuseQueueQuery = z.strictObject({
     .min(1, "must be at least 1")
     .max(MAX_QUEUE_PAGE, `must be at most ${MAX_QUEUE_PAGE}`)
     .optional(),
-  cursor: z.string().min(1).max(200).optional().meta({ description: "next_cursor from the previous page" }),
+  cursor: pageCursor,
 });
 
 export const pendingReportSchema = z
@@ -91,7 +91,7 @@ export const abuseQueueEntrySchema = z
 export const abuseQueueSchema = z
   .object({
     links: z.array(abuseQueueEntrySchema).max(MAX_QUEUE_PAGE),
-    next_cursor: z.string().nullable().meta({ description: "pass as cursor for the next page; null on the last page" }),
+    next_cursor: nextPageCursor,
   })
   .meta({ id: "AbuseQueue" });
 

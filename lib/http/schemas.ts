@@ -24,3 +24,12 @@ export function storedText<Schema extends z.ZodString>(schema: Schema, options: 
     : "must not contain control characters";
   return schema.refine((text) => !forbidden.test(text), message);
 }
+
+/** The `cursor` query parameter of a keyset-paginated list: what its previous page answered as `next_cursor`. */
+export const pageCursor = z.string().min(1).max(200).optional().meta({ description: "next_cursor from the previous page" });
+
+/** The `next_cursor` of a keyset-paginated list's page. */
+export const nextPageCursor = z
+  .string()
+  .nullable()
+  .meta({ description: "pass as cursor for the next page; null on the last page" });

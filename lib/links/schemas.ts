@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isRecordId } from "@/lib/db/random";
+import { nextPageCursor, pageCursor } from "@/lib/http/schemas";
 import { tagName, tagNames } from "@/lib/tags/schemas";
 import { DEVICES, MAX_RULES, MAX_SCHEDULED, SYSTEMS } from "./routing";
 import { linkStatusField } from "./status";
@@ -144,7 +145,7 @@ export const listLinksQuery = z.strictObject({
     .min(1, "must be at least 1")
     .max(MAX_LIST_SIZE, `must be at most ${MAX_LIST_SIZE}`)
     .optional(),
-  cursor: z.string().min(1).optional().meta({ description: "next_cursor from the previous page" }),
+  cursor: pageCursor,
   tag: z
     .union([tagName, z.array(tagName).max(10, "may be given at most 10 times")])
     .optional()
@@ -211,7 +212,7 @@ export const linkListItemSchema = z
 export const linkListSchema = z
   .object({
     links: z.array(linkListItemSchema).max(MAX_LIST_SIZE),
-    next_cursor: z.string().nullable().meta({ description: "pass as cursor for the next page; null on the last page" }),
+    next_cursor: nextPageCursor,
   })
   .meta({ id: "LinkList" });
 

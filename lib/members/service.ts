@@ -73,13 +73,7 @@ export async function ownMemberId(principal: Principal): Promise<string | null> 
  */
 export async function inviteMember(principal: Principal, input: InviteMemberInput): Promise<Member & { invite_url?: string }> {
   const inviter = requireManager(principal, "members.invite", "Only an owner or admin of this workspace can invite people.");
-  if (input.role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
-  if (!emailAvailable()) throw new DomainError("not_configured", EMAIL_NOT_CONFIGURED);
-  await requireInviteEntitlement(principal.workspaceId);
-  const now = new Date(clock().now());
-  await takeInvitationSend(principal.workspaceId, now);
-  const token = newInvitationToken();
-  const context = await messageContext(principal.workspaceId, inviter);
+  const { now, token, context } = await prepareInvitationSend(principal, inviter, input.role);
   const invitation = await store.insertInvitation({
     workspaceId: principal.workspaceId,
     email: input.email,
@@ -99,6 +93,25 @@ export async function inviteMember(principal: Principal, input: InviteMemberInpu
 }
 
 /**
+ * What sending an invitation e-mail takes, the same for a first send and a re-send: only owners
+ * offer the owner role, e-mail is configured, the workspace's plan allows inviting, and the send
+ * counts against the workspace's daily cap. Answers the send's time, its new link's token and the
+ * message's context.
+ */
+async function prepareInvitationSend(
+  principal: Principal,
+  inviter: SessionPrincipal,
+  role: Member["role"],
+): Promise<{ now: Date; token: string; context: MessageContext }> {
+  if (role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
+  if (!emailAvailable()) throw new DomainError("not_configured", EMAIL_NOT_CONFIGURED);
+  await requireInviteEntitlement(principal.workspaceId);
+  const now = new Date(clock().now());
+  await takeInvitationSend(principal.workspaceId, now);
+  return { now, token: newInvitationToken(), context: await messageContext(principal.workspaceId, inviter) };
+}
+
+/**
  * Re-sends an invitation: a new link valid INVITATION_TTL_DAYS from now, under a new invitation
  * id; the previous link answers 410 (links are stored only as hashes, so it cannot be re-sent).
  * The message goes out first and the replacement is recorded after, so a failed send leaves the
@@ -112,14 +125,8 @@ export async function resendInvitation(principal: Principal, id: string): Promis
     "Only an owner or admin of this workspace can re-send invitations.",
   );
   const previous = await findInvitationOrExplain(principal.workspaceId, id);
-  if (previous.role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
-  if (!emailAvailable()) throw new DomainError("not_configured", EMAIL_NOT_CONFIGURED);
-  await requireInviteEntitlement(principal.workspaceId);
-  const now = new Date(clock().now());
-  await takeInvitationSend(principal.workspaceId, now);
-  const token = newInvitationToken();
+  const { now, token, context } = await prepareInvitationSend(principal, inviter, previous.role);
   const expiresAt = expiryFrom(now);
-  const context = await messageContext(principal.workspaceId, inviter);
   const delivered = await deliver({ ...previous, expiresAt }, context, token);
   const replacement = await store.replaceInvitation({
     previous,
