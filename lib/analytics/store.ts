@@ -162,8 +162,11 @@ async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: Scan
  * - grains: each folded row in its quarter hour, UTC day and UTC month, 3f rows.
  * - breakdowns: the link's rows by combination of values, 3f grouped and sorted, one probe each,
  *   O(f log f + f log B) (B: breakdown rows).
- * - the rollup upsert: the link's totals (3f) and the workspace's 7 dimensions (21f, folded into
- *   few rows: a batch's links share them), grouped and sorted, one probe each, O(f log f + f log R).
+ * - workspace_grains: the grains folded once more without the link, O(f) hashed; w ≤ 3f rows, few
+ *   when a batch's links share a workspace (fanning every link's row out to the workspace's eight
+ *   dimensions first made 150,000 rows to group for a batch of 5,000 spread scans).
+ * - the rollup upsert: the link's totals and served destinations (6f) and the workspace's 8
+ *   dimensions (8w), grouped and sorted, one probe each, O(f log f + f log R).
  *   A batch spread over many links writes about 6 rows a link, where one row per dimension and
  *   value took 21 (bench/batch-plan.ts).
  * Both upserts go in key order, so concurrent writers take rows in the same order and never
@@ -238,22 +241,35 @@ const WRITE_SCAN_BATCH = `
     ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
     ON CONFLICT (workspace_id, link_id, grain, bucket, country, device, browser, os, referrer, source) DO UPDATE
       SET scans = b.scans + excluded.scans, uniques = b.uniques + excluded.uniques
+  ),
+  workspace_grains AS (
+    SELECT workspace_id, grain, bucket, country, device, browser, os, referrer, source, bot, served,
+      sum(scans) AS scans, sum(workspace_uniques) AS uniques
+    FROM grains
+    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
   )
   INSERT INTO scan_rollups AS r (workspace_id, link_id, grain, dimension, bucket, value, scans, uniques, bots)
-  SELECT g.workspace_id, s.link_key, g.grain, d.dimension, g.bucket, d.value,
-    coalesce(sum(g.scans) FILTER (WHERE NOT g.bot), 0), sum(s.uniques), coalesce(sum(g.scans) FILTER (WHERE g.bot), 0)
-  FROM grains g
-  CROSS JOIN LATERAL (VALUES (g.link_id, g.link_uniques), ('', g.workspace_uniques)) s(link_key, uniques)
-  CROSS JOIN LATERAL (VALUES
-    (${DIMENSIONS.total}::smallint, ''),
-    (${DIMENSIONS.country}::smallint, g.country),
-    (${DIMENSIONS.device}::smallint, g.device),
-    (${DIMENSIONS.browser}::smallint, g.browser),
-    (${DIMENSIONS.os}::smallint, g.os),
-    (${DIMENSIONS.referrer}::smallint, g.referrer),
-    (${DIMENSIONS.source}::smallint, g.source),
-    (${DIMENSIONS.served}::smallint, g.served)) d(dimension, value)
-  WHERE d.dimension = ${DIMENSIONS.total} OR (NOT g.bot AND (s.link_key = '' OR d.dimension = ${DIMENSIONS.served}))
+  SELECT workspace_id, link_key, grain, dimension, bucket, value,
+    coalesce(sum(scans) FILTER (WHERE NOT bot), 0), sum(uniques), coalesce(sum(scans) FILTER (WHERE bot), 0)
+  FROM (
+    SELECT g.workspace_id, g.link_id AS link_key, g.grain, d.dimension, g.bucket, d.value, g.scans, g.link_uniques AS uniques, g.bot
+    FROM grains g
+    CROSS JOIN LATERAL (VALUES (${DIMENSIONS.total}::smallint, ''), (${DIMENSIONS.served}::smallint, g.served)) d(dimension, value)
+    WHERE d.dimension = ${DIMENSIONS.total} OR NOT g.bot
+    UNION ALL
+    SELECT w.workspace_id, '', w.grain, d.dimension, w.bucket, d.value, w.scans, w.uniques, w.bot
+    FROM workspace_grains w
+    CROSS JOIN LATERAL (VALUES
+      (${DIMENSIONS.total}::smallint, ''),
+      (${DIMENSIONS.country}::smallint, w.country),
+      (${DIMENSIONS.device}::smallint, w.device),
+      (${DIMENSIONS.browser}::smallint, w.browser),
+      (${DIMENSIONS.os}::smallint, w.os),
+      (${DIMENSIONS.referrer}::smallint, w.referrer),
+      (${DIMENSIONS.source}::smallint, w.source),
+      (${DIMENSIONS.served}::smallint, w.served)) d(dimension, value)
+    WHERE d.dimension = ${DIMENSIONS.total} OR NOT w.bot
+  ) fanned
   GROUP BY 1, 2, 3, 4, 5, 6
   ORDER BY 1, 2, 3, 4, 5, 6
   ON CONFLICT (workspace_id, link_id, grain, dimension, bucket, value) DO UPDATE
