@@ -311,34 +311,48 @@ describe("ScanBuffer with an overflow", () => {
     expect(buffer.stats().dropped).toBe(0);
   });
 
-  it("parks everything still waiting when the process drains to end, instead of writing it", async () => {
+  it("writes while a draining process has time, then parks what is left before its deadline", async () => {
+    const writer = gatedWriter();
+    const lot = parkingLot(writer);
+    const buffer = new ScanBuffer(writer.write, quiet, PARKING_LIMITS, undefined, lot.overflow);
+    for (let i = 0; i < 25; i++) buffer.record(`e${i}`);
+
+    // The first batch's write never answers: 300 ms before the deadline, the rest is parked instead.
+    const unwritten = await buffer.drain(Date.now() + 500, 50, 300);
+    expect(unwritten, "the batch whose write had not answered").toBe(10);
+    expect(lot.parked.flatMap((batch) => batch.events)).toEqual(Array.from({ length: 15 }, (_, i) => `e${i + 10}`));
+    expect(buffer.stats()).toMatchObject({ buffered: 0, parked: 15, dropped: 0 });
+  });
+
+  it("writes a small backlog straight away when it drains with time to spare", async () => {
     const writer = recordingWriter();
     const lot = parkingLot(writer);
     const buffer = new ScanBuffer(writer.write, quiet, PARKING_LIMITS, undefined, lot.overflow);
     for (let i = 0; i < 25; i++) buffer.record(`e${i}`);
 
-    expect(await buffer.drain(Date.now() + 1000)).toBe(0);
-    expect(writer.batches).toHaveLength(0);
-    expect(lot.parked.flatMap((batch) => batch.events)).toHaveLength(25);
+    expect(await buffer.drain(Date.now() + 2000, 50, 300)).toBe(0);
+    expect(writer.batches.flatMap((batch) => batch.events)).toHaveLength(25);
+    expect(lot.parked).toHaveLength(0);
   });
 
   it("leaves a parked batch parked when writing it fails, and writes it on a later run", async () => {
-    const writer = recordingWriter({ failFirst: 1 });
-    const lot = parkingLot(writer);
+    const writer = recordingWriter();
+    const parkedWriter = recordingWriter({ failFirst: 1 });
+    const lot = parkingLot(parkedWriter);
     const messages: string[] = [];
     const buffer = new ScanBuffer(writer.write, (message) => messages.push(message), PARKING_LIMITS, undefined, lot.overflow);
-    for (let i = 0; i < 30; i++) buffer.record(`e${i}`);
-    await buffer.drain(Date.now() + 1000);
-    const restarted = new ScanBuffer(writer.write, (message) => messages.push(message), PARKING_LIMITS, undefined, lot.overflow);
+    for (let i = 0; i < 50; i++) buffer.record(`e${i}`);
+    await vi.waitFor(() => expect(lot.parked).toHaveLength(3));
 
-    await restarted.flush();
+    await buffer.flush();
     await vi.waitFor(() =>
       expect(messages).toContain("Writing parked scans failed; they stay parked and are retried each second."),
     );
     expect(lot.parked).toHaveLength(3);
-    await restarted.flush();
+    await buffer.flush();
     await vi.waitFor(() => expect(lot.parked).toHaveLength(0));
-    expect(writer.batches.flatMap((batch) => batch.events)).toEqual(Array.from({ length: 30 }, (_, i) => `e${i}`));
+    expect(parkedWriter.batches.flatMap((batch) => batch.events)).toEqual(Array.from({ length: 30 }, (_, i) => `e${i}`));
+    expect(buffer.stats()).toEqual({ buffered: 0, written: 50, parked: 30, dropped: 0 });
   });
 });
 

@@ -37,6 +37,9 @@ export type SameScan<Event> = (last: Event, next: Event) => boolean;
 
 export const DEFAULT_LIMITS: ScanBufferLimits = { batchSize: 5000, flushAt: 5000, maxBuffered: 100_000, parkAt: 10_000 };
 
+/** What a draining process keeps of its time to park what it could not write. */
+const DRAIN_PARKING_RESERVE_MS = 3000;
+
 /** How often a process looks for batches parked by others (or by a process before it) while it has parked none. */
 const PARKED_CHECK_INTERVAL_MS = 30_000;
 
@@ -165,26 +168,22 @@ export class ScanBuffer<Event> {
    * Writes until nothing is buffered or `deadline` (epoch ms) passes, for a process that must end by
    * then; resolves to the scans it could not write: those still buffered, and those of a batch whose
    * commit had not answered by the deadline (the process ends its connection, so PostgreSQL rolls it
-   * back). While the database refuses writes it retries every `retryMs`.
+   * back). While the database refuses writes it retries every `retryMs`. With an overflow, writing
+   * stops `parkingReserveMs` before the deadline and what is left is parked, the fastest durable
+   * write, for the next process (or another instance) to write.
    */
-  async drain(deadline: number, retryMs = 250): Promise<number> {
-    const clock = new AbortController();
-    const timeUp = sleep(Math.max(0, deadline - Date.now()), "time up" as const, { signal: clock.signal }).catch(
-      () => "cancelled",
-    );
-    try {
-      if (this.overflow) {
-        this.parkingAll = true;
-        await Promise.race([this.parkingBacklog ?? this.parkBacklog(), timeUp]);
-      }
-      while (this.waitingScans + this.failedScans > 0) {
-        if ((await Promise.race([this.flush(), timeUp])) === "time up") break;
-        if (this.failing && (await Promise.race([sleep(retryMs), timeUp])) === "time up") break;
-      }
-    } finally {
-      clock.abort();
+  async drain(deadline: number, retryMs = 250, parkingReserveMs = DRAIN_PARKING_RESERVE_MS): Promise<number> {
+    const buffered = () => this.waitingScans + this.failedScans;
+    const writeUntil = this.overflow ? deadline - parkingReserveMs : deadline;
+    while (buffered() > 0) {
+      if ((await beforeDeadline(this.flush(), writeUntil)) === TIME_UP) break;
+      if (this.failing && (await beforeDeadline(sleep(retryMs), writeUntil)) === TIME_UP) break;
     }
-    return this.waitingScans + this.failedScans + this.writingScans + this.parkingScans;
+    if (this.overflow && buffered() > 0) {
+      this.parkingAll = true;
+      await beforeDeadline(this.parkingBacklog ?? this.parkBacklog(), deadline);
+    }
+    return buffered() + this.writingScans + this.parkingScans;
   }
 
   /** Flushes every `intervalMs` without keeping the process alive. */
@@ -229,11 +228,7 @@ export class ScanBuffer<Event> {
   private async writeBuffered(): Promise<void> {
     let waitingAtStart = this.waiting.length;
     for (;;) {
-      const retry = this.failed.shift();
-      if (retry) {
-        this.failedEvents -= retry.events.length;
-        this.failedScans -= scansIn(retry);
-      }
+      const retry = this.takeFailed();
       const batch = retry ?? this.cut(waitingAtStart);
       if (!batch) return;
       if (!retry) waitingAtStart -= batch.events.length;
@@ -263,8 +258,8 @@ export class ScanBuffer<Event> {
   private parkBacklog(): Promise<void> {
     const parkUntil = () => (this.parkingAll ? 1 : this.limits.parkAt);
     const parking = (async () => {
-      while (this.waiting.length >= parkUntil()) {
-        const batch = this.cut(this.waiting.length)!;
+      while (this.waiting.length >= parkUntil() || (this.parkingAll && this.failed.length > 0)) {
+        const batch = (this.parkingAll && this.takeFailed()) || this.cut(this.waiting.length)!;
         this.parkingScans = scansIn(batch);
         try {
           await this.overflow!.park(batch);
@@ -294,6 +289,16 @@ export class ScanBuffer<Event> {
       `The scan writer is behind the visits (${this.waiting.length} scans waiting); parking batches in the ` +
         "database to write them as it catches up. No scan is dropped.",
     );
+  }
+
+  /** The oldest failed batch, taken out of the failed ones. */
+  private takeFailed(): ScanBatch<Event> | undefined {
+    const batch = this.failed.shift();
+    if (batch) {
+      this.failedEvents -= batch.events.length;
+      this.failedScans -= scansIn(batch);
+    }
+    return batch;
   }
 
   /** The oldest waiting events, at most `limit` of them and a batch's size. */
@@ -327,6 +332,19 @@ export class ScanBuffer<Event> {
       `The scan buffer is full (the database is not taking writes fast enough); dropped the ${dropped} ` +
         `oldest scans, ${this.dropped} since this process started.`,
     );
+  }
+}
+
+const TIME_UP = "time up" as const;
+
+/** Resolves when `work` does, or to TIME_UP once `deadline` (epoch ms) has passed first. */
+async function beforeDeadline(work: Promise<void>, deadline: number): Promise<void | typeof TIME_UP> {
+  const timer = new AbortController();
+  const timeUp = sleep(Math.max(0, deadline - Date.now()), TIME_UP, { signal: timer.signal }).catch(() => undefined);
+  try {
+    return await Promise.race([work, timeUp]);
+  } finally {
+    timer.abort();
   }
 }
 

@@ -62,7 +62,8 @@ export async function writeScanBatch(batchId: string, rows: ScanRow[], counts: n
  */
 export async function parkScanBatch(batchId: string, rows: ScanRow[], counts: number[]): Promise<void> {
   if (rows.length === 0) return;
-  await writerPool().query({
+  // The process pool, not the writer's connection: a batch being written (for seconds) must not hold parking back.
+  await pool().query({
     name: "analytics.park-scan-batch",
     text: "INSERT INTO scan_inbox (batch_id, scans, body) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
     values: [batchId, counts.reduce((total, count) => total + count, 0), scanMessageText({ id: batchId, rows, counts })],
