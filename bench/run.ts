@@ -341,9 +341,9 @@ async function coldScenario(links: BenchLinks, env: Env): Promise<Row> {
  * code), the real proxy.ts, and the real one configured as the README's Vercel deployment (Upstash
  * REST only, so it reads the link-change feed every HEAR_INTERVAL_MS before trusting its memory).
  */
-async function vercelDoorScenarios(links: BenchLinks, env: Env): Promise<Row[]> {
+async function vercelDoorScenarios(links: BenchLinks, env: Env, profileFlags: string[]): Promise<Row[]> {
   const rows: Row[] = [];
-  const floor = await startServer("proxy-floor", {});
+  const floor = await startServer("proxy-floor", {}, profileFlags);
   try {
     await load(floor, [`/${links.proxy.slug}`], WARM_UP_SECONDS);
     rows.push(
@@ -359,7 +359,7 @@ async function vercelDoorScenarios(links: BenchLinks, env: Env): Promise<Row[]> 
   } finally {
     await floor.stop();
   }
-  rows.push(await proxyScenario("proxy", "Vercel door: proxy.ts under next start, active link, warm", links, env));
+  rows.push(await proxyScenario("proxy", "Vercel door: proxy.ts under next start, active link, warm", links, env, profileFlags));
   const upstash = await startUpstashStandIn();
   try {
     const upstashEnv = { ...env, UPSTASH_REDIS_REST_URL: upstash.url, UPSTASH_REDIS_REST_TOKEN: upstash.token };
@@ -369,6 +369,7 @@ async function vercelDoorScenarios(links: BenchLinks, env: Env): Promise<Row[]> 
         "Vercel door with Upstash REST only (link-change feed read every 2 s)",
         links,
         upstashEnv,
+        profileFlags,
       ),
     );
   } finally {
@@ -377,8 +378,14 @@ async function vercelDoorScenarios(links: BenchLinks, env: Env): Promise<Row[]> 
   return rows;
 }
 
-async function proxyScenario(key: ScenarioKey, scenario: string, links: BenchLinks, env: Env): Promise<Row> {
-  const proxy = await startServer("proxy", env);
+async function proxyScenario(
+  key: ScenarioKey,
+  scenario: string,
+  links: BenchLinks,
+  env: Env,
+  profileFlags: string[],
+): Promise<Row> {
+  const proxy = await startServer("proxy", env, profileFlags);
   try {
     await load(proxy, [`/${links.proxy.slug}`], WARM_UP_SECONDS);
     await waitForScans(links.proxy.workspaceId);
@@ -398,7 +405,7 @@ async function oneRun(index: number, links: BenchLinks, env: Env): Promise<RunRe
     const front = await frontScenarios(links, env, profileFlags);
     const rows = [...floors, ...front.rows];
     if (wanted("cold")) rows.push(await coldScenario(links, env));
-    if (wanted("proxy")) rows.push(...(await vercelDoorScenarios(links, env)));
+    if (wanted("proxy")) rows.push(...(await vercelDoorScenarios(links, env, profileFlags)));
     const referenceAfter = await reference("reference after: bare node:http 302");
     return {
       referenceBefore,
