@@ -12,7 +12,8 @@ import { startUpstashStandIn } from "@/tests/support/upstash-stand-in";
 import { pinningNote } from "./cpus";
 import { concurrentVisits, exactVisits } from "./exact-visits";
 import { markdownTable, summarise, type Row, type RunResult, type ScenarioKey } from "./report";
-import { scansIn, seedBenchLinks, waitForScans, type BenchLinks } from "./seed";
+import { COLD_LINKS, scansIn, seedBenchLinks, waitForScans, type BenchLinks } from "./seed";
+import { seedSpreadLinks } from "./spread-links";
 import { cpuMicros, NEXT_FLOOR_DIR, requireProjectNode, residentBytes, startServer, type BenchServer } from "./servers";
 import { requireWrk, socketErrors, wrk, type WrkResult } from "./wrk";
 
@@ -31,6 +32,7 @@ const { values: options } = parseArgs({
     slices: { type: "string", default: "4" },
     only: { type: "string" },
     profile: { type: "string" },
+    links: { type: "string", default: String(COLD_LINKS) },
     "no-readme": { type: "boolean", default: false },
   },
 });
@@ -42,6 +44,8 @@ const EXACT_VISITS = Number(options["exact-visits"]);
 const CONNECTIONS = Number(options.connections);
 const SLICES = Number(options.slices);
 const ONLY = options.only?.split(",");
+/** Links in the table for a second cold-miss row (beside the 20,000 of the first), seeded once with COPY. */
+const LINKS_IN_TABLE = Number(options.links);
 const SHORT_HOST = "s.bench.example";
 const SILENT_HOST = "silent.bench.example";
 const WARM_UP_SECONDS = 5;
@@ -314,7 +318,26 @@ async function frontScenarios(
   return { rows, memory, exact, silentFirstVisits };
 }
 
-async function coldScenario(links: BenchLinks, env: Env): Promise<Row> {
+/**
+ * The cold miss over the bench's 20,000 links; with --links N, again after N − 20,000 more links
+ * were added to the table: a lookup's cost should not follow the table's size.
+ */
+async function coldScenarios(links: BenchLinks, env: Env): Promise<Row[]> {
+  const rows = [
+    await coldScenario("cold", `cold miss from PostgreSQL (cache off, ${links.cold.slugs.length} links)`, links, env),
+  ];
+  if (LINKS_IN_TABLE <= links.cold.slugs.length) return rows;
+  const started = Date.now();
+  await seedSpreadLinks(LINKS_IN_TABLE - links.cold.slugs.length);
+  console.log(
+    `Seeded ${LINKS_IN_TABLE - links.cold.slugs.length} more links with COPY in ${((Date.now() - started) / 1000).toFixed(0)} s.`,
+  );
+  const scenario = `cold miss from PostgreSQL (cache off, the same ${links.cold.slugs.length} links among ${LINKS_IN_TABLE})`;
+  rows.push(await coldScenario("cold-big", scenario, links, env));
+  return rows;
+}
+
+async function coldScenario(key: ScenarioKey, scenario: string, links: BenchLinks, env: Env): Promise<Row> {
   const front = await startServer("front", { ...env, RESOLUTION_CACHE_SECONDS: "0" });
   try {
     await load(
@@ -324,8 +347,8 @@ async function coldScenario(links: BenchLinks, env: Env): Promise<Row> {
     );
     await waitForScans(links.cold.workspaceId);
     return await measure(
-      "cold",
-      `cold miss from PostgreSQL (cache off, ${links.cold.slugs.length} links)`,
+      key,
+      scenario,
       front,
       links.cold.slugs.map((slug) => `/${slug}`),
       "3xx",
@@ -404,7 +427,7 @@ async function oneRun(index: number, links: BenchLinks, env: Env): Promise<RunRe
     const floors = await floorScenarios();
     const front = await frontScenarios(links, env, profileFlags);
     const rows = [...floors, ...front.rows];
-    if (wanted("cold")) rows.push(await coldScenario(links, env));
+    if (wanted("cold")) rows.push(...(await coldScenarios(links, env)));
     if (wanted("proxy")) rows.push(...(await vercelDoorScenarios(links, env, profileFlags)));
     const referenceAfter = await reference("reference after: bare node:http 302");
     return {
@@ -432,6 +455,8 @@ async function writeReadme(table: string, header: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  if (LINKS_IN_TABLE > COLD_LINKS && RUNS > 1)
+    throw new Error("--links seeds the extra links once, so it measures one run: leave out --runs.");
   requireProjectNode();
   requireWrk();
   const { embedded } = await boot();

@@ -18,7 +18,7 @@ export type BenchLinks = {
   cold: { workspaceId: string; slugs: string[] };
 };
 
-const COLD_LINKS = 20_000;
+export const COLD_LINKS = 20_000;
 const INSERT_CHUNK = 5000;
 
 async function workspace(): Promise<string> {
