@@ -238,12 +238,7 @@ export class ScanBuffer<Event> {
         this.written += scansIn(batch);
         this.failing = false;
       } catch (error) {
-        this.failed.unshift(batch);
-        this.failedEvents += batch.events.length;
-        this.failedScans += scansIn(batch);
-        if (!this.failing)
-          this.log(`Writing ${scansIn(batch)} scans failed; they stay buffered and are retried each second.`, error);
-        this.failing = true;
+        this.keepFailed(batch, "Writing", error);
         return;
       } finally {
         this.writingScans = 0;
@@ -266,12 +261,7 @@ export class ScanBuffer<Event> {
           this.parked += scansIn(batch);
           this.announceParking();
         } catch (error) {
-          this.failed.push(batch);
-          this.failedEvents += batch.events.length;
-          this.failedScans += scansIn(batch);
-          if (!this.failing)
-            this.log(`Parking ${scansIn(batch)} scans failed; they stay buffered and are retried each second.`, error);
-          this.failing = true;
+          this.keepFailed(batch, "Parking", error);
           return;
         } finally {
           this.parkingScans = 0;
@@ -289,6 +279,21 @@ export class ScanBuffer<Event> {
       `The scan writer is behind the visits (${this.waiting.length} scans waiting); parking batches in the ` +
         "database to write them as it catches up. No scan is dropped.",
     );
+  }
+
+  /**
+   * Keeps a batch whose write or parking failed for the runs to retry, before anything newer: a
+   * written batch was the oldest held, a parked one is older only than what still waits. Logs the
+   * first failure of a spell.
+   */
+  private keepFailed(batch: ScanBatch<Event>, attempt: "Writing" | "Parking", error: unknown): void {
+    if (attempt === "Writing") this.failed.unshift(batch);
+    else this.failed.push(batch);
+    this.failedEvents += batch.events.length;
+    this.failedScans += scansIn(batch);
+    if (!this.failing)
+      this.log(`${attempt} ${scansIn(batch)} scans failed; they stay buffered and are retried each second.`, error);
+    this.failing = true;
   }
 
   /** The oldest failed batch, taken out of the failed ones. */
