@@ -43,6 +43,24 @@ async function frontFor(applicationPort: number): Promise<string> {
   return `http://127.0.0.1:${await listening(front)}`;
 }
 
+/**
+ * An application whose second request on a kept-alive socket is answered in part, then the socket
+ * is reset (the application process dying mid-answer): the request did reach it.
+ */
+async function applicationResettingMidAnswer(): Promise<{ port: number; received: string[] }> {
+  const received: string[] = [];
+  const requestsOnSocket = new WeakMap<object, number>();
+  const application = createServer((request, response) => {
+    const count = (requestsOnSocket.get(request.socket) ?? 0) + 1;
+    requestsOnSocket.set(request.socket, count);
+    received.push(`${request.method} ${request.url}`);
+    if (count === 1) return void response.end("answered");
+    response.writeHead(200, { "Content-Type": "text/plain" });
+    response.write("part of the answer", () => setTimeout(() => request.socket.resetAndDestroy(), 50));
+  });
+  return { port: await listening(application), received };
+}
+
 describe("the front door's proxy to the application", () => {
   it("sends a GET again on a new socket when the kept-alive one it reused was closed under it", async () => {
     const application = await applicationClosingReusedSockets();
@@ -67,5 +85,18 @@ describe("the front door's proxy to the application", () => {
     expect(post.status).toBe(502);
     expect(await post.text()).toBe("The application did not answer.");
     expect(application.answered).toEqual(["GET /dashboard"]);
+  });
+
+  it("does not send the GET again once the application began answering it", async () => {
+    const application = await applicationResettingMidAnswer();
+    const front = await frontFor(application.port);
+
+    expect((await fetch(`${front}/dashboard`)).status).toBe(200);
+    const second = await fetch(`${front}/dashboard/links`);
+    expect(second.status).toBe(200);
+    await expect(second.text()).rejects.toThrow();
+
+    await new Promise((settled) => setTimeout(settled, 200));
+    expect(application.received).toEqual(["GET /dashboard", "GET /dashboard/links"]);
   });
 });

@@ -50,9 +50,12 @@ export function proxyToApplication(port: number, heard: InvalidationsHeard): Han
     for (const name of HOP_BY_HOP) delete headers[name];
     const replayable = isRepeatableWithoutBody(request);
     const send = (mayRetry: boolean) => {
+      // Once the application began answering, the request reached it: never sent again.
+      let answered = false;
       const upstream = httpRequest(
         { host: "127.0.0.1", port, method: request.method, path: request.url, headers, agent },
         (answer) => {
+          answered = true;
           const forward = () => {
             response.writeHead(answer.statusCode ?? 502, answer.statusMessage, withoutHopByHop(answer.rawHeaders));
             answer.pipe(response);
@@ -63,7 +66,8 @@ export function proxyToApplication(port: number, heard: InvalidationsHeard): Han
         },
       );
       upstream.on("error", (error: NodeJS.ErrnoException) => {
-        if (mayRetry && upstream.reusedSocket && error.code === "ECONNRESET" && !response.destroyed) return send(false);
+        if (mayRetry && !answered && upstream.reusedSocket && error.code === "ECONNRESET" && !response.destroyed)
+          return send(false);
         if (!response.headersSent)
           response.writeHead(502, { "Content-Type": "text/plain; charset=utf-8" }).end("The application did not answer.");
         else response.destroy();
