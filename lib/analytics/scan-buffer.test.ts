@@ -335,6 +335,27 @@ describe("ScanBuffer with an overflow", () => {
     expect(lot.parked).toHaveLength(0);
   });
 
+  it("waits, when it drains, for a batch being parked, and counts it parked rather than unwritten", async () => {
+    const writer = recordingWriter();
+    const lot = parkingLot(writer);
+    const parking = gatedWriter();
+    const buffer = new ScanBuffer(writer.write, quiet, PARKING_LIMITS, undefined, {
+      ...lot.overflow,
+      park: async (batch) => {
+        await parking.write(batch);
+        lot.parked.push(batch);
+      },
+    });
+    // The 30th event starts parking e0–e9, whose insert has not answered (the pool is busy) when the process drains.
+    for (let i = 0; i < 30; i++) buffer.record(`e${i}`);
+    setTimeout(() => parking.releaseNext(), 100);
+
+    const unwritten = await buffer.drain(Date.now() + 2000, 50, 300);
+    expect(unwritten).toBe(0);
+    expect(lot.parked.flatMap((batch) => batch.events)).toEqual(Array.from({ length: 10 }, (_, i) => `e${i}`));
+    expect(buffer.stats()).toMatchObject({ buffered: 0, parked: 10, dropped: 0 });
+  });
+
   it("leaves a parked batch parked when writing it fails, and writes it on a later run", async () => {
     const writer = recordingWriter();
     const parkedWriter = recordingWriter({ failFirst: 1 });

@@ -179,7 +179,8 @@ export class ScanBuffer<Event> {
       if ((await beforeDeadline(this.flush(), writeUntil)) === TIME_UP) break;
       if (this.failing && (await beforeDeadline(sleep(retryMs), writeUntil)) === TIME_UP) break;
     }
-    if (this.overflow && buffered() > 0) {
+    // A batch being parked still needs its insert to answer before the process ends its connections.
+    if (this.overflow && (buffered() > 0 || this.parkingBacklog)) {
       this.parkingAll = true;
       await beforeDeadline(this.parkingBacklog ?? this.parkBacklog(), deadline);
     }
