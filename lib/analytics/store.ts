@@ -73,22 +73,34 @@ export async function parkScanBatch(batchId: string, rows: ScanRow[], counts: nu
 /**
  * Writes the oldest parked batch, and takes it out of scan_inbox in the same transaction, so it is
  * counted once: a failure rolls back both, and an instance writing parked batches at the same time
- * skips the one locked here. Resolves to the batch's scans, or 0 when nothing is parked.
+ * skips the one locked here. A batch whose write failed goes behind the others, so one that can
+ * never be written (a body this release cannot read) holds none back. Resolves to the batch's
+ * scans, or 0 when nothing is parked.
  */
 export async function writeOldestParkedBatch(): Promise<number> {
-  return inWriterTransaction(async (client) => {
-    const taken = await client.query<{ scans: number; body: string }>({
-      name: "analytics.take-parked-batch",
-      text: `DELETE FROM scan_inbox WHERE batch_id = (
-          SELECT batch_id FROM scan_inbox ORDER BY parked_at, batch_id LIMIT 1 FOR UPDATE SKIP LOCKED)
-        RETURNING scans, body`,
+  let taken: string | undefined;
+  try {
+    return await inWriterTransaction(async (client) => {
+      const oldest = await client.query<{ batch_id: string; scans: number; body: string }>({
+        name: "analytics.take-parked-batch",
+        text: `DELETE FROM scan_inbox WHERE batch_id = (
+            SELECT batch_id FROM scan_inbox ORDER BY parked_at, batch_id LIMIT 1 FOR UPDATE SKIP LOCKED)
+          RETURNING batch_id, scans, body`,
+      });
+      const parked = oldest.rows[0];
+      if (!parked) return 0;
+      taken = parked.batch_id;
+      const message = scanMessageFromText(parked.body);
+      await writeBatchWith(client, message.id, message.rows, message.counts);
+      return parked.scans;
     });
-    const parked = taken.rows[0];
-    if (!parked) return 0;
-    const message = scanMessageFromText(parked.body);
-    await writeBatchWith(client, message.id, message.rows, message.counts);
-    return parked.scans;
-  });
+  } catch (error) {
+    if (taken !== undefined)
+      await pool()
+        .query("UPDATE scan_inbox SET parked_at = now() WHERE batch_id = $1", [taken])
+        .catch(() => undefined);
+    throw error;
+  }
 }
 
 /** Scans parked and not yet written, by every instance (for the bench and health). */

@@ -100,6 +100,25 @@ describe("scan batches parked in the database", () => {
     expect(await parkedScans()).toBe(0);
   });
 
+  it("does not let a parked batch that cannot be written hold back the batches parked after it", async () => {
+    const link = await newLink("behind-poison");
+    // A batch this release cannot read (parked by another release, say): its write fails every time.
+    await db().$executeRaw`
+      INSERT INTO scan_inbox (batch_id, scans, body, parked_at)
+      VALUES ('unreadable', 5, '{"id":"unreadable","rows":[]}', now() - interval '1 minute')`;
+    await parkScanBatch(randomUUID(), scansFor(link, 10), Array(10).fill(1));
+    try {
+      const attempts = [];
+      for (let attempt = 0; attempt < 3; attempt++) attempts.push(await writeOldestParkedBatch().catch(() => "failed"));
+
+      expect(attempts).toContain(10);
+      expect((await writtenFor(link)).raw).toHaveLength(10);
+      expect(await parkedScans(), "the unreadable batch stays parked").toBe(5);
+    } finally {
+      await db().$executeRaw`DELETE FROM scan_inbox WHERE batch_id = 'unreadable'`;
+    }
+  });
+
   it("records every scan of a backlog many batches deep through the process's buffer, parking instead of dropping", async () => {
     const link = await newLink("backlog");
     const buffer = scanBuffer();
