@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { InvalidationsHeard, proxyToApplication } from "./application-proxy";
+import { INVALIDATIONS_SENT_HEADER, InvalidationsHeard, proxyToApplication } from "./application-proxy";
 
 const servers: Server[] = [];
 
@@ -98,5 +98,21 @@ describe("the front door's proxy to the application", () => {
 
     await new Promise((settled) => setTimeout(settled, 200));
     expect(application.received).toEqual(["GET /dashboard", "GET /dashboard/links"]);
+  });
+
+  it("answers 502 once, and nothing more, when the socket fails while an answer waits for its invalidation", async () => {
+    const application = createServer((request, response) => {
+      response.writeHead(200, { [INVALIDATIONS_SENT_HEADER]: "1" });
+      response.write("part of the answer", () => setTimeout(() => request.socket.resetAndDestroy(), 50));
+    });
+    const heard = new InvalidationsHeard();
+    const front = createServer(proxyToApplication(await listening(application), heard));
+    const answer = await fetch(`http://127.0.0.1:${await listening(front)}/api/links`);
+    expect(answer.status).toBe(502);
+
+    // The invalidation the answer waited for arrives after the 502: the answer must not be forwarded now.
+    heard.deliver({ kind: "everything" });
+    await new Promise((settled) => setTimeout(settled, 100));
+    expect(await answer.text()).toBe("The application did not answer.");
   });
 });

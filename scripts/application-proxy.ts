@@ -57,6 +57,8 @@ export function proxyToApplication(port: number, heard: InvalidationsHeard): Han
         (answer) => {
           answered = true;
           const forward = () => {
+            // The socket may have failed while the answer waited for its invalidation: the client has its 502.
+            if (response.headersSent || response.destroyed) return void answer.resume();
             response.writeHead(answer.statusCode ?? 502, answer.statusMessage, withoutHopByHop(answer.rawHeaders));
             answer.pipe(response);
           };
