@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startScanRetentionTimer } from "@/lib/analytics/retention-timer";
-import { scanBuffer } from "@/lib/analytics/scans";
+import { parkScansWhenBehind, scanBuffer } from "@/lib/analytics/scans";
 import { startScanStreamWriter } from "@/lib/analytics/scan-stream";
 import { config } from "@/lib/config";
 import { startDomainCheckTimer } from "@/lib/domains/check-timer";
@@ -31,6 +31,7 @@ async function main(): Promise<void> {
   // Next in its own process keeps its per-request machinery off the redirect path; hot reload and the
   // embedded database (one connection for everything) keep it in this one.
   const application = dev || embedded ? await applicationInProcess(dev, PORT) : await applicationProcess();
+  parkScansWhenBehind();
   const server = createServer(refusingMalformedRequests(createFrontDoor(application.handle)));
   server.listen(PORT, () =>
     log().info({ baseUrl: config().BASE_URL, shortBaseUrl: config().SHORT_BASE_URL, port: PORT }, "serving"),

@@ -25,7 +25,8 @@ export type ScanBufferLimits = {
  * fast to append to, from which they are written later, each exactly once.
  */
 export type Overflow<Event> = {
-  park: BatchWriter<Event>;
+  /** Absent where parking is not wanted (the scans go to a durable stream); parked batches are still written. */
+  park?: BatchWriter<Event>;
   /** Writes the oldest parked batch (any process's); resolves to its scans, 0 when none is parked. */
   writeParked(): Promise<number>;
   /** Tells the operator that parking began, or that every parked scan is written. */
@@ -88,6 +89,8 @@ export class ScanBuffer<Event> {
   private dropped = 0;
   /** Every waiting event is parked (the process is ending: parking is the fastest durable write). */
   private parkingAll = false;
+  /** The process is ending: parked batches are left for another process to write. */
+  private draining = false;
   /** The parking of the backlog under way, if any: one at a time, beside the runs. */
   private parkingBacklog: Promise<void> | null = null;
   /** Scans in the batch being parked: neither buffered nor parked until its insert answers. */
@@ -102,8 +105,13 @@ export class ScanBuffer<Event> {
     private readonly log: (message: string, error?: unknown) => void,
     private readonly limits: ScanBufferLimits = DEFAULT_LIMITS,
     private readonly same?: SameScan<Event>,
-    private readonly overflow?: Overflow<Event>,
+    private overflow?: Overflow<Event>,
   ) {}
+
+  /** Gives a long-lived process's buffer its overflow (a serverless instance may freeze between requests: it has none). */
+  useOverflow(overflow: Overflow<Event>): void {
+    this.overflow = overflow;
+  }
 
   record(event: Event): void {
     this.waitingScans++;
@@ -115,7 +123,8 @@ export class ScanBuffer<Event> {
     this.waiting.push(event);
     this.waitingCounts.push(1);
     if (this.waiting.length + this.failedEvents > this.limits.maxBuffered) this.dropOldest();
-    if (this.overflow && this.waiting.length >= this.limits.parkAt && !this.parkingBacklog && !this.failing) this.parkBacklog();
+    if (this.overflow?.park && this.waiting.length >= this.limits.parkAt && !this.parkingBacklog && !this.failing)
+      this.parkBacklog();
     if (this.waiting.length >= this.limits.flushAt && !this.failing) void this.flush();
   }
 
@@ -174,13 +183,14 @@ export class ScanBuffer<Event> {
    */
   async drain(deadline: number, retryMs = 250, parkingReserveMs = DRAIN_PARKING_RESERVE_MS): Promise<number> {
     const buffered = () => this.waitingScans + this.failedScans;
-    const writeUntil = this.overflow ? deadline - parkingReserveMs : deadline;
+    this.draining = true;
+    const writeUntil = this.overflow?.park ? deadline - parkingReserveMs : deadline;
     while (buffered() > 0) {
       if ((await beforeDeadline(this.flush(), writeUntil)) === TIME_UP) break;
       if (this.failing && (await beforeDeadline(sleep(retryMs), writeUntil)) === TIME_UP) break;
     }
     // A batch being parked still needs its insert to answer before the process ends its connections.
-    if (this.overflow && (buffered() > 0 || this.parkingBacklog)) {
+    if (this.overflow?.park && (buffered() > 0 || this.parkingBacklog)) {
       this.parkingAll = true;
       await beforeDeadline(this.parkingBacklog ?? this.parkBacklog(), deadline);
     }
@@ -202,7 +212,7 @@ export class ScanBuffer<Event> {
    * run; stops at the first failure (the timer's next run tries again).
    */
   private async writeParked(): Promise<void> {
-    if (!this.overflow || this.parkingAll || this.failing) return;
+    if (!this.overflow || this.draining || this.failing) return;
     if (this.parkedSince === null && Date.now() < this.nextParkedCheck) return;
     while (!this.nextRun && this.waiting.length < this.limits.flushAt) {
       let scans: number;
@@ -258,7 +268,7 @@ export class ScanBuffer<Event> {
         const batch = (this.parkingAll && this.takeFailed()) || this.cut(this.waiting.length)!;
         this.parkingScans = scansIn(batch);
         try {
-          await this.overflow!.park(batch);
+          await this.overflow!.park!(batch);
           this.parked += scansIn(batch);
           this.announceParking();
         } catch (error) {

@@ -4,7 +4,7 @@ import { natsConfigured } from "@/lib/nats/connection";
 import { processSingleton } from "@/lib/process-singleton";
 import { countryLookup } from "./countries";
 import { enrichScan, type ScanRow } from "./enrich";
-import { DEFAULT_LIMITS, type Overflow, ScanBuffer, type ScanBatch } from "./scan-buffer";
+import { DEFAULT_LIMITS, ScanBuffer, type ScanBatch } from "./scan-buffer";
 import { recordScanRows } from "./scan-stream";
 import { parkScanBatch, writeOldestParkedBatch, writeScanBatch } from "./store";
 import type { CapturedScan } from "./types";
@@ -40,14 +40,19 @@ async function writeCaptured(batch: ScanBatch<CapturedScan>): Promise<void> {
 }
 
 /**
- * Without NATS, a writer behind the door parks batches in PostgreSQL (scan_inbox) and writes them as
- * it catches up. With NATS the stream is the overflow: publishing never falls behind.
+ * A long-lived server's scan writer: without NATS, when it falls behind the door it parks batches in
+ * PostgreSQL (scan_inbox) and writes them as it catches up. With NATS the stream takes the backlog
+ * (publishing does not fall behind), and the writer only writes what was parked before NATS was
+ * configured. A serverless instance (proxy.ts on Vercel) is not given this: it may freeze as soon as
+ * its visits' scans are written, so it neither parks nor writes parked batches.
  */
-const parkingInTheDatabase: Overflow<CapturedScan> = {
-  park: async (batch) => parkScanBatch(batch.id, await enriched(batch), batch.counts),
-  writeParked: writeOldestParkedBatch,
-  notice: (message) => log().warn(message),
-};
+export function parkScansWhenBehind(): void {
+  scanBuffer().useOverflow({
+    park: natsConfigured() ? undefined : async (batch) => parkScanBatch(batch.id, await enriched(batch), batch.counts),
+    writeParked: writeOldestParkedBatch,
+    notice: (message) => log().warn(message),
+  });
+}
 
 /**
  * The same scan again: every captured fact equal, to the millisecond (one visitor's requests
@@ -76,7 +81,6 @@ const processBuffer = processSingleton("scanBuffer", () => {
     (message, error) => log().error({ err: error }, message),
     DEFAULT_LIMITS,
     sameScan,
-    natsConfigured() ? undefined : parkingInTheDatabase,
   );
   buffer.startTimer(natsConfigured() ? STREAM_FLUSH_INTERVAL_MS : FLUSH_INTERVAL_MS);
   return buffer;

@@ -65,8 +65,13 @@ export async function parkScanBatch(batchId: string, rows: ScanRow[], counts: nu
   // The process pool, not the writer's connection: a batch being written (for seconds) must not hold parking back.
   await pool().query({
     name: "analytics.park-scan-batch",
-    text: "INSERT INTO scan_inbox (batch_id, scans, body) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-    values: [batchId, counts.reduce((total, count) => total + count, 0), scanMessageText({ id: batchId, rows, counts })],
+    text: "INSERT INTO scan_inbox (batch_id, first_scan_at, scans, body) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+    values: [
+      batchId,
+      new Date(Math.min(...rows.map((row) => row.occurredAt.getTime()))),
+      counts.reduce((total, count) => total + count, 0),
+      scanMessageText({ id: batchId, rows, counts }),
+    ],
   });
 }
 
@@ -343,7 +348,10 @@ export async function pruneScanData(retentionDays: number, now: number): Promise
     if (deleted < PRUNE_CHUNK) break;
   }
   const keptFrom = new Date(now - VISITOR_DAYS_KEPT * DAY_MS).toISOString();
-  await db().$executeRaw`DELETE FROM scan_visitors WHERE day < (${keptFrom}::timestamptz AT TIME ZONE 'UTC')::date`;
+  // A parked batch still to be written needs the visitor sets of its days (least() skips the NULL of an empty inbox).
+  await db().$executeRaw`
+    DELETE FROM scan_visitors WHERE day < least((${keptFrom}::timestamptz AT TIME ZONE 'UTC')::date,
+      (SELECT (min(first_scan_at) AT TIME ZONE 'UTC')::date FROM scan_inbox))`;
   await db().$executeRaw`DELETE FROM scan_batches WHERE written_at < ${keptFrom}::timestamptz`;
   return { cutoff, events, partitionsDropped: dropped.map((partition) => partition.name), partitionsLocked };
 }

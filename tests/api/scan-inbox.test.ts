@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it, vi } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
-import { scanBuffer } from "@/lib/analytics/scans";
-import { parkedScans, parkScanBatch, writeOldestParkedBatch, writeScanBatch } from "@/lib/analytics/store";
+import { parkScansWhenBehind, scanBuffer } from "@/lib/analytics/scans";
+import { DAY, parkedScans, parkScanBatch, pruneScanData, writeOldestParkedBatch, writeScanBatch } from "@/lib/analytics/store";
 import type { CapturedScan } from "@/lib/analytics/types";
 import { db } from "@/lib/db/client";
 import { call, newUser } from "../support/api";
@@ -104,8 +104,8 @@ describe("scan batches parked in the database", () => {
     const link = await newLink("behind-poison");
     // A batch this release cannot read (parked by another release, say): its write fails every time.
     await db().$executeRaw`
-      INSERT INTO scan_inbox (batch_id, scans, body, parked_at)
-      VALUES ('unreadable', 5, '{"id":"unreadable","rows":[]}', now() - interval '1 minute')`;
+      INSERT INTO scan_inbox (batch_id, first_scan_at, scans, body, parked_at)
+      VALUES ('unreadable', now(), 5, '{"id":"unreadable","rows":[]}', now() - interval '1 minute')`;
     await parkScanBatch(randomUUID(), scansFor(link, 10), Array(10).fill(1));
     try {
       const attempts = [];
@@ -119,8 +119,24 @@ describe("scan batches parked in the database", () => {
     }
   });
 
+  it("keeps the visitor sets a parked batch needs, however long it waited: a visitor still counts once a day", async () => {
+    const link = await newLink("retention");
+    const day = Date.UTC(2026, 10, 20);
+    const visit = (hour: number) => ({ ...scansFor(link, 2)[1]!, occurredAt: new Date(day + hour * 3_600_000) });
+    await parkScanBatch(randomUUID(), [visit(9)], [1]);
+    await writeScanBatch(randomUUID(), [visit(10)]);
+
+    await pruneScanData(90, day + 3 * 86_400_000);
+    expect(await writeEveryParkedBatch()).toBe(1);
+
+    const [total] = await db().$queryRaw<{ scans: bigint; uniques: bigint }[]>`
+      SELECT scans, uniques FROM scan_rollups WHERE link_id = ${link} AND grain = ${DAY} AND dimension = 0`;
+    expect(total).toEqual({ scans: 2n, uniques: 1n });
+  });
+
   it("records every scan of a backlog many batches deep through the process's buffer, parking instead of dropping", async () => {
     const link = await newLink("backlog");
+    parkScansWhenBehind();
     const buffer = scanBuffer();
     const before = buffer.stats();
     // More than the buffer holds (100,000), arriving over time as visits do.
