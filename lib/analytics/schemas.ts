@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DomainError } from "@/lib/http/errors";
+import { storedText } from "@/lib/http/schemas";
 
 export const GROUP_BY = ["day", "hour", "country", "device", "browser", "os", "referrer", "source", "served", "link"] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
@@ -107,22 +108,13 @@ export const analyticsQuery = z.strictObject({
     .enum(DEVICE_CLASSES, { error: `must be one of ${DEVICE_CLASSES.join(", ")}` })
     .optional()
     .meta({ description: "count only scans from this device class" }),
-  browser: z
-    .string()
-    .min(1)
-    .max(64)
+  browser: storedText(z.string().min(1).max(64))
     .optional()
     .meta({ description: "count only scans from this browser (a key of group_by=browser)", example: "Chrome" }),
-  os: z
-    .string()
-    .min(1)
-    .max(64)
+  os: storedText(z.string().min(1).max(64))
     .optional()
     .meta({ description: "count only scans from this operating system (a key of group_by=os)", example: "iOS" }),
-  referrer: z
-    .string()
-    .min(1)
-    .max(253)
+  referrer: storedText(z.string().min(1).max(253))
     .optional()
     .meta({ description: "count only scans referred by this host, or direct (a key of group_by=referrer)", example: "direct" }),
   source: z

@@ -217,6 +217,9 @@ describe("filters", () => {
       [{ device: "phone" }, 'The query string field "device" is invalid: must be one of desktop, mobile, tablet, tv, unknown.'],
       [{ source: "email" }, 'The query string field "source" is invalid: must be qr or link.'],
       [{ referrer: "" }, 'The query string field "referrer" is invalid'],
+      [{ browser: "Chrome\u0000" }, 'The query string field "browser" is invalid: must not contain control characters'],
+      [{ os: "\u0000" }, 'The query string field "os" is invalid: must not contain control characters'],
+      [{ referrer: "news.example\u0000" }, 'The query string field "referrer" is invalid: must not contain control characters'],
       [{ group_by: "served", country: "AU" }, "group_by=served cannot be combined with a country filter"],
     ];
     for (const [query, sentence] of refusals) {
