@@ -3,6 +3,7 @@ import type { Verdict } from "@/lib/safety/verdict";
 import type { CachedChecker } from "@/lib/safety/verdict-cache";
 import { mergeQuery } from "./destination-query";
 import { verdictAbuseReason } from "./link-status";
+import { checkLink } from "./link-verdict";
 import { cacheKey, type LinkCache } from "./link-cache";
 import type { ReleasePolicy } from "./store";
 import { ABUSE, ACTIVE, QUARANTINE } from "@/lib/links/status";
@@ -113,8 +114,27 @@ async function checkQuarantined(
     const reason = verdictAbuseReason(verdict, served.rule === null ? { kind: "own" } : { kind: "rule", index: served.rule });
     return block(link, reason, served.destination, databaseAnswered, deps);
   }
-  if (verdict.status === "clean" && databaseAnswered && spacingElapsed(link, deps)) return countCheck(link, deps);
+  if (verdict.status === "clean" && databaseAnswered && spacingElapsed(link, deps))
+    return countIfWholeLinkClean(link, served, verdict, deps);
   return link;
+}
+
+/**
+ * A check counts toward release only when every destination the link holds is clean, as the
+ * background re-check's does: otherwise visits no rule sends elsewhere would release a link whose
+ * rule or scheduled destination is harmful. Once a spacing, so the cost stays off most visits.
+ */
+async function countIfWholeLinkClean(
+  link: ResolvedLink,
+  served: Route,
+  verdict: Verdict,
+  deps: ResolutionDeps,
+): Promise<ResolvedLink> {
+  const check = (url: string) => (url === served.destination ? Promise.resolve(verdict) : deps.checker.check(url));
+  const whole = await checkLink(link, deps.clock.now(), check);
+  if (whole.status === "malicious")
+    return block(link, verdictAbuseReason(whole.verdict, whole.holder), whole.destination, true, deps);
+  return whole.status === "clean" ? countCheck(link, deps) : link;
 }
 
 function spacingElapsed(link: ResolvedLink, deps: ResolutionDeps): boolean {

@@ -34,6 +34,8 @@ beforeAll(async () => {
 
 afterAll(() => blocklist.remove());
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 const createHomeLink = (user: TestUser) => createLink(user, "https://example.com/home");
 
 function setRules(user: TestUser, id: string, rules: unknown) {
@@ -144,6 +146,25 @@ describe("routing rules", () => {
     expect(await db().link.findUniqueOrThrow({ where: { id: link.id } })).toMatchObject({
       status: 2,
       abuseReason: expect.stringMatching(/^Rule 1's destination: /),
+    });
+  });
+
+  it("never release a quarantined link on visits no rule sends to a rule's destination found malicious", async () => {
+    const user = await newUser("rules-cloaked");
+    const link = await createHomeLink(user);
+    const domain = `rule-cloak-${Date.now()}.example.com`;
+    await setRules(user, link.id, [{ when: { language: ["fr"] }, destination: `https://${domain}/connexion` }]);
+    await blocklist.add(domain, "phishing");
+    resetResolutionRuntime();
+
+    // Only visitors the rule does not send anywhere: each visit a day apart would count a clean check.
+    for (let day = 1; day <= 8; day++) {
+      world.now += DAY_MS;
+      await visit(`/${link.slug}`);
+    }
+    expect(await db().link.findUniqueOrThrow({ where: { id: link.id } })).toMatchObject({
+      status: 2,
+      abuseReason: expect.stringMatching(/^Rule 1's destination: .*blocklist: phishing/),
     });
   });
 
