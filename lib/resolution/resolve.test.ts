@@ -209,6 +209,32 @@ describe("resolving a visit, with fakes through ResolutionDeps", () => {
     expect(resolveFromMemory(visit, w.deps), "the next clean check counts, which needs the database").toBeUndefined();
   });
 
+  it("checks every destination a quarantined link holds before counting, all at once, and counts only when all are clean", async () => {
+    const rules = compileRules(
+      ["a", "b", "c"].map((language) => ({ when: { language: [language] }, destination: `https://example.com/${language}` })),
+    );
+    const w = world(quarantined({ rules }));
+    let inFlight = 0;
+    let mostAtOnce = 0;
+    const asked: string[] = [];
+    w.deps.checker.check = async (url) => {
+      asked.push(url);
+      mostAtOnce = Math.max(mostAtOnce, ++inFlight);
+      await new Promise((settle) => setTimeout(settle, 1));
+      inFlight--;
+      return url.endsWith("/b") ? { status: "unknown", source: "test", reason: "timeout" } : { status: "clean", source: "test" };
+    };
+    await resolveVisit(visitOf(w.stored()), w.deps);
+    expect(asked.sort()).toEqual([
+      "https://example.com/",
+      "https://example.com/a",
+      "https://example.com/b",
+      "https://example.com/c",
+    ]);
+    expect(mostAtOnce).toBe(3);
+    expect(w.calls.count).toBe(0);
+  });
+
   it("leaves a malicious verdict to the path that records the block", async () => {
     const w = world(quarantined(), { status: "malicious", source: "blocklist", threat: "phishing", detail: "listed" });
     w.deps.cache.set("/abc2345", quarantined(), 0);

@@ -6,6 +6,7 @@ import { verdictAbuseReason } from "./link-status";
 import { checkLink } from "./link-verdict";
 import { cacheKey, type LinkCache } from "./link-cache";
 import type { ReleasePolicy } from "./store";
+import { destinationsOf } from "@/lib/links/routing";
 import { ABUSE, ACTIVE, QUARANTINE } from "@/lib/links/status";
 import { countryLookupPending, routeOf } from "./rules";
 import type { Outcome, ResolvedLink, Route, Visit } from "./types";
@@ -130,8 +131,15 @@ async function countIfWholeLinkClean(
   verdict: Verdict,
   deps: ResolutionDeps,
 ): Promise<ResolvedLink> {
-  const check = (url: string) => (url === served.destination ? Promise.resolve(verdict) : deps.checker.check(url));
-  const whole = await checkLink(link, deps.clock.now(), check);
+  const now = deps.clock.now();
+  // All at once: each waits at most the checker's deadline, so the visit waits one deadline, not one per destination.
+  const verdicts = new Map(
+    destinationsOf(link, now).map(({ destination }) => [
+      destination,
+      destination === served.destination ? Promise.resolve(verdict) : deps.checker.check(destination),
+    ]),
+  );
+  const whole = await checkLink(link, now, (url) => verdicts.get(url)!);
   if (whole.status === "malicious")
     return block(link, verdictAbuseReason(whole.verdict, whole.holder), whole.destination, true, deps);
   return whole.status === "clean" ? countCheck(link, deps) : link;
