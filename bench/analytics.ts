@@ -10,7 +10,7 @@ import { boot } from "@/scripts/boot";
 
 /**
  * The analytics half of `npm run bench`: a year of scans seeded straight into the rollups with
- * generate_series (one link with 5 million scans; a workspace of 1,000 links with 5 million more),
+ * generate_series (one link with 50 million scans; a workspace of 1,000 links with 50 million more),
  * then GET /api/analytics's query (lib/analytics/store.ts, in-process) timed for a year grouped
  * by day in Australia/Adelaide, and by country, device and referrer. Target: under 100 ms each.
  *
@@ -21,7 +21,7 @@ import { boot } from "@/scripts/boot";
  * links get their day totals, and their quarter-hour totals on the first and last day of the year
  * (the days a year-long range cuts through), which group_by=link reads.
  */
-const SCANS_PER_YEAR = 5_000_000;
+const SCANS_PER_YEAR = 50_000_000;
 const QUARTERS_PER_YEAR = 365 * 96;
 const WORKSPACE_LINKS = 1000;
 const RUNS = 7;
@@ -118,8 +118,8 @@ async function main(): Promise<void> {
     /** Each case, and whether it spans the seeded year (its total must then be about SCANS_PER_YEAR). */
     const cases: [string, AnalyticsRequest, boolean][] = [];
     for (const [label, scope] of [
-      ["one link, 5M scans", { workspaceId: single.workspaceId, linkId: single.linkIds[0]! }],
-      ["workspace of 1,000 links, 5M scans", { workspaceId: workspace.workspaceId, linkId: null }],
+      ["one link, 50M scans", { workspaceId: single.workspaceId, linkId: single.linkIds[0]! }],
+      ["workspace of 1,000 links, 50M scans", { workspaceId: workspace.workspaceId, linkId: null }],
     ] as const) {
       for (const groupBy of ["day", "country", "device", "referrer"] as const) {
         cases.push([
