@@ -1,3 +1,4 @@
+import type { InstancesExact } from "./instances";
 /** One scenario's numbers from one run. */
 export type Row = {
   key: ScenarioKey;
@@ -41,6 +42,8 @@ export type RunResult = {
   rows: Row[];
   memory: { afterWarmUpBytes: number; afterLoadBytes: number; ratio: number } | null;
   exact: { visits: number; redirects: number; other: number; scans: number } | null;
+  /** The exact phase again across two and three instances on one database (and NATS). */
+  instances: InstancesExact[] | null;
   /** The silent link's first visits, sent at once on the warmed-up server: they wait for its first check. */
   silentFirstVisits: { visits: number; medianMs: number; maxMs: number } | null;
 };
@@ -75,6 +78,7 @@ export type Summary = {
   scenarios: ScenarioSummary[];
   memoryRatio: Spread | null;
   exact: { runs: number; allExact: boolean; visits: number } | null;
+  instances: InstancesExact[];
   silentFirstVisitMs: Spread | null;
 };
 
@@ -193,6 +197,7 @@ export function summarise(runs: RunResult[], connections: number, slices: number
           allExact: exact.every((count) => count.redirects === count.visits && count.scans === count.visits),
         }
       : null,
+    instances: runs.flatMap((run) => run.instances ?? []),
     silentFirstVisitMs: silentFirst.length ? spread(silentFirst) : null,
   };
 }
@@ -257,6 +262,12 @@ export function markdownTable(summary: Summary): string {
         (summary.exact.allExact
           ? `scans recorded = redirects answered = ${summary.exact.visits} in every run ✓.`
           : "scans recorded ≠ redirects answered ✗ (see the JSON)."),
+    );
+  for (const phase of summary.instances)
+    notes.push(
+      `Exact across ${phase.instances} instances on one PostgreSQL${phase.nats ? " and one NATS JetStream stream" : ""}: ` +
+        `${phase.visits} visits, ${phase.redirects} redirects, ${phase.scans} scans recorded ` +
+        (phase.scans === phase.redirects && phase.redirects === phase.visits ? "✓." : "✗."),
     );
   return `${lines.join("\n")}\n${notes.length ? `\n${notes.join("\n")}\n` : ""}`;
 }

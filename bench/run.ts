@@ -11,6 +11,7 @@ import { TEST_ZONE } from "@/tests/support/dns-server";
 import { startUpstashStandIn } from "@/tests/support/upstash-stand-in";
 import { pinningNote } from "./cpus";
 import { concurrentVisits, exactVisits } from "./exact-visits";
+import { exactAcrossInstances } from "./instances";
 import { markdownTable, summarise, type Row, type RunResult, type ScenarioKey } from "./report";
 import { COLD_LINKS, scansIn, seedBenchLinks, waitForScans, type BenchLinks } from "./seed";
 import { seedSpreadLinks } from "./spread-links";
@@ -427,6 +428,9 @@ async function oneRun(index: number, links: BenchLinks, env: Env): Promise<RunRe
     const floors = await floorScenarios();
     const front = await frontScenarios(links, env, profileFlags);
     const rows = [...floors, ...front.rows];
+    const instances = wanted("instances")
+      ? await exactAcrossInstances([2, 3], env, links.exact, EXACT_VISITS, CONNECTIONS, SHORT_HOST)
+      : null;
     if (wanted("cold")) rows.push(...(await coldScenarios(links, env)));
     if (wanted("proxy")) rows.push(...(await vercelDoorScenarios(links, env, profileFlags)));
     const referenceAfter = await reference("reference after: bare node:http 302");
@@ -437,6 +441,7 @@ async function oneRun(index: number, links: BenchLinks, env: Env): Promise<RunRe
       memory: front.memory,
       exact: front.exact,
       silentFirstVisits: front.silentFirstVisits,
+      instances,
     };
   } finally {
     await referenceServer.stop();
