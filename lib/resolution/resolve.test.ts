@@ -217,12 +217,18 @@ describe("resolving a visit, with fakes through ResolutionDeps", () => {
     let inFlight = 0;
     let mostAtOnce = 0;
     const asked: string[] = [];
+    const known = new Map<string, Verdict>();
+    w.deps.checker.peek = (url) => known.get(url);
     w.deps.checker.check = async (url) => {
       asked.push(url);
       mostAtOnce = Math.max(mostAtOnce, ++inFlight);
       await new Promise((settle) => setTimeout(settle, 1));
       inFlight--;
-      return url.endsWith("/b") ? { status: "unknown", source: "test", reason: "timeout" } : { status: "clean", source: "test" };
+      const verdict: Verdict = url.endsWith("/b")
+        ? { status: "unknown", source: "test", reason: "timeout" }
+        : { status: "clean", source: "test" };
+      known.set(url, verdict);
+      return verdict;
     };
     await resolveVisit(visitOf(w.stored()), w.deps);
     expect(asked.sort()).toEqual([
@@ -233,6 +239,9 @@ describe("resolving a visit, with fakes through ResolutionDeps", () => {
     ]);
     expect(mostAtOnce).toBe(3);
     expect(w.calls.count).toBe(0);
+    expect(resolveFromMemory(visitOf(w.stored()), w.deps), "undecided: asked again after the spacing").toMatchObject({
+      kind: "redirect",
+    });
   });
 
   it("leaves a malicious verdict to the path that records the block", async () => {

@@ -142,7 +142,15 @@ async function countIfWholeLinkClean(
   const whole = await checkLink(link, now, (url) => verdicts.get(url)!);
   if (whole.status === "malicious")
     return block(link, verdictAbuseReason(whole.verdict, whole.holder), whole.destination, true, deps);
-  return whole.status === "clean" ? countCheck(link, deps) : link;
+  // One that cannot be decided now is asked again after the spacing, as a count made elsewhere would be: visits stay warm meanwhile.
+  return whole.status === "clean" ? countCheck(link, deps) : notBeforeNextSpacing(link, now, deps);
+}
+
+/** The link as this instance serves it until the spacing passes again: no clean check is counted before then. */
+function notBeforeNextSpacing(link: ResolvedLink, now: number, deps: ResolutionDeps): ResolvedLink {
+  const seen = { ...link, lastCountedCheckAt: now };
+  deps.cache.update(cacheKey(link.host, link.slug), seen);
+  return seen;
 }
 
 function spacingElapsed(link: ResolvedLink, deps: ResolutionDeps): boolean {
@@ -156,12 +164,8 @@ async function countCheck(link: ResolvedLink, deps: ResolutionDeps): Promise<Res
       deps.store.countCleanCheck(link.id, link.destination, now, deps.policy),
       STORE_DEADLINE_MS,
     );
-    if (!counted) {
-      // Counted elsewhere first (another instance, the background job): skip the UPDATE until the spacing passes again.
-      const seen = { ...link, lastCountedCheckAt: now };
-      deps.cache.update(cacheKey(link.host, link.slug), seen);
-      return seen;
-    }
+    // Counted elsewhere first (another instance, the background job): skip the UPDATE until the spacing passes again.
+    if (!counted) return notBeforeNextSpacing(link, now, deps);
     deps.cache.update(cacheKey(link.host, link.slug), counted);
     if (counted.status === ACTIVE) deps.linkChanged(counted);
     return counted;
