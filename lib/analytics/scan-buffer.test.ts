@@ -294,6 +294,22 @@ describe("ScanBuffer with an overflow", () => {
     expect(lot.notices[1]).toMatch(/has caught up/);
   });
 
+  it("writes what it parks at once, though it found nothing parked a moment before", async () => {
+    const writer = recordingWriter();
+    const lot = parkingLot(writer);
+    const buffer = new ScanBuffer(writer.write, quiet, PARKING_LIMITS, undefined, lot.overflow);
+    buffer.record("before");
+    await buffer.flush();
+    // The run goes on to look for parked batches, finds none, and would not look again for 30 s.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let i = 0; i < 40; i++) buffer.record(`e${i}`);
+    await vi.waitFor(() => expect(lot.parked.length).toBeGreaterThan(0));
+
+    await buffer.flush();
+    await vi.waitFor(() => expect(lot.parked).toHaveLength(0));
+    expect(buffer.stats()).toMatchObject({ buffered: 0, written: 41, dropped: 0 });
+  });
+
   it("drops nothing when visits outrun the writer many times over, as long as parking keeps up", async () => {
     const writer = gatedWriter();
     const lot = parkingLot(writer);
@@ -356,7 +372,7 @@ describe("ScanBuffer with an overflow", () => {
     expect(buffer.stats()).toMatchObject({ buffered: 0, parked: 10, dropped: 0 });
   });
 
-  it("leaves a parked batch parked when writing it fails, and writes it on a later run", async () => {
+  it("leaves a parked batch parked when writing it fails, logs it once, and writes it on a run after the retry time", async () => {
     const writer = recordingWriter();
     const parkedWriter = recordingWriter({ failFirst: 1 });
     const lot = parkingLot(parkedWriter);
@@ -367,11 +383,20 @@ describe("ScanBuffer with an overflow", () => {
 
     await buffer.flush();
     await vi.waitFor(() =>
-      expect(messages).toContain("Writing parked scans failed; they stay parked and are retried each second."),
+      expect(messages).toContain("Writing parked scans failed; they stay parked and are retried every 5 s."),
     );
     expect(lot.parked).toHaveLength(3);
     await buffer.flush();
-    await vi.waitFor(() => expect(lot.parked).toHaveLength(0));
+    expect(lot.parked, "no second attempt before the retry's time").toHaveLength(3);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + 5000);
+      await buffer.flush();
+      await vi.waitFor(() => expect(lot.parked).toHaveLength(0));
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(messages.filter((message) => message.startsWith("Writing parked scans failed"))).toHaveLength(1);
     expect(parkedWriter.batches.flatMap((batch) => batch.events)).toEqual(Array.from({ length: 30 }, (_, i) => `e${i}`));
     expect(buffer.stats()).toEqual({ buffered: 0, written: 50, parked: 30, dropped: 0 });
   });

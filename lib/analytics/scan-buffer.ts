@@ -41,6 +41,9 @@ export const DEFAULT_LIMITS: ScanBufferLimits = { batchSize: 5000, flushAt: 5000
 /** What a draining process keeps of its time to park what it could not write. */
 const DRAIN_PARKING_RESERVE_MS = 3000;
 
+/** How long a process waits before writing parked batches again after a write of one failed. */
+const PARKED_RETRY_MS = 5000;
+
 /** How often a process looks for batches parked by others (or by a process before it) while it has parked none. */
 const PARKED_CHECK_INTERVAL_MS = 30_000;
 
@@ -97,8 +100,10 @@ export class ScanBuffer<Event> {
   private parkingScans = 0;
   /** Since this process parked a batch; reset when one writes nothing parked. */
   private parkedSince: number | null = null;
-  /** When to look for parked batches again after finding none. */
+  /** When to look for parked batches again after finding none, or after writing one failed. */
   private nextParkedCheck = 0;
+  /** Writing a parked batch failed, and none has been written since: logged once a spell. */
+  private parkedWritesFailing = false;
 
   constructor(
     private readonly write: BatchWriter<Event>,
@@ -213,15 +218,19 @@ export class ScanBuffer<Event> {
    */
   private async writeParked(): Promise<void> {
     if (!this.overflow || this.draining || this.failing) return;
-    if (this.parkedSince === null && Date.now() < this.nextParkedCheck) return;
+    if (Date.now() < this.nextParkedCheck) return;
     while (!this.nextRun && this.waiting.length < this.limits.flushAt) {
       let scans: number;
       try {
         scans = await this.overflow.writeParked();
       } catch (error) {
-        this.log("Writing parked scans failed; they stay parked and are retried each second.", error);
+        if (!this.parkedWritesFailing)
+          this.log(`Writing parked scans failed; they stay parked and are retried every ${PARKED_RETRY_MS / 1000} s.`, error);
+        this.parkedWritesFailing = true;
+        this.nextParkedCheck = Date.now() + PARKED_RETRY_MS;
         return;
       }
+      this.parkedWritesFailing = false;
       if (scans === 0) {
         if (this.parkedSince !== null)
           this.overflow.notice(
@@ -270,6 +279,8 @@ export class ScanBuffer<Event> {
         try {
           await this.overflow!.park!(batch);
           this.parked += scansIn(batch);
+          // There is something to write now, unless writing parked batches is waiting out a failure.
+          if (!this.parkedWritesFailing) this.nextParkedCheck = 0;
           this.announceParking();
         } catch (error) {
           this.keepFailed(batch, "Parking", error);
