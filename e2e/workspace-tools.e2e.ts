@@ -133,7 +133,7 @@ test("the links list: row menu, order by creation or scans, creation time, and a
     page
       .getByRole("row", { name: /menu-second/ })
       .locator("td")
-      .nth(5),
+      .nth(7),
   ).toHaveText("2");
 
   const row = page.getByRole("row", { name: /menu-second/ });

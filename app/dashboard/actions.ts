@@ -14,9 +14,11 @@ import {
   verifyDomain as verifyDomainOperation,
 } from "@/lib/domains/operations";
 import { addDomain, getDomain, removeDomain, verifyDomain } from "@/lib/domains/service";
-import { toLinkView } from "@/lib/links/present";
+import { tagNamesOf, toLinkView } from "@/lib/links/present";
+import { MAX_TAGS_PER_LINK } from "@/lib/tags/schemas";
+import { nameKey } from "@/lib/tags/store";
 import { withScheme } from "./destination";
-import { archive, createLink, editLink, restore } from "@/lib/links/service";
+import { archive, createLink, editLink, getLink, restore } from "@/lib/links/service";
 import type { LinkView } from "@/lib/links/schemas";
 import {
   acceptInvitation as acceptInvitationOperation,
@@ -186,6 +188,44 @@ export async function changeLinksAction(ids: string[], change: keyof typeof LIST
     if (refusals.length === 0) return summary;
     return `${changed > 0 ? `${summary} ` : ""}${refusals.length} could not be changed: ${[...new Set(refusals)].join(" ")}`;
   });
+  if (result.ok) revalidatePath("/dashboard", "layout");
+  return result;
+}
+
+/**
+ * Adds a tag to the selected links, or takes it off them, each as PATCH /api/links/{id} with its
+ * new set of tags (the operation's tag name rules, its permission check), counted as one write.
+ */
+export async function tagLinksAction(ids: string[], tag: string, change: "add" | "remove"): Promise<ActionResult<string>> {
+  if (!Array.isArray(ids) || (change !== "add" && change !== "remove"))
+    return { ok: false, error: "Choose the links from the list, then add a tag to them or remove one." };
+  const result = await dashboardAction(
+    updateLink,
+    { tags: [typeof tag === "string" ? tag : ""] },
+    async (principal, body) => {
+      const name = body.tags![0]!;
+      const chosen = [...new Set(ids)].filter((id) => typeof id === "string").slice(0, MAX_SELECTION);
+      const refusals: string[] = [];
+      for (const id of chosen) {
+        try {
+          const link = await getLink(principal, id);
+          const others = tagNamesOf(link).filter((other) => nameKey(other) !== nameKey(name));
+          const tags = change === "add" ? [...others, name] : others;
+          if (tags.length > MAX_TAGS_PER_LINK)
+            throw new DomainError("invalid_request", `A link may carry at most ${MAX_TAGS_PER_LINK} tags.`);
+          await editLink(principal, id, { tags });
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          refusals.push(error.message);
+        }
+      }
+      const changed = chosen.length - refusals.length;
+      const summary = `${change === "add" ? `Tagged ${changed} ${changed === 1 ? "link" : "links"} with` : `Took off ${changed} ${changed === 1 ? "link" : "links"} the tag`} "${name}".`;
+      if (refusals.length === 0) return summary;
+      return `${changed > 0 ? `${summary} ` : ""}${refusals.length} could not be changed: ${[...new Set(refusals)].join(" ")}`;
+    },
+    { tags: "The tag" },
+  );
   if (result.ok) revalidatePath("/dashboard", "layout");
   return result;
 }

@@ -4,9 +4,10 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { StatusBadge } from "@/components/ui/status-badge";
-import { buttonClass, errorClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { buttonClass, errorClass, inputClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { TagChip } from "@/components/ui/tag-chip";
 import type { LinkStatus } from "@/lib/links/status";
-import { changeLinksAction } from "./actions";
+import { changeLinksAction, tagLinksAction } from "./actions";
 
 /** One row of the list, as the page prepared it (the creation time already written in the viewer's zone). */
 export type ListedLink = {
@@ -17,6 +18,8 @@ export type ListedLink = {
   createdAt: string;
   created: string;
   scans: number;
+  title: string | null;
+  tags: { name: string; color: string }[];
 };
 
 type Props = {
@@ -26,17 +29,20 @@ type Props = {
   /** The person may archive and restore links here (their own at least); the server still decides each one. */
   canArchive: boolean;
   scanDays: number;
+  /** The workspace's tags, offered when tagging the selected links. */
+  tagNames: string[];
 };
 
 /** What the last action did; an archive can be undone from the notice itself. */
 type Outcome = { ok: boolean; text: string; undo?: string[] } | null;
 
 /** The workspace's links: the one component that draws the list, its row menus and its selection. */
-export function LinksList({ links, caption, archived, canArchive, scanDays }: Props) {
+export function LinksList({ links, caption, archived, canArchive, scanDays, tagNames }: Props) {
   const router = useRouter();
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [outcome, setOutcome] = useState<Outcome>(null);
   const [pending, startTransition] = useTransition();
+  const [tag, setTag] = useState("");
   const selectable = canArchive;
   const bulk = archived ? "restore" : "archive";
   const allSelected = links.length > 0 && links.every((link) => selected.has(link.id));
@@ -60,6 +66,16 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
           : { ok: false, text: result.error },
       );
       setSelected(new Set());
+      router.refresh();
+    });
+  }
+
+  function retag(change: "add" | "remove") {
+    setOutcome(null);
+    startTransition(async () => {
+      const result = await tagLinksAction([...selected], tag, change);
+      setOutcome(result.ok ? { ok: true, text: result.value } : { ok: false, text: result.error });
+      if (result.ok) setSelected(new Set());
       router.refresh();
     });
   }
@@ -97,7 +113,7 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
             All on this page
           </label>
           <span className="text-sm" aria-live="polite">
-            {selected.size === 0 ? `Select links to ${bulk} several at once.` : `${selected.size} selected`}
+            {selected.size === 0 ? `Select links to ${bulk} or tag several at once.` : `${selected.size} selected`}
           </span>
           <button
             type="button"
@@ -107,6 +123,40 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
           >
             {archived ? "Restore selected" : "Archive selected"}
           </button>
+          <div className="flex flex-wrap items-center gap-2">
+            <label htmlFor="bulk-tag" className="text-sm">
+              Tag
+            </label>
+            <input
+              id="bulk-tag"
+              list="bulk-tag-names"
+              value={tag}
+              maxLength={40}
+              onChange={(event) => setTag(event.target.value)}
+              className={inputClass + " w-36"}
+            />
+            <datalist id="bulk-tag-names">
+              {tagNames.map((name) => (
+                <option key={name} value={name} />
+              ))}
+            </datalist>
+            <button
+              type="button"
+              className={buttonClass.secondary}
+              disabled={selected.size === 0 || tag.trim() === "" || pending}
+              onClick={() => retag("add")}
+            >
+              Add tag
+            </button>
+            <button
+              type="button"
+              className={buttonClass.secondary}
+              disabled={selected.size === 0 || tag.trim() === "" || pending}
+              onClick={() => retag("remove")}
+            >
+              Remove tag
+            </button>
+          </div>
         </div>
       )}
       {outcome && (
@@ -141,9 +191,11 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
                     </Link>
                     <StatusBadge status={link.status} />
                   </div>
+                  {link.title && <p className="m-0 break-words text-sm font-medium">{link.title}</p>}
                   <p className="m-0 truncate text-sm" title={link.destination}>
                     {link.destination}
                   </p>
+                  <Tags tags={link.tags} />
                   <p className={mutedClass + " m-0"}>
                     <span className="tabular-nums">{link.scans}</span> {link.scans === 1 ? "scan" : "scans"} in {scanDays} days ·
                     created <time dateTime={link.createdAt}>{link.created}</time>
@@ -173,7 +225,9 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
                 </th>
               )}
               <th scope="col">Short link</th>
+              <th scope="col">Title</th>
               <th scope="col">Destination</th>
+              <th scope="col">Tags</th>
               <th scope="col">Status</th>
               <th scope="col">Created</th>
               <th scope="col" className="text-right">
@@ -199,8 +253,12 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
                       {name}
                     </Link>
                   </td>
+                  <td className="max-w-48 break-words">{link.title}</td>
                   <td className="max-w-xs truncate" title={link.destination}>
                     {link.destination}
+                  </td>
+                  <td>
+                    <Tags tags={link.tags} />
                   </td>
                   <td>
                     <StatusBadge status={link.status} />
@@ -219,6 +277,19 @@ export function LinksList({ links, caption, archived, canArchive, scanDays }: Pr
         </table>
       </div>
     </div>
+  );
+}
+
+function Tags({ tags }: { tags: ListedLink["tags"] }) {
+  if (tags.length === 0) return null;
+  return (
+    <ul className="m-0 flex list-none flex-wrap gap-1 p-0" aria-label="Tags">
+      {tags.map((tag) => (
+        <li key={tag.name} className="max-w-full">
+          <TagChip name={tag.name} color={tag.color} />
+        </li>
+      ))}
+    </ul>
   );
 }
 

@@ -11,6 +11,7 @@ import {
   STATUS_FILTER_NAMES,
   verifiedDomains,
 } from "@/lib/links/browse";
+import { listTags } from "@/lib/tags/service";
 import { viewerZone } from "./analytics/viewer-zone";
 import { CreateLinkForm } from "./create-link-form";
 import { LinksList } from "./links-list";
@@ -26,17 +27,18 @@ export default async function LinksPage({
   const query = browseLinksQuery.parse(
     Object.fromEntries(Object.entries(await searchParams).filter(([, value]) => typeof value === "string")),
   );
-  const [{ links, nextCursor }, hosts, domains, account, { zone }] = await Promise.all([
+  const [{ links, nextCursor }, hosts, domains, account, { zone }, { tags }] = await Promise.all([
     // Scans are the analytics capability's own count: bots apart, per link over its default range.
     browseLinks(principal, query, listScanCounts(principal)),
     linkHosts(principal),
     verifiedDomains(principal),
     describeAccount(principal),
     viewerZone(),
+    listTags(principal),
   ]);
   const created = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeStyle: "short", timeZone: zone });
   const archived = query.view === "archived";
-  const filtered = Boolean(query.q || query.status || query.domain);
+  const filtered = Boolean(query.q || query.status || query.domain || query.tag);
   const pageLink = (changes: Record<string, string | undefined>) => {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries({ ...query, cursor: undefined, ...changes }))
@@ -56,6 +58,15 @@ export default async function LinksPage({
             Archived
           </Link>
         </nav>
+        <div className="flex flex-wrap gap-3 text-sm">
+          <Link href="/dashboard/imports">Import links</Link>
+          <a href="/dashboard/links/export?format=csv" download>
+            Export all (CSV)
+          </a>
+          <a href="/dashboard/links/export?format=json" download>
+            Export all (JSON)
+          </a>
+        </div>
       </div>
 
       {!archived && (
@@ -78,7 +89,7 @@ export default async function LinksPage({
       <form
         method="get"
         action="/dashboard"
-        className="grid gap-3 sm:grid-cols-[1fr_auto_auto_auto] sm:items-end"
+        className="grid gap-3 sm:grid-cols-[1fr_auto_auto_auto_auto] sm:items-end"
         role="search"
         aria-label="Search links"
       >
@@ -86,7 +97,7 @@ export default async function LinksPage({
         {query.sort !== "newest" && <input type="hidden" name="sort" value={query.sort} />}
         <div>
           <label htmlFor="search-q" className={labelClass}>
-            Search slug or destination
+            Search slug, title or destination
           </label>
           <input id="search-q" name="q" defaultValue={query.q} className={inputClass} />
         </div>
@@ -117,6 +128,19 @@ export default async function LinksPage({
             ))}
           </select>
         </div>
+        <div>
+          <label htmlFor="search-tag" className={labelClass}>
+            Tag
+          </label>
+          <select id="search-tag" name="tag" defaultValue={query.tag ?? ""} className={inputClass}>
+            <option value="">Any tag</option>
+            {tags.map((tag) => (
+              <option key={tag.id} value={tag.name}>
+                {tag.name}
+              </option>
+            ))}
+          </select>
+        </div>
         <button type="submit" className={buttonClass.secondary}>
           Search
         </button>
@@ -128,7 +152,7 @@ export default async function LinksPage({
           filtered={filtered}
           first={!query.cursor}
           subscribed={account.active}
-          clearHref={pageLink({ q: undefined, status: undefined, domain: undefined })}
+          clearHref={pageLink({ q: undefined, status: undefined, domain: undefined, tag: undefined })}
         />
       ) : (
         <>
@@ -149,11 +173,14 @@ export default async function LinksPage({
               createdAt: link.createdAt.toISOString(),
               created: created.format(link.createdAt),
               scans: link.scans,
+              title: link.title,
+              tags: link.tags,
             }))}
             caption={`${archived ? "Archived links" : "Links"}, ${SORT_NAMES[query.sort].toLowerCase()}`}
             archived={archived}
             canArchive={account.can.archive_links}
             scanDays={LIST_SCAN_DAYS}
+            tagNames={tags.map((tag) => tag.name)}
           />
         </>
       )}

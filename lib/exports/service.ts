@@ -25,6 +25,19 @@ const CSV_HEADER: readonly (keyof ExportedLink)[] = [
   "scans_30d",
 ];
 
+const MEDIA_TYPES = { csv: "text/csv; charset=utf-8", json: "application/json" } as const;
+
+/** The export as the attachment both doors send (the API's route and the dashboard's button). */
+export function exportDownload(principal: Principal, format: ExportFormat): Response {
+  return new Response(exportLinks(principal, format), {
+    headers: {
+      "Content-Type": MEDIA_TYPES[format],
+      "Content-Disposition": `attachment; filename="links.${format}"`,
+      "Cache-Control": "no-store",
+    },
+  });
+}
+
 /**
  * The workspace's links as a stream of text: one page of links is read, written and let go before
  * the next is read, so memory stays the same whatever the number of links.

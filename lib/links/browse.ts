@@ -6,6 +6,7 @@ import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { shortUrl } from "./present";
 import { ABUSE, ACTIVE, asLinkStatus, type LinkStatus, QUARANTINE } from "./status";
+import { nameKey } from "@/lib/tags/store";
 import { browseRows, workspaceDomains } from "./store";
 
 /** Rows per page of the dashboard's table; the cursor pages through any number of links. */
@@ -31,6 +32,8 @@ export const browseLinksQuery = z.object({
   status: z.enum(STATUS_FILTER_NAMES).optional().catch(undefined),
   /** "default" for the default short host, else a custom domain's hostname. */
   domain: text().max(253).optional().catch(undefined),
+  /** A tag's name: only links carrying it. */
+  tag: text().max(40).optional().catch(undefined),
   view: z.enum(["live", "archived"]).default("live").catch("live"),
   sort: z.enum(LINK_SORTS).default("newest").catch("newest"),
   /** A cursor this page did not write (edited, cut short, or of another order) starts from the first page. */
@@ -53,13 +56,15 @@ export type BrowsedLink = {
   status: LinkStatus;
   createdAt: Date;
   archivedAt: Date | null;
+  title: string | null;
+  tags: { name: string; color: string }[];
   /** Scans counted by `scanCounts` (the analytics capability's subquery); 0 for a link it does not list. */
   scans: number;
 };
 
 /**
- * The workspace's links, searched by slug or destination (case-insensitive) and filtered by
- * status, host and archived or not, in the asked order; keyset pagination on (created_at, id) or
+ * The workspace's links, searched by slug, destination or title (case-insensitive) and filtered by
+ * status, host, tag and archived or not, in the asked order; keyset pagination on (created_at, id) or
  * (scans, id). `scanCounts` is a subquery of (link_id, scans) from the analytics capability: the
  * numbers shown and sorted by. A link's scans may change between two pages; the cursor holds the
  * position, so the next page still starts after it, never at an offset that shifted.
@@ -98,10 +103,15 @@ function filterOf(principal: Principal, query: BrowseLinksQuery): Prisma.Sql[] {
   if (query.status) conditions.push(Prisma.sql`l.status = ${STATUS_FILTERS[query.status]}`);
   if (query.domain)
     conditions.push(query.domain === "default" ? Prisma.sql`l.host IS NULL` : Prisma.sql`l.host = ${query.domain}`);
+  if (query.tag)
+    conditions.push(
+      Prisma.sql`EXISTS (SELECT 1 FROM link_tags lt JOIN tags t ON t.id = lt.tag_id
+                         WHERE lt.link_id = l.id AND t.name_key = ${nameKey(query.tag)})`,
+    );
   if (query.q) {
     // The search is a substring, not a pattern: LIKE's wildcards and its escape character are matched as typed.
     const pattern = `%${query.q.replace(/[\\%_]/g, "\\$&")}%`;
-    conditions.push(Prisma.sql`(l.slug ILIKE ${pattern} OR l.destination ILIKE ${pattern})`);
+    conditions.push(Prisma.sql`(l.slug ILIKE ${pattern} OR l.destination ILIKE ${pattern} OR l.title ILIKE ${pattern})`);
   }
   return conditions;
 }

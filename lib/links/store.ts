@@ -230,6 +230,9 @@ export type BrowseRow = {
   status: number;
   createdAt: Date;
   archivedAt: Date | null;
+  title: string | null;
+  /** The link's tags by name, each with its colour. */
+  tags: { name: string; color: string }[];
   scans: bigint;
 };
 
@@ -243,7 +246,9 @@ export async function browseRows(
 ): Promise<BrowseRow[]> {
   return db().$queryRaw<BrowseRow[]>`
     SELECT l.id, l.slug, l.host, l.destination, l.status, l.created_at AS "createdAt", l.archived_at AS "archivedAt",
-      ${scans}::bigint AS scans
+      l.title, ${scans}::bigint AS scans,
+      coalesce((SELECT json_agg(json_build_object('name', t.name, 'color', t.color) ORDER BY t.name_key)
+                FROM link_tags lt JOIN tags t ON t.id = lt.tag_id WHERE lt.link_id = l.id), '[]') AS tags
     FROM links l LEFT JOIN (${scanCounts}) counts ON counts.link_id = l.id
     WHERE ${Prisma.join(conditions, " AND ")}
     ORDER BY ${order}

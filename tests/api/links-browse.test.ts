@@ -100,4 +100,28 @@ describe("the dashboard's links list", () => {
     expect(await search("A_")).toEqual(["https://example.com/a_b"]);
     expect(await search("1000")).toEqual(["https://example.com/1000-off"]);
   });
+
+  it("shows each link's title and coloured tags, finds a title, and filters by a tag whatever its case", async () => {
+    const user = await newUser("browse-tags");
+    expect((await call("POST", "/api/tags", { ...user, body: { name: "Print", color: "teal" } })).status).toBe(201);
+    const create = (body: object) => call("POST", "/api/links", { ...user, body });
+    expect(
+      (await create({ destination: "https://example.com/lunch", title: "Lunch menu", tags: ["print", "menus"] })).status,
+    ).toBe(201);
+    expect((await create({ destination: "https://example.com/dinner", tags: ["menus"] })).status).toBe(201);
+    const browse = async (search: Record<string, string>) =>
+      (await browseLinks(ownerOf(user), browseLinksQuery.parse(search), listScanCounts(ownerOf(user)))).links;
+
+    const lunch = (await browse({})).find((link) => link.destination.endsWith("/lunch"))!;
+    expect(lunch.title).toBe("Lunch menu");
+    expect(lunch.tags).toEqual([
+      { name: "menus", color: "blue" },
+      { name: "Print", color: "teal" },
+    ]);
+    expect((await browse({})).find((link) => link.destination.endsWith("/dinner"))!.title).toBeNull();
+    expect((await browse({ q: "lunch MENU" })).map((link) => link.destination)).toEqual(["https://example.com/lunch"]);
+    expect((await browse({ tag: "PRINT" })).map((link) => link.destination)).toEqual(["https://example.com/lunch"]);
+    expect((await browse({ tag: "menus" })).length).toBe(2);
+    expect(await browse({ tag: "nothing-like-this" })).toEqual([]);
+  });
 });

@@ -1,0 +1,11 @@
+import { otherMethods } from "@/lib/api/methods";
+import { apiRoute } from "@/lib/api/route";
+import { exportLinks as exportLinksOperation } from "@/lib/exports/operations";
+import { exportDownload } from "@/lib/exports/service";
+
+/** GET /api/links/export for the signed-in dashboard: the same stream of every link, as a download. */
+export const GET = apiRoute({ ...exportLinksOperation, auth: "dashboard" }, async ({ principal, query }) =>
+  exportDownload(principal, query.format),
+);
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });
