@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { createServer, get as httpGet, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Browser, type BrowserContext, chromium, type Page } from "@playwright/test";
 import sharp from "sharp";
@@ -12,6 +12,7 @@ import {
   linkInMail,
   setDnsRecords,
   signInByMagicLink,
+  requestWithHost,
   subscribeToUnlimited,
   watchConsole,
 } from "./support/helpers";
@@ -396,17 +397,6 @@ async function removeDomain(hostname: string): Promise<void> {
     `${hostname} was removed from this workspace; its DNS records can go too.`,
   );
   await expect(page.getByRole("region", { name: hostname })).toHaveCount(0);
-}
-
-/** A GET to the app with another Host header, as a visitor of a custom domain pointed at it sends (fetch cannot set Host). */
-function requestWithHost(hostname: string, path: string): Promise<{ status: number; location: string | undefined }> {
-  const { hostname: address, port } = new URL(baseUrl());
-  return new Promise((resolve, reject) => {
-    httpGet({ host: address, port, path, headers: { Host: hostname } }, (response) => {
-      response.resume();
-      resolve({ status: response.statusCode!, location: response.headers.location });
-    }).on("error", reject);
-  });
 }
 
 test("searches and filters the links table", async () => {

@@ -1,4 +1,5 @@
 import { appendFile, mkdir, readdir, readFile } from "node:fs/promises";
+import { get as httpGet } from "node:http";
 import { gzipSync } from "node:zlib";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
@@ -181,4 +182,15 @@ async function expectJavaScriptWithinBudget(page: Page, testInfo: TestInfo, name
     `${name}\t${(total / 1024).toFixed(1)} kB gzipped\t${urls.length} scripts\n`,
   );
   expect(total, `${name} ships ${total} bytes of gzipped JavaScript`).toBeLessThanOrEqual(JAVASCRIPT_BUDGET_BYTES);
+}
+
+/** A GET to the app with another Host header, as a visitor of a custom domain pointed at it sends (fetch cannot set Host). */
+export function requestWithHost(hostname: string, path: string): Promise<{ status: number; location: string | undefined }> {
+  const { hostname: address, port } = new URL(baseUrl());
+  return new Promise((resolve, reject) => {
+    httpGet({ host: address, port, path, headers: { Host: hostname } }, (response) => {
+      response.resume();
+      resolve({ status: response.statusCode!, location: response.headers.location });
+    }).on("error", reject);
+  });
 }

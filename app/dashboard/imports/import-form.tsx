@@ -1,0 +1,320 @@
+"use client";
+
+import Link from "next/link";
+import { useEffect, useState } from "react";
+import { buttonClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { csvTable } from "@/lib/http/csv";
+import type { ImportFormat, ImportView } from "@/lib/imports/schemas";
+
+/** The formats in the customer's words; auto reads the columns. */
+const FORMAT_NAMES: Record<ImportFormat, string> = {
+  auto: "Detect from the columns",
+  bitly: "Bitly",
+  dub: "Dub",
+  rebrandly: "Rebrandly",
+  shortio: "Short.io",
+  shlink: "Shlink",
+  kutt: "Kutt",
+  generic: "Another service (any file with a destination column)",
+};
+
+/** How often the page asks how far the import has got. */
+const FOLLOW_INTERVAL_MS = 1000;
+/** Rows of the error table shown on the page; the download holds every one. */
+const SHOWN_ERRORS = 100;
+
+type Props = {
+  domains: { id: string; hostname: string }[];
+  /** The workspace may create links now (a subscription): the check works without one, the import does not. */
+  canImport: boolean;
+};
+
+/**
+ * Upload, check (a dry run: every row validated, nothing written), then import the same file; each
+ * job is followed until it is done. The file goes to the dashboard's door of POST /api/imports.
+ */
+export function ImportForm({ domains, canImport }: Props) {
+  const [file, setFile] = useState<File | null>(null);
+  const [format, setFormat] = useState<ImportFormat>("auto");
+  const [domainId, setDomainId] = useState("");
+  const [check, setCheck] = useState<ImportView | null>(null);
+  const [run, setRun] = useState<ImportView | null>(null);
+  const [refusal, setRefusal] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+
+  /** Any change of file or option asks for a new check. */
+  function changed() {
+    setCheck(null);
+    setRun(null);
+    setRefusal(null);
+  }
+
+  async function send(dryRun: boolean) {
+    if (!file) return setRefusal("Choose the file your old service exported first.");
+    setRefusal(null);
+    setSending(true);
+    try {
+      const job = await upload(file, { format, domainId, dryRun });
+      if (typeof job === "string") setRefusal(job);
+      else if (dryRun) setCheck(job);
+      else setRun(job);
+    } finally {
+      setSending(false);
+    }
+  }
+
+  const checked = check?.status === "done";
+  return (
+    <div className="space-y-5">
+      <form
+        className="grid gap-4 md:grid-cols-3 md:items-start"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void send(true);
+        }}
+      >
+        <div>
+          <label htmlFor="import-file" className={labelClass}>
+            Exported file (CSV or JSON)
+          </label>
+          <input
+            id="import-file"
+            type="file"
+            accept=".csv,.json,text/csv,application/json"
+            required
+            className={inputClass}
+            onChange={(event) => {
+              setFile(event.target.files?.[0] ?? null);
+              changed();
+            }}
+          />
+        </div>
+        <div>
+          <label htmlFor="import-format" className={labelClass}>
+            Exported from
+          </label>
+          <select
+            id="import-format"
+            className={inputClass}
+            value={format}
+            onChange={(event) => {
+              setFormat(event.target.value as ImportFormat);
+              changed();
+            }}
+          >
+            {Object.entries(FORMAT_NAMES).map(([value, name]) => (
+              <option key={value} value={value}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label htmlFor="import-domain" className={labelClass}>
+            Keep the codes on
+          </label>
+          <select
+            id="import-domain"
+            className={inputClass}
+            value={domainId}
+            aria-describedby="import-domain-help"
+            onChange={(event) => {
+              setDomainId(event.target.value);
+              changed();
+            }}
+          >
+            <option value="">Each link&apos;s own domain, when it is verified here</option>
+            {domains.map((domain) => (
+              <option key={domain.id} value={domain.id}>
+                {domain.hostname}
+              </option>
+            ))}
+          </select>
+          <p id="import-domain-help" className={mutedClass + " m-0 mt-1"}>
+            {domains.length === 0
+              ? "No custom domain is verified yet: every link gets a new code on the default short domain."
+              : "A link on a domain verified here keeps its exact code there; choose a domain to keep every code on it."}
+          </p>
+        </div>
+        <div className="flex flex-wrap gap-3 md:col-span-3">
+          <button type="submit" className={buttonClass.primary} disabled={sending}>
+            {sending && !checked ? "Sending…" : "Check the file"}
+          </button>
+          {checked && (
+            <button
+              type="button"
+              className={buttonClass.primary}
+              disabled={sending || !canImport || check.created === 0 || (run !== null && run.status !== "failed")}
+              onClick={() => void send(false)}
+            >
+              Import {check.created.toLocaleString("en-AU")} {check.created === 1 ? "link" : "links"}
+            </button>
+          )}
+        </div>
+        {checked && !canImport && (
+          <p className={mutedClass + " m-0 md:col-span-3"}>
+            Importing creates links, which needs an active subscription: choose a plan in{" "}
+            <Link href="/dashboard/billing">Billing</Link>.
+          </p>
+        )}
+        {refusal && (
+          <p role="alert" className={errorClass + " m-0 md:col-span-3"}>
+            {refusal}
+          </p>
+        )}
+      </form>
+      {check && <FollowedImport key={check.id} initial={check} onUpdate={setCheck} />}
+      {run && <FollowedImport key={run.id} initial={run} onUpdate={setRun} />}
+    </div>
+  );
+}
+
+/** Sends the file; the job as it started, or the refusal's sentence. */
+async function upload(
+  file: File,
+  options: { format: ImportFormat; domainId: string; dryRun: boolean },
+): Promise<ImportView | string> {
+  const query = new URLSearchParams({ format: options.format, dry_run: options.dryRun ? "1" : "0" });
+  if (options.domainId) query.set("domain_id", options.domainId);
+  const json = file.type === "application/json" || file.name.toLowerCase().endsWith(".json");
+  try {
+    const response = await fetch(`/dashboard/imports/upload?${query}`, {
+      method: "POST",
+      headers: { "Content-Type": json ? "application/json" : "text/csv" },
+      body: file,
+    });
+    const answer = (await response.json()) as ImportView | { error: string };
+    return "error" in answer ? answer.error : answer;
+  } catch {
+    return "The file could not be sent: check your connection and try again.";
+  }
+}
+
+/** An import as it goes: asked for again every second until it is done or failed; `onUpdate` hears each new state. */
+export function FollowedImport({ initial, onUpdate }: { initial: ImportView; onUpdate?: (job: ImportView) => void }) {
+  const [job, setJob] = useState(initial);
+  const [lost, setLost] = useState(false);
+  const finished = job.status === "done" || job.status === "failed";
+  useEffect(() => {
+    if (finished) return;
+    const timer = setTimeout(async () => {
+      try {
+        const response = await fetch(`/dashboard/imports/${job.id}`, { cache: "no-store" });
+        if (!response.ok) throw new Error(String(response.status));
+        const next = (await response.json()) as ImportView;
+        setJob(next);
+        onUpdate?.(next);
+        setLost(false);
+      } catch {
+        // Asked again at the next tick; the job runs on the server whatever happens here.
+        setLost(true);
+        setJob((current) => ({ ...current }));
+      }
+    }, FOLLOW_INTERVAL_MS);
+    return () => clearTimeout(timer);
+  }, [job, finished, onUpdate]);
+  return <ImportReport job={job} lost={lost} />;
+}
+
+function ImportReport({ job, lost }: { job: ImportView; lost: boolean }) {
+  const check = job.dry_run;
+  const heading = check ? "Check of the file" : "Import";
+  const headingId = `import-${job.id}-heading`;
+  const count = (value: number) => value.toLocaleString("en-AU");
+  return (
+    <section aria-labelledby={headingId} className="space-y-3" data-testid={check ? "import-check" : "import-run"}>
+      <h2 id={headingId} className="m-0 text-lg">
+        {heading}
+      </h2>
+      <div>
+        <label htmlFor={`import-${job.id}-progress`} className={labelClass}>
+          {job.status === "done"
+            ? `${check ? "Checked" : "Imported"}: ${count(job.total)} of ${count(job.total)} rows`
+            : job.status === "failed"
+              ? "Stopped"
+              : `${check ? "Checking" : "Importing"}: ${count(job.processed)} of ${count(job.total)} rows`}
+        </label>
+        <progress
+          id={`import-${job.id}-progress`}
+          className="mt-1 h-3 w-full accent-blue-700"
+          max={Math.max(job.total, 1)}
+          value={job.status === "done" ? Math.max(job.total, 1) : job.processed}
+        />
+        {lost && <p className={mutedClass + " m-0"}>Lost touch with the server for a moment; asking again…</p>}
+      </div>
+      {job.status === "done" && (
+        <p role="status" className={noticeClass + " m-0"} data-testid="import-outcome">
+          {check
+            ? `${count(job.created)} ${job.created === 1 ? "link" : "links"} would be created, ${count(job.skipped)} ` +
+              `${job.skipped === 1 ? "is" : "are"} already here, ${count(job.failed)} ${job.failed === 1 ? "row has" : "rows have"} a problem. Nothing was changed yet.`
+            : `${count(job.created)} ${job.created === 1 ? "link" : "links"} created, ${count(job.skipped)} already here, ` +
+              `${count(job.failed)} ${job.failed === 1 ? "row" : "rows"} not imported.`}
+          {!check && (
+            <>
+              {" "}
+              <Link href="/dashboard">See your links</Link>
+            </>
+          )}
+        </p>
+      )}
+      {job.status === "failed" && (
+        <p role="alert" className={errorClass + " m-0"}>
+          The import stopped: {job.errors.at(-1)?.error ?? "something went wrong on our side."}
+        </p>
+      )}
+      {job.errors.length > 0 && <RowErrors job={job} />}
+    </section>
+  );
+}
+
+function RowErrors({ job }: { job: ImportView }) {
+  const shown = job.errors.slice(0, SHOWN_ERRORS);
+  const caption =
+    job.errors.length > shown.length
+      ? `Rows with a problem: the first ${shown.length} of ${job.failed.toLocaleString("en-AU")}`
+      : "Rows with a problem";
+  return (
+    <div className="space-y-2">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <p className="m-0 font-medium">{caption}</p>
+        <button type="button" className={buttonClass.small} onClick={() => downloadErrors(job)}>
+          Download the problems (CSV)
+        </button>
+      </div>
+      <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
+        <table className="m-0 w-full text-sm">
+          <caption className="sr-only">{caption}</caption>
+          <thead className="bg-zinc-50 dark:bg-zinc-900">
+            <tr>
+              <th scope="col" className="w-16">
+                Row
+              </th>
+              <th scope="col">Problem</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((error) => (
+              <tr key={`${error.row}-${error.error}`}>
+                <td className="tabular-nums">{error.row}</td>
+                <td className="break-words">{error.error}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
+
+/** The rows with a problem as a CSV file, written by the project's one CSV writer (formula-like cells escaped). */
+function downloadErrors(job: ImportView) {
+  const text = csvTable(
+    ["row", "problem"],
+    job.errors.map((error) => [error.row, error.error]),
+  );
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([text], { type: "text/csv" }));
+  link.download = `import-${job.id}-problems.csv`;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+}

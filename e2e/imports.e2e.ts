@@ -1,0 +1,165 @@
+import { readFile } from "node:fs/promises";
+import { type Browser, type BrowserContext, chromium, type Page } from "@playwright/test";
+import { CHROMIUM } from "./support/chromium";
+import { expect, test } from "./support/fixtures";
+import {
+  baseUrl,
+  capturePage,
+  setDnsRecords,
+  signInByMagicLink,
+  requestWithHost,
+  subscribeToUnlimited,
+  watchConsole,
+} from "./support/helpers";
+
+/**
+ * Moving in: a customer with a verified custom domain brings a Bitly export whose codes live on
+ * that domain, checks it (one row is refused), imports it while the page follows the job, reads
+ * and downloads the refused row, and a printed code on their domain lands on its destination.
+ */
+test.describe.configure({ mode: "serial", timeout: 180_000 });
+
+const PERSON = "mover@permalink.test";
+const HOSTNAME = "go.printed.example.com";
+
+/** A Bitly export (its columns and quoting) with three codes on the customer's domain; the third points inside a network. */
+const BITLY_EXPORT =
+  "\uFEFFid,link,custom_bitlinks,long_url,title,created_at,tags,archived\r\n" +
+  `${HOSTNAME}/brunch,https://${HOSTNAME}/brunch,,https://example.com/menus/brunch,"Brunch menu, printed",2024-03-01T10:00:00+0000,menus|print,false\r\n` +
+  `${HOSTNAME}/dinner,https://${HOSTNAME}/dinner,,https://example.com/menus/dinner,Dinner,2024-03-02T10:00:00+0000,menus,false\r\n` +
+  `${HOSTNAME}/router,https://${HOSTNAME}/router,,http://10.0.0.1/admin,Router,2024-03-03T10:00:00+0000,,false\r\n`;
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let consoleErrors: string[];
+
+test.beforeAll(async () => {
+  browser = await chromium.launch(CHROMIUM);
+  context = await browser.newContext({ baseURL: baseUrl() });
+  page = await context.newPage();
+  consoleErrors = watchConsole(page);
+  await signInByMagicLink(page, PERSON);
+  await subscribeToUnlimited(page);
+});
+
+test.afterAll(() => browser.close());
+test.afterEach(() => expect(consoleErrors).toEqual([]));
+
+/** Adds the domain and creates the records the Domains page lists, as the customer does at their DNS provider. */
+async function verifyDomain(): Promise<void> {
+  await page.goto("/dashboard/domains");
+  await page.getByLabel("Hostname").fill(HOSTNAME);
+  await page.getByRole("button", { name: "Add domain" }).click();
+  const card = page.getByRole("region", { name: HOSTNAME });
+  const records = card.getByRole("table", { name: `DNS records for ${HOSTNAME}` });
+  const txtValue = (await records.getByRole("row", { name: /TXT/ }).locator("code").nth(1).textContent())!;
+  await setDnsRecords(`_permalink.${HOSTNAME}`, { txt: [txtValue] });
+  await setDnsRecords(HOSTNAME, { cname: new URL(baseUrl()).hostname });
+  await card.getByRole("button", { name: "Verify now" }).click();
+  await expect(card.getByRole("status")).toHaveText(`Checked ${HOSTNAME} just now: verified, status active.`);
+}
+
+test("checks a Bitly export, imports it onto the verified domain, shows the refused row, and the printed code resolves", async ({}, testInfo) => {
+  await verifyDomain();
+  await page.goto("/dashboard");
+  await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Import" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Import links" })).toBeVisible();
+  await expect(page.getByText("None yet.")).toBeVisible();
+  await capturePage(page, testInfo, "import-empty");
+
+  await page.getByLabel("Exported file (CSV or JSON)").setInputFiles({
+    name: "bitly-links.csv",
+    mimeType: "text/csv",
+    buffer: Buffer.from(BITLY_EXPORT),
+  });
+  await page.getByLabel("Exported from").selectOption({ label: "Bitly" });
+  await expect(page.getByLabel("Keep the codes on").locator("option")).toHaveText([
+    "Each link's own domain, when it is verified here",
+    HOSTNAME,
+  ]);
+  await page.getByRole("button", { name: "Check the file" }).click();
+
+  const check = page.getByTestId("import-check");
+  await expect(check.getByTestId("import-outcome")).toHaveText(
+    "2 links would be created, 0 are already here, 1 row has a problem. Nothing was changed yet.",
+  );
+  await expect(check.getByText("Checked: 3 of 3 rows")).toBeVisible();
+  const checkErrors = check.getByRole("table", { name: "Rows with a problem" });
+  await expect(checkErrors.getByRole("row")).toHaveCount(2);
+  await expect(checkErrors.getByRole("row").nth(1).locator("td").first()).toHaveText("4");
+  await capturePage(page, testInfo, "import-checked");
+
+  // Nothing exists before the import: the code on the domain is not a link yet.
+  expect((await requestWithHost(HOSTNAME, "/brunch")).status).toBe(404);
+
+  await page.getByRole("button", { name: "Import 2 links" }).click();
+  const run = page.getByTestId("import-run");
+  await expect(run.getByRole("progressbar")).toBeVisible();
+  await expect(run.getByTestId("import-outcome")).toHaveText(/^2 links created, 0 already here, 1 row not imported\./);
+  await expect(run.getByText("Imported: 3 of 3 rows")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Import 2 links" })).toBeDisabled();
+  const runErrors = run.getByRole("table", { name: "Rows with a problem" });
+  const refusal = (await runErrors.getByRole("row").nth(1).locator("td").nth(1).textContent())!;
+  expect(refusal).toMatch(/\S/);
+  expect(refusal).toBe(await checkErrors.getByRole("row").nth(1).locator("td").nth(1).textContent());
+
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    run.getByRole("button", { name: "Download the problems (CSV)" }).click(),
+  ]);
+  const csv = await readFile((await download.path())!, "utf8");
+  expect(csv.split("\r\n")[0]).toBe("row,problem");
+  expect(csv).toContain(`4,`);
+  await capturePage(page, testInfo, "import-done");
+
+  // The printed code on the customer's domain lands on its destination; the refused one was never stored.
+  const visit = await requestWithHost(HOSTNAME, "/brunch");
+  expect([301, 302, 307, 308]).toContain(visit.status);
+  expect(visit.location).toBe("https://example.com/menus/brunch");
+  expect((await requestWithHost(HOSTNAME, "/router")).status).toBe(404);
+
+  // The job is listed, and opening it shows the same report.
+  await page.goto("/dashboard/imports");
+  const earlier = page.getByRole("region", { name: "Earlier imports and checks" });
+  await expect(earlier.getByRole("listitem")).toHaveCount(2);
+  await expect(earlier.getByRole("listitem").first()).toContainText("3 rows: 2 created, 0 already here, 1 with a problem.");
+  await earlier.getByRole("link", { name: /^Import of / }).click();
+  await expect(page.getByRole("region", { name: "Chosen import" }).getByTestId("import-outcome")).toContainText(
+    "2 links created",
+  );
+});
+
+test("the links list shows the imported titles and tags, filters by tag, tags selected rows, and exports", async ({}, testInfo) => {
+  await page.goto(`/dashboard?domain=${HOSTNAME}`);
+  const brunch = page.getByRole("row", { name: /brunch/ });
+  await expect(brunch).toContainText("Brunch menu, printed");
+  await expect(brunch.getByRole("list", { name: "Tags" }).getByRole("listitem")).toHaveText(["menus", "print"]);
+
+  await page.getByRole("search", { name: "Search links" }).getByLabel("Tag").selectOption("print");
+  await page.getByRole("button", { name: "Search" }).click();
+  await expect(page).toHaveURL(/tag=print/);
+  await expect(page.getByRole("row", { name: /brunch/ })).toBeVisible();
+  await expect(page.getByRole("row", { name: /dinner/ })).toHaveCount(0);
+
+  await page.goto(`/dashboard?domain=${HOSTNAME}`);
+  await page.getByRole("checkbox", { name: /Select .*\/dinner$/ }).check();
+  await page.getByRole("group", { name: "Selected links" }).getByLabel("Tag").fill("print");
+  await page.getByRole("button", { name: "Add tag" }).click();
+  await expect(page.getByRole("status").filter({ hasText: 'Tagged 1 link with "print".' })).toBeVisible();
+  await page.goto("/dashboard?tag=print");
+  await expect(page.getByRole("row", { name: /dinner/ })).toBeVisible();
+  await capturePage(page, testInfo, "links-tagged");
+
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("link", { name: "Export all (CSV)" }).click(),
+  ]);
+  const exported = await readFile((await download.path())!, "utf8");
+  expect(exported.split("\r\n")[0]).toBe(
+    "id,short_url,slug,host,destination,status,tags,title,created_at,archived_at,imported_from,scans_30d",
+  );
+  const brunchLine = exported.split("\r\n").find((line) => line.includes(`https://${HOSTNAME}/brunch,`))!;
+  expect(brunchLine).toContain(`,brunch,${HOSTNAME},https://example.com/menus/brunch,`);
+  expect(brunchLine).toContain(`,"menus, print","Brunch menu, printed",`);
+});
