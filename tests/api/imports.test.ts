@@ -166,6 +166,34 @@ describe("POST /api/imports", () => {
     ).toBe(30);
   });
 
+  it("decides rows of one batch that share a short link, slug or destination in file order, as one after another", async () => {
+    const user = await newUser();
+    const domain = await verifiedDomain(user);
+    const file = [
+      "long_url,link",
+      "https://example.com/first,bit.ly/same",
+      "https://example.com/second,bit.ly/same",
+      "https://example.com/menu,other.ly/menu",
+      "https://example.com/menu-again,tiny.cc/menu",
+      "https://example.com/shared,",
+      "https://example.com/shared,",
+      ...Array.from(
+        { length: 20 },
+        (_, index) => `https://example.com/filler/${index},bit.ly/pad${"ABCDEFGHJKMNPQRSTUVW"[index]}`,
+      ),
+    ].join("\n");
+    const done = await finished(user, (await startImport(user, file, "text/csv", `?domain_id=${domain.id}`)).body.id);
+    expect(done).toMatchObject({ status: "done", created: 23, skipped: 2, failed: 1 });
+    expect(done.errors).toEqual([{ row: 5, error: expect.stringContaining('The slug "menu" is already taken') }]);
+    const links = await db().link.findMany({
+      where: { workspaceId: user.workspaceId },
+      select: { destination: true, slug: true },
+    });
+    expect(links.find((link) => link.slug === "same")?.destination).toBe("https://example.com/first");
+    expect(links.find((link) => link.slug === "menu")?.destination).toBe("https://example.com/menu");
+    expect(links.filter((link) => link.destination === "https://example.com/shared")).toHaveLength(1);
+  });
+
   it("lists the workspace's imports", async () => {
     const user = await newUser();
     const started = await startImport(user, fixture("dub.csv"), "text/csv", "?dry_run=1");
