@@ -44,7 +44,8 @@ async function insertLinks(
   }
 }
 
-async function oneLink(status: number, prefix: string, destination: string): Promise<BenchLink> {
+/** One link with a workspace of its own, so its scans are counted apart. */
+export async function oneLink(status: number, prefix: string, destination: string): Promise<BenchLink> {
   const workspaceId = await workspace();
   const slug = `${prefix}${randomString(SLUG_ALPHABET, 8)}`;
   await insertLinks(workspaceId, status, [slug], () => destination);
