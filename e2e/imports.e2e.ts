@@ -149,6 +149,20 @@ test("the links list shows the imported titles and tags, filters by tag, tags se
   await expect(page.getByRole("status").filter({ hasText: 'Tagged 1 link with "print".' })).toBeVisible();
   await page.goto("/dashboard?tag=print");
   await expect(page.getByRole("row", { name: /dinner/ })).toBeVisible();
+
+  // Tags come in the workspace's colours, chosen here.
+  await page.getByText("Tag colours").click();
+  await page.getByLabel("Colour of print").selectOption("Green");
+  await expect(page.getByRole("status").filter({ hasText: '"print" is green now.' })).toBeVisible();
+  await page.reload();
+  await expect(
+    page
+      .getByRole("row", { name: /dinner/ })
+      .getByRole("list", { name: "Tags" })
+      .getByText("print", { exact: true }),
+  ).toHaveClass(/bg-green-100/);
+  await page.getByText("Tag colours").click();
+  await capturePage(page, testInfo, "links-tag-colours");
   await capturePage(page, testInfo, "links-tagged");
 
   const [download] = await Promise.all([
