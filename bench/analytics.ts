@@ -7,6 +7,7 @@ import { disconnectDb } from "@/lib/db/client";
 import { migrate } from "@/lib/db/migrate";
 import { newId } from "@/lib/db/random";
 import { boot } from "@/scripts/boot";
+import { runBenchScript } from "./script";
 
 /**
  * The analytics half of `npm run bench`: a year of scans seeded straight into the rollups with
@@ -321,11 +322,4 @@ function table(timings: Timing[]): string {
   return lines.join("\n");
 }
 
-resetConfig();
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBenchScript(main);

@@ -5,6 +5,7 @@ import { resetConfig } from "@/lib/config";
 import { closePool, pool, writerPool } from "@/lib/db/pool";
 import { boot } from "@/scripts/boot";
 import { randomScanRows, seedSpreadLinks } from "./spread-links";
+import { runBenchScript } from "./script";
 
 /**
  * `npx tsx bench/batch-plan.ts --links 1000000 [--batch 5000] [--batches 5] [--explain]`: seeds
@@ -58,11 +59,4 @@ async function main(): Promise<void> {
   await closePool();
 }
 
-resetConfig();
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBenchScript(main);

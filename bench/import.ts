@@ -1,10 +1,10 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { mintSessionToken } from "@/lib/auth/session-tokens";
 import { completeLocalCheckout } from "@/lib/billing/local-provider";
 import { startCheckout } from "@/lib/billing/service";
-import { config, resetConfig } from "@/lib/config";
+import { config } from "@/lib/config";
 import { closePool, pool } from "@/lib/db/pool";
 import type { ImportView } from "@/lib/imports/schemas";
 import { ACTIVE } from "@/lib/links/status";
@@ -16,6 +16,7 @@ import { pinningNote } from "./cpus";
 import { oneLink, waitForScans } from "./seed";
 import { type BenchServer, requireProjectNode, startServer } from "./servers";
 import { requireWrk, socketErrors, wrk, type WrkResult } from "./wrk";
+import { runBenchScript, writeReadmeBlock } from "./script";
 
 /**
  * `npm run bench` (or `npx tsx bench/import.ts [--rows 50000] [--slice-seconds 10]`): a generic
@@ -46,7 +47,6 @@ const WRITE_BUDGET_PER_MINUTE = 60_000;
 const DESTINATION_HOSTS = 500;
 const TARGET_SECONDS = 300;
 const IMPORT_LIMIT_MS = 30 * 60_000;
-const BENCH_README = "bench/README.md";
 
 /** A slice of the import: under redirect load (wrk's result) or idle (null), and the job's progress over it. */
 type Slice = { result: WrkResult | null; loaded: boolean; processedBefore: number; processedAfter: number; ms: number };
@@ -154,16 +154,6 @@ function rowsPerSecond(slices: Slice[], loaded: boolean): number | null {
 const thousands = (value: number) => Math.round(value).toLocaleString("en-US");
 const check = (met: boolean) => (met ? "✓" : "✗");
 
-async function writeReadme(text: string): Promise<void> {
-  const readme = await readFile(BENCH_README, "utf8");
-  const start = "<!-- bench-import:start -->";
-  const end = "<!-- bench-import:end -->";
-  const from = readme.indexOf(start);
-  const to = readme.indexOf(end);
-  if (from === -1 || to === -1) throw new Error(`${BENCH_README} has no ${start} … ${end} block for the table.`);
-  await writeFile(BENCH_README, `${readme.slice(0, from + start.length)}\n${text}\n${readme.slice(to)}`);
-}
-
 async function main(): Promise<void> {
   requireProjectNode();
   requireWrk();
@@ -228,7 +218,7 @@ async function main(): Promise<void> {
       `${JSON.stringify({ date, rows: ROWS, job: { ...run.job, errors: run.job.errors.slice(0, 20) }, acceptedMs: run.acceptedMs, seconds, before, after, slices: run.slices, without, during }, null, 2)}\n`,
     );
     await writeFile("bench/results/import-latest.md", `${header}\n\n${table}\n`);
-    if (!options["no-readme"]) await writeReadme(`${header}\n\n${table}\n`);
+    if (!options["no-readme"]) await writeReadmeBlock("bench-import", `${header}\n\n${table}\n`);
     console.log(`\n${header}\n\n${table}`);
   } finally {
     await server.stop();
@@ -238,11 +228,4 @@ async function main(): Promise<void> {
   }
 }
 
-resetConfig();
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBenchScript(main);

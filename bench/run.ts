@@ -1,7 +1,7 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { config, resetConfig } from "@/lib/config";
+import { config } from "@/lib/config";
 import { droppedSinceStartIn } from "@/lib/analytics/scan-buffer";
 import { closePool } from "@/lib/db/pool";
 import { boot } from "@/scripts/boot";
@@ -17,6 +17,7 @@ import { COLD_LINKS, scansIn, seedBenchLinks, waitForScans, type BenchLinks } fr
 import { seedSpreadLinks } from "./spread-links";
 import { cpuMicros, NEXT_FLOOR_DIR, requireProjectNode, residentBytes, startServer, type BenchServer } from "./servers";
 import { requireWrk, socketErrors, wrk, type WrkResult } from "./wrk";
+import { runBenchScript, writeReadmeBlock } from "./script";
 
 /**
  * `npm run bench [-- --runs 3]`: the redirect paths driven by wrk. Each run keeps a bare node:http
@@ -56,7 +57,6 @@ const WARM_UP_SECONDS = 5;
  * scenario without scans, the app has had this long to finish what its load left (collections).
  */
 const SETTLE_MS = 3000;
-const BENCH_README = "bench/README.md";
 
 const wanted = (key: string) => !ONLY || ONLY.includes(key);
 
@@ -449,16 +449,6 @@ async function oneRun(index: number, links: BenchLinks, env: Env): Promise<RunRe
   }
 }
 
-async function writeReadme(table: string, header: string): Promise<void> {
-  const readme = await readFile(BENCH_README, "utf8");
-  const start = "<!-- bench:start -->";
-  const end = "<!-- bench:end -->";
-  const from = readme.indexOf(start);
-  const to = readme.indexOf(end);
-  if (from === -1 || to === -1) throw new Error(`${BENCH_README} has no ${start} … ${end} block for the table.`);
-  await writeFile(BENCH_README, `${readme.slice(0, from + start.length)}\n${header}\n\n${table}\n${readme.slice(to)}`);
-}
-
 async function main(): Promise<void> {
   if (LINKS_IN_TABLE > COLD_LINKS && RUNS > 1)
     throw new Error("--links seeds the extra links once, so it measures one run: leave out --runs.");
@@ -506,7 +496,13 @@ async function main(): Promise<void> {
         `${JSON.stringify({ date, settings, summary, runs }, null, 2)}\n`,
       );
       await writeFile("bench/results/latest.md", `${header}\n\n${table}\n`);
-      if (!options["no-readme"]) await writeReadme(table, header);
+      if (!options["no-readme"])
+        await writeReadmeBlock(
+          "bench",
+          `${header}
+
+${table}`,
+        );
     }
     console.log(`\n${header}\n\n${table}`);
   } finally {
@@ -516,11 +512,4 @@ async function main(): Promise<void> {
   }
 }
 
-resetConfig();
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBenchScript(main);

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { Agent } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { droppedSinceStartIn } from "@/lib/analytics/scan-buffer";
 import { DAY, DIMENSIONS } from "@/lib/analytics/store";
 import { writeScanBatch } from "@/lib/analytics/store";
-import { config, resetConfig } from "@/lib/config";
+import { config } from "@/lib/config";
 import { closePool, pool } from "@/lib/db/pool";
 import { ensureFreshBuild } from "@/scripts/app-process";
 import { boot } from "@/scripts/boot";
@@ -15,6 +15,7 @@ import { exactVisits, visitOnce } from "./exact-visits";
 import { requireProjectNode, startServer } from "./servers";
 import { randomScanRows, seedSpreadLinks, VISITOR_AGENTS, type SpreadLinks } from "./spread-links";
 import { requireWrk, socketErrors, wrk } from "./wrk";
+import { runBenchScript, writeReadmeBlock } from "./script";
 
 /**
  * `npm run bench` (or `npx tsx bench/spread.ts [--links 20000,1000000] [--seconds 60] [--runs 1]`):
@@ -241,18 +242,6 @@ function markdownTable(rows: SpreadRow[], batches: BatchTiming[]): string {
   return `${lines.join("\n")}\n`;
 }
 
-const BENCH_README = "bench/README.md";
-
-async function writeReadme(table: string, header: string): Promise<void> {
-  const readme = await readFile(BENCH_README, "utf8");
-  const start = "<!-- bench-spread:start -->";
-  const end = "<!-- bench-spread:end -->";
-  const from = readme.indexOf(start);
-  const to = readme.indexOf(end);
-  if (from === -1 || to === -1) throw new Error(`${BENCH_README} has no ${start} … ${end} block for the table.`);
-  await writeFile(BENCH_README, `${readme.slice(0, from + start.length)}\n${header}\n\n${table}\n${readme.slice(to)}`);
-}
-
 async function main(): Promise<void> {
   requireProjectNode();
   requireWrk();
@@ -297,7 +286,13 @@ async function main(): Promise<void> {
       `${JSON.stringify({ date, settings, rows, batches }, null, 2)}\n`,
     );
     await writeFile("bench/results/spread-latest.md", `${header}\n\n${table}`);
-    if (!options["no-readme"]) await writeReadme(table, header);
+    if (!options["no-readme"])
+      await writeReadmeBlock(
+        "bench-spread",
+        `${header}
+
+${table}`,
+      );
     console.log(`\n${header}\n\n${table}`);
   } finally {
     await closePool();
@@ -305,11 +300,4 @@ async function main(): Promise<void> {
   }
 }
 
-resetConfig();
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBenchScript(main);
