@@ -112,7 +112,9 @@ async function main(): Promise<void> {
     const yearStart = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000 - 365 * 86_400_000);
     const single = await seedWorkspace(client, 1, yearStart);
     const workspace = await seedWorkspace(client, WORKSPACE_LINKS, yearStart);
+    await seedCombinations(client, workspace.workspaceId);
     await client.query("VACUUM ANALYZE scan_rollups");
+    await client.query("VACUUM ANALYZE scan_link_breakdowns");
 
     const end = new Date(Date.now()).toISOString().slice(0, 10);
     const start = new Date(Date.now() - 364 * 86_400_000).toISOString().slice(0, 10);
@@ -135,6 +137,23 @@ async function main(): Promise<void> {
       { workspaceId: workspace.workspaceId, linkId: null, groupBy: "link", start, end, timezone: TIME_ZONE },
       true,
     ]);
+    // Within a filter: the days from the workspace's dimension rows; the countries and the links from
+    // each active link's combination rows (lib/analytics/store.ts, withinFilter).
+    for (const groupBy of ["day", "country", "link"] as const) {
+      cases.push([
+        `workspace of 1,000 links within device=mobile: a year by ${groupBy} (${TIME_ZONE})`,
+        {
+          workspaceId: workspace.workspaceId,
+          linkId: null,
+          groupBy,
+          start,
+          end,
+          timezone: TIME_ZONE,
+          filter: { dimension: "device", value: "mobile" },
+        },
+        false,
+      ]);
+    }
     cases.push([
       `one link: 31 days by hour (${TIME_ZONE})`,
       {
@@ -261,6 +280,39 @@ async function seedWorkspace(
       `${((Date.now() - started) / 1000).toFixed(0)} s.`,
   );
   return { workspaceId, linkIds };
+}
+
+/** How each link's scans split into combination rows (country and device; the other columns one value). */
+const COMBINATIONS: [string, string, number][] = [
+  ["AU", "mobile", 30],
+  ["US", "mobile", 25],
+  ["AU", "desktop", 20],
+  ["US", "desktop", 15],
+  ["AU", "tablet", 6],
+  ["US", "tablet", 4],
+];
+
+/**
+ * Each link's combination rows (scan_link_breakdowns), as the writer keeps them beside its totals:
+ * every row of the link's totals (month, day and the edge days' quarter hours) split by COMBINATIONS.
+ */
+async function seedCombinations(client: pg.Client, workspaceId: string): Promise<void> {
+  const started = Date.now();
+  const result = await client.query(
+    `INSERT INTO scan_link_breakdowns (workspace_id, link_id, grain, bucket, country, device, browser, os, referrer, source,
+       scans, uniques)
+     SELECT r.workspace_id, r.link_id, r.grain, r.bucket, c.country, c.device, 'Safari', 'iOS', 'direct', 'qr',
+       r.scans * c.weight / 100, r.uniques * c.weight / 100
+     FROM scan_rollups r CROSS JOIN unnest($2::text[], $3::text[], $4::int[]) AS c(country, device, weight)
+     WHERE r.workspace_id = $1 AND r.link_id <> '' AND r.dimension = 0 AND r.scans * c.weight / 100 > 0`,
+    [
+      workspaceId,
+      COMBINATIONS.map(([country]) => country),
+      COMBINATIONS.map(([, device]) => device),
+      COMBINATIONS.map(([, , weight]) => weight),
+    ],
+  );
+  console.log(`Seeded ${result.rowCount} combination rows in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
 }
 
 /** Every quarter hour of the year: its share of the scans, split over each dimension's values by weight. */

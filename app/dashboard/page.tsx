@@ -18,6 +18,7 @@ import { viewerZone } from "./analytics/viewer-zone";
 import { CreateLinkForm } from "./create-link-form";
 import { LinksList } from "./links-list";
 import { TagColours } from "./tag-colours";
+import { FoldOnPhone } from "@/components/ui/fold-on-phone";
 
 const SORT_NAMES: Record<LinkSort, string> = { newest: "Newest first", oldest: "Oldest first", scans: "Most scans first" };
 
@@ -74,80 +75,89 @@ export default async function LinksPage({
 
       {!archived && (
         <section aria-labelledby="create-heading" className={cardClass}>
-          <h2 id="create-heading" className="mt-0 text-lg">
-            Create a link
-          </h2>
           {account.can.create_links ? (
-            <CreateLinkForm domains={domains} />
+            <FoldOnPhone label="Create a link">
+              <h2 id="create-heading" className="mt-0 text-lg">
+                Create a link
+              </h2>
+              <CreateLinkForm domains={domains} />
+            </FoldOnPhone>
           ) : (
-            <p className={mutedClass}>
-              {account.active
-                ? "Creating links is not available to you here: your role does not allow it, or this cycle's allowance is spent (see Billing)."
-                : "Creating links needs an active subscription: choose a plan in Billing. Your existing links keep resolving."}
-            </p>
+            <>
+              <h2 id="create-heading" className="mt-0 text-lg">
+                Create a link
+              </h2>
+              <p className={mutedClass}>
+                {account.active
+                  ? "Creating links is not available to you here: your role does not allow it, or this cycle's allowance is spent (see Billing)."
+                  : "Creating links needs an active subscription: choose a plan in Billing. Your existing links keep resolving."}
+              </p>
+            </>
           )}
         </section>
       )}
 
-      <form
-        method="get"
-        action="/dashboard"
-        className="grid gap-3 sm:grid-cols-[1fr_auto_auto_auto_auto] sm:items-end"
-        role="search"
-        aria-label="Search links"
-      >
-        {archived && <input type="hidden" name="view" value="archived" />}
-        {query.sort !== "newest" && <input type="hidden" name="sort" value={query.sort} />}
-        <div>
-          <label htmlFor="search-q" className={labelClass}>
-            Search slug, title or destination
-          </label>
-          <input id="search-q" name="q" defaultValue={query.q} className={inputClass} />
-        </div>
-        <div>
-          <label htmlFor="search-status" className={labelClass}>
-            Status
-          </label>
-          <select id="search-status" name="status" defaultValue={query.status ?? ""} className={inputClass}>
-            <option value="">Any status</option>
-            {STATUS_FILTER_NAMES.map((name) => (
-              <option key={name} value={name}>
-                {name[0]!.toUpperCase() + name.slice(1)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label htmlFor="search-domain" className={labelClass}>
-            Domain
-          </label>
-          <select id="search-domain" name="domain" defaultValue={query.domain ?? ""} className={inputClass}>
-            <option value="">Any domain</option>
-            <option value="default">Default short domain</option>
-            {hosts.map((host) => (
-              <option key={host} value={host}>
-                {host}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label htmlFor="search-tag" className={labelClass}>
-            Tag
-          </label>
-          <select id="search-tag" name="tag" defaultValue={query.tag ?? ""} className={inputClass}>
-            <option value="">Any tag</option>
-            {tags.map((tag) => (
-              <option key={tag.id} value={tag.name}>
-                {tag.name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <button type="submit" className={buttonClass.secondary}>
-          Search
-        </button>
-      </form>
+      <FoldOnPhone label="Search links" startOpen={filtered}>
+        <form
+          method="get"
+          action="/dashboard"
+          className="grid gap-3 sm:grid-cols-[1fr_auto_auto_auto_auto] sm:items-end"
+          role="search"
+          aria-label="Search links"
+        >
+          {archived && <input type="hidden" name="view" value="archived" />}
+          {query.sort !== "newest" && <input type="hidden" name="sort" value={query.sort} />}
+          <div>
+            <label htmlFor="search-q" className={labelClass}>
+              Search slug, title or destination
+            </label>
+            <input id="search-q" name="q" defaultValue={query.q} className={inputClass} />
+          </div>
+          <div>
+            <label htmlFor="search-status" className={labelClass}>
+              Status
+            </label>
+            <select id="search-status" name="status" defaultValue={query.status ?? ""} className={inputClass}>
+              <option value="">Any status</option>
+              {STATUS_FILTER_NAMES.map((name) => (
+                <option key={name} value={name}>
+                  {name[0]!.toUpperCase() + name.slice(1)}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label htmlFor="search-domain" className={labelClass}>
+              Domain
+            </label>
+            <select id="search-domain" name="domain" defaultValue={query.domain ?? ""} className={inputClass}>
+              <option value="">Any domain</option>
+              <option value="default">Default short domain</option>
+              {hosts.map((host) => (
+                <option key={host} value={host}>
+                  {host}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label htmlFor="search-tag" className={labelClass}>
+              Tag
+            </label>
+            <select id="search-tag" name="tag" defaultValue={query.tag ?? ""} className={inputClass}>
+              <option value="">Any tag</option>
+              {tags.map((tag) => (
+                <option key={tag.id} value={tag.name}>
+                  {tag.name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" className={buttonClass.secondary}>
+            Search
+          </button>
+        </form>
+      </FoldOnPhone>
 
       {links.length === 0 ? (
         <EmptyState

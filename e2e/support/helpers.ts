@@ -88,7 +88,35 @@ export async function capturePage(page: Page, testInfo: TestInfo, name: string):
   const culprits = overflow > 0 ? await elementsPastTheRightEdge(page) : [];
   expect(overflow, `${name} scrolls sideways at 375 px; past the edge: ${culprits.join(", ")}`).toBeLessThanOrEqual(0);
   expect(await elementsOffScreen(page), `${name} at 375 px has elements past the screen's edges`).toEqual([]);
+  const formShare = await formShareOfFirstScreen(page);
+  await appendFile(path.join(testInfo.project.outputDir, "phone-first-screen.txt"), `${name}\t${formShare.toFixed(2)}\n`);
   await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/**
+ * How much of the first phone screen below the page's header (its <main>) is form: the union of the
+ * forms' boxes over that strip, from 0 to 1.
+ */
+export async function formShareOfFirstScreen(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const top = Math.max(0, document.querySelector("main")?.getBoundingClientRect().top ?? 0) + scrollY;
+    const bottom = scrollY + innerHeight;
+    if (bottom <= top) return 0;
+    const spans = [...document.querySelectorAll("form")]
+      .map((form) => form.getBoundingClientRect())
+      .filter((box) => box.height > 0)
+      .map((box) => [Math.max(top, box.top + scrollY), Math.min(bottom, box.bottom + scrollY)] as const)
+      .filter(([from, to]) => to > from)
+      .sort((a, b) => a[0] - b[0]);
+    let covered = 0;
+    let reached = top;
+    for (const [from, to] of spans) {
+      if (to <= reached) continue;
+      covered += to - Math.max(from, reached);
+      reached = to;
+    }
+    return covered / (bottom - top);
+  });
 }
 
 /**

@@ -7,11 +7,11 @@ const MARGIN = { top: 12, right: 12, bottom: 32, left: 44 };
 const TICKS = 4;
 
 /**
- * Scans (bars) and unique visitors (line) per bucket, drawn on the server as one SVG that scales
- * to its container: no chart library and no JavaScript reach the browser (recharts alone would
- * take a third of the page's 250 kB budget). The same numbers are in the table under it.
+ * Scans (bars) and unique visitors (line, when `uniques`) per bucket, drawn on the server as one SVG
+ * that scales to its container: no chart library and no JavaScript reach the browser (recharts alone
+ * would take a third of the page's 250 kB budget). The same numbers are in the table under it.
  */
-export function ScansChart({ rows, groupBy }: { rows: AnalyticsRow[]; groupBy: "day" | "hour" }) {
+export function ScansChart({ rows, groupBy, uniques }: { rows: AnalyticsRow[]; groupBy: "day" | "hour"; uniques: boolean }) {
   const innerWidth = WIDTH - MARGIN.left - MARGIN.right;
   const innerHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
   const top = niceCeiling(Math.max(1, ...rows.map((row) => row.scans)));
@@ -20,7 +20,7 @@ export function ScansChart({ rows, groupBy }: { rows: AnalyticsRow[]; groupBy: "
   const centre = (index: number) => index * slot + slot / 2;
   const every = Math.max(1, Math.ceil(rows.length / 8));
   const label = (key: string) => (groupBy === "hour" ? key.slice(11, 16) : key.slice(5));
-  const uniques = rows
+  const uniquesLine = rows
     .map((row, index) => `${index === 0 ? "M" : "L"}${centre(index).toFixed(1)},${y(row.uniques).toFixed(1)}`)
     .join(" ");
   return (
@@ -50,7 +50,9 @@ export function ScansChart({ rows, groupBy }: { rows: AnalyticsRow[]; groupBy: "
               className="fill-blue-600 dark:fill-blue-400"
             />
           ))}
-          {rows.length > 0 && <path d={uniques} fill="none" strokeWidth={2} className="stroke-amber-600 dark:stroke-amber-400" />}
+          {uniques && rows.length > 0 && (
+            <path d={uniquesLine} fill="none" strokeWidth={2} className="stroke-amber-600 dark:stroke-amber-400" />
+          )}
           {rows.map((row, index) =>
             index % every === 0 ? (
               <text key={row.key} x={centre(index)} y={innerHeight + 18} textAnchor="middle" fontSize={11} fill="currentColor">
@@ -62,18 +64,23 @@ export function ScansChart({ rows, groupBy }: { rows: AnalyticsRow[]; groupBy: "
         </g>
       </svg>
       <figcaption id="scans-chart-caption" className="text-sm text-zinc-600 dark:text-zinc-400">
-        Bars: scans per {groupBy}; line: unique visitors.
+        Bars: scans per {groupBy}
+        {uniques ? "; line: unique visitors." : "."}
       </figcaption>
       <details className="mt-2 text-sm">
         <summary className="mb-2">The numbers</summary>
         <FramedTable
-          headings={[groupBy === "hour" ? "Hour" : "Day", { label: "Scans", numeric: true }, { label: "Uniques", numeric: true }]}
+          headings={[
+            groupBy === "hour" ? "Hour" : "Day",
+            { label: "Scans", numeric: true },
+            ...(uniques ? [{ label: "Uniques", numeric: true } as const] : []),
+          ]}
         >
           {rows.map((row) => (
             <tr key={row.key}>
               <td>{row.key}</td>
               <td className="text-right tabular-nums">{row.scans}</td>
-              <td className="text-right tabular-nums">{row.uniques}</td>
+              {uniques && <td className="text-right tabular-nums">{row.uniques}</td>}
             </tr>
           ))}
         </FramedTable>

@@ -6,6 +6,7 @@ import { can } from "@/lib/workspaces/permissions";
 import { addDomainAction } from "../actions";
 import { DomainCard } from "./domain-card";
 import { LiveRefresh } from "./live-refresh";
+import { FoldOnPhone } from "@/components/ui/fold-on-phone";
 
 /** How often the page asks the server again while a domain waits on DNS or its certificate (the background check's first retries are a minute apart). */
 const REFRESH_SECONDS = 30;
@@ -39,23 +40,25 @@ export default async function DomainsPage({
       )}
       {manages && (
         <section aria-labelledby="add-domain-heading" className={cardClass}>
-          <h2 id="add-domain-heading" className="mt-0 text-lg">
-            Add a domain
-          </h2>
-          {/* Drawn afresh after a removal: its last "Added …" notice would be stale. */}
-          <OneFieldForm
-            key={typeof removed === "string" ? removed : "add"}
-            action={addDomainAction}
-            field={{
-              id: "domain-hostname",
-              name: "hostname",
-              label: "Hostname",
-              placeholder: "go.example.com",
-              help: "A subdomain takes one CNAME record; we check the records as soon as it is added.",
-            }}
-            submit="Add domain"
-            primary
-          />
+          <FoldOnPhone label="Add a domain">
+            <h2 id="add-domain-heading" className="mt-0 text-lg">
+              Add a domain
+            </h2>
+            {/* Drawn afresh after a removal: its last "Added …" notice would be stale. */}
+            <OneFieldForm
+              key={typeof removed === "string" ? removed : "add"}
+              action={addDomainAction}
+              field={{
+                id: "domain-hostname",
+                name: "hostname",
+                label: "Hostname",
+                placeholder: "go.example.com",
+                help: "A subdomain takes one CNAME record; we check the records as soon as it is added.",
+              }}
+              submit="Add domain"
+              primary
+            />
+          </FoldOnPhone>
         </section>
       )}
       {domains.length === 0 ? (

@@ -4,6 +4,7 @@ import { requireDashboard } from "@/lib/api/dashboard";
 import { keyHolderMemberId, listMembers, ownMemberId } from "@/lib/members/service";
 import { can } from "@/lib/workspaces/permissions";
 import { InviteForm, LeaveButton, MemberActions } from "./member-forms";
+import { FoldOnPhone } from "@/components/ui/fold-on-phone";
 
 /** Said beforehand, on the row of whoever claimed the live API key. */
 const KEY_HOLDER_NOTE = {
@@ -32,10 +33,12 @@ export default async function MembersPage() {
       <h1 className="m-0 text-2xl font-bold">Members</h1>
       {manages && (
         <section aria-labelledby="invite-heading" className={cardClass}>
-          <h2 id="invite-heading" className="mt-0 text-lg">
-            Invite someone
-          </h2>
-          <InviteForm managesOwners={managesOwners} />
+          <FoldOnPhone label="Invite someone">
+            <h2 id="invite-heading" className="mt-0 text-lg">
+              Invite someone
+            </h2>
+            <InviteForm managesOwners={managesOwners} />
+          </FoldOnPhone>
         </section>
       )}
       <section aria-labelledby="people-heading">

@@ -4,6 +4,7 @@ import { EVENT_TYPES } from "@/lib/webhooks/events";
 import { deliveryLog, listWebhooks } from "@/lib/webhooks/service";
 import { can } from "@/lib/workspaces/permissions";
 import { AddWebhookForm, WebhookCard } from "./webhook-panels";
+import { FoldOnPhone } from "@/components/ui/fold-on-phone";
 
 const LOG_SIZE = 10;
 
@@ -27,10 +28,12 @@ export default async function WebhooksPage() {
         can check it came from us, and sent again for about a day until your system takes it.
       </p>
       <section aria-labelledby="add-webhook-heading" className={cardClass}>
-        <h2 id="add-webhook-heading" className="mt-0 text-lg">
-          Add an endpoint
-        </h2>
-        <AddWebhookForm events={[...EVENT_TYPES]} />
+        <FoldOnPhone label="Add an endpoint">
+          <h2 id="add-webhook-heading" className="mt-0 text-lg">
+            Add an endpoint
+          </h2>
+          <AddWebhookForm events={[...EVENT_TYPES]} />
+        </FoldOnPhone>
       </section>
       {webhooks.length === 0 ? (
         <p className={mutedClass}>No endpoints yet.</p>

@@ -1,0 +1,31 @@
+"use client";
+
+import { type ReactNode, useId, useState } from "react";
+import { buttonClass } from "./styles";
+
+/**
+ * A form that would fill a phone's first screen, folded there behind one button (`label`) so the
+ * list the page is about shows first; from the `sm` width up the button is gone and the form always
+ * shows. The server draws it folded (or open, `startOpen`, when it holds something in use, such as a
+ * search), and CSS alone decides by width, so nothing moves on hydration.
+ */
+export function FoldOnPhone({ label, startOpen = false, children }: { label: string; startOpen?: boolean; children: ReactNode }) {
+  const [open, setOpen] = useState(startOpen);
+  const id = useId();
+  return (
+    <>
+      <button
+        type="button"
+        className={(open ? buttonClass.secondary : buttonClass.primary) + " w-full sm:hidden"}
+        aria-expanded={open}
+        aria-controls={id}
+        onClick={() => setOpen(!open)}
+      >
+        {open ? "Hide the form" : label}
+      </button>
+      <div id={id} className={open ? "mt-4 sm:mt-0" : "hidden sm:block"}>
+        {children}
+      </div>
+    </>
+  );
+}
