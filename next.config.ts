@@ -40,8 +40,17 @@ const securityHeaders = (development: boolean) => [
   ...(development ? [] : [{ key: "Strict-Transport-Security", value: "max-age=63072000" }]),
 ];
 
+/**
+ * Next hands the proxy a copy of every request body it matches (every path but its assets) and
+ * passes on no more than this to the route: above the largest body a route takes (an import,
+ * MAX_IMPORT_BYTES in lib/imports/schemas.ts, 20 MiB) with room to spare, so a file over that
+ * limit still arrives over it and is refused whole, never cut short and read as a smaller file.
+ */
+export const PROXY_BODY_LIMIT_BYTES = 40 * 1024 * 1024;
+
 const nextConfig = (phase: string): NextConfig => ({
   poweredByHeader: false,
+  experimental: { proxyClientMaxBodySize: PROXY_BODY_LIMIT_BYTES },
   // The embedded database and Prisma's driver adapter are server-only Node modules. mppx
   // lazily imports optional peers (x402's middlewares and MCP wrapper) that this app does not
   // install, so it is loaded by Node at run time rather than bundled. geoip-country reads its

@@ -1,32 +1,42 @@
 import { NextResponse, type NextFetchEvent, type NextRequest } from "next/server";
 import { scanBuffer } from "@/lib/analytics/scans";
-import { foreignServerAction, malformedRequest, undecodableServerAction } from "@/lib/http/malformed-request";
+import { foreignServerAction, malformedRequest, undecodableServerAction, type Refusal } from "@/lib/http/malformed-request";
 import { invalidationsSent } from "@/lib/links/invalidation";
-import { serveVisit, visitFor } from "@/lib/resolution/door";
+import { applicationRefusal, serveVisit, visitFor, type DoorRequest, type Served } from "@/lib/resolution/door";
 
 /** How long a visit's scan may wait for others to share its write: a little of the function's life, far less than a write. */
 const SCAN_FLUSH_WINDOW_MS = 25;
 
 /**
  * Short links on Vercel (and under `next start`): the same resolution core as the self-hosted
- * front door, so both give identical answers. Everything else continues to the application.
+ * front door, so both give identical answers. Everything else continues to the application,
+ * unless its host serves short links only.
  */
 export async function proxy(request: NextRequest, event: NextFetchEvent): Promise<Response> {
-  const header = (name: string) => request.headers.get(name);
-  const refused =
-    malformedRequest(request.method, new URL(request.url).pathname) ??
-    foreignServerAction(header) ??
-    (await undecodableServerAction(request.method, header, () => request.clone().arrayBuffer()));
-  if (refused) return new Response(refused.body, refused);
-  const visit = await visitFor({
+  const malformed = malformedRequest(request.method, new URL(request.url).pathname);
+  if (malformed) return new Response(malformed.body, malformed);
+  const door: DoorRequest = {
     method: request.method,
     hostHeader: request.headers.get("host"),
     pathname: request.nextUrl.pathname,
     search: request.nextUrl.search,
     header: (name) => request.headers.get(name),
-  });
-  if (!visit) return NextResponse.next();
-  const { answer, scanRecorded } = await serveVisit(visit);
+  };
+  const visit = await visitFor(door);
+  if (visit) return visitAnswer(await serveVisit(visit), event);
+  const refused = (await applicationRefusal(door)) ?? (await damagedPageForm(request, door.header));
+  return refused ? new Response(refused.body === "" ? null : refused.body, refused) : NextResponse.next();
+}
+
+/** Next decodes server actions and forms posted to pages (never to the API), and fails with a bare 500 on what it cannot. */
+async function damagedPageForm(request: NextRequest, header: DoorRequest["header"]): Promise<Refusal | null> {
+  if (request.nextUrl.pathname.startsWith("/api/")) return null;
+  return (
+    foreignServerAction(header) ?? (await undecodableServerAction(request.method, header, () => request.clone().arrayBuffer()))
+  );
+}
+
+function visitAnswer({ answer, scanRecorded }: Served, event: NextFetchEvent): Response {
   // On Vercel an instance may freeze after the response: the scan must be written before then. The
   // visits of one window share that write, so a busy instance does not write once per visit.
   if (scanRecorded) event.waitUntil(scanBuffer().flushWithin(SCAN_FLUSH_WINDOW_MS));
@@ -37,8 +47,7 @@ export async function proxy(request: NextRequest, event: NextFetchEvent): Promis
 }
 
 export const config = {
-  // Short links are one path segment; the app's assets and API never are resolved here. API paths
-  // come here only when they carry a % that may be a malformed escape, which Next would answer with a bare 500.
-  // The root is a page like any other: a damaged form posted to it must be refused here too.
-  matcher: ["/", "/((?!_next/|api/).+)", "/api/(.*%.*)"],
+  // Every path but Next's assets: short links are one path segment, and every other path may come
+  // on a host that serves short links only, which the application must not answer (ADR 0005).
+  matcher: ["/((?!_next/).*)"],
 };

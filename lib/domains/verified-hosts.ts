@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
 import { clock } from "@/lib/clock";
+import { withDeadline } from "@/lib/deadline";
 import { onInvalidation } from "@/lib/links/invalidation";
 import { processSingleton } from "@/lib/process-singleton";
 import { isVerifiedHostname } from "./store";
@@ -7,6 +8,8 @@ import { isVerifiedHostname } from "./store";
 /** How long an answer is trusted without news from the invalidation bus (the bus normally makes changes visible at once). */
 const SERVED_TTL_MS = 10 * 60_000;
 const NOT_SERVED_TTL_MS = 60_000;
+/** A hung database must not hold a request up: past this, the host counts as unknown (null). */
+const LOOKUP_DEADLINE_MS = 1000;
 /** Bounds memory against requests with made-up Host headers. */
 const MAX_HOSTS = 10_000;
 
@@ -37,7 +40,7 @@ export async function isVerifiedCustomDomain(hostname: string): Promise<boolean>
   return (await lookUpVerifiedHost(hostname)) ?? true;
 }
 
-/** Whether a verified custom domain has this hostname; null when the database cannot say and nothing is cached. */
+/** Whether a verified custom domain has this hostname; null when the database cannot say in time and nothing is cached. */
 export async function lookUpVerifiedHost(hostname: string): Promise<boolean | null> {
   const lookup = processLookup.get();
   const known = lookup.answers.get(hostname);
@@ -52,7 +55,7 @@ export async function lookUpVerifiedHost(hostname: string): Promise<boolean | nu
 
 async function ask(lookup: HostLookup, hostname: string, stale: Entry | undefined): Promise<boolean | null> {
   try {
-    const served = await isVerifiedHostname(hostname);
+    const served = await withDeadline(isVerifiedHostname(hostname), LOOKUP_DEADLINE_MS);
     lookup.answers.set(hostname, { served, expiresAt: clock().now() + (served ? SERVED_TTL_MS : NOT_SERVED_TTL_MS) });
     return served;
   } catch {

@@ -2,6 +2,7 @@ import { sharedStoreFailure, sharedStoreAnswered, sharedStoreFailed, describeWit
 import { pingSharedStore, sharedStoreKind } from "@/lib/shared-store/clients";
 import { replicaState } from "@/lib/db/replica";
 import { natsState } from "@/lib/nats/connection";
+import { withDeadline } from "@/lib/deadline";
 import type { Component, Health } from "./schemas";
 import { pingDatabase } from "./store";
 
@@ -51,12 +52,4 @@ async function checkSharedStore(): Promise<Health["redis"]> {
     sharedStoreFailed(store, error);
     return { status: "unavailable", store, reason: sharedStoreFailure(store)?.reason ?? describeWithoutSecrets(error) };
   }
-}
-
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

@@ -1,4 +1,4 @@
-import { abuseWarningPage, notFoundPage, unavailablePage } from "./pages";
+import { abuseWarningPage, notFoundPage, shortLinksOnlyPage, unavailablePage } from "./pages";
 import type { Answer, Outcome, Visit } from "./types";
 
 /** A redirect may be repointed at any time, so nothing may keep the old destination. */
@@ -31,6 +31,28 @@ function frozen(answer: Answer): Answer {
 
 const NOT_FOUND = fixedPageAnswers(404, notFoundPage());
 const UNAVAILABLE = fixedPageAnswers(503, unavailablePage(), { "Retry-After": String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
+
+const SHORT_LINKS_ONLY_PAGE = fixedPageAnswers(404, shortLinksOnlyPage());
+const SHORT_LINKS_ONLY_API: FixedAnswers = {
+  GET: frozen(apiRefusal("GET")),
+  HEAD: frozen(apiRefusal("HEAD")),
+};
+
+function apiRefusal(method: Visit["method"]): Answer {
+  const body = JSON.stringify({ error: "This address serves short links only; send API requests to the service's own address." });
+  return withBody(
+    404,
+    { ...COMMON_HEADERS, "Content-Type": "application/json; charset=utf-8", "X-Content-Type-Options": "nosniff" },
+    body,
+    method,
+  );
+}
+
+/** The 404 a host that serves short links only gives anything else: `{ error }` under /api, a page otherwise. */
+export function shortLinksOnlyAnswer(method: string, pathname: string): Answer {
+  const answers = pathname === "/api" || pathname.startsWith("/api/") ? SHORT_LINKS_ONLY_API : SHORT_LINKS_ONLY_PAGE;
+  return answers[method === "HEAD" ? "HEAD" : "GET"];
+}
 
 /** The HTTP answer for an outcome: the same status, headers and body from either door. */
 export function answerFor(outcome: Outcome, visit: Visit): Answer {

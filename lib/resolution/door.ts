@@ -1,10 +1,11 @@
 import { scanBuffer } from "@/lib/analytics/scans";
 import { config } from "@/lib/config";
 import { processSingleton } from "@/lib/process-singleton";
-import { isVerifiedCustomDomain } from "@/lib/domains/verified-hosts";
+import { isVerifiedCustomDomain, lookUpVerifiedHost } from "@/lib/domains/verified-hosts";
 import { hearInvalidations, invalidationsHeard } from "@/lib/links/invalidation";
 import { isReserved } from "@/lib/links/slugs";
-import { answerFor } from "./answer";
+import { isIpLiteral } from "@/lib/safety/addresses";
+import { answerFor, shortLinksOnlyAnswer } from "./answer";
 import { readIncomingQuery } from "./destination-query";
 import { resolveFromMemory, resolveVisit } from "./resolve";
 import { resolutionRuntime } from "./runtime";
@@ -57,7 +58,41 @@ export function visitNow(request: DoorRequest): Visit | null | typeof CUSTOM_DOM
   if (!segment || !requestHost) return null;
   const { short, app } = knownHosts();
   if (requestHost === short) return short === app && isReserved(segment) ? null : visitOn(null, requestHost, request, segment);
-  return requestHost === app ? null : CUSTOM_DOMAIN;
+  return requestHost === app || !mayBeCustomDomain(requestHost) ? null : CUSTOM_DOMAIN;
+}
+
+/**
+ * The 404 for a request that is not a visit, on a host that serves short links only: a verified
+ * custom domain, or the short host when it is not the app's. The API, the dashboard and the
+ * site's pages answer on the service's own names alone. Every other name still reaches the
+ * application, since the service's own callers come under names of their own (Vercel Cron on the
+ * deployment's *.vercel.app name, a load balancer's health check on an address, the TLS
+ * terminator's ask on localhost), and so does a name the lookup cannot decide in time: the
+ * application's own rules still apply to it. No path is let through there (Next's build assets
+ * included, which Vercel serves before its door): Next resolves `/_next/../api/links` to the API.
+ * Null hands the request to the application.
+ */
+export async function applicationRefusal(request: DoorRequest): Promise<Answer | null> {
+  const known = applicationRefusalNow(request);
+  if (known !== CUSTOM_DOMAIN) return known;
+  if (!invalidationsHeard()) await hearInvalidations();
+  const verified = await lookUpVerifiedHost(hostnameOf(request.hostHeader)!);
+  return verified === true ? shortLinksOnlyAnswer(request.method, request.pathname) : null;
+}
+
+/** applicationRefusal without waiting: CUSTOM_DOMAIN when the answer needs the verified-domain lookup. */
+export function applicationRefusalNow(request: DoorRequest): Answer | null | typeof CUSTOM_DOMAIN {
+  const requestHost = hostnameOf(request.hostHeader);
+  if (!requestHost) return null;
+  const { short, app } = knownHosts();
+  if (requestHost === app) return null;
+  if (requestHost === short) return shortLinksOnlyAnswer(request.method, request.pathname);
+  return mayBeCustomDomain(requestHost) ? CUSTOM_DOMAIN : null;
+}
+
+/** Custom domains are dotted names, never addresses (lib/domains/hostname.ts): other hosts need no lookup. */
+function mayBeCustomDomain(hostname: string): boolean {
+  return hostname.includes(".") && !isIpLiteral(hostname);
 }
 
 function visitOn(
@@ -131,7 +166,8 @@ function hostnameOf(hostHeader: string | null): string | null {
   const plain = PLAIN_HOST.exec(hostHeader);
   if (plain && !(Number(plain[2]) > 65535)) return plain[1]!;
   try {
-    return new URL(`http://${hostHeader}`).hostname;
+    // A fully qualified name's trailing dot names the same host.
+    return new URL(`http://${hostHeader}`).hostname.replace(/\.+$/, "");
   } catch {
     return null;
   }

@@ -1,6 +1,16 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { log } from "@/lib/log";
-import { CUSTOM_DOMAIN, serveFromMemory, serveVisit, visitFor, visitNow, type DoorRequest } from "./door";
+import {
+  applicationRefusal,
+  applicationRefusalNow,
+  CUSTOM_DOMAIN,
+  serveFromMemory,
+  serveVisit,
+  visitFor,
+  visitNow,
+  type DoorRequest,
+} from "./door";
+import type { Answer } from "./types";
 import { sendAnswer } from "./write-answer";
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -46,16 +56,25 @@ function fail(response: ServerResponse, error: unknown): void {
 
 /**
  * The self-hosted front: answers short-link visits straight from node:http with the shared
- * resolution core, and hands every other request to the application (Next's handler). A warm
- * visit on the short host is answered synchronously from memory; the rest take the async path.
+ * resolution core, and hands every other request to the application (Next's handler), unless its
+ * host serves short links only. A warm visit on the short host is answered synchronously from
+ * memory; the rest take the async path.
  */
 export function createFrontDoor(application: Handler): Handler {
+  const toApplication = (incoming: NodeDoorRequest, request: IncomingMessage, response: ServerResponse) => {
+    const refusal = applicationRefusalNow(incoming);
+    if (refusal === null) return application(withPeerAddress(request), response);
+    if (refusal !== CUSTOM_DOMAIN) return refuse(request, response, refusal);
+    applicationRefusal(incoming)
+      .then((refused) => (refused ? refuse(request, response, refused) : application(withPeerAddress(request), response)))
+      .catch((error) => fail(response, error));
+  };
   return (request, response) => {
     const incoming = new NodeDoorRequest(request);
     let served;
     try {
       const visit = visitNow(incoming);
-      if (visit === null) return application(withPeerAddress(request), response);
+      if (visit === null) return toApplication(incoming, request, response);
       served = visit === CUSTOM_DOMAIN ? undefined : serveFromMemory(visit);
     } catch (error) {
       return fail(response, error);
@@ -63,9 +82,15 @@ export function createFrontDoor(application: Handler): Handler {
     if (served) return sendAnswer(response, served.answer);
     visitFor(incoming)
       .then(async (visit) => {
-        if (!visit) return application(withPeerAddress(request), response);
+        if (!visit) return toApplication(incoming, request, response);
         sendAnswer(response, (await serveVisit(visit)).answer);
       })
       .catch((error) => fail(response, error));
   };
+}
+
+/** The body, if any, is drained rather than read: the connection stays usable for the next request. */
+function refuse(request: IncomingMessage, response: ServerResponse, answer: Answer): void {
+  sendAnswer(response, answer);
+  request.resume();
 }

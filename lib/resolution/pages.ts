@@ -33,6 +33,13 @@ export function abuseWarningPage(reason: string | null): string {
   ]);
 }
 
+/** What a host that serves short links only answers for anything else (the dashboard, the site's pages). */
+export function shortLinksOnlyPage(): string {
+  return page("There is no page here", [
+    "This address serves short links only. Check the address for a typing mistake: a short link is this address followed by its code.",
+  ]);
+}
+
 export function unavailablePage(): string {
   return page("Temporarily unavailable", [
     "We could not look up this short link just now. The link still exists; please try again in a moment.",

@@ -1,4 +1,5 @@
 import type { Clock } from "@/lib/clock";
+import { withDeadline } from "@/lib/deadline";
 import type { Verdict } from "@/lib/safety/verdict";
 import type { CachedChecker } from "@/lib/safety/verdict-cache";
 import { mergeQuery } from "./destination-query";
@@ -192,12 +193,4 @@ async function block(
     deps.log("Recording an abuse block failed; the link is blocked in this instance.", error);
   }
   return blocked;
-}
-
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

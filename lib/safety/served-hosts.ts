@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
 import { clock } from "@/lib/clock";
+import { withDeadline } from "@/lib/deadline";
 import { processSingleton } from "@/lib/process-singleton";
 import { isVerifiedHostname } from "./store";
 
@@ -23,19 +24,11 @@ export async function isServedCustomDomain(hostname: string): Promise<boolean> {
   const known = answers.get(hostname);
   if (known && known.expiresAt > clock().now()) return known.served;
   try {
-    const served = await withDeadline(isVerifiedHostname(hostname));
+    const served = await withDeadline(isVerifiedHostname(hostname), QUERY_DEADLINE_MS);
     answers.set(hostname, { served, expiresAt: clock().now() + ANSWER_TTL_MS });
     return served;
   } catch (error) {
     if (known) return known.served;
     throw error;
   }
-}
-
-function withDeadline<Value>(work: Promise<Value>): Promise<Value> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error("The database did not answer in time.")), QUERY_DEADLINE_MS);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

@@ -6,7 +6,7 @@ import { forgetVerifiedHosts } from "@/lib/domains/verified-hosts";
 import { resetTlsProvider } from "@/lib/domains/tls";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { resetSafetyChecker } from "@/lib/safety/instance";
-import { visitFor } from "@/lib/resolution/door";
+import { applicationRefusal, visitFor } from "@/lib/resolution/door";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
@@ -70,6 +70,18 @@ function publishRight(hostname: string, ...tokens: string[]) {
 
 async function verify(user: TestUser, id: string) {
   return call("POST", `/api/domains/${id}/verify`, { token: user.token });
+}
+
+/** A new user's verified custom domain with one link on it, to `destination`. */
+async function verifiedDomainWithLink(destination: string) {
+  const user = await newUser();
+  const { sub } = freshHostnames();
+  const added = await addDomain(user, sub);
+  publishRight(sub, txtValue(added.body));
+  await verify(user, added.body.id);
+  const slug = `menu-${randomString(SLUG_ALPHABET, 6)}`;
+  await call("POST", "/api/links", { token: user.token, body: { destination, slug, domain_id: added.body.id } });
+  return { user, domainId: added.body.id as string, host: sub, slug };
 }
 
 describe("POST /api/domains", () => {
@@ -249,20 +261,11 @@ describe("verification through DNS", () => {
   });
 
   it("keeps a verified domain's links resolving after its records are removed, and says what changed", async () => {
-    const user = await newUser();
-    const { sub } = freshHostnames();
-    const added = await addDomain(user, sub);
-    publishRight(sub, txtValue(added.body));
-    await verify(user, added.body.id);
-    const slug = `menu-${randomString(SLUG_ALPHABET, 6)}`;
-    await call("POST", "/api/links", {
-      token: user.token,
-      body: { destination: "https://example.com/kept", slug, domain_id: added.body.id },
-    });
+    const { user, domainId, host: sub, slug } = await verifiedDomainWithLink("https://example.com/kept");
 
     dns.remove(`_permalink.${sub}`);
     dns.set(sub, "nxdomain");
-    const checked = await verify(user, added.body.id);
+    const checked = await verify(user, domainId);
     expect(checked.body).toMatchObject({ verified: true, hostname_status: "misconfigured" });
     expect(checked.body.validation_errors).toEqual([`${sub} has no CNAME record: add a CNAME to ${SHORT_HOST}.`]);
     expect(checked.body.next).toMatch(/keep working for every visit that reaches us/);
@@ -401,6 +404,73 @@ describe("links and the resolution door", () => {
     expect(await visitFor(request)).not.toBeNull();
     await call("DELETE", `/api/domains/${added.body.id}`, { token: user.token });
     expect(await visitFor(request)).toBeNull();
+  });
+});
+
+describe("hosts that serve short links only", () => {
+  const request = (hostHeader: string, pathname: string, method = "GET") => ({
+    method,
+    hostHeader,
+    pathname,
+    search: "",
+    header: () => null,
+  });
+
+  it("refuse the API with a 404 sentence and the dashboard and site with a 404 page, and keep resolving links", async () => {
+    const { host, slug } = await verifiedDomainWithLink("https://example.com/menu");
+    for (const hostHeader of [host, `${host.toUpperCase()}:443`, `${host}.`, SHORT_HOST]) {
+      for (const method of ["GET", "POST", "DELETE"]) {
+        const api = await applicationRefusal(request(hostHeader, "/api/links", method));
+        expect([hostHeader, method, api?.status]).toEqual([hostHeader, method, 404]);
+        expect(JSON.parse(api!.body).error).toMatch(/serves short links only/);
+      }
+      for (const path of [
+        "/",
+        "/dashboard",
+        "/dashboard/links",
+        "/signin",
+        "/api/auth/session",
+        "/invite/abc",
+        "/_next/../api/links",
+      ]) {
+        const page = await applicationRefusal(request(hostHeader, path));
+        expect([hostHeader, path, page?.status, page?.headers["Content-Type"]]).toEqual([
+          hostHeader,
+          path,
+          404,
+          path.startsWith("/api/") ? "application/json; charset=utf-8" : "text/html; charset=utf-8",
+        ]);
+      }
+      expect(await applicationRefusal(request(hostHeader, "/api/health", "HEAD"))).toMatchObject({ status: 404, body: "" });
+    }
+    expect((await visit(`/${slug}`, { host })).headers.Location).toBe("https://example.com/menu");
+    // The app's own top-level names are slugs like any other there: a visit, never the application.
+    for (const reserved of ["/api", "/dashboard"]) {
+      expect(await visitFor(request(host, reserved))).toMatchObject({ host, slug: reserved.slice(1) });
+      expect((await visit(reserved, { host })).status).toBe(404);
+    }
+  });
+
+  it("leave the application to the app's host, addresses, single names and names no workspace verified", async () => {
+    const user = await newUser();
+    const { sub } = freshHostnames();
+    await addDomain(user, sub);
+    const served = ["app.test.example", "127.0.0.1:3000", "[::1]:3000", "localhost", "my-app-x1y2.vercel.app", sub];
+    for (const hostHeader of served) {
+      for (const path of ["/api/health", "/api/domains/tls-ask", "/dashboard", "/"]) {
+        expect([hostHeader, path, await applicationRefusal(request(hostHeader, path))]).toEqual([hostHeader, path, null]);
+      }
+    }
+  });
+
+  it("refuse a domain from the moment it is verified, on every door's next request", async () => {
+    const user = await newUser();
+    const { sub } = freshHostnames();
+    const added = await addDomain(user, sub);
+    expect(await applicationRefusal(request(sub, "/api/links"))).toBeNull();
+    publishRight(sub, txtValue(added.body));
+    await verify(user, added.body.id);
+    expect(await applicationRefusal(request(sub, "/api/links"))).toMatchObject({ status: 404 });
   });
 });
 

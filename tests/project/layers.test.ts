@@ -4,11 +4,23 @@ import { cycles, importsOf, sourceFiles } from "../support/import-graph";
 
 /**
  * lib/ in layers that point one way:
- * - the floor (config, db, clock, process-singleton, http, log, email, schedule, shared-store, nats) imports no capability;
+ * - the floor (config, db, clock, deadline, process-singleton, http, log, email, schedule, shared-store, nats) imports no capability;
  * - capabilities import the floor and each other downward only;
  * - the roof (api: the route wrapper; openapi: the document; mcp: the MCP server) imports anything below and is imported by app/ only.
  */
-const FLOOR = ["clock", "config", "db", "email", "http", "log", "nats", "process-singleton", "schedule", "shared-store"];
+const FLOOR = [
+  "clock",
+  "config",
+  "deadline",
+  "db",
+  "email",
+  "http",
+  "log",
+  "nats",
+  "process-singleton",
+  "schedule",
+  "shared-store",
+];
 const ROOF = ["api", "openapi", "mcp"];
 
 /** The capabilities from the top down, as DEVELOPING.md draws them: each may import only those after it. */

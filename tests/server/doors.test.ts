@@ -166,8 +166,50 @@ describe("both doors give the same answer", () => {
       const docs = await rawRequest(app.url, "/docs", { host: "app.test.example" });
       expect(docs.status).toBe(200);
       expect(docs.body).toContain("/api/links");
-      const api = await rawRequest(app.url, "/api/links", { host: SHORT_HOST });
-      expect(api.status).toBe(401);
+      for (const host of ["app.test.example", "127.0.0.1", "my-app-x1y2.vercel.app"]) {
+        expect([host, (await rawRequest(app.url, "/api/links", { host })).status]).toEqual([host, 401]);
+      }
+      expect((await rawRequest(app.url, "/api/health", { host: "127.0.0.1" })).status).toBe(200);
+    }
+  });
+});
+
+describe("hosts that serve short links only", () => {
+  const JSON_TYPE = "application/json; charset=utf-8";
+  const PAGE_TYPE = "text/html; charset=utf-8";
+  const cases: [name: string, host: () => string, method: string, path: string, type: string][] = [
+    ["the API on a custom domain", () => customHost, "GET", "/api/links", JSON_TYPE],
+    ["a write to the API on a custom domain", () => customHost, "POST", "/api/links", JSON_TYPE],
+    ["next-auth on a custom domain", () => customHost, "GET", "/api/auth/session", JSON_TYPE],
+    ["the dashboard on a custom domain", () => customHost, "GET", "/dashboard/links", PAGE_TYPE],
+    ["the site's root on a custom domain", () => customHost, "GET", "/", PAGE_TYPE],
+    ["the API on the short host", () => SHORT_HOST, "GET", "/api/health", JSON_TYPE],
+    ["sign-in on the short host", () => SHORT_HOST, "GET", "/signin/check-email", PAGE_TYPE],
+  ];
+
+  it.each(cases)("refuse %s with a 404, the same from both doors", async (_name, host, method, path, type) => {
+    const options = {
+      method,
+      host: host(),
+      headers: { "content-type": "application/json" },
+      body: method === "POST" ? "{}" : undefined,
+    };
+    const [viaFront, viaProxy] = await Promise.all([rawRequest(front.url, path, options), rawRequest(proxy.url, path, options)]);
+    expect(viaFront).toMatchObject({ status: 404, headers: { "content-type": type } });
+    expect(viaFront.body).toMatch(/serves short links only/);
+    expect(viaProxy.status).toBe(404);
+    expect(viaProxy.headers["content-type"]).toBe(type);
+    expect(viaProxy.body).toBe(viaFront.body);
+  });
+
+  it("keep resolving the domain's links, and its /api and /dashboard are codes like any other", async () => {
+    for (const app of [front, proxy]) {
+      const link = await rawRequest(app.url, `/${slugs.custom}`, { host: customHost });
+      expect(link).toMatchObject({ status: 302, headers: { location: "https://example.com/custom" } });
+      for (const path of ["/api", "/dashboard"]) {
+        const visit = await rawRequest(app.url, path, { host: customHost });
+        expect([path, visit.status, visit.body]).toEqual([path, 404, expect.stringContaining("This short link does not exist")]);
+      }
     }
   });
 });
