@@ -7,10 +7,12 @@ import { call, newUser } from "../support/api";
 import { rawRequest } from "../support/http";
 
 /**
- * Property: whatever reaches a page — any method, a server action's header with a real or made-up
- * id, a form body of any type, well formed or not, from this site or another — the answer is never
- * a 5xx. The pages' api/ siblings are fuzzed in-process by tests/api/fuzz.test.ts; pages and server
- * actions live only in the built app, so this one runs against `npm start`.
+ * Property: whatever reaches a page or next-auth's routes — any method, a server action's header
+ * with a real or made-up id, a form body of any type, well formed or not, from this site or another,
+ * any callback URL in the query, the form or next-auth's cookie, with or without a real CSRF token —
+ * the answer is never a 5xx. The other api/ routes are fuzzed in-process by tests/api/fuzz.test.ts;
+ * pages, server actions and next-auth behind both doors live only in the built app, so this one
+ * runs against `npm start`.
  */
 
 const APP_HOST = "pages.test.example";
@@ -23,6 +25,25 @@ let cookie: string;
 let pages: string[];
 /** Server action ids the dashboard's forms carry, so the fuzz reaches Next's action decoding. */
 let actionIds: string[];
+/** A real next-auth CSRF token and its cookie, so form posts reach past next-auth's CSRF check. */
+let csrf: { token: string; cookie: string };
+
+/** next-auth's routes (app/api/auth/[...nextauth]), the ones its pages and forms use and a few it does not serve. */
+const NEXT_AUTH_PATHS = [
+  "/api/auth/session",
+  "/api/auth/csrf",
+  "/api/auth/providers",
+  "/api/auth/signin",
+  "/api/auth/signin/email",
+  "/api/auth/signin/github",
+  "/api/auth/callback/email",
+  "/api/auth/callback/github",
+  "/api/auth/signout",
+  "/api/auth/error",
+  "/api/auth/verify-request",
+  "/api/auth/_log",
+  "/api/auth/unknown/route",
+];
 
 beforeAll(async () => {
   app = await startApp("front", {
@@ -55,7 +76,9 @@ beforeAll(async () => {
     "/dashboard/settings",
     `/dashboard/links/${link.body.id}`,
     "/dashboard/links/lnk_00000000000000000000",
+    ...NEXT_AUTH_PATHS,
   ];
+  csrf = await csrfToken();
   actionIds = await actionIdsOn(["/dashboard", `/dashboard/links/${link.body.id}`, "/dashboard/settings", "/signin"]);
   expect(actionIds.length).toBeGreaterThan(0);
 }, 300_000);
@@ -63,6 +86,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.stop();
 });
+
+async function csrfToken(): Promise<{ token: string; cookie: string }> {
+  const answer = await rawRequest(app.url, "/api/auth/csrf", { host: APP_HOST });
+  const cookie = answer.headers["set-cookie"]!.split(";")[0]!;
+  return { token: JSON.parse(answer.body).csrfToken, cookie };
+}
 
 /** The ids of the server actions the pages' forms post to (`$ACTION_ID_<id>` hidden fields). */
 async function actionIdsOn(paths: string[]): Promise<string[]> {
@@ -74,6 +103,13 @@ async function actionIdsOn(paths: string[]): Promise<string[]> {
   return [...ids];
 }
 
+/** What a callback URL may be: next-auth answered 500 to some, and the open redirect hid in others (issue 23). */
+const callbackUrls = fc.oneof(
+  fc.constantFrom("x", "not a url", "/dashboard", "/%0A/x", "/%E3%80%82x", "/%5Cevil.example/", "/%09/evil.example/"),
+  fc.constantFrom("https://evil.example/", "//evil.example", "/\\evil.example", "javascript:alert(1)", `http://${APP_HOST}/docs`),
+  fc.string({ maxLength: 40 }),
+);
+
 const bodies = fc.oneof(
   fc.constant(""),
   fc.string({ maxLength: 200 }),
@@ -83,6 +119,21 @@ const bodies = fc.oneof(
   fc.constant("[[[[[[[[[[[[[[[[[[[[[[[["),
   fc.constant("0=%&1=%zz&destination=x"),
   fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes).toString("latin1")),
+  // next-auth's forms: {csrf} becomes the real token, so the post gets past its CSRF check.
+  fc
+    .record({
+      csrfToken: fc.constantFrom("{csrf}", "", "x"),
+      email: fc.oneof(fc.constantFrom("fuzz@example.com", "", "a@b", "x@example.com\r\nBcc: y@example.com"), fc.string()),
+      callbackUrl: fc.option(callbackUrls),
+      json: fc.constantFrom("true", "false"),
+      token: fc.option(fc.string({ maxLength: 64 })),
+    })
+    .map((fields) =>
+      new URLSearchParams(
+        Object.entries(fields).flatMap(([name, value]) => (value === null ? [] : [[name, value]])) as [string, string][],
+      ).toString(),
+    ),
+  fc.constant('{"csrfToken":"{csrf}","email":"fuzz@example.com","callbackUrl":"not a url"}'),
 );
 
 const contentTypes = fc.constantFrom(
@@ -95,9 +146,10 @@ const contentTypes = fc.constantFrom(
   "text/plain;charset=UTF-8",
   "application/json",
   "text/x-component",
+  "application/x-www-form-urlencoded; charset=UTF-8",
 );
 
-describe("pages and server actions given anything", () => {
+describe("pages, server actions and next-auth given anything", () => {
   it("never answer with a 5xx", async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -112,24 +164,40 @@ describe("pages and server actions given anything", () => {
           contentType: contentTypes,
           routerState: fc.option(fc.constantFrom("%5B%22%22%5D", "not json", "[[[")),
           body: bodies,
+          query: fc.option(
+            fc.oneof(
+              callbackUrls.map((url) => `callbackUrl=${encodeURIComponent(url)}`),
+              fc.constantFrom("error=Verification", "error=%00", "token=x&email=fuzz%40example.com", "csrf=true"),
+              fc.string({ maxLength: 40 }).map(encodeURIComponent),
+            ),
+          ),
+          callbackCookie: fc.option(callbackUrls),
+          withCsrf: fc.boolean(),
         }),
         async (request) => {
           const headers: Record<string, string> = {};
-          if (request.signedIn) headers.cookie = cookie;
+          const cookies = [
+            ...(request.signedIn ? [cookie] : []),
+            ...(request.withCsrf ? [csrf.cookie] : []),
+            ...(request.callbackCookie === null ? [] : [`next-auth.callback-url=${encodeURIComponent(request.callbackCookie)}`]),
+          ];
+          if (cookies.length > 0) headers.cookie = cookies.join("; ");
           if (request.action !== null) headers["next-action"] = request.action.replace(/[^\x21-\x7e]/g, "");
           if (request.origin !== null) headers.origin = request.origin;
           if (request.contentType) headers["content-type"] = request.contentType;
           if (request.routerState !== null) headers["next-router-state-tree"] = request.routerState;
           const withBody = !["GET", "HEAD"].includes(request.method);
-          const response = await rawRequest(app.url, request.path, {
+          const path = request.query === null ? request.path : `${request.path}?${request.query}`;
+          const body = request.body.replaceAll(encodeURIComponent("{csrf}"), csrf.token).replaceAll("{csrf}", csrf.token);
+          const response = await rawRequest(app.url, path, {
             method: request.method,
             host: APP_HOST,
             headers,
-            body: withBody ? request.body : undefined,
+            body: withBody ? body : undefined,
           });
           expect(
             response.status,
-            `${request.method} ${request.path} ${JSON.stringify(headers)}\n${response.body.slice(0, 300)}`,
+            `${request.method} ${path} ${JSON.stringify(headers)} ${body}\n${response.body.slice(0, 300)}`,
           ).toBeLessThan(500);
         },
       ),
