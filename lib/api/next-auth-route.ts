@@ -36,7 +36,10 @@ async function answerSignIn(request: Request, context: Context): Promise<Respons
     }
     const req = {
       method: request.method,
-      query: withOwnCallbackUrl({ ...Object.fromEntries(new URL(request.url).searchParams), nextauth }, "callbackUrl"),
+      query: withOwnCallbackUrl(
+        withPlainErrorCode({ ...Object.fromEntries(new URL(request.url).searchParams), nextauth }),
+        "callbackUrl",
+      ),
       headers: Object.fromEntries(request.headers),
       cookies: withOwnCallbackUrl(parseCookies(request.headers.get("cookie")), ...CALLBACK_URL_COOKIES),
       body,
@@ -68,6 +71,21 @@ function signInFailure(error: DomainError): Response {
     return json({ error: error.message, url }, 429, error.headers);
   }
   return json({ error: error.message }, error.code === "too_large" ? 413 : 400);
+}
+
+/** next-auth's error codes are words (Verification, EmailSignin, …). */
+const ERROR_CODE = /^[A-Za-z]{1,64}$/;
+
+/**
+ * next-auth's error route writes its code (`?error=` or `/error/{code}`) into the redirect's
+ * Location unencoded, so a code with a control character in it made an invalid header and a 500:
+ * anything but a word becomes its generic code, Default.
+ */
+function withPlainErrorCode(query: Record<string, unknown> & { nextauth: string[] }): Record<string, unknown> {
+  const [action, code] = query.nextauth;
+  const error = query.error ?? code;
+  if (action !== "error" || error === undefined || (typeof error === "string" && ERROR_CODE.test(error))) return query;
+  return { ...query, error: "Default" };
 }
 
 /**

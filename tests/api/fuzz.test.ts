@@ -312,6 +312,17 @@ describe("the requests an adversarial review found answered 5xx (issue 23)", () 
     }
   });
 
+  it.each([
+    ["/api/auth/error?error=%00", "Default"],
+    ["/api/auth/error?error=x%0Ay", "Default"],
+    ["/api/auth/error/%0D%0Ax", "Default"],
+    ["/api/auth/error?error=Verification", "Verification"],
+  ])("answers next-auth's error route %s with the sign-in page and a plain code, %s", async (path, code) => {
+    const response = await call("GET", path);
+    expect(response.status, response.text).toBe(302);
+    expect(response.headers.get("location")).toBe(`/signin?error=${code}`);
+  });
+
   it("answers a sign-out with callbackUrl=not a url without a 5xx, returning to a path of our own origin", async () => {
     const csrf = await call("GET", "/api/auth/csrf");
     const cookie = csrf.headers
