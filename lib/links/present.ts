@@ -1,6 +1,7 @@
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
-import { destinationNow, pendingRepoints, storedRules, storedSchedule } from "./routing";
+import { destinationNow } from "./destinations";
+import { pendingRepoints, storedRules, storedSchedule } from "./routing";
 import type { LinkListItem, LinkView } from "./schemas";
 import { asLinkStatus } from "./status";
 import type { LinkRow } from "./store";

@@ -1,6 +1,6 @@
 import type { Verdict } from "@/lib/safety/verdict";
 import { announceLinkChange } from "@/lib/links/changes";
-import type { Holder } from "@/lib/links/routing";
+import type { Holder } from "@/lib/links/destinations";
 import type { LinkVerdict } from "./link-verdict";
 import { blockForAbuse } from "./store";
 

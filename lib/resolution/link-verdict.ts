@@ -1,4 +1,4 @@
-import { destinationsOf, type Holder, type Routing } from "@/lib/links/routing";
+import { destinationsOf, type Holder, type Routing } from "@/lib/links/destinations";
 import type { Verdict } from "@/lib/safety/verdict";
 
 export type MaliciousVerdict = Extract<Verdict, { status: "malicious" }>;

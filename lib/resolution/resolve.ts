@@ -7,7 +7,7 @@ import { verdictAbuseReason } from "./link-status";
 import { checkLink } from "./link-verdict";
 import { cacheKey, type LinkCache } from "./link-cache";
 import type { ReleasePolicy } from "./store";
-import { destinationsOf } from "@/lib/links/routing";
+import { destinationsOf } from "@/lib/links/destinations";
 import { ABUSE, ACTIVE, QUARANTINE } from "@/lib/links/status";
 import { countryLookupPending, routeOf } from "./rules";
 import type { Outcome, ResolvedLink, Route, Visit } from "./types";

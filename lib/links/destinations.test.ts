@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { destinationNow, destinationsOf } from "./routing";
+import { destinationNow, destinationsOf } from "./destinations";
 import { ABUSE, ACTIVE } from "./status";
 
 const link = {
