@@ -12,6 +12,7 @@ import { startUpstashStandIn } from "@/tests/support/upstash-stand-in";
 import { pinningNote } from "./cpus";
 import { concurrentVisits, exactVisits } from "./exact-visits";
 import { exactAcrossInstances } from "./instances";
+import { hostileUploads, subscribedSessionToken, type HostileUploads, type UploadTally } from "./hostile-logos";
 import { markdownTable, summarise, type Row, type RunResult, type ScenarioKey } from "./report";
 import { COLD_LINKS, scansIn, seedBenchLinks, waitForScans, type BenchLinks } from "./seed";
 import { seedSpreadLinks } from "./spread-links";
@@ -57,6 +58,8 @@ const WARM_UP_SECONDS = 5;
  * scenario without scans, the app has had this long to finish what its load left (collections).
  */
 const SETTLE_MS = 3000;
+/** Uploaders sending hostile logos at once, as the review's six copies of one SVG did (issue 23). */
+const HOSTILE_UPLOADERS = 6;
 
 const wanted = (key: string) => !ONLY || ONLY.includes(key);
 
@@ -78,7 +81,8 @@ const requestsPerSecond = (result: WrkResult) => Math.round(result.requests / (r
  * whole app were often the wrong yardstick). Its links belong to one workspace, so the scans it
  * caused are counted exactly; wrk stops with up to one request per connection in flight, which the
  * server may have answered (and recorded) without wrk counting it, so scans may exceed the
- * redirects wrk saw by at most the number of connections a slice, never fall short.
+ * redirects wrk saw by at most the number of connections a slice, never fall short. Work `alongside`
+ * the load runs during the scenario's slices only, never the reference's.
  */
 async function measure(
   key: ScenarioKey,
@@ -89,6 +93,7 @@ async function measure(
   workspaceId: string | null,
   seconds = SECONDS,
   slices = SLICES,
+  alongside?: HostileUploads,
 ): Promise<Row> {
   const sliceSeconds = Math.max(1, Math.round(seconds / slices));
   const before = workspaceId ? await scansIn(workspaceId) : 0;
@@ -101,7 +106,9 @@ async function measure(
     // The app finishes what the last load left first, so it does not slow the reference's slice.
     await (workspaceId ? waitForScans(workspaceId, SETTLE_MS) : sleep(SETTLE_MS));
     references.push(await load(referenceServer!, ["/ref"], Math.min(sliceSeconds, SECONDS)));
+    alongside?.start();
     results.push(await load(server, paths, sliceSeconds));
+    await alongside?.pause();
   }
   const result = combined(results);
   const answeredAsExpected = expect === "3xx" ? result.requests - result.statusErrors : result.statusErrors;
@@ -361,6 +368,46 @@ async function coldScenario(key: ScenarioKey, scenario: string, links: BenchLink
 }
 
 /**
+ * The active link's redirect on a server of its own, without and then with six clients uploading
+ * the hostile logos of issue 23 (filter chains, an embedded 11000×11000 PNG, 10,001 elements, a PNG
+ * bomb) during its slices, so the second row says what being refused costs redirects. The write
+ * limit is lifted, so every upload reaches the logo's decoding rather than a cheap 429.
+ */
+async function hostileLogoScenarios(links: BenchLinks, env: Env): Promise<{ rows: Row[]; uploads: UploadTally }> {
+  const front = await startServer("front", { ...env, BILLING_PROVIDER: "local", WRITE_RATE_LIMIT_PER_MINUTE: "1000000" });
+  try {
+    const paths = [`/${links.logos.slug}`];
+    await load(front, paths, WARM_UP_SECONDS);
+    await waitForScans(links.logos.workspaceId);
+    const uploads = hostileUploads(front.url, await subscribedSessionToken(front.url), HOSTILE_UPLOADERS);
+    const quiet = await measure(
+      "logos-quiet",
+      "active link, warm, on a server of its own",
+      front,
+      paths,
+      "3xx",
+      links.logos.workspaceId,
+    );
+    const hostile = await measure(
+      "logos-hostile",
+      `the same, while ${HOSTILE_UPLOADERS} clients upload hostile logos, each refused`,
+      front,
+      paths,
+      "3xx",
+      links.logos.workspaceId,
+      SECONDS,
+      SLICES,
+      uploads,
+    );
+    const tally = uploads.tally();
+    console.log(`  hostile uploads during its slices: ${tally.uploads}, by status ${JSON.stringify(tally.byStatus)}`);
+    return { rows: [quiet, hostile], uploads: tally };
+  } finally {
+    await front.stop();
+  }
+}
+
+/**
  * The Vercel door under `next start`: Next's floor (a proxy.ts with a fixed answer, none of our
  * code), the real proxy.ts, and the real one configured as the README's Vercel deployment (Upstash
  * REST only, so it reads the link-change feed every HEAR_INTERVAL_MS before trusting its memory).
@@ -432,6 +479,8 @@ async function oneRun(index: number, links: BenchLinks, env: Env): Promise<RunRe
       ? await exactAcrossInstances([2, 3], env, links.exact, EXACT_VISITS, CONNECTIONS, SHORT_HOST)
       : null;
     if (wanted("cold")) rows.push(...(await coldScenarios(links, env)));
+    const logos = wanted("logos") ? await hostileLogoScenarios(links, env) : null;
+    if (logos) rows.push(...logos.rows);
     if (wanted("proxy")) rows.push(...(await vercelDoorScenarios(links, env, profileFlags)));
     const referenceAfter = await reference("reference after: bare node:http 302");
     return {
@@ -442,6 +491,7 @@ async function oneRun(index: number, links: BenchLinks, env: Env): Promise<RunRe
       exact: front.exact,
       silentFirstVisits: front.silentFirstVisits,
       instances,
+      hostileUploads: logos?.uploads ?? null,
     };
   } finally {
     await referenceServer.stop();

@@ -15,6 +15,7 @@ export type BenchLinks = {
   exact: BenchLink;
   sustained: BenchLink;
   proxy: BenchLink;
+  logos: BenchLink;
   cold: { workspaceId: string; slugs: string[] };
 };
 
@@ -85,6 +86,7 @@ export async function seedBenchLinks(silentHost: string): Promise<BenchLinks> {
     exact: await oneLink(ACTIVE, "e", "https://example.com/exact"),
     sustained: await oneLink(QUARANTINE, "m", "https://example.com/sustained"),
     proxy: await oneLink(ACTIVE, "p", "https://example.com/proxy"),
+    logos: await oneLink(ACTIVE, "l", "https://example.com/logos"),
     cold: { workspaceId: coldWorkspace, slugs: coldSlugs },
   };
 }

@@ -10,6 +10,7 @@ import { gzipSync } from "node:zlib";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DomainError } from "@/lib/http/errors";
+import { embeddedBombSvg, filterChainSvg, hostileLogos } from "@/tests/support/hostile-logos";
 import { colourAt, pixelsOf, pngBomb, solidImage } from "@/tests/support/images";
 import { encodeLogo, logoFromOutcome, logoUploadType } from "./decode";
 import { createRenderSandbox } from "./render-sandbox";
@@ -237,30 +238,6 @@ describe("an SVG with active content or outside references", () => {
   });
 });
 
-/** Forty filter chains of the kind that took 246 s to refuse when rendered (issue 23). */
-function filterChainSvg(): Buffer {
-  const chains = Array.from({ length: 40 }, (_, index) => index);
-  return Buffer.from(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="1024" height="1024"><defs>${chains
-      .map(
-        (index) =>
-          `<filter id="f${index}" x="-50%" y="-50%" width="200%" height="200%"><feTurbulence ` +
-          `baseFrequency="0.9" numOctaves="10"/><feMorphology radius="100"/><feGaussianBlur ` +
-          `stdDeviation="200"/></filter>`,
-      )
-      .join("")}</defs>${chains.map((index) => `<rect width="1024" height="1024" filter="url(#f${index})"/>`).join("")}</svg>`,
-  );
-}
-
-/** A 20 KB SVG embedding an 11000×11000 PNG, which took the renderer's memory from 1.18 to 2.05 GB (issue 23). */
-function embeddedBombSvg(): Buffer {
-  const bomb = pngBomb(11_000).toString("base64");
-  return Buffer.from(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><image ` +
-      `href="data:image/png;base64,${bomb}" width="100" height="100"/></svg>`,
-  );
-}
-
 describe("an editor's export", () => {
   it("keeps a Windows path in an editor's own attribute (backslashes that are not CSS)", async () => {
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:inkscape="http://www.inkscape.org/namespaces/inkscape"
@@ -293,6 +270,14 @@ describe("hostile SVGs", () => {
     );
     expect(performance.now() - started).toBeLessThan(1000);
   });
+
+  it.each(hostileLogos().map((logo) => [logo.name, logo] as const))(
+    "refuses the bench's hostile logo: %s",
+    async (_name, logo) => {
+      const error = await refusal(logo.bytes, logo.type as LogoUploadType);
+      expect(["refused", "too_large"]).toContain(error.code);
+    },
+  );
 
   it("refuses embedded images that are small one by one but many pixels together", async () => {
     const tile = pngBomb(1500).toString("base64");
