@@ -31,9 +31,10 @@ describe.runIf(required || existsSync(OUTPUT))("the Vercel build output", () => 
     expect(functionConfig(path.join(FUNCTIONS, "_middleware.func")).runtime).toBe("nodejs24.x");
 
     const proxied = (pathname: string) => proxyRoutes.some((route) => new RegExp(route.src!).test(pathname));
-    for (const pathname of ["/abc2345", "/menu-2026", "/api/links/%zz"]) expect(proxied(pathname), pathname).toBe(true);
-    for (const pathname of ["/_next/static/chunks/main.js", "/api/links", "/api/health"])
-      expect(proxied(pathname), pathname).toBe(false);
+    // Every path but Next's assets: the proxy refuses the application on hosts that serve short links only (ADR 0005).
+    for (const pathname of ["/abc2345", "/menu-2026", "/api/links/%zz", "/api/links", "/api/health", "/dashboard"])
+      expect(proxied(pathname), pathname).toBe(true);
+    for (const pathname of ["/_next/static/chunks/main.js", "/_next/image"]) expect(proxied(pathname), pathname).toBe(false);
   });
 
   it("registers every cron of vercel.json, each served by a function", () => {
