@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from "node:child_process";
+import { setPriority } from "node:os";
 import { type IncomingMessage, type ServerResponse } from "node:http";
 import next from "next";
 import { settleBillingProvider } from "@/lib/billing/provider";
@@ -64,6 +65,7 @@ class ApplicationSupervisor {
       env: { ...process.env, ...settledValues() },
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
+    yieldToShortLinks(child);
     this.child = child;
     const heard = new InvalidationsHeard();
     const startedAt = Date.now();
@@ -101,6 +103,21 @@ class ApplicationSupervisor {
     this.stopping = true;
     clearTimeout(this.restartTimer);
     return this.child ? stopChild(this.child) : Promise.resolve();
+  }
+}
+
+/**
+ * The application's work (imports, logo checks, the dashboard) waits for the CPU while the front
+ * answers short links: measured on one shared core, checking hostile logo uploads took redirect p99
+ * from 3.9 to 20 ms at equal priority. Logo renderers, which the application starts, run lower still.
+ */
+const APPLICATION_PRIORITY = 5;
+
+function yieldToShortLinks(child: ChildProcess): void {
+  try {
+    setPriority(child.pid!, APPLICATION_PRIORITY);
+  } catch {
+    // Already gone: its exit is handled where it is awaited.
   }
 }
 

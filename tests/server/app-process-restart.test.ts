@@ -1,3 +1,4 @@
+import { getPriority } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "@/scripts/app-process";
 import { newUser } from "../support/api";
@@ -49,6 +50,7 @@ describe("the application process dying under npm start", () => {
     const { slug } = await created.json();
     const [first] = applicationPids();
     expect(first).toBeGreaterThan(0);
+    expect(getPriority(first!), "the application yields the CPU to the front's short links").toBe(5);
 
     process.kill(first!, "SIGKILL");
     const down = await until(async () => {
