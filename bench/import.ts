@@ -4,7 +4,6 @@ import { parseArgs } from "node:util";
 import { mintSessionToken } from "@/lib/auth/session-tokens";
 import { completeLocalCheckout } from "@/lib/billing/local-provider";
 import { startCheckout } from "@/lib/billing/service";
-import { config } from "@/lib/config";
 import { closePool, pool } from "@/lib/db/pool";
 import type { ImportView } from "@/lib/imports/schemas";
 import { ACTIVE } from "@/lib/links/status";
@@ -13,7 +12,7 @@ import { boot } from "@/scripts/boot";
 import { startFakeDnsServer } from "@/tests/support/fake-dns-server";
 import { TEST_ZONE } from "@/tests/support/dns-server";
 import { pinningNote } from "./cpus";
-import { oneLink, waitForScans } from "./seed";
+import { benchServerEnv, oneLink, waitForScans } from "./seed";
 import { type BenchServer, requireProjectNode, startServer } from "./servers";
 import { requireWrk, socketErrors, wrk, type WrkResult } from "./wrk";
 import { runBenchScript, writeReadmeBlock } from "./script";
@@ -162,14 +161,7 @@ async function main(): Promise<void> {
   ensureFreshBuild({ showOutput: true });
   const redirect = await oneLink(ACTIVE, "i", "https://example.com/during-import");
   const server = await startServer("front", {
-    // As boot() settled them (the embedded database's address, a development AUTH_SECRET).
-    DATABASE_URL: config().DATABASE_URL,
-    DATABASE_POOL_SIZE: String(config().DATABASE_POOL_SIZE),
-    AUTH_SECRET: config().AUTH_SECRET,
-    SHORT_BASE_URL: `http://${SHORT_HOST}`,
-    BASE_URL: "http://app.bench.example",
-    DNS_RESOLVER: dns.resolver,
-    RECHECK_INTERVAL_SECONDS: "0",
+    ...benchServerEnv(SHORT_HOST, dns.resolver),
     BILLING_PROVIDER: "local",
     WRITE_RATE_LIMIT_PER_MINUTE: String(WRITE_BUDGET_PER_MINUTE),
   });

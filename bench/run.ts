@@ -1,7 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { config } from "@/lib/config";
 import { droppedSinceStartIn } from "@/lib/analytics/scan-buffer";
 import { closePool } from "@/lib/db/pool";
 import { boot } from "@/scripts/boot";
@@ -14,7 +13,7 @@ import { concurrentVisits, exactVisits } from "./exact-visits";
 import { exactAcrossInstances } from "./instances";
 import { hostileUploads, subscribedSessionToken, type HostileUploads, type UploadTally } from "./hostile-logos";
 import { markdownTable, summarise, type Row, type RunResult, type ScenarioKey } from "./report";
-import { COLD_LINKS, scansIn, seedBenchLinks, waitForScans, type BenchLinks } from "./seed";
+import { benchServerEnv, COLD_LINKS, scansIn, seedBenchLinks, waitForScans, type BenchLinks } from "./seed";
 import { seedSpreadLinks } from "./spread-links";
 import { cpuMicros, NEXT_FLOOR_DIR, requireProjectNode, residentBytes, startServer, type BenchServer } from "./servers";
 import { requireWrk, socketErrors, wrk, type WrkResult } from "./wrk";
@@ -509,16 +508,7 @@ async function main(): Promise<void> {
   const links = await seedBenchLinks(SILENT_HOST);
   ensureFreshBuild({ showOutput: true });
   if (wanted("proxy")) ensureFreshBuild({ showOutput: true, dir: NEXT_FLOOR_DIR });
-  const env: Env = {
-    // As boot() settled them (the embedded database's address, a development AUTH_SECRET).
-    DATABASE_URL: config().DATABASE_URL,
-    DATABASE_POOL_SIZE: String(config().DATABASE_POOL_SIZE),
-    AUTH_SECRET: config().AUTH_SECRET,
-    SHORT_BASE_URL: `http://${SHORT_HOST}`,
-    BASE_URL: "http://app.bench.example",
-    DNS_RESOLVER: dns.resolver,
-    RECHECK_INTERVAL_SECONDS: "0",
-  };
+  const env: Env = benchServerEnv(SHORT_HOST, dns.resolver);
   try {
     const runs: RunResult[] = [];
     for (let index = 0; index < RUNS; index++) runs.push(await oneRun(index, links, env));

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { config } from "@/lib/config";
 import { pool } from "@/lib/db/pool";
 import { newId, randomString } from "@/lib/db/random";
 import { ACTIVE, QUARANTINE } from "@/lib/links/status";
@@ -116,4 +117,17 @@ export async function waitForScans(workspaceId: string, quietMs = 15_000): Promi
     last = now;
   }
   return last;
+}
+
+/** The environment a bench's `npm start` runs with: what boot() settled (the embedded database's address, a development AUTH_SECRET), the bench's hosts and its DNS. */
+export function benchServerEnv(shortHost: string, dnsResolver: string): Record<string, string | undefined> {
+  return {
+    DATABASE_URL: config().DATABASE_URL,
+    DATABASE_POOL_SIZE: String(config().DATABASE_POOL_SIZE),
+    AUTH_SECRET: config().AUTH_SECRET,
+    SHORT_BASE_URL: `http://${shortHost}`,
+    BASE_URL: "http://app.bench.example",
+    DNS_RESOLVER: dnsResolver,
+    RECHECK_INTERVAL_SECONDS: "0",
+  };
 }

@@ -1,16 +1,7 @@
 import { readFile } from "node:fs/promises";
-import { type Browser, type BrowserContext, chromium, type Page } from "@playwright/test";
-import { CHROMIUM } from "./support/chromium";
+import { type Browser, type Page } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
-import {
-  baseUrl,
-  capturePage,
-  setDnsRecords,
-  signInByMagicLink,
-  requestWithHost,
-  subscribeToUnlimited,
-  watchConsole,
-} from "./support/helpers";
+import { baseUrl, capturePage, setDnsRecords, requestWithHost, subscribedSession } from "./support/helpers";
 
 /**
  * Moving in: a customer with a verified custom domain brings a Bitly export whose codes live on
@@ -30,17 +21,11 @@ const BITLY_EXPORT =
   `${HOSTNAME}/router,https://${HOSTNAME}/router,,http://10.0.0.1/admin,Router,2024-03-03T10:00:00+0000,,false\r\n`;
 
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let consoleErrors: string[];
 
 test.beforeAll(async () => {
-  browser = await chromium.launch(CHROMIUM);
-  context = await browser.newContext({ baseURL: baseUrl() });
-  page = await context.newPage();
-  consoleErrors = watchConsole(page);
-  await signInByMagicLink(page, PERSON);
-  await subscribeToUnlimited(page);
+  ({ browser, page, consoleErrors } = await subscribedSession(PERSON));
 });
 
 test.afterAll(() => browser.close());

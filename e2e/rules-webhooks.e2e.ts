@@ -1,7 +1,6 @@
-import { type Browser, type BrowserContext, chromium, type Page } from "@playwright/test";
-import { CHROMIUM } from "./support/chromium";
+import { type Browser, type Page } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
-import { baseUrl, capturePage, signInByMagicLink, subscribeToUnlimited, watchConsole } from "./support/helpers";
+import { capturePage, subscribedSession } from "./support/helpers";
 
 /**
  * A link that reacts: routing rules with the "test as" preview, and a scheduled change of
@@ -12,17 +11,11 @@ test.describe.configure({ mode: "serial", timeout: 180_000 });
 const PERSON = "rules@permalink.test";
 
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let consoleErrors: string[];
 
 test.beforeAll(async () => {
-  browser = await chromium.launch(CHROMIUM);
-  context = await browser.newContext({ baseURL: baseUrl() });
-  page = await context.newPage();
-  consoleErrors = watchConsole(page);
-  await signInByMagicLink(page, PERSON);
-  await subscribeToUnlimited(page);
+  ({ browser, page, consoleErrors } = await subscribedSession(PERSON));
 });
 
 test.afterAll(() => browser.close());

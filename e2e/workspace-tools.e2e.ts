@@ -1,16 +1,15 @@
 import { readFile } from "node:fs/promises";
-import { type Browser, type BrowserContext, chromium, type Page } from "@playwright/test";
+import { type Browser, type Page } from "@playwright/test";
 import sharp from "sharp";
 import { decodeQr } from "../tests/support/images";
-import { CHROMIUM } from "./support/chromium";
 import { expect, test } from "./support/fixtures";
 import {
   baseUrl,
   capturePage,
   formShareOfFirstScreen,
   signInByMagicLink,
-  subscribeToUnlimited,
   watchConsole,
+  subscribedSession,
 } from "./support/helpers";
 
 /**
@@ -24,21 +23,14 @@ const PERSON = "tools@permalink.test";
 const USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let consoleErrors: string[];
 
 test.beforeAll(async () => {
-  browser = await chromium.launch(CHROMIUM);
-  context = await browser.newContext({
-    baseURL: baseUrl(),
+  ({ browser, page, consoleErrors } = await subscribedSession(PERSON, {
     userAgent: USER_AGENT,
     permissions: ["clipboard-read", "clipboard-write"],
-  });
-  page = await context.newPage();
-  consoleErrors = watchConsole(page);
-  await signInByMagicLink(page, PERSON);
-  await subscribeToUnlimited(page);
+  }));
 });
 
 test.afterAll(() => browser.close());

@@ -3,7 +3,16 @@ import { get as httpGet } from "node:http";
 import { gzipSync } from "node:zlib";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page, type TestInfo } from "@playwright/test";
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  expect,
+  type Page,
+  type TestInfo,
+} from "@playwright/test";
+import { CHROMIUM } from "./chromium";
 import type { FakeDnsRecords } from "../../tests/support/fake-dns-server";
 
 export const baseUrl = () => process.env.E2E_BASE_URL!;
@@ -54,6 +63,19 @@ export async function subscribeToUnlimited(page: Page): Promise<void> {
   await page.getByRole("button", { name: "Choose Unlimited monthly" }).click();
   await page.getByRole("button", { name: "Complete purchase" }).click();
   await expect(page.getByText("Purchase complete")).toBeVisible();
+}
+
+/** A browser with one page signed in as `person` on a workspace subscribed to Unlimited, and what its console logs as errors. */
+export type SubscribedSession = { browser: Browser; context: BrowserContext; page: Page; consoleErrors: string[] };
+
+export async function subscribedSession(person: string, contextOptions: BrowserContextOptions = {}): Promise<SubscribedSession> {
+  const browser = await chromium.launch(CHROMIUM);
+  const context = await browser.newContext({ baseURL: baseUrl(), ...contextOptions });
+  const page = await context.newPage();
+  const consoleErrors = watchConsole(page);
+  await signInByMagicLink(page, person);
+  await subscribeToUnlimited(page);
+  return { browser, context, page, consoleErrors };
 }
 
 /** No serious or critical violation from axe on the page as it is now. */

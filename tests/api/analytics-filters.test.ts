@@ -3,6 +3,7 @@ import type { ScanRow } from "@/lib/analytics/enrich";
 import { writeScanBatch } from "@/lib/analytics/store";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
+import { seededRandom } from "../support/random";
 import { call, newUser, type TestUser } from "../support/api";
 
 /**
@@ -18,20 +19,9 @@ const VISITORS = Array.from({ length: 12 }, (_, index) => ({
 }));
 const REFERRERS = [null, "news.example", "mail.example"];
 
-/** A small deterministic generator (mulberry32), so a failure shows the same scans again. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** 400 scans over two months across the links, from the visitors above; one in ten a bot. */
 function scansOf(linkIds: string[]): ScanRow[] {
-  const next = random(7);
+  const next = seededRandom(7);
   const from = Date.UTC(2026, 8, 20);
   const to = Date.UTC(2026, 10, 10);
   return Array.from({ length: 400 }, () => {

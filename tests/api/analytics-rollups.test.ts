@@ -6,27 +6,17 @@ import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
+import { seededRandom } from "../support/random";
 import { call, newUser, type TestUser } from "../support/api";
 
 const COUNTRIES = ["AU", "NZ", "GB", null];
-
-/** A small deterministic generator (mulberry32), so a failure shows the same scans again. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Scans spread over fourteen months, plus some on the instants where UTC months and days and the
  * zones' days begin (or end a millisecond before), from a few returning visitors; one in ten a bot.
  */
 function scansOf(linkIds: string[]): ScanRow[] {
-  const next = random(12);
+  const next = seededRandom(12);
   const from = Date.UTC(2025, 8, 15);
   const to = Date.UTC(2026, 10, 20);
   const boundaries = [
@@ -62,7 +52,7 @@ function scansOf(linkIds: string[]): ScanRow[] {
 
 /** Scans each row stands for: mostly one, one row in four a run of two to five identical scans. */
 function foldedCounts(length: number): number[] {
-  const next = random(34);
+  const next = seededRandom(34);
   return Array.from({ length }, () => (next() < 0.25 ? 2 + Math.floor(next() * 4) : 1));
 }
 
