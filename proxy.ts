@@ -13,7 +13,7 @@ const SCAN_FLUSH_WINDOW_MS = 25;
  * unless its host serves short links only.
  */
 export async function proxy(request: NextRequest, event: NextFetchEvent): Promise<Response> {
-  const malformed = malformedRequest(request.method, new URL(request.url).pathname);
+  const malformed = malformedRequest(request.method, request.nextUrl.pathname);
   if (malformed) return new Response(malformed.body, malformed);
   const door: DoorRequest = {
     method: request.method,
