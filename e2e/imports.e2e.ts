@@ -13,10 +13,13 @@ test.describe.configure({ mode: "serial", timeout: 180_000 });
 const PERSON = "mover@permalink.test";
 const HOSTNAME = "go.printed.example.com";
 
-/** A Bitly export (its columns and quoting) with three codes on the customer's domain; the third points inside a network. */
+/**
+ * A Bitly export (its columns and quoting) with three codes on the customer's domain; the first
+ * was printed with a 0 and a 1 (characters we never issue), the third points inside a network.
+ */
 const BITLY_EXPORT =
   "\uFEFFid,link,custom_bitlinks,long_url,title,created_at,tags,archived\r\n" +
-  `${HOSTNAME}/brunch,https://${HOSTNAME}/brunch,,https://example.com/menus/brunch,"Brunch menu, printed",2024-03-01T10:00:00+0000,menus|print,false\r\n` +
+  `${HOSTNAME}/Brunch01,https://${HOSTNAME}/Brunch01,,https://example.com/menus/brunch,"Brunch menu, printed",2024-03-01T10:00:00+0000,menus|print,false\r\n` +
   `${HOSTNAME}/dinner,https://${HOSTNAME}/dinner,,https://example.com/menus/dinner,Dinner,2024-03-02T10:00:00+0000,menus,false\r\n` +
   `${HOSTNAME}/router,https://${HOSTNAME}/router,,http://10.0.0.1/admin,Router,2024-03-03T10:00:00+0000,,false\r\n`;
 
@@ -76,7 +79,7 @@ test("checks a Bitly export, imports it onto the verified domain, shows the refu
   await capturePage(page, testInfo, "import-checked");
 
   // Nothing exists before the import: the code on the domain is not a link yet.
-  expect((await requestWithHost(HOSTNAME, "/brunch")).status).toBe(404);
+  expect((await requestWithHost(HOSTNAME, "/Brunch01")).status).toBe(404);
 
   await page.getByRole("button", { name: "Import 2 links" }).click();
   const run = page.getByTestId("import-run");
@@ -99,7 +102,7 @@ test("checks a Bitly export, imports it onto the verified domain, shows the refu
   await capturePage(page, testInfo, "import-done");
 
   // The printed code on the customer's domain lands on its destination; the refused one was never stored.
-  const visit = await requestWithHost(HOSTNAME, "/brunch");
+  const visit = await requestWithHost(HOSTNAME, "/Brunch01");
   expect([301, 302, 307, 308]).toContain(visit.status);
   expect(visit.location).toBe("https://example.com/menus/brunch");
   expect((await requestWithHost(HOSTNAME, "/router")).status).toBe(404);
@@ -158,7 +161,7 @@ test("the links list shows the imported titles and tags, filters by tag, tags se
   expect(exported.split("\r\n")[0]).toBe(
     "id,short_url,slug,host,destination,status,tags,title,created_at,archived_at,imported_from,scans_30d",
   );
-  const brunchLine = exported.split("\r\n").find((line) => line.includes(`https://${HOSTNAME}/brunch,`))!;
-  expect(brunchLine).toContain(`,brunch,${HOSTNAME},https://example.com/menus/brunch,`);
+  const brunchLine = exported.split("\r\n").find((line) => line.includes(`https://${HOSTNAME}/Brunch01,`))!;
+  expect(brunchLine).toContain(`,Brunch01,${HOSTNAME},https://example.com/menus/brunch,`);
   expect(brunchLine).toContain(`,"menus, print","Brunch menu, printed",`);
 });

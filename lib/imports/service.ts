@@ -4,7 +4,7 @@ import { readBinaryBody, validate } from "@/lib/http/body";
 import { DomainError, notFound } from "@/lib/http/errors";
 import { enforceWriteLimit } from "@/lib/http/write-limit";
 import { log } from "@/lib/log";
-import { createLinkBody, type CreateLinkInput } from "@/lib/links/schemas";
+import { importedLinkBody, type CreateLinkInput } from "@/lib/links/schemas";
 import { createLink, ensureSlugAvailable, prepareLink } from "@/lib/links/service";
 import { findRole } from "@/lib/workspaces/store";
 import { requirePermission } from "@/lib/workspaces/permissions";
@@ -183,7 +183,7 @@ async function importRow(context: RowContext, row: ImportRow): Promise<RowOutcom
     if (!row.shortLink && context.destinationsDone.has(row.destination)) return "skipped";
     const domainId = (origin.host && context.domains.get(origin.host)) || record.domainId;
     const input: CreateLinkInput = validate(
-      createLinkBody,
+      importedLinkBody,
       {
         destination: row.destination,
         ...(domainId && origin.slug && { slug: origin.slug, domain_id: domainId }),

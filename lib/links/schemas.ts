@@ -4,7 +4,7 @@ import { nextPageCursor, pageCursor } from "@/lib/http/schemas";
 import { tagName, tagNames } from "@/lib/tags/schemas";
 import { DEVICES, MAX_RULES, MAX_SCHEDULED, SYSTEMS } from "./routing";
 import { linkStatusField } from "./status";
-import { CUSTOM_SLUG_MAX, CUSTOM_SLUG_MIN, CUSTOM_SLUG_PATTERN, isReserved } from "./slugs";
+import { CUSTOM_SLUG_MAX, CUSTOM_SLUG_MIN, CUSTOM_SLUG_PATTERN, isReserved, PRINTED_SLUG_PATTERN } from "./slugs";
 
 export const MAX_LIST_SIZE = 200;
 
@@ -14,13 +14,22 @@ const destination = z
   .max(4096, "must be at most 4096 characters")
   .meta({ description: "http or https URL; stored normalised", example: "https://example.com/spring-menu" });
 
-const slug = z
-  .string({ error: "must be a string" })
-  .min(CUSTOM_SLUG_MIN, `must be at least ${CUSTOM_SLUG_MIN} characters`)
-  .max(CUSTOM_SLUG_MAX, `must be at most ${CUSTOM_SLUG_MAX} characters`)
-  .regex(CUSTOM_SLUG_PATTERN, "may use letters and digits except 0, O, 1, l and I, plus - and _")
-  .refine((value) => !isReserved(value), "is reserved for the service's own pages")
-  .meta({ description: "case-sensitive; omitted means allocated (7 characters)", example: "spring-menu" });
+/** A chosen slug's bounds and refusals; only the characters differ between a typed and an imported one (lib/links/slugs.ts). */
+const slugOf = (pattern: RegExp, characters: string) =>
+  z
+    .string({ error: "must be a string" })
+    .min(CUSTOM_SLUG_MIN, `must be at least ${CUSTOM_SLUG_MIN} characters`)
+    .max(CUSTOM_SLUG_MAX, `must be at most ${CUSTOM_SLUG_MAX} characters`)
+    .regex(pattern, `may use ${characters}, plus - and _`)
+    .refine((value) => !isReserved(value), "is reserved for the service's own pages");
+
+const slug = slugOf(CUSTOM_SLUG_PATTERN, "letters and digits except 0, O, 1, l and I").meta({
+  description: "case-sensitive; omitted means allocated (7 characters)",
+  example: "spring-menu",
+});
+
+/** A slug printed by the service an import comes from: kept as it was, every letter and digit included. */
+const printedSlug = slugOf(PRINTED_SLUG_PATTERN, "letters and digits");
 
 export const TITLE_MAX = 200;
 
@@ -103,6 +112,9 @@ export const createLinkBody = z
     tags: tagNames.optional(),
   })
   .meta({ id: "CreateLinkRequest" });
+
+/** An imported row as a create: the same rules, except that its slug is kept as it was printed. */
+export const importedLinkBody = createLinkBody.extend({ slug: printedSlug.optional() });
 
 export const MAX_BULK_LINKS = 100;
 

@@ -3,7 +3,7 @@ import { config } from "@/lib/config";
 import { processSingleton } from "@/lib/process-singleton";
 import { isVerifiedCustomDomain, lookUpVerifiedHost } from "@/lib/domains/verified-hosts";
 import { hearInvalidations, invalidationsHeard } from "@/lib/links/invalidation";
-import { isReserved } from "@/lib/links/slugs";
+import { isReserved, PRINTED_SLUG_PATTERN } from "@/lib/links/slugs";
 import { isIpLiteral } from "@/lib/safety/addresses";
 import { answerFor, shortLinksOnlyAnswer } from "./answer";
 import { readIncomingQuery } from "./destination-query";
@@ -23,7 +23,6 @@ export type DoorRequest = {
 };
 
 const SINGLE_SEGMENT = /^\/([^/]+)$/;
-const SLUG_CHARACTERS = /^[A-Za-z0-9_-]+$/;
 
 const hosts = processSingleton("doorHosts", () => ({
   short: new URL(config().SHORT_BASE_URL).hostname,
@@ -125,13 +124,13 @@ const NOT_FOUND: Outcome = { kind: "not_found" };
 /** Resolves a visit, records the scan for after the response, and shapes the answer. */
 export async function serveVisit(visit: Visit): Promise<Served> {
   if (!invalidationsHeard()) await hearInvalidations();
-  return served(visit, SLUG_CHARACTERS.test(visit.slug) ? await resolveVisit(visit, resolutionRuntime()) : NOT_FOUND);
+  return served(visit, PRINTED_SLUG_PATTERN.test(visit.slug) ? await resolveVisit(visit, resolutionRuntime()) : NOT_FOUND);
 }
 
 /** serveVisit when memory alone answers (the warm path, no promise); undefined when it needs I/O. */
 export function serveFromMemory(visit: Visit): Served | undefined {
   if (!invalidationsHeard()) return undefined;
-  const outcome = SLUG_CHARACTERS.test(visit.slug) ? resolveFromMemory(visit, resolutionRuntime()) : NOT_FOUND;
+  const outcome = PRINTED_SLUG_PATTERN.test(visit.slug) ? resolveFromMemory(visit, resolutionRuntime()) : NOT_FOUND;
   return outcome && served(visit, outcome);
 }
 

@@ -5,6 +5,7 @@ import { db } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
 import { runImport } from "@/lib/imports/service";
 import { call, newUser, type TestUser } from "../support/api";
+import { visit } from "../support/visits";
 
 const fixture = (name: string) => readFileSync(`tests/fixtures/imports/${name}`);
 
@@ -56,6 +57,67 @@ describe("POST /api/imports", () => {
     const again = await finished(user, (await startImport(user, file, "text/csv")).body.id);
     expect(again).toMatchObject({ created: 0, skipped: 3, failed: 0 });
     expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(3);
+  });
+
+  it("keeps codes printed with 0, O, 1, l or I as they were, and they resolve on the domain through the door", async () => {
+    const user = await newUser();
+    const domain = await verifiedDomain(user);
+    const bitly = fixture("bitly-printed.csv").toString("utf8").replaceAll("go.DOMAIN", domain.hostname);
+    const dry = await finished(user, (await startImport(user, bitly, "text/csv", "?dry_run=1")).body.id);
+    const done = await finished(user, (await startImport(user, bitly, "text/csv")).body.id);
+    for (const report of [dry, done]) {
+      // Still case-sensitive, still 3 to 64 characters, still never a name of the service's pages.
+      expect(report).toMatchObject({ status: "done", total: 6, created: 4, failed: 2 });
+      expect(report.errors).toEqual([
+        { row: 6, error: expect.stringMatching(/"slug" is invalid: must be at least 3 characters/) },
+        { row: 7, error: expect.stringMatching(/"slug" is invalid: is reserved for the service's own pages/) },
+      ]);
+    }
+
+    const shlink = await startImport(user, fixture("shlink-printed.csv"), "text/csv", `?format=shlink&domain_id=${domain.id}`);
+    const shlinkDone = await finished(user, shlink.body.id);
+    // A code already taken on the domain is that row's error, never a silent new slug.
+    expect(shlinkDone).toMatchObject({ status: "done", total: 2, created: 1, failed: 1 });
+    expect(shlinkDone.errors).toEqual([{ row: 3, error: expect.stringContaining('The slug "Menu1" is already taken') }]);
+
+    const printed: [string, string][] = [
+      ["/Menu1", "https://example.com/printed/menu-one"],
+      ["/menu1", "https://example.com/printed/menu-lower"],
+      ["/lOgo", "https://example.com/printed/logo"],
+      ["/I0l1O", "https://example.com/printed/all-five"],
+      ["/0ld-f1yer", "https://example.com/shlink/old-flyer"],
+    ];
+    for (const [path, destination] of printed) {
+      const answer = await visit(path, { host: domain.hostname });
+      expect([path, answer.status, answer.headers.Location]).toEqual([path, 302, destination]);
+    }
+    for (const path of ["/l1", "/Docs", "/MENU1", "/logo"])
+      expect((await visit(path, { host: domain.hostname })).status).toBe(404);
+    expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(5);
+  });
+
+  it("refuses those characters in a slug typed into a create, a bulk create or a rule it shares with imports", async () => {
+    const user = await newUser();
+    const sentence = /"slug" is invalid: may use letters and digits except 0, O, 1, l and I, plus - and _/;
+    const single = await call("POST", "/api/links", {
+      token: user.token,
+      body: { destination: "https://example.com/a", slug: "Menu1" },
+    });
+    expect(single.status).toBe(400);
+    expect(single.body.error).toMatch(sentence);
+    const bulk = await call("POST", "/api/links/bulk", {
+      token: user.token,
+      body: { links: [{ destination: "https://example.com/b", slug: "lOgo" }] },
+    });
+    expect(bulk.body.results).toEqual([{ index: 0, status: 400, error: expect.stringMatching(sentence) }]);
+    // An import brings what was printed elsewhere; a character no service prints is still refused.
+    const domain = await verifiedDomain(user);
+    const odd = `long_url,link\nhttps://example.com/c,${domain.hostname}/caf%C3%A9\n`;
+    const done = await finished(user, (await startImport(user, odd, "text/csv")).body.id);
+    expect(done.errors).toEqual([
+      { row: 2, error: expect.stringMatching(/"slug" is invalid: may use letters and digits, plus - and _/) },
+    ]);
+    expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(0);
   });
 
   it.each([
