@@ -33,8 +33,13 @@ import { writeScanBatch } from "./store";
 const ROWS_PER_MESSAGE = 500;
 const PUBLISH_TIMEOUT_MS = 2_000;
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
-/** A write may take this long before the message is handed to another instance (the claim keeps it exact either way). */
-const ACK_WAIT_MS = 60_000;
+/**
+ * A message not acknowledged within this long goes to another instance: what a killed instance held
+ * is written by the others seconds later. A write under way says so every WORKING_EVERY_MS, so a slow
+ * one keeps its message (the claim would keep a second write exact anyway).
+ */
+const ACK_WAIT_MS = 10_000;
+const WORKING_EVERY_MS = 3_000;
 /** A write that failed (PostgreSQL away) is offered again after this long. */
 const RETRY_AFTER_MS = 1_000;
 const CONSUMER_NAME = "scan-writer";
@@ -89,11 +94,11 @@ async function createStream(connection: NatsConnection): Promise<void> {
       duplicate_window: stream.duplicate_window,
     });
   });
-  await manager.consumers.add(name, {
-    durable_name: CONSUMER_NAME,
-    ack_policy: AckPolicy.Explicit,
-    ack_wait: nanos(ACK_WAIT_MS),
-    filter_subject: subject(),
+  const consumer = { ack_policy: AckPolicy.Explicit, ack_wait: nanos(ACK_WAIT_MS), filter_subject: subject() };
+  // A server before 2.10 updates an existing durable on add; a later one refuses a changed config.
+  await manager.consumers.add(name, { durable_name: CONSUMER_NAME, ...consumer }).catch(async (error: unknown) => {
+    if (!String(error).includes("already exists")) throw error;
+    await manager.consumers.update(name, CONSUMER_NAME, { ack_wait: consumer.ack_wait });
   });
 }
 
@@ -165,6 +170,7 @@ export function startScanStreamWriter(): ScanStreamWriter {
       message.term();
       return;
     }
+    const working = setInterval(() => message.working(), WORKING_EVERY_MS);
     try {
       await writeScanBatch(batch.id, batch.rows, batch.counts);
     } catch (error) {
@@ -173,6 +179,8 @@ export function startScanStreamWriter(): ScanStreamWriter {
       writeFailing = true;
       message.nak(RETRY_AFTER_MS);
       return;
+    } finally {
+      clearInterval(working);
     }
     if (writeFailing) log().info("Scans from the stream are being written again");
     writeFailing = false;

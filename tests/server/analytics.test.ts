@@ -180,12 +180,13 @@ describe("scan analytics through the real doors", () => {
     const app = await start("front");
     const user = await newUser("sigterm-backlog");
     const link = await createLink(app, user);
-    // The writer's statement claims its batch in scan_batches first: holding this lock stalls every
-    // batch, while lookups (which never touch the table) go on answering.
+    // The writer's statement claims its batch in scan_batches first, and a parked batch goes to
+    // scan_inbox: holding both locks stalls every write and every parking, while lookups (which touch
+    // neither table) go on answering.
     const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await blocker.connect();
     try {
-      await blocker.query("BEGIN; LOCK TABLE scan_batches IN ACCESS EXCLUSIVE MODE");
+      await blocker.query("BEGIN; LOCK TABLE scan_batches, scan_inbox IN ACCESS EXCLUSIVE MODE");
       const { answers, scans, bots } = await burst(app, link.slug, 140, 8);
       expect(answers.filter((answer) => answer.status !== 302)).toEqual([]);
       // The once-a-second flush takes the buffer and waits on the lock.
