@@ -28,6 +28,8 @@ export const MONTH = 0;
 
 /** Rollup dimensions; 0 is every scan (and the bots, counted apart). */
 export const DIMENSIONS = { total: 0, country: 1, device: 2, browser: 3, os: 4, referrer: 5, source: 6, served: 7 } as const;
+/** The served dimension's value for a link's own destination (a rule's is `rule:<index>`). */
+const SERVED_DEFAULT = "default";
 
 /**
  * Writes one batch in ONE statement, so it lands whole or not at all: it claims the batch id (a
@@ -42,6 +44,8 @@ export const DIMENSIONS = { total: 0, country: 1, device: 2, browser: 3, os: 4, 
  *
  * Which destination served (a routing rule's or the link's own) is a dimension of the link's rollups
  * too, not of its breakdown rows: it says little combined with the others, and would multiply them.
+ * Only rules' rows are written for a link: its own destination's share is its total less its
+ * rules' (servedByLink), so a link without rules, nearly every one, writes two rows a scan fewer.
  *
  * The link.scanned webhook messages of the batch (one per link, its scans coalesced) are written in
  * the same transaction, so a batch and its messages land together.
@@ -183,10 +187,11 @@ async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: Scan
  * - workspace_grains: the grains folded once more without the link, O(f) hashed; w ≤ 3f rows, few
  *   when a batch's links share a workspace (fanning every link's row out to the workspace's eight
  *   dimensions first made 150,000 rows to group for a batch of 5,000 spread scans).
- * - the rollup upsert: the link's totals and served destinations (6f) and the workspace's 8
- *   dimensions (8w), grouped and sorted, one probe each, O(f log f + f log R).
- *   A batch spread over many links writes about 6 rows a link, where one row per dimension and
- *   value took 21 (bench/batch-plan.ts).
+ * - the rollup upsert: the link's totals (3f) and rules' served rows (3f at most, none without
+ *   rules) and the workspace's 8 dimensions (8w), grouped and sorted, one probe each,
+ *   O(f log f + f log R). A batch spread over links without rules writes about 3 rollup rows a
+ *   link, where one row per dimension and value took 21 (bench/batch-plan.ts); writing the
+ *   links' own-destination rows too made batches of 5,000 spread scans take a third longer.
  * Both upserts go in key order, so concurrent writers take rows in the same order and never
  * deadlock; keys start with the workspace and the link, so a link's rows share a few index pages.
  */
@@ -236,7 +241,7 @@ const WRITE_SCAN_BATCH = `
       coalesce(country, 'unknown') AS country, coalesce(device, 'unknown') AS device, coalesce(browser, 'unknown') AS browser,
       coalesce(os, 'unknown') AS os, coalesce(referrer_host, 'direct') AS referrer,
       CASE WHEN via_qr THEN 'qr' ELSE 'link' END AS source, bot,
-      coalesce('rule:' || served_rule, 'default') AS served,
+      coalesce('rule:' || served_rule, '${SERVED_DEFAULT}') AS served,
       sum(scans) AS scans, count(*) FILTER (WHERE link_unique) AS link_uniques,
       count(*) FILTER (WHERE workspace_unique) AS workspace_uniques
     FROM flagged
@@ -273,7 +278,7 @@ const WRITE_SCAN_BATCH = `
     SELECT g.workspace_id, g.link_id AS link_key, g.grain, d.dimension, g.bucket, d.value, g.scans, g.link_uniques AS uniques, g.bot
     FROM grains g
     CROSS JOIN LATERAL (VALUES (${DIMENSIONS.total}::smallint, ''), (${DIMENSIONS.served}::smallint, g.served)) d(dimension, value)
-    WHERE d.dimension = ${DIMENSIONS.total} OR NOT g.bot
+    WHERE d.dimension = ${DIMENSIONS.total} OR (NOT g.bot AND g.served <> '${SERVED_DEFAULT}')
     UNION ALL
     SELECT w.workspace_id, '', w.grain, d.dimension, w.bucket, d.value, w.scans, w.uniques, w.bot
     FROM workspace_grains w
@@ -703,6 +708,7 @@ async function breakdown(tx: DbClient, request: AnalyticsRequest, range: Range):
   const { filter } = request;
   if (filter && request.groupBy !== filter.dimension) return withinFilter(tx, request, range);
   if (request.groupBy === "link" && !request.linkId) return byLink(tx, request, range);
+  if (request.groupBy === "served" && request.linkId) return servedByLink(tx, request, range);
   const dimension =
     request.groupBy === "link" ? DIMENSIONS.total : DIMENSIONS[request.groupBy as Exclude<GroupBy, "day" | "hour" | "link">];
   const keyColumn = request.groupBy === "link" ? Prisma.sql`link_id` : Prisma.sql`value`;
@@ -721,6 +727,28 @@ async function breakdown(tx: DbClient, request: AnalyticsRequest, range: Range):
   const rows = await tx.$queryRaw<CountRow[]>`
     SELECT key, sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques
     FROM (${slices}) slices
+    GROUP BY key
+    HAVING sum(scans) > 0
+    ORDER BY sum(scans) DESC, key`;
+  return rows.map(toRow);
+}
+
+/**
+ * A link's scans by the destination that served them. Its own destination's rows are not written
+ * (the writer's statement says why): its share is the total less the rules'. Rows of it written
+ * before that are left out, so each scan is counted once either way.
+ */
+async function servedByLink(tx: DbClient, request: AnalyticsRequest, range: Range): Promise<AnalyticsRow[]> {
+  const rules = Prisma.sql`${scopeOf(request)} AND dimension = ${DIMENSIONS.served} AND value <> ${SERVED_DEFAULT}`;
+  const rows = await tx.$queryRaw<CountRow[]>`
+    SELECT key, sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques
+    FROM (
+      ${rollupSlices(Prisma.sql`value AS key, scans, uniques`, rules, range)}
+      UNION ALL
+      ${rollupSlices(Prisma.sql`${SERVED_DEFAULT}::text AS key, scans, uniques`, Prisma.sql`${scopeOf(request)} AND dimension = ${DIMENSIONS.total}`, range)}
+      UNION ALL
+      ${rollupSlices(Prisma.sql`${SERVED_DEFAULT}::text AS key, -scans, -uniques`, rules, range)}
+    ) slices
     GROUP BY key
     HAVING sum(scans) > 0
     ORDER BY sum(scans) DESC, key`;
