@@ -329,6 +329,20 @@ describe("webhooks", () => {
     expect(failed.body).toMatchObject({ delivered: false, status_code: 410, error: "The receiver answered 410." });
   });
 
+  it("fails an attempt the receiver does not answer within 10 s, and says so", async () => {
+    const owner = await newUser("hooks-timeout");
+    const hook = await addWebhook(owner, ["link.created"]);
+    receiver.delayMs = 12_000;
+    const tested = await call("POST", `/api/webhooks/${hook.id}/test`, { token: owner.token });
+    expect(tested.body).toMatchObject({
+      delivered: false,
+      status_code: null,
+      error: "The receiver did not answer within 10 seconds.",
+    });
+    expect(tested.body.duration_ms).toBeGreaterThanOrEqual(10_000);
+    expect(tested.body.duration_ms).toBeLessThan(11_000);
+  }, 30_000);
+
   it("does not follow a redirect", async () => {
     const owner = await newUser("hooks-redirect");
     const hook = await addWebhook(owner, ["link.created"]);
