@@ -262,10 +262,10 @@ function parkingLot(writer: { write: (batch: ScanBatch<string>) => Promise<void>
     park: async (batch) => void parked.push(batch),
     writeParked: async () => {
       const oldest = parked[0];
-      if (!oldest) return 0;
+      if (!oldest) return { taken: false };
       await writer.write(oldest);
       parked.shift();
-      return oldest.counts.reduce((total, count) => total + count, 0);
+      return { taken: true, written: oldest.counts.reduce((total, count) => total + count, 0) };
     },
     notice: (message) => void notices.push(message),
   };

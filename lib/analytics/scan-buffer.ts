@@ -27,8 +27,8 @@ export type ScanBufferLimits = {
 export type Overflow<Event> = {
   /** Absent where parking is not wanted (the scans go to a durable stream); parked batches are still written. */
   park?: BatchWriter<Event>;
-  /** Writes the oldest parked batch (any process's); resolves to its scans, 0 when none is parked. */
-  writeParked(): Promise<number>;
+  /** Writes the oldest parked batch (any process's), if any, and says how many of its scans were counted anew. */
+  writeParked(): Promise<ParkedWrite>;
   /** Tells the operator that parking began, or that every parked scan is written. */
   notice(message: string): void;
 };
@@ -48,6 +48,9 @@ const PARKED_RETRY_MS = 5000;
 const PARKED_CHECK_INTERVAL_MS = 30_000;
 
 /** In scans, not events: an event stands for as many identical scans as were folded into it. */
+/** What writing the oldest parked batch did: none was parked, or one was taken and `written` of its scans counted anew. */
+export type ParkedWrite = { taken: false } | { taken: true; written: number };
+
 export type ScanBufferStats = { buffered: number; written: number; parked: number; dropped: number };
 
 /**
@@ -220,9 +223,9 @@ export class ScanBuffer<Event> {
     if (!this.overflow || this.draining || this.failing) return;
     if (Date.now() < this.nextParkedCheck) return;
     while (!this.nextRun && this.waiting.length < this.limits.flushAt) {
-      let scans: number;
+      let parked: ParkedWrite;
       try {
-        scans = await this.overflow.writeParked();
+        parked = await this.overflow.writeParked();
       } catch (error) {
         if (!this.parkedWritesFailing)
           this.log(`Writing parked scans failed; they stay parked and are retried every ${PARKED_RETRY_MS / 1000} s.`, error);
@@ -231,7 +234,7 @@ export class ScanBuffer<Event> {
         return;
       }
       this.parkedWritesFailing = false;
-      if (scans === 0) {
+      if (!parked.taken) {
         if (this.parkedSince !== null)
           this.overflow.notice(
             `The scan writer has caught up: every scan parked since ${new Date(this.parkedSince).toISOString()} is written.`,
@@ -240,7 +243,7 @@ export class ScanBuffer<Event> {
         this.nextParkedCheck = Date.now() + PARKED_CHECK_INTERVAL_MS;
         return;
       }
-      this.written += scans;
+      this.written += parked.written;
     }
   }
 

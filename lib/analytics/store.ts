@@ -2,6 +2,7 @@ import { db, readDb, type DbClient } from "@/lib/db/client";
 import type pg from "pg";
 import { pool, writerPool } from "@/lib/db/pool";
 import type { ScanRow } from "./enrich";
+import type { ParkedWrite } from "./scan-buffer";
 import { scanMessageFromText, scanMessageText } from "./scan-message";
 import { clock } from "@/lib/clock";
 import { Prisma } from "@/lib/db/generated/client";
@@ -83,10 +84,10 @@ export async function parkScanBatch(batchId: string, rows: ScanRow[], counts: nu
  * Writes the oldest parked batch, and takes it out of scan_inbox in the same transaction, so it is
  * counted once: a failure rolls back both, and an instance writing parked batches at the same time
  * skips the one locked here. A batch whose write failed goes behind the others, so one that can
- * never be written (a body this release cannot read) holds none back. Resolves to the batch's
- * scans, or 0 when nothing is parked.
+ * never be written (a body this release cannot read) holds none back. A batch written before it
+ * was parked (its commit's answer was lost) is taken and counts nothing.
  */
-export async function writeOldestParkedBatch(): Promise<number> {
+export async function writeOldestParkedBatch(): Promise<ParkedWrite> {
   let taken: string | undefined;
   try {
     return await inWriterTransaction(async (client) => {
@@ -97,11 +98,11 @@ export async function writeOldestParkedBatch(): Promise<number> {
           RETURNING batch_id, scans, body`,
       });
       const parked = oldest.rows[0];
-      if (!parked) return 0;
+      if (!parked) return { taken: false };
       taken = parked.batch_id;
       const message = scanMessageFromText(parked.body);
-      await writeBatchWith(client, message.id, message.rows, message.counts);
-      return parked.scans;
+      const claimed = await writeBatchWith(client, message.id, message.rows, message.counts);
+      return { taken: true, written: claimed ? parked.scans : 0 };
     });
   } catch (error) {
     if (taken !== undefined)
@@ -137,7 +138,8 @@ async function inWriterTransaction<T>(work: (client: pg.PoolClient) => Promise<T
   }
 }
 
-async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: ScanRow[], counts: number[]): Promise<void> {
+/** Resolves to whether the batch was new: false when its id had been claimed by an earlier write. */
+async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: ScanRow[], counts: number[]): Promise<boolean> {
   const column = <T>(pick: (row: ScanRow) => T) => rows.map(pick);
   const written = await client.query({
     name: "analytics.write-scan-batch",
@@ -162,10 +164,12 @@ async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: Scan
     ],
   });
   // Nothing was added to the rollups when the batch had been written before (its id was claimed), so no message either.
-  if ((written.rowCount ?? 0) > 0 && (await anyScanListener(client))) {
+  const claimed = (written.rowCount ?? 0) > 0;
+  if (claimed && (await anyScanListener(client))) {
     const scans = rows.map((row, index) => ({ ...row, count: counts[index] ?? 1 }));
     await enqueueScanMessages(client, scanMessages(scans, clock().now()), new Date(clock().now()));
   }
+  return claimed;
 }
 
 /**
