@@ -138,19 +138,18 @@ test("the links list shows the imported titles and tags, filters by tag, tags se
   await page.goto("/dashboard?tag=print");
   await expect(page.getByRole("row", { name: /dinner/ })).toBeVisible();
 
-  // Tags come in the workspace's colours, chosen here.
-  await page.getByText("Tag colours").click();
+  // Tags come in the workspace's colours, chosen on the Tags page.
+  await page.getByRole("link", { name: "Tags and colours" }).click();
   await page.getByLabel("Colour of print").selectOption("Green");
   await expect(page.getByRole("status").filter({ hasText: '"print" is green now.' })).toBeVisible();
-  await page.reload();
+  await capturePage(page, testInfo, "tags-imported");
+  await page.goto("/dashboard?tag=print");
   await expect(
     page
       .getByRole("row", { name: /dinner/ })
       .getByRole("list", { name: "Tags" })
       .getByText("print", { exact: true }),
   ).toHaveClass(/bg-green-100/);
-  await page.getByText("Tag colours").click();
-  await capturePage(page, testInfo, "links-tag-colours");
   await capturePage(page, testInfo, "links-tagged");
 
   const [download] = await Promise.all([

@@ -17,8 +17,6 @@ import { addDomain, getDomain, removeDomain, verifyDomain } from "@/lib/domains/
 import { tagNamesOf, toLinkView } from "@/lib/links/present";
 import { MAX_TAGS_PER_LINK } from "@/lib/tags/schemas";
 import { nameKey } from "@/lib/tags/store";
-import { updateTag as updateTagOperation } from "@/lib/tags/operations";
-import { updateTag } from "@/lib/tags/service";
 import { withScheme } from "./destination";
 import { archive, createLink, editLink, getLink, restore } from "@/lib/links/service";
 import type { LinkView } from "@/lib/links/schemas";
@@ -229,21 +227,6 @@ export async function tagLinksAction(ids: string[], tag: string, change: "add" |
     { tags: "The tag" },
   );
   if (result.ok) revalidatePath("/dashboard", "layout");
-  return result;
-}
-
-/** Gives a tag another colour on every link that carries it: PATCH /api/tags/{id}'s schema and capability. */
-export async function recolourTagAction(id: string, color: string): Promise<ActionResult<string>> {
-  const result = await dashboardAction(
-    updateTagOperation,
-    { color },
-    async (principal, body) => {
-      const tag = await updateTag(principal, String(id), body);
-      return `"${tag.name}" is ${tag.color} now.`;
-    },
-    { color: "The colour" },
-  );
-  if (result.ok) revalidatePath("/dashboard");
   return result;
 }
 

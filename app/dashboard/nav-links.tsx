@@ -5,6 +5,7 @@ import { usePathname } from "next/navigation";
 
 const PAGES = [
   { href: "/dashboard", label: "Links" },
+  { href: "/dashboard/tags", label: "Tags" },
   { href: "/dashboard/imports", label: "Import" },
   { href: "/dashboard/analytics", label: "Analytics" },
   { href: "/dashboard/domains", label: "Domains" },

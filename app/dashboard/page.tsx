@@ -11,13 +11,10 @@ import {
   STATUS_FILTER_NAMES,
   verifiedDomains,
 } from "@/lib/links/browse";
-import { TAG_COLORS } from "@/lib/tags/schemas";
 import { listTags } from "@/lib/tags/service";
-import { can } from "@/lib/workspaces/permissions";
 import { viewerZone } from "./analytics/viewer-zone";
 import { CreateLinkForm } from "./create-link-form";
 import { LinksList } from "./links-list";
-import { TagColours } from "./tag-colours";
 import { FoldOnPhone } from "@/components/ui/fold-on-phone";
 
 const SORT_NAMES: Record<LinkSort, string> = { newest: "Newest first", oldest: "Oldest first", scans: "Most scans first" };
@@ -63,6 +60,7 @@ export default async function LinksPage({
           </Link>
         </nav>
         <div className="flex flex-wrap gap-3 text-sm">
+          <Link href="/dashboard/tags">Tags and colours</Link>
           <Link href="/dashboard/imports">Import links</Link>
           <a href="/dashboard/links/export?format=csv" download>
             Export all (CSV)
@@ -196,14 +194,6 @@ export default async function LinksPage({
             tagNames={tags.map((tag) => tag.name)}
           />
         </>
-      )}
-      {tags.length > 0 && can(principal, "links.edit_any") && (
-        <details className={cardClass}>
-          <summary className="cursor-pointer font-medium">Tag colours</summary>
-          <div className="mt-3">
-            <TagColours tags={tags} colors={TAG_COLORS} />
-          </div>
-        </details>
       )}
       <nav aria-label="Pages" className="flex gap-3">
         {query.cursor && (

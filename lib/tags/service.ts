@@ -29,9 +29,11 @@ export async function updateTag(principal: Principal, id: string, input: UpdateT
   return toTagView(updated);
 }
 
-export async function deleteTag(principal: Principal, id: string): Promise<void> {
+/** Takes the tag off every link and deletes it; the links stay as they are. Answers the tag as it was. */
+export async function deleteTag(principal: Principal, id: string): Promise<TagView> {
   const tag = await findEditableTag(principal, id);
   await store.deleteTag(tag.id);
+  return toTagView(tag);
 }
 
 async function findEditableTag(principal: Principal, id: string): Promise<TagRow> {

@@ -74,12 +74,19 @@ beforeAll(async () => {
     "/dashboard/domains",
     "/dashboard/members",
     "/dashboard/settings",
+    "/dashboard/tags",
     `/dashboard/links/${link.body.id}`,
     "/dashboard/links/lnk_00000000000000000000",
     ...NEXT_AUTH_PATHS,
   ];
   csrf = await csrfToken();
-  actionIds = await actionIdsOn(["/dashboard", `/dashboard/links/${link.body.id}`, "/dashboard/settings", "/signin"]);
+  actionIds = await actionIdsOn([
+    "/dashboard",
+    `/dashboard/links/${link.body.id}`,
+    "/dashboard/settings",
+    "/dashboard/tags",
+    "/signin",
+  ]);
   expect(actionIds.length).toBeGreaterThan(0);
 }, 300_000);
 

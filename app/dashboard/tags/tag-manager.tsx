@@ -1,0 +1,193 @@
+"use client";
+
+import Link from "next/link";
+import { useActionState, useState, useTransition } from "react";
+import { Confirm } from "@/components/ui/confirm";
+import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
+import { ActionOutcome, type ActionSentence } from "@/components/ui/outcome";
+import { buttonClass, cardClass, inputClass, labelClass } from "@/components/ui/styles";
+import { TagChip } from "@/components/ui/tag-chip";
+import type { TagView } from "@/lib/tags/schemas";
+import { type AddTagState, addTagAction, deleteTagAction, recolourTagAction, renameTagAction } from "./actions";
+
+const colourName = (color: string) => color[0]!.toUpperCase() + color.slice(1);
+
+function ColourOptions({ colors }: { colors: readonly string[] }) {
+  return colors.map((color) => (
+    <option key={color} value={color}>
+      {colourName(color)}
+    </option>
+  ));
+}
+
+/** A new tag's name and colour; a refusal puts back what was typed, under the field it is about. */
+export function AddTagForm({ colors, nameMax }: { colors: readonly string[]; nameMax: number }) {
+  const [state, add, adding] = useActionState<AddTagState, FormData>(addTagAction, null);
+  const nameError = errorFor("name", state);
+  const colorError = errorFor("color", state);
+  return (
+    <form action={add} key={state?.attempt ?? 0} className="grid gap-3 sm:grid-cols-[1fr_12rem_auto] sm:items-start">
+      <div>
+        <label htmlFor="new-tag-name" className={labelClass}>
+          Name
+        </label>
+        <input
+          id="new-tag-name"
+          name="name"
+          required
+          maxLength={nameMax}
+          defaultValue={state?.typed?.name}
+          placeholder="menus"
+          className={inputClass}
+          {...fieldProps("name", "new-tag-name-error", state)}
+        />
+        <FieldError id="new-tag-name-error" error={nameError} />
+      </div>
+      <div>
+        <label htmlFor="new-tag-colour" className={labelClass}>
+          Colour
+        </label>
+        <select
+          id="new-tag-colour"
+          name="color"
+          defaultValue={state?.typed?.color || "blue"}
+          className={inputClass}
+          {...fieldProps("color", "new-tag-colour-error", state)}
+        >
+          <ColourOptions colors={colors} />
+        </select>
+        <FieldError id="new-tag-colour-error" error={colorError} />
+      </div>
+      <button type="submit" className={buttonClass.primary + " sm:mt-5"} disabled={adding}>
+        Add tag
+      </button>
+      <div className="sm:col-span-3">{!nameError && !colorError && <ActionOutcome state={state} />}</div>
+    </form>
+  );
+}
+
+/**
+ * The workspace's tags; for owners and admins, each with its name to change, its colour and a
+ * deletion that asks first. The last change's sentence shows above the list, since a deleted
+ * tag's row is gone.
+ */
+export function TagList({
+  tags,
+  colors,
+  edits,
+  nameMax,
+  emptyText,
+}: {
+  tags: TagView[];
+  colors: readonly string[];
+  edits: boolean;
+  nameMax: number;
+  /** What an empty list says; the list stays drawn, so the sentence of deleting the last tag stays too. */
+  emptyText: string;
+}) {
+  const [outcome, setOutcome] = useState<ActionSentence>(null);
+  const [pending, startTransition] = useTransition();
+  const run = (change: () => Promise<ActionSentence>) => startTransition(async () => setOutcome(await change()));
+  return (
+    <div className="space-y-3">
+      <ActionOutcome state={outcome} />
+      {tags.length === 0 && <p className={cardClass + " m-0 text-center"}>{emptyText}</p>}
+      <ul className="m-0 grid list-none gap-3 p-0 lg:grid-cols-2" aria-label="Tags" hidden={tags.length === 0}>
+        {tags.map((tag) => (
+          <li key={tag.id} aria-label={tag.name} className={cardClass + " space-y-3 p-4"}>
+            <div className="flex flex-wrap items-center justify-between gap-2">
+              <TagChip name={tag.name} color={tag.color} />
+              <Link href={`/dashboard?tag=${encodeURIComponent(tag.name)}`} className="text-sm">
+                Links with this tag<span className="sr-only">: {tag.name}</span>
+              </Link>
+            </div>
+            {edits && (
+              // Drawn afresh when the tag's name or colour changes, so the fields show what it is now.
+              <TagEditor
+                key={`${tag.name}:${tag.color}`}
+                tag={tag}
+                colors={colors}
+                nameMax={nameMax}
+                pending={pending}
+                run={run}
+              />
+            )}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function TagEditor({
+  tag,
+  colors,
+  nameMax,
+  pending,
+  run,
+}: {
+  tag: TagView;
+  colors: readonly string[];
+  nameMax: number;
+  pending: boolean;
+  run: (change: () => Promise<ActionSentence>) => void;
+}) {
+  const [name, setName] = useState(tag.name);
+  const nameId = `tag-name-${tag.id}`;
+  const colourId = `tag-colour-${tag.id}`;
+  return (
+    <div className="space-y-3">
+      <form
+        className="flex flex-wrap items-end gap-2"
+        onSubmit={(event) => {
+          event.preventDefault();
+          run(() => renameTagAction(tag.id, name));
+        }}
+      >
+        <div className="min-w-0 grow basis-40">
+          <label htmlFor={nameId} className={labelClass}>
+            Name<span className="sr-only"> of {tag.name}</span>
+          </label>
+          <input
+            id={nameId}
+            required
+            maxLength={nameMax}
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+            className={inputClass}
+          />
+        </div>
+        <button type="submit" className={buttonClass.secondary} disabled={pending || name.trim() === tag.name}>
+          Rename<span className="sr-only"> {tag.name}</span>
+        </button>
+      </form>
+      <div className="flex flex-wrap items-end justify-between gap-2">
+        <div className="min-w-0 grow basis-40">
+          <label htmlFor={colourId} className={labelClass}>
+            Colour<span className="sr-only"> of {tag.name}</span>
+          </label>
+          <select
+            id={colourId}
+            className={inputClass}
+            defaultValue={tag.color}
+            disabled={pending}
+            onChange={(event) => {
+              const color = event.target.value;
+              run(() => recolourTagAction(tag.id, color));
+            }}
+          >
+            <ColourOptions colors={colors} />
+          </select>
+        </div>
+        <Confirm
+          label="Delete"
+          what={`the tag ${tag.name}`}
+          question={`Delete the tag "${tag.name}"? The links that carry it stay as they are and keep working; they only lose this tag.`}
+          confirm={`Yes, delete "${tag.name}"`}
+          onConfirm={() => run(() => deleteTagAction(tag.id))}
+          pending={pending}
+        />
+      </div>
+    </div>
+  );
+}
