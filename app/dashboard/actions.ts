@@ -18,6 +18,7 @@ import { tagNamesOf, toLinkView } from "@/lib/links/present";
 import { MAX_TAGS_PER_LINK } from "@/lib/tags/schemas";
 import { nameKey } from "@/lib/tags/store";
 import { withScheme } from "./destination";
+import { utmFromForm, withUtm } from "@/lib/utm/parameters";
 import { archive, createLink, editLink, getLink, restore } from "@/lib/links/service";
 import type { LinkView } from "@/lib/links/schemas";
 import {
@@ -59,6 +60,14 @@ function required(form: FormData, name: string): string {
   return typeof value === "string" ? value : "";
 }
 
+/** The destination as typed (https:// added when it has no scheme), with the form's UTM fields, if it has them, in its query. */
+function typedDestination(form: FormData): string {
+  return withUtm(
+    withScheme(required(form, "destination")),
+    utmFromForm((name) => fieldOf(form, name)),
+  );
+}
+
 /** The result, and what was typed (React resets a form after its action: an error puts the values back). */
 export type CreateLinkState =
   | (ActionResult<{ link: LinkView; created: boolean }> & {
@@ -69,7 +78,7 @@ export type CreateLinkState =
 
 export async function createLinkAction(previous: CreateLinkState, form: FormData): Promise<CreateLinkState> {
   const input = {
-    destination: withScheme(required(form, "destination")),
+    destination: typedDestination(form),
     slug: optional(form, "slug"),
     domain_id: optional(form, "domain_id"),
   };
@@ -95,7 +104,7 @@ export async function repointLinkAction(_previous: LinkEditState, form: FormData
   const id = required(form, "id");
   const result = await dashboardAction(
     updateLink,
-    { destination: withScheme(required(form, "destination")) },
+    { destination: typedDestination(form) },
     async (principal, body) => {
       const link = await editLink(principal, id, body);
       return link.destination;

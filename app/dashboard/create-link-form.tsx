@@ -4,12 +4,36 @@ import { useActionState } from "react";
 import { CopyButton } from "@/components/ui/copy-button";
 import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
 import { buttonClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import type { UtmTemplateView } from "@/lib/utm/schemas";
 import { createLinkAction, type CreateLinkState } from "./actions";
+import { UtmBuilder, useUtmDestination } from "./utm-builder";
 
-export function CreateLinkForm({ domains }: { domains: { id: string; hostname: string }[] }) {
+type Domains = { id: string; hostname: string }[];
+
+export function CreateLinkForm({ domains, templates }: { domains: Domains; templates: UtmTemplateView[] }) {
   const [state, action, pending] = useActionState<CreateLinkState, FormData>(createLinkAction, null);
   return (
     <form action={action} className="grid gap-4 md:grid-cols-[2fr_1fr_1fr_auto] md:items-start" key={state?.attempt ?? 0}>
+      <CreateLinkFields state={state} pending={pending} domains={domains} templates={templates} />
+    </form>
+  );
+}
+
+/** The form's fields, drawn afresh with each attempt (the form's key): a refusal puts back what was typed. */
+function CreateLinkFields({
+  state,
+  pending,
+  domains,
+  templates,
+}: {
+  state: CreateLinkState;
+  pending: boolean;
+  domains: Domains;
+  templates: UtmTemplateView[];
+}) {
+  const utm = useUtmDestination(state?.input.destination ?? "");
+  return (
+    <>
       <div>
         <label htmlFor="create-destination" className={labelClass}>
           Destination
@@ -22,7 +46,8 @@ export function CreateLinkForm({ domains }: { domains: { id: string; hostname: s
           autoComplete="url"
           spellCheck={false}
           required
-          defaultValue={state?.input.destination}
+          value={utm.destination}
+          onChange={(event) => utm.setDestination(event.target.value)}
           placeholder="example.com/spring-menu"
           className={inputClass}
           {...fieldProps("destination", "create-destination-error", state)}
@@ -70,6 +95,9 @@ export function CreateLinkForm({ domains }: { domains: { id: string; hostname: s
         {pending ? "Creating…" : "Create link"}
       </button>
       <div className="md:col-span-4">
+        <UtmBuilder idPrefix="create" utm={utm} templates={templates} />
+      </div>
+      <div className="md:col-span-4">
         {state && !state.ok && !state.field && (
           <p role="alert" className={errorClass + " m-0"}>
             {state.error}
@@ -85,6 +113,6 @@ export function CreateLinkForm({ domains }: { domains: { id: string; hostname: s
           </div>
         )}
       </div>
-    </form>
+    </>
   );
 }

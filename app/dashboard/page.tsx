@@ -12,6 +12,7 @@ import {
   verifiedDomains,
 } from "@/lib/links/browse";
 import { listTags } from "@/lib/tags/service";
+import { listUtmTemplates } from "@/lib/utm/service";
 import { viewerZone } from "./analytics/viewer-zone";
 import { CreateLinkForm } from "./create-link-form";
 import { LinksList } from "./links-list";
@@ -28,7 +29,7 @@ export default async function LinksPage({
   const query = browseLinksQuery.parse(
     Object.fromEntries(Object.entries(await searchParams).filter(([, value]) => typeof value === "string")),
   );
-  const [{ links, nextCursor }, hosts, domains, account, { zone }, { tags }] = await Promise.all([
+  const [{ links, nextCursor }, hosts, domains, account, { zone }, { tags }, { templates }] = await Promise.all([
     // Scans are the analytics capability's own count: bots apart, per link over its default range.
     browseLinks(principal, query, listScanCounts(principal)),
     linkHosts(principal),
@@ -36,6 +37,7 @@ export default async function LinksPage({
     describeAccount(principal),
     viewerZone(),
     listTags(principal),
+    listUtmTemplates(principal),
   ]);
   const created = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeStyle: "short", timeZone: zone });
   const archived = query.view === "archived";
@@ -78,7 +80,7 @@ export default async function LinksPage({
               <h2 id="create-heading" className="mt-0 text-lg">
                 Create a link
               </h2>
-              <CreateLinkForm domains={domains} />
+              <CreateLinkForm domains={domains} templates={templates} />
             </FoldOnPhone>
           ) : (
             <>

@@ -39,6 +39,7 @@ import * as payments from "@/lib/payments/operations";
 import * as qr from "@/lib/qr/operations";
 import * as resolution from "@/lib/resolution/operations";
 import * as tags from "@/lib/tags/operations";
+import * as utm from "@/lib/utm/operations";
 import * as webhooks from "@/lib/webhooks/operations";
 import * as workspaces from "@/lib/workspaces/operations";
 
@@ -66,6 +67,7 @@ const OPERATION_MODULES = [
   qr,
   resolution,
   tags,
+  utm,
   webhooks,
   workspaces,
 ];

@@ -150,6 +150,25 @@ const FIXTURES: Record<string, Fixture> = {
     status: by(204, 204, 403, 403, 204),
     namesResource: true,
   },
+  "GET /api/utm-templates": {
+    request: async (target) => {
+      await target.freshUtmTemplate();
+      return { path: "/api/utm-templates" };
+    },
+    status: 200,
+    check: async (response, own) => {
+      expect(response.body.templates.length).toBe(await db().utmTemplate.count({ where: { workspaceId: own.id } }));
+    },
+  },
+  "POST /api/utm-templates": {
+    request: () => ({ path: "/api/utm-templates", body: { name: `matrix ${process.pid}-${++counter}`, utm_source: "matrix" } }),
+    status: by(201, 201, 201, 403, 201),
+  },
+  "DELETE /api/utm-templates/{id}": {
+    request: async (target) => ({ path: `/api/utm-templates/${await target.freshUtmTemplate()}` }),
+    status: by(204, 204, 403, 403, 204),
+    namesResource: true,
+  },
   "GET /api/links/{id}/qr": {
     request: async (target) => ({ path: `/api/links/${await target.link()}/qr` }),
     status: 200,

@@ -35,6 +35,7 @@ const CAPABILITIES = [
   "analytics",
   "domains",
   "links",
+  "utm",
   "tags",
   "members",
   "billing",

@@ -41,6 +41,8 @@ export interface Target {
   freshDomain(): Promise<string>;
   /** A new tag, for requests that rename or delete it. */
   freshTag(): Promise<string>;
+  /** A new UTM template saved by nobody in particular (the API key's), for requests that delete it. */
+  freshUtmTemplate(): Promise<string>;
   /** A finished import of the workspace. */
   freshImport(): Promise<string>;
   /** A new webhook of the workspace, whose receiver is refused at connection time (an internal address). */
@@ -204,6 +206,14 @@ export class TeamWorkspace implements Target {
     return id;
   }
 
+  async freshUtmTemplate(): Promise<string> {
+    const id = newId("utm");
+    const name = `utm-${this.label}-${unique()}`;
+    await db().utmTemplate.create({ data: { id, workspaceId: this.id, name, nameKey: name.toLowerCase(), source: "matrix" } });
+    for (const value of [id, name]) this.secrets.add(value);
+    return id;
+  }
+
   async freshImport(): Promise<string> {
     const id = newId("imp");
     await db().import.create({
@@ -267,6 +277,7 @@ export class Ghost implements Target {
   domain = async () => this.domainId;
   freshDomain = async () => newId("dom");
   freshTag = async () => newId("tag");
+  freshUtmTemplate = async () => newId("utm");
   freshImport = async () => newId("imp");
   freshWebhook = async () => newId("wh");
 }

@@ -3,7 +3,9 @@
 import { useActionState } from "react";
 import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
 import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import type { UtmTemplateView } from "@/lib/utm/schemas";
 import { archiveLinkAction, type LinkEditState, repointLinkAction, restoreLinkAction } from "../../actions";
+import { UtmBuilder, useUtmDestination } from "../../utm-builder";
 
 export function LinkEditForms({
   id,
@@ -11,9 +13,11 @@ export function LinkEditForms({
   canRepoint,
   canArchive,
   archived,
+  templates,
 }: {
   id: string;
   destination: string;
+  templates: UtmTemplateView[];
   canRepoint: boolean;
   /** May archive and restore this link. */
   canArchive: boolean;
@@ -33,27 +37,7 @@ export function LinkEditForms({
         {canRepoint ? (
           <form action={repoint} className="space-y-3" key={repointed ? JSON.stringify(repointed) : "repoint"}>
             <input type="hidden" name="id" value={id} />
-            <label htmlFor="repoint-destination" className={labelClass}>
-              New destination
-            </label>
-            <input
-              id="repoint-destination"
-              name="destination"
-              type="text"
-              inputMode="url"
-              spellCheck={false}
-              required
-              defaultValue={repointed?.typed ?? destination}
-              className={inputClass}
-              {...fieldProps("destination", "repoint-destination-error", repointed, "repoint-destination-help")}
-            />
-            <FieldError id="repoint-destination-error" error={errorFor("destination", repointed)} />
-            <p id="repoint-destination-help" className={mutedClass + " m-0"}>
-              The code keeps working; the link enters quarantine again so the new destination is checked live.
-            </p>
-            <button type="submit" className={buttonClass.primary} disabled={repointing}>
-              Repoint
-            </button>
+            <RepointFields typed={repointed?.typed ?? destination} state={repointed} pending={repointing} templates={templates} />
           </form>
         ) : (
           <p className={mutedClass}>Repointing needs an active subscription and the right to edit this link.</p>
@@ -98,5 +82,47 @@ export function LinkEditForms({
         )}
       </section>
     </div>
+  );
+}
+
+/** The repoint form's fields, drawn afresh with each attempt: the link's destination, or what was typed when it was refused. */
+function RepointFields({
+  typed,
+  state,
+  pending,
+  templates,
+}: {
+  typed: string;
+  state: LinkEditState;
+  pending: boolean;
+  templates: UtmTemplateView[];
+}) {
+  const utm = useUtmDestination(typed);
+  return (
+    <>
+      <label htmlFor="repoint-destination" className={labelClass}>
+        New destination
+      </label>
+      <input
+        id="repoint-destination"
+        name="destination"
+        type="text"
+        inputMode="url"
+        spellCheck={false}
+        required
+        value={utm.destination}
+        onChange={(event) => utm.setDestination(event.target.value)}
+        className={inputClass}
+        {...fieldProps("destination", "repoint-destination-error", state, "repoint-destination-help")}
+      />
+      <FieldError id="repoint-destination-error" error={errorFor("destination", state)} />
+      <p id="repoint-destination-help" className={mutedClass + " m-0"}>
+        The code keeps working; the link enters quarantine again so the new destination is checked live.
+      </p>
+      <UtmBuilder idPrefix="repoint" utm={utm} templates={templates} />
+      <button type="submit" className={buttonClass.primary} disabled={pending}>
+        Repoint
+      </button>
+    </>
   );
 }

@@ -13,6 +13,7 @@ import { logoStorage } from "@/lib/logos/store";
 import { scanUrl } from "@/lib/qr/artwork";
 import { QR_MARGIN, QR_SIZE } from "@/lib/qr/schemas";
 import { linkDesign } from "@/lib/qr/service";
+import { listUtmTemplates } from "@/lib/utm/service";
 import { can } from "@/lib/workspaces/permissions";
 import { LinkAnalytics } from "./link-analytics";
 import { LinkEditForms } from "./link-edit-forms";
@@ -28,11 +29,12 @@ export default async function LinkPage({ params }: { params: Promise<{ id: strin
     if (error instanceof DomainError && error.code === "not_found") notFound();
     throw error;
   });
-  const [account, design, ownLogo, workspaceLogo] = await Promise.all([
+  const [account, design, ownLogo, workspaceLogo, { templates }] = await Promise.all([
     describeAccount(principal),
     linkDesign(principal, link.id),
     logoStorage.describe({ kind: "link", linkId: link.id }),
     logoStorage.describe({ kind: "workspace", workspaceId: link.workspaceId }),
+    listUtmTemplates(principal),
   ]);
   const shortUrl = shortUrlOf(link);
   const status = asLinkStatus(link.status);
@@ -70,6 +72,7 @@ export default async function LinkPage({ params }: { params: Promise<{ id: strin
         canRepoint={account.can.edit_links}
         canArchive={account.can.archive_links}
         archived={Boolean(link.archivedAt)}
+        templates={templates}
       />
 
       <LinkRouting link={toLinkView(link)} canEdit={account.can.edit_links} />

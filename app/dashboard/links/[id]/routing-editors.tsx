@@ -198,7 +198,12 @@ function RulesEditor({
           </li>
         ))}
       </ol>
-      {edited.length === 0 && <p className={mutedClass}>No rules: every visit goes to {destination}.</p>}
+      {edited.length === 0 && (
+        <p className={mutedClass}>
+          {/* A long destination (UTM parameters) breaks anywhere rather than widen a phone's page. */}
+          No rules: every visit goes to <span className="break-all">{destination}</span>.
+        </p>
+      )}
       {canEdit ? (
         <div className="mt-4 flex flex-wrap gap-2">
           <button

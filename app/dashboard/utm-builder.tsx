@@ -1,0 +1,211 @@
+"use client";
+
+import { useState, useTransition } from "react";
+import { Confirm } from "@/components/ui/confirm";
+import { ActionOutcome, type ActionSentence } from "@/components/ui/outcome";
+import { buttonClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import {
+  TEMPLATE_NAME_MAX,
+  UTM_FIELDS,
+  UTM_LABELS,
+  UTM_VALUE_MAX,
+  type UtmField,
+  type UtmValues,
+  utmOf,
+  withUtm,
+} from "@/lib/utm/parameters";
+import type { UtmTemplateView } from "@/lib/utm/schemas";
+import { deleteUtmTemplateAction, saveUtmTemplateAction } from "./utm-actions";
+
+const PLACEHOLDERS: Record<UtmField, string> = {
+  utm_source: "poster",
+  utm_medium: "print",
+  utm_campaign: "spring-menu",
+  utm_term: "brunch",
+  utm_content: "table-tent",
+};
+
+/**
+ * A destination field and its UTM parameters, kept in step: the destination is what the form
+ * sends, each parameter edits its part of it in place, and a destination typed or pasted with
+ * utm_ parameters shows them in the fields.
+ */
+export function useUtmDestination(initial: string) {
+  const [destination, setDestinationText] = useState(initial);
+  const [values, setValues] = useState<UtmValues>(() => utmOf(initial));
+  return {
+    destination,
+    values,
+    setDestination(text: string) {
+      setDestinationText(text);
+      setValues(utmOf(text));
+    },
+    setValue(field: UtmField, value: string) {
+      setValues((current) => ({ ...current, [field]: value }));
+      setDestinationText((current) => withUtm(current, { [field]: value }));
+    },
+    apply(next: UtmValues) {
+      setValues(next);
+      setDestinationText((current) => withUtm(current, next));
+    },
+  };
+}
+
+type UtmDestination = ReturnType<typeof useUtmDestination>;
+
+function valuesOf(template: UtmTemplateView): UtmValues {
+  return Object.fromEntries(UTM_FIELDS.map((field) => [field, template[field] ?? ""])) as UtmValues;
+}
+
+/**
+ * The UTM fields of a create or repoint form (named as the query's parameters), with the
+ * workspace's saved templates: shown only to those who may create links, who may also save them.
+ */
+export function UtmBuilder({
+  idPrefix,
+  utm,
+  templates,
+}: {
+  idPrefix: string;
+  utm: UtmDestination;
+  templates: UtmTemplateView[];
+}) {
+  const [chosen, setChosen] = useState("");
+  const [templateName, setTemplateName] = useState("");
+  const [outcome, setOutcome] = useState<ActionSentence>(null);
+  const [pending, startTransition] = useTransition();
+  const template = templates.find((candidate) => candidate.id === chosen);
+  const set = UTM_FIELDS.filter((field) => utm.values[field].trim() !== "").length;
+  // Open when the destination carries parameters, and when a pasted one brings some; otherwise as the person leaves it.
+  const [open, setOpen] = useState(set > 0);
+  const [lastSet, setLastSet] = useState(set);
+  if (set !== lastSet) {
+    setLastSet(set);
+    if (lastSet === 0 && set > 0) setOpen(true);
+  }
+
+  function save() {
+    startTransition(async () => {
+      const result = await saveUtmTemplateAction({ name: templateName, ...utm.values });
+      if (result.ok) {
+        setChosen(result.value.id);
+        setTemplateName("");
+        setOutcome({ ok: true, value: `Saved the template "${result.value.name}".` });
+      } else setOutcome(result);
+    });
+  }
+
+  return (
+    <details
+      className="rounded-md border border-zinc-200 p-3 dark:border-zinc-800"
+      open={open}
+      onToggle={(event) => setOpen(event.currentTarget.open)}
+    >
+      <summary className="cursor-pointer text-sm font-medium">UTM parameters {set > 0 ? `(${set} set)` : "(optional)"}</summary>
+      <div className="mt-3 space-y-3">
+        <p className={mutedClass + " m-0"}>
+          They become part of the destination, for your analytics tool to see where visitors came from. An empty field leaves its
+          parameter out.
+        </p>
+        <div className="grid gap-3 sm:grid-cols-3 lg:grid-cols-5">
+          {UTM_FIELDS.map((field) => (
+            <div key={field}>
+              <label htmlFor={`${idPrefix}-${field}`} className={labelClass}>
+                {UTM_LABELS[field]} <span className={mutedClass}>({field})</span>
+              </label>
+              <input
+                id={`${idPrefix}-${field}`}
+                name={field}
+                value={utm.values[field]}
+                maxLength={UTM_VALUE_MAX}
+                placeholder={PLACEHOLDERS[field]}
+                spellCheck={false}
+                onChange={(event) => utm.setValue(field, event.target.value)}
+                className={inputClass}
+              />
+            </div>
+          ))}
+        </div>
+        {templates.length > 0 && (
+          <div className="flex flex-wrap items-end gap-2">
+            <div className="min-w-0 grow basis-48">
+              <label htmlFor={`${idPrefix}-template`} className={labelClass}>
+                Saved template
+              </label>
+              <select
+                id={`${idPrefix}-template`}
+                value={chosen}
+                onChange={(event) => setChosen(event.target.value)}
+                className={inputClass}
+              >
+                <option value="">Choose a template</option>
+                {templates.map((candidate) => (
+                  <option key={candidate.id} value={candidate.id}>
+                    {candidate.name}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <button
+              type="button"
+              className={buttonClass.secondary}
+              disabled={!template}
+              onClick={() => {
+                if (!template) return;
+                utm.apply(valuesOf(template));
+                setOutcome({ ok: true, value: `Applied the template "${template.name}".` });
+              }}
+            >
+              Apply template
+            </button>
+            {template && (
+              <Confirm
+                label="Delete template"
+                what={template.name}
+                question={`Delete the template "${template.name}"? Links made with it keep their destinations.`}
+                confirm={`Yes, delete "${template.name}"`}
+                pending={pending}
+                onConfirm={() =>
+                  startTransition(async () => {
+                    setOutcome(await deleteUtmTemplateAction(template.id));
+                    setChosen("");
+                  })
+                }
+              />
+            )}
+          </div>
+        )}
+        <div className="flex flex-wrap items-end gap-2">
+          <div className="min-w-0 grow basis-48">
+            <label htmlFor={`${idPrefix}-template-name`} className={labelClass}>
+              Save these parameters as a template named
+            </label>
+            <input
+              id={`${idPrefix}-template-name`}
+              value={templateName}
+              maxLength={TEMPLATE_NAME_MAX}
+              placeholder="Spring posters"
+              onChange={(event) => setTemplateName(event.target.value)}
+              onKeyDown={(event) => {
+                // Enter here saves the template; it does not send the link's form.
+                if (event.key !== "Enter") return;
+                event.preventDefault();
+                if (templateName.trim() !== "" && set > 0) save();
+              }}
+              className={inputClass}
+            />
+          </div>
+          <button
+            type="button"
+            className={buttonClass.secondary}
+            disabled={pending || templateName.trim() === "" || set === 0}
+            onClick={save}
+          >
+            Save as template
+          </button>
+        </div>
+        <ActionOutcome state={outcome} />
+      </div>
+    </details>
+  );
+}
