@@ -1,7 +1,7 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { INVALIDATIONS_SENT_HEADER, InvalidationsHeard, proxyToApplication } from "./application-proxy";
+import { applicationServer, INVALIDATIONS_SENT_HEADER, InvalidationsHeard, proxyToApplication } from "./application-proxy";
 
 const servers: Server[] = [];
 
@@ -115,4 +115,24 @@ describe("the front door's proxy to the application", () => {
     await new Promise((settled) => setTimeout(settled, 100));
     expect(await answer.text()).toBe("The application did not answer.");
   });
+
+  it("keeps the front's idle socket open past Node's keep-alive timeout (5 s, closed at 6): only the front closes one", async () => {
+    const sockets = new Set<object>();
+    const application = applicationServer();
+    application.on("request", (request: IncomingMessage, response: ServerResponse) => {
+      sockets.add(request.socket);
+      request.resume();
+      request.on("end", () => response.end("answered"));
+    });
+    const front = await frontFor(await listening(application));
+
+    expect((await fetch(`${front}/api/workspaces/logo`, { method: "PUT", body: "first" })).status).toBe(200);
+    await new Promise((settled) => setTimeout(settled, 7_000));
+    const open = await new Promise<number>((counted) => application.getConnections((_, count) => counted(count)));
+    const second = await fetch(`${front}/api/workspaces/logo`, { method: "PUT", body: "second" });
+
+    expect(open).toBe(1);
+    expect(second.status).toBe(200);
+    expect(sockets.size).toBe(1);
+  }, 15_000);
 });

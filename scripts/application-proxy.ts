@@ -1,4 +1,4 @@
-import { Agent, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { deliverInvalidation, type Invalidation } from "@/lib/links/invalidation";
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -82,6 +82,24 @@ export function proxyToApplication(port: number, heard: InvalidationsHeard): Han
     };
     send(replayable);
   };
+}
+
+/**
+ * The server the application process listens on for the front. It never closes a kept-alive socket
+ * itself (no keep-alive, header or request timeout): only the front does, so the front never reuses
+ * a socket the application is closing at that instant. The retry above mends that race for GET and
+ * HEAD only, and it is wide open when the application runs at idle priority (lib/idle-process.ts):
+ * Node's 5 s keep-alive timer fires, the application waits for the CPU before acting on it, the
+ * front sends a PUT on the socket meanwhile, and the application then destroys the socket with the
+ * request unread (measured: 6 of 31 logo uploads answered 502 while redirects kept the CPU busy).
+ * The front's own server bounds how long a client may take; the application, behind it, needs no bound.
+ */
+export function applicationServer(): Server {
+  const server = createServer();
+  server.keepAliveTimeout = 0;
+  server.headersTimeout = 0;
+  server.requestTimeout = 0;
+  return server;
 }
 
 function isRepeatableWithoutBody(request: IncomingMessage): boolean {

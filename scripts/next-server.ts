@@ -1,11 +1,11 @@
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import next from "next";
 import { settleBillingProvider } from "@/lib/billing/provider";
 import { onInvalidation } from "@/lib/links/invalidation";
 import { log } from "@/lib/log";
 import { type ApplicationMessage } from "./application";
-import { INVALIDATIONS_SENT_HEADER } from "./application-proxy";
+import { applicationServer, INVALIDATIONS_SENT_HEADER } from "./application-proxy";
 
 /**
  * The application process `npm start` forks (scripts/application.ts): Next on a loopback port,
@@ -13,7 +13,7 @@ import { INVALIDATIONS_SENT_HEADER } from "./application-proxy";
  */
 async function main(): Promise<void> {
   settleBillingProvider();
-  const server = createServer();
+  const server = applicationServer();
   const port = await listenOnLoopback(server);
   // Next fetches a server action's redirect target from its own hostname and port: without them, from localhost:3000.
   const app = next({ dev: false, dir: process.cwd(), hostname: "127.0.0.1", port });
