@@ -1,9 +1,9 @@
-import { fork, type ChildProcess } from "node:child_process";
-import { setPriority } from "node:os";
+import { type ChildProcess } from "node:child_process";
 import { type IncomingMessage, type ServerResponse } from "node:http";
 import next from "next";
 import { settleBillingProvider } from "@/lib/billing/provider";
 import { settledValues } from "@/lib/config";
+import { forkIdle } from "@/lib/idle-process";
 import { deliverInvalidation, type Invalidation } from "@/lib/links/invalidation";
 import { log } from "@/lib/log";
 import { type Handler, InvalidationsHeard, proxyToApplication } from "./application-proxy";
@@ -61,11 +61,12 @@ class ApplicationSupervisor {
 
   /** Starts a child and resolves once it listens; rejects when it exits first. */
   start(): Promise<void> {
-    const child = fork("scripts/next-server.ts", [], {
+    // The application's work (the dashboard, the API's writes, imports, logo checks) runs only on CPU
+    // time the front does not want: lib/idle-process.ts.
+    const child = forkIdle("scripts/next-server.ts", [], {
       env: { ...process.env, ...settledValues() },
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
-    yieldToShortLinks(child);
     this.child = child;
     const heard = new InvalidationsHeard();
     const startedAt = Date.now();
@@ -103,21 +104,6 @@ class ApplicationSupervisor {
     this.stopping = true;
     clearTimeout(this.restartTimer);
     return this.child ? stopChild(this.child) : Promise.resolve();
-  }
-}
-
-/**
- * The application's work (imports, logo checks, the dashboard) waits for the CPU while the front
- * answers short links: measured on one shared core, checking hostile logo uploads took redirect p99
- * from 3.9 to 20 ms at equal priority. Logo renderers, which the application starts, run lower still.
- */
-const APPLICATION_PRIORITY = 5;
-
-function yieldToShortLinks(child: ChildProcess): void {
-  try {
-    setPriority(child.pid!, APPLICATION_PRIORITY);
-  } catch {
-    // Already gone: its exit is handled where it is awaited.
   }
 }
 

@@ -27,10 +27,17 @@ const FORMAT_NAMES: Record<string, string> = {
 };
 
 /**
- * Renders run in processes of their own (render-sandbox.ts): 10 s and 512 MiB each, two at once on
- * a machine that also answers redirects, and four waiting; a legitimate logo takes well under a second.
+ * Renders run in processes of their own (render-sandbox.ts), on CPU time nothing else wants: 5 s of
+ * CPU and 512 MiB each (a legitimate logo takes well under a second), one at a time and two waiting,
+ * and given up after 20 s if redirects and the dashboard kept the CPU from it.
  */
-const sandbox = createRenderSandbox({ timeoutMs: 10_000, memoryBytes: 512 * 1024 * 1024, concurrency: 2, queue: 4 });
+const sandbox = createRenderSandbox({
+  timeoutMs: 5_000,
+  wallClockMs: 20_000,
+  memoryBytes: 512 * 1024 * 1024,
+  concurrency: 1,
+  queue: 2,
+});
 
 /** The media type of an upload from its Content-Type header; 415 for anything else. */
 export function logoUploadType(contentType: string | null): LogoUploadType {
@@ -97,6 +104,12 @@ export function logoFromOutcome(result: RenderOutcome, type: LogoUploadType): En
       throw new DomainError("rate_limited", "Too many logos are being processed right now; upload it again in a minute.", {
         "Retry-After": "60",
       });
+    case "starved":
+      throw new DomainError(
+        "rate_limited",
+        "The server is too busy to finish the logo right now, so it was not changed; upload it again in a minute.",
+        { "Retry-After": "60" },
+      );
     case "unavailable":
       throw new DomainError(
         "not_configured",

@@ -1,7 +1,7 @@
-import { type ChildProcess, fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { setPriority } from "node:os";
 import path from "node:path";
+import { forkIdle } from "@/lib/idle-process";
 
 /** What the renderer is asked to do with one upload (lib/logos/render-process.mjs). */
 export type RenderJob = { bytes: Buffer; format: string; maxSide: number; maxSourcePixels: number };
@@ -14,12 +14,21 @@ export type RenderOutcome =
   | { outcome: "unreadable" }
   | { outcome: "timed_out" }
   | { outcome: "out_of_memory" }
+  | { outcome: "starved" }
   | { outcome: "busy" }
   | { outcome: "unavailable" };
 
 export type SandboxLimits = {
-  /** Wall-clock time a render may take before its process is killed. */
+  /**
+   * The render's own CPU time before its process is killed as too costly (wall-clock time where
+   * there is no /proc to read it from).
+   */
   timeoutMs: number;
+  /**
+   * Wall-clock time before a render that has not used up its CPU time is given up as starved: it
+   * runs at idle priority, so redirects and the dashboard kept the CPU busy meanwhile.
+   */
+  wallClockMs: number;
   /** Resident memory the render's process may reach before it is killed. */
   memoryBytes: number;
   /** Renders at once; the rest wait in line. */
@@ -32,13 +41,12 @@ export type SandboxLimits = {
 
 /** Found at run time (the bundler must not try to bundle a script it never imports; next.config.ts names it for deployments). */
 const RENDER_SCRIPT = path.join(/* turbopackIgnore: true */ process.cwd(), "lib/logos/render-process.mjs");
-const MEMORY_CHECK_INTERVAL_MS = 20;
-/** The renderer yields the CPU to redirects and the dashboard (nice 10). */
-const RENDER_PRIORITY = 10;
+const WATCH_INTERVAL_MS = 20;
+const CLOCK_TICKS_PER_SECOND = 100;
 
 /**
- * Renders untrusted images in a child process each, which is killed when it runs past its time or
- * its memory. A process rather than a worker thread because libvips (and librsvg inside it)
+ * Renders untrusted images in a child process each, which is killed when it runs past its CPU time
+ * or its memory. A process rather than a worker thread because libvips (and librsvg inside it)
  * allocates outside V8's heap, which a worker's resourceLimits do not count, and a native render
  * cannot be interrupted by terminating a worker; only the kernel can stop it, and only its resident
  * size (read from /proc, where there is one) tells what it holds. Few renders run at once and few
@@ -67,27 +75,31 @@ export function createRenderSandbox(limits: SandboxLimits): { render(job: Render
 function renderInChild(job: RenderJob, limits: SandboxLimits): Promise<RenderOutcome> {
   return new Promise((resolve) => {
     // No environment: the process that reads hostile input holds no secret.
-    const child = fork(/* turbopackIgnore: true */ limits.script ?? RENDER_SCRIPT, [], {
+    // Only on CPU time nothing else wants (lib/idle-process.ts): redirects and the dashboard come first.
+    const child = forkIdle(/* turbopackIgnore: true */ limits.script ?? RENDER_SCRIPT, [], {
       serialization: "advanced",
       stdio: "ignore",
       env: { NODE_ENV: "production" },
       execArgv: [],
     });
-    lowerPriority(child);
     const stop = (outcome: RenderOutcome) => {
       settle(outcome);
       child.kill("SIGKILL");
     };
-    const deadline = setTimeout(() => stop({ outcome: "timed_out" }), limits.timeoutMs);
-    const memoryWatch = setInterval(() => {
-      if (residentBytes(child) > limits.memoryBytes) stop({ outcome: "out_of_memory" });
-    }, MEMORY_CHECK_INTERVAL_MS);
+    const started = performance.now();
+    // The render is judged by the CPU time it used, not by the time it waited for the CPU.
+    const watch = setInterval(() => {
+      if (residentBytes(child) > limits.memoryBytes) return stop({ outcome: "out_of_memory" });
+      const elapsedMs = performance.now() - started;
+      const usedMs = cpuMs(child) ?? elapsedMs;
+      if (usedMs > limits.timeoutMs) return stop({ outcome: "timed_out" });
+      if (elapsedMs > limits.wallClockMs) stop({ outcome: "starved" });
+    }, WATCH_INTERVAL_MS);
     let settled = false;
     const settle = (outcome: RenderOutcome) => {
       if (settled) return;
       settled = true;
-      clearTimeout(deadline);
-      clearInterval(memoryWatch);
+      clearInterval(watch);
       resolve(outcome);
     };
     child.once("message", (outcome: RenderOutcome) => settle(outcome));
@@ -102,14 +114,6 @@ function renderInChild(job: RenderJob, limits: SandboxLimits): Promise<RenderOut
   });
 }
 
-function lowerPriority(child: ChildProcess): void {
-  try {
-    setPriority(child.pid!, RENDER_PRIORITY);
-  } catch {
-    // Already gone (it failed to start: its "error" event says so).
-  }
-}
-
 /** The child's resident set size from /proc/<pid>/status; 0 where there is no /proc (the deadline still holds there). */
 function residentBytes(child: ChildProcess): number {
   try {
@@ -118,5 +122,16 @@ function residentBytes(child: ChildProcess): number {
     return kilobytes ? Number(kilobytes) * 1024 : 0;
   } catch {
     return 0;
+  }
+}
+
+/** The CPU time (user and system) the child has used, from /proc/<pid>/stat; null where there is no /proc. */
+function cpuMs(child: ChildProcess): number | null {
+  try {
+    const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1000;
+  } catch {
+    return null;
   }
 }

@@ -1,7 +1,8 @@
-import { getPriority } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "@/scripts/app-process";
+import { idleScheduling } from "@/lib/idle-process";
 import { newUser } from "../support/api";
+import { threadPolicies } from "../support/scheduling";
 
 /**
  * Under `npm start` the front door (short links) and the application (dashboard and API) are two
@@ -50,7 +51,10 @@ describe("the application process dying under npm start", () => {
     const { slug } = await created.json();
     const [first] = applicationPids();
     expect(first).toBeGreaterThan(0);
-    expect(getPriority(first!), "the application yields the CPU to the front's short links").toBe(5);
+    if (idleScheduling().policy === "sched_idle")
+      expect(new Set(threadPolicies(first!)), "the application takes only CPU the front's short links leave").toEqual(
+        new Set(["idle"]),
+      );
 
     process.kill(first!, "SIGKILL");
     const down = await until(async () => {
@@ -71,6 +75,8 @@ describe("the application process dying under npm start", () => {
     }, 120_000);
     expect((await listed.json()).links.map((link: { slug: string }) => link.slug)).toContain(slug);
     expect(applicationPids()).toHaveLength(2);
+    if (idleScheduling().policy === "sched_idle")
+      expect(new Set(threadPolicies(applicationPids()[1]!))).toEqual(new Set(["idle"]));
     expect(app.output()).toMatch(/the application process died; short links keep being answered/);
   }, 180_000);
 });
