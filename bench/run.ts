@@ -372,8 +372,16 @@ async function coldScenario(key: ScenarioKey, scenario: string, links: BenchLink
  * bomb) during its slices, so the second row says what being refused costs redirects. The write
  * limit is lifted, so every upload reaches the logo's decoding rather than a cheap 429.
  */
-async function hostileLogoScenarios(links: BenchLinks, env: Env): Promise<{ rows: Row[]; uploads: UploadTally }> {
-  const front = await startServer("front", { ...env, BILLING_PROVIDER: "local", WRITE_RATE_LIMIT_PER_MINUTE: "1000000" });
+async function hostileLogoScenarios(
+  links: BenchLinks,
+  env: Env,
+  profileFlags: string[],
+): Promise<{ rows: Row[]; uploads: UploadTally }> {
+  const front = await startServer(
+    "front",
+    { ...env, BILLING_PROVIDER: "local", WRITE_RATE_LIMIT_PER_MINUTE: "1000000" },
+    profileFlags,
+  );
   try {
     const paths = [`/${links.logos.slug}`];
     await load(front, paths, WARM_UP_SECONDS);
@@ -478,7 +486,7 @@ async function oneRun(index: number, links: BenchLinks, env: Env): Promise<RunRe
       ? await exactAcrossInstances([2, 3], env, links.exact, EXACT_VISITS, CONNECTIONS, SHORT_HOST)
       : null;
     if (wanted("cold")) rows.push(...(await coldScenarios(links, env)));
-    const logos = wanted("logos") ? await hostileLogoScenarios(links, env) : null;
+    const logos = wanted("logos") ? await hostileLogoScenarios(links, env, profileFlags) : null;
     if (logos) rows.push(...logos.rows);
     if (wanted("proxy")) rows.push(...(await vercelDoorScenarios(links, env, profileFlags)));
     const referenceAfter = await reference("reference after: bare node:http 302");
@@ -543,6 +551,15 @@ async function main(): Promise<void> {
 
 ${table}`,
         );
+    }
+    // The hostile-logo rows alone (issue 23) have a block of their own, kept like the whole table's.
+    if (ONLY?.length === 1 && ONLY[0] === "logos") {
+      await mkdir("bench/results", { recursive: true });
+      await writeFile(
+        `bench/results/logos-${date.replace(/[:.]/g, "-")}.json`,
+        `${JSON.stringify({ date, settings, summary, runs }, null, 2)}\n`,
+      );
+      if (!options["no-readme"]) await writeReadmeBlock("bench-logos", `${header}\n\n${table}`);
     }
     console.log(`\n${header}\n\n${table}`);
   } finally {
