@@ -59,8 +59,11 @@ async function main(): Promise<void> {
     void Promise.race([closed, sleep(REQUESTS_GRACE_MS)])
       .then(async () => {
         const [unwritten] = await Promise.all([scanBuffer().drain(deadline), application.stop()]);
-        await scanStream?.stop();
-        await closeNats();
+        // A stream message being written is rolled back with the process's connection and redelivered
+        // to another instance: the process waits for it only until the deadline.
+        const untilDeadline = () => sleep(Math.max(0, deadline - Date.now()));
+        await Promise.race([scanStream?.stop(), untilDeadline()]);
+        await Promise.race([closeNats(), untilDeadline()]);
         if (unwritten > 0)
           log().error(
             `Shutting down with scans still unwritten: ${unwritten} scans could not be written or parked within the ` +

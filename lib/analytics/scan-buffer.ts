@@ -26,7 +26,11 @@ export type ScanBufferLimits = {
  */
 export type Overflow<Event> = {
   /** Absent where parking is not wanted (the scans go to a durable stream); parked batches are still written. */
-  park?: BatchWriter<Event>;
+  /**
+   * Parks a batch, giving up by `deadline` (epoch ms) when one is given, inside the database too:
+   * a parking that has not answered by then must never land later.
+   */
+  park?: (batch: ScanBatch<Event>, deadline?: number) => Promise<void>;
   /** Writes the oldest parked batch (any process's), if any, and says how many of its scans were counted anew. */
   writeParked(): Promise<ParkedWrite>;
   /** Tells the operator that parking began, or that every parked scan is written. */
@@ -97,6 +101,8 @@ export class ScanBuffer<Event> {
   private parkingAll = false;
   /** The process is ending: parked batches are left for another process to write. */
   private draining = false;
+  /** When a draining process ends: parking must have answered, or given up, by then. */
+  private drainDeadline: number | undefined;
   /** The parking of the backlog under way, if any: one at a time, beside the runs. */
   private parkingBacklog: Promise<void> | null = null;
   /** Scans in the batch being parked: neither buffered nor parked until its insert answers. */
@@ -192,6 +198,7 @@ export class ScanBuffer<Event> {
   async drain(deadline: number, retryMs = 250, parkingReserveMs = DRAIN_PARKING_RESERVE_MS): Promise<number> {
     const buffered = () => this.waitingScans + this.failedScans;
     this.draining = true;
+    this.drainDeadline = deadline;
     const writeUntil = this.overflow?.park ? deadline - parkingReserveMs : deadline;
     while (buffered() > 0) {
       if ((await beforeDeadline(this.flush(), writeUntil)) === TIME_UP) break;
@@ -280,7 +287,7 @@ export class ScanBuffer<Event> {
         const batch = (this.parkingAll && this.takeFailed()) || this.cut(this.waiting.length)!;
         this.parkingScans = scansIn(batch);
         try {
-          await this.overflow!.park!(batch);
+          await this.overflow!.park!(batch, this.drainDeadline);
           this.parked += scansIn(batch);
           // There is something to write now, unless writing parked batches is waiting out a failure.
           if (!this.parkedWritesFailing) this.nextParkedCheck = 0;

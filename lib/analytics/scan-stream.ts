@@ -43,6 +43,12 @@ const WORKING_EVERY_MS = 3_000;
 /** A write that failed (PostgreSQL away) is offered again after this long. */
 const RETRY_AFTER_MS = 1_000;
 const CONSUMER_NAME = "scan-writer";
+/**
+ * How long a pull request waits on the server. A pull held by a NATS node that died (the consumer's
+ * leader moves to another node) is noticed after two missed heartbeats, half this each: the
+ * client's default, 30 s, left every instance's writer idle for half a minute after a node was lost.
+ */
+const PULL_EXPIRES_MS = 5_000;
 const MESSAGES_IN_FLIGHT = 8;
 
 const subject = () => `permalink.scans.${config().NATS_SCAN_STREAM}`;
@@ -170,6 +176,8 @@ export function startScanStreamWriter(): ScanStreamWriter {
       message.term();
       return;
     }
+    // The ack wait ran from delivery, and the message may have waited its turn behind the others pulled with it.
+    message.working();
     const working = setInterval(() => message.working(), WORKING_EVERY_MS);
     try {
       await writeScanBatch(batch.id, batch.rows, batch.counts);
@@ -195,7 +203,7 @@ export function startScanStreamWriter(): ScanStreamWriter {
         if (!connection) return;
         await streamReady(connection);
         const consumer = await jetstream(connection).consumers.get(config().NATS_SCAN_STREAM, CONSUMER_NAME);
-        messages = await consumer.consume({ max_messages: MESSAGES_IN_FLIGHT });
+        messages = await consumer.consume({ max_messages: MESSAGES_IN_FLIGHT, expires: PULL_EXPIRES_MS });
         for await (const message of messages) {
           handling = handle(message);
           await handling;

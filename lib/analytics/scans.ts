@@ -48,7 +48,9 @@ async function writeCaptured(batch: ScanBatch<CapturedScan>): Promise<void> {
  */
 export function parkScansWhenBehind(): void {
   scanBuffer().useOverflow({
-    park: natsConfigured() ? undefined : async (batch) => parkScanBatch(batch.id, await enriched(batch), batch.counts),
+    park: natsConfigured()
+      ? undefined
+      : async (batch, deadline) => parkScanBatch(batch.id, await enriched(batch), batch.counts, deadline),
     writeParked: writeOldestParkedBatch,
     notice: (message) => log().warn(message),
   });

@@ -65,20 +65,41 @@ export async function writeScanBatch(batchId: string, rows: ScanRow[], counts: n
  * rollups loses nothing. The batch keeps its id: writing it later claims that id as writeScanBatch
  * does, and parking the same batch twice keeps one row.
  */
-export async function parkScanBatch(batchId: string, rows: ScanRow[], counts: number[]): Promise<void> {
+export async function parkScanBatch(batchId: string, rows: ScanRow[], counts: number[], deadline?: number): Promise<void> {
   if (rows.length === 0) return;
+  // PostgreSQL does not notice a client gone while its statement waits on a lock: a parking the
+  // client gave up on would commit later, and its scans be counted after the log called them lost.
+  // So the statement gives up itself, by the deadline, and a parking stuck longer than a write
+  // would take leaves its batch to the writer.
+  const timeoutMs = Math.floor(Math.min(PARKING_TIMEOUT_MS, (deadline ?? Infinity) - Date.now() - PARKING_DEADLINE_MARGIN_MS));
+  if (timeoutMs <= 0) throw new Error("No time was left to park the batch before the process ends.");
   // The process pool, not the writer's connection: a batch being written (for seconds) must not hold parking back.
-  await pool().query({
-    name: "analytics.park-scan-batch",
-    text: "INSERT INTO scan_inbox (batch_id, first_scan_at, scans, body) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-    values: [
-      batchId,
-      new Date(Math.min(...rows.map((row) => row.occurredAt.getTime()))),
-      counts.reduce((total, count) => total + count, 0),
-      scanMessageText({ id: batchId, rows, counts }),
-    ],
-  });
+  const client = await pool().connect();
+  try {
+    await client.query(`BEGIN; SET LOCAL statement_timeout = ${timeoutMs}`);
+    await client.query({
+      name: "analytics.park-scan-batch",
+      text: "INSERT INTO scan_inbox (batch_id, first_scan_at, scans, body) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+      values: [
+        batchId,
+        new Date(Math.min(...rows.map((row) => row.occurredAt.getTime()))),
+        counts.reduce((total, count) => total + count, 0),
+        scanMessageText({ id: batchId, rows, counts }),
+      ],
+    });
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
 }
+
+/** Parking one batch takes milliseconds; one stuck this long (a lock) is given up. */
+const PARKING_TIMEOUT_MS = 2_000;
+/** A parking given up at the deadline must have stopped in PostgreSQL before the process says so and ends. */
+const PARKING_DEADLINE_MARGIN_MS = 250;
 
 /**
  * Writes the oldest parked batch, and takes it out of scan_inbox in the same transaction, so it is
