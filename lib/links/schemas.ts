@@ -15,13 +15,13 @@ const destination = z
   .meta({ description: "http or https URL; stored normalised", example: "https://example.com/spring-menu" });
 
 /** A chosen slug's bounds and refusals; only the characters differ between a typed and an imported one (lib/links/slugs.ts). */
-const slugOf = (pattern: RegExp, characters: string) =>
+const slugOf = (pattern: RegExp, characters: string, refuseReserved = true) =>
   z
     .string({ error: "must be a string" })
     .min(CUSTOM_SLUG_MIN, `must be at least ${CUSTOM_SLUG_MIN} characters`)
     .max(CUSTOM_SLUG_MAX, `must be at most ${CUSTOM_SLUG_MAX} characters`)
     .regex(pattern, `may use ${characters}, plus - and _`)
-    .refine((value) => !isReserved(value), "is reserved for the service's own pages");
+    .refine((value) => !refuseReserved || !isReserved(value), "is reserved for the service's own pages");
 
 const slug = slugOf(CUSTOM_SLUG_PATTERN, "letters and digits except 0, O, 1, l and I").meta({
   description: "case-sensitive; omitted means allocated (7 characters)",
@@ -29,7 +29,9 @@ const slug = slugOf(CUSTOM_SLUG_PATTERN, "letters and digits except 0, O, 1, l a
 });
 
 /** A slug printed by the service an import comes from: kept as it was, every letter and digit included. */
-const printedSlug = slugOf(PRINTED_SLUG_PATTERN, "letters and digits");
+// An import keeps a slug only with a custom domain's id, and a custom domain's door serves every
+// single segment as a visit (lib/resolution/door.ts): no app page is shadowed there.
+const printedSlug = slugOf(PRINTED_SLUG_PATTERN, "letters and digits", false);
 
 export const TITLE_MAX = 200;
 

@@ -25,14 +25,15 @@ export async function createTag(principal: Principal, input: CreateTagInput): Pr
 export async function updateTag(principal: Principal, id: string, input: UpdateTagInput): Promise<TagView> {
   const tag = await findEditableTag(principal, id);
   const updated = await store.updateTag(tag.id, input);
-  if (!updated) throw nameTaken(input.name!);
+  if (updated === "taken") throw nameTaken(input.name!);
+  if (!updated) throw notFound(TAG_NOT_FOUND);
   return toTagView(updated);
 }
 
 /** Takes the tag off every link and deletes it; the links stay as they are. Answers the tag as it was. */
 export async function deleteTag(principal: Principal, id: string): Promise<TagView> {
   const tag = await findEditableTag(principal, id);
-  await store.deleteTag(tag.id);
+  if (!(await store.deleteTag(tag.id))) throw notFound(TAG_NOT_FOUND);
   return toTagView(tag);
 }
 

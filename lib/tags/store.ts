@@ -29,8 +29,8 @@ export async function insertTag(workspaceId: string, name: string, color: string
   return inserted ?? null;
 }
 
-/** Null when another tag of the workspace already has the new name (a unique violation: the index decides). */
-export async function updateTag(id: string, changes: { name?: string; color?: string }): Promise<TagRow | null> {
+/** "taken" when another tag of the workspace already has the new name (the index decides); null when the tag is gone. */
+export async function updateTag(id: string, changes: { name?: string; color?: string }): Promise<TagRow | "taken" | null> {
   try {
     return await db().tag.update({
       where: { id },
@@ -38,14 +38,21 @@ export async function updateTag(id: string, changes: { name?: string; color?: st
       select: TAG_COLUMNS,
     });
   } catch (error) {
-    if (isUniqueViolation(error)) return null;
+    if (isUniqueViolation(error)) return "taken";
+    if (isRecordNotFound(error)) return null;
     throw error;
   }
 }
 
+/** Prisma's "no record found" for an update of a row deleted meanwhile. */
+function isRecordNotFound(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2025";
+}
+
 /** The tag leaves every link it was on (link_tags cascade); the links stay. */
-export async function deleteTag(id: string): Promise<void> {
-  await db().tag.delete({ where: { id } });
+/** False when it was already gone (a concurrent delete). */
+export async function deleteTag(id: string): Promise<boolean> {
+  return (await db().tag.deleteMany({ where: { id } })).count > 0;
 }
 
 /**

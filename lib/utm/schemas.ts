@@ -9,7 +9,7 @@ const templateName = z
   .trim()
   .min(1, "must not be empty")
   .max(TEMPLATE_NAME_MAX, `must be at most ${TEMPLATE_NAME_MAX} characters`)
-  .regex(/^[^\p{Cc}]+$/u, "may not contain control characters")
+  .regex(/^[^\p{Cc}\p{Cf}]+$/u, "may not contain control or invisible formatting characters")
   .meta({
     description: `1 to ${TEMPLATE_NAME_MAX} characters; unique in the workspace without regard to case`,
     example: "Spring posters",

@@ -15,17 +15,17 @@ export async function listUtmTemplates(principal: Principal): Promise<{ template
 /** Whoever may create links may save the parameters they put on them. */
 export async function createUtmTemplate(principal: Principal, input: CreateUtmTemplateInput): Promise<UtmTemplateView> {
   requirePermission(principal, "links.create", "Your role in this workspace does not allow saving UTM templates.");
-  if ((await store.countTemplates(principal.workspaceId)) >= MAX_TEMPLATES) {
+  const values = { ...NO_UTM };
+  for (const field of UTM_FIELDS) values[field] = input[field] ?? "";
+  const createdBy = principal.kind === "session" ? principal.userId : null;
+  const template = await store.insertTemplate(principal.workspaceId, createdBy, input.name, values, MAX_TEMPLATES);
+  if (template === "full") {
     throw new DomainError(
       "conflict",
       `This workspace already keeps ${MAX_TEMPLATES} UTM templates, the most it may; delete one it no longer uses first.`,
     );
   }
-  const values = { ...NO_UTM };
-  for (const field of UTM_FIELDS) values[field] = input[field] ?? "";
-  const createdBy = principal.kind === "session" ? principal.userId : null;
-  const template = await store.insertTemplate(principal.workspaceId, createdBy, input.name, values);
-  if (!template) {
+  if (template === "taken") {
     throw new DomainError(
       "conflict",
       `This workspace already has a UTM template named "${input.name}" (names are compared without regard to case).`,

@@ -33,39 +33,44 @@ export async function listTemplates(workspaceId: string): Promise<TemplateRow[]>
   return db().utmTemplate.findMany({ where: { workspaceId }, orderBy: { nameKey: "asc" }, select: TEMPLATE_COLUMNS });
 }
 
-export async function countTemplates(workspaceId: string): Promise<number> {
-  return db().utmTemplate.count({ where: { workspaceId } });
-}
-
 export async function findTemplate(workspaceId: string, id: string): Promise<TemplateRow | null> {
   return db().utmTemplate.findFirst({ where: { id, workspaceId }, select: TEMPLATE_COLUMNS });
 }
 
-/** Null when the workspace already has a template of this name (the unique index decides, not a prior read). */
+/**
+ * "taken" when the workspace already has a template of this name (the unique index decides), "full"
+ * when it already keeps `max`: the workspace's row is locked first, so concurrent saves take turns
+ * and the count each reads includes the previous one's insert.
+ */
 export async function insertTemplate(
   workspaceId: string,
   createdByUserId: string | null,
   name: string,
   values: UtmValues,
-): Promise<TemplateRow | null> {
+  max: number,
+): Promise<TemplateRow | "taken" | "full"> {
   try {
-    return await db().utmTemplate.create({
-      data: {
-        id: newId("utm"),
-        workspaceId,
-        createdByUserId,
-        name,
-        nameKey: nameKey(name),
-        source: values.utm_source || null,
-        medium: values.utm_medium || null,
-        campaign: values.utm_campaign || null,
-        term: values.utm_term || null,
-        content: values.utm_content || null,
-      },
-      select: TEMPLATE_COLUMNS,
+    return await db().$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR UPDATE`;
+      if ((await tx.utmTemplate.count({ where: { workspaceId } })) >= max) return "full" as const;
+      return tx.utmTemplate.create({
+        data: {
+          id: newId("utm"),
+          workspaceId,
+          createdByUserId,
+          name,
+          nameKey: nameKey(name),
+          source: values.utm_source || null,
+          medium: values.utm_medium || null,
+          campaign: values.utm_campaign || null,
+          term: values.utm_term || null,
+          content: values.utm_content || null,
+        },
+        select: TEMPLATE_COLUMNS,
+      });
     });
   } catch (error) {
-    if (isUniqueViolation(error)) return null;
+    if (isUniqueViolation(error)) return "taken";
     throw error;
   }
 }
