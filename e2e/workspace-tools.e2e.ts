@@ -297,7 +297,7 @@ test("a breakdown's row filters the analytics page; uniques show only where they
   await expect(page.getByTestId("analytics-totals")).toHaveText("1 scans");
 });
 
-test("on a phone a page's form folds behind one button, so what the page lists shows first", async ({}, testInfo) => {
+test("on a phone a page's form folds behind one button, so what the page lists shows first, and nothing is wider than the screen", async ({}, testInfo) => {
   await createLink("https://example.com/tucked", "tucked-code");
   await page.setViewportSize({ width: 375, height: 740 });
   const pages = [
@@ -317,6 +317,47 @@ test("on a phone a page's form folds behind one button, so what the page lists s
       await expect(page.getByRole("button", { name: "Hide the form" })).toHaveAttribute("aria-expanded", "true");
       await expect(page.getByLabel(field, { exact: true })).toBeVisible();
     }
+    // The list is what a phone shows first: its first card starts on the first screen.
+    await page.goto("/dashboard");
+    const cards = page.getByRole("list", { name: /^Links, newest first/ }).getByRole("listitem");
+    expect((await cards.first().boundingBox())!.y, "top of the first link card at 375 × 740").toBeLessThan(500);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    // Importing and exporting wait under the list; what to do with a selection appears once something is selected.
+    await expect(page.getByRole("link", { name: "Export all (CSV)" })).toBeVisible();
+    const actions = page.getByTestId("selection-actions");
+    await expect(actions).toBeHidden();
+    await cards.first().getByRole("checkbox").check();
+    await expect(actions).toContainText("1 selected");
+    const bar = (await actions.boundingBox())!;
+    expect(bar.y + bar.height, "the selection's actions stay on the screen").toBeLessThanOrEqual(740);
+    expect(bar.x + bar.width).toBeLessThanOrEqual(375);
+    await expect(actions.getByRole("button", { name: "Archive selected" })).toBeEnabled();
+    await cards.first().getByRole("checkbox").uncheck();
+    await expect(actions).toBeHidden();
+
+    // No dashboard page is wider than the phone.
+    for (const path of [
+      "/dashboard?view=archived",
+      "/dashboard/imports",
+      "/dashboard/analytics",
+      "/dashboard/billing",
+      "/dashboard/settings",
+      "/dashboard/settings/webhooks",
+      "/dashboard/domains",
+      "/dashboard/members",
+    ]) {
+      await page.goto(path);
+      await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), `${path} at 375 px`).toBeLessThanOrEqual(375);
+    }
+    await page.goto("/dashboard");
+    await cards
+      .filter({ hasText: "tucked-code" })
+      .getByRole("link", { name: /\/tucked-code$/ })
+      .click();
+    await expect(page.getByRole("heading", { name: "QR code" })).toBeVisible();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), "a link's page at 375 px").toBeLessThanOrEqual(375);
+
     // The unfolded form creates a link as before.
     await page.goto("/dashboard");
     await page.getByRole("button", { name: "Create a link" }).click();

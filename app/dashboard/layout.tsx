@@ -22,6 +22,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
           <Link href="/dashboard" className="text-lg font-semibold text-inherit no-underline">
             Permalink
           </Link>
+          {/* On a phone the switcher takes its own line under the name and Sign out, rather than push Sign out to a third. */}
           <WorkspaceSwitcher
             key={workspace.id}
             current={workspace.id}
@@ -56,7 +57,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         </div>
       )}
       <Toaster>
-        <main className="mx-auto max-w-6xl px-4 py-6">{children}</main>
+        <main className="mx-auto max-w-6xl px-4 py-4 sm:py-6">{children}</main>
       </Toaster>
     </div>
   );

@@ -100,7 +100,8 @@ export function LinksList({ links, caption, archived, canArchive, scanDays, tagN
   }
 
   return (
-    <div className="space-y-3">
+    // While the selection's bar covers the foot of a phone's screen, the page makes room for it.
+    <div className={"space-y-3" + (selected.size > 0 ? " pb-32 sm:pb-0" : "")}>
       {selectable && (
         <div className="flex flex-wrap items-center gap-3" role="group" aria-label="Selected links">
           <label className="flex items-center gap-2 text-sm sm:hidden">
@@ -112,50 +113,64 @@ export function LinksList({ links, caption, archived, canArchive, scanDays, tagN
             />
             All on this page
           </label>
-          <span className="text-sm" aria-live="polite">
-            {selected.size === 0 ? `Select links to ${bulk} or tag several at once.` : `${selected.size} selected`}
-          </span>
-          <button
-            type="button"
-            className={buttonClass.secondary}
-            disabled={selected.size === 0 || pending}
-            onClick={() => change([...selected], bulk)}
+          {/*
+            On a phone what to do with the selection waits until something is selected, then stays in
+            reach at the bottom of the screen while the person scrolls the cards; wider screens keep it
+            in one row above the table.
+          */}
+          <div
+            data-testid="selection-actions"
+            className={
+              (selected.size === 0 ? "hidden " : "fixed inset-x-0 bottom-0 z-20 flex ") +
+              "flex-wrap items-center gap-2 border-t border-zinc-200 bg-white p-3 shadow-lg dark:border-zinc-800 dark:bg-zinc-900 " +
+              "sm:static sm:z-auto sm:flex sm:gap-3 sm:border-0 sm:bg-transparent sm:p-0 sm:shadow-none sm:dark:bg-transparent"
+            }
           >
-            {archived ? "Restore selected" : "Archive selected"}
-          </button>
-          <div className="flex flex-wrap items-center gap-2">
-            <label htmlFor="bulk-tag" className="text-sm">
-              Tag
-            </label>
-            <input
-              id="bulk-tag"
-              list="bulk-tag-names"
-              value={tag}
-              maxLength={40}
-              onChange={(event) => setTag(event.target.value)}
-              className={inputClass + " w-36"}
-            />
-            <datalist id="bulk-tag-names">
-              {tagNames.map((name) => (
-                <option key={name} value={name} />
-              ))}
-            </datalist>
+            <span className="text-sm" aria-live="polite">
+              {selected.size === 0 ? `Select links to ${bulk} or tag several at once.` : `${selected.size} selected`}
+            </span>
             <button
               type="button"
               className={buttonClass.secondary}
-              disabled={selected.size === 0 || tag.trim() === "" || pending}
-              onClick={() => retag("add")}
+              disabled={selected.size === 0 || pending}
+              onClick={() => change([...selected], bulk)}
             >
-              Add tag
+              {archived ? "Restore selected" : "Archive selected"}
             </button>
-            <button
-              type="button"
-              className={buttonClass.secondary}
-              disabled={selected.size === 0 || tag.trim() === "" || pending}
-              onClick={() => retag("remove")}
-            >
-              Remove tag
-            </button>
+            <div className="flex w-full flex-wrap items-center gap-2 sm:w-auto">
+              <label htmlFor="bulk-tag" className="text-sm">
+                Tag
+              </label>
+              <input
+                id="bulk-tag"
+                list="bulk-tag-names"
+                value={tag}
+                maxLength={40}
+                onChange={(event) => setTag(event.target.value)}
+                className={inputClass + " w-auto min-w-0 flex-1 sm:w-36 sm:flex-none"}
+              />
+              <datalist id="bulk-tag-names">
+                {tagNames.map((name) => (
+                  <option key={name} value={name} />
+                ))}
+              </datalist>
+              <button
+                type="button"
+                className={buttonClass.secondary}
+                disabled={selected.size === 0 || tag.trim() === "" || pending}
+                onClick={() => retag("add")}
+              >
+                Add tag
+              </button>
+              <button
+                type="button"
+                className={buttonClass.secondary}
+                disabled={selected.size === 0 || tag.trim() === "" || pending}
+                onClick={() => retag("remove")}
+              >
+                Remove tag
+              </button>
+            </div>
           </div>
         </div>
       )}

@@ -50,7 +50,7 @@ export default async function LinksPage({
     return search ? `/dashboard?${search}` : "/dashboard";
   };
   return (
-    <div className="space-y-6">
+    <div className="space-y-4 sm:space-y-6">
       <div className="flex flex-wrap items-baseline justify-between gap-3">
         <h1 className="m-0 text-2xl font-bold">{archived ? "Archived links" : "Links"}</h1>
         <nav aria-label="Link views" className="flex gap-3 text-sm">
@@ -61,22 +61,13 @@ export default async function LinksPage({
             Archived
           </Link>
         </nav>
-        <div className="flex flex-wrap gap-3 text-sm">
-          <Link href="/dashboard/tags">Tags and colours</Link>
-          <Link href="/dashboard/imports">Import links</Link>
-          <a href="/dashboard/links/export?format=csv" download>
-            Export all (CSV)
-          </a>
-          <a href="/dashboard/links/export?format=json" download>
-            Export all (JSON)
-          </a>
-        </div>
+        <ImportExport className="hidden flex-wrap gap-3 text-sm sm:flex" />
       </div>
 
       {!archived && (
-        <section aria-labelledby="create-heading" className={cardClass}>
+        <section aria-labelledby="create-heading" className={account.can.create_links ? undefined : cardClass}>
           {account.can.create_links ? (
-            <FoldOnPhone label="Create a link">
+            <FoldOnPhone label="Create a link" panelClassName={cardClass}>
               <h2 id="create-heading" className="mt-0 text-lg">
                 Create a link
               </h2>
@@ -209,6 +200,24 @@ export default async function LinksPage({
           </Link>
         )}
       </nav>
+      {/* On a phone the list comes first: importing and exporting wait below it. */}
+      <ImportExport className="flex flex-wrap gap-3 text-sm sm:hidden" />
+    </div>
+  );
+}
+
+/** Tags, import and export: at the top on a wide screen, under the list on a phone (CSS shows one of the two). */
+function ImportExport({ className }: { className: string }) {
+  return (
+    <div className={className}>
+      <Link href="/dashboard/tags">Tags and colours</Link>
+      <Link href="/dashboard/imports">Import links</Link>
+      <a href="/dashboard/links/export?format=csv" download>
+        Export all (CSV)
+      </a>
+      <a href="/dashboard/links/export?format=json" download>
+        Export all (JSON)
+      </a>
     </div>
   );
 }

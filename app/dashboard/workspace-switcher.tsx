@@ -13,7 +13,7 @@ type Option = { id: string; label: string };
 export function WorkspaceSwitcher({ current, options }: { current: string; options: Option[] }) {
   const form = useRef<HTMLFormElement>(null);
   return (
-    <form ref={form} action={switchWorkspaceAction} className="min-w-0 max-w-full">
+    <form ref={form} action={switchWorkspaceAction} className="order-last w-full min-w-0 sm:order-none sm:w-auto sm:max-w-full">
       <label htmlFor="workspace-switcher" className="sr-only">
         Workspace
       </label>
@@ -22,7 +22,7 @@ export function WorkspaceSwitcher({ current, options }: { current: string; optio
         name="workspace"
         defaultValue={current}
         aria-describedby="workspace-switcher-help"
-        className={inputClass + " w-auto max-w-full py-1.5 sm:max-w-64"}
+        className={inputClass + " py-1.5 sm:w-auto sm:max-w-64"}
         onChange={() => form.current?.requestSubmit()}
       >
         {options.map((option) => (

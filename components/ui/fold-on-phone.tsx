@@ -9,7 +9,18 @@ import { buttonClass } from "./styles";
  * shows. The server draws it folded (or open, `startOpen`, when it holds something in use, such as a
  * search), and CSS alone decides by width, so nothing moves on hydration.
  */
-export function FoldOnPhone({ label, startOpen = false, children }: { label: string; startOpen?: boolean; children: ReactNode }) {
+export function FoldOnPhone({
+  label,
+  startOpen = false,
+  panelClassName = "",
+  children,
+}: {
+  label: string;
+  startOpen?: boolean;
+  /** Classes of the box around the form (a card, say), so a folded form is only its button on a phone. */
+  panelClassName?: string;
+  children: ReactNode;
+}) {
   const [open, setOpen] = useState(startOpen);
   const id = useId();
   return (
@@ -23,7 +34,7 @@ export function FoldOnPhone({ label, startOpen = false, children }: { label: str
       >
         {open ? "Hide the form" : label}
       </button>
-      <div id={id} className={open ? "mt-4 sm:mt-0" : "hidden sm:block"}>
+      <div id={id} className={(open ? "mt-4 sm:mt-0 " : "hidden sm:block ") + panelClassName}>
         {children}
       </div>
     </>
