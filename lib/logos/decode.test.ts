@@ -427,9 +427,9 @@ describe("the render sandbox (what gets past the screen still cannot take the se
     expect(refusal.message).toMatch(/^The logo renderer could not be started/);
   });
 
-  it("refuses with 429 and a sentence when the service's line is full (one renders, two wait)", async () => {
+  it("refuses with 429 and a sentence when the service's line is full (one renders, eight wait)", async () => {
     const logo = await solidImage("png", 64, 64, "#000000");
-    const results = await Promise.all(Array.from({ length: 8 }, () => encodeLogo(logo, "image/png").catch((error) => error)));
+    const results = await Promise.all(Array.from({ length: 14 }, () => encodeLogo(logo, "image/png").catch((error) => error)));
     const busy = results.filter((result) => result instanceof DomainError);
     expect(busy.map((error) => error.code)).toEqual(Array(5).fill("rate_limited"));
     expect(busy[0]!.headers).toEqual({ "Retry-After": "60" });

@@ -28,15 +28,16 @@ const FORMAT_NAMES: Record<string, string> = {
 
 /**
  * Renders run in processes of their own (render-sandbox.ts), on CPU time nothing else wants: 5 s of
- * CPU and 512 MiB each (a legitimate logo takes well under a second), one at a time and two waiting,
- * and given up after 20 s if redirects and the dashboard kept the CPU from it.
+ * CPU and 512 MiB each (a legitimate logo takes well under a second), one at a time and eight
+ * waiting (a team uploading a handful at once is served; each waiting upload holds at most its
+ * 1 MiB body), and given up after 20 s if redirects and the dashboard kept the CPU from it.
  */
 const sandbox = createRenderSandbox({
   timeoutMs: 5_000,
   wallClockMs: 20_000,
   memoryBytes: 512 * 1024 * 1024,
   concurrency: 1,
-  queue: 2,
+  queue: 8,
 });
 
 /** The media type of an upload from its Content-Type header; 415 for anything else. */
