@@ -244,14 +244,16 @@ test("repoints a link and archives another, which then shows under Archived and 
   await page.goto("/dashboard");
   await expect(page.getByRole("row", { name: /past-event/ })).toBeVisible();
 
-  // A link that is not there (or not this workspace's) gets the dashboard's own page, inside its frame.
-  // (The page streams behind its loading state, so the status line was already sent: Next marks it noindex instead of 404.)
-  await page.goto("/dashboard/links/lnk_notalinkofyours");
+  // A link that is not there (or not this workspace's) gets the dashboard's own page, inside its frame, with status 404.
+  expect((await page.goto("/dashboard/links/lnk_notalinkofyours"))?.status()).toBe(404);
   await expect(page.getByRole("heading", { level: 1, name: "Nothing here" })).toBeVisible();
   await expect(page.getByRole("navigation", { name: "Dashboard" })).toBeVisible();
   await capturePage(page, testInfo, "not-found");
-  await page.goto("/dashboard/no-such-page");
+  expect((await page.goto("/dashboard/no-such-page"))?.status()).toBe(404);
   await expect(page.getByRole("heading", { level: 1, name: "Nothing here" })).toBeVisible();
+  // The browser reports each 404 answer in its console: these two are the ones asked for.
+  expect(consoleErrors).toEqual(Array(2).fill("Failed to load resource: the server responded with a status of 404 (Not Found)"));
+  consoleErrors.length = 0;
 });
 
 test("sees the visits in analytics, with a CSV of the same rows", async ({}, testInfo) => {

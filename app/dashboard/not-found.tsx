@@ -9,8 +9,8 @@ export default function DashboardNotFound() {
         Nothing here
       </h1>
       <p className="m-0">
-        This link, domain or page is not in this workspace. It may have been typed wrong, or it belongs to another workspace:
-        choose that one with the workspace menu above.
+        This link, import, domain or page is not in this workspace. It may have been typed wrong, or it belongs to another
+        workspace: choose that one with the workspace menu above.
       </p>
       <p className={mutedClass + " m-0"}>Short links themselves keep resolving whatever this page says.</p>
       <div className="flex flex-wrap gap-2">

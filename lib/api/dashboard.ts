@@ -2,7 +2,7 @@ import { getToken } from "next-auth/jwt";
 import { log } from "@/lib/log";
 import { cache } from "react";
 import { cookies } from "next/headers";
-import { redirect } from "next/navigation";
+import { notFound, redirect } from "next/navigation";
 import { config } from "@/lib/config";
 import { parseCookies } from "@/lib/http/cookies";
 import { DomainError, forbidden, unauthenticated } from "@/lib/http/errors";
@@ -48,6 +48,21 @@ export async function requireDashboard(returnTo: string): Promise<DashboardConte
   const context = await dashboardContext();
   if (!context) redirect(`/signin?callbackUrl=${encodeURIComponent(returnTo)}`);
   return context;
+}
+
+/**
+ * For pages that show one thing named by their address (a link, an import): the thing, or the
+ * dashboard's "Nothing here" page when the capability finds none. Await it before anything
+ * streams (outside any Suspense boundary, in a segment without loading.tsx), so the answer's
+ * status is still 404; the page's slow part streams afterwards under its own Suspense.
+ */
+export async function foundOrNotFound<Value>(lookup: Promise<Value>): Promise<Value> {
+  try {
+    return await lookup;
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "not_found") notFound();
+    throw error;
+  }
 }
 
 /** A refusal names the form field it is about (the body's field name), so the form can show it beside that field. */

@@ -1,4 +1,5 @@
 import { FramedTable, type Heading } from "@/components/table";
+import { LoadingState } from "@/components/ui/loading-state";
 import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
 import {
   type AnalyticsFilter,
@@ -14,6 +15,7 @@ import { DomainError } from "@/lib/http/errors";
 import { shortUrl } from "@/lib/links/present";
 import { getLink } from "@/lib/links/service";
 import Link from "next/link";
+import { Suspense } from "react";
 import { PRESETS, rangeFor } from "./range";
 import { ScansChart } from "./scans-chart";
 
@@ -189,15 +191,18 @@ export function AnalyticsView({
           Download CSV
         </a>
       </form>
-      <ScanReports
-        principal={principal}
-        scope={scope}
-        series={range.groupBy}
-        breakdowns={BREAKDOWNS}
-        level={2}
-        filterHref={analyticsHref(search)}
-      />
-      {!scope.link_id && <TopLinks principal={principal} scope={scope} search={search} />}
+      {/* The reports stream in; a new range or filter is a new boundary, so it shows the loading state again. */}
+      <Suspense key={new URLSearchParams(search).toString()} fallback={<LoadingState what="analytics" heading={false} />}>
+        <ScanReports
+          principal={principal}
+          scope={scope}
+          series={range.groupBy}
+          breakdowns={BREAKDOWNS}
+          level={2}
+          filterHref={analyticsHref(search)}
+        />
+        {!scope.link_id && <TopLinks principal={principal} scope={scope} search={search} />}
+      </Suspense>
     </>
   );
 }

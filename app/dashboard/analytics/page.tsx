@@ -1,6 +1,5 @@
 import Link from "next/link";
-import { requireDashboard } from "@/lib/api/dashboard";
-import { DomainError } from "@/lib/http/errors";
+import { foundOrNotFound, requireDashboard } from "@/lib/api/dashboard";
 import { shortUrl } from "@/lib/links/present";
 import { getLink } from "@/lib/links/service";
 import { AnalyticsView } from "./analytics-view";
@@ -15,13 +14,9 @@ export default async function AnalyticsPage({ searchParams }: { searchParams: Pr
     Object.entries(await searchParams).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
   );
   const { reported, zone } = await viewerZone();
-  const link = search.link_id
-    ? await getLink(principal, search.link_id).catch((error: unknown) => {
-        // The reports below say it in the API's own sentence.
-        if (error instanceof DomainError && error.code === "not_found") return null;
-        throw error;
-      })
-    : null;
+  // Looked up before anything streams: a link that is not there (or not this workspace's) answers
+  // 404 with the dashboard's "Nothing here" page. The reports stream in under their own loading state.
+  const link = search.link_id ? await foundOrNotFound(getLink(principal, search.link_id)) : null;
   const workspaceSearch = Object.fromEntries(Object.entries(search).filter(([key]) => key !== "link_id"));
   return (
     <div className="space-y-6">

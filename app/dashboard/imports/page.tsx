@@ -1,15 +1,22 @@
 import Link from "next/link";
+import { Suspense } from "react";
+import { LoadingState } from "@/components/ui/loading-state";
 import { cardClass, mutedClass } from "@/components/ui/styles";
-import { requireDashboard } from "@/lib/api/dashboard";
+import { foundOrNotFound, requireDashboard } from "@/lib/api/dashboard";
 import { describeAccount } from "@/lib/billing/service";
-import { isRecordId } from "@/lib/db/random";
 import { getImport, listImports } from "@/lib/imports/service";
 import type { ImportView } from "@/lib/imports/schemas";
 import { verifiedDomains } from "@/lib/links/browse";
 import { can } from "@/lib/workspaces/permissions";
+import type { Principal } from "@/lib/workspaces/types";
 import { viewerZone } from "../analytics/viewer-zone";
 import { FollowedImport, ImportForm } from "./import-form";
 
+/**
+ * An import named in the address (`?id=`) is looked up before anything streams, so one that is not
+ * this workspace's answers 404 with the dashboard's "Nothing here" page; the form and the earlier
+ * imports stream in under their own loading state.
+ */
 export default async function ImportsPage({
   searchParams,
 }: {
@@ -17,15 +24,7 @@ export default async function ImportsPage({
 }) {
   const { principal } = await requireDashboard("/dashboard/imports");
   const { id } = await searchParams;
-  const [domains, account, { imports }, { zone }, shown] = await Promise.all([
-    verifiedDomains(principal),
-    describeAccount(principal),
-    listImports(principal),
-    viewerZone(),
-    typeof id === "string" && isRecordId(id) ? getImport(principal, id).catch(() => null) : null,
-  ]);
-  const when = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeStyle: "short", timeZone: zone });
-  const mayImport = can(principal, "links.edit_any");
+  const shown = typeof id === "string" ? await foundOrNotFound(getImport(principal, id)) : null;
   return (
     <div className="space-y-6">
       <h1 className="m-0 text-2xl font-bold">Import links</h1>
@@ -34,6 +33,25 @@ export default async function ImportsPage({
         custom domain you have verified here keep their exact codes, so everything already printed keeps working once the domain
         points at us. Check the file first: nothing is created until you import it.
       </p>
+      <Suspense fallback={<LoadingState what="your imports" heading={false} />}>
+        <ImportTools principal={principal} shown={shown} />
+      </Suspense>
+    </div>
+  );
+}
+
+/** The form, the import the address names, and the earlier imports: the part of the page that streams. */
+async function ImportTools({ principal, shown }: { principal: Principal; shown: ImportView | null }) {
+  const [domains, account, { imports }, { zone }] = await Promise.all([
+    verifiedDomains(principal),
+    describeAccount(principal),
+    listImports(principal),
+    viewerZone(),
+  ]);
+  const when = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeStyle: "short", timeZone: zone });
+  const mayImport = can(principal, "links.edit_any");
+  return (
+    <>
       {mayImport ? (
         <section aria-labelledby="import-heading" className={cardClass}>
           <h2 id="import-heading" className="mt-0 text-lg">
@@ -69,7 +87,7 @@ export default async function ImportsPage({
           </ul>
         )}
       </section>
-    </div>
+    </>
   );
 }
 

@@ -1,11 +1,11 @@
 import Link from "next/link";
-import { notFound } from "next/navigation";
+import { Suspense } from "react";
 import { CopyButton } from "@/components/ui/copy-button";
+import { LoadingState } from "@/components/ui/loading-state";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { cardClass, mutedClass } from "@/components/ui/styles";
-import { requireDashboard } from "@/lib/api/dashboard";
+import { foundOrNotFound, requireDashboard } from "@/lib/api/dashboard";
 import { describeAccount } from "@/lib/billing/service";
-import { DomainError } from "@/lib/http/errors";
 import { shortUrl as shortUrlOf, toLinkView } from "@/lib/links/present";
 import { getLink } from "@/lib/links/service";
 import { asLinkStatus } from "@/lib/links/status";
@@ -15,6 +15,7 @@ import { QR_MARGIN, QR_SIZE } from "@/lib/qr/schemas";
 import { linkDesign } from "@/lib/qr/service";
 import { listUtmTemplates } from "@/lib/utm/service";
 import { can } from "@/lib/workspaces/permissions";
+import type { Principal } from "@/lib/workspaces/types";
 import { LinkAnalytics } from "./link-analytics";
 import { LinkEditForms } from "./link-edit-forms";
 import { QrDesigner } from "./qr-designer";
@@ -22,20 +23,15 @@ import { LinkRouting } from "./routing-editors";
 
 const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
 
+/**
+ * The link is looked up before anything streams, so a link that is not there (or not this
+ * workspace's) answers 404 with the dashboard's "Nothing here" page; what takes longer (the
+ * account, the saved design, logos, analytics) streams in under its own loading state.
+ */
 export default async function LinkPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const { principal } = await requireDashboard(`/dashboard/links/${id}`);
-  const link = await getLink(principal, id).catch((error: unknown) => {
-    if (error instanceof DomainError && error.code === "not_found") notFound();
-    throw error;
-  });
-  const [account, design, ownLogo, workspaceLogo, { templates }] = await Promise.all([
-    describeAccount(principal),
-    linkDesign(principal, link.id),
-    logoStorage.describe({ kind: "link", linkId: link.id }),
-    logoStorage.describe({ kind: "workspace", workspaceId: link.workspaceId }),
-    listUtmTemplates(principal),
-  ]);
+  const link = await foundOrNotFound(getLink(principal, id));
   const shortUrl = shortUrlOf(link);
   const status = asLinkStatus(link.status);
   return (
@@ -65,7 +61,25 @@ export default async function LinkPage({ params }: { params: Promise<{ id: strin
           </>
         )}
       </dl>
+      <Suspense fallback={<LoadingState what="the link's tools" heading={false} />}>
+        <LinkTools principal={principal} link={link} />
+      </Suspense>
+    </div>
+  );
+}
 
+/** Repoint and archive, routing, the QR designer and the link's analytics: the part of its page that streams. */
+async function LinkTools({ principal, link }: { principal: Principal; link: Awaited<ReturnType<typeof getLink>> }) {
+  const [account, design, ownLogo, workspaceLogo, { templates }] = await Promise.all([
+    describeAccount(principal),
+    linkDesign(principal, link.id),
+    logoStorage.describe({ kind: "link", linkId: link.id }),
+    logoStorage.describe({ kind: "workspace", workspaceId: link.workspaceId }),
+    listUtmTemplates(principal),
+  ]);
+  const shortUrl = shortUrlOf(link);
+  return (
+    <>
       <LinkEditForms
         id={link.id}
         destination={link.destination}
@@ -100,6 +114,6 @@ export default async function LinkPage({ params }: { params: Promise<{ id: strin
       </section>
 
       <LinkAnalytics principal={principal} linkId={link.id} />
-    </div>
+    </>
   );
 }

@@ -13,9 +13,9 @@ import {
 } from "@/lib/links/browse";
 import { listTags } from "@/lib/tags/service";
 import { listUtmTemplates } from "@/lib/utm/service";
-import { viewerZone } from "./analytics/viewer-zone";
-import { CreateLinkForm } from "./create-link-form";
-import { LinksList } from "./links-list";
+import { viewerZone } from "../analytics/viewer-zone";
+import { CreateLinkForm } from "../create-link-form";
+import { LinksList } from "../links-list";
 import { FoldOnPhone } from "@/components/ui/fold-on-phone";
 
 const SORT_NAMES: Record<LinkSort, string> = { newest: "Newest first", oldest: "Oldest first", scans: "Most scans first" };
