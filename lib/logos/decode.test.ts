@@ -1,11 +1,11 @@
 import { fork } from "node:child_process";
 import { once } from "node:events";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -61,13 +61,24 @@ async function watched<T>(start: () => Promise<T>): Promise<{ rendering: Promise
   const rendering = start();
   const until = Date.now() + 5000;
   while (Date.now() < until) {
+    // Under SCHED_IDLE the child is chrt first, which sets the policy and then execs Node with the
+    // same arguments: the renderer is the child once it runs Node, not chrt still setting up.
     const renderer = childrenOf(process.pid).find(
-      (child) => !before.has(child) && commandOf(child).includes("render-process.mjs"),
+      (child) => !before.has(child) && commandOf(child).includes("render-process.mjs") && !runs(child, "chrt"),
     );
     if (renderer !== undefined) return { rendering, renderer };
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
   throw new Error("No renderer process started.");
+}
+
+/** Whether the process's executable is named `name` (read from /proc/<pid>/exe). */
+function runs(pid: number, name: string): boolean {
+  try {
+    return basename(readlinkSync(`/proc/${pid}/exe`)) === name;
+  } catch {
+    return false;
+  }
 }
 
 function commandOf(pid: number): string {
