@@ -96,8 +96,8 @@ export async function parkScanBatch(batchId: string, rows: ScanRow[], counts: nu
   }
 }
 
-/** Parking one batch takes milliseconds; one stuck this long (a lock) is given up. */
-const PARKING_TIMEOUT_MS = 2_000;
+/** Parking one batch takes milliseconds, a few hundred under load; one stuck this long (a lock) is given up. */
+const PARKING_TIMEOUT_MS = 10_000;
 /** A parking given up at the deadline must have stopped in PostgreSQL before the process says so and ends. */
 const PARKING_DEADLINE_MARGIN_MS = 250;
 
