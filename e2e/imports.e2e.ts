@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
-import { type Browser, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
-import { baseUrl, capturePage, setDnsRecords, requestWithHost, subscribedSession } from "./support/helpers";
+import { subscribedSessionForFile } from "./support/session";
+import { baseUrl, capturePage, setDnsRecords, requestWithHost } from "./support/helpers";
 
 /**
  * Moving in: a customer with a verified custom domain brings a Bitly export whose codes live on
@@ -23,16 +24,8 @@ const BITLY_EXPORT =
   `${HOSTNAME}/dinner,https://${HOSTNAME}/dinner,,https://example.com/menus/dinner,Dinner,2024-03-02T10:00:00+0000,menus,false\r\n` +
   `${HOSTNAME}/router,https://${HOSTNAME}/router,,http://10.0.0.1/admin,Router,2024-03-03T10:00:00+0000,,false\r\n`;
 
-let browser: Browser;
 let page: Page;
-let consoleErrors: string[];
-
-test.beforeAll(async () => {
-  ({ browser, page, consoleErrors } = await subscribedSession(PERSON));
-});
-
-test.afterAll(() => browser.close());
-test.afterEach(() => expect(consoleErrors).toEqual([]));
+subscribedSessionForFile(PERSON, (opened) => (page = opened));
 
 /** Adds the domain and creates the records the Domains page lists, as the customer does at their DNS provider. */
 async function verifyDomain(): Promise<void> {

@@ -1,6 +1,7 @@
-import { type Browser, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
-import { capturePage, subscribedSession } from "./support/helpers";
+import { subscribedSessionForFile } from "./support/session";
+import { capturePage } from "./support/helpers";
 
 /**
  * A link that reacts: routing rules with the "test as" preview, and a scheduled change of
@@ -10,16 +11,8 @@ test.describe.configure({ mode: "serial", timeout: 180_000 });
 
 const PERSON = "rules@permalink.test";
 
-let browser: Browser;
 let page: Page;
-let consoleErrors: string[];
-
-test.beforeAll(async () => {
-  ({ browser, page, consoleErrors } = await subscribedSession(PERSON));
-});
-
-test.afterAll(() => browser.close());
-test.afterEach(() => expect(consoleErrors).toEqual([]));
+subscribedSessionForFile(PERSON, (opened) => (page = opened));
 
 test("routes visitors by rules, previews them as a visitor, and schedules a change of destination", async ({}, testInfo) => {
   await page.goto("/dashboard");

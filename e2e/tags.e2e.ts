@@ -1,6 +1,7 @@
-import { type Browser, type Locator, type Page } from "@playwright/test";
+import { type Locator, type Page } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
-import { baseUrl, capturePage, subscribedSession } from "./support/helpers";
+import { subscribedSessionForFile } from "./support/session";
+import { baseUrl, capturePage } from "./support/helpers";
 
 /**
  * Tags in the dashboard: a customer adds a tag with its colour, gives it to a link, renames it,
@@ -11,16 +12,8 @@ test.describe.configure({ mode: "serial", timeout: 180_000 });
 const PERSON = "tagger@permalink.test";
 const SLUG = "autumn-menu";
 
-let browser: Browser;
 let page: Page;
-let consoleErrors: string[];
-
-test.beforeAll(async () => {
-  ({ browser, page, consoleErrors } = await subscribedSession(PERSON));
-});
-
-test.afterAll(() => browser.close());
-test.afterEach(() => expect(consoleErrors).toEqual([]));
+subscribedSessionForFile(PERSON, (opened) => (page = opened));
 
 const tagList = () => page.getByRole("list", { name: "Tags", exact: true });
 const linkRow = () => page.getByRole("row", { name: new RegExp(SLUG) });

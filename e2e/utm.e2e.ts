@@ -1,6 +1,7 @@
-import { type Browser, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
-import { baseUrl, capturePage, subscribedSession } from "./support/helpers";
+import { subscribedSessionForFile } from "./support/session";
+import { baseUrl, capturePage } from "./support/helpers";
 
 /**
  * The UTM builder: a customer fills in the parameters for one link and saves them as a template,
@@ -13,16 +14,8 @@ const SLUG = "summer-poster";
 const SPRING = "https://example.com/menus/spring?lang=fr&utm_source=poster&utm_medium=print&utm_campaign=spring%20menu";
 const SUMMER = "https://example.com/menus/summer?utm_source=poster&utm_medium=print&utm_campaign=spring%20menu";
 
-let browser: Browser;
 let page: Page;
-let consoleErrors: string[];
-
-test.beforeAll(async () => {
-  ({ browser, page, consoleErrors } = await subscribedSession(PERSON));
-});
-
-test.afterAll(() => browser.close());
-test.afterEach(() => expect(consoleErrors).toEqual([]));
+subscribedSessionForFile(PERSON, (opened) => (page = opened));
 
 const createForm = () => page.getByRole("region", { name: "Create a link" });
 
