@@ -51,8 +51,7 @@ export async function reportAbuse(report: AbuseReport, clientAddress: string): P
 export async function abuseQueue(query: AbuseQueueQuery): Promise<AbuseQueue> {
   const limit = query.limit ?? MAX_QUEUE_PAGE;
   const rows = await store.pendingQueue(limit, query.cursor ? queueCursor.read(query.cursor) : undefined);
-  const last = rows.length === limit ? rows.at(-1) : undefined;
-  return { links: rows.map(toQueueEntry), next_cursor: last ? queueCursor.encode(last) : null };
+  return { links: rows.map(toQueueEntry), next_cursor: queueCursor.next(rows, limit) };
 }
 
 /**

@@ -56,4 +56,14 @@ describe("keysetCursor", () => {
       new DomainError("invalid_request", 'The query string field "cursor" is not a cursor this service issued.'),
     );
   });
+
+  it("answers a full page's next cursor after its last row, and null for a page that is not full", () => {
+    const rows = [
+      { createdAt: new Date(1_764_000_000_123), id: "lnk_abcdefghij0123456789", slug: "a" },
+      { createdAt: new Date(1_764_000_000_456), id: "lnk_bcdefghij0123456789a", slug: "b" },
+    ];
+    expect(byTime.next(rows, 2)).toBe(byTime.encode(rows[1]!));
+    expect(byTime.next(rows, 3)).toBeNull();
+    expect(byTime.next([], 1)).toBeNull();
+  });
 });

@@ -40,15 +40,21 @@ export function keysetCursor<const Parts extends Record<string, PartKind>>(parts
     );
     return position as Position<Parts>;
   };
+  const encode = (position: Position<Parts>): string => {
+    const values = names.map((name) => {
+      const value = position[name] as number | Date | string;
+      return value instanceof Date ? value.getTime() : value;
+    });
+    return Buffer.from((order === undefined ? values : [order, ...values]).join(":")).toString("base64url");
+  };
   return {
-    encode(position: Position<Parts>): string {
-      const values = names.map((name) => {
-        const value = position[name] as number | Date | string;
-        return value instanceof Date ? value.getTime() : value;
-      });
-      return Buffer.from((order === undefined ? values : [order, ...values]).join(":")).toString("base64url");
-    },
+    encode,
     decode,
+    /** A page's `next_cursor`: after its last row when it is full (`limit` rows), else null (the last page). */
+    next(rows: readonly Position<Parts>[], limit: number): string | null {
+      const last = rows.length === limit ? rows.at(-1) : undefined;
+      return last ? encode(last) : null;
+    },
     /** The position a query string's cursor names; one this service did not write is the API's 400, in one sentence for every list. */
     read(cursor: string): Position<Parts> {
       const position = decode(cursor);

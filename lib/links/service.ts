@@ -93,8 +93,7 @@ export async function listLinks(principal: Principal, query: { limit?: number; c
     limit,
     after,
   );
-  const last = rows.length === limit ? rows.at(-1) : undefined;
-  return { links: rows.map(toListItem), next_cursor: last ? linkCursor.encode(last) : null };
+  return { links: rows.map(toListItem), next_cursor: linkCursor.next(rows, limit) };
 }
 
 const EXPORT_PAGE_SIZE = 500;
