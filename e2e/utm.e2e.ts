@@ -77,3 +77,32 @@ test("saves UTM parameters as a template, applies it to a new link, and edits th
   await expect(repoint.getByRole("status")).toHaveText(`Repointed to ${repointed}.`);
   await expect(page.getByTestId("link-destination")).toHaveText(repointed);
 });
+
+test("keeps a repeated or empty parameter the person did not touch, when creating and when repointing", async () => {
+  const slug = "autumn-poster";
+  const typed = "example.com/menus/autumn?utm_source=poster&utm_medium=&utm_source=flyer&utm_campaign=autumn";
+  await page.goto("/dashboard");
+  const form = createForm();
+  await form.getByLabel("Destination", { exact: true }).fill(typed);
+  await form.getByLabel("Custom slug (optional)").fill(slug);
+  await expect(form.getByLabel("Source (utm_source)")).toHaveValue("poster");
+  await form.getByRole("button", { name: "Create link" }).click();
+  await expect(page.getByTestId("created-short-url")).toHaveText(`${baseUrl()}/${slug}`);
+  const created = await fetch(`${baseUrl()}/${slug}`, { redirect: "manual" });
+  expect(created.headers.get("location")).toBe(`https://${typed}`);
+
+  // Changing the campaign changes only the campaign: both sources and the empty medium stay as they were.
+  await page
+    .getByRole("row", { name: new RegExp(slug) })
+    .getByRole("link", { name: new RegExp(`/${slug}$`) })
+    .click();
+  const repoint = page.getByRole("region", { name: "Repoint" });
+  await repoint.getByLabel("Campaign (utm_campaign)").fill("harvest");
+  const repointed = "https://example.com/menus/autumn?utm_source=poster&utm_medium=&utm_source=flyer&utm_campaign=harvest";
+  await expect(repoint.getByLabel("New destination")).toHaveValue(repointed);
+  await repoint.getByRole("button", { name: "Repoint", exact: true }).click();
+  await expect(repoint.getByRole("status")).toHaveText(`Repointed to ${repointed}.`);
+  await expect(page.getByTestId("link-destination")).toHaveText(repointed);
+  const visit = await fetch(`${baseUrl()}/${slug}`, { redirect: "manual" });
+  expect(visit.headers.get("location")).toBe(repointed);
+});

@@ -31,15 +31,41 @@ describe("the UTM part of a destination", () => {
     expect(withUtm(destination, utmOf(destination))).toBe(destination);
   });
 
-  it("removes a parameter whose field is emptied, and a repeated one, but leaves fields not named", () => {
+  it("removes every pair of a parameter whose field is emptied, but leaves fields not named", () => {
     expect(withUtm("https://example.com/?utm_source=a&utm_source=b&utm_medium=c&k=1", { utm_source: "  ", utm_term: "" })).toBe(
       "https://example.com/?utm_medium=c&k=1",
     );
     expect(withUtm("https://example.com/?utm_source=a", { utm_source: "" })).toBe("https://example.com/");
-    expect(withUtm("https://example.com/?utm_source=a&utm_source=b", { utm_source: "a" })).toBe(
-      "https://example.com/?utm_source=a",
-    );
     expect(withUtm("https://example.com/?utm_source=a", {})).toBe("https://example.com/?utm_source=a");
+  });
+
+  it("leaves a field that did not change exactly as written, even repeated or empty", () => {
+    const repeated = "https://example.com/?utm_source=a&id=7&utm_source=b&utm_campaign=spring";
+    expect(withUtm(repeated, { utm_source: "a" })).toBe(repeated);
+    expect(withUtm(repeated, { ...utmOf(repeated), utm_campaign: "summer" })).toBe(
+      "https://example.com/?utm_source=a&id=7&utm_source=b&utm_campaign=summer",
+    );
+    const empty = "https://example.com/?utm_medium=&k=1&utm_term&utm_medium=x";
+    expect(withUtm(empty, utmOf(empty))).toBe(empty);
+    expect(withUtm(empty, { ...utmOf(empty), utm_source: "poster" })).toBe(`${empty}&utm_source=poster`);
+    // A value the destination carries with its own spaces is the same value, given as it reads or trimmed.
+    const spaced = "https://example.com/?utm_content=%20left&utm_content=right";
+    expect(withUtm(spaced, { utm_content: " left" })).toBe(spaced);
+    expect(withUtm("https://example.com/?utm_content=left&utm_content=right", { utm_content: " left " })).toBe(
+      "https://example.com/?utm_content=left&utm_content=right",
+    );
+  });
+
+  it("replaces every pair of a field that changed, in the place of its first", () => {
+    expect(withUtm("https://example.com/?utm_source=a&k=1&utm_source=b", { utm_source: "c" })).toBe(
+      "https://example.com/?utm_source=c&k=1",
+    );
+    expect(withUtm("https://example.com/?utm_source=a&k=1&utm_source=b", { utm_source: "b" })).toBe(
+      "https://example.com/?utm_source=b&k=1",
+    );
+    expect(withUtm("https://example.com/?utm_medium=&k=1", { utm_medium: "print" })).toBe(
+      "https://example.com/?utm_medium=print&k=1",
+    );
   });
 
   it("reads the first of each parameter, decoded as a form decodes it, and nothing from the fragment", () => {

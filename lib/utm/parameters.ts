@@ -69,36 +69,44 @@ export function utmOf(destination: string): UtmValues {
 }
 
 /**
- * The destination with the named UTM parameters set: each one named keeps its place in the query
- * (and its spelling, when its value is unchanged), an empty value removes it, a new one goes at the
- * end in the usual order; other parameters and the fragment are left exactly as they were. Values
- * are trimmed and percent-encoded.
+ * The destination with the named UTM parameters changed. A field whose value (as given, or trimmed)
+ * is what the destination already carries is not a change: its pairs stay exactly as written, even
+ * repeated or empty. A changed one takes the place of its first pair and drops the others, an empty
+ * value removes them all, a new one goes at the end in the usual order; other parameters and the
+ * fragment are left exactly as they were. Values are trimmed and percent-encoded.
  */
 export function withUtm(destination: string, values: Partial<UtmValues>): string {
-  const wanted = new Map<UtmField, string>();
-  for (const field of UTM_FIELDS) {
-    const value = values[field];
-    if (value !== undefined) wanted.set(field, value.trim());
-  }
-  if (wanted.size === 0) return destination;
+  const changed = changedUtm(destination, values);
+  if (changed.size === 0) return destination;
   const { base, pairs, fragment } = split(destination);
   const written = new Set<UtmField>();
   const kept: string[] = [];
   for (const pair of pairs) {
     const name = nameOf(pair);
-    if (!isUtmField(name) || !wanted.has(name)) {
+    if (!isUtmField(name) || !changed.has(name)) {
       kept.push(pair);
       continue;
     }
-    const value = wanted.get(name)!;
+    const value = changed.get(name)!;
     if (value === "" || written.has(name)) continue;
     written.add(name);
-    kept.push(valueOf(pair) === value ? pair : `${name}=${encodeURIComponent(value)}`);
+    kept.push(`${name}=${encodeURIComponent(value)}`);
   }
-  for (const [name, value] of wanted) {
+  for (const [name, value] of changed) {
     if (value !== "" && !written.has(name)) kept.push(`${name}=${encodeURIComponent(value)}`);
   }
   return `${base}${kept.length > 0 ? `?${kept.join("&")}` : ""}${fragment}`;
+}
+
+/** The named fields whose value differs from what the destination carries, trimmed, in the usual order. */
+function changedUtm(destination: string, values: Partial<UtmValues>): Map<UtmField, string> {
+  const current = utmOf(destination);
+  const changed = new Map<UtmField, string>();
+  for (const field of UTM_FIELDS) {
+    const value = values[field];
+    if (value !== undefined && value !== current[field] && value.trim() !== current[field]) changed.set(field, value.trim());
+  }
+  return changed;
 }
 
 /** The fields of a form that carries a UTM builder; a field the form does not carry is left out (the destination keeps its own). */
