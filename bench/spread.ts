@@ -4,7 +4,7 @@ import { Agent } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { droppedSinceStartIn } from "@/lib/analytics/scan-buffer";
-import { DAY, DIMENSIONS } from "@/lib/analytics/store";
+import { DIMENSIONS, QUARTER } from "@/lib/analytics/store";
 import { writeScanBatch } from "@/lib/analytics/store";
 import { config } from "@/lib/config";
 import { closePool, pool } from "@/lib/db/pool";
@@ -75,12 +75,12 @@ type SpreadRow = {
 
 type BatchTiming = { links: number; medianMs: number; samplesMs: number[] };
 
-/** Scans committed for the workspace: its own UTC-day total rows (written in the same statement as the raw rows). */
+/** Scans committed for the workspace: its own quarter-hour total rows (written in the same statement as the raw rows). */
 async function committedScans(workspaceId: string): Promise<number> {
   const { rows } = await pool().query<{ scans: string }>(
     `SELECT coalesce(sum(scans + bots), 0) AS scans FROM scan_rollups
      WHERE workspace_id = $1 AND link_id = '' AND grain = $2 AND dimension = $3`,
-    [workspaceId, DAY, DIMENSIONS.total],
+    [workspaceId, QUARTER, DIMENSIONS.total],
   );
   return Number(rows[0]!.scans);
 }

@@ -3,8 +3,14 @@ import { coveringSlices } from "./store";
 import { DAY, MONTH, QUARTER } from "./store";
 
 const at = (iso: string) => new Date(iso);
-const described = (start: string, end: string) =>
-  coveringSlices(at(start), at(end)).map((slice) => [slice.grain, slice.from.toISOString(), slice.to.toISOString()]);
+/** Every day of these ranges closed. */
+const CLOSED_LONG_AGO = at("9999-01-01T00:00:00Z");
+const described = (start: string, end: string, closedBefore = CLOSED_LONG_AGO) =>
+  coveringSlices(at(start), at(end), closedBefore).map((slice) => [
+    slice.grain,
+    slice.from.toISOString(),
+    slice.to.toISOString(),
+  ]);
 
 describe("coveringSlices", () => {
   it("reads a year in Adelaide as quarter hours up to the first UTC midnight, days up to the first month, months, days, quarter hours", () => {
@@ -31,6 +37,25 @@ describe("coveringSlices", () => {
     ]);
     expect(described("2026-02-10T05:45:00Z", "2026-02-10T19:00:00Z")).toEqual([
       [QUARTER, "2026-02-10T05:45:00.000Z", "2026-02-10T19:00:00.000Z"],
+    ]);
+  });
+
+  it("reads the days not closed yet from quarter hours, whatever grain would cover them once closed", () => {
+    expect(described("2025-11-23T13:30:00Z", "2026-11-23T13:30:00Z", at("2026-11-20T00:00:00Z"))).toEqual([
+      [QUARTER, "2025-11-23T13:30:00.000Z", "2025-11-24T00:00:00.000Z"],
+      [DAY, "2025-11-24T00:00:00.000Z", "2025-12-01T00:00:00.000Z"],
+      [MONTH, "2025-12-01T00:00:00.000Z", "2026-11-01T00:00:00.000Z"],
+      [DAY, "2026-11-01T00:00:00.000Z", "2026-11-20T00:00:00.000Z"],
+      [QUARTER, "2026-11-20T00:00:00.000Z", "2026-11-23T13:30:00.000Z"],
+    ]);
+    // A month is read from its month row only once its last day is closed.
+    expect(described("2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z", at("2026-02-28T00:00:00Z"))).toEqual([
+      [MONTH, "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z"],
+      [DAY, "2026-02-01T00:00:00.000Z", "2026-02-28T00:00:00.000Z"],
+      [QUARTER, "2026-02-28T00:00:00.000Z", "2026-03-01T00:00:00.000Z"],
+    ]);
+    expect(described("2026-02-10T05:45:00Z", "2026-02-12T19:00:00Z", at("2026-01-01T00:00:00Z"))).toEqual([
+      [QUARTER, "2026-02-10T05:45:00.000Z", "2026-02-12T19:00:00.000Z"],
     ]);
   });
 });

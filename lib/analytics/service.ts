@@ -8,7 +8,7 @@ import type { Principal } from "@/lib/workspaces/types";
 import { readAnalytics, recentScansByLink } from "./store";
 import { type AnalyticsQuery, type AnalyticsReport, filterOf, type ScanRetentionRun } from "./schemas";
 import { DomainError } from "@/lib/http/errors";
-import { createScanPartitionsAhead, pruneScanData } from "./store";
+import { closeScanDays, createScanPartitionsAhead, pruneScanData } from "./store";
 
 /**
  * Scan counts for one link of the caller's workspace, or for the whole workspace, of every scan or
@@ -40,7 +40,7 @@ export async function scanAnalytics(principal: Principal, query: AnalyticsQuery)
 export const LIST_SCAN_DAYS = 30;
 
 /** The scans of each link over the list's days, as a subquery the links list joins to show and sort by them. */
-export function listScanCounts(principal: Principal) {
+export async function listScanCounts(principal: Principal) {
   requirePermission(principal, "analytics.read", "Your role in this workspace does not allow reading analytics.");
   return recentScansByLink(principal.workspaceId, LIST_SCAN_DAYS, new Date(clock().now()));
 }
@@ -61,7 +61,12 @@ export async function applyScanRetention(): Promise<ScanRetentionRun> {
   const retentionDays = config().SCAN_RETENTION_DAYS;
   const now = clock().now();
   const ahead = await createScanPartitionsAhead(now);
+  const days = await closeScanDays(now);
   const { cutoff, events, partitionsDropped, partitionsLocked } = await pruneScanData(retentionDays, now);
+  if (!days.locked)
+    log().warn(
+      "The scans being written kept the day rollups' lock, so today's start was not marked this run; the next run tries again",
+    );
   if (ahead.created.length > 0 || partitionsDropped.length > 0)
     log().info(
       { created: ahead.created, dropped: partitionsDropped },

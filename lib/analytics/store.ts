@@ -147,7 +147,10 @@ async function inWriterTransaction<T>(work: (client: pg.PoolClient) => Promise<T
     // seconds of compiling for tens of ms of running. The fan-out's grouping and sorts hold a few
     // hundred thousand rows for the biggest batches: in memory, not spilled to disk (the default
     // 4 MB spilled a batch of 5,000 spread scans in two places).
-    await client.query("BEGIN; SET LOCAL jit = off; SET LOCAL work_mem = '64MB'");
+    // The shared lock: closeScanDays moves daily_from only between batches (it takes the lock exclusively).
+    await client.query(
+      `BEGIN; SET LOCAL jit = off; SET LOCAL work_mem = '64MB'; SELECT pg_advisory_xact_lock_shared(${ROLLUP_DAYS_LOCK})`,
+    );
     const result = await work(client);
     await client.query("COMMIT");
     return result;
@@ -206,22 +209,28 @@ async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: Scan
  * - raw: n appends, each with a probe of links for its foreign key, O(n log L).
  * - folded: scans alike in every rolled-up column become one row with counts before the fan-out
  *   (fanning out first made 140,000 rows to group for a batch of 5,000), O(n) hashed; f ≤ n rows.
- * - grains: each folded row in its quarter hour, UTC day and UTC month, 3f rows.
- * - breakdowns: the link's rows by combination of values, 3f grouped and sorted, one probe each,
+ * - grains: each folded row in its quarter hour, 1f rows; in its UTC day and month too only when
+ *   the day is before daily_from (a late scan of a day already closed): closeScanDays sums every
+ *   later day once it has ended, from its raw rows, where adding each batch's scans took two more
+ *   rows a link and grain (a batch of 5,000 spread scans took half as long again).
+ * - breakdowns: the link's rows by combination of values, f grouped and sorted, one probe each,
  *   O(f log f + f log B) (B: breakdown rows).
  * - workspace_grains: the grains folded once more without the link, O(f) hashed; w ≤ 3f rows, few
  *   when a batch's links share a workspace (fanning every link's row out to the workspace's eight
  *   dimensions first made 150,000 rows to group for a batch of 5,000 spread scans).
- * - the rollup upsert: the link's totals (3f) and rules' served rows (3f at most, none without
+ * - the rollup upsert: the link's totals (f) and rules' served rows (f at most, none without
  *   rules) and the workspace's 8 dimensions (8w), grouped and sorted, one probe each,
- *   O(f log f + f log R). A batch spread over links without rules writes about 3 rollup rows a
- *   link, where one row per dimension and value took 21 (bench/batch-plan.ts); writing the
- *   links' own-destination rows too made batches of 5,000 spread scans take a third longer.
+ *   O(f log f + f log R). A batch spread over links without rules writes about one rollup row a
+ *   link, where one row per dimension, value and grain took 21 (bench/batch-plan.ts); writing
+ *   the links' own-destination rows too made batches of 5,000 spread scans take a third longer.
  * Both upserts go in key order, so concurrent writers take rows in the same order and never
  * deadlock; keys start with the workspace and the link, so a link's rows share a few index pages.
  */
 const WRITE_SCAN_BATCH = `
-  WITH claimed AS (
+  WITH rollup_days AS (
+    SELECT coalesce((SELECT daily_from FROM scan_rollup_days), 'infinity') AS daily_from
+  ),
+  claimed AS (
     INSERT INTO scan_batches (id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING id
   ),
   input AS (
@@ -254,11 +263,20 @@ const WRITE_SCAN_BATCH = `
   ),
   raw AS (
     INSERT INTO scan_events (link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot,
-      link_unique, workspace_unique, scans, served_rule)
+      link_unique, workspace_unique, scans, served_rule, daily)
     SELECT link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, link_unique,
-      workspace_unique, scans, served_rule
+      workspace_unique, scans, served_rule, occurred_at < (SELECT daily_from FROM rollup_days)
     FROM flagged ORDER BY ord
   ),
+${rollupFanOut(`g.grain = ${QUARTER} OR f.utc_day < (SELECT daily_from FROM rollup_days)`)}`;
+
+/**
+ * From the batch's or the day's scans (a CTE `flagged`: a link's and its workspace's ids, the scan's
+ * columns and unique flags) to the rollups, for the grains `grains` keeps (a condition on g.grain
+ * and f.utc_day): the steps after `raw` in the complexity list above.
+ */
+function rollupFanOut(grains: string): string {
+  return `
   folded AS (
     SELECT workspace_id, link_id,
       date_bin('15 minutes', occurred_at, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS quarter,
@@ -279,6 +297,7 @@ const WRITE_SCAN_BATCH = `
       (${QUARTER}::smallint, f.quarter),
       (${DAY}::smallint, f.utc_day),
       (${MONTH}::smallint, date_trunc('month', f.utc_day, 'UTC'))) g(grain, bucket)
+    WHERE ${grains}
   ),
   breakdowns AS (
     INSERT INTO scan_link_breakdowns AS b (workspace_id, link_id, grain, bucket, country, device, browser, os, referrer, source,
@@ -322,6 +341,113 @@ const WRITE_SCAN_BATCH = `
   ORDER BY 1, 2, 3, 4, 5, 6
   ON CONFLICT (workspace_id, link_id, grain, dimension, bucket, value) DO UPDATE
     SET scans = r.scans + excluded.scans, uniques = r.uniques + excluded.uniques, bots = r.bots + excluded.bots`;
+}
+
+/**
+ * Taken shared by every batch write and exclusively to move daily_from, so a batch that read the
+ * old value has committed before the closing sums the day's raw rows.
+ */
+const ROLLUP_DAYS_LOCK = 7206104303;
+/** A move of daily_from waits this long at most for the batches being written (it holds the next ones back while it waits). */
+const ROLLUP_DAYS_LOCK_TIMEOUT = "3s";
+
+/**
+ * Sums one ended UTC day's scans that wait for it ($1 to $2, raw rows not yet daily) into its day
+ * and month rows, with the writer's own fan-out: O(d log d + d log R) for the day's d raw rows,
+ * read by one range scan of scan_events' key (its own partition).
+ */
+const CLOSE_SCAN_DAY = `
+  WITH flagged AS (
+    SELECT e.link_id, l.workspace_id, e.occurred_at, e.referrer_host, e.country, e.via_qr, e.device, e.browser, e.os, e.bot,
+      e.scans, e.served_rule, e.link_unique, e.workspace_unique
+    FROM scan_events e JOIN links l ON l.id = e.link_id
+    WHERE e.occurred_at >= $1::timestamptz AND e.occurred_at < $2::timestamptz AND NOT e.daily
+  ),
+${rollupFanOut(`g.grain <> ${QUARTER}`)}`;
+
+export type ClosedScanDays = { closed: string[]; locked: boolean };
+
+/**
+ * Closes the UTC days that have ended: their day and month rollups are summed once from their raw
+ * rows instead of added to by every batch (the writer's statement says why). First daily_from moves
+ * to today's start, under the exclusive lock, so every scan written later for an earlier day goes
+ * to its day rows itself; then each day between closed_before and daily_from with scans waiting is
+ * summed and closed, each in one transaction with the state row locked, so instances closing at
+ * the same time close each day once. Until a day is closed its analytics are read from its quarter
+ * hours (coveringSlices), so a run that is late, cut off or fails changes how fast a long range is
+ * read, never what it counts. `locked` is false when the batches being written kept the lock
+ * longer than ROLLUP_DAYS_LOCK_TIMEOUT: the next run moves it.
+ */
+export async function closeScanDays(now: number): Promise<ClosedScanDays> {
+  const locked = await moveDailyFrom(new Date(Math.floor(now / DAY_MS) * DAY_MS));
+  const closed: string[] = [];
+  for (let day = await closeNextScanDay(); day; day = await closeNextScanDay()) closed.push(day);
+  return { closed, locked };
+}
+
+async function moveDailyFrom(today: Date): Promise<boolean> {
+  const { rows } = await pool().query<{ behind: boolean }>(
+    "SELECT daily_from < $1::timestamptz AS behind FROM scan_rollup_days",
+    [today.toISOString()],
+  );
+  if (!rows[0]?.behind) return true;
+  try {
+    await inTransaction(pool(), async (client) => {
+      await client.query(`SET LOCAL lock_timeout = '${ROLLUP_DAYS_LOCK_TIMEOUT}'`);
+      await client.query("SELECT pg_advisory_xact_lock($1)", [ROLLUP_DAYS_LOCK]);
+      await client.query("UPDATE scan_rollup_days SET daily_from = $1::timestamptz WHERE daily_from < $1::timestamptz", [
+        today.toISOString(),
+      ]);
+    });
+    return true;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) return false;
+    throw error;
+  }
+}
+
+/**
+ * Closes the first day before daily_from with scans waiting, or, when none waits, every day up to
+ * it (their scans are all in their day rows already). Resolves to the day closed (YYYY-MM-DD), or
+ * undefined when nothing was left to close.
+ */
+async function closeNextScanDay(): Promise<string | undefined> {
+  return inTransaction(pool(), async (client) => {
+    const { rows: state } = await client.query<{ closed_before: Date; daily_from: Date }>(
+      "SELECT closed_before, daily_from FROM scan_rollup_days FOR UPDATE",
+    );
+    const { closed_before: closedBefore, daily_from: dailyFrom } = state[0] ?? {};
+    if (!closedBefore || !dailyFrom || closedBefore >= dailyFrom) return undefined;
+    const { rows: waiting } = await client.query<{ first: Date | null }>(
+      "SELECT min(occurred_at) AS first FROM scan_events WHERE occurred_at >= $1 AND occurred_at < $2 AND NOT daily",
+      [closedBefore.toISOString(), dailyFrom.toISOString()],
+    );
+    const first = waiting[0]?.first;
+    if (!first) {
+      await client.query("UPDATE scan_rollup_days SET closed_before = daily_from");
+      return undefined;
+    }
+    const day = new Date(Math.floor(first.getTime() / DAY_MS) * DAY_MS);
+    const next = new Date(day.getTime() + DAY_MS);
+    await client.query({
+      name: "analytics.close-scan-day",
+      text: CLOSE_SCAN_DAY,
+      values: [day.toISOString(), next.toISOString()],
+    });
+    await client.query("UPDATE scan_rollup_days SET closed_before = $1::timestamptz", [next.toISOString()]);
+    return day.toISOString().slice(0, 10);
+  });
+}
+
+/** The first instant whose UTC day is not closed yet: analytics read whole days from day and month rows only before it. */
+async function rollupsClosedBefore(client: DbClient): Promise<Date> {
+  const [row] = await client.$queryRaw<{ closed_ms: number }[]>`
+    SELECT extract(epoch FROM closed_before)::float8 * 1000 AS closed_ms FROM scan_rollup_days`;
+  return row ? new Date(row.closed_ms) : FOREVER;
+}
+
+/** No closing state at all (a database restored without it): the writer then adds every scan to every grain itself. */
+const FOREVER = new Date(8_640_000_000_000_000);
 
 const DAY_MS = 86_400_000;
 /** Visitor sets outlive their day by two (a late batch still finds them); batch claims by as long. */
@@ -366,7 +492,8 @@ export type PrunedScanData = { cutoff: Date; events: number; partitionsDropped: 
  * Instants are sent as ISO strings with their offset, never read in a session's zone.
  */
 export async function pruneScanData(retentionDays: number, now: number): Promise<PrunedScanData> {
-  const cutoff = new Date(now - retentionDays * DAY_MS);
+  // A day not closed yet still needs its raw rows (closeScanDays sums them).
+  const cutoff = new Date(Math.min(now - retentionDays * DAY_MS, (await rollupsClosedBefore(db())).getTime()));
   const partitionsLocked = await detachExpiredScanPartitions(cutoff.getTime());
   const dropped = await dropExpiredScanPartitions();
   let events = dropped.reduce((sum, partition) => sum + partition.rows, 0);
@@ -548,26 +675,25 @@ async function inTransaction<Result>(from: pg.Pool, work: (client: Queryable) =>
   }
 }
 
-/** Each link's scans (bots left out) from the day `since` starts in, read from the day rollups. */
+/** Each link's scans (bots left out) from the UTC day `since` starts in to the end of today. */
 export async function scansPerLinkSince(
   workspaceId: string,
   linkIds: readonly string[],
   since: Date,
 ): Promise<Map<string, number>> {
   if (linkIds.length === 0) return new Map();
-  const rows = await readDb().scanRollup.groupBy({
-    by: ["linkId"],
-    where: {
-      workspaceId,
-      grain: DAY,
-      dimension: DIMENSIONS.total,
-      value: "",
-      linkId: { in: [...linkIds] },
-      bucket: { gte: since },
-    },
-    _sum: { scans: true },
-  });
-  return new Map(rows.map((row) => [row.linkId, Number(row._sum.scans ?? 0)]));
+  const range = { ...utcDaysUpToToday(since), closedBefore: await rollupsClosedBefore(readDb()) };
+  const links = Prisma.sql`workspace_id = ${workspaceId} AND dimension = ${DIMENSIONS.total} AND link_id IN (${Prisma.join(linkIds)})`;
+  const rows = await readDb().$queryRaw<{ link_id: string; scans: bigint }[]>`
+    SELECT link_id, sum(scans)::bigint AS scans FROM (${rollupSlices(Prisma.sql`link_id, scans`, links, range)}) slices
+    GROUP BY link_id`;
+  return new Map(rows.map((row) => [row.link_id, Number(row.scans)]));
+}
+
+/** From the start of the UTC day holding `since` to the end of today (UTC). */
+function utcDaysUpToToday(since: Date): Pick<Range, "start" | "end"> {
+  const start = new Date(Math.floor(since.getTime() / DAY_MS) * DAY_MS);
+  return { start, end: new Date(Math.max(start.getTime(), Math.floor(clock().now() / DAY_MS) * DAY_MS) + DAY_MS) };
 }
 
 export type AnalyticsRequest = {
@@ -588,7 +714,8 @@ const MAX_HOUR_RANGE_DAYS = 366;
 const DEFAULT_RANGE = "30 days";
 const QUARTER_ORIGIN = Prisma.sql`TIMESTAMPTZ '2000-01-01 00:00:00+00'`;
 
-type Range = { start: Date; end: Date; startLabel: string; endLabel: string };
+/** closedBefore: whole days are read from day and month rows only before it (rollupsClosedBefore). */
+type Range = { start: Date; end: Date; startLabel: string; endLabel: string; closedBefore: Date };
 type CountRow = { key: string; scans: bigint; uniques: bigint };
 
 /**
@@ -659,7 +786,7 @@ async function resolveRange(tx: DbClient, request: AnalyticsRequest): Promise<Ra
       `The range is too long: at most ${limit} days${request.groupBy === "hour" ? " when grouping by hour" : ""}.`,
     );
   }
-  return { start, end, startLabel: row!.start_label, endLabel: row!.end_label };
+  return { start, end, startLabel: row!.start_label, endLabel: row!.end_label, closedBefore: await rollupsClosedBefore(tx) };
 }
 
 /** The rollup rows of one scope: a link, or the workspace's own totals (link_id ''). */
@@ -858,9 +985,9 @@ async function withinFilter(tx: DbClient, request: AnalyticsRequest, range: Rang
  * `days` UTC days up to the end of today, the range and rows the workspace's analytics by link
  * reads by default, so a list ordered by it shows the same numbers. Links without scans are absent.
  */
-export function recentScansByLink(workspaceId: string, days: number, now: Date): Prisma.Sql {
+export async function recentScansByLink(workspaceId: string, days: number, now: Date): Promise<Prisma.Sql> {
   const end = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS + DAY_MS);
-  const range = { start: new Date(end.getTime() - days * DAY_MS), end };
+  const range = { start: new Date(end.getTime() - days * DAY_MS), end, closedBefore: await rollupsClosedBefore(readDb()) };
   const slices = rollupSlices(Prisma.sql`link_id, scans`, linkTotalsOf(workspaceId), range);
   return Prisma.sql`SELECT link_id, sum(scans)::bigint AS scans FROM (${slices}) slices GROUP BY link_id`;
 }
@@ -871,10 +998,16 @@ export type RollupSlice = { grain: number; from: Date; to: Date };
 /**
  * The rollup buckets covering [start, end) exactly with as few rows as possible: whole UTC months
  * from the month grain, the whole UTC days around them from the day grain, the ragged edges (less
- * than a day each side) from the quarter-hour grain. start and end are quarter hours, and every
- * month and day starts on one, so the slices meet without gap or overlap; empty ones are left out.
+ * than a day each side) and everything from closedBefore on (days not closed yet have no day rows)
+ * from the quarter-hour grain. start and end are quarter hours, and every month and day starts on
+ * one (closedBefore too), so the slices meet without gap or overlap; empty ones are left out.
  */
-export function coveringSlices(start: Date, end: Date): RollupSlice[] {
+export function coveringSlices(start: Date, end: Date, closedBefore: Date): RollupSlice[] {
+  const cut = new Date(Math.min(Math.max(closedBefore.getTime(), start.getTime()), end.getTime()));
+  return [...closedDaySlices(start, cut), { grain: QUARTER, from: cut, to: end }].filter((slice) => slice.from < slice.to);
+}
+
+function closedDaySlices(start: Date, end: Date): RollupSlice[] {
   const firstDay = new Date(Math.ceil(start.getTime() / DAY_MS) * DAY_MS);
   const lastDay = new Date(Math.floor(end.getTime() / DAY_MS) * DAY_MS);
   if (firstDay >= lastDay) return [{ grain: QUARTER, from: start, to: end }];
@@ -899,8 +1032,8 @@ function monthStart(day: Date, monthsLater: number): Date {
 }
 
 /** The rows of `where` covering the range, one range scan of an index per slice. */
-function rollupSlices(columns: Prisma.Sql, where: Prisma.Sql, range: Pick<Range, "start" | "end">): Prisma.Sql {
-  const slices = coveringSlices(range.start, range.end).map(
+function rollupSlices(columns: Prisma.Sql, where: Prisma.Sql, range: Pick<Range, "start" | "end" | "closedBefore">): Prisma.Sql {
+  const slices = coveringSlices(range.start, range.end, range.closedBefore).map(
     (slice) =>
       Prisma.sql`SELECT ${columns} FROM scan_rollups
         WHERE ${where} AND grain = ${slice.grain} AND bucket >= ${instant(slice.from)} AND bucket < ${instant(slice.to)}`,
@@ -941,7 +1074,7 @@ function breakdownSlices(
   range: Range,
   link: Prisma.Sql = Prisma.sql`${request.linkId}`,
 ): Prisma.Sql {
-  const slices = coveringSlices(range.start, range.end).map(
+  const slices = coveringSlices(range.start, range.end, range.closedBefore).map(
     (slice) =>
       Prisma.sql`SELECT ${columns} FROM scan_link_breakdowns
         WHERE workspace_id = ${request.workspaceId} AND link_id = ${link} AND grain = ${slice.grain}

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
 import { startScanRetentionTimer } from "@/lib/analytics/retention-timer";
-import { DAY, DIMENSIONS, MONTH, pruneScanData, QUARTER, writeScanBatch } from "@/lib/analytics/store";
+import { applyScanRetention } from "@/lib/analytics/service";
+import { closeScanDays, DAY, DIMENSIONS, MONTH, pruneScanData, QUARTER, writeScanBatch } from "@/lib/analytics/store";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
@@ -125,40 +126,41 @@ describe("rollups against the raw events", () => {
       SELECT workspace_id, link_id, grain, ${DIMENSIONS.served}, bucket, 'default', scans, uniques, 0 FROM scan_rollups
       WHERE link_id = ${links[0]} AND dimension = ${DIMENSIONS.total} AND bucket < '2026-01-01'`;
 
-    const ranges = [
-      { start: "2025-10-01", end: "2026-10-31" }, // whole months, with days and quarter hours at each end
-      { start: "2025-12-30", end: "2026-03-01" }, // across a new year, a month in the middle
-      { start: "2026-02-10", end: "2026-02-20" }, // days only
-      { start: "2025-12-31T20:00", end: "2026-01-01T04:00" }, // quarter hours only
-    ];
-    for (const timezone of ["UTC", "Australia/Adelaide", "Asia/Kathmandu", "America/St_Johns"]) {
-      for (const range of ranges) {
-        for (const linkId of [null, links[0]!]) {
-          const scope: Record<string, string> = linkId ? { link_id: linkId } : {};
-          const context = JSON.stringify({ timezone, ...range, linkId });
-          const days = await report(user, { ...scope, ...range, timezone, group_by: "day" });
-          const raw = (key: "day" | "country" | "served" | "link" | "total") =>
-            fromRawRows(user.workspaceId, linkId, days.start, days.end, timezone, key);
-          const [total] = await raw("total");
-          expect(days.total, context).toEqual({
-            scans: total?.scans ?? 0,
-            uniques: total?.uniques ?? 0,
-            bots: expect.any(Number),
-          });
-          expect(sorted(days.data.filter((row: Counted) => row.scans > 0)), context).toEqual(await raw("day"));
-          expect(sorted((await report(user, { ...scope, ...range, timezone, group_by: "country" })).data), context).toEqual(
-            await raw("country"),
-          );
-          expect(sorted((await report(user, { ...scope, ...range, timezone, group_by: "served" })).data), context).toEqual(
-            await raw("served"),
-          );
-          if (!linkId)
-            expect(sorted((await report(user, { ...range, timezone, group_by: "link" })).data), context).toEqual(
-              await raw("link"),
-            );
-        }
-      }
-    }
+    await expectAnswersOfRawRows(user, links);
+  });
+
+  it("answers exactly while its days wait to be closed, and once closed its days and months add up, late scans and racing closings included", async () => {
+    const user = await newUser("rollup-closing");
+    const links = [await createLink(user, "https://example.com/e"), await createLink(user, "https://example.com/f")];
+    // Every day of these scans waits to be closed: the writer adds them to their quarter hours only.
+    await db().$executeRaw`UPDATE scan_rollup_days SET daily_from = '2025-01-01T00:00Z', closed_before = '2025-01-01T00:00Z'`;
+    const scans = scansOf(links);
+    const counts = foldedCounts(scans.length);
+    const late = scans.slice(0, 60).map((scan) => ({ ...scan, occurredAt: new Date(scan.occurredAt.getTime() + 1) }));
+    const part = <T>(values: T[], part: number) => values.filter((_, index) => index % 4 === part);
+    await Promise.all([0, 1, 2, 3].map((index) => writeScanBatch(`closing-${index}`, part(scans, index), part(counts, index))));
+    const grains = () => db().$queryRaw<{ grain: number }[]>`
+      SELECT DISTINCT grain FROM scan_rollups WHERE workspace_id = ${user.workspaceId}
+      UNION SELECT DISTINCT grain FROM scan_link_breakdowns WHERE workspace_id = ${user.workspaceId}`;
+    expect(await grains()).toEqual([{ grain: QUARTER }]);
+    await expectAnswersOfRawRows(user, links);
+
+    // Two instances close the same days while a batch of scans of those days is written.
+    const now = Date.UTC(2026, 10, 25, 3);
+    const [first, second] = await Promise.all([closeScanDays(now), closeScanDays(now), writeScanBatch("closing-late", late)]);
+    const closedDays = [...first!.closed, ...second!.closed];
+    expect(new Set(closedDays).size).toBe(closedDays.length);
+    // Each day with scans once; a late scan's day too when the batch came before the closing moved on.
+    const daysOf = (rows: ScanRow[]) => new Set(rows.map((scan) => scan.occurredAt.toISOString().slice(0, 10)));
+    expect(closedDays.every((day) => daysOf([...scans, ...late]).has(day))).toBe(true);
+    expect(closedDays.length).toBeGreaterThanOrEqual(daysOf(scans).size);
+    const [state] = await db().$queryRaw<
+      { daily_from: Date; closed_before: Date }[]
+    >`SELECT daily_from, closed_before FROM scan_rollup_days`;
+    expect(state).toEqual({ daily_from: new Date(Date.UTC(2026, 10, 25)), closed_before: new Date(Date.UTC(2026, 10, 25)) });
+    await expectGrainsAddUp(user, [...scans, ...late], [...counts, ...late.map(() => 1)]);
+    await expectAnswersOfRawRows(user, links);
+    expect((await closeScanDays(now)).closed).toEqual([]);
   });
 
   it("keeps every UTC month equal to the sum of its days and of its quarter hours, per scope, dimension and value", async () => {
@@ -169,20 +171,62 @@ describe("rollups against the raw events", () => {
     // Concurrent writers upsert the same day rows: the month rows follow every increment.
     const part = <T>(values: T[], part: number) => values.filter((_, index) => index % 4 === part);
     await Promise.all([0, 1, 2, 3].map((index) => writeScanBatch(`grains-${index}`, part(scans, index), part(counts, index))));
-    const sums = await db().$queryRaw<{ grain: number; months: bigint; scans: bigint; uniques: bigint; bots: bigint }[]>`
+    await expectGrainsAddUp(user, scans, counts);
+  });
+});
+
+/** Every report of four ranges in four zones, for the workspace and a link, equals the raw rows' counts. */
+async function expectAnswersOfRawRows(user: TestUser, links: string[]): Promise<void> {
+  const ranges = [
+    { start: "2025-10-01", end: "2026-10-31" }, // whole months, with days and quarter hours at each end
+    { start: "2025-12-30", end: "2026-03-01" }, // across a new year, a month in the middle
+    { start: "2026-02-10", end: "2026-02-20" }, // days only
+    { start: "2025-12-31T20:00", end: "2026-01-01T04:00" }, // quarter hours only
+  ];
+  for (const timezone of ["UTC", "Australia/Adelaide", "Asia/Kathmandu", "America/St_Johns"]) {
+    for (const range of ranges) {
+      for (const linkId of [null, links[0]!]) {
+        const scope: Record<string, string> = linkId ? { link_id: linkId } : {};
+        const context = JSON.stringify({ timezone, ...range, linkId });
+        const days = await report(user, { ...scope, ...range, timezone, group_by: "day" });
+        const raw = (key: "day" | "country" | "served" | "link" | "total") =>
+          fromRawRows(user.workspaceId, linkId, days.start, days.end, timezone, key);
+        const [total] = await raw("total");
+        expect(days.total, context).toEqual({
+          scans: total?.scans ?? 0,
+          uniques: total?.uniques ?? 0,
+          bots: expect.any(Number),
+        });
+        expect(sorted(days.data.filter((row: Counted) => row.scans > 0)), context).toEqual(await raw("day"));
+        expect(sorted((await report(user, { ...scope, ...range, timezone, group_by: "country" })).data), context).toEqual(
+          await raw("country"),
+        );
+        expect(sorted((await report(user, { ...scope, ...range, timezone, group_by: "served" })).data), context).toEqual(
+          await raw("served"),
+        );
+        if (!linkId)
+          expect(sorted((await report(user, { ...range, timezone, group_by: "link" })).data), context).toEqual(await raw("link"));
+      }
+    }
+  }
+}
+
+/** The workspace's scans once in each grain, and every UTC month the sum of its days and of its quarter hours. */
+async function expectGrainsAddUp(user: TestUser, scans: ScanRow[], counts: number[]): Promise<void> {
+  const sums = await db().$queryRaw<{ grain: number; months: bigint; scans: bigint; uniques: bigint; bots: bigint }[]>`
       SELECT grain, count(DISTINCT (dimension, link_id, value, date_trunc('month', bucket, 'UTC'))) AS months,
         sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques, sum(bots)::bigint AS bots
       FROM scan_rollups WHERE workspace_id = ${user.workspaceId} GROUP BY grain ORDER BY grain`;
-    expect(sums.map((row) => row.grain)).toEqual([MONTH, QUARTER, DAY]);
-    const [months, quarters, days] = sums.map((row) => ({
-      months: Number(row.months),
-      scans: Number(row.scans),
-      uniques: Number(row.uniques),
-      bots: Number(row.bots),
-    }));
-    expect(quarters).toEqual(months);
-    expect(days).toEqual(months);
-    const mismatched = await db().$queryRaw<unknown[]>`
+  expect(sums.map((row) => row.grain)).toEqual([MONTH, QUARTER, DAY]);
+  const [months, quarters, days] = sums.map((row) => ({
+    months: Number(row.months),
+    scans: Number(row.scans),
+    uniques: Number(row.uniques),
+    bots: Number(row.bots),
+  }));
+  expect(quarters).toEqual(months);
+  expect(days).toEqual(months);
+  const mismatched = await db().$queryRaw<unknown[]>`
       SELECT m.dimension, m.link_id, m.value, m.bucket FROM scan_rollups m
       CROSS JOIN LATERAL (
         SELECT sum(d.scans) AS scans, sum(d.uniques) AS uniques, sum(d.bots) AS bots FROM scan_rollups d
@@ -191,23 +235,23 @@ describe("rollups against the raw events", () => {
           AND d.bucket >= m.bucket AND d.bucket < ((m.bucket AT TIME ZONE 'UTC') + interval '1 month') AT TIME ZONE 'UTC') days
       WHERE m.workspace_id = ${user.workspaceId} AND m.grain = ${MONTH}
         AND (m.scans, m.uniques, m.bots) IS DISTINCT FROM (days.scans, days.uniques, days.bots)`;
-    expect(mismatched).toEqual([]);
-    // Each person's scan counts once in each of the workspace's 8 dimensions and once in its link's
-    // total; these links have no rules, so no served row of a link.
-    const people = scans.reduce((total, scan, index) => total + (scan.bot ? 0 : counts[index]!), 0);
-    expect(months!.scans).toBe(people * (8 + 1));
+  expect(mismatched).toEqual([]);
+  // Each person's scan counts once in each of the workspace's 8 dimensions and once in its link's
+  // total; these links have no rules, so no served row of a link.
+  const people = scans.reduce((total, scan, index) => total + (scan.bot ? 0 : counts[index]!), 0);
+  expect(months!.scans).toBe(people * (8 + 1));
 
-    // A link's breakdown rows: once per person's scan in each grain, every month the sum of its days and quarters.
-    const breakdowns = await db().$queryRaw<{ grain: number; scans: bigint; uniques: bigint }[]>`
+  // A link's breakdown rows: once per person's scan in each grain, every month the sum of its days and quarters.
+  const breakdowns = await db().$queryRaw<{ grain: number; scans: bigint; uniques: bigint }[]>`
       SELECT grain, sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques
       FROM scan_link_breakdowns WHERE workspace_id = ${user.workspaceId} GROUP BY grain ORDER BY grain`;
-    expect(breakdowns.map((row) => [row.grain, Number(row.scans)])).toEqual([
-      [MONTH, people],
-      [QUARTER, people],
-      [DAY, people],
-    ]);
-    expect(new Set(breakdowns.map((row) => Number(row.uniques))).size).toBe(1);
-    const breakdownMismatches = await db().$queryRaw<unknown[]>`
+  expect(breakdowns.map((row) => [row.grain, Number(row.scans)])).toEqual([
+    [MONTH, people],
+    [QUARTER, people],
+    [DAY, people],
+  ]);
+  expect(new Set(breakdowns.map((row) => Number(row.uniques))).size).toBe(1);
+  const breakdownMismatches = await db().$queryRaw<unknown[]>`
       SELECT m.link_id, m.bucket FROM scan_link_breakdowns m
       CROSS JOIN LATERAL (
         SELECT g.grain, sum(d.scans) AS scans, sum(d.uniques) AS uniques
@@ -218,9 +262,8 @@ describe("rollups against the raw events", () => {
         GROUP BY g.grain) parts
       WHERE m.workspace_id = ${user.workspaceId} AND m.grain = ${MONTH}
         AND (m.scans, m.uniques) IS DISTINCT FROM (parts.scans, parts.uniques)`;
-    expect(breakdownMismatches).toEqual([]);
-  });
-});
+  expect(breakdownMismatches).toEqual([]);
+}
 
 describe("retention", () => {
   const DAY_MS = 86_400_000;
@@ -306,6 +349,32 @@ describe("retention", () => {
     const people = batches.flat().filter((scan) => !scan.bot).length;
     const total = (await report(user, { link_id: linkId, start: "2026-07-01", end: "2026-08-31" })).total;
     expect(total).toEqual({ scans: people, uniques: expect.any(Number), bots: batches.flat().length - people });
+  });
+
+  it("keeps the raw rows of a day not closed yet past the retention, and closes it before deleting them", async () => {
+    const user = await newUser("retention-unclosed");
+    const linkId = await createLink(user, "https://example.com/unclosed");
+    const [template] = await db().$queryRaw<{ daily_from: Date; closed_before: Date }[]>`SELECT * FROM scan_rollup_days`;
+    const waitingFrom = new Date(NOW - 50 * DAY_MS);
+    await db().$executeRaw`UPDATE scan_rollup_days SET daily_from = ${waitingFrom}, closed_before = ${waitingFrom}`;
+    try {
+      const rows = [...scansAt(linkId, 45, 20), ...scansAt(linkId, 40, 20)];
+      await writeScanBatch("unclosed", rows);
+      const before = await everyView(user, linkId);
+      expect(before[0].total.scans).toBe(rows.filter((scan) => !scan.bot).length);
+
+      await pruneScanData(30, NOW);
+      expect(await db().scanEvent.count({ where: { linkId } })).toBe(rows.length);
+      process.env.SCAN_RETENTION_DAYS = "30";
+      resetConfig();
+      setClock({ now: () => NOW });
+      await applyScanRetention();
+      expect(await db().scanEvent.count({ where: { linkId } })).toBe(0);
+      expect(await everyView(user, linkId)).toEqual(before);
+    } finally {
+      await db()
+        .$executeRaw`UPDATE scan_rollup_days SET daily_from = ${template!.daily_from}, closed_before = ${template!.closed_before}`;
+    }
   });
 
   it("runs a minute after the self-hosted server starts, then every hour", async () => {

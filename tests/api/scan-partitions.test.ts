@@ -121,7 +121,8 @@ describe("scan_events partitioned by UTC day", () => {
     // 1971 is before the first partition's end: that partition has no lower bound (MINVALUE).
     expect(written[0]!.partition).toMatch(/^scan_events_before_\d{8}$/);
     expect(written.slice(1).map((row) => row.partition)).toEqual(["scan_events_default", "scan_events_default"]);
-    expect(await monthTotals(linkId)).toEqual({ "1971-01": 1, "2031-03": 1, "2199-12": 1 });
+    // Days after the template's own are summed into their day and month rows once closed (closeScanDays).
+    expect(await monthTotals(linkId)).toEqual({ "1971-01": 1 });
 
     // A century of retention keeps 1971 (and the first partition holding it) for the next test.
     process.env.SCAN_RETENTION_DAYS = "36500";
@@ -140,7 +141,8 @@ describe("scan_events partitioned by UTC day", () => {
       [instants[1], "scan_events_p20310313"],
       [instants[2], "scan_events_default"],
     ]);
-    expect(await monthTotals(linkId)).toEqual({ "1971-01": 1, "2031-03": 1, "2199-12": 1 });
+    // 13 March has not ended yet on 10 March.
+    expect(await monthTotals(linkId)).toEqual({ "1971-01": 1 });
 
     const again = await partitions();
     await applyScanRetention();

@@ -31,7 +31,7 @@ export default async function LinksPage({
   );
   const [{ links, nextCursor }, hosts, domains, account, { zone }, { tags }, { templates }] = await Promise.all([
     // Scans are the analytics capability's own count: bots apart, per link over its default range.
-    browseLinks(principal, query, listScanCounts(principal)),
+    listScanCounts(principal).then((scans) => browseLinks(principal, query, scans)),
     linkHosts(principal),
     verifiedDomains(principal),
     describeAccount(principal),
