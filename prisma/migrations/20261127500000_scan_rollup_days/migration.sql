@@ -17,10 +17,10 @@ CREATE TABLE "scan_rollup_days" (
     CONSTRAINT "scan_rollup_days_closed_first" CHECK ("closed_before" <= "daily_from")
 );
 
--- Until the end of the day this runs in, scans go on being added to their day rows as before, so
--- every existing day row is complete.
+-- Today waits to be closed from now on: its day rows hold the scans written before this runs, and
+-- the closing adds the later ones to them. Every earlier day's rows are complete.
 INSERT INTO "scan_rollup_days" ("daily_from", "closed_before")
-VALUES (date_trunc('day', now(), 'UTC') + interval '1 day', date_trunc('day', now(), 'UTC') + interval '1 day');
+VALUES (date_trunc('day', now(), 'UTC'), date_trunc('day', now(), 'UTC'));
 
 -- Whether the scan is in its day and month rows (false: its day waits to be closed). A constant
 -- default: no table rewrite.
