@@ -7,7 +7,7 @@ import { scanMessageFromText, scanMessageText } from "./scan-message";
 import { clock } from "@/lib/clock";
 import { Prisma } from "@/lib/db/generated/client";
 import { DomainError } from "@/lib/http/errors";
-import { scanMessages } from "@/lib/webhooks/outbox";
+import { MAX_SCAN_MESSAGE_BYTES, scanMessages } from "@/lib/webhooks/outbox";
 import { anyScanListener, enqueueScanMessages } from "@/lib/webhooks/store";
 import {
   type AnalyticsFilter,
@@ -191,7 +191,7 @@ async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: Scan
   const claimed = (written.rowCount ?? 0) > 0;
   if (claimed && (await anyScanListener(client))) {
     const scans = rows.map((row, index) => ({ ...row, count: counts[index] ?? 1 }));
-    await enqueueScanMessages(client, scanMessages(scans, clock().now()), new Date(clock().now()));
+    await enqueueScanMessages(client, scanMessages(scans, clock().now()), new Date(clock().now()), MAX_SCAN_MESSAGE_BYTES);
   }
   return claimed;
 }

@@ -35,31 +35,70 @@ export type ScanFacts = {
   count: number;
 };
 
-/** One link.scanned message per link, its scans in order (coalesced: a busy link's batch is one message). */
-export function scanMessages(scans: readonly ScanFacts[], now: number): { linkId: string; messageId: string; body: string }[] {
-  const byLink = new Map<string, ScanFacts[]>();
+/**
+ * What a link.scanned body may hold, so messages stay within common receivers' body limits: a
+ * link's scans past it go in further messages, and a later batch joins a waiting message only within it.
+ */
+export const MAX_SCAN_MESSAGE_BYTES = 256 * 1024;
+
+export type ScanMessage = { linkId: string; messageId: string; body: string };
+
+type ScanEntry = ReturnType<typeof scanEntry>;
+
+/**
+ * link.scanned messages for a batch: each link's scans in order, in as few messages as
+ * MAX_SCAN_MESSAGE_BYTES allows (a busy link's batch is one message, not one a scan). Each body
+ * ends with its scans' array and the two objects it closes (`]}}`), where enqueueScanMessages
+ * appends a later batch's scans.
+ */
+export function scanMessages(scans: readonly ScanFacts[], now: number): ScanMessage[] {
+  const byLink = new Map<string, ScanEntry[]>();
   for (const scan of scans) {
     const linkScans = byLink.get(scan.linkId);
-    if (linkScans) linkScans.push(scan);
-    else byLink.set(scan.linkId, [scan]);
+    if (linkScans) linkScans.push(scanEntry(scan));
+    else byLink.set(scan.linkId, [scanEntry(scan)]);
   }
-  return [...byLink].map(([linkId, linkScans]) => ({
-    linkId,
-    messageId: newMessageId(),
-    body: eventBody("link.scanned", now, {
-      link_id: linkId,
-      scans: linkScans.map((scan) => ({
-        occurred_at: scan.occurredAt.getTime(),
-        country: scan.country,
-        device: scan.device,
-        browser: scan.browser,
-        os: scan.os,
-        referrer_host: scan.referrerHost,
-        source: scan.viaQr ? "qr" : "link",
-        bot: scan.bot,
-        served_rule: scan.servedRule ?? null,
-        count: scan.count,
-      })),
-    }),
-  }));
+  return [...byLink].flatMap(([linkId, entries]) => {
+    const body = (part: readonly ScanEntry[]) => eventBody("link.scanned", now, { link_id: linkId, scans: part });
+    return chunksWithin(entries, MAX_SCAN_MESSAGE_BYTES - Buffer.byteLength(body([]))).map((part) => ({
+      linkId,
+      messageId: newMessageId(),
+      body: body(part),
+    }));
+  });
+}
+
+/** A scan as link.scanned tells it. */
+function scanEntry(scan: ScanFacts) {
+  return {
+    occurred_at: scan.occurredAt.getTime(),
+    country: scan.country,
+    device: scan.device,
+    browser: scan.browser,
+    os: scan.os,
+    referrer_host: scan.referrerHost,
+    source: scan.viaQr ? "qr" : "link",
+    bot: scan.bot,
+    served_rule: scan.servedRule ?? null,
+    count: scan.count,
+  };
+}
+
+/** Entries in order, cut into runs whose JSON (commas included) stays within `bytes`; an entry is never cut. */
+function chunksWithin(entries: readonly ScanEntry[], bytes: number): ScanEntry[][] {
+  const chunks: ScanEntry[][] = [];
+  let chunk: ScanEntry[] = [];
+  let size = 0;
+  for (const entry of entries) {
+    const entryBytes = Buffer.byteLength(JSON.stringify(entry)) + 1;
+    if (chunk.length > 0 && size + entryBytes > bytes) {
+      chunks.push(chunk);
+      chunk = [];
+      size = 0;
+    }
+    chunk.push(entry);
+    size += entryBytes;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
 }

@@ -83,26 +83,46 @@ export async function enqueueMessage(
 }
 
 /**
- * link.scanned for a batch of scans, on the scan batch's own connection and transaction: one
- * message per link of the batch (its scans in data.scans, in order) for every live endpoint of
- * the link's workspace that listens. `messages` is built by the caller, one per link.
+ * link.scanned for a batch of scans, on the scan batch's own connection and transaction, for every
+ * live endpoint of the link's workspace that listens. `messages` is built by scanMessages, each
+ * link's in order. A link's first message joins that link's newest message to the endpoint when
+ * it was never tried (its scans appended: a receiver has seen no attempt, so no webhook-id
+ * changes meaning) and both fit in `maxBytes`; the rest are new messages, which stay joinable
+ * until their first attempt (claimDueDeliveries). A slow or dead receiver so gets one growing
+ * message per link, not one a batch.
  */
 export async function enqueueScanMessages(
   client: pg.ClientBase,
   messages: { linkId: string; messageId: string; body: string }[],
   now: Date,
+  maxBytes: number,
 ): Promise<void> {
   if (messages.length === 0) return;
   await client.query({
     name: "webhooks.enqueue-scans",
     text: `
-      INSERT INTO webhook_deliveries (webhook_id, message_id, event_type, body, next_attempt_at, created_at)
-      SELECT w.id, m.message_id, 'link.scanned', m.body, $4, $4
-      FROM unnest($1::text[], $2::text[], $3::text[]) AS m(link_id, message_id, body)
-      JOIN links l ON l.id = m.link_id
-      JOIN webhooks w ON w.workspace_id = l.workspace_id AND w.disabled_at IS NULL AND 'link.scanned' = ANY(w.events)
-      ORDER BY w.id, m.link_id`,
-    values: [messages.map((m) => m.linkId), messages.map((m) => m.messageId), messages.map((m) => m.body), now],
+      WITH batch AS (
+        SELECT w.id AS webhook_id, m.link_id, m.message_id, m.body, m.ord
+        FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS m(link_id, message_id, body, ord)
+        JOIN links l ON l.id = m.link_id
+        JOIN webhooks w ON w.workspace_id = l.workspace_id AND w.disabled_at IS NULL AND 'link.scanned' = ANY(w.events)
+      ), firsts AS (
+        SELECT DISTINCT ON (webhook_id, link_id) * FROM batch ORDER BY webhook_id, link_id, ord
+      ), joined AS (
+        UPDATE webhook_deliveries d
+        SET body = left(d.body, -3) || ',' || substr(f.body, strpos(f.body, '"scans":[') + 9)
+        FROM firsts f
+        WHERE d.webhook_id = f.webhook_id AND d.joinable_link_id = f.link_id AND d.state = 'pending'
+          AND d.id = (SELECT max(x.id) FROM webhook_deliveries x WHERE x.webhook_id = f.webhook_id AND x.joinable_link_id = f.link_id)
+          AND octet_length(d.body) + octet_length(f.body) <= $5
+        RETURNING f.webhook_id, f.message_id
+      )
+      INSERT INTO webhook_deliveries (webhook_id, message_id, event_type, joinable_link_id, body, next_attempt_at, created_at)
+      SELECT b.webhook_id, b.message_id, 'link.scanned', b.link_id, b.body, $4, $4
+      FROM batch b
+      WHERE NOT EXISTS (SELECT 1 FROM joined j WHERE j.webhook_id = b.webhook_id AND j.message_id = b.message_id)
+      ORDER BY b.webhook_id, b.link_id, b.ord`,
+    values: [messages.map((m) => m.linkId), messages.map((m) => m.messageId), messages.map((m) => m.body), now, maxBytes],
   });
 }
 
@@ -131,12 +151,13 @@ export type ClaimedDelivery = {
  * Claims up to `limit` due deliveries of live endpoints for one sender: FOR UPDATE SKIP LOCKED
  * so instances claiming at once take different rows, and the claim pushes next_attempt_at to
  * `leaseUntil`, so a sender that dies mid-attempt leaves the row to be claimed again then (at
- * least once). Counts the attempt in the same statement.
+ * least once). Counts the attempt in the same statement, and closes a link.scanned message to
+ * later scans: a message a receiver may have seen never changes.
  */
 export async function claimDueDeliveries(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
   return db().$queryRaw<ClaimedDelivery[]>`
     UPDATE webhook_deliveries d
-    SET next_attempt_at = ${leaseUntil}, attempts = d.attempts + 1
+    SET next_attempt_at = ${leaseUntil}, attempts = d.attempts + 1, joinable_link_id = NULL
     FROM webhooks w
     WHERE w.id = d.webhook_id AND d.id IN (
       SELECT due.id FROM webhook_deliveries due JOIN webhooks live ON live.id = due.webhook_id AND live.disabled_at IS NULL

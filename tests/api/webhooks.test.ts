@@ -5,6 +5,7 @@ import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { closeEmail } from "@/lib/email";
 import { resetSafetyChecker } from "@/lib/safety/instance";
+import { MAX_SCAN_MESSAGE_BYTES } from "@/lib/webhooks/outbox";
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from "@/lib/webhooks/retries";
 import { runWebhookDeliveries } from "@/lib/webhooks/worker";
 import { runImport } from "@/lib/imports/service";
@@ -373,6 +374,67 @@ describe("webhooks", () => {
     expect(message!.body).not.toContain("198.51.100.7");
     expect(receiver.unverified).toBe(0);
   });
+
+  it("joins a link's later scans to its message not tried yet, in order, and never changes one a receiver may have seen", async () => {
+    const owner = await newUser("hooks-scans-join");
+    const hook = await addWebhook(owner, ["link.scanned"]);
+    const link = await createLink(owner);
+    const scanBatch = async (visits: number) => {
+      for (let index = 0; index < visits; index++) {
+        now += 1;
+        await visit(`/${link.slug}`, { headers: { "user-agent": `Mozilla/5.0 (iPhone) visit at ${now}` } });
+      }
+      await scanBuffer().flush();
+    };
+    const times = (message: { data: { scans: { occurred_at: number }[] } }) => message.data.scans.map((scan) => scan.occurred_at);
+
+    // Three batches while nothing was sent yet: one message, the scans in the order they were made.
+    await scanBatch(2);
+    await scanBatch(3);
+    await scanBatch(1);
+    expect(await db().webhookDelivery.count({ where: { webhookId: hook.id } })).toBe(1);
+
+    // Tried once (and failed): it is never changed again, so the next batch makes a message of its own.
+    receiver.status = 500;
+    await deliverDue();
+    await scanBatch(2);
+    expect(await db().webhookDelivery.count({ where: { webhookId: hook.id } })).toBe(2);
+
+    receiver.status = 204;
+    now += RETRY_DELAYS_MS[0]!;
+    await deliverDue();
+    expect(receiver.unverified).toBe(0);
+    const [failed, retried, second] = receiver.received;
+    expect(retried!.id).toBe(failed!.id);
+    expect(retried!.body).toBe(failed!.body);
+    expect(times(retried!)).toHaveLength(6);
+    expect(times(retried!)).toEqual(times(retried!).toSorted((a, b) => a - b));
+    expect(times(second!)).toHaveLength(2);
+    expect(Math.min(...times(second!))).toBeGreaterThan(Math.max(...times(retried!)));
+  });
+
+  it("keeps each link.scanned message within MAX_SCAN_MESSAGE_BYTES: scans that would not fit start a new one", async () => {
+    const owner = await newUser("hooks-scans-cap");
+    const hook = await addWebhook(owner, ["link.scanned"]);
+    const link = await createLink(owner);
+    const scanBatch = async (visits: number) => {
+      for (let index = 0; index < visits; index++) {
+        now += 1;
+        await visit(`/${link.slug}`, { headers: { "user-agent": `Mozilla/5.0 (iPhone) visit at ${now}` } });
+      }
+      await scanBuffer().flush();
+    };
+    await scanBatch(1000);
+    await scanBatch(1000);
+    const messages = await db().webhookDelivery.findMany({ where: { webhookId: hook.id }, orderBy: { id: "asc" } });
+    expect(messages.length).toBeGreaterThan(1);
+    for (const message of messages) expect(Buffer.byteLength(message.body)).toBeLessThanOrEqual(MAX_SCAN_MESSAGE_BYTES);
+    const times = messages.flatMap((message) =>
+      (JSON.parse(message.body).data.scans as { occurred_at: number }[]).map((scan) => scan.occurred_at),
+    );
+    expect(times).toHaveLength(2000);
+    expect(times).toEqual(times.toSorted((a, b) => a - b));
+  }, 30_000);
 
   it("keeps visits answering while a receiver takes 5 s for every message", async () => {
     const owner = await newUser("hooks-slow");
