@@ -186,7 +186,8 @@ export const deliverWebhooks = defineOperation({
   summary: "Send due webhook messages (Vercel Cron)",
   description:
     "One pass of the delivery worker: claims the messages due (first attempts and retries) and sends " +
-    "them. The self-hosted server runs it every WEBHOOK_DELIVERY_INTERVAL_SECONDS by itself.",
+    "them, round after round for up to 20 seconds (then it starts no further attempt). The self-hosted " +
+    "server runs it every WEBHOOK_DELIVERY_INTERVAL_SECONDS by itself.",
   tag: "Operations",
   responses: {
     200: ok("What the pass did.", webhookRunTotalsSchema),

@@ -145,28 +145,46 @@ export type ClaimedDelivery = {
   eventType: string;
   body: string;
   attempt: number;
+  /** When it was due before the claim: where releaseClaims puts it back. */
+  dueAt: Date;
 };
 
 /**
- * Claims up to `limit` due deliveries of live endpoints for one sender: FOR UPDATE SKIP LOCKED
- * so instances claiming at once take different rows, and the claim pushes next_attempt_at to
- * `leaseUntil`, so a sender that dies mid-attempt leaves the row to be claimed again then (at
- * least once). Counts the attempt in the same statement, and closes a link.scanned message to
- * later scans: a message a receiver may have seen never changes.
+ * Claims up to `limit` due deliveries of live endpoints (but those in `skipping`) for one sender:
+ * FOR UPDATE SKIP LOCKED so instances claiming at once take different rows, and the claim pushes
+ * next_attempt_at to `leaseUntil`, so a sender that dies mid-attempt leaves the row to be claimed
+ * again then (at least once). Counts the attempt in the same statement, and closes a link.scanned
+ * message to later scans: a message a receiver may have seen never changes.
  */
-export async function claimDueDeliveries(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(
+  now: Date,
+  leaseUntil: Date,
+  limit: number,
+  skipping: readonly string[],
+): Promise<ClaimedDelivery[]> {
   return db().$queryRaw<ClaimedDelivery[]>`
     UPDATE webhook_deliveries d
     SET next_attempt_at = ${leaseUntil}, attempts = d.attempts + 1, joinable_link_id = NULL
-    FROM webhooks w
-    WHERE w.id = d.webhook_id AND d.id IN (
-      SELECT due.id FROM webhook_deliveries due JOIN webhooks live ON live.id = due.webhook_id AND live.disabled_at IS NULL
-      WHERE due.state = 'pending' AND due.next_attempt_at <= ${now}
+    FROM webhooks w, (
+      SELECT due.id, due.next_attempt_at FROM webhook_deliveries due
+      JOIN webhooks live ON live.id = due.webhook_id AND live.disabled_at IS NULL
+      WHERE due.state = 'pending' AND due.next_attempt_at <= ${now} AND NOT (due.webhook_id = ANY(${skipping}::text[]))
       ORDER BY due.next_attempt_at, due.id
       LIMIT ${limit}
-      FOR UPDATE OF due SKIP LOCKED)
+      FOR UPDATE OF due SKIP LOCKED) picked
+    WHERE w.id = d.webhook_id AND d.id = picked.id
     RETURNING d.id, d.webhook_id AS "webhookId", w.workspace_id AS "workspaceId", w.url, w.secret_sealed AS "secretSealed",
-      d.message_id AS "messageId", d.event_type AS "eventType", d.body, d.attempts AS attempt`;
+      d.message_id AS "messageId", d.event_type AS "eventType", d.body, d.attempts AS attempt, picked.next_attempt_at AS "dueAt"`;
+}
+
+/** Hands claimed deliveries back unsent: due when they were, their attempt not counted (they stay closed to later scans). */
+export async function releaseClaims(deliveries: readonly ClaimedDelivery[]): Promise<void> {
+  if (deliveries.length === 0) return;
+  await db().$executeRaw`
+    UPDATE webhook_deliveries d SET next_attempt_at = r.due_at, attempts = d.attempts - 1
+    FROM unnest(${deliveries.map((delivery) => delivery.id)}::bigint[], ${deliveries.map((delivery) => delivery.dueAt)}::timestamptz[])
+      AS r(id, due_at)
+    WHERE d.id = r.id AND d.state = 'pending'`;
 }
 
 export type AttemptRecord = {

@@ -8,26 +8,54 @@ import { unsealSecret } from "./secret";
 import * as store from "./store";
 import type { ClaimedDelivery } from "./store";
 
-/** Deliveries one pass claims: each endpoint's are sent one after the other, so its messages keep their order. */
+/** Deliveries one round of a pass claims; a pass claims round after round while they come full. */
 const CLAIM_BATCH = 20;
-/** Longer than one pass can take (CLAIM_BATCH attempts of at most 10 s each): a dead sender's claims come back then. */
+/**
+ * After this long a pass starts no round, and no endpoint its next message: a pass ends within
+ * it and one attempt's timeout, so a backlog is sent in passes of bounded length.
+ */
+export const PASS_BUDGET_MS = 20_000;
+/** Longer than a round can take (PASS_BUDGET_MS and one attempt of at most 10 s): a dead sender's claims come back then. */
 const CLAIM_LEASE_MS = 5 * 60_000;
 
 /**
  * One pass of the delivery worker: claims what is due and sends it, each endpoint's messages in
- * order, the endpoints side by side. Runs off every request path (lib/schedule.ts on the
- * self-hosted server, Vercel Cron there); a slow or dead receiver holds up only its own messages.
+ * order, the endpoints side by side, round after round until nothing is due or the budget is
+ * spent. An endpoint's first failure ends its turn for the pass (its other messages go back,
+ * due as they were, for the next pass), so a dead or failing receiver costs the others at most
+ * one attempt's wait a pass. Runs off every request path (lib/schedule.ts on the self-hosted
+ * server, Vercel Cron there).
  */
-export async function runWebhookDeliveries(): Promise<WebhookRunTotals> {
-  const now = clock().now();
-  const claimed = await store.claimDueDeliveries(new Date(now), new Date(now + CLAIM_LEASE_MS), CLAIM_BATCH);
+export async function runWebhookDeliveries(budgetMs = PASS_BUDGET_MS): Promise<WebhookRunTotals> {
+  const endsAt = performance.now() + budgetMs;
   const totals: WebhookRunTotals = { attempted: 0, delivered: 0, failed: 0, disabled: 0 };
-  await Promise.all(
-    [...groupByEndpoint(claimed).values()].map(async (deliveries) => {
-      for (const delivery of deliveries) await attempt(delivery, totals);
-    }),
-  );
-  return totals;
+  const failedThisPass = new Set<string>();
+  for (;;) {
+    const now = clock().now();
+    const claimed = await store.claimDueDeliveries(new Date(now), new Date(now + CLAIM_LEASE_MS), CLAIM_BATCH, [
+      ...failedThisPass,
+    ]);
+    await Promise.all(
+      [...groupByEndpoint(claimed).values()].map((deliveries) => sendInOrder(deliveries, totals, failedThisPass, endsAt)),
+    );
+    if (claimed.length < CLAIM_BATCH || performance.now() >= endsAt) return totals;
+  }
+}
+
+/** An endpoint's claimed deliveries, one after the other until one fails or the pass's time is up; the rest go back. */
+async function sendInOrder(
+  deliveries: ClaimedDelivery[],
+  totals: WebhookRunTotals,
+  failedThisPass: Set<string>,
+  endsAt: number,
+): Promise<void> {
+  for (const [index, delivery] of deliveries.entries()) {
+    if (performance.now() >= endsAt) return store.releaseClaims(deliveries.slice(index));
+    if (!(await attempt(delivery, totals))) {
+      failedThisPass.add(delivery.webhookId);
+      return store.releaseClaims(deliveries.slice(index + 1));
+    }
+  }
 }
 
 /** Each endpoint's claimed deliveries in the order they were written (UPDATE … RETURNING keeps no order). */
@@ -42,7 +70,8 @@ function groupByEndpoint(deliveries: ClaimedDelivery[]): Map<string, ClaimedDeli
   return groups;
 }
 
-async function attempt(delivery: ClaimedDelivery, totals: WebhookRunTotals): Promise<void> {
+/** One attempt, recorded; whether it delivered the message. */
+async function attempt(delivery: ClaimedDelivery, totals: WebhookRunTotals): Promise<boolean> {
   const outcome = await sendMessage(delivery.url, unsealSecret(delivery.secretSealed), delivery);
   const at = clock().now();
   totals.attempted += 1;
@@ -56,12 +85,12 @@ async function attempt(delivery: ClaimedDelivery, totals: WebhookRunTotals): Pro
   if (outcome.delivered) {
     totals.delivered += 1;
     await store.recordAttempt(record, { delivered: true });
-    return;
+    return true;
   }
   totals.failed += 1;
   const delay = RETRY_DELAYS_MS[delivery.attempt - 1];
   await store.recordAttempt(record, { delivered: false, retryAt: delay === undefined ? null : new Date(at + delay) });
-  if (delay !== undefined) return;
+  if (delay !== undefined) return false;
   log().warn(
     { webhookId: delivery.webhookId, messageId: delivery.messageId },
     "a webhook message failed its last retry; disabling the endpoint",
@@ -70,4 +99,5 @@ async function attempt(delivery: ClaimedDelivery, totals: WebhookRunTotals): Pro
     totals.disabled += 1;
     await noticeDisabledWebhook(delivery);
   }
+  return false;
 }

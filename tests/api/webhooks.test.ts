@@ -220,11 +220,12 @@ describe("webhooks", () => {
       now += delay;
       await deliverDue();
     }
-    expect(receiver.received).toHaveLength(2 * MAX_ATTEMPTS);
+    // The first message's last retry failed and disabled the endpoint: the second's last attempt waits for it.
+    expect(receiver.received).toHaveLength(2 * MAX_ATTEMPTS - 1);
     expect(receiver.unverified).toBe(0);
-    const ids = new Set(receiver.received.map((message) => message.id));
-    expect(ids.size).toBe(2);
-    for (const id of ids) expect(receiver.received.filter((message) => message.id === id)).toHaveLength(MAX_ATTEMPTS);
+    const [firstId, secondId] = [...new Set(receiver.received.map((message) => message.id))];
+    expect(receiver.received.filter((message) => message.id === firstId)).toHaveLength(MAX_ATTEMPTS);
+    expect(receiver.received.filter((message) => message.id === secondId)).toHaveLength(MAX_ATTEMPTS - 1);
 
     const disabled = await call("GET", `/api/webhooks/${hook.id}`, { token: owner.token });
     expect(disabled.body).toMatchObject({ disabled: true, disabled_at: now });
@@ -232,16 +233,17 @@ describe("webhooks", () => {
     expect(notices).toHaveLength(1);
     expect(notices[0]!.envelopeTo.sort()).toEqual([owner.email, admin.email].sort());
 
-    // Disabled: nothing is written for it; enabled again, the next event is sent.
+    // Disabled: nothing is written or sent for it; enabled again, what waited and the next event are sent.
     await createLink(owner);
     now += 60_000;
     await deliverDue();
-    expect(receiver.received).toHaveLength(2 * MAX_ATTEMPTS);
+    expect(receiver.received).toHaveLength(2 * MAX_ATTEMPTS - 1);
     receiver.status = 200;
     await call("PATCH", `/api/webhooks/${hook.id}`, { token: owner.token, body: { disabled: false } });
     await createLink(owner);
     await deliverDue();
     expect(receiver.received).toHaveLength(2 * MAX_ATTEMPTS + 1);
+    expect(receiver.received.at(-2)!.id).toBe(secondId);
     expect(smtp.messages.filter((message) => message.mail.subject?.includes(receiver.url))).toHaveLength(1);
   });
 
@@ -435,6 +437,67 @@ describe("webhooks", () => {
     expect(times).toHaveLength(2000);
     expect(times).toEqual(times.toSorted((a, b) => a - b));
   }, 30_000);
+
+  it("sends a backlog in one pass, and an endpoint that fails holds up neither its other messages for long nor anyone else", async () => {
+    const owner = await newUser("hooks-backlog");
+    const other = await newUser("hooks-backlog-other");
+    const failing = await startWebhookReceiver();
+    try {
+      const healthy = await addWebhook(owner, ["link.created"]);
+      const healthySecret = healthy.secret;
+      const broken = await call("POST", "/api/webhooks", {
+        token: other.token,
+        body: { url: failing.url, events: ["link.created"] },
+      });
+      failing.secret = broken.body.secret;
+      failing.status = 500;
+      receiver.secret = healthySecret;
+      for (let index = 0; index < 5; index++) await createLink(other);
+      for (let index = 0; index < 45; index++) await createLink(owner);
+
+      const pass = await runWebhookDeliveries();
+      // Every message to the healthy endpoint in one pass, though a round claims 20.
+      expect(receiver.received).toHaveLength(45);
+      expect(receiver.unverified).toBe(0);
+      // The failing endpoint is tried once a pass: its other messages wait, still due and never tried.
+      expect(failing.received).toHaveLength(1);
+      expect(pass).toMatchObject({ delivered: 45, failed: 1 });
+      const waiting = await db().webhookDelivery.findMany({ where: { webhookId: broken.body.id }, orderBy: { id: "asc" } });
+      expect(waiting.map((delivery) => delivery.attempts)).toEqual([1, 0, 0, 0, 0]);
+      expect(waiting.slice(1).every((delivery) => delivery.nextAttemptAt!.getTime() <= now)).toBe(true);
+
+      // The next pass tries the next one, in the order they were written.
+      await runWebhookDeliveries();
+      expect(failing.received.map((message) => message.data.id)).toEqual(
+        (await db().webhookDelivery.findMany({ where: { webhookId: broken.body.id }, orderBy: { id: "asc" }, take: 2 })).map(
+          (delivery) => JSON.parse(delivery.body).data.id,
+        ),
+      );
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it("starts no attempt once a pass's time is up, and hands the rest back unsent, due as they were", async () => {
+    const owner = await newUser("hooks-budget");
+    const hook = await addWebhook(owner, ["link.created"]);
+    for (let index = 0; index < 6; index++) await createLink(owner);
+    receiver.delayMs = 400;
+    await runWebhookDeliveries(500);
+    const sent = receiver.received.length;
+    expect(sent).toBeGreaterThanOrEqual(1);
+    expect(sent).toBeLessThan(6);
+    const deliveries = await db().webhookDelivery.findMany({ where: { webhookId: hook.id }, orderBy: { id: "asc" } });
+    expect(deliveries.map((delivery) => delivery.state)).toEqual([
+      ...Array(sent).fill("delivered"),
+      ...Array(6 - sent).fill("pending"),
+    ]);
+    for (const waiting of deliveries.slice(sent))
+      expect(waiting).toMatchObject({ attempts: 0, nextAttemptAt: waiting.createdAt });
+    receiver.delayMs = 0;
+    await deliverDue();
+    expect(receiver.received).toHaveLength(6);
+  });
 
   it("keeps visits answering while a receiver takes 5 s for every message", async () => {
     const owner = await newUser("hooks-slow");
