@@ -154,22 +154,17 @@ export function LinksList({ links, caption, archived, canArchive, scanDays, tagN
                   <option key={name} value={name} />
                 ))}
               </datalist>
-              <button
-                type="button"
-                className={buttonClass.secondary}
-                disabled={selected.size === 0 || tag.trim() === "" || pending}
-                onClick={() => retag("add")}
-              >
-                Add tag
-              </button>
-              <button
-                type="button"
-                className={buttonClass.secondary}
-                disabled={selected.size === 0 || tag.trim() === "" || pending}
-                onClick={() => retag("remove")}
-              >
-                Remove tag
-              </button>
+              {(["add", "remove"] as const).map((change) => (
+                <button
+                  key={change}
+                  type="button"
+                  className={buttonClass.secondary}
+                  disabled={selected.size === 0 || tag.trim() === "" || pending}
+                  onClick={() => retag(change)}
+                >
+                  {change === "add" ? "Add tag" : "Remove tag"}
+                </button>
+              ))}
             </div>
           </div>
         </div>
@@ -322,6 +317,9 @@ function SelectBox({ name, checked, onChange }: { name: string; checked: boolean
   );
 }
 
+const MENU_PANEL =
+  "absolute right-0 z-10 mt-1 w-48 rounded-md border border-zinc-200 bg-white p-1 shadow-lg " +
+  "dark:border-zinc-700 dark:bg-zinc-900";
 const MENU_ITEM =
   "block w-full rounded px-3 py-2 text-left text-sm text-zinc-900 no-underline hover:bg-zinc-100 dark:text-zinc-100 dark:hover:bg-zinc-800";
 
@@ -348,7 +346,7 @@ function RowMenu({
       <summary className={buttonClass.small + " cursor-pointer list-none"}>
         Actions<span className="sr-only"> for {name}</span>
       </summary>
-      <div className="absolute right-0 z-10 mt-1 w-48 rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-700 dark:bg-zinc-900">
+      <div className={MENU_PANEL}>
         <button type="button" className={MENU_ITEM} onClick={onCopy}>
           Copy short link
         </button>

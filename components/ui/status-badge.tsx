@@ -1,22 +1,23 @@
 "use client";
 
 import * as Tooltip from "@radix-ui/react-tooltip";
+import { badgeClass, badgeTone } from "./styles";
 
 const STATUSES = {
   0: {
     label: "Active",
-    className: "bg-emerald-100 text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200",
+    className: badgeTone.good,
     explanation: "Released from quarantine: visits redirect straight away without a live check.",
   },
   1: {
     label: "Quarantine",
-    className: "bg-amber-100 text-amber-950 dark:bg-amber-950 dark:text-amber-100",
+    className: badgeTone.waiting,
     explanation:
       "New or repointed: it works now, and each visit runs a live safety check until enough clean checks over enough days release it.",
   },
   2: {
     label: "Abuse",
-    className: "bg-red-100 text-red-900 dark:bg-red-950 dark:text-red-200",
+    className: badgeTone.bad,
     explanation:
       "Blocked after a safety verdict or an operator's review: visitors see a warning page instead of the destination.",
   },
@@ -29,11 +30,7 @@ export function StatusBadge({ status }: { status: 0 | 1 | 2 }) {
     <Tooltip.Provider delayDuration={150}>
       <Tooltip.Root>
         <Tooltip.Trigger asChild>
-          <button
-            type="button"
-            className={"cursor-help rounded-full px-2 py-0.5 text-xs font-semibold " + className}
-            aria-label={`${label}: ${explanation}`}
-          >
+          <button type="button" className={`cursor-help ${badgeClass} ${className}`} aria-label={`${label}: ${explanation}`}>
             {label}
           </button>
         </Tooltip.Trigger>

@@ -37,3 +37,13 @@ export const errorClass =
 export const noticeClass =
   "rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 " +
   "dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-100";
+
+/** A small rounded label beside a name (a status, a step done); its colour is one of `badgeTone`. */
+export const badgeClass = "rounded-full px-2 py-0.5 text-xs font-semibold";
+
+/** The colours of a badge: all is well, something is still to come, something is wrong. */
+export const badgeTone = {
+  good: "bg-emerald-100 text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200",
+  waiting: "bg-amber-100 text-amber-950 dark:bg-amber-950 dark:text-amber-100",
+  bad: "bg-red-100 text-red-900 dark:bg-red-950 dark:text-red-200",
+} as const;

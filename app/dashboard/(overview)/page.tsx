@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { buttonClass, cardClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import { badgeClass, badgeTone, buttonClass, cardClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
 import { LIST_SCAN_DAYS, listScanCounts } from "@/lib/analytics/service";
 import { describeAccount } from "@/lib/billing/service";
@@ -80,7 +80,8 @@ export default async function LinksPage({
               </h2>
               <p className={mutedClass}>
                 {account.active
-                  ? "Creating links is not available to you here: your role does not allow it, or this cycle's allowance is spent (see Billing)."
+                  ? "Creating links is not available to you here: your role does not allow it, " +
+                    "or this cycle's allowance is spent (see Billing)."
                   : "Creating links needs an active subscription: choose a plan in Billing. Your existing links keep resolving."}
               </p>
             </>
@@ -104,46 +105,27 @@ export default async function LinksPage({
             </label>
             <input id="search-q" name="q" defaultValue={query.q} className={inputClass} />
           </div>
-          <div>
-            <label htmlFor="search-status" className={labelClass}>
-              Status
-            </label>
-            <select id="search-status" name="status" defaultValue={query.status ?? ""} className={inputClass}>
-              <option value="">Any status</option>
-              {STATUS_FILTER_NAMES.map((name) => (
-                <option key={name} value={name}>
-                  {name[0]!.toUpperCase() + name.slice(1)}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div>
-            <label htmlFor="search-domain" className={labelClass}>
-              Domain
-            </label>
-            <select id="search-domain" name="domain" defaultValue={query.domain ?? ""} className={inputClass}>
-              <option value="">Any domain</option>
-              <option value="default">Default short domain</option>
-              {hosts.map((host) => (
-                <option key={host} value={host}>
-                  {host}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div>
-            <label htmlFor="search-tag" className={labelClass}>
-              Tag
-            </label>
-            <select id="search-tag" name="tag" defaultValue={query.tag ?? ""} className={inputClass}>
-              <option value="">Any tag</option>
-              {tags.map((tag) => (
-                <option key={tag.id} value={tag.name}>
-                  {tag.name}
-                </option>
-              ))}
-            </select>
-          </div>
+          <FilterSelect
+            name="status"
+            label="Status"
+            value={query.status}
+            options={[
+              ["", "Any status"],
+              ...STATUS_FILTER_NAMES.map((name) => [name, name[0]!.toUpperCase() + name.slice(1)] as const),
+            ]}
+          />
+          <FilterSelect
+            name="domain"
+            label="Domain"
+            value={query.domain}
+            options={[["", "Any domain"], ["default", "Default short domain"], ...hosts.map((host) => [host, host] as const)]}
+          />
+          <FilterSelect
+            name="tag"
+            label="Tag"
+            value={query.tag}
+            options={[["", "Any tag"], ...tags.map((tag) => [tag.name, tag.name] as const)]}
+          />
           <button type="submit" className={buttonClass.secondary}>
             Search
           </button>
@@ -207,6 +189,34 @@ export default async function LinksPage({
 }
 
 /** Tags, import and export: at the top on a wide screen, under the list on a phone (CSS shows one of the two). */
+/** One filter of the search form: a labelled select; the option of value "" means any. */
+function FilterSelect({
+  name,
+  label,
+  value,
+  options,
+}: {
+  name: string;
+  label: string;
+  value: string | undefined;
+  options: readonly (readonly [value: string, text: string])[];
+}) {
+  return (
+    <div>
+      <label htmlFor={`search-${name}`} className={labelClass}>
+        {label}
+      </label>
+      <select id={`search-${name}`} name={name} defaultValue={value ?? ""} className={inputClass}>
+        {options.map(([optionValue, text]) => (
+          <option key={optionValue} value={optionValue}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 function ImportExport({ className }: { className: string }) {
   return (
     <div className={className}>
@@ -285,11 +295,7 @@ function FirstSteps({ subscribed }: { subscribed: boolean }) {
         {steps.map((step) => (
           <li key={step.title}>
             <strong>{step.title}</strong>
-            {step.done && (
-              <span className="ml-2 rounded-full bg-emerald-100 px-2 py-0.5 text-xs font-semibold text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200">
-                Done
-              </span>
-            )}
+            {step.done && <span className={`ml-2 ${badgeClass} ${badgeTone.good}`}>Done</span>}
             <p className={mutedClass + " m-0"}>{step.text}</p>
           </li>
         ))}

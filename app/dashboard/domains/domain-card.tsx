@@ -1,14 +1,12 @@
 import { FramedTable } from "@/components/table";
 import { CopyButton } from "@/components/ui/copy-button";
-import { cardClass, mutedClass } from "@/components/ui/styles";
+import { badgeClass, badgeTone, cardClass, mutedClass } from "@/components/ui/styles";
 import type { DomainView } from "@/lib/domains/schemas";
 import { DomainActions } from "./domain-actions";
 
 const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZone: "UTC" });
 
-const GOOD = "bg-emerald-100 text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200";
-const WAITING = "bg-amber-100 text-amber-950 dark:bg-amber-950 dark:text-amber-100";
-const BAD = "bg-red-100 text-red-900 dark:bg-red-950 dark:text-red-200";
+const { good: GOOD, waiting: WAITING, bad: BAD } = badgeTone;
 
 const HOSTNAME_BADGES: Record<DomainView["hostname_status"], { label: string; className: string }> = {
   pending: { label: "DNS: pending", className: WAITING },
@@ -71,7 +69,7 @@ export function DomainCard({ domain, manages }: { domain: DomainView; manages: b
 }
 
 function Badge({ label, className }: { label: string; className: string }) {
-  return <span className={"rounded-full px-2 py-0.5 text-xs font-semibold " + className}>{label}</span>;
+  return <span className={`${badgeClass} ${className}`}>{label}</span>;
 }
 
 function RecordCell({ text, what }: { text: string; what: string }) {

@@ -40,28 +40,23 @@ export async function addTagAction(previous: AddTagState, form: FormData): Promi
 
 /** A new name on every link that carries the tag: PATCH /api/tags/{id}'s schema and capability. */
 export async function renameTagAction(id: string, name: string): Promise<ActionResult<string>> {
-  const result = await dashboardAction(
-    updateTagOperation,
-    { name },
-    async (principal, body) => {
-      const tag = await updateTag(principal, String(id), body);
-      return `Renamed: the tag is "${tag.name}" now, on every link that carries it.`;
-    },
-    TAG_FIELDS,
-  );
-  if (result.ok) redraw();
-  return result;
+  return changeTag(id, { name }, (tag) => `Renamed: the tag is "${tag.name}" now, on every link that carries it.`);
 }
 
 /** Gives a tag another colour on every link that carries it: PATCH /api/tags/{id}'s schema and capability. */
 export async function recolourTagAction(id: string, color: string): Promise<ActionResult<string>> {
+  return changeTag(id, { color }, (tag) => `"${tag.name}" is ${tag.color} now.`);
+}
+
+async function changeTag(
+  id: string,
+  change: { name: string } | { color: string },
+  said: (tag: { name: string; color: string }) => string,
+): Promise<ActionResult<string>> {
   const result = await dashboardAction(
     updateTagOperation,
-    { color },
-    async (principal, body) => {
-      const tag = await updateTag(principal, String(id), body);
-      return `"${tag.name}" is ${tag.color} now.`;
-    },
+    change,
+    async (principal, body) => said(await updateTag(principal, String(id), body)),
     TAG_FIELDS,
   );
   if (result.ok) redraw();
