@@ -193,7 +193,8 @@ async function main(): Promise<void> {
       "| measure | value | target |",
       "|---|---:|---|",
       `| import: created / skipped / failed of ${thousands(ROWS)} rows | ${thousands(run.job.created)} / ` +
-        `${thousands(run.job.skipped)} / ${thousands(run.job.failed)} ${check(run.job.status === "done" && run.job.failed === 0)} | every row created |`,
+        `${thousands(run.job.skipped)} / ${thousands(run.job.failed)} ` +
+        `${check(run.job.status === "done" && run.job.failed === 0)} | every row created |`,
       `| import: 202 answered after (file read and parsed) | ${(run.acceptedMs / 1000).toFixed(1)} s | — |`,
       `| import: job created → done | ${seconds === null ? `not done after ${IMPORT_LIMIT_MS / 60_000} min` : `${seconds.toFixed(0)} s`} ` +
         `${check(seconds !== null && seconds < TARGET_SECONDS)} | under ${TARGET_SECONDS} s |`,
@@ -202,13 +203,24 @@ async function main(): Promise<void> {
       `| warm redirect during the import: requests/s, p99 | ${thousands(during.perSecond)}, ${during.p99Ms.toFixed(1)} ms | — |`,
       `| during ÷ without: requests/s | ${ratio.toFixed(2)} ${check(ratio >= 0.8)} | ≥ 0.80 |`,
       `| during: p99 | ${during.p99Ms.toFixed(1)} ms ${check(during.p99Ms <= 10)} | ≤ 10 ms |`,
-      `| unexpected answers (during / without) | ${during.unexpected} / ${without.unexpected} ${check(during.unexpected + without.unexpected === 0)} | 0 |`,
+      `| unexpected answers (during / without) | ${during.unexpected} / ${without.unexpected} ` +
+        `${check(during.unexpected + without.unexpected === 0)} | 0 |`,
     ].join("\n");
+    const job = { ...run.job, errors: run.job.errors.slice(0, 20) };
+    const record = {
+      date,
+      rows: ROWS,
+      job,
+      acceptedMs: run.acceptedMs,
+      seconds,
+      before,
+      after,
+      slices: run.slices,
+      without,
+      during,
+    };
     await mkdir("bench/results", { recursive: true });
-    await writeFile(
-      `bench/results/import-${date.replace(/[:.]/g, "-")}.json`,
-      `${JSON.stringify({ date, rows: ROWS, job: { ...run.job, errors: run.job.errors.slice(0, 20) }, acceptedMs: run.acceptedMs, seconds, before, after, slices: run.slices, without, during }, null, 2)}\n`,
-    );
+    await writeFile(`bench/results/import-${date.replace(/[:.]/g, "-")}.json`, `${JSON.stringify(record, null, 2)}\n`);
     await writeFile("bench/results/import-latest.md", `${header}\n\n${table}\n`);
     if (!options["no-readme"]) await writeReadmeBlock("bench-import", `${header}\n\n${table}\n`);
     console.log(`\n${header}\n\n${table}`);

@@ -119,7 +119,10 @@ export async function waitForScans(workspaceId: string, quietMs = 15_000): Promi
   return last;
 }
 
-/** The environment a bench's `npm start` runs with: what boot() settled (the embedded database's address, a development AUTH_SECRET), the bench's hosts and its DNS. */
+/**
+ * The environment a bench's `npm start` runs with: what boot() settled (the embedded database's address, a
+ * development AUTH_SECRET), the bench's hosts and its DNS.
+ */
 export function benchServerEnv(shortHost: string, dnsResolver: string): Record<string, string | undefined> {
   return {
     DATABASE_URL: config().DATABASE_URL,

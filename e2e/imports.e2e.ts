@@ -20,7 +20,8 @@ const HOSTNAME = "go.printed.example.com";
  */
 const BITLY_EXPORT =
   "\uFEFFid,link,custom_bitlinks,long_url,title,created_at,tags,archived\r\n" +
-  `${HOSTNAME}/Brunch01,https://${HOSTNAME}/Brunch01,,https://example.com/menus/brunch,"Brunch menu, printed",2024-03-01T10:00:00+0000,menus|print,false\r\n` +
+  `${HOSTNAME}/Brunch01,https://${HOSTNAME}/Brunch01,,https://example.com/menus/brunch,` +
+  `"Brunch menu, printed",2024-03-01T10:00:00+0000,menus|print,false\r\n` +
   `${HOSTNAME}/dinner,https://${HOSTNAME}/dinner,,https://example.com/menus/dinner,Dinner,2024-03-02T10:00:00+0000,menus,false\r\n` +
   `${HOSTNAME}/router,https://${HOSTNAME}/router,,http://10.0.0.1/admin,Router,2024-03-03T10:00:00+0000,,false\r\n`;
 
@@ -41,7 +42,7 @@ async function verifyDomain(): Promise<void> {
   await expect(card.getByRole("status")).toHaveText(`Checked ${HOSTNAME} just now: verified, status active.`);
 }
 
-test("checks a Bitly export, imports it onto the verified domain, shows the refused row, and the printed code resolves", async ({}, testInfo) => {
+test("checks and imports a Bitly export on the verified domain; the refused row shows, the printed code resolves", async ({}, testInfo) => {
   await verifyDomain();
   await page.goto("/dashboard");
   await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Import" }).click();

@@ -297,7 +297,7 @@ test("a breakdown's row filters the analytics page; uniques show only where they
   await expect(page.getByTestId("analytics-totals")).toHaveText("1 scans");
 });
 
-test("on a phone a page's form folds behind one button, so what the page lists shows first, and nothing is wider than the screen", async ({}, testInfo) => {
+test("on a phone forms fold behind a button, the page's list shows first, and nothing is wider than the screen", async ({}, testInfo) => {
   await createLink("https://example.com/tucked", "tucked-code");
   await page.setViewportSize({ width: 375, height: 740 });
   const pages = [

@@ -229,7 +229,8 @@ export async function tagLinksAction(ids: string[], tag: string, change: "add" |
         }
       }
       const changed = chosen.length - refusals.length;
-      const summary = `${change === "add" ? `Tagged ${changed} ${changed === 1 ? "link" : "links"} with` : `Took off ${changed} ${changed === 1 ? "link" : "links"} the tag`} "${name}".`;
+      const links = `${changed} ${changed === 1 ? "link" : "links"}`;
+      const summary = change === "add" ? `Tagged ${links} with "${name}".` : `Took off ${links} the tag "${name}".`;
       if (refusals.length === 0) return summary;
       return `${changed > 0 ? `${summary} ` : ""}${refusals.length} could not be changed: ${[...new Set(refusals)].join(" ")}`;
     },
@@ -294,7 +295,8 @@ export async function revokeKeyAction(): Promise<KeyState> {
 export type MemberState = ActionResult<string> | null;
 
 const KEY_WENT_WITH_THEM =
-  " The API key they created was revoked with it: integrations using it stop, and the owners were e-mailed. Claim a new key on the Settings page.";
+  " The API key they created was revoked with it: integrations using it stop, and the owners were e-mailed." +
+  " Claim a new key on the Settings page.";
 
 export async function inviteAction(_previous: MemberState, form: FormData): Promise<MemberState> {
   const result = await dashboardAction(

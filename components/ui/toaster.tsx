@@ -30,7 +30,10 @@ export function Toaster({ children }: { children: ReactNode }) {
         {notices.map((notice) => (
           <p
             key={notice.id}
-            className="pointer-events-auto m-0 max-w-md rounded-md bg-zinc-900 px-4 py-3 text-sm text-white shadow-lg dark:bg-zinc-100 dark:text-zinc-900"
+            className={
+              "pointer-events-auto m-0 max-w-md rounded-md bg-zinc-900 px-4 py-3 text-sm text-white shadow-lg " +
+              "dark:bg-zinc-100 dark:text-zinc-900"
+            }
           >
             {notice.text}
           </p>

@@ -189,7 +189,8 @@ async function elementsOffScreen(page: Page): Promise<string[]> {
       .map((element) => {
         const box = element.getBoundingClientRect();
         const text = (element.textContent ?? "").trim().slice(0, 30);
-        return `<${element.tagName.toLowerCase()} class="${element.getAttribute("class") ?? ""}"> "${text}" from ${Math.round(box.left)} to ${Math.round(box.right)} px`;
+        const tag = `<${element.tagName.toLowerCase()} class="${element.getAttribute("class") ?? ""}">`;
+        return `${tag} "${text}" from ${Math.round(box.left)} to ${Math.round(box.right)} px`;
       });
   });
 }

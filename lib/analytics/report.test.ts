@@ -13,7 +13,7 @@ const described = (start: string, end: string, closedBefore = CLOSED_LONG_AGO) =
   ]);
 
 describe("coveringSlices", () => {
-  it("reads a year in Adelaide as quarter hours up to the first UTC midnight, days up to the first month, months, days, quarter hours", () => {
+  it("reads a year in Adelaide as quarter hours to the first UTC midnight, days to the first month, months, days, quarter hours", () => {
     // 24 November 2025 to 23 November 2026 in Adelaide (UTC+10:30 both ends).
     expect(described("2025-11-23T13:30:00Z", "2026-11-23T13:30:00Z")).toEqual([
       [QUARTER, "2025-11-23T13:30:00.000Z", "2025-11-24T00:00:00.000Z"],

@@ -892,12 +892,13 @@ async function breakdown(tx: DbClient, request: AnalyticsRequest, range: Range):
  */
 async function servedByLink(tx: DbClient, request: AnalyticsRequest, range: Range): Promise<AnalyticsRow[]> {
   const rules = Prisma.sql`${scopeOf(request)} AND dimension = ${DIMENSIONS.served} AND value <> ${SERVED_DEFAULT}`;
+  const totals = Prisma.sql`${scopeOf(request)} AND dimension = ${DIMENSIONS.total}`;
   const rows = await tx.$queryRaw<CountRow[]>`
     SELECT key, sum(scans)::bigint AS scans, sum(uniques)::bigint AS uniques
     FROM (
       ${rollupSlices(Prisma.sql`value AS key, scans, uniques`, rules, range)}
       UNION ALL
-      ${rollupSlices(Prisma.sql`${SERVED_DEFAULT}::text AS key, scans, uniques`, Prisma.sql`${scopeOf(request)} AND dimension = ${DIMENSIONS.total}`, range)}
+      ${rollupSlices(Prisma.sql`${SERVED_DEFAULT}::text AS key, scans, uniques`, totals, range)}
       UNION ALL
       ${rollupSlices(Prisma.sql`${SERVED_DEFAULT}::text AS key, -scans, -uniques`, rules, range)}
     ) slices

@@ -373,7 +373,9 @@ describe("the render sandbox (what gets past the screen still cannot take the se
       parentScript,
       `import { readFileSync } from "node:fs";
        const { createRenderSandbox } = await import(${JSON.stringify(join(process.cwd(), "lib/logos/render-sandbox.ts"))});
-       const sandbox = createRenderSandbox({ timeoutMs: 600_000, wallClockMs: 600_000, memoryBytes: 4 * 1024 ** 3, concurrency: 1, queue: 0 });
+       const sandbox = createRenderSandbox({
+         timeoutMs: 600_000, wallClockMs: 600_000, memoryBytes: 4 * 1024 ** 3, concurrency: 1, queue: 0,
+       });
        void sandbox.render({ bytes: readFileSync(${JSON.stringify(svg)}), format: "svg", maxSide: 1024, maxSourcePixels: 25_000_000 });
        process.send("rendering");`,
     );

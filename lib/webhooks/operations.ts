@@ -163,7 +163,9 @@ export const retryWebhookDelivery = defineOperation({
   operationId: "retryWebhookDelivery",
   summary: "Retry a message now",
   description:
-    "Sends a message that has not been delivered again on the delivery worker's next pass (within WEBHOOK_DELIVERY_INTERVAL_SECONDS self-hosted, a minute on Vercel), with the same webhook-id, and starts its retries afresh. The endpoint must be enabled.",
+    "Sends a message that has not been delivered again on the delivery worker's next pass (within " +
+    "WEBHOOK_DELIVERY_INTERVAL_SECONDS self-hosted, a minute on Vercel), with the same webhook-id, and starts its " +
+    "retries afresh. The endpoint must be enabled.",
   tag: "Webhooks",
   write: true,
   parameters: [

@@ -114,7 +114,7 @@ async function seededWorkspace(name: string) {
 }
 
 describe("filters", () => {
-  it("counts only the filter's scans in totals, days, the filter's own breakdown, the others and the links, as the raw rows do", async () => {
+  it("counts only the filter's scans in totals, days, its own breakdown, the others and the links, as the raw rows do", async () => {
     const { user, links } = await seededWorkspace("filters");
     const filters: [keyof typeof RAW_VALUE, string][] = [
       ["country", "AU"],
@@ -161,7 +161,7 @@ describe("filters", () => {
     }
   });
 
-  it("gives a link's distinct visitors per UTC day in each row of a breakdown a visitor has one value of, within such a filter", async () => {
+  it("gives a link's distinct visitors per UTC day in each row of a breakdown a visitor has one value of, in such a filter", async () => {
     const { user, links, scans } = await seededWorkspace("filter-visitors");
     const linkId = links[1]!;
     const byDevice = await report(user, {

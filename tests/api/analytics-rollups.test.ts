@@ -298,7 +298,7 @@ describe("retention", () => {
     ]);
   }
 
-  it("deletes raw events past SCAN_RETENTION_DAYS through GET /api/cron/scan-retention, and analytics answers the same afterwards", async () => {
+  it("deletes raw events past SCAN_RETENTION_DAYS by GET /api/cron/scan-retention; analytics answers the same afterwards", async () => {
     process.env.CRON_SECRET = CRON_SECRET;
     process.env.SCAN_RETENTION_DAYS = "30";
     resetConfig();

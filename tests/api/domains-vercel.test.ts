@@ -74,7 +74,7 @@ describe("TLS through the Vercel project domains API", () => {
     expect(vercel.requests.filter((request) => request.path.includes(hostname))).toEqual([]);
   });
 
-  it("adds a verified hostname to the project with the token and team, and reports the certificate once Vercel sees the records", async () => {
+  it("adds a verified hostname to the project with token and team, and reports the certificate once Vercel sees the records", async () => {
     const user = await newUser();
     const hostname = freshHostname();
     const domain = await addWithToken(user, hostname);

@@ -34,7 +34,7 @@ async function verifiedDomain(user: TestUser): Promise<{ id: string; hostname: s
 }
 
 describe("POST /api/imports", () => {
-  it("imports a Bitly export: slugs kept on the verified custom domain, others allocated with imported_from; twice creates nothing", async () => {
+  it("imports a Bitly export: slugs kept on the verified domain, others allocated with imported_from; twice creates nothing", async () => {
     const user = await newUser();
     const domain = await verifiedDomain(user);
     const file = fixture("bitly.csv").toString("utf8").replaceAll("go.DOMAIN", domain.hostname);

@@ -418,7 +418,7 @@ describe("the MCP server's tools", () => {
     expect(JSON.parse((tool.content[1] as { text: string }).text)).toEqual(http.body);
   });
 
-  it("refuses a viewer's create with the HTTP API's 403 sentence, and lets the viewer read links, analytics, domains and the account", async () => {
+  it("refuses a viewer's create with the API's 403 sentence; the viewer reads links, analytics, domains and the account", async () => {
     const viewer = await newUser("mcp-viewer");
     const caller = await joinWorkspace(viewer, owner.workspaceId, "viewer");
     const client = await connect(caller);

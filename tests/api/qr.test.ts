@@ -48,7 +48,7 @@ beforeEach(() => resetResolutionRuntime());
 afterEach(() => forgetVerifiedHosts());
 
 describe("GET /api/links/{id}/qr", () => {
-  it("answers SVG by default and PNG with format=png, each decoding to the short URL with the scan marker; a scan of it redirects and counts as a QR scan", async () => {
+  it("answers SVG or PNG (format=png) of the short URL with the scan marker; its scan redirects and counts as a QR scan", async () => {
     const user = await newUser("qr");
     const link = await createLink(user);
 

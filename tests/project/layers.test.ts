@@ -4,7 +4,8 @@ import { cycles, importsOf, sourceFiles } from "../support/import-graph";
 
 /**
  * lib/ in layers that point one way:
- * - the floor (config, db, clock, deadline, idle-process, process-singleton, http, log, email, schedule, shared-store, nats) imports no capability;
+ * - the floor (config, db, clock, deadline, idle-process, process-singleton, http, log, email, schedule,
+ *   shared-store, nats) imports no capability;
  * - capabilities import the floor and each other downward only;
  * - the roof (api: the route wrapper; openapi: the document; mcp: the MCP server) imports anything below and is imported by app/ only.
  */

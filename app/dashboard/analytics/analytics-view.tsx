@@ -105,7 +105,10 @@ function uniquesAreDistinct(groupBy: string, scope: ScanScope): boolean {
 function whyNoUniques(scope: ScanScope, breakdown?: Breakdown): string {
   if (breakdown && !breakdown.uniques) return breakdown.why;
   if (scope.filter && !ONE_PER_VISITOR.includes(scope.filter.dimension))
-    return `One visitor may arrive through several ${scope.filter.dimension === "source" ? "ways" : "sites"}, so unique visitors are not counted within this filter.`;
+    return (
+      `One visitor may arrive through several ${scope.filter.dimension === "source" ? "ways" : "sites"}, ` +
+      "so unique visitors are not counted within this filter."
+    );
   return "Within a filter, unique visitors are counted one link at a time: open a link from Top links to see them.";
 }
 

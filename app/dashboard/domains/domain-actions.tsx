@@ -30,7 +30,10 @@ export function DomainActions({ id, hostname }: { id: string; hostname: string }
         <Confirm
           label="Remove"
           what={hostname}
-          question={`Remove ${hostname} from this workspace? No more links can be created on it. A domain that carries links cannot be removed: they keep resolving.`}
+          question={
+            `Remove ${hostname} from this workspace? No more links can be created on it. ` +
+            "A domain that carries links cannot be removed: they keep resolving."
+          }
           confirm={`Yes, remove ${hostname}`}
           action={remove}
           fields={{ id }}

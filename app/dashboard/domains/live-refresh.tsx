@@ -3,7 +3,10 @@
 import { useRouter } from "next/navigation";
 import { useEffect } from "react";
 
-/** Redraws the page from the server every `seconds` (what the user typed and opened stays), so statuses the background check changes show without a reload. */
+/**
+ * Redraws the page from the server every `seconds` (what the user typed and opened stays), so statuses the
+ * background check changes show without a reload.
+ */
 export function LiveRefresh({ seconds }: { seconds: number }) {
   const router = useRouter();
   useEffect(() => {

@@ -8,10 +8,16 @@ import { DomainCard } from "./domain-card";
 import { LiveRefresh } from "./live-refresh";
 import { FoldOnPhone } from "@/components/ui/fold-on-phone";
 
-/** How often the page asks the server again while a domain waits on DNS or its certificate (the background check's first retries are a minute apart). */
+/**
+ * How often the page asks the server again while a domain waits on DNS or its certificate (the background
+ * check's first retries are a minute apart).
+ */
 const REFRESH_SECONDS = 30;
 
-/** The removal notice names a hostname from the address: only a hostname's letters are shown, so the address cannot put a sentence on the page. */
+/**
+ * The removal notice names a hostname from the address: only a hostname's letters are shown, so the address
+ * cannot put a sentence on the page.
+ */
 const HOSTNAME_SHAPE = /^[a-z0-9.-]{1,253}$/;
 
 export default async function DomainsPage({

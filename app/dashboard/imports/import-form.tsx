@@ -246,7 +246,8 @@ function ImportReport({ job, lost }: { job: ImportView; lost: boolean }) {
         <p role="status" className={noticeClass + " m-0"} data-testid="import-outcome">
           {check
             ? `${count(job.created)} ${job.created === 1 ? "link" : "links"} would be created, ${count(job.skipped)} ` +
-              `${job.skipped === 1 ? "is" : "are"} already here, ${count(job.failed)} ${job.failed === 1 ? "row has" : "rows have"} a problem. Nothing was changed yet.`
+              `${job.skipped === 1 ? "is" : "are"} already here, ` +
+              `${count(job.failed)} ${job.failed === 1 ? "row has" : "rows have"} a problem. Nothing was changed yet.`
             : `${count(job.created)} ${job.created === 1 ? "link" : "links"} created, ${count(job.skipped)} already here, ` +
               `${count(job.failed)} ${job.failed === 1 ? "row" : "rows"} not imported.`}
           {!check && (

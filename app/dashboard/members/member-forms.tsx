@@ -91,7 +91,8 @@ export function MemberActions(props: {
         what={props.kind === "member" ? props.email : `the invitation of ${props.email}`}
         question={
           props.kind === "member"
-            ? `Remove ${props.email} from this workspace? They lose access at once; their links stay. An API key they created is revoked with them.`
+            ? `Remove ${props.email} from this workspace? They lose access at once; their links stay. ` +
+              "An API key they created is revoked with them."
             : `Revoke the invitation of ${props.email}? The link they were sent stops working; you can invite them again later.`
         }
         confirm={props.kind === "member" ? `Yes, remove ${props.email}` : "Yes, revoke the invitation"}

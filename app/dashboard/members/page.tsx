@@ -10,7 +10,8 @@ import { FoldOnPhone } from "@/components/ui/fold-on-phone";
 const KEY_HOLDER_NOTE = {
   self: "You created the workspace's API key: leaving, or becoming a member or viewer, also revokes it; integrations using it stop.",
   other:
-    "Created the workspace's API key: removing them, or making them a member or viewer, also revokes the API key they created; integrations using it stop.",
+    "Created the workspace's API key: removing them, or making them a member or viewer, also revokes the API key they created; " +
+    "integrations using it stop.",
 };
 
 const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZone: "UTC" });

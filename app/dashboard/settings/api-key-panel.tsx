@@ -39,7 +39,10 @@ export function ApiKeyPanel({ hasKey, canClaim, canRevoke }: { hasKey: boolean; 
       {hasKey && canRevoke && (
         <Confirm
           label="Revoke the API key"
-          question="Revoke the API key? Every program and integration using it is refused from that moment. A new key can be created afterwards, but nothing brings this one back."
+          question={
+            "Revoke the API key? Every program and integration using it is refused from that moment. " +
+            "A new key can be created afterwards, but nothing brings this one back."
+          }
           confirm="Yes, revoke the key"
           action={revoke}
           pending={revoking}

@@ -262,7 +262,10 @@ export function QrDesigner(props: Props) {
           {logo === "link" && canRemoveLogo && (
             <Confirm
               label="Remove this link's logo"
-              question="Remove this link's logo? The image is deleted; codes downloaded from now on show the workspace's logo or none. Codes already printed keep theirs."
+              question={
+                "Remove this link's logo? The image is deleted; codes downloaded from now on show the workspace's logo or none. " +
+                "Codes already printed keep theirs."
+              }
               confirm="Yes, remove the logo"
               onConfirm={() => void changeLogo("DELETE")}
               pending={busy}
@@ -282,7 +285,8 @@ export function QrDesigner(props: Props) {
 /** Refused here, before any upload: the sentence says how large the file is and what the limit is. */
 function logoTooLarge(file: File): string {
   const megabytes = (file.size / (1024 * 1024)).toFixed(1);
-  return `${file.name} is ${megabytes} MiB; a logo can be at most ${MAX_LOGO_UPLOAD_BYTES / (1024 * 1024)} MiB. Choose a smaller image or export it at a lower size.`;
+  const limit = MAX_LOGO_UPLOAD_BYTES / (1024 * 1024);
+  return `${file.name} is ${megabytes} MiB; a logo can be at most ${limit} MiB. Choose a smaller image or export it at a lower size.`;
 }
 
 /** A hidden plain drawing without margin: its viewBox is the code's modules per side, read as the server reads it. */
