@@ -129,7 +129,7 @@ describe("rollups against the raw events", () => {
     await expectAnswersOfRawRows(user, links);
   });
 
-  it("answers exactly while its days wait to be closed, and once closed its days and months add up, late scans and racing closings included", async () => {
+  it("answers exactly while days wait to be closed; once closed, days and months add up, late scans and racing closings too", async () => {
     const user = await newUser("rollup-closing");
     const links = [await createLink(user, "https://example.com/e"), await createLink(user, "https://example.com/f")];
     // Every day of these scans waits to be closed: the writer adds them to their quarter hours only.
