@@ -74,6 +74,15 @@ async function deliverDue() {
   }
 }
 
+/** Visits the short link this many times, a millisecond apart, then writes the scans as one batch. */
+async function scanOneByOne(slug: string, visits: number) {
+  for (let index = 0; index < visits; index++) {
+    now += 1;
+    await visit(`/${slug}`, { headers: { "user-agent": `Mozilla/5.0 (iPhone) visit at ${now}` } });
+  }
+  await scanBuffer().flush();
+}
+
 describe("webhooks", () => {
   it("shows the Standard Webhooks secret once and keeps it sealed at rest", async () => {
     const owner = await newUser("hooks-secret");
@@ -381,13 +390,7 @@ describe("webhooks", () => {
     const owner = await newUser("hooks-scans-join");
     const hook = await addWebhook(owner, ["link.scanned"]);
     const link = await createLink(owner);
-    const scanBatch = async (visits: number) => {
-      for (let index = 0; index < visits; index++) {
-        now += 1;
-        await visit(`/${link.slug}`, { headers: { "user-agent": `Mozilla/5.0 (iPhone) visit at ${now}` } });
-      }
-      await scanBuffer().flush();
-    };
+    const scanBatch = (visits: number) => scanOneByOne(link.slug, visits);
     const times = (message: { data: { scans: { occurred_at: number }[] } }) => message.data.scans.map((scan) => scan.occurred_at);
 
     // Three batches while nothing was sent yet: one message, the scans in the order they were made.
@@ -419,13 +422,7 @@ describe("webhooks", () => {
     const owner = await newUser("hooks-scans-cap");
     const hook = await addWebhook(owner, ["link.scanned"]);
     const link = await createLink(owner);
-    const scanBatch = async (visits: number) => {
-      for (let index = 0; index < visits; index++) {
-        now += 1;
-        await visit(`/${link.slug}`, { headers: { "user-agent": `Mozilla/5.0 (iPhone) visit at ${now}` } });
-      }
-      await scanBuffer().flush();
-    };
+    const scanBatch = (visits: number) => scanOneByOne(link.slug, visits);
     await scanBatch(1000);
     await scanBatch(1000);
     const messages = await db().webhookDelivery.findMany({ where: { webhookId: hook.id }, orderBy: { id: "asc" } });
