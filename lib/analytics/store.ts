@@ -393,6 +393,9 @@ async function moveDailyFrom(today: Date): Promise<boolean> {
   if (!rows[0]?.behind) return true;
   try {
     await inTransaction(pool(), async (client) => {
+      // The state row first, as long as another instance's closing holds it: waiting for it while
+      // holding the lock exclusively would hold every batch back meanwhile.
+      await client.query("SELECT 1 FROM scan_rollup_days FOR UPDATE");
       await client.query(`SET LOCAL lock_timeout = '${ROLLUP_DAYS_LOCK_TIMEOUT}'`);
       await client.query("SELECT pg_advisory_xact_lock($1)", [ROLLUP_DAYS_LOCK]);
       await client.query("UPDATE scan_rollup_days SET daily_from = $1::timestamptz WHERE daily_from < $1::timestamptz", [
@@ -485,8 +488,9 @@ export type PrunedScanData = { cutoff: Date; events: number; partitionsDropped: 
  * detached this run (partitionsLocked false) and the old partitions' rows are deleted instead.
  *
  * No count is lost: a raw row exists only once the statement that wrote it has committed, and that
- * one statement (writeScanBatch above) also added the row to the rollups, so there is never a raw
- * row still waiting to be rolled up. Each chunk is one statement, deleted whole or not at all; the
+ * one statement (writeScanBatch above) also added the row to its quarter hour, and to its day and
+ * month unless its day waits to be closed; the cutoff never passes closed_before, so the raw rows
+ * a closing still sums are kept. Each chunk is one statement, deleted whole or not at all; the
  * chunks keep each transaction short, and a run cut off (a cron's time limit) leaves the rest for
  * the next. Every step is idempotent, so instances pruning at the same time only share the work.
  * Instants are sent as ISO strings with their offset, never read in a session's zone.
@@ -682,9 +686,12 @@ export async function scansPerLinkSince(
   since: Date,
 ): Promise<Map<string, number>> {
   if (linkIds.length === 0) return new Map();
-  const range = { ...utcDaysUpToToday(since), closedBefore: await rollupsClosedBefore(readDb()) };
+  // One client for both reads: closed_before read on the primary and the rows on a replica that has
+  // not replayed that closing yet would take the day from day rows it has not summed.
+  const reader = readDb();
+  const range = { ...utcDaysUpToToday(since), closedBefore: await rollupsClosedBefore(reader) };
   const links = Prisma.sql`workspace_id = ${workspaceId} AND dimension = ${DIMENSIONS.total} AND link_id IN (${Prisma.join(linkIds)})`;
-  const rows = await readDb().$queryRaw<{ link_id: string; scans: bigint }[]>`
+  const rows = await reader.$queryRaw<{ link_id: string; scans: bigint }[]>`
     SELECT link_id, sum(scans)::bigint AS scans FROM (${rollupSlices(Prisma.sql`link_id, scans`, links, range)}) slices
     GROUP BY link_id`;
   return new Map(rows.map((row) => [row.link_id, Number(row.scans)]));
