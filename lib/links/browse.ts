@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Prisma } from "@/lib/db/generated/client";
+import type { Prisma } from "@/lib/db/generated/client";
 import { keysetCursor } from "@/lib/http/cursor";
 import { storedText } from "@/lib/http/schemas";
 import { requirePermission } from "@/lib/workspaces/permissions";
@@ -7,7 +7,7 @@ import type { Principal } from "@/lib/workspaces/types";
 import { shortUrl } from "./present";
 import { ABUSE, ACTIVE, asLinkStatus, type LinkStatus, QUARANTINE } from "./status";
 import { nameKey } from "@/lib/tags/store";
-import { browseRows, workspaceDomains } from "./store";
+import { type BrowseFilter, type BrowsePage, browseRows, workspaceDomains } from "./store";
 
 /** Rows per page of the dashboard's table; the cursor pages through any number of links. */
 export const BROWSE_PAGE_SIZE = 50;
@@ -23,7 +23,7 @@ export const STATUS_FILTER_NAMES = Object.keys(STATUS_FILTERS) as [
 ];
 
 /** The orders of the links table: newest or oldest first by creation, or most scans first. */
-export const LINK_SORTS = ["newest", "oldest", "scans"] as const;
+export const LINK_SORTS = ["newest", "oldest", "scans"] as const satisfies readonly BrowsePage["order"][];
 export type LinkSort = (typeof LINK_SORTS)[number];
 
 /** What the dashboard's links table asks for: a search, filters, the archived view, an order and a page. */
@@ -75,10 +75,7 @@ export async function browseLinks(
   scanCounts: Prisma.Sql,
 ): Promise<{ links: BrowsedLink[]; nextCursor: string | null }> {
   requirePermission(principal, "links.read", "Your role in this workspace does not allow listing links.");
-  const scans = Prisma.sql`coalesce(counts.scans, 0)`;
-  const after = query.cursor ? keysetAfter(query.sort, query.cursor, scans) : undefined;
-  const conditions = [...filterOf(principal, query), ...(after ? [after] : [])];
-  const rows = await browseRows(conditions, scans, scanCounts, ORDER[query.sort], BROWSE_PAGE_SIZE + 1);
+  const rows = await browseRows(filterOf(principal, query), pageOf(query), scanCounts, BROWSE_PAGE_SIZE + 1);
   const page = rows.slice(0, BROWSE_PAGE_SIZE).map((row) => ({
     ...row,
     status: asLinkStatus(row.status),
@@ -89,31 +86,15 @@ export async function browseLinks(
   return { links: page, nextCursor: last ? writeCursor(query.sort, last) : null };
 }
 
-const ORDER: Record<LinkSort, Prisma.Sql> = {
-  newest: Prisma.sql`l.created_at DESC, l.id DESC`,
-  oldest: Prisma.sql`l.created_at ASC, l.id ASC`,
-  scans: Prisma.sql`coalesce(counts.scans, 0) DESC, l.id DESC`,
-};
-
-function filterOf(principal: Principal, query: BrowseLinksQuery): Prisma.Sql[] {
-  const conditions = [
-    Prisma.sql`l.workspace_id = ${principal.workspaceId}`,
-    query.view === "archived" ? Prisma.sql`l.archived_at IS NOT NULL` : Prisma.sql`l.archived_at IS NULL`,
-  ];
-  if (query.status) conditions.push(Prisma.sql`l.status = ${STATUS_FILTERS[query.status]}`);
-  if (query.domain)
-    conditions.push(query.domain === "default" ? Prisma.sql`l.host IS NULL` : Prisma.sql`l.host = ${query.domain}`);
-  if (query.tag)
-    conditions.push(
-      Prisma.sql`EXISTS (SELECT 1 FROM link_tags lt JOIN tags t ON t.id = lt.tag_id
-                         WHERE lt.link_id = l.id AND t.name_key = ${nameKey(query.tag)})`,
-    );
-  if (query.q) {
-    // The search is a substring, not a pattern: LIKE's wildcards and its escape character are matched as typed.
-    const pattern = `%${query.q.replace(/[\\%_]/g, "\\$&")}%`;
-    conditions.push(Prisma.sql`(l.slug ILIKE ${pattern} OR l.destination ILIKE ${pattern} OR l.title ILIKE ${pattern})`);
-  }
-  return conditions;
+function filterOf(principal: Principal, query: BrowseLinksQuery): BrowseFilter {
+  return {
+    workspaceId: principal.workspaceId,
+    archived: query.view === "archived",
+    ...(query.status && { status: STATUS_FILTERS[query.status] }),
+    ...(query.domain && { host: query.domain === "default" ? null : query.domain }),
+    ...(query.tag && { tagKey: nameKey(query.tag) }),
+    ...(query.q && { search: query.q }),
+  };
 }
 
 /** Where a page ends, in each order: its last row's key (creation time, or scans) and its id, which breaks ties. */
@@ -124,21 +105,12 @@ const CURSORS = {
 };
 
 /**
- * After the cursor's position in the order: a row comparison, so ties on the key are broken by id
- * exactly as ORDER BY breaks them. A cursor this page did not write, or of another order, is none
- * (the first page): a page has no error answer but a 500.
+ * The page the query asks for. A cursor this page did not write, or of another order, is none (the first page):
+ * a page has no error answer but a 500.
  */
-function keysetAfter(sort: LinkSort, cursor: string, scans: Prisma.Sql): Prisma.Sql | undefined {
-  if (sort === "scans") {
-    const after = CURSORS.scans.decode(cursor);
-    return after ? Prisma.sql`(${scans}, l.id) < (${after.scans}::bigint, ${after.id})` : undefined;
-  }
-  const after = CURSORS[sort].decode(cursor);
-  if (!after) return undefined;
-  const at = after.createdAt.toISOString();
-  return sort === "newest"
-    ? Prisma.sql`(l.created_at, l.id) < (${at}::timestamptz, ${after.id})`
-    : Prisma.sql`(l.created_at, l.id) > (${at}::timestamptz, ${after.id})`;
+function pageOf({ sort, cursor }: BrowseLinksQuery): BrowsePage {
+  if (sort === "scans") return { order: sort, after: cursor ? CURSORS.scans.decode(cursor) : null };
+  return { order: sort, after: cursor ? CURSORS[sort].decode(cursor) : null };
 }
 
 function writeCursor(sort: LinkSort, last: BrowsedLink): string {

@@ -5,7 +5,7 @@ import { isUniqueViolation } from "@/lib/db/errors";
 import { newId } from "@/lib/db/random";
 import { keysetCursor, type Position } from "@/lib/http/cursor";
 import type { RoutingRule, ScheduledRepoint } from "./routing";
-import { quarantineEntry } from "./status";
+import { type LinkStatus, quarantineEntry } from "./status";
 
 const LINK_SCALARS = {
   id: true,
@@ -236,21 +236,82 @@ export type BrowseRow = {
   scans: bigint;
 };
 
-/** The dashboard's page of links: `conditions` on links `l`, joined to `scanCounts` (link_id, scans), in `order`. */
+/** What the dashboard's links table narrows a workspace's links to; each field left out narrows nothing. */
+export type BrowseFilter = {
+  workspaceId: string;
+  archived: boolean;
+  status?: LinkStatus;
+  /** A link's host; null for the default short host. */
+  host?: string | null;
+  /** A tag's name key: only links carrying it. */
+  tagKey?: string;
+  /** A substring of the slug, destination or title, case-insensitive, matched as typed (no wildcards). */
+  search?: string;
+};
+
+/** A page of the table in one of its orders, after the position where the previous page ended (none: the first page). */
+export type BrowsePage =
+  | { order: "newest" | "oldest"; after: { createdAt: Date; id: string } | null }
+  | { order: "scans"; after: { scans: number; id: string } | null };
+
+const SCANS = Prisma.sql`coalesce(counts.scans, 0)`;
+
+const BROWSE_ORDER: Record<BrowsePage["order"], Prisma.Sql> = {
+  newest: Prisma.sql`l.created_at DESC, l.id DESC`,
+  oldest: Prisma.sql`l.created_at ASC, l.id ASC`,
+  scans: Prisma.sql`${SCANS} DESC, l.id DESC`,
+};
+
+/**
+ * The dashboard's page of links, joined to `scanCounts` (a subquery of link_id, scans: the analytics
+ * capability's numbers, shown and sorted by); keyset pagination on (created_at, id) or (scans, id).
+ */
 export async function browseRows(
-  conditions: Prisma.Sql[],
-  scans: Prisma.Sql,
+  filter: BrowseFilter,
+  page: BrowsePage,
   scanCounts: Prisma.Sql,
-  order: Prisma.Sql,
   limit: number,
 ): Promise<BrowseRow[]> {
+  const after = keysetAfter(page);
+  const conditions = [...browseConditions(filter), ...(after ? [after] : [])];
   return db().$queryRaw<BrowseRow[]>`
     SELECT l.id, l.slug, l.host, l.destination, l.status, l.created_at AS "createdAt", l.archived_at AS "archivedAt",
-      l.title, ${scans}::bigint AS scans,
+      l.title, ${SCANS}::bigint AS scans,
       coalesce((SELECT json_agg(json_build_object('name', t.name, 'color', t.color) ORDER BY t.name_key)
                 FROM link_tags lt JOIN tags t ON t.id = lt.tag_id WHERE lt.link_id = l.id), '[]') AS tags
     FROM links l LEFT JOIN (${scanCounts}) counts ON counts.link_id = l.id
     WHERE ${Prisma.join(conditions, " AND ")}
-    ORDER BY ${order}
+    ORDER BY ${BROWSE_ORDER[page.order]}
     LIMIT ${limit}`;
+}
+
+function browseConditions(filter: BrowseFilter): Prisma.Sql[] {
+  const conditions = [
+    Prisma.sql`l.workspace_id = ${filter.workspaceId}`,
+    filter.archived ? Prisma.sql`l.archived_at IS NOT NULL` : Prisma.sql`l.archived_at IS NULL`,
+  ];
+  if (filter.status !== undefined) conditions.push(Prisma.sql`l.status = ${filter.status}`);
+  if (filter.host !== undefined)
+    conditions.push(filter.host === null ? Prisma.sql`l.host IS NULL` : Prisma.sql`l.host = ${filter.host}`);
+  if (filter.tagKey !== undefined)
+    conditions.push(
+      Prisma.sql`EXISTS (SELECT 1 FROM link_tags lt JOIN tags t ON t.id = lt.tag_id
+                         WHERE lt.link_id = l.id AND t.name_key = ${filter.tagKey})`,
+    );
+  if (filter.search) {
+    // The search is a substring, not a pattern: LIKE's wildcards and its escape character are matched as typed.
+    const pattern = `%${filter.search.replace(/[\\%_]/g, "\\$&")}%`;
+    conditions.push(Prisma.sql`(l.slug ILIKE ${pattern} OR l.destination ILIKE ${pattern} OR l.title ILIKE ${pattern})`);
+  }
+  return conditions;
+}
+
+/** After the previous page's last row: a row comparison, so ties on the key are broken by id exactly as ORDER BY breaks them. */
+function keysetAfter(page: BrowsePage): Prisma.Sql | undefined {
+  if (!page.after) return undefined;
+  if (page.order === "scans") return Prisma.sql`(${SCANS}, l.id) < (${page.after.scans}::bigint, ${page.after.id})`;
+  const at = page.after.createdAt.toISOString();
+  return page.order === "newest"
+    ? Prisma.sql`(l.created_at, l.id) < (${at}::timestamptz, ${page.after.id})`
+    : Prisma.sql`(l.created_at, l.id) > (${at}::timestamptz, ${page.after.id})`;
 }

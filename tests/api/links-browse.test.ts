@@ -5,6 +5,7 @@ import { db } from "@/lib/db/client";
 import { randomString } from "@/lib/db/random";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { BROWSE_PAGE_SIZE, browseLinks, browseLinksQuery } from "@/lib/links/browse";
+import { ABUSE } from "@/lib/links/status";
 import type { Principal } from "@/lib/workspaces/types";
 import { call, newUser, type TestUser } from "../support/api";
 import { visit } from "../support/visits";
@@ -127,5 +128,30 @@ describe("the dashboard's links list", () => {
     expect((await browse({ tag: "PRINT" })).map((link) => link.destination)).toEqual(["https://example.com/lunch"]);
     expect((await browse({ tag: "menus" })).length).toBe(2);
     expect(await browse({ tag: "nothing-like-this" })).toEqual([]);
+  });
+
+  it("filters by status and by host, the default short host or a custom one, and lists archived links apart", async () => {
+    const user = await newUser("browse-filters");
+    const create = async (path: string) => {
+      const created = await call("POST", "/api/links", { ...user, body: { destination: `https://example.com/${path}` } });
+      expect(created.status, created.text).toBe(201);
+      return created.body as { id: string };
+    };
+    const [onDefault, onCustom, blocked, archived] = [await create("a"), await create("b"), await create("c"), await create("d")];
+    // The host and the status as a verified domain and an operator's decision leave them: the filters read only the columns.
+    await db().link.update({ where: { id: onCustom.id }, data: { host: "go.browse-filters.example" } });
+    await db().link.update({ where: { id: blocked.id }, data: { status: ABUSE } });
+    expect((await call("DELETE", `/api/links/${archived.id}`, user)).status).toBe(200);
+    const browse = async (search: Record<string, string>) =>
+      (await browseLinks(ownerOf(user), browseLinksQuery.parse(search), await listScanCounts(ownerOf(user)))).links
+        .map((link) => link.id)
+        .sort();
+
+    expect(await browse({})).toEqual([onDefault.id, onCustom.id, blocked.id].sort());
+    expect(await browse({ status: "abuse" })).toEqual([blocked.id]);
+    expect(await browse({ status: "quarantine" })).toEqual([onDefault.id, onCustom.id].sort());
+    expect(await browse({ domain: "go.browse-filters.example" })).toEqual([onCustom.id]);
+    expect(await browse({ domain: "default" })).toEqual([onDefault.id, blocked.id].sort());
+    expect(await browse({ view: "archived" })).toEqual([archived.id]);
   });
 });

@@ -53,7 +53,7 @@ const MODELS = [...readFileSync("prisma/schema.prisma", "utf8").matchAll(/^model
   (match) => match[1]![0]!.toLowerCase() + match[1]!.slice(1),
 );
 
-/** What touching the database looks like: the client or pool imported, a model queried, raw SQL or a transaction opened. */
+/** What touching the database looks like: the client or pool imported, a model queried, raw SQL run or written, a transaction opened. */
 const DATABASE_ACCESS = [
   /import\s*\{[^}]*\b(?<!type )db\b[^}]*\}\s*from\s*"@\/lib\/db\/client"/,
   /import\s*\{[^}]*\bpool\b[^}]*\}\s*from\s*"@\/lib\/db\/pool"/,
@@ -61,6 +61,7 @@ const DATABASE_ACCESS = [
     `\\.(?:${MODELS.join("|")})\\s*\\.\\s*(?:find\\w*|create\\w*|update\\w*|upsert|delete\\w*|count|aggregate|groupBy)\\(`,
   ),
   /\.\$(?:queryRaw|executeRaw|transaction)\w*\b/,
+  /\bPrisma\.(?:sql|raw|join)\b/,
 ];
 
 const LIB_FILES = sourceFiles("lib").filter((file) => !file.endsWith(".test.ts"));
