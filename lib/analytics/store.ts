@@ -20,8 +20,8 @@ import {
 
 /**
  * Rollup grains, in minutes: quarter hours cut every time zone's days and hours exactly; UTC days
- * and UTC months (0: a month has no fixed length) make long ranges cheap. The writer below adds to
- * all three in one statement.
+ * and UTC months (0: a month has no fixed length) make long ranges cheap. The writer below adds a
+ * scan to its quarter hour; closeScanDays adds each ended day's scans to their day and month.
  */
 export const QUARTER = 15;
 export const DAY = 1440;
@@ -36,9 +36,10 @@ const SERVED_DEFAULT = "default";
  * Writes one batch in ONE statement, so it lands whole or not at all: it claims the batch id (a
  * retry of a batch that was committed writes nothing), records each visitor's first scan of the
  * UTC day per link and per workspace in scan_visitors (the primary key decides across
- * instances), inserts the raw rows, and adds the counts to the quarter-hour, day and month rollups
- * (month = sum of its days, always: they commit together): per link its totals (scan_rollups,
- * dimension 0) and its breakdown rows (scan_link_breakdowns), per workspace every dimension.
+ * instances), inserts the raw rows, and adds the counts to the quarter-hour rollups (and to the day
+ * and month rollups too for a scan of a day before daily_from; closeScanDays adds the others once
+ * their day has ended): per link its totals (scan_rollups, dimension 0) and its breakdown rows
+ * (scan_link_breakdowns), per workspace every dimension.
  * `rows[i]` stands for `counts[i]` identical scans (the buffer folds a visitor's repeats within a
  * millisecond), and so does its raw row (`scans`); a unique flag on it marks the first of those scans.
  * Scans of a link that no longer exists are left out (its rows would cascade away anyway).
