@@ -183,14 +183,19 @@ async function expectAnswersOfRawRows(user: TestUser, links: string[], now: numb
 
 /** The workspace's rollups: every UTC day the sum of its quarter hours, every month the sum of its days, in every table. */
 async function expectGrainsAddUp(user: TestUser, closedBefore: string): Promise<void> {
+  const keyOf: Record<string, string> = {
+    scan_rollups: "dimension::text || '|' || link_id || '|' || value",
+    scan_link_breakdowns: "link_id || '|' || concat_ws('|', country, device, browser, os, referrer, source)",
+  };
   for (const table of ["scan_rollups", "scan_link_breakdowns"]) {
     const mismatched = await db().$queryRawUnsafe<unknown[]>(
       `WITH keyed AS (
-         SELECT grain, bucket, ${table === "scan_rollups" ? "dimension::text || '|' || link_id || '|' || value" : "link_id || '|' || concat_ws('|', country, device, browser, os, referrer, source)"} AS k,
+         SELECT grain, bucket, ${keyOf[table]} AS k,
            scans, uniques, ${table === "scan_rollups" ? "bots" : "0"} AS bots
          FROM ${table} WHERE workspace_id = $1 AND bucket < $2::timestamptz
        ), quarters AS (
-         SELECT k, date_trunc('day', bucket, 'UTC') AS day, sum(scans) s, sum(uniques) u, sum(bots) b FROM keyed WHERE grain = 15 GROUP BY 1, 2
+         SELECT k, date_trunc('day', bucket, 'UTC') AS day, sum(scans) s, sum(uniques) u, sum(bots) b
+         FROM keyed WHERE grain = 15 GROUP BY 1, 2
        ), days AS (
          SELECT k, bucket AS day, sum(scans) s, sum(uniques) u, sum(bots) b FROM keyed WHERE grain = 1440 GROUP BY 1, 2
        ), day_months AS (
@@ -224,7 +229,7 @@ async function closingState() {
 }
 
 describe("closing UTC days, in sessions of a zone far from UTC", () => {
-  it("answers what the raw rows count before the migration, from it on, while days wait and after racing closings, parked and late batches included", async () => {
+  it("counts as the raw rows before the migration, from it on, while days wait and after racing closings and batches", async () => {
     const user = await newUser("closing-zone");
     const links = [await createLink(user, "https://example.com/z1"), await createLink(user, "https://example.com/z2")];
     let now = Date.UTC(2026, 10, 20, 10);
@@ -275,6 +280,31 @@ describe("closing UTC days, in sessions of a zone far from UTC", () => {
     await Promise.all([closeScanDays(now), writeScanBatch(randomUUID(), lateAgain.rows, lateAgain.counts)]);
     await expectAnswersOfRawRows(user, links, now);
     await expectGrainsAddUp(user, "2026-11-23T00:00:00Z");
+  });
+});
+
+describe("a clock far ahead", () => {
+  it("closes up to its own today, then every scan goes to its day and month at once: answers stay exact", async () => {
+    const user = await newUser("closing-clock");
+    const links = [await createLink(user, "https://example.com/c1"), await createLink(user, "https://example.com/c2")];
+    await db()
+      .$executeRaw`UPDATE scan_rollup_days SET daily_from = '2026-11-20T00:00:00Z', closed_before = '2026-11-20T00:00:00Z'`;
+    const now = Date.UTC(2026, 10, 21, 2);
+    setClock({ now: () => now });
+    const waiting = scansFrom(links, Date.UTC(2026, 10, 20, 1), 150, 400_000, 21);
+    await writeScanBatch(randomUUID(), waiting.rows, waiting.counts);
+    // One instance's clock jumps a year ahead and runs the job; the others' clocks are right.
+    const ahead = scansFrom(links, Date.UTC(2026, 10, 20, 22), 150, 60_000, 22);
+    await Promise.all([closeScanDays(Date.UTC(2027, 10, 21, 2)), writeScanBatch(randomUUID(), ahead.rows, ahead.counts)]);
+    expect(await closingState()).toEqual([{ dailyFrom: "2027-11-21T00:00:00.000Z", closedBefore: "2027-11-21T00:00:00.000Z" }]);
+    const after = scansFrom(links, Date.UTC(2026, 10, 21, 0, 30), 100, 50_000, 23);
+    await writeScanBatch(randomUUID(), after.rows, after.counts);
+    await expectAnswersOfRawRows(user, links, now);
+    expect((await closeScanDays(now)).closed).toEqual([]);
+    await expectAnswersOfRawRows(user, links, now);
+    await expectGrainsAddUp(user, "2026-11-22T00:00:00Z");
+    await db()
+      .$executeRaw`UPDATE scan_rollup_days SET daily_from = '2026-11-21T00:00:00Z', closed_before = '2026-11-21T00:00:00Z'`;
   });
 });
 
