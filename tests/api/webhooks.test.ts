@@ -306,11 +306,24 @@ describe("webhooks", () => {
 
   it("never allows a cloud metadata endpoint, even with WEBHOOK_ALLOW_PRIVATE_NETWORKS=1", async () => {
     const owner = await newUser("hooks-metadata");
-    const refused = await call("POST", "/api/webhooks", {
-      token: owner.token,
-      body: { url: "http://169.254.169.254/latest/meta-data/", events: ["link.created"] },
-    });
-    expect(refused.status).toBe(422);
+    // Alibaba's sits in the CGNAT range and AWS's IPv6 one in the unique-local range, both of which the setting opens.
+    for (const url of [
+      "http://169.254.169.254/latest/meta-data/",
+      "http://100.100.100.200/latest/meta-data/",
+      "http://[fd00:ec2::254]/latest/meta-data/",
+      "http://[::ffff:169.254.169.254]/",
+      "http://metadata.google.internal/computeMetadata/v1/",
+    ]) {
+      const refused = await call("POST", "/api/webhooks", { token: owner.token, body: { url, events: ["link.created"] } });
+      expect(refused.status, url).toBe(422);
+    }
+    const name = `metadata-later-${Date.now()}.example.net`;
+    dns.set(name, { a: [TEST_ZONE.publicAddress] });
+    const hook = await addWebhook(owner, ["link.created"], `http://${name}:${receiver.port}/hooks`);
+    dns.set(name, { a: ["100.100.100.200"] });
+    const tested = await call("POST", `/api/webhooks/${hook.id}/test`, { token: owner.token });
+    expect(tested.body).toMatchObject({ delivered: false, status_code: null });
+    expect(tested.body.error).toMatch(/internal or private address/);
   });
 
   it("refuses to connect to a name that rebinds to 127.0.0.1 after the webhook was saved", async () => {
