@@ -9,12 +9,15 @@ import { MAX_SCAN_MESSAGE_BYTES } from "@/lib/webhooks/outbox";
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from "@/lib/webhooks/retries";
 import { runWebhookDeliveries } from "@/lib/webhooks/worker";
 import { runImport } from "@/lib/imports/service";
+import { recheckLinks } from "@/lib/resolution/recheck";
 import { call, joinWorkspace, newUser, sessionFor, type TestUser } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp-server";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 import { visit } from "../support/visits";
+
+const OPERATOR_TOKEN = "operator-token-for-the-webhook-tests-0123456789";
 
 let receiver: WebhookReceiver;
 let dns: FakeDnsServer;
@@ -144,6 +147,40 @@ describe("webhooks", () => {
     const refused = await call("POST", "/api/links", { token: owner.token, body: { destination: "http://10.0.0.1/" } });
     expect(refused.status).toBe(422);
     expect(await db().webhookDelivery.count({ where: { webhookId: hook.id } })).toBe(0);
+  });
+
+  it("announces a link's status changes: released from quarantine, moved to abuse by an operator, and back", async () => {
+    process.env.OPERATOR_TOKEN = OPERATOR_TOKEN;
+    resetConfig();
+    try {
+      const owner = await newUser("hooks-status");
+      await addWebhook(owner, ["link.status_changed"]);
+      const link = await createLink(owner);
+      // Two clean checks counted, a week in quarantine: the next counted check releases it.
+      await db().link.update({
+        where: { id: link.id },
+        data: { cleanChecks: 2, quarantinedAt: new Date(now - 8 * 24 * 60 * 60 * 1000), lastCountedCheckAt: null },
+      });
+      expect((await recheckLinks({ quarantinedLimit: 10_000, activeSample: 0 })).released).toBeGreaterThanOrEqual(1);
+      const toAbuse = await call("PUT", `/api/operator/links/${link.id}/status`, {
+        token: OPERATOR_TOKEN,
+        body: { status: 2, reason: "phishing" },
+      });
+      expect(toAbuse.status, toAbuse.text).toBe(200);
+      expect(
+        (await call("PUT", `/api/operator/links/${link.id}/status`, { token: OPERATOR_TOKEN, body: { status: 0 } })).status,
+      ).toBe(200);
+      await deliverDue();
+      expect(receiver.unverified).toBe(0);
+      expect(receiver.received.map((message) => [message.type, message.data.id, message.data.status])).toEqual([
+        ["link.status_changed", link.id, 0],
+        ["link.status_changed", link.id, 2],
+        ["link.status_changed", link.id, 0],
+      ]);
+    } finally {
+      delete process.env.OPERATOR_TOKEN;
+      resetConfig();
+    }
   });
 
   it("announces domains verified and failed, members joined and removed, and imports finished", async () => {
