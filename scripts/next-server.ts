@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import next from "next";
 import { settleBillingProvider } from "@/lib/billing/provider";
+import { behindFrontDoor } from "@/lib/http/client-address";
 import { onInvalidation } from "@/lib/links/invalidation";
 import { log } from "@/lib/log";
 import { type ApplicationMessage } from "./application";
@@ -12,6 +13,8 @@ import { applicationServer, INVALIDATIONS_SENT_HEADER } from "./application-prox
  * reporting link changes to the front door over IPC. Not meant to be run by hand.
  */
 async function main(): Promise<void> {
+  // Only the front door starts this process, and it appends the socket's peer to X-Forwarded-For of every request it hands over.
+  behindFrontDoor.set(true);
   settleBillingProvider();
   const server = applicationServer();
   const port = await listenOnLoopback(server);

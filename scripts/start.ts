@@ -5,6 +5,7 @@ import { parkScansWhenBehind, scanBuffer } from "@/lib/analytics/scans";
 import { startScanStreamWriter } from "@/lib/analytics/scan-stream";
 import { config } from "@/lib/config";
 import { startDomainCheckTimer } from "@/lib/domains/check-timer";
+import { behindFrontDoor } from "@/lib/http/client-address";
 import { refusingMalformedRequests } from "@/lib/http/malformed-request";
 import { log } from "@/lib/log";
 import { closeNats, natsConfigured } from "@/lib/nats/connection";
@@ -25,6 +26,8 @@ const SHUTDOWN_GRACE_MS = 9000;
 const REQUESTS_GRACE_MS = 3000;
 
 async function main(): Promise<void> {
+  // Every request reaches Next through createFrontDoor, which appends the socket's peer to X-Forwarded-For.
+  behindFrontDoor.set(true);
   const { embedded } = await boot();
   if (!dev) ensureFreshBuild({ showOutput: true });
   const { PORT } = config();

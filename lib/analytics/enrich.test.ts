@@ -85,7 +85,9 @@ describe("enrichScan", () => {
     const lookup = (address: string | null) => (lookups.push(address), "GB");
     expect(enrichScan(captured({ edgeCountry: "nz" }), lookup).country).toBe("NZ");
     expect(enrichScan(captured({ edgeCountry: "XX", forwardedFor: "203.0.113.9, 81.2.69.142" }), lookup).country).toBe("GB");
-    expect(enrichScan(captured({ forwardedFor: "203.0.113.9", peerAddress: "81.2.69.142" }), lookup).country).toBe("GB");
+    // Through the front door, whose socket's peer is the proxy the suite plays (tests/support/per-file-setup.ts).
+    const throughFrontDoor = captured({ forwardedFor: "203.0.113.9, 81.2.69.142", peerAddress: "10.0.0.2" });
+    expect(enrichScan(throughFrontDoor, lookup).country).toBe("GB");
     expect(lookups).toEqual(["81.2.69.142", "81.2.69.142"]);
   });
 

@@ -27,15 +27,13 @@ export function visitorHash(day: string, address: string, userAgent: string | nu
 /**
  * The visitor's trusted client address, decided as for every other request
  * (lib/http/client-address.ts): the self-hosted front door's socket peer ends the X-Forwarded-For
- * chain, as it does when it hands a request to the application.
+ * chain, as it does when it hands a request to the application; a door that knows no peer (Next's
+ * proxy, on Vercel or under `next start`) trusts only what the counted proxies wrote.
  */
 export function visitorAddress(facts: Pick<VisitorFacts, "forwardedFor" | "peerAddress" | "realIp">): string | null {
-  const chain = facts.peerAddress
-    ? facts.forwardedFor
-      ? `${facts.forwardedFor}, ${facts.peerAddress}`
-      : facts.peerAddress
-    : facts.forwardedFor;
-  return trustedAddress(chain, facts.realIp);
+  if (!facts.peerAddress) return trustedAddress(facts.forwardedFor, facts.realIp, false);
+  const chain = facts.forwardedFor ? `${facts.forwardedFor}, ${facts.peerAddress}` : facts.peerAddress;
+  return trustedAddress(chain, facts.realIp, true);
 }
 
 /** The UTC calendar day of a time, YYYY-MM-DD: the day a visitor hash belongs to. */

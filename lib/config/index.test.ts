@@ -37,6 +37,13 @@ describe("parseConfig defaults", () => {
     );
   });
 
+  it("counts no proxy in front, except Vercel's edge on Vercel, unless TRUSTED_PROXY_HOPS says otherwise", () => {
+    expect(parseConfig({}).TRUSTED_PROXY_HOPS).toBe(0);
+    expect(parseConfig({ VERCEL: "1" }).TRUSTED_PROXY_HOPS).toBe(1);
+    expect(parseConfig({ VERCEL: "1", TRUSTED_PROXY_HOPS: "0" }).TRUSTED_PROXY_HOPS).toBe(0);
+    expect(parseConfig({ TRUSTED_PROXY_HOPS: "2" }).TRUSTED_PROXY_HOPS).toBe(2);
+  });
+
   it("derives BASE_URL from PORT when BASE_URL is unset", () => {
     expect(parseConfig({ PORT: "4100" })).toMatchObject({
       PORT: 4100,

@@ -112,7 +112,7 @@ const configSchema = z.object({
     .enum(["0", "1"], { error: "must be 0 or 1" })
     .default("0")
     .transform((value) => value === "1"),
-  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).optional(),
   TRUSTED_COUNTRY_HEADER: z
     .string()
     .transform((value) => value.toLowerCase())
@@ -220,7 +220,7 @@ function effectiveBillingProvider(parsed: z.infer<typeof configSchema>): "stripe
   return parsed.NODE_ENV === "production" ? undefined : "local";
 }
 
-export type Config = z.infer<typeof configWithBilling> & { BASE_URL: string; SHORT_BASE_URL: string };
+export type Config = z.infer<typeof configWithBilling> & { BASE_URL: string; SHORT_BASE_URL: string; TRUSTED_PROXY_HOPS: number };
 
 export class ConfigError extends Error {}
 
@@ -238,6 +238,12 @@ const SECRET_VARIABLES = new Set([
   "GOOGLE_CLIENT_SECRET",
 ]);
 
+/**
+ * On Vercel (which sets VERCEL=1 for the running app) its edge stands in front of every request and
+ * writes X-Forwarded-For afresh with the client's address: one trusted proxy.
+ */
+const VERCEL_EDGE_HOPS = 1;
+
 /** Validates an environment; the first problem becomes one line naming the variable. A blank value counts as unset. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ""));
@@ -249,7 +255,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   const parsed = result.data;
   const baseUrl = parsed.BASE_URL ?? `http://localhost:${parsed.PORT}`;
-  return { ...parsed, BASE_URL: baseUrl, SHORT_BASE_URL: parsed.SHORT_BASE_URL ?? baseUrl };
+  return {
+    ...parsed,
+    BASE_URL: baseUrl,
+    SHORT_BASE_URL: parsed.SHORT_BASE_URL ?? baseUrl,
+    TRUSTED_PROXY_HOPS: parsed.TRUSTED_PROXY_HOPS ?? (given.VERCEL === "1" ? VERCEL_EDGE_HOPS : 0),
+  };
 }
 
 /** What an error line may repeat of a value: never a secret, never a password inside a URL. */

@@ -1,5 +1,51 @@
-import { describe, expect, it } from "vitest";
-import { clientNetwork } from "./client-address";
+import { afterEach, describe, expect, it } from "vitest";
+import { resetConfig } from "@/lib/config";
+import { behindFrontDoor, clientAddress, clientNetwork } from "./client-address";
+
+describe("the client address", () => {
+  const configuredHops = process.env.TRUSTED_PROXY_HOPS;
+  afterEach(() => {
+    if (configuredHops === undefined) delete process.env.TRUSTED_PROXY_HOPS;
+    else process.env.TRUSTED_PROXY_HOPS = configuredHops;
+    resetConfig();
+    behindFrontDoor.reset();
+  });
+
+  function proxiesInFront(hops: number) {
+    process.env.TRUSTED_PROXY_HOPS = String(hops);
+    resetConfig();
+  }
+
+  const addressOf = (headers: Record<string, string>) =>
+    clientAddress(new Request("http://app.test.example/api/links", { headers }));
+
+  it("trusts no header under bare next start with no proxy in front: Next passes on what the client sent", () => {
+    proxiesInFront(0);
+    expect(addressOf({ "x-forwarded-for": "203.0.113.9" })).toBe("unknown");
+    expect(addressOf({ "x-forwarded-for": "203.0.113.9, 198.51.100.4" })).toBe("unknown");
+    expect(addressOf({ "x-real-ip": "203.0.113.9" })).toBe("unknown");
+    expect(addressOf({})).toBe("unknown");
+  });
+
+  it("takes the entry the outermost of TRUSTED_PROXY_HOPS proxies wrote, never one the client wrote before it", () => {
+    proxiesInFront(1);
+    expect(addressOf({ "x-forwarded-for": "203.0.113.9" })).toBe("203.0.113.9");
+    expect(addressOf({ "x-forwarded-for": "10.9.9.9, 203.0.113.9" })).toBe("203.0.113.9");
+    proxiesInFront(2);
+    expect(addressOf({ "x-forwarded-for": "10.9.9.9, 203.0.113.9, 198.51.100.4" })).toBe("203.0.113.9");
+    // X-Real-IP stands in only when the proxies in front sent no X-Forwarded-For at all.
+    expect(addressOf({ "x-real-ip": " 203.0.113.7 " })).toBe("203.0.113.7");
+    expect(addressOf({ "x-forwarded-for": "203.0.113.9, 198.51.100.4", "x-real-ip": "10.9.9.9" })).toBe("203.0.113.9");
+  });
+
+  it("behind the front door, trusts the socket's peer it appends, after the proxies in front", () => {
+    behindFrontDoor.set(true);
+    proxiesInFront(0);
+    expect(addressOf({ "x-forwarded-for": "10.9.9.9, 198.51.100.4" })).toBe("198.51.100.4");
+    proxiesInFront(1);
+    expect(addressOf({ "x-forwarded-for": "10.9.9.9, 203.0.113.9, 198.51.100.4" })).toBe("203.0.113.9");
+  });
+});
 
 describe("clientNetwork", () => {
   it.each([

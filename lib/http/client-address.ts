@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import ipaddr from "ipaddr.js";
 import { config } from "@/lib/config";
+import { processSingleton } from "@/lib/process-singleton";
 
 /**
  * Keys the address hash when AUTH_SECRET is unset (a deployment signing in through AUTH_JWKS_URL).
@@ -9,23 +10,43 @@ import { config } from "@/lib/config";
 const FALLBACK_ADDRESS_KEY = "permalink-client-address";
 
 /**
- * The caller's address for per-client limits. X-Forwarded-For entries added by proxies we run
- * are trusted from the right: the self-hosted front door appends the socket's peer, and
- * TRUSTED_PROXY_HOPS counts the proxies in front of it. Entries further left are whatever the
- * client chose to send, so they are never used.
+ * Whether the requests this process serves came through the self-hosted front door
+ * (scripts/start.ts), which appends each connection's peer to X-Forwarded-For before Next sees it.
+ * Set by the front door's process and the application process it forks; never under bare
+ * `next start` or on Vercel.
+ */
+export const behindFrontDoor = processSingleton("behindFrontDoor", () => false);
+
+/**
+ * The caller's address for per-client limits: the X-Forwarded-For entry written by the outermost
+ * proxy we trust (trustedAddress). "unknown" when nothing trustworthy names one: under bare
+ * `next start` with no proxy counted, every caller without an account shares that one budget.
  */
 export function clientAddress(request: Request): string {
-  return trustedAddress(request.headers.get("x-forwarded-for"), request.headers.get("x-real-ip")) ?? "unknown";
+  return (
+    trustedAddress(request.headers.get("x-forwarded-for"), request.headers.get("x-real-ip"), behindFrontDoor.get()) ?? "unknown"
+  );
 }
 
-/** clientAddress from the raw header values (for callers that kept the strings, not the request); null when neither names one. */
-export function trustedAddress(forwardedFor: string | null, realIp: string | null): string | null {
+/**
+ * The client's address in an X-Forwarded-For chain. Each of the TRUSTED_PROXY_HOPS proxies in
+ * front appends the address it took the connection from (Vercel's edge writes the header afresh,
+ * as one), and the front door, when `peerAppended`, appends its socket's peer after them: the
+ * client is the entry the outermost of them wrote. Entries further left are whatever the client
+ * chose to send, so they are never used; with nothing appended by anyone we trust (bare
+ * `next start`, which passes on a client's header and fills in the peer only when there is none)
+ * no entry is. X-Real-IP stands in only when the counted proxies sent no X-Forwarded-For at all.
+ * Null when nothing trustworthy names an address.
+ */
+export function trustedAddress(forwardedFor: string | null, realIp: string | null, peerAppended: boolean): string | null {
+  const { TRUSTED_PROXY_HOPS } = config();
   const entries = (forwardedFor ?? "")
     .split(",")
     .map((entry) => entry.trim())
     .filter(Boolean);
-  const trusted = entries[Math.max(0, entries.length - 1 - config().TRUSTED_PROXY_HOPS)];
-  return trusted ?? (realIp?.trim() || null);
+  if (entries.length === 0) return TRUSTED_PROXY_HOPS > 0 ? realIp?.trim() || null : null;
+  const trustedEntries = TRUSTED_PROXY_HOPS + (peerAppended ? 1 : 0);
+  return trustedEntries === 0 ? null : entries[Math.max(0, entries.length - trustedEntries)]!;
 }
 
 /**

@@ -45,6 +45,9 @@ async function scan(
   return answer.status;
 }
 
+/** The suite's own setting (tests/support/per-file-setup.ts), put back after each test. */
+const PROXIES_IN_FRONT = process.env.TRUSTED_PROXY_HOPS;
+
 function setEnv(name: string, value: string | undefined) {
   if (value === undefined) delete process.env[name];
   else process.env[name] = value;
@@ -60,6 +63,7 @@ beforeEach(() => {
 
 afterEach(() => {
   setEnv("TRUSTED_COUNTRY_HEADER", undefined);
+  setEnv("TRUSTED_PROXY_HOPS", PROXIES_IN_FRONT);
   setClock(undefined);
 });
 
@@ -130,16 +134,25 @@ describe("recording", () => {
     expect(keyed(byCountry.body.data)).toEqual({ AU: [1, 1], NZ: [1, 0], GB: [2, 1], FR: [1, 0] });
   });
 
-  it("trusts the X-Forwarded-For entry TRUSTED_PROXY_HOPS from the right, ending with the socket's peer", async () => {
+  it("trusts the X-Forwarded-For entries of the TRUSTED_PROXY_HOPS proxies, then the front door's socket peer", async () => {
     const user = await newUser("analytics");
     const link = await createLink(user);
-    // A client claiming to be in Australia, through the front door with no proxy in front: the peer counts.
-    await visit(`/${link.slug}`, {
-      headers: { "User-Agent": AGENTS.phone, "X-Forwarded-For": "203.2.218.214" },
-      peer: "81.2.69.142",
+    const from = async (forwardedFor: string, peer?: string) => {
+      await visit(`/${link.slug}`, { headers: { "User-Agent": AGENTS.phone, "X-Forwarded-For": forwardedFor }, peer });
+      // The address is decided when the scan is written, with the configuration of that moment.
+      await scanBuffer().flush();
+    };
+    // The suite plays one proxy in front: what a client claiming to be in Australia wrote before it counts for nothing.
+    await from("203.2.218.214, 81.2.69.142");
+    // Through the front door with no proxy in front: the socket's peer counts.
+    setEnv("TRUSTED_PROXY_HOPS", "0");
+    await from("203.2.218.214", "81.2.69.142");
+    // Through Next's proxy with no proxy in front (bare `next start`): the header is the client's own, and names no one.
+    await from("203.2.218.214");
+    expect(keyed((await analytics(user, { link_id: link.id, group_by: "country" })).body.data)).toEqual({
+      GB: [2, 1],
+      unknown: [1, 1],
     });
-    await scanBuffer().flush();
-    expect(keyed((await analytics(user, { link_id: link.id, group_by: "country" })).body.data)).toEqual({ GB: [1, 1] });
   });
 
   it("counts a visitor once per UTC day, per link and per workspace", async () => {

@@ -53,9 +53,14 @@ describe("dashboard sessions", () => {
   });
 
   it("sets Secure cookies for a request that came over HTTPS through a trusted proxy, and only then", async () => {
-    process.env.TRUSTED_PROXY_HOPS = "1";
     const { resetConfig } = await import("@/lib/config");
-    resetConfig();
+    const proxiesInFront = process.env.TRUSTED_PROXY_HOPS;
+    const setProxiesInFront = (hops: string | undefined) => {
+      if (hops === undefined) delete process.env.TRUSTED_PROXY_HOPS;
+      else process.env.TRUSTED_PROXY_HOPS = hops;
+      resetConfig();
+    };
+    setProxiesInFront("1");
     try {
       const overHttps = await signIn(`https-${Date.now()}@example.com`, { "x-forwarded-proto": "https" });
       expect(overHttps.setCookies.find((line) => line.includes("session-token"))).toMatch(
@@ -64,12 +69,12 @@ describe("dashboard sessions", () => {
       expect(await dashboardStatus(overHttps.session)).toBe(200);
       const overHttp = await signIn(`http-${Date.now()}@example.com`, { "x-forwarded-proto": "http" });
       expect(overHttp.setCookies.find((line) => line.includes("session-token"))).not.toMatch(/Secure/i);
+      // Without a trusted proxy the header is the client's word, and counts for nothing.
+      setProxiesInFront("0");
+      const untrusted = await signIn(`untrusted-${Date.now()}@example.com`, { "x-forwarded-proto": "https" });
+      expect(untrusted.setCookies.find((line) => line.includes("session-token"))).not.toMatch(/Secure/i);
     } finally {
-      delete process.env.TRUSTED_PROXY_HOPS;
-      resetConfig();
+      setProxiesInFront(proxiesInFront);
     }
-    // Without a trusted proxy the header is the client's word, and counts for nothing.
-    const untrusted = await signIn(`untrusted-${Date.now()}@example.com`, { "x-forwarded-proto": "https" });
-    expect(untrusted.setCookies.find((line) => line.includes("session-token"))).not.toMatch(/Secure/i);
   });
 });

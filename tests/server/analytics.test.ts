@@ -32,9 +32,9 @@ const MIX = [
 ] as const;
 
 /**
- * The test's X-Forwarded-For plays a proxy in front of the server: the front door appends the
- * socket's peer (127.0.0.1) after it, so one hop is trusted there; under `next start` the header
- * arrives as sent.
+ * The test's X-Forwarded-For plays a proxy in front of the server, counted in TRUSTED_PROXY_HOPS
+ * behind either door: the front door appends the socket's peer (127.0.0.1) after it and trusts
+ * that too; under `next start` the header arrives as sent.
  */
 async function start(door: Door): Promise<RunningApp> {
   const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
@@ -46,7 +46,7 @@ async function start(door: Door): Promise<RunningApp> {
     SHORT_BASE_URL: `http://${SHORT_HOST}`,
     BASE_URL: `http://${APP_HOST}`,
     RECHECK_INTERVAL_SECONDS: "0",
-    TRUSTED_PROXY_HOPS: door === "front" ? "1" : "0",
+    TRUSTED_PROXY_HOPS: "1",
   });
   apps.push(app);
   return app;

@@ -15,6 +15,8 @@ process.env.AUTH_SECRET ??= randomBytes(32).toString("base64url");
 process.env.BASE_URL = "http://app.test.example";
 process.env.SHORT_BASE_URL = "http://s.test.example";
 process.env.WRITE_RATE_LIMIT_PER_MINUTE ??= "10000";
+// In-process suites play one proxy in front of the app: the X-Forwarded-For they send is what that proxy saw.
+process.env.TRUSTED_PROXY_HOPS ??= "1";
 // In-process suites log every request; only errors are worth reading beside the test output.
 process.env.LOG_LEVEL ??= "error";
 delete process.env.REDIS_URL;
