@@ -177,6 +177,16 @@ export async function claimDueDeliveries(
       d.message_id AS "messageId", d.event_type AS "eventType", d.body, d.attempts AS attempt, picked.next_attempt_at AS "dueAt"`;
 }
 
+/**
+ * Deletes up to `limit` messages written before `before` that are delivered or failed for good,
+ * oldest first, with their attempts; a message still waiting is kept however old. Answers how many.
+ */
+export async function pruneFinishedDeliveries(before: Date, limit: number): Promise<number> {
+  return db().$executeRaw`
+    DELETE FROM webhook_deliveries WHERE id IN (
+      SELECT id FROM webhook_deliveries WHERE state <> 'pending' AND created_at < ${before} ORDER BY created_at LIMIT ${limit})`;
+}
+
 /** Hands claimed deliveries back unsent: due when they were, their attempt not counted (they stay closed to later scans). */
 export async function releaseClaims(deliveries: readonly ClaimedDelivery[]): Promise<void> {
   if (deliveries.length === 0) return;

@@ -15,16 +15,21 @@ const CLAIM_BATCH = 20;
  * it and one attempt's timeout, so a backlog is sent in passes of bounded length.
  */
 export const PASS_BUDGET_MS = 20_000;
+/** How long a message is kept once it is delivered or failed for good: the delivery log's week. */
+export const FINISHED_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
+/** Finished messages one pass deletes at most, so a pass stays short whatever the outbox holds. */
+const PRUNE_BATCH = 1000;
 /** Longer than a round can take (PASS_BUDGET_MS and one attempt of at most 10 s): a dead sender's claims come back then. */
 const CLAIM_LEASE_MS = 5 * 60_000;
 
 /**
  * One pass of the delivery worker: claims what is due and sends it, each endpoint's messages in
  * order, the endpoints side by side, round after round until nothing is due or the budget is
- * spent. An endpoint's first failure ends its turn for the pass (its other messages go back,
- * due as they were, for the next pass), so a dead or failing receiver costs the others at most
- * one attempt's wait a pass. Runs off every request path (lib/schedule.ts on the self-hosted
- * server, Vercel Cron there).
+ * spent, then deletes finished messages older than FINISHED_KEPT_MS (the outbox would otherwise
+ * keep every message ever sent). An endpoint's first failure ends its turn for the pass (its
+ * other messages go back, due as they were, for the next pass), so a dead or failing receiver
+ * costs the others at most one attempt's wait a pass. Runs off every request path
+ * (lib/schedule.ts on the self-hosted server, Vercel Cron there).
  */
 export async function runWebhookDeliveries(budgetMs = PASS_BUDGET_MS): Promise<WebhookRunTotals> {
   const endsAt = performance.now() + budgetMs;
@@ -38,8 +43,10 @@ export async function runWebhookDeliveries(budgetMs = PASS_BUDGET_MS): Promise<W
     await Promise.all(
       [...groupByEndpoint(claimed).values()].map((deliveries) => sendInOrder(deliveries, totals, failedThisPass, endsAt)),
     );
-    if (claimed.length < CLAIM_BATCH || performance.now() >= endsAt) return totals;
+    if (claimed.length < CLAIM_BATCH || performance.now() >= endsAt) break;
   }
+  await store.pruneFinishedDeliveries(new Date(clock().now() - FINISHED_KEPT_MS), PRUNE_BATCH);
+  return totals;
 }
 
 /** An endpoint's claimed deliveries, one after the other until one fails or the pass's time is up; the rest go back. */

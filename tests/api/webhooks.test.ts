@@ -7,7 +7,7 @@ import { closeEmail } from "@/lib/email";
 import { resetSafetyChecker } from "@/lib/safety/instance";
 import { MAX_SCAN_MESSAGE_BYTES } from "@/lib/webhooks/outbox";
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from "@/lib/webhooks/retries";
-import { runWebhookDeliveries } from "@/lib/webhooks/worker";
+import { FINISHED_KEPT_MS, runWebhookDeliveries } from "@/lib/webhooks/worker";
 import { runImport } from "@/lib/imports/service";
 import { recheckLinks } from "@/lib/resolution/recheck";
 import { call, joinWorkspace, newUser, sessionFor, type TestUser } from "../support/api";
@@ -544,6 +544,37 @@ describe("webhooks", () => {
     receiver.delayMs = 0;
     await deliverDue();
     expect(receiver.received).toHaveLength(6);
+  });
+
+  it("deletes messages a week after they were written once delivered or failed for good, with their attempts, never a waiting one", async () => {
+    const owner = await newUser("hooks-prune");
+    const hook = await addWebhook(owner, ["link.created"]);
+    for (let index = 0; index < 3; index++) await createLink(owner);
+    const [delivered, failed, waiting] = await db().webhookDelivery.findMany({
+      where: { webhookId: hook.id },
+      orderBy: { id: "asc" },
+    });
+    receiver.status = 204;
+    await runWebhookDeliveries();
+    const old = new Date(now - FINISHED_KEPT_MS - 60_000);
+    await db().webhookDelivery.update({ where: { id: delivered!.id }, data: { createdAt: old } });
+    await db().webhookDelivery.update({ where: { id: failed!.id }, data: { createdAt: old, state: "failed" } });
+    await db().webhookDelivery.update({
+      where: { id: waiting!.id },
+      data: { createdAt: old, state: "pending", nextAttemptAt: new Date(now + 60_000) },
+    });
+    const recent = await createLink(owner);
+    await runWebhookDeliveries();
+
+    const kept = await db().webhookDelivery.findMany({ where: { webhookId: hook.id }, orderBy: { id: "asc" } });
+    expect(kept.map((delivery) => delivery.id)).toEqual([waiting!.id, kept[1]!.id]);
+    expect(JSON.parse(kept[1]!.body).data.id).toBe(recent.id);
+    expect(await db().webhookAttempt.count({ where: { deliveryId: { in: [delivered!.id, failed!.id] } } })).toBe(0);
+    const log = await call("GET", `/api/webhooks/${hook.id}/deliveries`, { token: owner.token });
+    expect(log.body.attempts.map((attempt: { message_id: string }) => attempt.message_id)).toEqual([
+      kept[1]!.messageId,
+      waiting!.messageId,
+    ]);
   });
 
   it("keeps visits answering while a receiver takes 5 s for every message", async () => {
