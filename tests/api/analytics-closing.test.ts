@@ -15,7 +15,8 @@ import { setClock } from "@/lib/clock";
 import { db, disconnectDb } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
 import { seededRandom } from "../support/random";
-import { call, newUser, type TestUser } from "../support/api";
+import { createLink, report } from "../support/analytics";
+import { newUser, type TestUser } from "../support/api";
 
 /**
  * Closing UTC days (lib/analytics/store.ts, closeScanDays) against the raw rows, with every session
@@ -64,18 +65,6 @@ function scansFrom(
     };
   });
   return { rows, counts: rows.map(() => (next() < 0.2 ? 3 : 1)) };
-}
-
-async function createLink(user: TestUser, destination: string): Promise<string> {
-  const response = await call("POST", "/api/links", { token: user.token, body: { destination } });
-  expect(response.status).toBe(201);
-  return response.body.id;
-}
-
-async function report(user: TestUser, query: Record<string, string>) {
-  const response = await call("GET", `/api/analytics?${new URLSearchParams(query)}`, { token: user.token });
-  expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return response.body;
 }
 
 type Counted = { key: string; scans: number; uniques?: number };

@@ -4,7 +4,8 @@ import { writeScanBatch } from "@/lib/analytics/store";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
 import { seededRandom } from "../support/random";
-import { call, newUser, type TestUser } from "../support/api";
+import { createLink, report } from "../support/analytics";
+import { call, newUser } from "../support/api";
 
 /**
  * Visitors as the writer sees them: an address and browser, so one country, device, browser and OS
@@ -42,18 +43,6 @@ function scansOf(linkIds: string[]): ScanRow[] {
       visitor: bot ? null : person.visitor,
     };
   });
-}
-
-async function createLink(user: TestUser, destination: string): Promise<string> {
-  const response = await call("POST", "/api/links", { token: user.token, body: { destination } });
-  expect(response.status).toBe(201);
-  return response.body.id;
-}
-
-async function report(user: TestUser, query: Record<string, string>) {
-  const response = await call("GET", `/api/analytics?${new URLSearchParams(query)}`, { token: user.token });
-  expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return response.body;
 }
 
 type Counted = { key: string; scans: number; uniques: number };

@@ -8,6 +8,7 @@ import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
 import { seededRandom } from "../support/random";
+import { createLink, report } from "../support/analytics";
 import { call, newUser, type TestUser } from "../support/api";
 
 const COUNTRIES = ["AU", "NZ", "GB", null];
@@ -55,18 +56,6 @@ function scansOf(linkIds: string[]): ScanRow[] {
 function foldedCounts(length: number): number[] {
   const next = seededRandom(34);
   return Array.from({ length }, () => (next() < 0.25 ? 2 + Math.floor(next() * 4) : 1));
-}
-
-async function createLink(user: TestUser, destination: string): Promise<string> {
-  const response = await call("POST", "/api/links", { token: user.token, body: { destination } });
-  expect(response.status).toBe(201);
-  return response.body.id;
-}
-
-async function report(user: TestUser, query: Record<string, string>) {
-  const response = await call("GET", `/api/analytics?${new URLSearchParams(query)}`, { token: user.token });
-  expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return response.body;
 }
 
 type Counted = { key: string; scans: number; uniques: number };

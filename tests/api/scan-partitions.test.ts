@@ -5,7 +5,8 @@ import { MONTH, writeScanBatch } from "@/lib/analytics/store";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
-import { call, newUser, type TestUser } from "../support/api";
+import { createLink, report } from "../support/analytics";
+import { call, newUser } from "../support/api";
 
 // Raw scan events are partitioned by UTC day (prisma/migrations/20261127100000_scan_events_partitioned):
 // the retention job creates days ahead and drops whole days past the cutoff. The tests run in order on
@@ -26,12 +27,6 @@ afterEach(() => {
 
 function at(now: number) {
   setClock({ now: () => now });
-}
-
-async function createLink(user: TestUser, destination: string): Promise<string> {
-  const response = await call("POST", "/api/links", { token: user.token, body: { destination } });
-  expect(response.status).toBe(201);
-  return response.body.id;
 }
 
 /** A scan of the link at each instant, one visitor per instant; every fifth a bot. */
@@ -90,12 +85,6 @@ async function monthTotals(linkId: string): Promise<Record<string, number>> {
     SELECT to_char(bucket AT TIME ZONE 'UTC', 'YYYY-MM') AS month, scans FROM scan_rollups
     WHERE link_id = ${linkId} AND grain = ${MONTH} AND dimension = 0 ORDER BY bucket`;
   return Object.fromEntries(rows.map((row) => [row.month, Number(row.scans)]));
-}
-
-async function report(user: TestUser, query: Record<string, string>) {
-  const response = await call("GET", `/api/analytics?${new URLSearchParams(query)}`, { token: user.token });
-  expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return response.body;
 }
 
 describe("scan_events partitioned by UTC day", () => {
