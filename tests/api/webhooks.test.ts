@@ -546,7 +546,7 @@ describe("webhooks", () => {
     expect(receiver.received).toHaveLength(6);
   });
 
-  it("deletes messages a week after they were written once delivered or failed for good, with their attempts, never a waiting one", async () => {
+  it("deletes a message delivered or failed for good a week after it was written, with its attempts, never a waiting one", async () => {
     const owner = await newUser("hooks-prune");
     const hook = await addWebhook(owner, ["link.created"]);
     for (let index = 0; index < 3; index++) await createLink(owner);
