@@ -72,6 +72,8 @@ beforeAll(async () => {
     SHORT_BASE_URL: `http://${SHORT_HOST}`,
     RECHECK_INTERVAL_SECONDS: "0",
     TRUSTED_COUNTRY_HEADER: "x-vercel-ip-country",
+    // One proxy in front of each door: X-Forwarded-For's last entry before the door's own is the visitor's address.
+    TRUSTED_PROXY_HOPS: "1",
   };
   [front, proxy] = await Promise.all([startApp("front", env), startApp("proxy", env)]);
   // A fresh process opens its database pool on the first lookup; on a loaded machine that can
@@ -134,6 +136,8 @@ const CASES: Case[] = [
   ...(
     [
       ["rules: a trusted country header", { "x-vercel-ip-country": "AU", "user-agent": IPHONE }, "https://example.com/au"],
+      // No header names a country: the trusted address's, as analytics records it (GeoLite2 places this one in Australia).
+      ["rules: the country of a trusted address", { "x-forwarded-for": "203.2.218.214" }, "https://example.com/au"],
       ["rules: an iPhone", { "user-agent": IPHONE }, "https://example.com/ios"],
       ["rules: an Android phone", { "user-agent": ANDROID }, "https://example.com/android"],
       ["rules: Accept-Language", { "accept-language": "fr-CA,fr;q=0.9,en;q=0.5" }, "https://example.com/fr"],
