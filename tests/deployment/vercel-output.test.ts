@@ -16,7 +16,7 @@ const FUNCTION_BUDGET_BYTES = VERCEL_FUNCTION_LIMIT_BYTES / 2;
 
 type Route = { src?: string; middlewarePath?: string; middlewareRawSrc?: string[] };
 type OutputConfig = { routes: Route[]; crons?: { path: string; schedule: string }[] };
-type FunctionConfig = { runtime: string; filePathMap?: Record<string, string> };
+type FunctionConfig = { runtime: string; maxDuration?: number; filePathMap?: Record<string, string> };
 
 const required = Boolean(process.env.VERCEL_OUTPUT_REQUIRED);
 
@@ -42,6 +42,11 @@ describe.runIf(required || existsSync(OUTPUT))("the Vercel build output", () => 
     expect(crons.length).toBeGreaterThan(0);
     expect(output().crons).toEqual(crons);
     for (const cron of crons) expect(existsSync(path.join(FUNCTIONS, `${cron.path}.func`)), cron.path).toBe(true);
+  });
+
+  it("gives the jobs that run longest the minute their route asks for", () => {
+    for (const job of ["/api/cron/webhooks", "/api/cron/scan-retention"])
+      expect(functionConfig(path.join(FUNCTIONS, `${job}.func`)).maxDuration, job).toBe(60);
   });
 
   it("keeps every function under half of Vercel's 250 MB limit, files it references included", () => {
