@@ -6,6 +6,7 @@ import { closeScanDays, DAY, MONTH, QUARTER } from "@/lib/analytics/store";
 import { db } from "@/lib/db/client";
 import { type Door, startApp, type RunningApp } from "@/scripts/app-process";
 import { newUser, type TestUser } from "../support/api";
+import { testAppEnv } from "../support/app-env";
 
 const SHORT_HOST = "s.test.example";
 const APP_HOST = "app.test.example";
@@ -37,12 +38,8 @@ const MIX = [
  * that too; under `next start` the header arrives as sent.
  */
 async function start(door: Door): Promise<RunningApp> {
-  const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
   const app = await startApp(door, {
-    DATABASE_URL,
-    DATABASE_POOL_SIZE,
-    AUTH_SECRET,
-    DNS_RESOLVER,
+    ...testAppEnv(),
     SHORT_BASE_URL: `http://${SHORT_HOST}`,
     BASE_URL: `http://${APP_HOST}`,
     RECHECK_INTERVAL_SECONDS: "0",

@@ -3,6 +3,7 @@ import { startApp, type RunningApp } from "@/scripts/app-process";
 import { idleScheduling } from "@/lib/idle-process";
 import { newUser } from "../support/api";
 import { threadPolicies } from "../support/scheduling";
+import { testAppEnv } from "../support/app-env";
 
 /**
  * Under `npm start` the front door (short links) and the application (dashboard and API) are two
@@ -15,8 +16,7 @@ let app: RunningApp;
 let baseUrl: string;
 
 beforeAll(async () => {
-  const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
-  app = await startApp("front", { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER });
+  app = await startApp("front", testAppEnv());
   baseUrl = `http://localhost:${app.port}`;
 }, 300_000);
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "@/scripts/app-process";
 import { newUser } from "../support/api";
+import { testAppEnv } from "../support/app-env";
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -17,8 +18,7 @@ function post(url: string, options: { token?: string; json?: unknown; form?: str
 }
 
 beforeAll(async () => {
-  const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
-  const env = { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER, RECHECK_INTERVAL_SECONDS: "0" };
+  const env = { ...testAppEnv(), RECHECK_INTERVAL_SECONDS: "0" };
   [localBilling, noBilling] = await Promise.all([
     startApp("front", { ...env, BILLING_PROVIDER: "local" }),
     startApp("front", env),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "@/scripts/app-process";
+import { testAppEnv } from "../support/app-env";
 
 /**
  * Who a caller without an account is, as the built app decides it for its write budget. Bare
@@ -15,12 +16,8 @@ let bare: RunningApp;
 let proxied: { next: RunningApp; front: RunningApp };
 
 beforeAll(async () => {
-  const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
   const env = {
-    DATABASE_URL,
-    DATABASE_POOL_SIZE,
-    AUTH_SECRET,
-    DNS_RESOLVER,
+    ...testAppEnv(),
     BASE_URL: "http://app.test.example",
     RECHECK_INTERVAL_SECONDS: "0",
     WRITE_RATE_LIMIT_PER_MINUTE: String(WRITES_PER_MINUTE),

@@ -1,18 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "@/scripts/app-process";
 import { newUser } from "../support/api";
+import { testAppEnv } from "../support/app-env";
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
 let app: RunningApp;
 
 beforeAll(async () => {
-  const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
   app = await startApp("front", {
-    DATABASE_URL,
-    DATABASE_POOL_SIZE,
-    AUTH_SECRET,
-    DNS_RESOLVER,
+    ...testAppEnv(),
     BILLING_PROVIDER: "local",
     RECHECK_INTERVAL_SECONDS: "0",
   });

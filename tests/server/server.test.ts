@@ -4,6 +4,7 @@ import { db } from "@/lib/db/client";
 import { startApp, type RunningApp } from "@/scripts/app-process";
 import { newUser } from "../support/api";
 import { colourAt, decodeQr, pixelsOf, solidImage } from "../support/images";
+import { testAppEnv } from "../support/app-env";
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -22,8 +23,7 @@ function expectJson(response: Response): void {
 }
 
 beforeAll(async () => {
-  const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
-  app = await startApp("front", { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER });
+  app = await startApp("front", testAppEnv());
   baseUrl = `http://localhost:${app.port}`;
 }, 300_000);
 
@@ -158,8 +158,7 @@ describe("the production server over HTTP", () => {
 
 describe("shutting down", () => {
   it("writes the scans still buffered when the server receives SIGTERM", async () => {
-    const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
-    const instance = await startApp("front", { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER });
+    const instance = await startApp("front", testAppEnv());
     const { token } = await newUser("shutdown");
     const created = await fetch(`${instance.url}/api/links`, {
       method: "POST",

@@ -4,6 +4,7 @@ import { newUser } from "../support/api";
 import { rawRequest } from "../support/http";
 import { waitUntilClearOfWindowBoundary } from "../support/redis";
 import { type UpstashStandIn, startUpstashStandIn } from "../support/upstash-stand-in";
+import { testAppEnv } from "../support/app-env";
 
 /**
  * Vercel's shape: two instances of the app under `next start` (the proxy answers short links), with
@@ -26,12 +27,8 @@ let second: RunningApp;
 
 beforeAll(async () => {
   upstash = await startUpstashStandIn();
-  const { DATABASE_URL, DATABASE_POOL_SIZE, AUTH_SECRET, DNS_RESOLVER } = process.env;
   const env = {
-    DATABASE_URL,
-    DATABASE_POOL_SIZE,
-    AUTH_SECRET,
-    DNS_RESOLVER,
+    ...testAppEnv(),
     UPSTASH_REDIS_REST_URL: upstash.url,
     UPSTASH_REDIS_REST_TOKEN: upstash.token,
     WRITE_RATE_LIMIT_PER_MINUTE: String(WRITES_PER_MINUTE),
