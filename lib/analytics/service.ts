@@ -8,7 +8,7 @@ import type { Principal } from "@/lib/workspaces/types";
 import { readAnalytics, recentScansByLink } from "./store";
 import { type AnalyticsQuery, type AnalyticsReport, filterOf, type ScanRetentionRun } from "./schemas";
 import { DomainError } from "@/lib/http/errors";
-import { closeScanDays, createScanPartitionsAhead, pruneScanData } from "./store";
+import { type ClosedScanDays, closeScanDays, createScanPartitionsAhead, pruneScanData } from "./store";
 
 /**
  * Scan counts for one link of the caller's workspace, or for the whole workspace, of every scan or
@@ -79,3 +79,15 @@ export async function applyScanRetention(): Promise<ScanRetentionRun> {
     );
   return { retention_days: retentionDays, deleted_before: cutoff.toISOString(), events_deleted: events };
 }
+
+/**
+ * Closes every UTC day up to and including today, so scans written for the rest of today go to their
+ * day and month rows as they are written (docs/adr/0009-closed-days.md). Safe at any time; run it
+ * (`npm run close-scan-days`) before rolling back below the release that closes days, whose
+ * predecessors read whole days from day rows and never close one.
+ */
+export function closeScanDaysThroughToday(): Promise<ClosedScanDays> {
+  return closeScanDays(clock().now() + DAY_MS);
+}
+
+const DAY_MS = 86_400_000;

@@ -1,8 +1,11 @@
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { describe, expect, it } from "vitest";
 import { config } from "@/lib/config";
-import { call } from "../support/api";
+import { call, newUser } from "../support/api";
 import { runCommand } from "../support/command";
+import type { ScanRow } from "@/lib/analytics/enrich";
+import { DAY, writeScanBatch } from "@/lib/analytics/store";
+import { db } from "@/lib/db/client";
 
 const CLI_TIMEOUT_MS = 60_000;
 
@@ -86,6 +89,46 @@ describe("npm run session-token", () => {
       expect(result.exitCode).toBe(2);
       expect(result.stdout).toBe("");
       expect(result.stderr).toMatch(/^Usage: npm run --silent session-token -- --email [^\n]+\n$/);
+    },
+    CLI_TIMEOUT_MS,
+  );
+});
+
+describe("npm run close-scan-days", () => {
+  it(
+    "closes today: its waiting scans go to their day and month rows, and so do the scans written after it",
+    async () => {
+      const user = await newUser("close-today");
+      const link = await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/today" } });
+      const scan = (visitor: string): ScanRow => ({
+        linkId: link.body.id,
+        host: "s.test.example",
+        occurredAt: new Date(),
+        userAgent: "Mozilla/5.0",
+        referrerHost: null,
+        country: "NZ",
+        viaQr: true,
+        device: "mobile",
+        browser: null,
+        os: null,
+        bot: false,
+        visitor,
+      });
+      await writeScanBatch("close-today-before", [scan("a".repeat(32))]);
+      const dayScans = async () => {
+        const [row] = await db().$queryRaw<{ scans: bigint | null }[]>`
+          SELECT sum(scans) AS scans FROM scan_rollups WHERE link_id = ${link.body.id} AND grain = ${DAY} AND dimension = 0`;
+        return Number(row?.scans ?? 0);
+      };
+      expect(await dayScans()).toBe(0);
+
+      const result = await runNpmScript("close-scan-days", []);
+      const today = new Date().toISOString().slice(0, 10);
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(new RegExp(`^Closed \\d+ day\\(s\\), \\d{4}-\\d{2}-\\d{2} to ${today}; `));
+      expect(await dayScans()).toBe(1);
+      await writeScanBatch("close-today-after", [scan("b".repeat(32))]);
+      expect(await dayScans()).toBe(2);
     },
     CLI_TIMEOUT_MS,
   );
