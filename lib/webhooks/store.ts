@@ -187,14 +187,21 @@ export async function pruneFinishedDeliveries(before: Date, limit: number): Prom
       SELECT id FROM webhook_deliveries WHERE state <> 'pending' AND created_at < ${before} ORDER BY created_at LIMIT ${limit})`;
 }
 
-/** Hands claimed deliveries back unsent: due when they were, their attempt not counted (they stay closed to later scans). */
+/**
+ * Hands claimed deliveries back unsent: due when they were, their attempt not counted (they stay
+ * closed to later scans). One whose attempts changed since the claim (Retry now started them afresh)
+ * is no longer this sender's to hand back, and is left as it is.
+ */
 export async function releaseClaims(deliveries: readonly ClaimedDelivery[]): Promise<void> {
   if (deliveries.length === 0) return;
   await db().$executeRaw`
     UPDATE webhook_deliveries d SET next_attempt_at = r.due_at, attempts = d.attempts - 1
-    FROM unnest(${deliveries.map((delivery) => delivery.id)}::bigint[], ${deliveries.map((delivery) => delivery.dueAt)}::timestamptz[])
-      AS r(id, due_at)
-    WHERE d.id = r.id AND d.state = 'pending'`;
+    FROM unnest(
+      ${deliveries.map((delivery) => delivery.id)}::bigint[],
+      ${deliveries.map((delivery) => delivery.dueAt)}::timestamptz[],
+      ${deliveries.map((delivery) => delivery.attempt)}::int[]
+    ) AS r(id, due_at, attempt)
+    WHERE d.id = r.id AND d.state = 'pending' AND d.attempts = r.attempt`;
 }
 
 export type AttemptRecord = {

@@ -546,6 +546,36 @@ describe("webhooks", () => {
     expect(receiver.received).toHaveLength(6);
   });
 
+  it("keeps a message's retries when Retry now lands while a pass holds it, then hands it back unsent", async () => {
+    const owner = await newUser("hooks-retry-claimed");
+    const hook = await addWebhook(owner, ["link.created"]);
+    await createLink(owner);
+    await createLink(owner);
+    const [, second] = await db().webhookDelivery.findMany({ where: { webhookId: hook.id }, orderBy: { id: "asc" } });
+    receiver.delayMs = 300;
+    // The pass claims both and sends the first; while it waits, the owner asks for the second now.
+    const pass = runWebhookDeliveries(100);
+    await expect.poll(() => receiver.inFlight).toBe(1);
+    const retried = await call("POST", `/api/webhooks/${hook.id}/deliveries/${second!.messageId}/retry`, {
+      token: owner.token,
+    });
+    expect(retried.status, retried.text).toBe(200);
+    // The pass's time is up after the first: the second goes back unsent, its retries whole.
+    await pass;
+    expect(await db().webhookDelivery.findUniqueOrThrow({ where: { id: second!.id } })).toMatchObject({
+      state: "pending",
+      attempts: 0,
+    });
+
+    // Its first attempt fails as a first attempt does: retried later, the endpoint left enabled.
+    receiver.delayMs = 0;
+    receiver.status = 500;
+    await runWebhookDeliveries();
+    expect(receiver.received.filter((message) => message.id === second!.messageId)).toHaveLength(1);
+    const endpoint = await call("GET", `/api/webhooks/${hook.id}`, { token: owner.token });
+    expect(endpoint.body).toMatchObject({ disabled: false });
+  });
+
   it("deletes a message delivered or failed for good a week after it was written, with its attempts, never a waiting one", async () => {
     const owner = await newUser("hooks-prune");
     const hook = await addWebhook(owner, ["link.created"]);
