@@ -1,5 +1,6 @@
 import { NextResponse, type NextFetchEvent, type NextRequest } from "next/server";
 import { scanBuffer } from "@/lib/analytics/scans";
+import { behindFrontDoor, splitFrontDoorPeer } from "@/lib/http/client-address";
 import { foreignServerAction, malformedRequest, undecodableServerAction, type Refusal } from "@/lib/http/malformed-request";
 import { invalidationsSent } from "@/lib/links/invalidation";
 import { applicationRefusal, serveVisit, visitFor, type DoorRequest, type Served } from "@/lib/resolution/door";
@@ -15,12 +16,15 @@ const SCAN_FLUSH_WINDOW_MS = 25;
 export async function proxy(request: NextRequest, event: NextFetchEvent): Promise<Response> {
   const malformed = malformedRequest(request.method, request.nextUrl.pathname);
   if (malformed) return new Response(malformed.body, malformed);
+  // Behind npm start's front door, the last X-Forwarded-For entry is the peer it appended.
+  const frontDoor = behindFrontDoor.get() ? splitFrontDoorPeer(request.headers.get("x-forwarded-for")) : null;
   const door: DoorRequest = {
     method: request.method,
     hostHeader: request.headers.get("host"),
     pathname: request.nextUrl.pathname,
     search: request.nextUrl.search,
-    header: (name) => request.headers.get(name),
+    header: (name) => (frontDoor && name === "x-forwarded-for" ? frontDoor.forwardedFor : request.headers.get(name)),
+    peerAddress: frontDoor?.peerAddress ?? null,
   };
   const visit = await visitFor(door);
   if (visit) return visitAnswer(await serveVisit(visit), event);

@@ -18,6 +18,19 @@ const FALLBACK_ADDRESS_KEY = "permalink-client-address";
 export const behindFrontDoor = processSingleton("behindFrontDoor", () => false);
 
 /**
+ * X-Forwarded-For of a request Next's proxy takes behind the front door, cut back into what the
+ * front door took (the header as sent to it) and the socket's peer it appended, so a visit Next
+ * answers there records the same facts as one the front door answers (its dot segments resolved,
+ * `/x/../slug` is a short-link path to Next only).
+ */
+export function splitFrontDoorPeer(forwardedFor: string | null): { forwardedFor: string | null; peerAddress: string | null } {
+  if (!forwardedFor) return { forwardedFor: null, peerAddress: null };
+  const lastComma = forwardedFor.lastIndexOf(",");
+  if (lastComma === -1) return { forwardedFor: null, peerAddress: forwardedFor.trim() || null };
+  return { forwardedFor: forwardedFor.slice(0, lastComma), peerAddress: forwardedFor.slice(lastComma + 1).trim() || null };
+}
+
+/**
  * The caller's address for per-client limits: the X-Forwarded-For entry written by the outermost
  * proxy we trust (trustedAddress). "unknown" when nothing trustworthy names one: under bare
  * `next start` with no proxy counted, every caller without an account shares that one budget.

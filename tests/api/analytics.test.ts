@@ -1,10 +1,13 @@
+import { NextRequest, type NextFetchEvent } from "next/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scanBuffer } from "@/lib/analytics/scans";
 import { writeScanBatch } from "@/lib/analytics/store";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
+import { behindFrontDoor } from "@/lib/http/client-address";
 import { resetResolutionRuntime } from "@/lib/resolution/runtime";
+import { proxy } from "@/proxy";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
 import { visit } from "../support/visits";
 
@@ -153,6 +156,32 @@ describe("recording", () => {
       GB: [2, 1],
       unknown: [1, 1],
     });
+  });
+
+  it("counts a visit Next's proxy answers behind npm start's front door by the peer the front door appended", async () => {
+    const user = await newUser("analytics");
+    const link = await createLink(user);
+    // npm start's application process: the front door hands it what is not a short-link path as
+    // it came (`/x/../slug`), after appending its socket's peer; Next resolves the dot segment.
+    behindFrontDoor.set(true);
+    try {
+      const from = async (forwardedFor: string) => {
+        const request = new NextRequest(`http://s.test.example/x/../${link.slug}`, {
+          headers: { host: "s.test.example", "user-agent": AGENTS.phone, "x-forwarded-for": forwardedFor },
+        });
+        const answer = await proxy(request, { waitUntil: () => undefined } as unknown as NextFetchEvent);
+        expect(answer.status).toBe(302);
+        await scanBuffer().flush();
+      };
+      setEnv("TRUSTED_PROXY_HOPS", "0");
+      await from("203.2.218.214, 81.2.69.142");
+      // Behind HAProxy (npm run cluster): it wrote the client's entry, the front door its own address.
+      setEnv("TRUSTED_PROXY_HOPS", "1");
+      await from("203.2.218.214, 81.2.69.142, 127.0.0.1");
+    } finally {
+      behindFrontDoor.reset();
+    }
+    expect(keyed((await analytics(user, { link_id: link.id, group_by: "country" })).body.data)).toEqual({ GB: [2, 1] });
   });
 
   it("counts a visitor once per UTC day, per link and per workspace", async () => {
