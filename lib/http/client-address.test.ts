@@ -38,6 +38,14 @@ describe("the client address", () => {
     expect(addressOf({ "x-forwarded-for": "203.0.113.9, 198.51.100.4", "x-real-ip": "10.9.9.9" })).toBe("203.0.113.9");
   });
 
+  it("counts a caller by the address a proxy wrote, not the port it may write after it (ip:port, [ipv6]:port)", () => {
+    proxiesInFront(1);
+    expect(addressOf({ "x-forwarded-for": "10.9.9.9, 203.0.113.9:51234" })).toBe("203.0.113.9");
+    expect(addressOf({ "x-forwarded-for": "[2001:db8::7]:51234" })).toBe("2001:db8::7");
+    expect(addressOf({ "x-forwarded-for": "[2001:db8::7]" })).toBe("2001:db8::7");
+    expect(addressOf({ "x-forwarded-for": "2001:db8::7" })).toBe("2001:db8::7");
+  });
+
   it("behind the front door, trusts the socket's peer it appends, after the proxies in front", () => {
     behindFrontDoor.set(true);
     proxiesInFront(0);

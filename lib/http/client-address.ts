@@ -57,9 +57,22 @@ export function trustedAddress(forwardedFor: string | null, realIp: string | nul
     .split(",")
     .map((entry) => entry.trim())
     .filter(Boolean);
-  if (entries.length === 0) return TRUSTED_PROXY_HOPS > 0 ? realIp?.trim() || null : null;
+  if (entries.length === 0) return TRUSTED_PROXY_HOPS > 0 ? withoutPort(realIp?.trim() || null) : null;
   const trustedEntries = TRUSTED_PROXY_HOPS + (peerAppended ? 1 : 0);
-  return trustedEntries === 0 ? null : entries[Math.max(0, entries.length - trustedEntries)]!;
+  return trustedEntries === 0 ? null : withoutPort(entries[Math.max(0, entries.length - trustedEntries)]!);
+}
+
+/**
+ * An entry's address without the port some proxies write after it (Azure's `203.0.113.9:51234`,
+ * `[2001:db8::7]:51234`): a client picks its port afresh for every connection, so counting it
+ * would make each connection a new caller.
+ */
+function withoutPort(entry: string | null): string | null {
+  if (entry === null) return null;
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(entry);
+  if (bracketed) return bracketed[1]!;
+  const ipv4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(entry);
+  return ipv4WithPort ? ipv4WithPort[1]! : entry;
 }
 
 /**
