@@ -20,8 +20,9 @@ export const behindFrontDoor = processSingleton("behindFrontDoor", () => false);
 /**
  * X-Forwarded-For of a request Next's proxy takes behind the front door, cut back into what the
  * front door took (the header as sent to it) and the socket's peer it appended, so a visit Next
- * answers there records the same facts as one the front door answers (its dot segments resolved,
- * `/x/../slug` is a short-link path to Next only).
+ * answers there records the same facts as one the front door answers. Next answers a visit there
+ * when the two processes' verified-domain lookups disagree for a moment (a custom domain verified
+ * while the front door still holds its "not verified" answer).
  */
 export function splitFrontDoorPeer(forwardedFor: string | null): { forwardedFor: string | null; peerAddress: string | null } {
   if (!forwardedFor) return { forwardedFor: null, peerAddress: null };

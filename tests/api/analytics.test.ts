@@ -161,12 +161,12 @@ describe("recording", () => {
   it("counts a visit Next's proxy answers behind npm start's front door by the peer the front door appended", async () => {
     const user = await newUser("analytics");
     const link = await createLink(user);
-    // npm start's application process: the front door hands it what is not a short-link path as
-    // it came (`/x/../slug`), after appending its socket's peer; Next resolves the dot segment.
+    // npm start's application process: the front door appended its socket's peer before handing
+    // the request to Next, whose proxy answers it as a visit.
     behindFrontDoor.set(true);
     try {
       const from = async (forwardedFor: string) => {
-        const request = new NextRequest(`http://s.test.example/x/../${link.slug}`, {
+        const request = new NextRequest(`http://s.test.example/${link.slug}`, {
           headers: { host: "s.test.example", "user-agent": AGENTS.phone, "x-forwarded-for": forwardedFor },
         });
         const answer = await proxy(request, { waitUntil: () => undefined } as unknown as NextFetchEvent);
