@@ -16,3 +16,11 @@ export function setClock(replacement: Clock | undefined): void {
   if (replacement) processClock.set(replacement);
   else processClock.reset();
 }
+
+/** A UTC day's length: every UTC day has it (UTC has no daylight saving). */
+export const DAY_MS = 86_400_000;
+
+/** The first instant of the UTC day holding `instant` (epoch milliseconds). */
+export function utcDayStart(instant: number): number {
+  return Math.floor(instant / DAY_MS) * DAY_MS;
+}

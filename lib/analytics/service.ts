@@ -1,4 +1,4 @@
-import { clock } from "@/lib/clock";
+import { clock, DAY_MS } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { csvTable } from "@/lib/http/csv";
 import { log } from "@/lib/log";
@@ -89,5 +89,3 @@ export async function applyScanRetention(): Promise<ScanRetentionRun> {
 export function closeScanDaysThroughToday(): Promise<ClosedScanDays> {
   return closeScanDays(clock().now() + DAY_MS);
 }
-
-const DAY_MS = 86_400_000;

@@ -4,7 +4,7 @@ import { pool, writerPool } from "@/lib/db/pool";
 import type { ScanRow } from "./enrich";
 import type { ParkedWrite } from "./scan-buffer";
 import { scanMessageFromText, scanMessageText } from "./scan-message";
-import { clock } from "@/lib/clock";
+import { clock, DAY_MS, utcDayStart } from "@/lib/clock";
 import { Prisma } from "@/lib/db/generated/client";
 import { DomainError } from "@/lib/http/errors";
 import { MAX_SCAN_MESSAGE_BYTES, scanMessages } from "@/lib/webhooks/outbox";
@@ -380,7 +380,7 @@ export type ClosedScanDays = { closed: string[]; locked: boolean };
  * longer than ROLLUP_DAYS_LOCK_TIMEOUT: the next run moves it.
  */
 export async function closeScanDays(now: number): Promise<ClosedScanDays> {
-  const locked = await moveDailyFrom(new Date(Math.floor(now / DAY_MS) * DAY_MS));
+  const locked = await moveDailyFrom(new Date(utcDayStart(now)));
   const closed: string[] = [];
   for (let day = await closeNextScanDay(); day; day = await closeNextScanDay()) closed.push(day);
   return { closed, locked };
@@ -431,7 +431,7 @@ async function closeNextScanDay(): Promise<string | undefined> {
       await client.query("UPDATE scan_rollup_days SET closed_before = daily_from");
       return undefined;
     }
-    const day = new Date(Math.floor(first.getTime() / DAY_MS) * DAY_MS);
+    const day = new Date(utcDayStart(first.getTime()));
     const next = new Date(day.getTime() + DAY_MS);
     await client.query({
       name: "analytics.close-scan-day",
@@ -453,7 +453,6 @@ async function rollupsClosedBefore(client: DbClient): Promise<Date> {
 /** No closing state at all (a database restored without it): the writer then adds every scan to every grain itself. */
 const FOREVER = new Date(8_640_000_000_000_000);
 
-const DAY_MS = 86_400_000;
 /** Visitor sets outlive their day by two (a late batch still finds them); batch claims by as long. */
 const VISITOR_DAYS_KEPT = 2;
 const PRUNE_CHUNK = 10_000;
@@ -527,7 +526,7 @@ export type ScanPartitionsCreated = { created: string[]; locked: boolean };
  * when every day is covered.
  */
 export async function createScanPartitionsAhead(now: number): Promise<ScanPartitionsCreated> {
-  const firstDay = Math.floor(now / DAY_MS) * DAY_MS;
+  const firstDay = utcDayStart(now);
   const days = Array.from({ length: SCAN_PARTITION_DAYS_AHEAD + 1 }, (_, index) => firstDay + index * DAY_MS);
   const uncovered = (partitions: ScanPartition[]) =>
     days.filter((day) => !partitions.some((partition) => !partition.isDefault && covers(partition, day)));
@@ -700,8 +699,8 @@ export async function scansPerLinkSince(
 
 /** From the start of the UTC day holding `since` to the end of today (UTC). */
 function utcDaysUpToToday(since: Date): Pick<Range, "start" | "end"> {
-  const start = new Date(Math.floor(since.getTime() / DAY_MS) * DAY_MS);
-  return { start, end: new Date(Math.max(start.getTime(), Math.floor(clock().now() / DAY_MS) * DAY_MS) + DAY_MS) };
+  const start = new Date(utcDayStart(since.getTime()));
+  return { start, end: new Date(Math.max(start.getTime(), utcDayStart(clock().now())) + DAY_MS) };
 }
 
 export type AnalyticsRequest = {
@@ -995,7 +994,7 @@ async function withinFilter(tx: DbClient, request: AnalyticsRequest, range: Rang
  * reads by default, so a list ordered by it shows the same numbers. Links without scans are absent.
  */
 export async function recentScansByLink(workspaceId: string, days: number, now: Date): Promise<Prisma.Sql> {
-  const end = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS + DAY_MS);
+  const end = new Date(utcDayStart(now.getTime()) + DAY_MS);
   const range = { start: new Date(end.getTime() - days * DAY_MS), end, closedBefore: await rollupsClosedBefore(readDb()) };
   const slices = rollupSlices(Prisma.sql`link_id, scans`, linkTotalsOf(workspaceId), range);
   return Prisma.sql`SELECT link_id, sum(scans)::bigint AS scans FROM (${slices}) slices GROUP BY link_id`;
@@ -1018,7 +1017,7 @@ export function coveringSlices(start: Date, end: Date, closedBefore: Date): Roll
 
 function closedDaySlices(start: Date, end: Date): RollupSlice[] {
   const firstDay = new Date(Math.ceil(start.getTime() / DAY_MS) * DAY_MS);
-  const lastDay = new Date(Math.floor(end.getTime() / DAY_MS) * DAY_MS);
+  const lastDay = new Date(utcDayStart(end.getTime()));
   if (firstDay >= lastDay) return [{ grain: QUARTER, from: start, to: end }];
   const firstMonth = monthStart(firstDay, firstDay.getUTCDate() === 1 ? 0 : 1);
   const lastMonth = monthStart(lastDay, 0);

@@ -1,5 +1,5 @@
 import { scansPerLinkSince } from "@/lib/analytics/store";
-import { clock } from "@/lib/clock";
+import { clock, DAY_MS, utcDayStart } from "@/lib/clock";
 import { csvRow } from "@/lib/http/csv";
 import { shortUrl, tagNamesOf } from "@/lib/links/present";
 import { allLinkPages } from "@/lib/links/service";
@@ -7,7 +7,6 @@ import type { LinkRow } from "@/lib/links/store";
 import type { Principal } from "@/lib/workspaces/types";
 import type { ExportedLink, ExportFormat } from "./schemas";
 
-const DAY_MS = 24 * 3600 * 1000;
 const SCAN_WINDOW_DAYS = 30;
 
 const CSV_HEADER: readonly (keyof ExportedLink)[] = [
@@ -97,6 +96,6 @@ async function exportedRows(workspaceId: string, links: LinkRow[], since: Date):
 
 /** The start of the UTC day 29 days ago: the last 30 days, today included. */
 function scanWindowStart(): Date {
-  const today = Math.floor(clock().now() / DAY_MS) * DAY_MS;
+  const today = utcDayStart(clock().now());
   return new Date(today - (SCAN_WINDOW_DAYS - 1) * DAY_MS);
 }

@@ -1,7 +1,7 @@
 import { normaliseEmail } from "@/lib/auth/email";
 import { liveKeyClaimer, revokeKeyClaimedBy } from "@/lib/auth/store";
 import { requireInviteEntitlement } from "@/lib/billing/entitlement";
-import { clock } from "@/lib/clock";
+import { clock, DAY_MS } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { type DbClient, transaction } from "@/lib/db/client";
 import { emailAvailable, EMAIL_NOT_CONFIGURED, sendEmail } from "@/lib/email";
@@ -33,8 +33,6 @@ export type RoleChange = Member & { api_key_revoked: boolean };
 
 /** A removal's answer: who left the list, and whether the API key they claimed went with them. */
 export type Removal = { id: string; api_key_revoked: boolean };
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Invitation e-mails (invitations and re-sends) one workspace may send a UTC day: a team's onboarding, not a mailing list. */
 export const INVITATIONS_PER_WORKSPACE_PER_DAY = 50;

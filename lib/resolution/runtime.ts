@@ -1,4 +1,4 @@
-import { clock } from "@/lib/clock";
+import { clock, DAY_MS } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { forgetVerifiedHosts } from "@/lib/domains/verified-hosts";
 import { safetyChecker } from "@/lib/safety/instance";
@@ -14,8 +14,6 @@ import { processSingleton } from "@/lib/process-singleton";
 
 type Runtime = { deps: ResolutionDeps; stopListening(): void };
 const runtime = processSingleton("resolutionRuntime", createRuntime);
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The process's resolution dependencies, built once from configuration and shared by both doors. */
 export function resolutionRuntime(): ResolutionDeps {
