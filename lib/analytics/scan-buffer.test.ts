@@ -105,7 +105,7 @@ describe("ScanBuffer", () => {
         throw new Error("database unavailable");
       },
       (message) => messages.push(message),
-      { batchSize: 10, flushAt: 10, maxBuffered: 100, parkAt: Infinity },
+      { batchSize: 10, flushAt: 10, maxBuffered: 100, parkAt: Infinity, writers: 1 },
     );
     for (let i = 0; i < 250; i++) {
       buffer.record(i);
@@ -242,7 +242,7 @@ describe("ScanBuffer with identical scans folded", () => {
         throw new Error("database unavailable");
       },
       (message) => messages.push(message),
-      { batchSize: 10, flushAt: Infinity, maxBuffered: 100, parkAt: Infinity },
+      { batchSize: 10, flushAt: Infinity, maxBuffered: 100, parkAt: Infinity, writers: 1 },
       sameVisit,
     );
     for (let at = 0; at < 250; at++) for (let repeat = 0; repeat < 3; repeat++) buffer.record({ link: "a", at });
@@ -272,7 +272,7 @@ function parkingLot(writer: { write: (batch: ScanBatch<string>) => Promise<void>
   return { parked, notices, overflow };
 }
 
-const PARKING_LIMITS = { batchSize: 10, flushAt: Infinity, maxBuffered: 100, parkAt: 30 };
+const PARKING_LIMITS = { batchSize: 10, flushAt: Infinity, maxBuffered: 100, parkAt: 30, writers: 1 };
 
 describe("ScanBuffer with an overflow", () => {
   it("parks the oldest batches while parkAt events wait, writes the rest, then writes the parked ones oldest first", async () => {
@@ -399,6 +399,99 @@ describe("ScanBuffer with an overflow", () => {
     expect(messages.filter((message) => message.startsWith("Writing parked scans failed"))).toHaveLength(1);
     expect(parkedWriter.batches.flatMap((batch) => batch.events)).toEqual(Array.from({ length: 30 }, (_, i) => `e${i}`));
     expect(buffer.stats()).toEqual({ buffered: 0, written: 50, parked: 30, dropped: 0 });
+  });
+});
+
+describe("ScanBuffer with two writers", () => {
+  const TWO_WRITERS = { batchSize: 10, flushAt: Infinity, maxBuffered: 1000, parkAt: Infinity, writers: 2 };
+
+  it("writes two batches at once, never more, each event once, and a flush resolves once what was recorded before it is written", async () => {
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const written: string[] = [];
+    const buffer = new ScanBuffer<string>(
+      async (batch) => {
+        mostInFlight = Math.max(mostInFlight, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        written.push(...batch.events);
+        inFlight--;
+      },
+      quiet,
+      TWO_WRITERS,
+    );
+    const flushes: Promise<void>[] = [];
+    for (let i = 0; i < 300; i++) {
+      const event = `e${i}`;
+      buffer.record(event);
+      flushes.push(buffer.flush().then(() => expect(written).toContain(event)));
+      if (i % 7 === 0) await Promise.resolve();
+    }
+    await Promise.all(flushes);
+    expect(mostInFlight).toBe(2);
+    expect([...written].sort()).toEqual(Array.from({ length: 300 }, (_, i) => `e${i}`).sort());
+    expect(buffer.stats()).toEqual({ buffered: 0, written: 300, parked: 0, dropped: 0 });
+  });
+
+  it("starts no batch after one fails, keeps it under its id, and retries it first on the next run", async () => {
+    const attempts: ScanBatch<string>[] = [];
+    let failNext = true;
+    const messages: string[] = [];
+    const buffer = new ScanBuffer<string>(
+      async (batch) => {
+        attempts.push(batch);
+        if (failNext) {
+          failNext = false;
+          throw new Error("database unavailable");
+        }
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      },
+      (message) => messages.push(message),
+      TWO_WRITERS,
+    );
+    for (let i = 0; i < 50; i++) buffer.record(`e${i}`);
+    await buffer.flush();
+    // e0–e9 failed at once; e10–e19 was already being written beside it; nothing after that started.
+    expect(attempts.map((batch) => batch.events[0])).toEqual(["e0", "e10"]);
+    expect(buffer.stats()).toMatchObject({ buffered: 40, written: 10 });
+    expect(messages).toHaveLength(1);
+
+    await buffer.flush();
+    expect(attempts[2]!.id, "the failed batch, retried first under its id").toBe(attempts[0]!.id);
+    expect(buffer.stats()).toEqual({ buffered: 0, written: 50, parked: 0, dropped: 0 });
+  });
+
+  it("writes parked batches two at a time, each once, and says it caught up only once both are written", async () => {
+    const parked: ScanBatch<string>[] = [];
+    const notices: string[] = [];
+    const written: string[] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const writeSlowly = async (batch: ScanBatch<string>) => {
+      mostInFlight = Math.max(mostInFlight, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      written.push(...batch.events);
+      inFlight--;
+    };
+    const buffer = new ScanBuffer<string>(writeSlowly, quiet, { ...TWO_WRITERS, parkAt: 30 }, undefined, {
+      park: async (batch) => void parked.push(batch),
+      // Taken out before it is written, as scan_inbox's row is locked (SKIP LOCKED): the other writer takes the next.
+      writeParked: async () => {
+        const oldest = parked.shift();
+        if (!oldest) return { taken: false };
+        await writeSlowly(oldest);
+        return { taken: true, written: oldest.events.length };
+      },
+      notice: (message) => void notices.push(message),
+    });
+    for (let i = 0; i < 100; i++) buffer.record(`e${i}`);
+    await vi.waitFor(() => expect(parked).toHaveLength(8));
+
+    await buffer.flush();
+    await vi.waitFor(() => expect(notices.at(-1)).toMatch(/has caught up/));
+    expect(written, "every parked batch was written when the notice came").toHaveLength(100);
+    expect(new Set(written).size).toBe(100);
+    expect(mostInFlight).toBe(2);
+    expect(buffer.stats()).toEqual({ buffered: 0, written: 100, parked: 80, dropped: 0 });
   });
 });
 

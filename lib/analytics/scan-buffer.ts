@@ -18,6 +18,11 @@ export type ScanBufferLimits = {
   maxBuffered: number;
   /** With an overflow, waiting events from which a run parks batches instead of writing them. */
   parkAt: number;
+  /**
+   * Batches written at once (each on its own connection): while one batch's statement runs, the
+   * next is prepared and can run beside it on a second core.
+   */
+  writers: number;
 };
 
 /**
@@ -40,7 +45,13 @@ export type Overflow<Event> = {
 /** True when `next` is the same scan as `last` again (the same visitor, link and millisecond): one event then counts both. */
 export type SameScan<Event> = (last: Event, next: Event) => boolean;
 
-export const DEFAULT_LIMITS: ScanBufferLimits = { batchSize: 5000, flushAt: 5000, maxBuffered: 100_000, parkAt: 10_000 };
+export const DEFAULT_LIMITS: ScanBufferLimits = {
+  batchSize: 5000,
+  flushAt: 5000,
+  maxBuffered: 100_000,
+  parkAt: 10_000,
+  writers: 1,
+};
 
 /** What a draining process keeps of its time to park what it could not write. */
 const DRAIN_PARKING_RESERVE_MS = 3000;
@@ -84,7 +95,7 @@ export class ScanBuffer<Event> {
   private failed: ScanBatch<Event>[] = [];
   private failedEvents = 0;
   private failedScans = 0;
-  /** Whether runs are being written; one at a time, so failed batches are retried before anything newer. */
+  /** Whether runs are being written; one run at a time, so failed batches are retried before anything newer. */
   private writing = false;
   /** The next run, which every flush asked for since the current run began waits on; it starts when the current one ends. */
   private nextRun: Waiter | null = null;
@@ -92,7 +103,7 @@ export class ScanBuffer<Event> {
   /** The flush every flushWithin() of the current window shares; it starts when the window closes. */
   private windowFlush: Promise<void> | null = null;
   private failing = false;
-  /** Scans in the batch being written: neither buffered nor written until its commit answers. */
+  /** Scans in the batches being written: neither buffered nor written until their commits answer. */
   private writingScans = 0;
   private written = 0;
   private parked = 0;
@@ -223,57 +234,79 @@ export class ScanBuffer<Event> {
   }
 
   /**
-   * Parked batches, oldest first, while nothing new waits to be written and no flush is waiting for a
-   * run; stops at the first failure (the timer's next run tries again).
+   * Parked batches, oldest first, `writers` at once, while nothing new waits to be written and no
+   * flush is waiting for a run; stops at the first failure (the timer's next run tries again).
    */
   private async writeParked(): Promise<void> {
-    if (!this.overflow || this.draining || this.failing) return;
+    const overflow = this.overflow;
+    if (!overflow || this.draining || this.failing) return;
     if (Date.now() < this.nextParkedCheck) return;
-    while (!this.nextRun && this.waiting.length < this.limits.flushAt) {
-      let parked: ParkedWrite;
-      try {
-        parked = await this.overflow.writeParked();
-      } catch (error) {
-        if (!this.parkedWritesFailing)
-          this.log(`Writing parked scans failed; they stay parked and are retried every ${PARKED_RETRY_MS / 1000} s.`, error);
-        this.parkedWritesFailing = true;
-        this.nextParkedCheck = Date.now() + PARKED_RETRY_MS;
-        return;
+    let failure: { error: unknown } | undefined;
+    let foundNone = false;
+    const writeInTurn = async (): Promise<void> => {
+      while (!failure && !foundNone && !this.nextRun && this.waiting.length < this.limits.flushAt) {
+        try {
+          const parked = await overflow.writeParked();
+          if (parked.taken) this.written += parked.written;
+          else foundNone = true;
+        } catch (error) {
+          failure ??= { error };
+        }
       }
-      this.parkedWritesFailing = false;
-      if (!parked.taken) {
-        if (this.parkedSince !== null)
-          this.overflow.notice(
-            `The scan writer has caught up: every scan parked since ${new Date(this.parkedSince).toISOString()} is written.`,
-          );
-        this.parkedSince = null;
-        this.nextParkedCheck = Date.now() + PARKED_CHECK_INTERVAL_MS;
-        return;
-      }
-      this.written += parked.written;
+    };
+    await Promise.all(Array.from({ length: this.limits.writers }, writeInTurn));
+    if (failure) {
+      if (!this.parkedWritesFailing)
+        this.log(
+          `Writing parked scans failed; they stay parked and are retried every ${PARKED_RETRY_MS / 1000} s.`,
+          failure.error,
+        );
+      this.parkedWritesFailing = true;
+      this.nextParkedCheck = Date.now() + PARKED_RETRY_MS;
+      return;
     }
+    this.parkedWritesFailing = false;
+    if (!foundNone) return;
+    if (this.parkedSince !== null)
+      overflow.notice(
+        `The scan writer has caught up: every scan parked since ${new Date(this.parkedSince).toISOString()} is written.`,
+      );
+    this.parkedSince = null;
+    this.nextParkedCheck = Date.now() + PARKED_CHECK_INTERVAL_MS;
   }
 
-  /** Failed batches first, then the events waiting when the run began, in batches; stops at a failure. */
+  /**
+   * Failed batches first, then the events waiting when the run began, in batches, `writers` of them
+   * at once; after a failure no new batch starts (those being written finish).
+   */
   private async writeBuffered(): Promise<void> {
     let waitingAtStart = this.waiting.length;
-    for (;;) {
+    let failedInRun = false;
+    const nextBatch = (): ScanBatch<Event> | null => {
+      if (failedInRun) return null;
       const retry = this.takeFailed();
-      const batch = retry ?? this.cut(waitingAtStart);
-      if (!batch) return;
-      if (!retry) waitingAtStart -= batch.events.length;
-      this.writingScans = scansIn(batch);
-      try {
-        await this.write(batch);
-        this.written += scansIn(batch);
-        this.failing = false;
-      } catch (error) {
-        this.keepFailed(batch, "Writing", error);
-        return;
-      } finally {
-        this.writingScans = 0;
+      if (retry) return retry;
+      const batch = this.cut(waitingAtStart);
+      if (batch) waitingAtStart -= batch.events.length;
+      return batch;
+    };
+    const writeInTurn = async (): Promise<void> => {
+      for (let batch = nextBatch(); batch; batch = nextBatch()) {
+        const scans = scansIn(batch);
+        this.writingScans += scans;
+        try {
+          await this.write(batch);
+          this.written += scans;
+          if (!failedInRun) this.failing = false;
+        } catch (error) {
+          failedInRun = true;
+          this.keepFailed(batch, "Writing", error);
+        } finally {
+          this.writingScans -= scans;
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: this.limits.writers }, writeInTurn));
   }
 
   /**

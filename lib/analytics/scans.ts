@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
+import { scanWriterConnections } from "@/lib/db/pool";
 import { log } from "@/lib/log";
 import { natsConfigured } from "@/lib/nats/connection";
 import { processSingleton } from "@/lib/process-singleton";
@@ -81,7 +82,7 @@ const processBuffer = processSingleton("scanBuffer", () => {
   const buffer = new ScanBuffer<CapturedScan>(
     writeCaptured,
     (message, error) => log().error({ err: error }, message),
-    DEFAULT_LIMITS,
+    { ...DEFAULT_LIMITS, writers: scanWriterConnections() },
     sameScan,
   );
   buffer.startTimer(natsConfigured() ? STREAM_FLUSH_INTERVAL_MS : FLUSH_INTERVAL_MS);

@@ -53,7 +53,7 @@ const SERVED_DEFAULT = "default";
  * the same transaction, so a batch and its messages land together.
  *
  * The batch's commit is this function's return: the one place where a batch becomes visible.
- * It runs on the scan writer's own connection (lib/db/pool.ts), so visits never wait behind it for one.
+ * It runs on one of the scan writer's own connections (lib/db/pool.ts), so visits never wait behind it for one.
  */
 export async function writeScanBatch(batchId: string, rows: ScanRow[], counts: number[] = rows.map(() => 1)): Promise<void> {
   if (rows.length === 0) return;
@@ -268,15 +268,24 @@ const WRITE_SCAN_BATCH = `
     SELECT link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot, link_unique,
       workspace_unique, scans, served_rule, occurred_at < (SELECT daily_from FROM rollup_days)
     FROM flagged ORDER BY ord
+    RETURNING 1
   ),
-${rollupFanOut(`g.grain = ${QUARTER} OR f.utc_day < (SELECT daily_from FROM rollup_days)`)}`;
+${rollupFanOut(`g.grain = ${QUARTER} OR f.utc_day < (SELECT daily_from FROM rollup_days)`, ["raw"])}`;
 
 /**
  * From the batch's or the day's scans (a CTE `flagged`: a link's and its workspace's ids, the scan's
  * columns and unique flags) to the rollups, for the grains `grains` keeps (a condition on g.grain
- * and f.utc_day): the steps after `raw` in the complexity list above.
+ * and f.utc_day): the steps after `raw` in the complexity list above. `alsoFirst` names the
+ * statement's other writing CTEs (each with RETURNING).
+ *
+ * The rows every batch shares, the workspace's, are upserted last: the statement's one
+ * InitPlan-gated step runs every other write to completion first (breakdowns, the links' rows and
+ * `alsoFirst`, in that order), so a concurrent writer waits for them only from there to the
+ * commit, not for the whole statement. Every write takes its rows in key order, and the steps run
+ * in the same order in every statement, so concurrent writers never deadlock.
  */
-function rollupFanOut(grains: string): string {
+function rollupFanOut(grains: string, alsoFirst: string[] = []): string {
+  const writtenFirst = ["breakdowns", "link_rollups", ...alsoFirst].map((step) => `(SELECT count(*) FROM ${step})`);
   return `
   folded AS (
     SELECT workspace_id, link_id,
@@ -309,6 +318,15 @@ function rollupFanOut(grains: string): string {
     ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
     ON CONFLICT (workspace_id, link_id, grain, bucket, country, device, browser, os, referrer, source) DO UPDATE
       SET scans = b.scans + excluded.scans, uniques = b.uniques + excluded.uniques
+    RETURNING 1
+  ),
+  link_rollups AS (
+    ${rollupUpsert(`
+      SELECT g.workspace_id, g.link_id, g.grain, d.dimension, g.bucket, d.value, g.scans, g.link_uniques AS uniques, g.bot
+      FROM grains g
+      CROSS JOIN LATERAL (VALUES (${DIMENSIONS.total}::smallint, ''), (${DIMENSIONS.served}::smallint, g.served)) d(dimension, value)
+      WHERE d.dimension = ${DIMENSIONS.total} OR (NOT g.bot AND g.served <> '${SERVED_DEFAULT}')`)}
+    RETURNING 1
   ),
   workspace_grains AS (
     SELECT workspace_id, grain, bucket, country, device, browser, os, referrer, source, bot, served,
@@ -316,16 +334,8 @@ function rollupFanOut(grains: string): string {
     FROM grains
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
   )
-  INSERT INTO scan_rollups AS r (workspace_id, link_id, grain, dimension, bucket, value, scans, uniques, bots)
-  SELECT workspace_id, link_key, grain, dimension, bucket, value,
-    coalesce(sum(scans) FILTER (WHERE NOT bot), 0), sum(uniques), coalesce(sum(scans) FILTER (WHERE bot), 0)
-  FROM (
-    SELECT g.workspace_id, g.link_id AS link_key, g.grain, d.dimension, g.bucket, d.value, g.scans, g.link_uniques AS uniques, g.bot
-    FROM grains g
-    CROSS JOIN LATERAL (VALUES (${DIMENSIONS.total}::smallint, ''), (${DIMENSIONS.served}::smallint, g.served)) d(dimension, value)
-    WHERE d.dimension = ${DIMENSIONS.total} OR (NOT g.bot AND g.served <> '${SERVED_DEFAULT}')
-    UNION ALL
-    SELECT w.workspace_id, '', w.grain, d.dimension, w.bucket, d.value, w.scans, w.uniques, w.bot
+  ${rollupUpsert(`
+    SELECT w.workspace_id, '' AS link_id, w.grain, d.dimension, w.bucket, d.value, w.scans, w.uniques, w.bot
     FROM workspace_grains w
     CROSS JOIN LATERAL (VALUES
       (${DIMENSIONS.total}::smallint, ''),
@@ -336,12 +346,19 @@ function rollupFanOut(grains: string): string {
       (${DIMENSIONS.referrer}::smallint, w.referrer),
       (${DIMENSIONS.source}::smallint, w.source),
       (${DIMENSIONS.served}::smallint, w.served)) d(dimension, value)
-    WHERE d.dimension = ${DIMENSIONS.total} OR NOT w.bot
-  ) fanned
-  GROUP BY 1, 2, 3, 4, 5, 6
-  ORDER BY 1, 2, 3, 4, 5, 6
-  ON CONFLICT (workspace_id, link_id, grain, dimension, bucket, value) DO UPDATE
-    SET scans = r.scans + excluded.scans, uniques = r.uniques + excluded.uniques, bots = r.bots + excluded.bots`;
+    WHERE (d.dimension = ${DIMENSIONS.total} OR NOT w.bot) AND ${writtenFirst.join(" + ")} >= 0`)}`;
+}
+
+/** Adds `fanned`'s rows (a rollup key, scans, uniques and bot) to scan_rollups, grouped by key and in key order. */
+function rollupUpsert(fanned: string): string {
+  return `INSERT INTO scan_rollups AS r (workspace_id, link_id, grain, dimension, bucket, value, scans, uniques, bots)
+    SELECT workspace_id, link_id, grain, dimension, bucket, value,
+      coalesce(sum(scans) FILTER (WHERE NOT bot), 0), sum(uniques), coalesce(sum(scans) FILTER (WHERE bot), 0)
+    FROM (${fanned}) fanned
+    GROUP BY 1, 2, 3, 4, 5, 6
+    ORDER BY 1, 2, 3, 4, 5, 6
+    ON CONFLICT (workspace_id, link_id, grain, dimension, bucket, value) DO UPDATE
+      SET scans = r.scans + excluded.scans, uniques = r.uniques + excluded.uniques, bots = r.bots + excluded.bots`;
 }
 
 /**

@@ -14,15 +14,25 @@ export function pool(): pg.Pool {
 }
 
 /**
- * The scan writer's own connection, beside the process pool: a batch holds its connection for as
+ * The scan writer's own connections, beside the process pool: a batch holds its connection for as
  * long as its statement runs (up to seconds), and lookups of cold links must never queue behind
- * it. One is enough, as the buffer writes one batch at a time. With a pool of one connection (the
- * embedded database, which takes no second one) the writer shares it.
+ * it. The buffer writes this many batches at once (scanWriterConnections), so that while one
+ * batch's statement runs the next is prepared and runs beside it on the other core. With a pool of
+ * one connection (the embedded database, which takes no second one) the writer shares it, one batch at a time.
  */
-const WRITER_CONNECTIONS = 1;
+const WRITER_CONNECTIONS = 2;
 const processWriterPool = processSingleton("db.writer-pool", () =>
-  config().DATABASE_POOL_SIZE > 1 ? createPool(databaseUrl(), WRITER_CONNECTIONS) : pool(),
+  sharedWriterPool() ? pool() : createPool(databaseUrl(), WRITER_CONNECTIONS),
 );
+
+function sharedWriterPool(): boolean {
+  return config().DATABASE_POOL_SIZE <= 1;
+}
+
+/** How many scan batches may be written at once: one for each of the writer's connections. */
+export function scanWriterConnections(): number {
+  return sharedWriterPool() ? 1 : WRITER_CONNECTIONS;
+}
 
 export function writerPool(): pg.Pool {
   return processWriterPool.get();
