@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { DEFAULT_LIMITS, droppedSinceStartIn, type Overflow, ScanBuffer, type ScanBatch } from "./scan-buffer";
+import { DEFAULT_LIMITS, droppedSinceStartIn, type Overflow, ScanBuffer, type ScanBatch, ShardedScanBuffer } from "./scan-buffer";
 import { sameScan } from "./scans";
 import type { CapturedScan } from "./types";
 
@@ -105,7 +105,7 @@ describe("ScanBuffer", () => {
         throw new Error("database unavailable");
       },
       (message) => messages.push(message),
-      { batchSize: 10, flushAt: 10, maxBuffered: 100, parkAt: Infinity, writers: 1 },
+      { batchSize: 10, flushAt: 10, maxBuffered: 100, parkAt: Infinity },
     );
     for (let i = 0; i < 250; i++) {
       buffer.record(i);
@@ -242,7 +242,7 @@ describe("ScanBuffer with identical scans folded", () => {
         throw new Error("database unavailable");
       },
       (message) => messages.push(message),
-      { batchSize: 10, flushAt: Infinity, maxBuffered: 100, parkAt: Infinity, writers: 1 },
+      { batchSize: 10, flushAt: Infinity, maxBuffered: 100, parkAt: Infinity },
       sameVisit,
     );
     for (let at = 0; at < 250; at++) for (let repeat = 0; repeat < 3; repeat++) buffer.record({ link: "a", at });
@@ -272,7 +272,7 @@ function parkingLot(writer: { write: (batch: ScanBatch<string>) => Promise<void>
   return { parked, notices, overflow };
 }
 
-const PARKING_LIMITS = { batchSize: 10, flushAt: Infinity, maxBuffered: 100, parkAt: 30, writers: 1 };
+const PARKING_LIMITS = { batchSize: 10, flushAt: Infinity, maxBuffered: 100, parkAt: 30 };
 
 describe("ScanBuffer with an overflow", () => {
   it("parks the oldest batches while parkAt events wait, writes the rest, then writes the parked ones oldest first", async () => {
@@ -402,96 +402,97 @@ describe("ScanBuffer with an overflow", () => {
   });
 });
 
-describe("ScanBuffer with two writers", () => {
-  const TWO_WRITERS = { batchSize: 10, flushAt: Infinity, maxBuffered: 1000, parkAt: Infinity, writers: 2 };
+describe("ShardedScanBuffer", () => {
+  const SHARD_LIMITS = { batchSize: 10, flushAt: Infinity, maxBuffered: 100, parkAt: Infinity };
+  const linkOf = (event: string) => event.split(":")[0]!;
 
-  it("writes two batches at once, never more, each event once, and a flush resolves once what was recorded before it is written", async () => {
+  it("writes every scan of a link through one buffer: the buffers' batches at once, each buffer's one at a time", async () => {
+    const written: string[] = [];
+    const shardsOfLink = new Map<string, Set<number>>();
+    const mostInFlightByShard: number[] = [];
     let inFlight = 0;
     let mostInFlight = 0;
-    const written: string[] = [];
-    const buffer = new ScanBuffer<string>(
-      async (batch) => {
-        mostInFlight = Math.max(mostInFlight, ++inFlight);
-        await new Promise((resolve) => setTimeout(resolve, 1));
-        written.push(...batch.events);
-        inFlight--;
+    const buffer = new ShardedScanBuffer<string>(
+      2,
+      linkOf,
+      (limits, drops) => {
+        const shard = mostInFlightByShard.push(0) - 1;
+        let shardInFlight = 0;
+        const write = async (batch: ScanBatch<string>) => {
+          mostInFlight = Math.max(mostInFlight, ++inFlight);
+          mostInFlightByShard[shard] = Math.max(mostInFlightByShard[shard]!, ++shardInFlight);
+          await new Promise((resolve) => setTimeout(resolve, 2));
+          for (const event of batch.events) {
+            written.push(event);
+            shardsOfLink.set(linkOf(event), (shardsOfLink.get(linkOf(event)) ?? new Set()).add(shard));
+          }
+          inFlight--;
+          shardInFlight--;
+        };
+        return new ScanBuffer(write, quiet, limits, undefined, undefined, drops);
       },
-      quiet,
-      TWO_WRITERS,
+      { ...SHARD_LIMITS, maxBuffered: 1000 },
     );
-    const flushes: Promise<void>[] = [];
-    for (let i = 0; i < 300; i++) {
-      const event = `e${i}`;
-      buffer.record(event);
-      flushes.push(buffer.flush().then(() => expect(written).toContain(event)));
-      if (i % 7 === 0) await Promise.resolve();
-    }
-    await Promise.all(flushes);
+    const events = Array.from({ length: 400 }, (_, i) => `link${i % 40}:e${i}`);
+    for (const event of events) buffer.record(event);
+    await buffer.flush();
+
+    expect([...written].sort()).toEqual([...events].sort());
     expect(mostInFlight).toBe(2);
-    expect([...written].sort()).toEqual(Array.from({ length: 300 }, (_, i) => `e${i}`).sort());
-    expect(buffer.stats()).toEqual({ buffered: 0, written: 300, parked: 0, dropped: 0 });
+    expect(mostInFlightByShard).toEqual([1, 1]);
+    expect([...shardsOfLink.values()].every((shards) => shards.size === 1)).toBe(true);
+    expect(new Set([...shardsOfLink.values()].flatMap((shards) => [...shards]))).toEqual(new Set([0, 1]));
+    expect(buffer.stats()).toEqual({ buffered: 0, written: 400, parked: 0, dropped: 0 });
   });
 
-  it("starts no batch after one fails, keeps it under its id, and retries it first on the next run", async () => {
-    const attempts: ScanBatch<string>[] = [];
-    let failNext = true;
+  it("holds at most the limit between its buffers, and logs the process's running total of drops", async () => {
     const messages: string[] = [];
-    const buffer = new ScanBuffer<string>(
-      async (batch) => {
-        attempts.push(batch);
-        if (failNext) {
-          failNext = false;
-          throw new Error("database unavailable");
-        }
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      },
-      (message) => messages.push(message),
-      TWO_WRITERS,
+    const buffer = new ShardedScanBuffer<string>(
+      2,
+      linkOf,
+      (limits, drops) =>
+        new ScanBuffer(
+          async () => undefined,
+          (message) => messages.push(message),
+          limits,
+          undefined,
+          undefined,
+          drops,
+        ),
+      SHARD_LIMITS,
     );
-    for (let i = 0; i < 50; i++) buffer.record(`e${i}`);
-    await buffer.flush();
-    // e0–e9 failed at once; e10–e19 was already being written beside it; nothing after that started.
-    expect(attempts.map((batch) => batch.events[0])).toEqual(["e0", "e10"]);
-    expect(buffer.stats()).toMatchObject({ buffered: 40, written: 10 });
-    expect(messages).toHaveLength(1);
+    for (let i = 0; i < 300; i++) buffer.record(`link${i % 40}:e${i}`);
 
-    await buffer.flush();
-    expect(attempts[2]!.id, "the failed batch, retried first under its id").toBe(attempts[0]!.id);
-    expect(buffer.stats()).toEqual({ buffered: 0, written: 50, parked: 0, dropped: 0 });
+    const { buffered, dropped } = buffer.stats();
+    expect(buffered + dropped).toBe(300);
+    expect(buffered).toBeLessThanOrEqual(100);
+    expect(droppedSinceStartIn(messages.join("\n")), "the last line's total is both buffers'").toBe(dropped);
   });
 
-  it("writes parked batches two at a time, each once, and says it caught up only once both are written", async () => {
-    const parked: ScanBatch<string>[] = [];
-    const notices: string[] = [];
-    const written: string[] = [];
-    let inFlight = 0;
-    let mostInFlight = 0;
-    const writeSlowly = async (batch: ScanBatch<string>) => {
-      mostInFlight = Math.max(mostInFlight, ++inFlight);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      written.push(...batch.events);
-      inFlight--;
-    };
-    const buffer = new ScanBuffer<string>(writeSlowly, quiet, { ...TWO_WRITERS, parkAt: 30 }, undefined, {
-      park: async (batch) => void parked.push(batch),
-      // Taken out before it is written, as scan_inbox's row is locked (SKIP LOCKED): the other writer takes the next.
-      writeParked: async () => {
-        const oldest = parked.shift();
-        if (!oldest) return { taken: false };
-        await writeSlowly(oldest);
-        return { taken: true, written: oldest.events.length };
-      },
-      notice: (message) => void notices.push(message),
-    });
-    for (let i = 0; i < 100; i++) buffer.record(`e${i}`);
-    await vi.waitFor(() => expect(parked).toHaveLength(8));
+  it("drains every buffer by the deadline, and says how many scans none could write", async () => {
+    const buffer = new ShardedScanBuffer<string>(
+      2,
+      linkOf,
+      (limits, drops) =>
+        new ScanBuffer(
+          async (batch) => {
+            if (batch.events.some((event) => event.startsWith("stuck"))) await new Promise(() => undefined);
+          },
+          quiet,
+          limits,
+          undefined,
+          undefined,
+          drops,
+        ),
+      SHARD_LIMITS,
+    );
+    for (let i = 0; i < 30; i++) buffer.record(`link${i}:e${i}`);
+    buffer.record("stuck:e30");
 
-    await buffer.flush();
-    await vi.waitFor(() => expect(notices.at(-1)).toMatch(/has caught up/));
-    expect(written, "every parked batch was written when the notice came").toHaveLength(100);
-    expect(new Set(written).size).toBe(100);
-    expect(mostInFlight).toBe(2);
-    expect(buffer.stats()).toEqual({ buffered: 0, written: 100, parked: 80, dropped: 0 });
+    // The stuck link's buffer writes its other scans' batch too; only the batch holding the stuck scan stays unwritten.
+    const unwritten = await buffer.drain(Date.now() + 300);
+    expect(unwritten).toBeGreaterThanOrEqual(1);
+    expect(unwritten + buffer.stats().written).toBe(31);
   });
 });
 

@@ -5,7 +5,7 @@ import { natsConfigured } from "@/lib/nats/connection";
 import { processSingleton } from "@/lib/process-singleton";
 import { countryLookup } from "./countries";
 import { enrichScan, type ScanRow } from "./enrich";
-import { DEFAULT_LIMITS, ScanBuffer, type ScanBatch } from "./scan-buffer";
+import { ScanBuffer, type ScanBatch, ShardedScanBuffer } from "./scan-buffer";
 import { recordScanRows } from "./scan-stream";
 import { parkScanBatch, writeOldestParkedBatch, writeScanBatch } from "./store";
 import type { CapturedScan } from "./types";
@@ -79,17 +79,24 @@ export function sameScan(last: CapturedScan, next: CapturedScan): boolean {
 }
 
 const processBuffer = processSingleton("scanBuffer", () => {
-  const buffer = new ScanBuffer<CapturedScan>(
-    writeCaptured,
-    (message, error) => log().error({ err: error }, message),
-    { ...DEFAULT_LIMITS, writers: scanWriterConnections() },
-    sameScan,
+  const buffer = new ShardedScanBuffer<CapturedScan>(
+    scanWriterConnections(),
+    (scan) => scan.linkId,
+    (limits, drops) =>
+      new ScanBuffer<CapturedScan>(
+        writeCaptured,
+        (message, error) => log().error({ err: error }, message),
+        limits,
+        sameScan,
+        undefined,
+        drops,
+      ),
   );
   buffer.startTimer(natsConfigured() ? STREAM_FLUSH_INTERVAL_MS : FLUSH_INTERVAL_MS);
   return buffer;
 });
 
 /** The process's one scan buffer, shared by both doors (they may be separate bundles). */
-export function scanBuffer(): ScanBuffer<CapturedScan> {
+export function scanBuffer(): ShardedScanBuffer<CapturedScan> {
   return processBuffer.get();
 }

@@ -152,6 +152,30 @@ describe("rollups against the raw events", () => {
     expect((await closeScanDays(now)).closed).toEqual([]);
   });
 
+  it("counts exactly, without a deadlock, batches written at once that share links, visitors and the workspace's rows", async () => {
+    const user = await newUser("rollup-concurrent");
+    const links: string[] = [];
+    for (let i = 0; i < 6; i++) links.push(await createLink(user, `https://example.com/concurrent-${i}`));
+    const scans = scansOf(links);
+    const counts = foldedCounts(scans.length);
+    // Eight batches over every link and visitor, each in its own order, all sent at once: the
+    // writer's connections run two at a time, taking the same rows (a deadlock would fail a batch).
+    const next = seededRandom(56);
+    const order = scans.map((_, index) => index).sort(() => next() - 0.5);
+    const batches = Array.from({ length: 8 }, (_, part) => order.filter((_, index) => index % 8 === part));
+    await Promise.all(
+      batches.map((indexes, part) =>
+        writeScanBatch(
+          `concurrent-${part}`,
+          indexes.map((index) => scans[index]!),
+          indexes.map((index) => counts[index]!),
+        ),
+      ),
+    );
+    expect(await db().scanEvent.count({ where: { linkId: { in: links } } })).toBe(scans.length);
+    await expectAnswersOfRawRows(user, links);
+  });
+
   it("keeps every UTC month equal to the sum of its days and of its quarter hours, per scope, dimension and value", async () => {
     const user = await newUser("rollup-grains");
     const links = [await createLink(user, "https://example.com/c"), await createLink(user, "https://example.com/d")];
