@@ -1,5 +1,6 @@
 import { db, readDb, type DbClient } from "@/lib/db/client";
 import type pg from "pg";
+import { type ArrayElement, arrayLiterals } from "@/lib/db/array-literal";
 import { pool, writerPool } from "@/lib/db/pool";
 import type { ScanRow } from "./enrich";
 import type { ParkedWrite } from "./scan-buffer";
@@ -165,28 +166,28 @@ async function inWriterTransaction<T>(work: (client: pg.PoolClient) => Promise<T
 
 /** Resolves to whether the batch was new: false when its id had been claimed by an earlier write. */
 async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: ScanRow[], counts: number[]): Promise<boolean> {
-  const column = <T>(pick: (row: ScanRow) => T) => rows.map(pick);
+  const column = <T extends ArrayElement>(pick: (row: ScanRow) => T) => rows.map(pick);
+  const columns = await arrayLiterals([
+    column((row) => row.linkId),
+    column((row) => row.host),
+    column((row) => row.occurredAt),
+    column((row) => row.userAgent),
+    column((row) => row.referrerHost),
+    column((row) => row.country),
+    column((row) => row.viaQr),
+    column((row) => row.device),
+    column((row) => row.browser),
+    column((row) => row.os),
+    column((row) => row.bot),
+    column((row) => row.visitor),
+    counts,
+    // Rows from a scan stream message written before routing rules existed have no servedRule.
+    column((row) => row.servedRule ?? null),
+  ]);
   const written = await client.query({
     name: "analytics.write-scan-batch",
     text: WRITE_SCAN_BATCH,
-    values: [
-      batchId,
-      column((row) => row.linkId),
-      column((row) => row.host),
-      column((row) => row.occurredAt),
-      column((row) => row.userAgent),
-      column((row) => row.referrerHost),
-      column((row) => row.country),
-      column((row) => row.viaQr),
-      column((row) => row.device),
-      column((row) => row.browser),
-      column((row) => row.os),
-      column((row) => row.bot),
-      column((row) => row.visitor),
-      counts,
-      // Rows from a scan stream message written before routing rules existed have no servedRule.
-      column((row) => row.servedRule ?? null),
-    ],
+    values: [batchId, ...columns],
   });
   // Nothing was added to the rollups when the batch had been written before (its id was claimed), so no message either.
   const claimed = (written.rowCount ?? 0) > 0;
