@@ -43,7 +43,7 @@ const SERVED_DEFAULT = "default";
  * (scan_link_breakdowns), per workspace every dimension.
  * `rows[i]` stands for `counts[i]` identical scans (the buffer folds a visitor's repeats within a
  * millisecond), and so does its raw row (`scans`); a unique flag on it marks the first of those scans.
- * Scans of a link that no longer exists are left out (its rows would cascade away anyway).
+ * Scans of a link that does not exist are left out (no foreign key checks raw rows: links are never deleted).
  *
  * Which destination served (a routing rule's or the link's own) is a dimension of the link's rollups
  * too, not of its breakdown rows: it says little combined with the others, and would multiply them.
