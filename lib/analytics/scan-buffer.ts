@@ -205,7 +205,8 @@ export class ScanBuffer<Event> {
     this.draining = true;
     this.drainDeadline = deadline;
     const writeUntil = this.overflow?.park ? deadline - parkingReserveMs : deadline;
-    while (buffered() > 0) {
+    // A batch being written counts too: with nothing else buffered, its commit is still to be waited for.
+    while (buffered() > 0 || this.writingScans > 0) {
       if ((await beforeDeadline(this.flush(), writeUntil)) === TIME_UP) break;
       if (this.failing && (await beforeDeadline(sleep(retryMs), writeUntil)) === TIME_UP) break;
     }
