@@ -27,7 +27,21 @@ export async function arrayLiterals(columns: readonly (readonly ArrayElement[])[
 function element(value: ArrayElement): string {
   if (value === null || value === undefined) return "NULL";
   if (typeof value === "string") return `"${value.replace(/[\\"]/g, "\\$&")}"`;
-  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Date) return instant(value);
   if (typeof value === "boolean") return value ? "t" : "f";
   return String(value);
+}
+
+/**
+ * An instant in UTC as PostgreSQL reads it, as node-postgres writes one: toISOString's years past
+ * 9999 (`+010000-…`) and before 1 (`-000001-…`) are refused by PostgreSQL, which reads `10000-…`
+ * and `0002-… BC`. Quoted: a year BC has a space.
+ */
+function instant(date: Date): string {
+  if (Number.isNaN(date.getTime())) throw new RangeError("An array element is an invalid Date (its time is not a number).");
+  const iso = date.toISOString();
+  const year = date.getUTCFullYear();
+  if (year >= 1 && year <= 9999) return iso;
+  const rest = iso.slice(iso.indexOf("-", 1));
+  return year > 9999 ? `${year}${rest}` : `"${String(1 - year).padStart(4, "0")}${rest} BC"`;
 }
