@@ -469,6 +469,34 @@ describe("ShardedScanBuffer", () => {
     expect(droppedSinceStartIn(messages.join("\n")), "the last line's total is both buffers'").toBe(dropped);
   });
 
+  it("shares the limit between its buffers: scans of one link, all in one buffer, are held up to the whole limit", async () => {
+    const messages: string[] = [];
+    // The database is away: every write fails, so everything recorded stays held.
+    const buffer = new ShardedScanBuffer<string>(
+      2,
+      linkOf,
+      (limits, drops) =>
+        new ScanBuffer(
+          async () => {
+            throw new Error("database unavailable");
+          },
+          (message) => messages.push(message),
+          limits,
+          undefined,
+          undefined,
+          drops,
+        ),
+      SHARD_LIMITS,
+    );
+    for (let i = 0; i < 100; i++) buffer.record(`hot:e${i}`);
+    expect(buffer.stats()).toMatchObject({ buffered: 100, dropped: 0 });
+
+    // Past the limit the oldest tenth goes, from the buffer holding them, however few the other holds.
+    buffer.record("cold:e100");
+    expect(buffer.stats()).toMatchObject({ buffered: 91, dropped: 10 });
+    expect(droppedSinceStartIn(messages.join("\n"))).toBe(10);
+  });
+
   it("drains every buffer by the deadline, and says how many scans none could write", async () => {
     const buffer = new ShardedScanBuffer<string>(
       2,

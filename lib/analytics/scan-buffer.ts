@@ -151,6 +151,11 @@ export class ScanBuffer<Event> {
     return { buffered: this.waitingScans + this.failedScans, written: this.written, parked: this.parked, dropped: this.dropped };
   }
 
+  /** Events held (waiting and failed batches), as `maxBuffered` counts them. */
+  held(): number {
+    return this.waiting.length + this.failedEvents;
+  }
+
   /**
    * Writes what is buffered when it is called, and resolves once that is written (or has failed
    * and stays buffered). A run writes what was waiting when it began: asked while one is writing,
@@ -353,9 +358,8 @@ export class ScanBuffer<Event> {
     return batch;
   }
 
-  /** Drops a tenth of the limit, oldest first (failed batches before waiting events). */
-  private dropOldest(): void {
-    let toDrop = Math.max(1, Math.floor(this.limits.maxBuffered / 10));
+  /** Drops `toDrop` events (a tenth of the limit), oldest first (failed batches before waiting events). */
+  dropOldest(toDrop = Math.max(1, Math.floor(this.limits.maxBuffered / 10))): void {
     let dropped = 0;
     while (toDrop > 0 && this.failed.length > 0) {
       const batch = this.failed.shift()!;
@@ -385,10 +389,13 @@ export class ScanBuffer<Event> {
  * link's rows, so neither waits for the other's commit to update them (two batches cut from one
  * buffer over 20,000 links shared a quarter of their links, and the second waited on the first's
  * row locks: 1.25 times one writer's pace instead of nearly twice). The same scan always goes to
- * the same buffer, so identical scans still fold. Each buffer holds at most its share of the limit.
+ * the same buffer, so identical scans still fold. The buffers share the limit: past it, the oldest
+ * events of the one holding most are dropped, so the scans of one busy link (all in one buffer)
+ * are held up to the whole limit, as with one buffer.
  */
 export class ShardedScanBuffer<Event> {
   private readonly shards: ScanBuffer<Event>[];
+  private readonly maxBuffered: number;
 
   constructor(
     count: number,
@@ -396,13 +403,22 @@ export class ShardedScanBuffer<Event> {
     shard: (limits: ScanBufferLimits, drops: DropTally) => ScanBuffer<Event>,
     limits: ScanBufferLimits = DEFAULT_LIMITS,
   ) {
-    const share = { ...limits, maxBuffered: Math.ceil(limits.maxBuffered / count) };
+    this.maxBuffered = limits.maxBuffered;
+    // Each buffer leaves the limit to this one.
+    const unbounded = { ...limits, maxBuffered: Infinity };
     const drops: DropTally = { total: 0 };
-    this.shards = Array.from({ length: count }, () => shard(share, drops));
+    this.shards = Array.from({ length: count }, () => shard(unbounded, drops));
   }
 
   record(event: Event): void {
     this.shards[stringHash(this.shardKey(event)) % this.shards.length]!.record(event);
+    let held = 0;
+    let fullest = this.shards[0]!;
+    for (const shard of this.shards) {
+      held += shard.held();
+      if (shard.held() > fullest.held()) fullest = shard;
+    }
+    if (held > this.maxBuffered) fullest.dropOldest(Math.max(1, Math.floor(this.maxBuffered / 10)));
   }
 
   stats(): ScanBufferStats {
