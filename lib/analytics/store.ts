@@ -208,7 +208,8 @@ async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: Scan
  *   Matched below with an uncorrelated IN: one hash of first_seen, O(n) (a correlated EXISTS scanned
  *   it once a scan, and joins degenerated to 24 million comparisons for one visitor on 5,000 links).
  * - flagged: two window sorts, O(n log n).
- * - raw: n appends, each with a probe of links for its foreign key, O(n log L).
+ * - raw: n appends with their index entries, O(n log E) (E: the day partition's rows); no foreign key
+ *   probes links (input joined them).
  * - folded: scans alike in every rolled-up column become one row with counts before the fan-out
  *   (fanning out first made 140,000 rows to group for a batch of 5,000), O(n) hashed; f ≤ n rows.
  * - grains: each folded row in its quarter hour, 1f rows; in its UTC day and month too only when
@@ -220,12 +221,13 @@ async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: Scan
  * - workspace_grains: the grains folded once more without the link, O(f) hashed; w ≤ 3f rows, few
  *   when a batch's links share a workspace (fanning every link's row out to the workspace's eight
  *   dimensions first made 150,000 rows to group for a batch of 5,000 spread scans).
- * - the rollup upsert: the link's totals (f) and rules' served rows (f at most, none without
- *   rules) and the workspace's 8 dimensions (8w), grouped and sorted, one probe each,
- *   O(f log f + f log R). A batch spread over links without rules writes about one rollup row a
+ * - the rollup upserts: the links' totals (f) and rules' served rows (f at most, none without
+ *   rules) in link_rollups, then, last, the workspace's 8 dimensions (8w), each grouped and
+ *   sorted, one probe a row, O(f log f + f log R). A batch spread over links without rules writes about one rollup row a
  *   link, where one row per dimension, value and grain took 21 (bench/batch-plan.ts); writing
  *   the links' own-destination rows too made batches of 5,000 spread scans take a third longer.
- * Both upserts go in key order, so concurrent writers take rows in the same order and never
+ * Every upsert goes in key order and the steps run in the same order in every statement (the
+ * workspace's rows last, rollupFanOut), so concurrent writers take rows in the same order and never
  * deadlock; keys start with the workspace and the link, so a link's rows share a few index pages.
  */
 const WRITE_SCAN_BATCH = `
