@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
 import { ScanBuffer, ShardedScanBuffer } from "@/lib/analytics/scan-buffer";
 import { closeScanDays, DAY, parkScanBatch, QUARTER, writeOldestParkedBatch, writeScanBatch } from "@/lib/analytics/store";
@@ -12,6 +12,18 @@ import { newUser } from "../support/api";
  * The scan writer as the process runs it (lib/analytics/scans.ts): scans split by link over two
  * buffers, each writing its batches with the real batch statement.
  */
+
+// Tests here move the days the rollups close; on the embedded database every file shares them.
+let rollupDays: { daily_from: Date; closed_before: Date }[] = [];
+beforeEach(async () => {
+  rollupDays = await db().$queryRaw`SELECT daily_from, closed_before FROM scan_rollup_days`;
+});
+afterEach(async () => {
+  const [days] = rollupDays;
+  if (days)
+    await db().$executeRaw`UPDATE scan_rollup_days SET daily_from = ${days.daily_from.toISOString()}::timestamptz,
+      closed_before = ${days.closed_before.toISOString()}::timestamptz`;
+});
 
 function scan(linkId: string, index: number): ScanRow {
   return {
