@@ -7,7 +7,9 @@ import { processSingleton } from "@/lib/process-singleton";
  * direct `pg` queries (resolution reads, scan writes) use it too, so a process holds one set of
  * connections bounded by DATABASE_POOL_SIZE instead of one per client.
  */
-const processPool = processSingleton("db.pool", () => createPool(databaseUrl(), config().DATABASE_POOL_SIZE));
+const processPool = processSingleton("db.pool", () =>
+  createPool(databaseUrl(), config().DATABASE_POOL_SIZE, { sharedSession: sharedWriterPool() }),
+);
 
 export function pool(): pg.Pool {
   return processPool.get();
@@ -38,9 +40,24 @@ export function writerPool(): pg.Pool {
   return processWriterPool.get();
 }
 
-export function createPool(connectionString: string, max: number): pg.Pool {
+/**
+ * `sharedSession`: the pool is the process's one connection to the embedded database, one PGlite
+ * session shared by every connection, where the named statements an ended connection prepared
+ * (the pool ends one idle for 10 s) are still there: a new connection's first use of each name
+ * would fail ("prepared statement … already exists"), every scan write and cold lookup from then
+ * on. So each new connection first clears them; nothing else uses the session meanwhile.
+ */
+export function createPool(connectionString: string, max: number, options: { sharedSession?: boolean } = {}): pg.Pool {
   // A bounded connect so a hung database fails fast instead of stacking requests.
-  const created = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5000 });
+  const created = new pg.Pool({
+    connectionString,
+    max,
+    connectionTimeoutMillis: 5000,
+    ...(options.sharedSession && {
+      verify: (client: pg.PoolClient, done: (error?: Error) => void) =>
+        void client.query("DEALLOCATE ALL").then(() => done(), done),
+    }),
+  });
   // An idle connection the server drops emits 'error' on the pool; unhandled, it would end the process.
   created.on("error", () => undefined);
   return created;
