@@ -41,11 +41,12 @@ export function writerPool(): pg.Pool {
 }
 
 /**
- * `sharedSession`: the pool is the process's one connection to the embedded database, one PGlite
- * session shared by every connection, where the named statements an ended connection prepared
- * (the pool ends one idle for 10 s) are still there: a new connection's first use of each name
- * would fail ("prepared statement … already exists"), every scan write and cold lookup from then
- * on. So each new connection first clears them; nothing else uses the session meanwhile.
+ * `sharedSession`: the pool is the process's one connection, as on the embedded database (one
+ * PGlite session shared by every connection), where the named statements an ended connection
+ * prepared (the pool ends one idle for 10 s) are still there: a new connection's first use of each
+ * name would fail ("prepared statement … already exists"), every scan write and cold lookup from
+ * then on. So a new connection to it first clears them; nothing else uses the session meanwhile.
+ * Only there: on PostgreSQL behind a pooler a DEALLOCATE ALL could drop other clients' statements.
  */
 export function createPool(connectionString: string, max: number, options: { sharedSession?: boolean } = {}): pg.Pool {
   // A bounded connect so a hung database fails fast instead of stacking requests.
@@ -55,7 +56,7 @@ export function createPool(connectionString: string, max: number, options: { sha
     connectionTimeoutMillis: 5000,
     ...(options.sharedSession && {
       verify: (client: pg.PoolClient, done: (error?: Error) => void) =>
-        void client.query("DEALLOCATE ALL").then(() => done(), done),
+        void clearEmbeddedSession(client).then(() => done(), done),
     }),
   });
   // An idle connection the server drops emits 'error' on the pool; unhandled, it would end the process.
@@ -75,4 +76,10 @@ function databaseUrl(): string {
   const url = config().DATABASE_URL;
   if (!url) throw new Error("DATABASE_URL is not set: start the service with `npm start`, which starts the embedded database.");
   return url;
+}
+
+/** Deallocates the named statements left in the session when it is the embedded database's (PGlite reports a wasm32 build). */
+async function clearEmbeddedSession(client: pg.PoolClient): Promise<void> {
+  const { rows } = await client.query<{ embedded: boolean }>("SELECT version() LIKE '%wasm32%' AS embedded");
+  if (rows[0]?.embedded) await client.query("DEALLOCATE ALL");
 }
