@@ -25,20 +25,50 @@ const dev = process.argv.includes("--dev");
 const SHUTDOWN_GRACE_MS = 9000;
 const REQUESTS_GRACE_MS = 3000;
 
+/** Why listening failed, in words, for the errors an operator's HOST or PORT can cause. */
+const LISTEN_ERRORS: Record<string, string> = {
+  EADDRNOTAVAIL: "HOST is not an address of this machine",
+  EADDRINUSE: "another process already listens on that port",
+  EACCES: "this user may not listen on that port",
+};
+
+function listenAddress(host: string | undefined, port: number): string {
+  if (!host) return `port ${port} of every interface`;
+  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
 async function main(): Promise<void> {
   // Every request reaches Next through createFrontDoor, which appends the socket's peer to X-Forwarded-For.
   behindFrontDoor.set(true);
   const { embedded } = await boot();
   if (!dev) ensureFreshBuild({ showOutput: true });
-  const { PORT } = config();
+  const { PORT, HOST } = config();
   // Next in its own process keeps its per-request machinery off the redirect path; hot reload and the
   // embedded database (one connection for everything) keep it in this one.
   const application = dev || embedded ? await applicationInProcess(dev, PORT) : await applicationProcess();
   parkScansWhenBehind();
   const server = createServer(refusingMalformedRequests(createFrontDoor(application.handle)));
-  server.listen(PORT, () =>
-    log().info({ baseUrl: config().BASE_URL, shortBaseUrl: config().SHORT_BASE_URL, port: PORT }, "serving"),
-  );
+  // Only while starting: an address this machine lacks (EADDRNOTAVAIL) or a port taken (EADDRINUSE) ends the start with a sentence.
+  const cannotListen = (error: NodeJS.ErrnoException) => {
+    log().fatal(
+      { err: error },
+      `the server cannot listen on ${listenAddress(HOST, PORT)}: ${LISTEN_ERRORS[error.code ?? ""] ?? error.message}`,
+    );
+    void application
+      .stop()
+      .then(() => embedded?.close())
+      .finally(() => process.exit(1));
+  };
+  server.once("error", cannotListen);
+  // HOST unset: every interface. Behind a proxy on this machine, HOST=127.0.0.1 keeps clients from reaching
+  // this port directly and writing X-Forwarded-For entries that TRUSTED_PROXY_HOPS would take for the proxy's.
+  server.listen(PORT, HOST, () => {
+    server.off("error", cannotListen);
+    log().info(
+      { baseUrl: config().BASE_URL, shortBaseUrl: config().SHORT_BASE_URL, host: HOST ?? "every interface", port: PORT },
+      "serving",
+    );
+  });
   const recheck = startRecheckTimer();
   const domainChecks = startDomainCheckTimer();
   const scanRetention = startScanRetentionTimer();

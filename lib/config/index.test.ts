@@ -44,6 +44,19 @@ describe("parseConfig defaults", () => {
     expect(parseConfig({ TRUSTED_PROXY_HOPS: "2" }).TRUSTED_PROXY_HOPS).toBe(2);
   });
 
+  it("listens on every interface unless HOST names an IP address or localhost", () => {
+    expect(parseConfig({}).HOST).toBeUndefined();
+    expect(parseConfig({ HOST: "127.0.0.1" }).HOST).toBe("127.0.0.1");
+    expect(parseConfig({ HOST: "::1" }).HOST).toBe("::1");
+    expect(parseConfig({ HOST: "0.0.0.0" }).HOST).toBe("0.0.0.0");
+    expect(parseConfig({ HOST: "LocalHost" }).HOST).toBe("localhost");
+    expect(configErrorFrom({ HOST: "example.com" }).message).toBe(
+      'Configuration error: HOST must be an IP address to listen on (such as 127.0.0.1 or ::1) or localhost (got "example.com").',
+    );
+    for (const host of ["[::1]", "127.0.0.1:3000", "256.0.0.1", "http://127.0.0.1"])
+      expect(configErrorFrom({ HOST: host }).message).toMatch(/^Configuration error: HOST must be an IP address /);
+  });
+
   it("derives BASE_URL from PORT when BASE_URL is unset", () => {
     expect(parseConfig({ PORT: "4100" })).toMatchObject({
       PORT: 4100,
@@ -91,6 +104,7 @@ describe("parseConfig refusals", () => {
   it.each([
     ["PORT", "abc"],
     ["PORT", "70000"],
+    ["HOST", "example.com"],
     ["BASE_URL", "ftp://x"],
     ["DATABASE_URL", "mysql://root@localhost:3306/permalink"],
     ["REDIS_URL", "http://cache.internal:6379"],

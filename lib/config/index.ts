@@ -54,6 +54,15 @@ const stripePriceId = z.string().regex(/^price_\w+$/, "must be a Stripe price id
 const configSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  HOST: z
+    .string()
+    .transform((value) => value.toLowerCase())
+    .pipe(
+      z.union([z.ipv4(), z.ipv6(), z.literal("localhost")], {
+        error: "must be an IP address to listen on (such as 127.0.0.1 or ::1) or localhost",
+      }),
+    )
+    .optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
   BASE_URL: origin.optional(),
   SHORT_BASE_URL: origin.optional(),

@@ -79,8 +79,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       REDIS_URL: redisUrl,
       NATS_URL: nats.urls.join(","),
       NATS_SCAN_STREAM_REPLICAS: "3",
-      // HAProxy is the one hop in front of the instances: the visitor's address is the one it adds.
+      // HAProxy is the one hop in front of the instances: the visitor's address is the one it adds. The
+      // instances listen on loopback only, where HAProxy reaches them, so no client can connect past it
+      // and pass an X-Forwarded-For of its own off as HAProxy's.
       TRUSTED_PROXY_HOPS: "1",
+      HOST: "127.0.0.1",
       DATA_DIR: path.join(options.dir, "app"),
     };
     const instances: RunningApp[] = [];

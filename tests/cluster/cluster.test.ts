@@ -10,7 +10,7 @@ import { startCluster, type Cluster } from "@/scripts/cluster/index";
 import { newLinks } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
-import { rawRequest } from "../support/http";
+import { answerOn, rawRequest } from "../support/http";
 import { eventually, rawScansOf } from "../support/scan-stream";
 import { visitContinuously } from "../support/load";
 
@@ -94,6 +94,13 @@ describe("a cluster behind HAProxy", () => {
       cluster.instances.map((instance) => rawRequest(instance.url, `/${slug}`, { host: SHORT_HOST })),
     );
     expect(answers.map((answer) => answer.status)).toEqual([302, 302, 302]);
+  });
+
+  it("lets no client reach an instance past HAProxy: each listens on 127.0.0.1 alone, not 127.0.0.2", async () => {
+    for (const instance of cluster.instances) {
+      expect(await answerOn("127.0.0.1", instance.port)).toBe(200);
+      expect(await answerOn("127.0.0.2", instance.port)).toBe("ECONNREFUSED");
+    }
   });
 
   it("loses no scan when the NATS node leading the scan writers is killed under load, and writes on within seconds", async () => {

@@ -32,3 +32,15 @@ export function rawRequest(
     outgoing.end(options.body);
   });
 }
+
+/** The status a server answers on `address` at `port` (its OpenAPI document), or the code its connection failed with (ECONNREFUSED). */
+export async function answerOn(address: string, port: number): Promise<number | string> {
+  const host = address.includes(":") ? `[${address}]` : address;
+  return fetch(`http://${host}:${port}/api/openapi.json`).then(
+    async (response) => {
+      await response.arrayBuffer();
+      return response.status;
+    },
+    (error: TypeError & { cause?: { code?: string } }) => error.cause?.code ?? String(error),
+  );
+}
