@@ -18,9 +18,10 @@ export function pool(): pg.Pool {
 /**
  * The scan writer's own connections, beside the process pool: a batch holds its connection for as
  * long as its statement runs (up to seconds), and lookups of cold links must never queue behind
- * it. The buffer writes this many batches at once (scanWriterConnections), so that while one
- * batch's statement runs the next is prepared and runs beside it on the other core. With a pool of
- * one connection (the embedded database, which takes no second one) the writer shares it, one batch at a time.
+ * it. The scan buffer splits scans by link over as many buffers as it has connections
+ * (scanWriterConnections), each writing its batches one at a time on its own, so two batches run at
+ * once on two cores. With a pool of one connection (the embedded database, which takes no second
+ * one) the writer shares it, one batch at a time.
  */
 const WRITER_CONNECTIONS = 2;
 const processWriterPool = processSingleton("db.writer-pool", () =>
