@@ -405,6 +405,14 @@ describe("ScanBuffer with an overflow", () => {
 describe("ShardedScanBuffer", () => {
   const SHARD_LIMITS = { batchSize: 10, flushAt: Infinity, maxBuffered: 100, parkAt: Infinity };
   const linkOf = (event: string) => event.split(":")[0]!;
+  /** Two buffers split by link, each writing through `write` and logging to `log`. */
+  const splitBuffer = (write: (batch: ScanBatch<string>) => Promise<void>, log: (message: string) => void = quiet) =>
+    new ShardedScanBuffer<string>(
+      2,
+      linkOf,
+      (limits, drops) => new ScanBuffer(write, log, limits, undefined, undefined, drops),
+      SHARD_LIMITS,
+    );
 
   it("writes every scan of a link through one buffer: the buffers' batches at once, each buffer's one at a time", async () => {
     const written: string[] = [];
@@ -447,19 +455,9 @@ describe("ShardedScanBuffer", () => {
 
   it("holds at most the limit between its buffers, and logs the process's running total of drops", async () => {
     const messages: string[] = [];
-    const buffer = new ShardedScanBuffer<string>(
-      2,
-      linkOf,
-      (limits, drops) =>
-        new ScanBuffer(
-          async () => undefined,
-          (message) => messages.push(message),
-          limits,
-          undefined,
-          undefined,
-          drops,
-        ),
-      SHARD_LIMITS,
+    const buffer = splitBuffer(
+      async () => undefined,
+      (message) => messages.push(message),
     );
     for (let i = 0; i < 300; i++) buffer.record(`link${i % 40}:e${i}`);
 
@@ -472,21 +470,11 @@ describe("ShardedScanBuffer", () => {
   it("shares the limit between its buffers: scans of one link, all in one buffer, are held up to the whole limit", async () => {
     const messages: string[] = [];
     // The database is away: every write fails, so everything recorded stays held.
-    const buffer = new ShardedScanBuffer<string>(
-      2,
-      linkOf,
-      (limits, drops) =>
-        new ScanBuffer(
-          async () => {
-            throw new Error("database unavailable");
-          },
-          (message) => messages.push(message),
-          limits,
-          undefined,
-          undefined,
-          drops,
-        ),
-      SHARD_LIMITS,
+    const buffer = splitBuffer(
+      async () => {
+        throw new Error("database unavailable");
+      },
+      (message) => messages.push(message),
     );
     for (let i = 0; i < 100; i++) buffer.record(`hot:e${i}`);
     expect(buffer.stats()).toMatchObject({ buffered: 100, dropped: 0 });
@@ -498,22 +486,9 @@ describe("ShardedScanBuffer", () => {
   });
 
   it("drains every buffer by the deadline, and says how many scans none could write", async () => {
-    const buffer = new ShardedScanBuffer<string>(
-      2,
-      linkOf,
-      (limits, drops) =>
-        new ScanBuffer(
-          async (batch) => {
-            if (batch.events.some((event) => event.startsWith("stuck"))) await new Promise(() => undefined);
-          },
-          quiet,
-          limits,
-          undefined,
-          undefined,
-          drops,
-        ),
-      SHARD_LIMITS,
-    );
+    const buffer = splitBuffer(async (batch) => {
+      if (batch.events.some((event) => event.startsWith("stuck"))) await new Promise(() => undefined);
+    });
     for (let i = 0; i < 30; i++) buffer.record(`link${i}:e${i}`);
     buffer.record("stuck:e30");
 
