@@ -485,6 +485,42 @@ describe("ShardedScanBuffer", () => {
     expect(droppedSinceStartIn(messages.join("\n"))).toBe(10);
   });
 
+  it("tells the operator once that parking began, and once, when every buffer has caught up, that all is written", async () => {
+    const parked: ScanBatch<string>[] = [];
+    const notices: string[] = [];
+    const written: string[] = [];
+    const write = async (batch: ScanBatch<string>) => {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      written.push(...batch.events);
+    };
+    const buffer = new ShardedScanBuffer<string>(
+      2,
+      linkOf,
+      (limits, drops) => new ScanBuffer(write, quiet, limits, undefined, undefined, drops),
+      { ...SHARD_LIMITS, maxBuffered: 1000, parkAt: 30 },
+    );
+    buffer.useOverflow({
+      park: async (batch) => void parked.push(batch),
+      // Taken out before it is written, as scan_inbox's row is locked (SKIP LOCKED): the other buffer takes the next.
+      writeParked: async () => {
+        const oldest = parked.shift();
+        if (!oldest) return { taken: false };
+        await write(oldest);
+        return { taken: true, written: oldest.events.length };
+      },
+      notice: (message) => void notices.push(message),
+    });
+    // About a hundred events each: both buffers park.
+    for (let i = 0; i < 200; i++) buffer.record(`link${i % 40}:e${i}`);
+    await vi.waitFor(() => expect(buffer.stats().parked).toBeGreaterThanOrEqual(140));
+
+    await buffer.flush();
+    await vi.waitFor(() => expect(notices.at(-1)).toMatch(/has caught up/));
+    expect(written, "every scan, parked ones too, was written when the notice came").toHaveLength(200);
+    expect(notices).toHaveLength(2);
+    expect(notices[0]).toMatch(/behind the visits/);
+  });
+
   it("drains every buffer by the deadline, and says how many scans none could write", async () => {
     const buffer = splitBuffer(async (batch) => {
       if (batch.events.some((event) => event.startsWith("stuck"))) await new Promise(() => undefined);

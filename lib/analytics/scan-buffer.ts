@@ -34,8 +34,11 @@ export type Overflow<Event> = {
   /** Writes the oldest parked batch (any process's), if any, and says how many of its scans were counted anew. */
   writeParked(): Promise<ParkedWrite>;
   /** Tells the operator that parking began, or that every parked scan is written. */
-  notice(message: string): void;
+  notice(message: string, state: ParkingState): void;
 };
+
+/** What a parking notice says: that parking began, or that every parked scan is written. */
+export type ParkingState = "parking" | "caught up";
 
 /** True when `next` is the same scan as `last` again (the same visitor, link and millisecond): one event then counts both. */
 export type SameScan<Event> = (last: Event, next: Event) => boolean;
@@ -256,6 +259,7 @@ export class ScanBuffer<Event> {
         if (this.parkedSince !== null)
           this.overflow.notice(
             `The scan writer has caught up: every scan parked since ${new Date(this.parkedSince).toISOString()} is written.`,
+            "caught up",
           );
         this.parkedSince = null;
         this.nextParkedCheck = Date.now() + PARKED_CHECK_INTERVAL_MS;
@@ -321,6 +325,7 @@ export class ScanBuffer<Event> {
     this.overflow!.notice(
       `The scan writer is behind the visits (${this.waiting.length} scans waiting); parking batches in the ` +
         "database to write them as it catches up. No scan is dropped.",
+      "parking",
     );
   }
 
@@ -445,8 +450,22 @@ export class ShardedScanBuffer<Event> {
     for (const shard of this.shards) shard.startTimer(intervalMs);
   }
 
+  /**
+   * Gives every buffer the overflow. The operator hears once that parking began (the first buffer
+   * to park says so) and once that every parked scan is written (the last buffer to catch up).
+   */
   useOverflow(overflow: Overflow<Event>): void {
-    for (const shard of this.shards) shard.useOverflow(overflow);
+    const parking = new Set<ScanBuffer<Event>>();
+    for (const shard of this.shards)
+      shard.useOverflow({
+        ...overflow,
+        notice: (message, state) => {
+          const first = parking.size === 0;
+          if (state === "parking") parking.add(shard);
+          else parking.delete(shard);
+          if (state === "parking" ? first : parking.size === 0) overflow.notice(message, state);
+        },
+      });
   }
 }
 
