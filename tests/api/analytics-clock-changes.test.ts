@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
 import { writeScanBatch } from "@/lib/analytics/store";
+import { scanRow } from "../support/analytics";
 import { call, newUser } from "../support/api";
 
 // Days and hours by group_by=day and hour must begin where the zone's own do after its clocks
@@ -9,20 +10,7 @@ import { call, newUser } from "../support/api";
 // Chile and Egypt move them forward at midnight, so that day begins at 01:00 and the next at 00:00.
 
 function scanAt(linkId: string, iso: string): ScanRow {
-  return {
-    linkId,
-    host: "s.test.example",
-    occurredAt: new Date(iso),
-    userAgent: "Mozilla/5.0",
-    referrerHost: null,
-    country: "AU",
-    viaQr: false,
-    device: "mobile",
-    browser: null,
-    os: null,
-    bot: false,
-    visitor: null,
-  };
+  return scanRow(linkId, { occurredAt: new Date(iso) });
 }
 
 /** A new user and one link of theirs: its id, and the user's token for reading its analytics. */

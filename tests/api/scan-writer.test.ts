@@ -4,7 +4,7 @@ import type { ScanRow } from "@/lib/analytics/enrich";
 import { ScanBuffer, ShardedScanBuffer } from "@/lib/analytics/scan-buffer";
 import { closeScanDays, DAY, parkScanBatch, QUARTER, writeOldestParkedBatch, writeScanBatch } from "@/lib/analytics/store";
 import { db } from "@/lib/db/client";
-import { createLink } from "../support/analytics";
+import { createLink, scanRow } from "../support/analytics";
 import { seededRandom } from "../support/random";
 import { newUser } from "../support/api";
 
@@ -26,20 +26,10 @@ afterEach(async () => {
 });
 
 function scan(linkId: string, index: number): ScanRow {
-  return {
-    linkId,
-    host: "s.test.example",
+  return scanRow(linkId, {
     occurredAt: new Date(Date.UTC(2026, 10, 26, 10) + index * 1000),
-    userAgent: "Mozilla/5.0",
-    referrerHost: null,
-    country: "AU",
-    viaQr: false,
-    device: "mobile",
-    browser: null,
-    os: null,
-    bot: false,
     visitor: (index % 50).toString(16).padStart(32, "0"),
-  };
+  });
 }
 
 function writerBuffer(): ShardedScanBuffer<ScanRow> {

@@ -9,6 +9,7 @@ import { resetConfig } from "@/lib/config";
 import { closePool, pool } from "@/lib/db/pool";
 import { migrate } from "@/lib/db/migrate";
 import { EMBEDDED_POOL_SIZE, type EmbeddedDatabase, startEmbeddedDatabase } from "@/scripts/embedded-database";
+import { scanRow } from "../support/analytics";
 
 /**
  * The embedded database (`npm start` without DATABASE_URL) is one PGlite session shared by every
@@ -24,20 +25,7 @@ afterAll(async () => {
 });
 
 function scan(): ScanRow {
-  return {
-    linkId: "lnk_embedded",
-    host: "s.test.example",
-    occurredAt: new Date(),
-    userAgent: "Mozilla/5.0",
-    referrerHost: null,
-    country: null,
-    viaQr: false,
-    device: null,
-    browser: null,
-    os: null,
-    bot: false,
-    visitor: "0".repeat(32),
-  };
+  return scanRow("lnk_embedded", { country: null, device: null, visitor: "0".repeat(32) });
 }
 
 describe("the process pool on the embedded database", () => {

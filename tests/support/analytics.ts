@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import type { ScanRow } from "@/lib/analytics/enrich";
 import { call, type TestUser } from "./api";
 
 /** A link of the user's workspace to the destination, created through the API; its id. */
@@ -13,4 +14,23 @@ export async function report(user: TestUser, query: Record<string, string>) {
   const response = await call("GET", `/api/analytics?${new URLSearchParams(query)}`, { token: user.token });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body;
+}
+
+/** A person's scan of the link as the writer takes it (a phone in Australia, no visitor hash), with `changes` over it. */
+export function scanRow(linkId: string, changes: Partial<ScanRow> = {}): ScanRow {
+  return {
+    linkId,
+    host: "s.test.example",
+    occurredAt: new Date(),
+    userAgent: "Mozilla/5.0",
+    referrerHost: null,
+    country: "AU",
+    viaQr: false,
+    device: "mobile",
+    browser: null,
+    os: null,
+    bot: false,
+    visitor: null,
+    ...changes,
+  };
 }
