@@ -1,6 +1,6 @@
 import { db, readDb, type DbClient } from "@/lib/db/client";
 import type pg from "pg";
-import { type ArrayElement, arrayLiterals } from "@/lib/db/array-literal";
+import { arrayLiterals } from "@/lib/db/array-literal";
 import { pool, writerPool } from "@/lib/db/pool";
 import type { ScanRow } from "./enrich";
 import type { ParkedWrite } from "./scan-buffer";
@@ -164,25 +164,29 @@ async function inWriterTransaction<T>(work: (client: pg.PoolClient) => Promise<T
   }
 }
 
+/** The ScanRow fields sent as the batch statement's arrays $2 to $13, in its unnest's order. */
+const BATCH_COLUMNS = [
+  "linkId",
+  "host",
+  "occurredAt",
+  "userAgent",
+  "referrerHost",
+  "country",
+  "viaQr",
+  "device",
+  "browser",
+  "os",
+  "bot",
+  "visitor",
+] as const satisfies readonly (keyof ScanRow)[];
+
 /** Resolves to whether the batch was new: false when its id had been claimed by an earlier write. */
 async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: ScanRow[], counts: number[]): Promise<boolean> {
-  const column = <T extends ArrayElement>(pick: (row: ScanRow) => T) => rows.map(pick);
   const columns = await arrayLiterals([
-    column((row) => row.linkId),
-    column((row) => row.host),
-    column((row) => row.occurredAt),
-    column((row) => row.userAgent),
-    column((row) => row.referrerHost),
-    column((row) => row.country),
-    column((row) => row.viaQr),
-    column((row) => row.device),
-    column((row) => row.browser),
-    column((row) => row.os),
-    column((row) => row.bot),
-    column((row) => row.visitor),
+    ...BATCH_COLUMNS.map((key) => rows.map((row) => row[key])),
     counts,
-    // Rows from a scan stream message written before routing rules existed have no servedRule.
-    column((row) => row.servedRule ?? null),
+    // Rows from a scan stream message written before routing rules existed have no servedRule (NULL).
+    rows.map((row) => row.servedRule),
   ]);
   const written = await client.query({
     name: "analytics.write-scan-batch",
