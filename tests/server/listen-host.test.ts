@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "@/scripts/app-process";
 import { testAppEnv } from "../support/app-env";
@@ -17,7 +18,8 @@ let everywhere: RunningApp;
 beforeAll(async () => {
   [loopbackOnly, everywhere] = await Promise.all([
     startApp("front", { ...testAppEnv(), HOST: "127.0.0.1", TRUSTED_PROXY_HOPS: "1" }),
-    startApp("front", testAppEnv()),
+    // tcsh exports HOST as the machine's name: the shell's variable, taken for unset.
+    startApp("front", { ...testAppEnv(), HOST: hostname() }),
   ]);
 }, 300_000);
 
@@ -46,10 +48,11 @@ describe("the address the self-hosted server listens on", () => {
     expect(loopbackOnly.output()).toMatch(/"host":"127\.0\.0\.1","port":\d+,"msg":"serving"/);
   });
 
-  it("is every interface without HOST: 127.0.0.2 is served too", async () => {
+  it("is every interface when HOST is this machine's name, as tcsh sets it: 127.0.0.2 is served too", async () => {
     expect(await answerOn("127.0.0.1", everywhere.port)).toBe(200);
     expect(await answerOn("127.0.0.2", everywhere.port)).toBe(200);
     expect(everywhere.output()).toMatch(/"host":"every interface","port":\d+,"msg":"serving"/);
+    expect(everywhere.output()).toContain(`"msg":"HOST is this machine's name (${hostname()}), as tcsh sets it, not an address`);
   });
 
   it("refuses a HOST that is not an IP address with one log line naming it, before starting anything", async () => {
