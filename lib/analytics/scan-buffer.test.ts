@@ -340,6 +340,18 @@ describe("ScanBuffer with an overflow", () => {
     expect(buffer.stats()).toMatchObject({ buffered: 0, parked: 15, dropped: 0 });
   });
 
+  it("gives a batch being written until the deadline when nothing is left to park", async () => {
+    const writer = gatedWriter();
+    const lot = parkingLot(writer);
+    const buffer = new ScanBuffer(writer.write, quiet, PARKING_LIMITS, undefined, lot.overflow);
+    for (let i = 0; i < 10; i++) buffer.record(`e${i}`);
+    // Its commit answers 200 ms into the drain: inside the 300 ms kept for parking, which nothing needs.
+    setTimeout(() => writer.releaseNext(), 200);
+
+    expect(await buffer.drain(Date.now() + 400, 50, 300)).toBe(0);
+    expect(buffer.stats()).toMatchObject({ buffered: 0, written: 10, parked: 0 });
+  });
+
   it("writes a small backlog straight away when it drains with time to spare", async () => {
     const writer = recordingWriter();
     const lot = parkingLot(writer);

@@ -206,7 +206,8 @@ export class ScanBuffer<Event> {
    * commit had not answered by the deadline (the process ends its connection, so PostgreSQL rolls it
    * back). While the database refuses writes it retries every `retryMs`. With an overflow, writing
    * stops `parkingReserveMs` before the deadline and what is left is parked, the fastest durable
-   * write, for the next process (or another instance) to write.
+   * write, for the next process (or another instance) to write; a batch still being written then
+   * has until the deadline.
    */
   async drain(deadline: number, retryMs = 250, parkingReserveMs = DRAIN_PARKING_RESERVE_MS): Promise<number> {
     const buffered = () => this.waitingScans + this.failedScans;
@@ -223,6 +224,8 @@ export class ScanBuffer<Event> {
       this.parkingAll = true;
       await beforeDeadline(this.parkingBacklog ?? this.parkBacklog(), deadline);
     }
+    // The time kept for parking that parking did not use is the batch's still being written: its commit may yet answer.
+    if (this.writingScans > 0) await beforeDeadline(this.flush(), deadline);
     return buffered() + this.writingScans + this.parkingScans;
   }
 
