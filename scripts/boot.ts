@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { ensureAuthSecret } from "@/lib/auth/dev-secret";
 import { ConfigError, config, settleConfig } from "@/lib/config";
 import { EMBEDDED_POOL_SIZE, startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded-database";
@@ -7,12 +8,31 @@ import { ensurePaymentSettings } from "@/lib/payments/dev-settings";
 
 /** Validates configuration (one clear line and exit 1 when wrong) and settles the auth secret. */
 export async function loadConfiguration(): Promise<void> {
+  const shellHost = dropShellHost();
   try {
     config();
     await ensureAuthSecret();
   } catch (error) {
     exitOnConfigError(error);
   }
+  if (shellHost)
+    log().info(
+      `HOST is this machine's name (${shellHost}), as tcsh sets it, not an address: ignored, so npm start listens on every interface (set HOST to an IP address to choose one)`,
+    );
+}
+
+/**
+ * tcsh exports HOST as this machine's name (full or short): the shell's variable, not an address
+ * to listen on. It is dropped before configuration is read, so it neither stops the start nor
+ * reaches the application process; the machine's name when it was dropped.
+ */
+function dropShellHost(): string | undefined {
+  const host = process.env.HOST?.trim();
+  const name = hostname().toLowerCase();
+  if (!host || host.toLowerCase() === "localhost") return undefined;
+  if (host.toLowerCase() !== name && host.toLowerCase() !== name.split(".")[0]) return undefined;
+  delete process.env.HOST;
+  return host;
 }
 
 function exitOnConfigError(error: unknown): never {

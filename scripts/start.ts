@@ -43,10 +43,6 @@ async function main(): Promise<void> {
   const { embedded } = await boot();
   if (!dev) ensureFreshBuild({ showOutput: true });
   const { PORT, HOST } = config();
-  if (!HOST && process.env.HOST?.trim())
-    log().info(
-      `HOST is this machine's name (${process.env.HOST.trim()}), as tcsh sets it, not an address: listening on every interface (set HOST to an IP address to choose one)`,
-    );
   // Next in its own process keeps its per-request machinery off the redirect path; hot reload and the
   // embedded database (one connection for everything) keep it in this one.
   const application = dev || embedded ? await applicationInProcess(dev, PORT) : await applicationProcess();

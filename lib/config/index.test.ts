@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import { hostname } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCommand } from "@/tests/support/command";
 import { CONFIG_VARIABLES, ConfigError, config, parseConfig, resetConfig, settleConfig, settledValues } from "./index";
@@ -56,14 +55,6 @@ describe("parseConfig defaults", () => {
     );
     for (const host of ["[::1]", "127.0.0.1:3000", "256.0.0.1", "http://127.0.0.1"])
       expect(configErrorFrom({ HOST: host }).message).toMatch(/^Configuration error: HOST must be an IP address /);
-  });
-
-  it("takes a HOST that is this machine's name (tcsh exports it) for unset: every interface", () => {
-    const name = hostname();
-    expect(parseConfig({ HOST: name }).HOST).toBeUndefined();
-    expect(parseConfig({ HOST: name.toUpperCase() }).HOST).toBeUndefined();
-    expect(parseConfig({ HOST: name.split(".")[0] }).HOST).toBeUndefined();
-    expect(configErrorFrom({ HOST: `not-${name}` }).message).toMatch(/^Configuration error: HOST must be an IP address /);
   });
 
   it("derives BASE_URL from PORT when BASE_URL is unset", () => {

@@ -1,4 +1,3 @@
-import { hostname } from "node:os";
 import { z } from "zod";
 import { LOG_LEVELS } from "@/lib/log";
 import { processSingleton } from "@/lib/process-singleton";
@@ -52,28 +51,16 @@ const issuerList = z
 
 const stripePriceId = z.string().regex(/^price_\w+$/, "must be a Stripe price id (price_…)");
 
-/**
- * tcsh exports HOST as this machine's name (its full or its short form): the shell's variable, not
- * an address to listen on, so such a HOST is as if unset rather than a reason not to start.
- */
-function isMachineName(value: string): boolean {
-  const name = hostname().toLowerCase();
-  return value === name || value === name.split(".")[0];
-}
-
 const configSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   HOST: z
     .string()
     .transform((value) => value.toLowerCase())
-    .transform((value) => (value !== "localhost" && isMachineName(value) ? undefined : value))
     .pipe(
-      z
-        .union([z.ipv4(), z.ipv6(), z.literal("localhost")], {
-          error: "must be an IP address to listen on (such as 127.0.0.1 or ::1) or localhost",
-        })
-        .optional(),
+      z.union([z.ipv4(), z.ipv6(), z.literal("localhost")], {
+        error: "must be an IP address to listen on (such as 127.0.0.1 or ::1) or localhost",
+      }),
     )
     .optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
