@@ -22,15 +22,15 @@ export async function loadConfiguration(): Promise<void> {
 }
 
 /**
- * tcsh exports HOST as this machine's name (full or short): the shell's variable, not an address
- * to listen on. It is dropped before configuration is read, so it neither stops the start nor
- * reaches the application process; the machine's name when it was dropped.
+ * tcsh exports HOST as this machine's name (full or short): the shell's variable, not an address to
+ * listen on. Dropped before configuration is read, it neither stops the start nor reaches the
+ * application process. Returns the value dropped, if it was.
  */
 function dropShellHost(): string | undefined {
   const host = process.env.HOST?.trim();
+  const given = host?.toLowerCase();
   const name = hostname().toLowerCase();
-  if (!host || host.toLowerCase() === "localhost") return undefined;
-  if (host.toLowerCase() !== name && host.toLowerCase() !== name.split(".")[0]) return undefined;
+  if (!host || given === "localhost" || (given !== name && given !== name.split(".")[0])) return undefined;
   delete process.env.HOST;
   return host;
 }
