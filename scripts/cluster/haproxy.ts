@@ -9,7 +9,7 @@ export type LoadBalancer = { url: string; stop(): Promise<void> };
 /**
  * HAProxy (Debian's `haproxy`) on `port`, spreading requests over `backends` (host:port) round
  * robin. Its health check asks each instance's readiness endpoint every second and takes an
- * instance out after two failures; a connection an instance refuses or drops is retried on another
+ * instance out after two failures (no answer within 3 s, or an unexpected status); a connection an instance refuses or drops is retried on another
  * instance, so a crashed instance costs visitors nothing but the requests it was answering.
  */
 export async function startLoadBalancer(dir: string, port: number, backends: string[]): Promise<LoadBalancer> {
@@ -44,6 +44,10 @@ function configFor(port: number, backends: string[]): string {
     // and each still answers its warm links from memory, so only an instance that does not answer
     // at all is taken out: taking them all out would turn a database outage into a whole outage.
     "  http-check expect rstatus ^(200|503)$",
+    // A check may take up to 3 s to answer: without this its timeout is `inter` (1 s), and on a loaded
+    // machine (CI: the suite's other files beside the cluster) every instance missed it twice at once,
+    // so HAProxy took them all out and answered 503 to visits the instances would have served.
+    "  timeout check 3s",
     "  default-server inter 1s fall 2 rise 2",
     ...backends.map((backend, index) => `  server instance${index + 1} ${backend} check`),
     "",
