@@ -28,11 +28,15 @@ export async function loadConfiguration(): Promise<void> {
  */
 function dropShellHost(): string | undefined {
   const host = process.env.HOST?.trim();
-  const given = host?.toLowerCase();
-  const name = hostname().toLowerCase();
-  if (!host || given === "localhost" || (given !== name && given !== name.split(".")[0])) return undefined;
+  if (!host || !isMachineName(host, hostname())) return undefined;
   delete process.env.HOST;
   return host;
+}
+
+/** Whether `host` is `machineName`, full or short, in any case; never `localhost`, which is an address to listen on. */
+export function isMachineName(host: string, machineName: string): boolean {
+  const [given, name] = [host.toLowerCase(), machineName.toLowerCase()];
+  return given !== "localhost" && (given === name || given === name.split(".")[0]);
 }
 
 function exitOnConfigError(error: unknown): never {

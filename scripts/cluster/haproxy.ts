@@ -9,8 +9,9 @@ export type LoadBalancer = { url: string; stop(): Promise<void> };
 /**
  * HAProxy (Debian's `haproxy`) on `port`, spreading requests over `backends` (host:port) round
  * robin. Its health check asks each instance's readiness endpoint every second and takes an
- * instance out after two failures (no answer within 3 s, or an unexpected status); a connection an instance refuses or drops is retried on another
- * instance, so a crashed instance costs visitors nothing but the requests it was answering.
+ * instance out after two failures (no answer within 3 s, or an unexpected status); a connection an
+ * instance refuses or drops is retried on another instance, so a crashed instance costs visitors
+ * nothing but the requests it was answering.
  */
 export async function startLoadBalancer(dir: string, port: number, backends: string[]): Promise<LoadBalancer> {
   const configFile = path.join(dir, "haproxy.cfg");
