@@ -1,6 +1,7 @@
 import { db, readDb, type DbClient } from "@/lib/db/client";
 import type pg from "pg";
 import { arrayLiterals } from "@/lib/db/array-literal";
+import { inTransaction } from "@/lib/db/checkout";
 import { pool, writerPool } from "@/lib/db/pool";
 import type { ScanRow } from "./enrich";
 import type { ParkedWrite } from "./scan-buffer";
@@ -76,26 +77,21 @@ export async function parkScanBatch(batchId: string, rows: ScanRow[], counts: nu
   const timeoutMs = Math.floor(Math.min(PARKING_TIMEOUT_MS, (deadline ?? Infinity) - Date.now() - PARKING_DEADLINE_MARGIN_MS));
   if (timeoutMs <= 0) throw new Error("No time was left to park the batch before the process ends.");
   // The process pool, not the writer's connection: a batch being written (for seconds) must not hold parking back.
-  const client = await pool().connect();
-  try {
-    await client.query(`BEGIN; SET LOCAL statement_timeout = ${timeoutMs}`);
-    await client.query({
-      name: "analytics.park-scan-batch",
-      text: "INSERT INTO scan_inbox (batch_id, first_scan_at, scans, body) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-      values: [
-        batchId,
-        new Date(Math.min(...rows.map((row) => row.occurredAt.getTime()))),
-        counts.reduce((total, count) => total + count, 0),
-        scanMessageText({ id: batchId, rows, counts }),
-      ],
-    });
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  await inTransaction(
+    pool(),
+    (client) =>
+      client.query({
+        name: "analytics.park-scan-batch",
+        text: "INSERT INTO scan_inbox (batch_id, first_scan_at, scans, body) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+        values: [
+          batchId,
+          new Date(Math.min(...rows.map((row) => row.occurredAt.getTime()))),
+          counts.reduce((total, count) => total + count, 0),
+          scanMessageText({ id: batchId, rows, counts }),
+        ],
+      }),
+    `BEGIN; SET LOCAL statement_timeout = ${timeoutMs}`,
+  );
 }
 
 /** Parking one batch takes milliseconds, a few hundred under load; one stuck this long (a lock) is given up. */
@@ -142,26 +138,17 @@ export async function parkedScans(): Promise<number> {
   return Number(result.rows[0]?.scans ?? 0);
 }
 
-async function inWriterTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await writerPool().connect();
-  try {
-    // PostgreSQL JIT-compiles a statement whose estimated cost runs high, as a big batch's can:
-    // seconds of compiling for tens of ms of running. The fan-out's grouping and sorts hold a few
-    // hundred thousand rows for the biggest batches: in memory, not spilled to disk (the default
-    // 4 MB spilled a batch of 5,000 spread scans in two places).
-    // The shared lock: closeScanDays moves daily_from only between batches (it takes the lock exclusively).
-    await client.query(
-      `BEGIN; SET LOCAL jit = off; SET LOCAL work_mem = '64MB'; SELECT pg_advisory_xact_lock_shared(${ROLLUP_DAYS_LOCK})`,
-    );
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+function inWriterTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  // PostgreSQL JIT-compiles a statement whose estimated cost runs high, as a big batch's can:
+  // seconds of compiling for tens of ms of running. The fan-out's grouping and sorts hold a few
+  // hundred thousand rows for the biggest batches: in memory, not spilled to disk (the default
+  // 4 MB spilled a batch of 5,000 spread scans in two places).
+  // The shared lock: closeScanDays moves daily_from only between batches (it takes the lock exclusively).
+  return inTransaction(
+    writerPool(),
+    work,
+    `BEGIN; SET LOCAL jit = off; SET LOCAL work_mem = '64MB'; SELECT pg_advisory_xact_lock_shared(${ROLLUP_DAYS_LOCK})`,
+  );
 }
 
 /** The ScanRow fields sent as the batch statement's arrays $2 to $13, in its unnest's order. */
@@ -687,21 +674,6 @@ async function underScanEventsLock<Result>(work: (client: Queryable) => Promise<
 
 /** PostgreSQL's lock_not_available: the lock_timeout passed. */
 const LOCK_NOT_AVAILABLE = "55P03";
-
-async function inTransaction<Result>(from: pg.Pool, work: (client: Queryable) => Promise<Result>): Promise<Result> {
-  const client = await from.connect();
-  try {
-    await client.query("BEGIN");
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
 
 /** Each link's scans (bots left out) from the UTC day `since` starts in to the end of today. */
 export async function scansPerLinkSince(

@@ -1,0 +1,138 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApp, type RunningApp } from "@/scripts/app-process";
+import { newLinks } from "../support/api";
+import { TEST_ZONE } from "../support/dns-server";
+import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
+import { rawRequest } from "../support/http";
+import { visitContinuously } from "../support/load";
+import { eventually, rawScansOf } from "../support/scan-stream";
+import { startTcpCut, type TcpCut } from "../support/tcp-cut";
+
+/**
+ * PostgreSQL lost while the scan writer is in the middle of a batch, under continuous visits and
+ * without NATS (the scans go straight to PostgreSQL): the connection the batch holds breaks under
+ * it. The process must live on, answer every visit of the links it has seen, and write every scan
+ * once PostgreSQL is back.
+ */
+const SHORT_HOST = "s.test.example";
+const databaseUrl = process.env.DATABASE_URL!;
+const databaseName = new URL(databaseUrl).pathname.slice(1);
+const FAULTS = 3;
+let dns: FakeDnsServer;
+let observer: pg.Client;
+
+beforeAll(async () => {
+  dns = await startFakeDnsServer({}, { a: [TEST_ZONE.publicAddress] });
+  observer = new pg.Client({ connectionString: databaseUrl });
+  await observer.connect();
+});
+
+afterAll(async () => {
+  await observer?.end();
+  await dns?.close();
+});
+
+function appEnv(database: string): Record<string, string | undefined> {
+  return {
+    DATABASE_URL: database,
+    DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE,
+    AUTH_SECRET: process.env.AUTH_SECRET,
+    DNS_RESOLVER: dns.resolver,
+    SHORT_BASE_URL: `http://${SHORT_HOST}`,
+    BASE_URL: "http://app.test.example",
+    RECHECK_INTERVAL_SECONDS: "0",
+  };
+}
+
+/** Resolves once the app's scan writer has a batch statement running in PostgreSQL; its backend's pid. */
+async function batchBeingWritten(): Promise<number> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const { rows } = await observer.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity
+        WHERE datname = $1 AND state = 'active' AND query LIKE '%INSERT INTO scan_batches%' AND pid <> pg_backend_pid()`,
+      [databaseName],
+    );
+    if (rows[0]) return rows[0].pid;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  throw new Error("No scan batch was written within 30 s of continuous visits.");
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function warm(app: RunningApp, slugs: string[]): Promise<void> {
+  for (const slug of slugs) expect((await rawRequest(app.url, `/${slug}`, { host: SHORT_HOST })).status).toBe(302);
+  await eventually(async () => expect(await rawScansOf(databaseUrl, { slugs })).toBe(slugs.length));
+}
+
+/** Visits continue through each fault; afterwards every scan is written exactly once. */
+async function underLoad(app: RunningApp, slugs: string[], fault: () => Promise<void>): Promise<void> {
+  const before = await rawScansOf(databaseUrl, { slugs });
+  const load = visitContinuously(app.url, SHORT_HOST, slugs, 4);
+  for (let round = 0; round < FAULTS; round++) {
+    await fault();
+    // Time to write the backlog before the next fault: the buffer holds a bounded number of scans.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(alive(app.pid), `the server died after fault ${round + 1}:\n${app.output()}`).toBe(true);
+  }
+  await load.stop();
+  expect(alive(app.pid), app.output()).toBe(true);
+  expect(load.other).toBe(0);
+  expect(load.redirects).toBeGreaterThan(500);
+  await eventually(
+    async () => expect(await rawScansOf(databaseUrl, { slugs }), app.output().slice(-4000)).toBe(before + load.redirects),
+    60_000,
+  );
+  // And stays there: no batch is written twice.
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  expect(await rawScansOf(databaseUrl, { slugs })).toBe(before + load.redirects);
+  expect((await fetch(`${app.url}/api/health`)).status).toBe(200);
+}
+
+describe("PostgreSQL lost while a scan batch is being written, under continuous visits", () => {
+  let slugs: string[];
+  let cut: TcpCut;
+  let app: RunningApp;
+
+  beforeAll(async () => {
+    slugs = await newLinks(300, "db-faults");
+    cut = await startTcpCut(Number(new URL(databaseUrl).port || 5432));
+    const throughCut = new URL(databaseUrl);
+    throughCut.port = String(cut.port);
+    app = await startApp("front", appEnv(throughCut.toString()));
+    await warm(app, slugs);
+  }, 120_000);
+
+  afterAll(async () => {
+    await app?.stop();
+    await cut?.close();
+  });
+
+  it("lives through the network cut off for 3 s, and writes every scan once it is back", async () => {
+    await underLoad(app, slugs, async () => {
+      await batchBeingWritten();
+      await cut.cut();
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await cut.restore();
+    });
+  }, 150_000);
+
+  it("lives through PostgreSQL ending its connections (pg_terminate_backend), and writes every scan", async () => {
+    await underLoad(app, slugs, async () => {
+      await batchBeingWritten();
+      await observer.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+        [databaseName],
+      );
+    });
+  }, 150_000);
+});
