@@ -1,4 +1,5 @@
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { clientNetwork, trustedAddress } from "@/lib/http/client-address";
 import { deliverInvalidation, type Invalidation } from "@/lib/links/invalidation";
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -43,9 +44,15 @@ export class InvalidationsHeard {
  * request without a body that is safe to repeat (GET, HEAD) is sent once more on a new socket
  * rather than answered 502.
  */
-export function proxyToApplication(port: number, heard: InvalidationsHeard): Handler {
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+export function proxyToApplication(port: number, heard: InvalidationsHeard, sockets = APPLICATION_SOCKETS): Handler {
+  const agent = new Agent({ keepAlive: true, maxSockets: sockets });
+  const inFlight = new NetworkShares(Math.max(1, Math.floor(sockets * NETWORK_SHARE)));
   return (request, response) => {
+    const network = clientNetwork(
+      trustedAddress(header(request, "x-forwarded-for"), header(request, "x-real-ip"), true) ?? "unknown",
+    );
+    if (!inFlight.take(network)) return refuseBusyNetwork(request, response);
+    response.once("close", () => inFlight.give(network));
     const headers = { ...request.headers };
     for (const name of HOP_BY_HOP) delete headers[name];
     const replayable = isRepeatableWithoutBody(request);
@@ -74,14 +81,61 @@ export function proxyToApplication(port: number, heard: InvalidationsHeard): Han
           response.writeHead(502, { "Content-Type": "text/plain; charset=utf-8" }).end("The application did not answer.");
         else response.destroy();
       });
+      // An answer cut short, or a request body that will never arrive whole (the front refused a
+      // slow one): the application's socket would wait for the rest forever.
       response.on("close", () => {
-        if (!response.writableFinished) upstream.destroy();
+        if (!response.writableFinished || !request.complete) upstream.destroy();
       });
       if (replayable) upstream.end();
       else request.pipe(upstream);
     };
     send(replayable);
   };
+}
+
+/** Requests the front has at the application at once. */
+const APPLICATION_SOCKETS = 256;
+
+/**
+ * The share of them one client network may hold: its requests beyond it are refused at once, so
+ * slow bodies or a flood from one network leave the rest of the sockets to everyone else.
+ */
+const NETWORK_SHARE = 1 / 8;
+
+/** Requests in flight per client network, each network bounded by `limit`. */
+class NetworkShares {
+  private readonly held = new Map<string, number>();
+
+  constructor(private readonly limit: number) {}
+
+  take(network: string): boolean {
+    const held = this.held.get(network) ?? 0;
+    if (held >= this.limit) return false;
+    this.held.set(network, held + 1);
+    return true;
+  }
+
+  give(network: string): void {
+    const held = (this.held.get(network) ?? 1) - 1;
+    if (held <= 0) this.held.delete(network);
+    else this.held.set(network, held);
+  }
+}
+
+function refuseBusyNetwork(request: IncomingMessage, response: ServerResponse): void {
+  response.writeHead(429, {
+    "Content-Type": "application/json; charset=utf-8",
+    "Cache-Control": "no-store",
+    "Retry-After": "1",
+    Connection: "close",
+  });
+  response.end(JSON.stringify({ error: "Too many requests from your network are in progress; try again in a moment." }));
+  request.resume();
+}
+
+function header(request: IncomingMessage, name: string): string | null {
+  const value = request.headers[name];
+  return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
 }
 
 /**

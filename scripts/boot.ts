@@ -3,6 +3,7 @@ import { ensureAuthSecret } from "@/lib/auth/dev-secret";
 import { ConfigError, config, settleConfig } from "@/lib/config";
 import { EMBEDDED_POOL_SIZE, startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded-database";
 import { migrate } from "@/lib/db/migrate";
+import { logAppliedMigrations, migrateAtStart } from "@/lib/db/migrate-at-start";
 import { log } from "@/lib/log";
 import { ensurePaymentSettings } from "@/lib/payments/dev-settings";
 
@@ -50,8 +51,10 @@ function exitOnConfigError(error: unknown): never {
 /**
  * What the server and the migrate command do first: load configuration, settle the payment
  * settings, start the embedded database when DATABASE_URL is unset, and apply pending migrations.
+ * The server (`serving`) starts even when its database does not answer, and migrates once it does
+ * (lib/db/migrate-at-start.ts); the migrate command fails.
  */
-export async function boot(): Promise<{ embedded?: EmbeddedDatabase }> {
+export async function boot(options: { serving?: boolean } = {}): Promise<{ embedded?: EmbeddedDatabase }> {
   await loadConfiguration();
   await ensurePaymentSettings().catch(exitOnConfigError);
   let embedded: EmbeddedDatabase | undefined;
@@ -60,7 +63,7 @@ export async function boot(): Promise<{ embedded?: EmbeddedDatabase }> {
     settleConfig({ DATABASE_URL: embedded.url, DATABASE_POOL_SIZE: String(EMBEDDED_POOL_SIZE) });
     log().info({ dataDir: `${config().DATA_DIR}/postgres` }, "embedded PostgreSQL started; set DATABASE_URL to use your own");
   }
-  const applied = await migrate(config().DATABASE_URL!);
-  if (applied.length) log().info({ migrations: applied }, "applied migrations");
+  if (options.serving) await migrateAtStart(config().DATABASE_URL!);
+  else logAppliedMigrations(await migrate(config().DATABASE_URL!));
   return { embedded };
 }

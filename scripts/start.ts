@@ -5,8 +5,10 @@ import { parkScansWhenBehind, scanBuffer } from "@/lib/analytics/scans";
 import { startScanStreamWriter } from "@/lib/analytics/scan-stream";
 import { config } from "@/lib/config";
 import { startDomainCheckTimer } from "@/lib/domains/check-timer";
+import { answeringHealth } from "@/lib/health/front";
 import { behindFrontDoor } from "@/lib/http/client-address";
 import { refusingMalformedRequests } from "@/lib/http/malformed-request";
+import { boundRequestTimes, enforcingBodyRate } from "@/lib/http/request-deadlines";
 import { log } from "@/lib/log";
 import { closeNats, natsConfigured } from "@/lib/nats/connection";
 import { createFrontDoor } from "@/lib/resolution/node-door";
@@ -40,14 +42,15 @@ function listenAddress(host: string | undefined, port: number): string {
 async function main(): Promise<void> {
   // Every request reaches Next through createFrontDoor, which appends the socket's peer to X-Forwarded-For.
   behindFrontDoor.set(true);
-  const { embedded } = await boot();
+  const { embedded } = await boot({ serving: true });
   if (!dev) ensureFreshBuild({ showOutput: true });
   const { PORT, HOST } = config();
   // Next in its own process keeps its per-request machinery off the redirect path; hot reload and the
   // embedded database (one connection for everything) keep it in this one.
   const application = dev || embedded ? await applicationInProcess(dev, PORT) : await applicationProcess();
   parkScansWhenBehind();
-  const server = createServer(refusingMalformedRequests(createFrontDoor(application.handle)));
+  const server = createServer(refusingMalformedRequests(enforcingBodyRate(createFrontDoor(answeringHealth(application.handle)))));
+  boundRequestTimes(server);
   // Only while starting: an address this machine lacks (EADDRNOTAVAIL) or a port taken (EADDRINUSE) ends the start with a sentence.
   const cannotListen = (error: NodeJS.ErrnoException) => {
     log().fatal(

@@ -43,6 +43,8 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
  */
 export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promise<string[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
+  // A connection that ends under the migration fails its query; unheard, its 'error' event would end the process.
+  client.on("error", () => undefined);
   await client.connect();
   try {
     await client.query("SELECT pg_advisory_lock($1)", [PRISMA_MIGRATE_LOCK]);
@@ -89,7 +91,7 @@ async function apply(client: pg.Client, migration: Migration): Promise<void> {
     await client.query(`UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`, [id]);
     await client.query("COMMIT");
   } catch (error) {
-    await client.query("ROLLBACK");
-    throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`);
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
   }
 }

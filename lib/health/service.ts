@@ -1,5 +1,6 @@
 import { sharedStoreFailure, sharedStoreAnswered, sharedStoreFailed, describeWithoutSecrets } from "@/lib/shared-store/status";
 import { pingSharedStore, sharedStoreKind } from "@/lib/shared-store/clients";
+import { schemaState } from "@/lib/db/migrate-at-start";
 import { replicaState } from "@/lib/db/replica";
 import { natsState } from "@/lib/nats/connection";
 import { withDeadline } from "@/lib/deadline";
@@ -21,6 +22,15 @@ export async function checkHealth(): Promise<Health> {
   return { status, database, replica, redis, nats };
 }
 
+const UNAVAILABLE_SENTENCE = "This instance cannot serve: its database does not answer.";
+
+/** The health answer both doors give: 200 while this instance can serve, else 503 with a sentence. */
+export async function healthAnswer(): Promise<{ status: 200; body: Health } | { status: 503; body: Health & { error: string } }> {
+  const health = await checkHealth();
+  if (health.status !== "unavailable") return { status: 200, body: health };
+  return { status: 503, body: { error: UNAVAILABLE_SENTENCE, ...health } };
+}
+
 /** The monitor's last reading (every second): a replica too far behind is as good as absent for reads. */
 function checkReplica(): Component {
   const state = replicaState();
@@ -32,6 +42,12 @@ function checkReplica(): Component {
 }
 
 async function checkDatabase(): Promise<Component> {
+  const schema = schemaState();
+  if (schema.status === "waiting")
+    return {
+      status: "unavailable",
+      reason: `migrations not applied yet, since the database did not answer at start (${schema.reason})`,
+    };
   try {
     await withDeadline(pingDatabase(), COMPONENT_DEADLINE_MS);
     return { status: "ok" };

@@ -29,6 +29,8 @@ function configFor(port: number, backends: string[]): string {
     "  mode http",
     "  timeout connect 2s",
     "  timeout client 30s",
+    // Headers within 10 s, as the instances want them: a slowloris holds HAProxy's connection, not an instance's.
+    "  timeout http-request 10s",
     "  timeout server 30s",
     "  retries 3",
     // Every retry goes to another instance, and a connection refused or closed before any answer is retried.
@@ -37,6 +39,13 @@ function configFor(port: number, backends: string[]): string {
     "  option forwardfor",
     "frontend front",
     `  bind 127.0.0.1:${port}`,
+    // HAProxy's own anti-DoS example: the body's first part is read before an instance is picked (so a
+    // trickled body holds no instance's socket until it arrives), and one client address holds at
+    // most 200 connections at once.
+    "  option http-buffer-request",
+    "  stick-table type ip size 100k expire 30s store conn_cur",
+    "  tcp-request connection track-sc0 src",
+    "  tcp-request connection reject if { sc0_conn_cur gt 200 }",
     "  default_backend instances",
     "backend instances",
     "  balance roundrobin",

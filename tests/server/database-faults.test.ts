@@ -1,7 +1,9 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { readMigrations } from "@/lib/db/migrate";
 import { startApp, type RunningApp } from "@/scripts/app-process";
 import { newLinks } from "../support/api";
+import { adminQuery, withDatabase } from "../support/database";
 import { TEST_ZONE } from "../support/dns-server";
 import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
 import { rawRequest } from "../support/http";
@@ -135,4 +137,52 @@ describe("PostgreSQL lost while a scan batch is being written, under continuous 
       );
     });
   }, 150_000);
+});
+
+describe("started while PostgreSQL does not answer", () => {
+  let cut: TcpCut;
+  let app: RunningApp;
+  let freshDatabase: string;
+
+  beforeAll(async () => {
+    const { serverUrl, prefix } = inject("testDatabase");
+    const name = `${prefix}_unmigrated`;
+    await adminQuery(serverUrl, `CREATE DATABASE "${name}"`);
+    freshDatabase = withDatabase(serverUrl, name);
+    cut = await startTcpCut(Number(new URL(serverUrl).port || 5432));
+    await cut.cut();
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await cut?.close();
+  });
+
+  it("serves, says in health that it waits for the database, and migrates as soon as the database answers", async () => {
+    const throughCut = new URL(freshDatabase);
+    throughCut.port = String(cut.port);
+    app = await startApp("front", appEnv(throughCut.toString()));
+    expect(app.output()).toContain("PostgreSQL does not answer");
+
+    const waiting = await fetch(`${app.url}/api/health`);
+    expect(waiting.status).toBe(503);
+    expect((await waiting.json()).database.reason).toMatch(/^migrations not applied yet/);
+    // A code it has never seen cannot be looked up: "try again", never "not found".
+    const visit = await rawRequest(app.url, "/abc2345", { host: SHORT_HOST });
+    expect(visit.status).toBe(503);
+    expect(visit.headers["retry-after"]).toBeDefined();
+
+    await cut.restore();
+    await eventually(async () => expect((await fetch(`${app.url}/api/health`)).status).toBe(200), 20_000);
+    const fresh = new pg.Client({ connectionString: freshDatabase });
+    await fresh.connect();
+    try {
+      const { rows } = await fresh.query("SELECT 1 FROM _prisma_migrations WHERE finished_at IS NOT NULL");
+      expect(rows.length).toBe((await readMigrations()).length);
+    } finally {
+      await fresh.end();
+    }
+    expect(alive(app.pid)).toBe(true);
+    expect(app.output()).toContain("PostgreSQL answers again: migrations are current");
+  }, 120_000);
 });
