@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+
 /**
  * One value per process, created on first use and kept on globalThis: the start script, Next's
  * server bundles and the proxy may load a module more than once, and they must share one value.
@@ -13,11 +15,16 @@ export type ProcessSingleton<Value> = {
   reset(): Value | undefined;
 };
 
+/**
+ * A value is created outside any request's context (see requestContext): the timers, connections
+ * and listeners a process-wide value starts would otherwise carry the request that happened to
+ * create it, and every line they log would name that request's id and route.
+ */
 export function processSingleton<Value>(name: string, create: () => Value): ProcessSingleton<Value> {
   const key = Symbol.for(`permalink.${name}`);
   const holder = globalThis as unknown as Record<symbol, Value | undefined>;
   return {
-    get: () => (holder[key] ??= create()),
+    get: () => (holder[key] ??= requestContext().exit(create)),
     peek: () => holder[key],
     set: (value) => {
       holder[key] = value;
@@ -28,4 +35,15 @@ export function processSingleton<Value>(name: string, create: () => Value): Proc
       return current;
     },
   };
+}
+
+/** What a request adds to every line logged while it is served (lib/log). */
+export type RequestContext = { reqId: string; route: string; method: string };
+
+const REQUEST_CONTEXT = Symbol.for("permalink.logRequestContext");
+
+/** The process's one store of the request being served: Next's bundles may each load this module. */
+export function requestContext(): AsyncLocalStorage<RequestContext> {
+  const holder = globalThis as unknown as Record<symbol, AsyncLocalStorage<RequestContext> | undefined>;
+  return (holder[REQUEST_CONTEXT] ??= new AsyncLocalStorage<RequestContext>());
 }

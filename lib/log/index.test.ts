@@ -1,5 +1,6 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
+import { processSingleton } from "@/lib/process-singleton";
 import { createLogger, levelFrom, withRequestContext } from "./index";
 
 /** A logger writing into an array of parsed lines. */
@@ -38,6 +39,23 @@ describe("the structured logger", () => {
 
     expect(lines[0]).toMatchObject({ reqId: "req-1", route: "/api/links/{id}", method: "PATCH", msg: "inside" });
     expect(lines[1]).not.toHaveProperty("reqId");
+  });
+
+  it("logs a process-wide value's background work without the request that happened to create it", async () => {
+    const { logger, lines } = capture();
+    const monitor = processSingleton(`test.monitor.${Math.random()}`, () => {
+      const timer = setInterval(() => logger.warn("background"), 5);
+      return { stop: () => clearInterval(timer) };
+    });
+
+    await withRequestContext({ reqId: "req-2", route: "/api/health", method: "GET" }, async () => {
+      monitor.get();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    });
+    monitor.get().stop();
+
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).not.toHaveProperty("reqId");
   });
 
   it("censors credential headers and secret fields with pino's redaction, at the top and one level down", () => {

@@ -1,6 +1,5 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import pino, { type DestinationStream, type Logger } from "pino";
-import { processSingleton } from "@/lib/process-singleton";
+import { processSingleton, requestContext, type RequestContext } from "@/lib/process-singleton";
 
 export type { Logger } from "pino";
 
@@ -61,15 +60,11 @@ export const REDACTED_PATHS = [
   ...SECRET_FIELDS.flatMap((name) => [name, `*.${name}`]),
 ];
 
-/** What a request adds to every line logged while it is served. */
-export type RequestContext = { reqId: string; route: string; method: string };
-
-/** One store per process: Next's bundles may each load this module, and the logger is shared across them. */
-const requestContext = processSingleton("logRequestContext", () => new AsyncLocalStorage<RequestContext>());
+export type { RequestContext } from "@/lib/process-singleton";
 
 /** Runs `work` with `context` added to every line it logs (the request id, route and method). */
 export function withRequestContext<Result>(context: RequestContext, work: () => Result): Result {
-  return requestContext.get().run(context, work);
+  return requestContext().run(context, work);
 }
 
 /** LOG_LEVEL when it names a level, else info (lib/config refuses a wrong value at start with a sentence). */
@@ -84,7 +79,7 @@ export function createLogger(destination?: DestinationStream, level = levelFrom(
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
     redact: { paths: REDACTED_PATHS, censor: CENSOR },
-    mixin: () => requestContext.get().getStore() ?? {},
+    mixin: () => requestContext().getStore() ?? {},
   };
   return destination ? pino(options, destination) : pino(options);
 }
