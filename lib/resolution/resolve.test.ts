@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ABUSE, ACTIVE, QUARANTINE } from "@/lib/links/status";
 import type { Verdict } from "@/lib/safety/verdict";
+import { DatabaseTrouble } from "./database-trouble";
 import { LinkCache } from "./link-cache";
 import { compileRules, preferredLanguage } from "./rules";
 import { type ResolutionDeps, resolveFromMemory, resolveVisit } from "./resolve";
@@ -64,6 +65,7 @@ function world(link: ResolvedLink, verdict: Verdict = { status: "clean", source:
   };
   const deps: ResolutionDeps = {
     cache: new LinkCache(CACHE_MS),
+    trouble: new DatabaseTrouble(),
     clock: { now: () => now },
     checker: {
       name: "test",
@@ -112,6 +114,10 @@ function world(link: ResolvedLink, verdict: Verdict = { status: "clean", source:
     },
     databaseHanging: () => {
       databaseHangs = true;
+    },
+    databaseBack: () => {
+      databaseHangs = false;
+      databaseUp = true;
     },
     stored: () => stored,
   };
@@ -174,6 +180,36 @@ describe("resolving a visit, with fakes through ResolutionDeps", () => {
     await vi.advanceTimersByTimeAsync(2_000);
     expect(await pending).toMatchObject({ kind: "redirect" });
     expect(w.calls.logged).toHaveLength(1);
+  });
+
+  it("once the database is known to hang, serves stale copies at once and re-reads them in the background", async () => {
+    const w = world(quarantined({ status: ACTIVE }));
+    const other = { ...visitOf(w.stored()), slug: "other77" };
+    await resolveVisit(visitOf(w.stored()), w.deps);
+    w.deps.cache.set("/other77", { ...w.stored(), slug: "other77" }, w.deps.clock.now());
+    w.advance(CACHE_MS * 10);
+    w.databaseHanging();
+    vi.useFakeTimers();
+    const first = resolveVisit(visitOf(w.stored()), w.deps);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(await first).toMatchObject({ kind: "redirect" });
+
+    // Known to hang now: no visit waits for the deadline again, and one re-read a link is in flight.
+    const finds = w.calls.find;
+    for (let index = 0; index < 5; index++) {
+      expect(await resolveVisit(visitOf(w.stored()), w.deps)).toMatchObject({ kind: "redirect" });
+      expect(await resolveVisit(other, w.deps)).toMatchObject({ kind: "redirect" });
+    }
+    expect(w.calls.find - finds).toBe(2);
+    expect(w.calls.logged).toHaveLength(1);
+
+    // The re-reads give up at their deadline; once the database answers, a re-read refreshes the copy.
+    await vi.advanceTimersByTimeAsync(2_000);
+    w.databaseBack();
+    await resolveVisit(visitOf(w.stored()), w.deps);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(w.deps.trouble.failing()).toBe(false);
+    expect(w.deps.cache.fresh("/abc2345", w.deps.clock.now())).toMatchObject({ slug: "abc2345" });
   });
 
   it("blocks a link whose live check is malicious, records it and tells every instance", async () => {

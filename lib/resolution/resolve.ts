@@ -5,6 +5,7 @@ import type { CachedChecker } from "@/lib/safety/verdict-cache";
 import { mergeQuery } from "./destination-query";
 import { verdictAbuseReason } from "./link-status";
 import { checkLink } from "./link-verdict";
+import type { DatabaseTrouble } from "./database-trouble";
 import { cacheKey, type LinkCache } from "./link-cache";
 import type { ReleasePolicy } from "./store";
 import { destinationsOf } from "@/lib/links/destinations";
@@ -15,6 +16,8 @@ import type { Outcome, ResolvedLink, Route, Visit } from "./types";
 /** Everything resolution touches, injected so both doors and the tests share one core. */
 export type ResolutionDeps = {
   cache: LinkCache;
+  /** Whether lookups are failing: then a stale copy is served at once and re-read in the background. */
+  trouble: DatabaseTrouble;
   checker: CachedChecker;
   clock: Clock;
   policy: ReleasePolicy;
@@ -81,20 +84,44 @@ type Found = { link: ResolvedLink | null; databaseAnswered: boolean };
 /** A database that hangs rather than refuses must not hold a visit longer than this, per query. */
 const STORE_DEADLINE_MS = 2000;
 
-/** Fresh cache, else the database, else (database down or hung) a stale cached copy. */
+/**
+ * Fresh cache, else the database, else (database down or hung) a stale cached copy; while lookups
+ * are failing, the stale copy first, re-read in the background.
+ */
 async function lookUp(host: string | null, slug: string, deps: ResolutionDeps): Promise<Found | "unavailable"> {
   const key = cacheKey(host, slug);
   const now = deps.clock.now();
   const fresh = deps.cache.fresh(key, now);
   if (fresh !== undefined) return { link: fresh, databaseAnswered: true };
+  const stale = deps.cache.stale(key);
+  if (stale !== undefined && deps.trouble.failing()) {
+    deps.trouble.refreshInBackground(key, () =>
+      readIntoCache(key, host, slug, deps).then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+    return { link: stale, databaseAnswered: false };
+  }
+  try {
+    return { link: await readIntoCache(key, host, slug, deps), databaseAnswered: true };
+  } catch {
+    return stale === undefined ? "unavailable" : { link: stale, databaseAnswered: false };
+  }
+}
+
+/** The link from the database, within the deadline, into the cache; a failure is counted toward the spell and rethrown. */
+async function readIntoCache(key: string, host: string | null, slug: string, deps: ResolutionDeps): Promise<ResolvedLink | null> {
+  const now = deps.clock.now();
   try {
     const link = await withDeadline(deps.store.findLink(host, slug), STORE_DEADLINE_MS);
     deps.cache.set(key, link, now);
-    return { link, databaseAnswered: true };
+    deps.trouble.answered();
+    return link;
   } catch (error) {
-    deps.log("Link lookup failed; serving the cached copy if there is one.", error);
-    const stale = deps.cache.stale(key);
-    return stale === undefined ? "unavailable" : { link: stale, databaseAnswered: false };
+    if (deps.trouble.failed(now))
+      deps.log("Link lookups are failing; serving cached copies at once and re-reading them in the background.", error);
+    throw error;
   }
 }
 

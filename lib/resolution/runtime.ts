@@ -5,6 +5,7 @@ import { safetyChecker } from "@/lib/safety/instance";
 import { withVerdictCache } from "@/lib/safety/verdict-cache";
 import { announceLinkChange } from "@/lib/links/changes";
 import { onInvalidation } from "@/lib/links/invalidation";
+import { DatabaseTrouble } from "./database-trouble";
 import { cacheKey, LinkCache } from "./link-cache";
 import type { ResolutionDeps } from "./resolve";
 import * as store from "./store";
@@ -48,6 +49,7 @@ function createRuntime(): Runtime {
   });
   const deps: ResolutionDeps = {
     cache,
+    trouble: new DatabaseTrouble(),
     clock: { now: () => clock().now() },
     checker: withVerdictCache(
       safetyChecker(),
