@@ -2,6 +2,7 @@ import type pg from "pg";
 import { config } from "@/lib/config";
 import { log } from "@/lib/log";
 import { processSingleton } from "@/lib/process-singleton";
+import { withDeadline } from "@/lib/deadline";
 import { createPool, pool } from "./pool";
 
 /**
@@ -17,8 +18,15 @@ const MONITOR_INTERVAL_MS = 1_000;
 const HISTORY_MS = 10 * 60_000;
 const NOT_CHECKED = "not checked yet";
 
+/**
+ * `primary away`: the primary does not answer, and the replica has replayed all it received: the
+ * newest copy there is, so reads go to it (cold visits resolve) until the primary is back.
+ */
 export type ReplicaState =
-  { status: "ok"; lagMs: number } | { status: "behind"; lagMs: number } | { status: "unavailable"; reason: string };
+  | { status: "ok"; lagMs: number }
+  | { status: "behind"; lagMs: number }
+  | { status: "primary away" }
+  | { status: "unavailable"; reason: string };
 
 type Monitor = {
   replica: pg.Pool;
@@ -54,21 +62,49 @@ export function lagFrom(history: { at: number; lsn: bigint }[], replayed: bigint
   return firstAhead ? now - firstAhead.at : 0;
 }
 
+/** Each side of a check answers within this, so a hung primary or replica is noticed within the monitor's tick. */
+const CHECK_DEADLINE_MS = 900;
+
 async function check(monitor: Monitor): Promise<void> {
   const previous = monitor.state;
-  try {
-    const { rows: primary } = await pool().query<{ lsn: string }>("SELECT pg_current_wal_insert_lsn()::text AS lsn");
-    const now = Date.now();
-    monitor.history.push({ at: now, lsn: lsnValue(primary[0]!.lsn) });
-    while (monitor.history.length > 1 && monitor.history[0]!.at < now - HISTORY_MS) monitor.history.shift();
-    const { rows: replica } = await monitor.replica.query<{ lsn: string | null }>("SELECT pg_last_wal_replay_lsn()::text AS lsn");
-    if (replica[0]!.lsn === null) throw new Error("READ_DATABASE_URL is not a replica (it replays no WAL)");
-    const lagMs = lagFrom(monitor.history, lsnValue(replica[0]!.lsn), now);
-    monitor.state = lagMs <= config().READ_REPLICA_MAX_LAG_MS ? { status: "ok", lagMs } : { status: "behind", lagMs };
-  } catch (error) {
-    monitor.state = { status: "unavailable", reason: error instanceof Error ? error.message : String(error) };
-  }
+  monitor.state = await measure(monitor).catch((error: unknown): ReplicaState => ({
+    status: "unavailable",
+    reason: error instanceof Error ? error.message : String(error),
+  }));
   reportChange(previous, monitor.state);
+}
+
+/**
+ * The replica's lag from the primary's recorded positions; when the primary does not answer, the
+ * replica alone: usable while it has replayed everything it received, since nothing newer can be
+ * committed meanwhile (asking the primary first and giving up had dropped the replica exactly when
+ * it was the only copy able to answer).
+ */
+async function measure(monitor: Monitor): Promise<ReplicaState> {
+  const primary = await withDeadline(
+    pool().query<{ lsn: string }>("SELECT pg_current_wal_insert_lsn()::text AS lsn"),
+    CHECK_DEADLINE_MS,
+  ).catch(() => null);
+  const now = Date.now();
+  if (primary) {
+    monitor.history.push({ at: now, lsn: lsnValue(primary.rows[0]!.lsn) });
+    while (monitor.history.length > 1 && monitor.history[0]!.at < now - HISTORY_MS) monitor.history.shift();
+  }
+  const { rows } = await withDeadline(
+    monitor.replica.query<{ replayed: string | null; received: string | null }>(
+      "SELECT pg_last_wal_replay_lsn()::text AS replayed, pg_last_wal_receive_lsn()::text AS received",
+    ),
+    CHECK_DEADLINE_MS,
+  );
+  const { replayed, received } = rows[0]!;
+  if (replayed === null) throw new Error("READ_DATABASE_URL is not a replica (it replays no WAL)");
+  if (!primary) {
+    if (received !== null && lsnValue(received) > lsnValue(replayed))
+      return { status: "unavailable", reason: "the primary does not answer and the replica is still replaying" };
+    return { status: "primary away" };
+  }
+  const lagMs = lagFrom(monitor.history, lsnValue(replayed), now);
+  return lagMs <= config().READ_REPLICA_MAX_LAG_MS ? { status: "ok", lagMs } : { status: "behind", lagMs };
 }
 
 /** One log line when the replica starts or stops being used (and at the first check). */
@@ -76,6 +112,7 @@ function reportChange(previous: ReplicaState, current: ReplicaState): void {
   const firstCheck = previous.status === "unavailable" && previous.reason === NOT_CHECKED;
   if (!firstCheck && previous.status === current.status) return;
   if (current.status === "ok") log().info({ lagMs: current.lagMs }, "the read replica is in use");
+  else if (current.status === "primary away") log().warn("the primary does not answer; reads go to the read replica");
   else if (current.status === "behind")
     log().warn({ lagMs: current.lagMs }, "the read replica is too far behind; reads go to the primary");
   else log().warn({ reason: current.reason }, "the read replica does not answer; reads go to the primary");
@@ -91,10 +128,19 @@ export function replicaState(): ReplicaState | null {
   return processMonitor.get()?.state ?? null;
 }
 
+/**
+ * How long after a commit a read from the replica may still miss it: reads go there only while its
+ * lag is within READ_REPLICA_MAX_LAG_MS, as last measured (up to one monitor interval ago, and the
+ * measurement itself a step behind).
+ */
+export function replicaMayMissCommitsForMs(): number {
+  return config().READ_REPLICA_MAX_LAG_MS + 2 * MONITOR_INTERVAL_MS;
+}
+
 /** The replica's pool while it is usable, else null (read the primary). */
 export function usableReplicaPool(): pg.Pool | null {
   const monitor = processMonitor.get();
-  return monitor?.state.status === "ok" ? monitor.replica : null;
+  return monitor?.state.status === "ok" || monitor?.state.status === "primary away" ? monitor.replica : null;
 }
 
 /** Checks the replica now instead of waiting for the next tick (tests, and health). */

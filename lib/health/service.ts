@@ -36,6 +36,7 @@ function checkReplica(): Component {
   const state = replicaState();
   if (!state) return NOT_CONFIGURED;
   if (state.status === "ok") return { status: "ok" };
+  if (state.status === "primary away") return { status: "ok", reason: "the primary does not answer; reads go to the replica" };
   if (state.status === "behind")
     return { status: "unavailable", reason: `${state.lagMs} ms behind the primary; reads go to the primary` };
   return { status: "unavailable", reason: `${state.reason}; reads go to the primary` };

@@ -42,8 +42,10 @@ function createRuntime(): Runtime {
   const stopListening = onInvalidation((invalidation) => {
     if (invalidation.kind === "link") {
       cache.delete(cacheKey(invalidation.host, invalidation.slug));
+      store.readFromPrimaryAfterChange(invalidation.host, invalidation.slug);
     } else if (invalidation.kind === "everything") {
       cache.clear();
+      store.readFromPrimaryAfterChange(null, null);
       forgetVerifiedHosts();
     }
   });

@@ -2,7 +2,8 @@ import { clock } from "@/lib/clock";
 import { processSingleton } from "@/lib/process-singleton";
 import { db, transaction } from "@/lib/db/client";
 import { pool } from "@/lib/db/pool";
-import { usableReplicaPool } from "@/lib/db/replica";
+import { replicaMayMissCommitsForMs, usableReplicaPool } from "@/lib/db/replica";
+import { LRUCache } from "lru-cache";
 import { Prisma } from "@/lib/db/generated/client";
 import { storedRules, storedSchedule } from "@/lib/links/routing";
 import type pg from "pg";
@@ -72,21 +73,50 @@ export function findLink(host: string | null, slug: string): Promise<ResolvedLin
   });
 }
 
+/**
+ * Links that changed a moment ago (an invalidation dropped their cached copy): read from the
+ * primary until the replica must have replayed the change, or the cache would be refilled with the
+ * copy the change replaced, on every instance, for the cache's whole lifetime.
+ */
+const changedRecently = processSingleton("resolution.changedRecently", () => ({
+  at: new LRUCache<string, number>({ max: 100_000 }),
+  everythingAt: -Infinity,
+}));
+
+/** Reads this link (or, with `slug` null, every link) from the primary for as long as the replica may miss its change. */
+export function readFromPrimaryAfterChange(host: string | null, slug: string | null): void {
+  const now = clock().now();
+  if (slug === null) changedRecently.get().everythingAt = now;
+  else changedRecently.get().at.set(`${host ?? ""}/${slug}`, now);
+}
+
+function changedAMomentAgo(lookup: Lookup, now: number): boolean {
+  const recent = changedRecently.get();
+  const changedAt = Math.max(recent.everythingAt, recent.at.get(`${lookup.host}/${lookup.slug}`) ?? -Infinity);
+  return now < changedAt + replicaMayMissCommitsForMs();
+}
+
 function lookUpWaiting(): void {
   const lookups = batch.get().waiting;
   batch.get().waiting = [];
   if (lookups.length === 0) return;
   const replica = usableReplicaPool();
-  findLinks(replica ?? pool(), lookups)
-    // The replica may not have a link created a moment ago: what it lacks is asked of the primary
-    // before anyone is told "unknown", so a new link resolves everywhere at once.
-    .then((missing) => (replica && missing.length > 0 ? findLinks(pool(), missing) : missing))
-    .then((missing) => {
-      for (const lookup of missing) lookup.settle(null);
-    })
-    .catch((error: unknown) => {
-      for (const lookup of lookups) lookup.fail(error);
-    });
+  const now = clock().now();
+  const fromPrimary = replica ? lookups.filter((lookup) => changedAMomentAgo(lookup, now)) : lookups;
+  const fromReplica = replica ? lookups.filter((lookup) => !changedAMomentAgo(lookup, now)) : [];
+  const settleMissing = (missing: Lookup[]) => {
+    for (const lookup of missing) lookup.settle(null);
+  };
+  const failAll = (failed: Lookup[]) => (error: unknown) => {
+    for (const lookup of failed) lookup.fail(error);
+  };
+  if (fromPrimary.length > 0) findLinks(pool(), fromPrimary).then(settleMissing, failAll(fromPrimary));
+  if (fromReplica.length > 0)
+    findLinks(replica!, fromReplica)
+      // The replica may not have a link created a moment ago: what it lacks is asked of the primary
+      // before anyone is told "unknown", so a new link resolves everywhere at once.
+      .then((missing) => (missing.length > 0 ? findLinks(pool(), missing) : missing))
+      .then(settleMissing, failAll(fromReplica));
 }
 
 /** Settles the lookups found on `source`; resolves to those it does not have. */

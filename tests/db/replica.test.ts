@@ -5,6 +5,7 @@ import { writeScanBatch } from "@/lib/analytics/store";
 import { resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
 import { checkReplica } from "@/lib/db/replica";
+import { resolutionRuntime } from "@/lib/resolution/runtime";
 import { findLink } from "@/lib/resolution/store";
 import { call, newUser, type TestUser } from "../support/api";
 import { startReplicatedDatabase, type ReplicatedDatabase } from "../support/postgres-replica";
@@ -74,6 +75,21 @@ describe("reads from a PostgreSQL replica (READ_DATABASE_URL)", () => {
     expect(await destinationOf(link.slug)).toBe("https://example.com/after");
   });
 
+  it("reads a link changed a moment ago from the primary, though the replica has not replayed the change", async () => {
+    // The resolution runtime is what listens for changes (both doors start it).
+    resolutionRuntime();
+    const link = await newLink("https://example.com/repoint-before");
+    await caughtUp();
+    await database.pauseReplay();
+    const repointed = await call("PATCH", `/api/links/${link.id}`, {
+      token: user.token,
+      body: { destination: "https://example.com/repoint-after" },
+    });
+    expect(repointed.status).toBe(200);
+    expect(await checkReplica()).toMatchObject({ status: "ok" });
+    expect(await destinationOf(link.slug)).toBe("https://example.com/repoint-after");
+  });
+
   it("resolves a link created a moment ago on the primary at once, through a replica that has not seen it", async () => {
     await caughtUp();
     await database.pauseReplay();
@@ -121,4 +137,29 @@ describe("reads from a PostgreSQL replica (READ_DATABASE_URL)", () => {
     await database.startReplica();
     await eventually(async () => expect(await checkReplica()).toMatchObject({ status: "ok" }), 30_000);
   });
+
+  it(
+    "reads links from the replica while the primary is down, and the primary again once it is back",
+    { timeout: 60_000 },
+    async () => {
+      const link = await newLink("https://example.com/primary-down");
+      await caughtUp();
+      // Past the window in which a link changed a moment ago is read from the primary (the lag bound and two monitor ticks).
+      await usingMaxLag(1);
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      try {
+        await database.stopPrimary();
+        await eventually(async () => expect(await checkReplica()).toEqual({ status: "primary away" }), 10_000);
+        expect(await destinationOf(link.slug)).toBe("https://example.com/primary-down");
+        // An unknown code is never called unknown on the replica's word alone.
+        await expect(destinationOf("NoSuchSlug")).rejects.toThrow();
+        const health = await call("GET", "/api/health");
+        expect(health.body.replica).toEqual({ status: "ok", reason: "the primary does not answer; reads go to the replica" });
+      } finally {
+        await database.startPrimary();
+        await usingMaxLag(60_000);
+      }
+      await eventually(async () => expect(await checkReplica()).toMatchObject({ status: "ok" }), 30_000);
+    },
+  );
 });

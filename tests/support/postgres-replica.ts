@@ -15,6 +15,9 @@ export type ReplicatedDatabase = {
   resumeReplay(): Promise<void>;
   stopReplica(): Promise<void>;
   startReplica(): Promise<void>;
+  /** Stops the primary at once, as a crash does; the replica keeps what it had replayed. */
+  stopPrimary(): Promise<void>;
+  startPrimary(): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -40,6 +43,8 @@ export async function startReplicatedDatabase(): Promise<ReplicatedDatabase> {
     resumeReplay: () => onReplica("SELECT pg_wal_replay_resume()"),
     stopReplica: () => replica.stop("immediate"),
     startReplica: () => replica.start(),
+    stopPrimary: () => primary.stop("immediate"),
+    startPrimary: () => primary.start(),
     close: async () => {
       await replica.stop("immediate").catch(() => undefined);
       await primary.stop("immediate").catch(() => undefined);
