@@ -25,7 +25,12 @@ export const startImport = defineOperation({
   description:
     `Takes a CSV or JSON export from Bitly, Dub, Rebrandly, Short.io, Shlink, Kutt or any file with ` +
     `a destination column (long_url, url, destination, original_url, target…), and imports it as a ` +
-    `background job: 202 with the job, then follow GET /api/imports/{id}. Headers are matched ` +
+    `background job: 202 with the job, then follow GET /api/imports/{id}. Each source's export is read ` +
+    `by its own fields (format=auto recognises them): Bitly's link and long_url, Dub's shortLink (or ` +
+    `domain and key) and url, Rebrandly's shortUrl (or domain and slashtag), Short.io's shortURL and ` +
+    `originalURL, Shlink's shortUrl (or domain and shortCode) and longUrl, also its REST pages ` +
+    `({shortUrls: {data}}), and Kutt's link (or domain, null for kutt.it, and address), target and ` +
+    `description; tags may be names or objects with a name. Headers are matched ` +
     `without regard to case, spaces and underscores. A row whose short link is on a verified custom ` +
     `domain of this workspace (or every row, with domain_id) keeps its exact slug there, so printed ` +
     `codes keep working once the domain points here; a slug taken there is that row's error. Other ` +

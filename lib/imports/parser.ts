@@ -59,8 +59,113 @@ const SIGNATURES: readonly [ImportFormat, readonly string[]][] = [
   ["kutt", ["address", "target"]],
   ["rebrandly", ["slashtag", "destination"]],
   ["shortio", ["originalURL", "shortURL"]],
-  ["dub", ["key", "url", "domain"]],
+  ["dub", ["key", "url", "domain", "shortLink", "Destination URL"]],
 ];
+
+/** A record's value by its field's normalised name ("shortlink" for Short link, shortLink or short_link). */
+type Field = (name: string) => unknown;
+
+/**
+ * Each source's own fields, from its documented export and API shapes: where the destination,
+ * the printed code (host and code), the title and the tags are. A source whose records give the
+ * host and the code apart (Dub's domain and key, Rebrandly's domain and slashtag, Kutt's domain
+ * and address) has them joined, so the code stays on its own host.
+ */
+type SourceMapping = {
+  /** Recognises the source's records by fields only it writes (format=auto). */
+  recognise: (headers: ReadonlySet<string>) => boolean;
+  destination: readonly string[];
+  printed: (field: Field) => string | null;
+  title: readonly string[];
+  tags: readonly string[];
+};
+
+const has = (headers: ReadonlySet<string>, ...names: string[]) => names.every((name) => headers.has(name));
+
+/** A host as a source writes it: a name, or Rebrandly's domain object ({ fullName }). */
+function hostOf(value: unknown): string | null {
+  if (value !== null && typeof value === "object") return asText((value as { fullName?: unknown }).fullName);
+  return asText(value);
+}
+
+function joined(host: unknown, code: unknown): string | null {
+  const [name, slug] = [hostOf(host), asText(code)];
+  return slug && name ? `${name}/${slug}` : slug;
+}
+
+const MAPPINGS: readonly [ImportFormat, SourceMapping][] = [
+  [
+    "bitly",
+    {
+      recognise: (headers) => has(headers, "longurl") && (has(headers, "link") || has(headers, "custombitlinks")),
+      destination: ["longurl"],
+      printed: (field) => asText(field("link")) ?? asText(field("id")),
+      title: ["title"],
+      tags: ["tags"],
+    },
+  ],
+  [
+    "shlink",
+    {
+      recognise: (headers) => has(headers, "shortcode", "longurl"),
+      destination: ["longurl"],
+      printed: (field) => asText(field("shorturl")) ?? joined(field("domain"), field("shortcode")),
+      title: ["title"],
+      tags: ["tags"],
+    },
+  ],
+  [
+    "kutt",
+    {
+      recognise: (headers) => has(headers, "address", "target"),
+      destination: ["target"],
+      // Kutt writes domain null for its default host.
+      printed: (field) => asText(field("link")) ?? joined(field("domain") ?? "kutt.it", field("address")),
+      title: ["description", "title"],
+      tags: [],
+    },
+  ],
+  [
+    "rebrandly",
+    {
+      recognise: (headers) => has(headers, "slashtag", "destination"),
+      destination: ["destination"],
+      printed: (field) => asText(field("shorturl")) ?? joined(field("domain") ?? field("domainname"), field("slashtag")),
+      title: ["title"],
+      tags: ["tags"],
+    },
+  ],
+  [
+    "shortio",
+    {
+      recognise: (headers) => has(headers, "originalurl"),
+      destination: ["originalurl"],
+      printed: (field) => asText(field("secureshorturl")) ?? asText(field("shorturl")),
+      // Only the link's own title: the account's fields (its owner's name) are no title.
+      title: ["title"],
+      tags: ["tags"],
+    },
+  ],
+  [
+    "dub",
+    {
+      recognise: (headers) =>
+        (has(headers, "shortlink") && (has(headers, "url") || has(headers, "destinationurl"))) ||
+        has(headers, "domain", "key", "url"),
+      destination: ["url", "destinationurl"],
+      // shortLink before key: the key alone is a bare code, without its host.
+      printed: (field) => asText(field("shortlink")) ?? joined(field("domain"), field("key")) ?? asText(field("link")),
+      title: ["title"],
+      tags: ["tags"],
+    },
+  ],
+];
+
+/** The mapping of the named format, or of the source whose fields the file has (auto); null reads by meaning. */
+function mappingFor(format: ImportFormat, headers: ReadonlySet<string>): SourceMapping | null {
+  const named = MAPPINGS.find(([name, mapping]) => (format === "auto" ? mapping.recognise(headers) : name === format));
+  return named?.[1] ?? null;
+}
 
 const normalise = (header: string) => header.replace(/[\s_-]/g, "").toLowerCase();
 const WANTED = Object.fromEntries(MEANINGS.map((meaning) => [meaning, COLUMNS[meaning].map(normalise)])) as Record<
@@ -94,7 +199,7 @@ export async function parseImportFile(text: string, mediaType: "csv" | "json", f
 /** Each meaning's values in a record, most preferred column first. */
 type ValuesOf = (meaning: Meaning) => unknown[];
 
-function checkColumns(headers: ReadonlySet<string>, format: ImportFormat): void {
+function checkColumns(headers: ReadonlySet<string>, format: ImportFormat): SourceMapping | null {
   if (format !== "auto" && format !== "generic") requireSignature(format, headers);
   if (!WANTED.destination.some((name) => headers.has(name))) {
     throw new DomainError(
@@ -103,18 +208,23 @@ function checkColumns(headers: ReadonlySet<string>, format: ImportFormat): void 
         "(or export it again from your provider).",
     );
   }
+  return format === "generic" ? null : mappingFor(format, headers);
 }
 
-function toRow(row: number, valuesOf: ValuesOf): ImportRow {
+function toRow(row: number, valuesOf: ValuesOf, field: Field, mapping: SourceMapping | null): ImportRow {
+  const values = (meaning: Meaning) => {
+    if (!mapping) return valuesOf(meaning);
+    return meaning === "shortLink" ? [mapping.printed(field)] : mapping[meaning].map(field);
+  };
   return {
     row,
-    destination: asText(firstPresent(valuesOf("destination"))) ?? "",
-    shortLink: asText(firstPresent(valuesOf("shortLink"))),
+    destination: asText(firstPresent(values("destination"))) ?? "",
+    shortLink: asText(firstPresent(values("shortLink"))),
     title:
-      asText(firstPresent(valuesOf("title")))
+      asText(firstPresent(values("title")))
         ?.replace(/\p{Cc}+/gu, " ")
         .slice(0, 200) ?? null,
-    tags: tagList(firstPresent(valuesOf("tags"))),
+    tags: tagList(firstPresent(values("tags"))),
   };
 }
 
@@ -166,7 +276,7 @@ async function csvRows(text: string, format: ImportFormat): Promise<ImportRow[]>
     parse({ relax_column_count: true, relax_quotes: true, max_record_size: MAX_IMPORT_ROW_CHARS }),
   );
   const rows: ImportRow[] = [];
-  let positions: Record<Meaning, number[]> | null = null;
+  let positions: HeaderPositions | null = null;
   try {
     for await (const record of records as AsyncIterable<string[]>) {
       if (record.length > MAX_IMPORT_COLUMNS) {
@@ -179,7 +289,14 @@ async function csvRows(text: string, format: ImportFormat): Promise<ImportRow[]>
       }
       if (rows.length === MAX_IMPORT_ROWS) throw tooManyRows();
       const [cells, columns] = [record, positions];
-      rows.push(toRow(rows.length + 2, (meaning) => columns[meaning].map((index) => cells[index])));
+      rows.push(
+        toRow(
+          rows.length + 2,
+          (meaning) => columns.byMeaning[meaning].map((index) => cells[index]),
+          (name) => cells[columns.byName.get(name) ?? -1],
+          columns.mapping,
+        ),
+      );
     }
   } catch (error) {
     throw error instanceof CsvError ? csvRefusal(error) : error;
@@ -190,13 +307,27 @@ async function csvRows(text: string, format: ImportFormat): Promise<ImportRow[]>
   return rows;
 }
 
-/** Where each meaning's columns are, from the header normalised once. */
-function headerPositions(header: string[], format: ImportFormat): Record<Meaning, number[]> {
+type HeaderPositions = {
+  byMeaning: Record<Meaning, number[]>;
+  byName: Map<string, number>;
+  mapping: SourceMapping | null;
+};
+
+/** Where each meaning's and each name's column is, from the header normalised once. */
+function headerPositions(header: string[], format: ImportFormat): HeaderPositions {
   const names = header.map((name) => normalise(name.trim()));
-  checkColumns(new Set(names), format);
+  const mapping = checkColumns(new Set(names), format);
   const positionsOf = (meaning: Meaning) =>
     WANTED[meaning].flatMap((wanted) => names.flatMap((name, index) => (name === wanted ? [index] : [])));
-  return Object.fromEntries(MEANINGS.map((meaning) => [meaning, positionsOf(meaning)])) as Record<Meaning, number[]>;
+  const byName = new Map<string, number>();
+  names.forEach((name, index) => {
+    if (!byName.has(name)) byName.set(name, index);
+  });
+  return {
+    byMeaning: Object.fromEntries(MEANINGS.map((meaning) => [meaning, positionsOf(meaning)])) as Record<Meaning, number[]>,
+    byName,
+    mapping,
+  };
 }
 
 /** The text in pieces of about CHUNK_CHARS, never splitting a surrogate pair, each after a turn of the event loop. */
@@ -267,7 +398,7 @@ async function jsonRows(text: string, format: ImportFormat): Promise<ImportRow[]
     if (index % RECORDS_PER_TURN === RECORDS_PER_TURN - 1) await yieldToEventLoop();
     for (const name of keysOf(record, index)) headers.add(name);
   }
-  checkColumns(headers, format);
+  const mapping = checkColumns(headers, format);
   const rows: ImportRow[] = [];
   for (const [index, record] of records.entries()) {
     if (index % RECORDS_PER_TURN === RECORDS_PER_TURN - 1) await yieldToEventLoop();
@@ -276,19 +407,27 @@ async function jsonRows(text: string, format: ImportFormat): Promise<ImportRow[]
       const name = normalised.get(key)!;
       if (!fields.has(name)) fields.set(name, value);
     }
-    rows.push(toRow(index + 2, (meaning) => WANTED[meaning].map((name) => fields.get(name))));
+    rows.push(
+      toRow(
+        index + 2,
+        (meaning) => WANTED[meaning].map((name) => fields.get(name)),
+        (name) => fields.get(name),
+        mapping,
+      ),
+    );
   }
   return rows;
 }
 
 function jsonRecords(parsed: unknown): Record<string, unknown>[] {
-  const list = Array.isArray(parsed)
-    ? parsed
-    : ((parsed as { links?: unknown; data?: unknown } | null)?.links ?? (parsed as { data?: unknown } | null)?.data);
+  // An array (Rebrandly's pages), { links } (Bitly, Short.io), { data } (Kutt) or Shlink's { shortUrls: { data } }.
+  const page = parsed as { links?: unknown; data?: unknown; shortUrls?: { data?: unknown } } | null;
+  const list = Array.isArray(parsed) ? parsed : (page?.links ?? page?.data ?? page?.shortUrls?.data);
   if (!Array.isArray(list) || !list.every((item) => item !== null && typeof item === "object" && !Array.isArray(item))) {
     throw new DomainError(
       "invalid_request",
-      "The JSON file must be an array of links (objects), or an object whose links or data is one.",
+      "The JSON file must be an array of links (objects), or an object whose links or data is one " +
+        "(or Shlink's page, whose shortUrls.data is one).",
     );
   }
   return list as Record<string, unknown>[];

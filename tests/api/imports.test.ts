@@ -484,3 +484,89 @@ describe("no upload can stall the API", () => {
     ]);
   });
 });
+
+describe("each source's own fields (issue 40)", () => {
+  type Expected = { destination: string; onDomain?: string; importedFrom?: string; title?: string | null; tags?: string[] };
+  it.each<[string, string, string, Expected[]]>([
+    [
+      "dub-api.json",
+      "application/json",
+      "dub",
+      [
+        {
+          destination: "https://example.com/dub-api/spring",
+          onDomain: "spring-menu",
+          title: "Spring menu",
+          tags: ["menus", "print"],
+        },
+        { destination: "https://example.com/dub-api/poster", importedFrom: "dub.sh/aB3xY9" },
+      ],
+    ],
+    [
+      "dub-export.csv",
+      "text/csv",
+      "dub",
+      [
+        { destination: "https://example.com/dub-export/summer", onDomain: "summer", title: "Summer", tags: ["launch"] },
+        { destination: "https://example.com/dub-export/winter", importedFrom: "dub.sh/xK29pQ" },
+      ],
+    ],
+    [
+      "shlink-rest.json",
+      "application/json",
+      "shlink",
+      [
+        { destination: "https://example.com/shlink-rest/flyer", onDomain: "flyer", title: "Flyer", tags: ["print"] },
+        { destination: "https://example.com/shlink-rest/other", importedFrom: "s.shlink.example/k3Yt8", title: null },
+      ],
+    ],
+    [
+      "rebrandly-api.json",
+      "application/json",
+      "rebrandly",
+      [
+        {
+          destination: "https://example.com/rebrandly-api/flyer",
+          onDomain: "flyer-rb",
+          title: "Rebrandly flyer",
+          tags: ["print"],
+        },
+      ],
+    ],
+    [
+      "kutt-v2.json",
+      "application/json",
+      "kutt",
+      [
+        { destination: "https://example.com/kutt-v2/flyer", onDomain: "kt-flyer", title: "Kutt flyer" },
+        // Kutt writes domain null for its default host, kutt.it.
+        { destination: "https://example.com/kutt-v2/default", importedFrom: "kutt.it/kt-default" },
+      ],
+    ],
+  ])(
+    "reads %s by its source's fields: printed codes on their own host, the others naming their origin",
+    async (name, type, format, expected) => {
+      const user = await newUser();
+      const domain = await verifiedDomain(user);
+      const file = fixture(name).toString("utf8").replaceAll("go.DOMAIN", domain.hostname);
+      const done = await finished(user, (await startImport(user, file, type)).body.id);
+      expect(done).toMatchObject({ status: "done", total: expected.length, created: expected.length, failed: 0 });
+      for (const row of expected) {
+        const link = await db().link.findFirstOrThrow({ where: { workspaceId: user.workspaceId, destination: row.destination } });
+        const view = (await call("GET", `/api/links/${link.id}`, { token: user.token })).body;
+        if (row.onDomain) {
+          expect([link.host, link.slug]).toEqual([domain.hostname, row.onDomain]);
+          const answer = await visit(`/${row.onDomain}`, { host: domain.hostname });
+          expect([answer.status, answer.headers.Location]).toEqual([302, row.destination]);
+        } else {
+          expect([link.host, link.importedFrom]).toEqual([null, row.importedFrom]);
+        }
+        if (row.title !== undefined) expect(view.title).toBe(row.title);
+        if (row.tags) expect(view.tags).toEqual(row.tags);
+      }
+      const again = await finished(user, (await startImport(user, file, type, `?format=${format}`)).body.id);
+      expect(again).toMatchObject({ status: "done", created: 0, skipped: expected.length, failed: 0 });
+      expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(expected.length);
+    },
+  );
+});
