@@ -76,6 +76,8 @@ type SourceMapping = {
   recognise: (headers: ReadonlySet<string>) => boolean;
   destination: readonly string[];
   printed: (field: Field) => string | null;
+  /** More codes printed for the same link (Bitly's custom back-halves): each becomes a link too. */
+  alsoPrinted?: (field: Field) => string[];
   title: readonly string[];
   tags: readonly string[];
 };
@@ -86,6 +88,12 @@ const has = (headers: ReadonlySet<string>, ...names: string[]) => names.every((n
 function hostOf(value: unknown): string | null {
   if (value !== null && typeof value === "object") return asText((value as { fullName?: unknown }).fullName);
   return asText(value);
+}
+
+/** ["https://go.example/a", …] as the API writes it, or the export's cell of them. */
+function codeList(value: unknown): string[] {
+  const codes = Array.isArray(value) ? value.map(asText) : (asText(value)?.split(/[\s,|]+/) ?? []);
+  return codes.filter((code): code is string => Boolean(code));
 }
 
 function joined(host: unknown, code: unknown): string | null {
@@ -100,6 +108,7 @@ const MAPPINGS: readonly [ImportFormat, SourceMapping][] = [
       recognise: (headers) => has(headers, "longurl") && (has(headers, "link") || has(headers, "custombitlinks")),
       destination: ["longurl"],
       printed: (field) => asText(field("link")) ?? asText(field("id")),
+      alsoPrinted: (field) => codeList(field("custombitlinks")),
       title: ["title"],
       tags: ["tags"],
     },
@@ -211,6 +220,13 @@ function checkColumns(headers: ReadonlySet<string>, format: ImportFormat): Sourc
   return format === "generic" ? null : mappingFor(format, headers);
 }
 
+/** A record's row, and one more for each further code its source printed for the same link. */
+function toRows(row: number, valuesOf: ValuesOf, field: Field, mapping: SourceMapping | null): ImportRow[] {
+  const first = toRow(row, valuesOf, field, mapping);
+  const others = (mapping?.alsoPrinted?.(field) ?? []).filter((code) => code !== first.shortLink);
+  return [first, ...others.map((shortLink) => ({ ...first, shortLink }))];
+}
+
 function toRow(row: number, valuesOf: ValuesOf, field: Field, mapping: SourceMapping | null): ImportRow {
   const values = (meaning: Meaning) => {
     if (!mapping) return valuesOf(meaning);
@@ -277,21 +293,22 @@ async function csvRows(text: string, format: ImportFormat): Promise<ImportRow[]>
   );
   const rows: ImportRow[] = [];
   let positions: HeaderPositions | null = null;
+  let count = 0;
   try {
     for await (const record of records as AsyncIterable<string[]>) {
       if (record.length > MAX_IMPORT_COLUMNS) {
-        throw tooWide(record.length, positions ? `Row ${rows.length + 2} of the CSV file` : "The CSV file's header");
+        throw tooWide(record.length, positions ? `Row ${count + 2} of the CSV file` : "The CSV file's header");
       }
       if (record.every((cell) => cell.trim() === "")) continue;
       if (!positions) {
         positions = headerPositions(record, format);
         continue;
       }
-      if (rows.length === MAX_IMPORT_ROWS) throw tooManyRows();
+      if (count++ === MAX_IMPORT_ROWS) throw tooManyRows();
       const [cells, columns] = [record, positions];
       rows.push(
-        toRow(
-          rows.length + 2,
+        ...toRows(
+          count + 1,
           (meaning) => columns.byMeaning[meaning].map((index) => cells[index]),
           (name) => cells[columns.byName.get(name) ?? -1],
           columns.mapping,
@@ -408,7 +425,7 @@ async function jsonRows(text: string, format: ImportFormat): Promise<ImportRow[]
       if (!fields.has(name)) fields.set(name, value);
     }
     rows.push(
-      toRow(
+      ...toRows(
         index + 2,
         (meaning) => WANTED[meaning].map((name) => fields.get(name)),
         (name) => fields.get(name),

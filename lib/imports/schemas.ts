@@ -38,7 +38,10 @@ export const importSchema = z
     status: z.enum(IMPORT_STATUSES),
     format: z.enum(IMPORT_FORMATS),
     dry_run: z.boolean(),
-    total: z.number().int().meta({ description: "rows in the file" }),
+    total: z
+      .number()
+      .int()
+      .meta({ description: "rows in the file, plus one for each further code a row printed (Bitly's custom back-halves)" }),
     processed: z.number().int().meta({ description: "rows handled so far" }),
     created: z.number().int(),
     skipped: z
