@@ -1,5 +1,13 @@
 import { defineOperation, failure, ok, type ParameterSpec, paymentRequired } from "@/lib/http/operation";
-import { IMPORT_FORMATS, importListSchema, importSchema, startImportQuery } from "./schemas";
+import {
+  IMPORT_FORMATS,
+  importListSchema,
+  importSchema,
+  MAX_IMPORT_COLUMNS,
+  MAX_IMPORT_NESTING,
+  MAX_IMPORT_ROW_CHARS,
+  startImportQuery,
+} from "./schemas";
 
 const IMPORT_ID_PARAMETER = {
   name: "id",
@@ -17,7 +25,12 @@ export const startImport = defineOperation({
   description:
     `Takes a CSV or JSON export from Bitly, Dub, Rebrandly, Short.io, Shlink, Kutt or any file with ` +
     `a destination column (long_url, url, destination, original_url, target…), and imports it as a ` +
-    `background job: 202 with the job, then follow GET /api/imports/{id}. Headers are matched ` +
+    `background job: 202 with the job, then follow GET /api/imports/{id}. Each source's export is read ` +
+    `by its own fields (format=auto recognises them): Bitly's link and long_url, Dub's shortLink (or ` +
+    `domain and key) and url, Rebrandly's shortUrl (or domain and slashtag), Short.io's shortURL and ` +
+    `originalURL, Shlink's shortUrl (or domain and shortCode) and longUrl, also its REST pages ` +
+    `({shortUrls: {data}}), and Kutt's link (or domain, null for kutt.it, and address), target and ` +
+    `description; tags may be names or objects with a name. Headers are matched ` +
     `without regard to case, spaces and underscores. A row whose short link is on a verified custom ` +
     `domain of this workspace (or every row, with domain_id) keeps its exact slug there, so printed ` +
     `codes keep working once the domain points here; a slug taken there is that row's error. Other ` +
@@ -25,7 +38,12 @@ export const startImport = defineOperation({
     `passes the same checks as POST /api/links (destination, safety, slug, plan allowance, write ` +
     `budget: the job waits for the budget rather than failing). Importing the same file again ` +
     `creates nothing: rows already imported are skipped. dry_run=1 validates and counts without ` +
-    `writing. At most 20 MB and 100,000 rows. Formats: ${IMPORT_FORMATS.join(", ")}.`,
+    `writing, and without looking names up (the real run also refuses a name that resolves to an ` +
+    `internal address). At most 20 MB, 100,000 rows, ${MAX_IMPORT_COLUMNS} columns and ` +
+    `${MAX_IMPORT_ROW_CHARS / 1024} KiB a row; JSON nested at most ${MAX_IMPORT_NESTING} deep. A workspace, and ` +
+    `a person across their workspaces, have at most 2 imports under way at once (429 with Retry-After ` +
+    `past that, or while the service is reading other files). ` +
+    `Formats: ${IMPORT_FORMATS.join(", ")}.`,
   tag: "Links",
   write: true,
   query: startImportQuery,
@@ -33,8 +51,8 @@ export const startImport = defineOperation({
   responses: {
     202: ok("The import was accepted and runs in the background.", importSchema),
     400: failure(
-      "The file is not CSV or JSON, its quoting is broken, it has no destination column, or the query " +
-        "failed validation (an unknown format names the formats).",
+      "The file is not CSV or JSON, its quoting is broken, it has no destination column, its rows are too " +
+        "wide or too long, its JSON nests too deep, or the query failed validation (an unknown format names the formats).",
     ),
     402: paymentRequired("The workspace has no active subscription (a dry run needs none)."),
     403: failure("Only owners, admins and the API key may import links."),

@@ -7,6 +7,12 @@ export const IMPORT_STATUSES = ["queued", "running", "done", "failed"] as const;
 
 export const MAX_IMPORT_BYTES = 20 * 1024 * 1024;
 export const MAX_IMPORT_ROWS = 100_000;
+/** Columns of a CSV row (or fields of a JSON link): every provider's export has a few dozen at most. */
+export const MAX_IMPORT_COLUMNS = 200;
+/** Characters of one CSV row: a link's fields, quoted, with room for a long destination and title. */
+export const MAX_IMPORT_ROW_CHARS = 64 * 1024;
+/** Levels of lists and objects in a JSON export: the peers' deepest (a page of links with tag objects) is 4. */
+export const MAX_IMPORT_NESTING = 16;
 export const TOO_LARGE_SENTENCE = "An import file may be at most 20 MB and 100,000 rows; split it into smaller files.";
 
 export const startImportQuery = z.strictObject({
@@ -32,7 +38,10 @@ export const importSchema = z
     status: z.enum(IMPORT_STATUSES),
     format: z.enum(IMPORT_FORMATS),
     dry_run: z.boolean(),
-    total: z.number().int().meta({ description: "rows in the file" }),
+    total: z
+      .number()
+      .int()
+      .meta({ description: "rows in the file, plus one for each further code a row printed (Bitly's custom back-halves)" }),
     processed: z.number().int().meta({ description: "rows handled so far" }),
     created: z.number().int(),
     skipped: z

@@ -1,5 +1,5 @@
 import { requireCreateEntitlement } from "@/lib/billing/entitlement";
-import { isRecordId } from "@/lib/db/random";
+import { isRecordId, newSecretToken } from "@/lib/db/random";
 import { readBinaryBody, validate } from "@/lib/http/body";
 import { DomainError, notFound } from "@/lib/http/errors";
 import { enforceWriteLimit } from "@/lib/http/write-limit";
@@ -9,7 +9,8 @@ import { createLink, ensureSlugAvailable, prepareLink } from "@/lib/links/servic
 import { findRole } from "@/lib/workspaces/store";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
-import { type ImportRow, parseImportFile } from "./parser";
+import { readingFile, rowTurn, runningJob } from "./capacity";
+import { type ImportRow, parseImportFile, rowsFromStore, storedRows } from "./parser";
 import { type ImportFormat, type ImportView, MAX_IMPORT_BYTES, type StartImportQuery, TOO_LARGE_SENTENCE } from "./schemas";
 import * as store from "./store";
 import type { ImportRecord, RowError } from "./store";
@@ -20,6 +21,10 @@ const LEASE_MS = 30_000;
 const BATCH_ROWS = 50;
 /** Rows of a batch imported at once: a row's time is mostly spent waiting on the database and DNS. */
 const CONCURRENT_ROWS = 8;
+/** Unfinished imports at once in a workspace, and for one person across their workspaces. */
+const UNFINISHED_PER_WORKSPACE = 2;
+const UNFINISHED_PER_PERSON = 2;
+const BUSY_RETRY_SECONDS = 30;
 
 /** An import's file as sent: its text and whether it is CSV or JSON. */
 export type ImportFile = { text: string; mediaType: "csv" | "json" };
@@ -38,19 +43,36 @@ export async function startImport(
   if (query.domain_id && !(await isVerifiedDomainOf(principal.workspaceId, query.domain_id))) {
     throw notFound("The domain_id names no verified custom domain of this workspace.");
   }
+  await requireRoomForImport(principal);
   const { text, mediaType } = await readFile();
-  const rows = parseImportFile(text, mediaType, query.format);
+  const rows = await readingFile(() => parseImportFile(text, mediaType, query.format));
   const record = await store.insertImport({
     workspaceId: principal.workspaceId,
     userId: principal.kind === "session" ? principal.userId : null,
     format: query.format,
     domainId: query.domain_id ?? null,
     dryRun: query.dry_run,
-    source: JSON.stringify(rows),
+    source: await storedRows(rows),
     total: rows.length,
   });
   resume(record.id);
   return toImportView(record);
+}
+
+/** A workspace, and a person across every workspace they are in, runs a bounded number of imports at once. */
+async function requireRoomForImport(principal: Principal): Promise<void> {
+  const unfinished = await store.unfinishedImports(principal.workspaceId, principal.kind === "session" ? principal.userId : null);
+  const busy =
+    unfinished.workspace >= UNFINISHED_PER_WORKSPACE
+      ? `This workspace already has ${UNFINISHED_PER_WORKSPACE} imports under way`
+      : unfinished.person >= UNFINISHED_PER_PERSON
+        ? `You already have ${UNFINISHED_PER_PERSON} imports under way`
+        : null;
+  if (busy) {
+    throw new DomainError("rate_limited", `${busy}; start this one when one of them is done.`, {
+      "Retry-After": String(BUSY_RETRY_SECONDS),
+    });
+  }
 }
 
 export async function getImport(principal: Principal, id: string): Promise<ImportView> {
@@ -73,22 +95,56 @@ async function resumeInterrupted(workspaceId: string): Promise<void> {
 }
 
 function resume(id: string): void {
-  runImport(id).catch((error) => log().error({ err: error, importId: id }, "import job failed"));
+  runningJob(id, () => runImport(id))?.catch((error) => log().error({ err: error, importId: id }, "import job failed"));
 }
 
-/** Runs the job from its next row; returns without doing anything when another job holds the import. */
-export async function runImport(id: string): Promise<void> {
-  const record = await store.claimImport(id, LEASE_MS);
+/**
+ * Runs the job from its next row; returns without doing anything when another job holds the
+ * import. The lease outlives any batch: it is renewed every third of its length while the job
+ * runs (a batch waiting on the write budget takes minutes), so a reader resuming interrupted
+ * imports never starts a second job on rows this one is importing. It ends only when the process
+ * does; then another job resumes at the last saved batch. Saving a batch, renewing and finishing
+ * all name the job's token, so a job that lost the lease anyway (a stalled process) stops without
+ * counting anything twice.
+ */
+export async function runImport(id: string, leaseMs = LEASE_MS): Promise<void> {
+  const token = newSecretToken();
+  const record = await store.claimImport(id, token, leaseMs);
   if (!record || record.source === null) return;
+  const lease = keepLease(id, token, leaseMs);
+  try {
+    await runClaimedImport(record, token, lease);
+  } finally {
+    lease.stop();
+  }
+}
+
+type Lease = { held(): boolean; stop(): void };
+
+function keepLease(id: string, token: string, leaseMs: number): Lease {
+  let held = true;
+  const timer = setInterval(() => {
+    store.renewLease(id, token, leaseMs).then(
+      (renewed) => {
+        held &&= renewed;
+      },
+      (error) => log().warn({ err: error, importId: id }, "import lease not renewed"),
+    );
+  }, leaseMs / 3);
+  return { held: () => held, stop: () => clearInterval(timer) };
+}
+
+async function runClaimedImport(record: ImportRecord, token: string, lease: Lease): Promise<void> {
+  const { id } = record;
   const principal = await principalOf(record);
   if (!principal) {
-    await store.finishImport(id, "failed", announceFinished, {
+    await store.finishImport(id, token, "failed", announceFinished, {
       row: 0,
       error: "The person who started this import is no longer a member of the workspace.",
     });
     return;
   }
-  const rows = JSON.parse(record.source) as ImportRow[];
+  const rows = await rowsFromStore(record.source!);
   const domains = await store.verifiedDomains(record.workspaceId);
   const context: RowContext = { principal, record, domains, destinationsDone: new Set() };
   for (let start = record.nextRow; start < rows.length; start += BATCH_ROWS) {
@@ -106,9 +162,9 @@ export async function runImport(id: string): Promise<void> {
         batch.errors.push(outcome);
       }
     }
-    await store.saveProgress(id, batch, LEASE_MS);
+    if (!lease.held() || !(await store.saveProgress(id, token, batch))) return;
   }
-  await store.finishImport(id, "done", announceFinished);
+  await store.finishImport(id, token, "done", announceFinished);
 }
 
 /** import.finished, written with the import's last state. */
@@ -174,7 +230,11 @@ async function concurrently<Item>(items: Item[], width: number, work: (item: Ite
   if (failure) throw (failure as { error: unknown }).error;
 }
 
-/** One row through the same service as POST /api/links; its refusal is the row's error, in the API's sentence. */
+/**
+ * One row through the same service as POST /api/links; its refusal is the row's error, in the API's
+ * sentence. A dry run applies the destination's rules without looking names up (no DNS, no Web
+ * Risk): the real run looks them up, so it may refuse a row whose name resolves inside.
+ */
 async function importRow(context: RowContext, row: ImportRow): Promise<RowOutcome> {
   const { principal, record } = context;
   try {
@@ -193,12 +253,12 @@ async function importRow(context: RowContext, row: ImportRow): Promise<RowOutcom
       "body",
     );
     if (record.dryRun) {
-      await ensureSlugAvailable(await prepareLink(record.workspaceId, input));
+      await rowTurn(async () => ensureSlugAvailable(await prepareLink(record.workspaceId, input, { lookups: false })));
       if (!row.shortLink) context.destinationsDone.add(row.destination);
       return "created";
     }
     await spendWrite(record.workspaceId);
-    const { created } = await createLink(principal, input, { importedFrom: origin.url });
+    const { created } = await rowTurn(() => createLink(principal, input, { importedFrom: origin.url }));
     if (!row.shortLink) context.destinationsDone.add(row.destination);
     return created ? "created" : "skipped";
   } catch (error) {

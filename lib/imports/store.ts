@@ -29,49 +29,72 @@ export async function listImports(workspaceId: string): Promise<ImportRecord[]> 
 }
 
 /**
- * Takes the import for one job until the lease ends. One statement decides between jobs (two
- * instances resuming the same import after a restart): only the one whose UPDATE finds the lease
- * free gets the row back.
+ * Takes the import for one job until the lease ends, under the job's own token. One statement
+ * decides between jobs (two instances resuming the same import after a restart, or a reader of the
+ * import resuming it): only the one whose UPDATE finds the lease free gets the row back.
  */
-export async function claimImport(id: string, leaseMs: number): Promise<ImportRecord | null> {
+export async function claimImport(id: string, token: string, leaseMs: number): Promise<ImportRecord | null> {
   const rows = await db().$queryRaw<{ id: string }[]>`
-    UPDATE imports SET status = 'running', lease_until = now() + ${leaseMs} * interval '1 millisecond'
+    UPDATE imports SET status = 'running', lease_token = ${token},
+      lease_until = now() + ${leaseMs} * interval '1 millisecond'
     WHERE id = ${id} AND status IN ('queued', 'running') AND (lease_until IS NULL OR lease_until < now())
     RETURNING id`;
   return rows[0] ? db().import.findUnique({ where: { id } }) : null;
 }
 
-/** Records a batch's outcome and extends the lease, in one statement. */
+/** Extends the lease of the job holding `token`; false when another job has taken the import since. */
+export async function renewLease(id: string, token: string, leaseMs: number): Promise<boolean> {
+  const renewed = await db().$executeRaw`
+    UPDATE imports SET lease_until = now() + ${leaseMs} * interval '1 millisecond'
+    WHERE id = ${id} AND lease_token = ${token} AND status = 'running'`;
+  return renewed === 1;
+}
+
+/** Records a batch's outcome, in one statement, if the job holding `token` still holds the import. */
 export async function saveProgress(
   id: string,
+  token: string,
   progress: { nextRow: number; created: number; skipped: number; failed: number; errors: RowError[] },
-  leaseMs: number,
-): Promise<void> {
-  await db().$executeRaw`
+): Promise<boolean> {
+  const saved = await db().$executeRaw`
     UPDATE imports SET
       next_row = ${progress.nextRow},
       created = created + ${progress.created},
       skipped = skipped + ${progress.skipped},
       failed = failed + ${progress.failed},
       errors = CASE WHEN jsonb_array_length(errors) >= ${MAX_KEPT_ERRORS} THEN errors
-                    ELSE errors || ${JSON.stringify(progress.errors)}::jsonb END,
-      lease_until = now() + ${leaseMs} * interval '1 millisecond'
-    WHERE id = ${id}`;
+                    ELSE errors || ${JSON.stringify(progress.errors)}::jsonb END
+    WHERE id = ${id} AND lease_token = ${token}`;
+  return saved === 1;
 }
 
-/** Done: the file is dropped, the counts and errors stay; `onFinished` writes, in the same transaction, what announces it. */
+/** Imports of the workspace, and (with a user) of that person in any workspace, that have not finished. */
+export async function unfinishedImports(
+  workspaceId: string,
+  userId: string | null,
+): Promise<{ workspace: number; person: number }> {
+  const unfinished = { status: { in: ["queued", "running"] } };
+  const [workspace, person] = await Promise.all([
+    db().import.count({ where: { workspaceId, ...unfinished } }),
+    userId ? db().import.count({ where: { userId, ...unfinished } }) : 0,
+  ]);
+  return { workspace, person };
+}
+
+/** Done (if the job holding `token` still holds it): the file is dropped, the counts and errors stay; `onFinished` writes, in the same transaction, what announces it. */
 export async function finishImport(
   id: string,
+  token: string,
   status: "done" | "failed",
   onFinished: (client: DbClient, record: ImportRecord) => Promise<void>,
   error?: RowError,
 ): Promise<void> {
   await transaction(async (tx) => {
-    await tx.$executeRaw`
-      UPDATE imports SET status = ${status}, source = NULL, lease_until = NULL, finished_at = now(),
+    const finished = await tx.$executeRaw`
+      UPDATE imports SET status = ${status}, source = NULL, lease_until = NULL, lease_token = NULL, finished_at = now(),
         errors = CASE WHEN ${error === undefined} THEN errors ELSE errors || ${JSON.stringify(error ? [error] : [])}::jsonb END
-      WHERE id = ${id}`;
-    const record = await tx.import.findUnique({ where: { id } });
+      WHERE id = ${id} AND lease_token = ${token}`;
+    const record = finished === 1 ? await tx.import.findUnique({ where: { id } }) : null;
     if (record) await onFinished(tx, record);
   });
 }

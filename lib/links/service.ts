@@ -39,8 +39,12 @@ export type PreparedLink = {
 };
 
 /** Validation, destination refusal and the safety check: everything that can refuse a create. */
-export async function prepareLink(workspaceId: string | null, input: CreateLinkInput): Promise<PreparedLink> {
-  const destination = await vetDestination(input.destination);
+export async function prepareLink(
+  workspaceId: string | null,
+  input: CreateLinkInput,
+  options: { lookups?: boolean } = {},
+): Promise<PreparedLink> {
+  const destination = await vetDestination(input.destination, options);
   const domain = input.domain_id ? await requireVerifiedDomain(workspaceId, input.domain_id) : null;
   return {
     destination,

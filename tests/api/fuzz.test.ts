@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { OPERATIONS } from "@/lib/openapi/document";
 import { type ApiResponse, call, newUser, ROUTE_TEMPLATES } from "../support/api";
+import { deepJson, largeCsv, wideCsv } from "../support/hostile-imports";
 import { startFacilitator, type RunningFacilitator } from "../support/payments/facilitator";
 import { Eip3009Ledger } from "../support/payments/ledger";
 import { startStripeStandIn, type StripeStandIn } from "../support/stripe-stand-in";
@@ -526,4 +527,45 @@ describe("requests the fuzz and the security review found", () => {
   function bearer(index: number): Record<string, string> {
     return { authorization: `Bearer ${known.credentials[index]}` };
   }
+});
+
+describe("imports of hostile shapes (issue 39)", () => {
+  const csv = (text: string): Body => ({ text, contentType: "text/csv" });
+  const json = (text: string): Body => ({ text, contentType: "application/json" });
+  const shapes: [string, () => Body][] = [
+    ["200,000 columns × 40 rows", () => csv(wideCsv(200_000, 40))],
+    ["a row of 30,000 empty columns", () => csv(`url\n${"https://example.com/,".padEnd(30_000, ",")}\n`)],
+    ["a field of 1 MB", () => csv(`url,title\nhttps://example.com/,"${"x".repeat(1_000_000)}"\n`)],
+    ["100,001 rows", () => csv(largeCsv(100_001, { rowBytes: 40, destinations: 10 }))],
+    ["JSON nested 5,000 deep in tags", () => json(deepJson("tags", 5_000))],
+    ["JSON nested 5,000 deep in title", () => json(deepJson("title", 5_000))],
+    ["JSON nested 5,000 deep in url", () => json(deepJson("url", 5_000))],
+    [
+      "JSON links of 1,000 fields each",
+      () => json(JSON.stringify([Object.fromEntries(Array.from({ length: 1_000 }, (_, index) => [`f${index}`, "x"]))])),
+    ],
+    [
+      "JSON links with 10,000 different field names",
+      () =>
+        json(JSON.stringify(Array.from({ length: 10_000 }, (_, index) => ({ url: "https://example.com/", [`f${index}`]: 1 })))),
+    ],
+  ];
+
+  it.each(shapes)(
+    "answers an import of hostile shape (%s) without a 5xx",
+    async (_shape, body) => {
+      for (const query of ["?dry_run=1", "?format=bitly", ""]) {
+        const request: FuzzedRequest = {
+          method: "POST",
+          path: `/api/imports${query}`,
+          headers: { authorization: `Bearer ${known.credentials[0]}` },
+          body: body(),
+        };
+        const response = await send(request);
+        expectAnAnswer(request, response);
+        expect(response.status).toBeGreaterThanOrEqual(400);
+      }
+    },
+    60_000,
+  );
 });
