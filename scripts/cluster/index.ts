@@ -78,6 +78,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       READ_DATABASE_URL: replica.url,
       REDIS_URL: redisUrl,
       NATS_URL: nats.urls.join(","),
+      NATS_USER: nats.user,
+      NATS_PASSWORD: nats.password,
       NATS_SCAN_STREAM_REPLICAS: "3",
       // HAProxy is the one hop in front of the instances: the visitor's address is the one it adds. The
       // instances listen on loopback only, where HAProxy reaches them, so no client can connect past it

@@ -38,7 +38,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The scan writers' shared consumer, as the NATS cluster reports it now. */
 async function writersConsumer(): Promise<ConsumerInfo> {
-  const connection = await connect({ servers: cluster.nats.urls });
+  const connection = await connect({ servers: cluster.nats.urls, user: cluster.nats.user, pass: cluster.nats.password });
   try {
     return await (await jetstreamManager(connection)).consumers.info(config().NATS_SCAN_STREAM, "scan-writer");
   } finally {
