@@ -5,6 +5,7 @@ import { connect as connectTcp } from "node:net";
 import path from "node:path";
 import { freePort } from "../app-process";
 import { stopChild } from "../child-process";
+import { NATS_NODES } from "./ports";
 
 /** NATS servers clustered on loopback, each with JetStream on its own disk directory. */
 export type NatsCluster = {
@@ -33,13 +34,17 @@ const ROUTE_USER = "route";
  * JetStream cluster. With three nodes, a stream of 3 replicas keeps accepting and serving messages
  * while any one node is down.
  */
-export async function startNatsCluster(dir: string, size = 3): Promise<NatsCluster> {
+export async function startNatsCluster(
+  dir: string,
+  ports: { clients?: number[]; routes?: number[] } = {},
+  size = NATS_NODES,
+): Promise<NatsCluster> {
   const nodes: Node[] = [];
   for (let index = 0; index < size; index++) {
     nodes.push({
       name: `n${index + 1}`,
-      clientPort: await freePort(),
-      routePort: await freePort(),
+      clientPort: ports.clients?.[index] ?? (await freePort()),
+      routePort: ports.routes?.[index] ?? (await freePort()),
       configFile: path.join(dir, `n${index + 1}.conf`),
       process: null,
     });
