@@ -50,6 +50,8 @@ const RETRY_AFTER_MS = 1_000;
 const FAST_RETRIES = 30;
 const SLOW_RETRY_AFTER_MS = 30_000;
 const CONSUMER_NAME = "scan-writer";
+/** The dead-letter stream may hold this fraction of the scan stream's bytes: it keeps the rare message given up on. */
+const DEAD_LETTER_SHARE = 16;
 /**
  * How long a pull request waits on the server. A pull held by a NATS node that died (the consumer's
  * leader moves to another node) is noticed after two missed heartbeats, half this each: the
@@ -127,11 +129,14 @@ async function createStream(connection: NatsConnection): Promise<void> {
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     num_replicas: replicas,
-    max_bytes: maxBytes,
+    max_bytes: Math.ceil(maxBytes / DEAD_LETTER_SHARE),
     discard: DiscardPolicy.New,
   };
+  // Without it (an account whose JetStream limits leave no room) scans still flow: a message given
+  // up on then stays in the scan stream, delivered no more.
   await manager.streams.add(deadLetters).catch((error: unknown) => {
-    if (!String(error).includes("already in use")) throw error;
+    if (!String(error).includes("already in use"))
+      log().warn({ err: error, stream: deadLetters.name }, "The scan stream's dead-letter stream could not be created");
   });
 }
 
