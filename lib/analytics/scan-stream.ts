@@ -42,12 +42,12 @@ const ACK_WAIT_MS = 10_000;
 const WORKING_EVERY_MS = 3_000;
 /**
  * A write that failed (PostgreSQL away) is offered again after RETRY_AFTER_MS for its first
- * FAST_RETRIES deliveries (an outage of half a minute is caught up a second after it ends), then
- * every SLOW_RETRY_AFTER_MS; after NATS_SCAN_MAX_DELIVERIES deliveries (150: about an hour) it goes
- * to the dead-letter stream instead, so no message is offered forever.
+ * FAST_RETRIES deliveries (an outage of up to five minutes is caught up a second after it ends),
+ * then every SLOW_RETRY_AFTER_MS; after NATS_SCAN_MAX_DELIVERIES deliveries (400: about an hour) it
+ * goes to the dead-letter stream instead, so no message is offered forever.
  */
 const RETRY_AFTER_MS = 1_000;
-const FAST_RETRIES = 30;
+const FAST_RETRIES = 300;
 const SLOW_RETRY_AFTER_MS = 30_000;
 const CONSUMER_NAME = "scan-writer";
 /** The dead-letter stream may hold this fraction of the scan stream's bytes: it keeps the rare message given up on. */

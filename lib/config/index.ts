@@ -102,7 +102,7 @@ const configSchema = z.object({
     .default("PERMALINK_SCANS"),
   NATS_SCAN_STREAM_MAX_BYTES: positiveInt.default(1024 ** 3),
   NATS_SCAN_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
-  NATS_SCAN_MAX_DELIVERIES: z.coerce.number().int().min(1).max(10_000).default(150),
+  NATS_SCAN_MAX_DELIVERIES: z.coerce.number().int().min(1).max(10_000).default(400),
   UPSTASH_REDIS_REST_URL: httpUrl.optional(),
   UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
