@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import { writeScanBatch } from "@/lib/analytics/store";
-import { resetConfig } from "@/lib/config";
+import { config, resetConfig } from "@/lib/config";
 import { closePool, pool, writerPool } from "@/lib/db/pool";
 import { boot } from "@/scripts/boot";
 import { randomScanRows, seedSpreadLinks } from "./spread-links";
@@ -50,7 +50,8 @@ async function main(): Promise<void> {
       for (const each of new Set([pool(), writerPool()]))
         each.on("connect", (client) => client.on("notice", (notice) => console.log(notice.message)));
     }
-    const rows = await randomScanRows(links, Number(options.batch), "s.bench.example");
+    // The short host: the batch statement writes a row only for its link's own host.
+    const rows = await randomScanRows(links, Number(options.batch), new URL(config().SHORT_BASE_URL).hostname);
     const began = performance.now();
     await writeScanBatch(randomUUID(), rows);
     times.push(performance.now() - began);

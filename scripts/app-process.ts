@@ -14,6 +14,8 @@ export type RunningApp = {
   pid: number;
   stop(): Promise<number | null>;
   output(): string;
+  /** Resolves when the server's process has ended, however it ended. */
+  exited: Promise<void>;
 };
 
 const SOURCES = ["app", "lib", "components", "proxy.ts", "instrumentation.ts", "next.config.ts", "package.json"];
@@ -78,9 +80,9 @@ export function productionEnv(port: number, env: Record<string, string | undefin
   };
 }
 
-/** Starts the built app on a free port with only `env` (plus PATH and HOME), and waits until it answers. */
-export async function startApp(door: Door, env: Record<string, string | undefined>): Promise<RunningApp> {
-  const port = await freePort();
+/** Starts the built app on `port` (a free one by default) with only `env` (plus PATH and HOME), and waits until it answers. */
+export async function startApp(door: Door, env: Record<string, string | undefined>, port?: number): Promise<RunningApp> {
+  port ??= await freePort();
   // As `npm start` runs it: node itself (tsx as a loader), so SIGTERM reaches the server's own handler.
   const command =
     door === "front"
@@ -90,12 +92,13 @@ export async function startApp(door: Door, env: Record<string, string | undefine
     env: productionEnv(port, env),
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   let output = "";
   child.stdout?.on("data", (chunk) => (output += chunk));
   child.stderr?.on("data", (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
   await waitUntilAnswering(url, child, () => output);
-  return { url, port, pid: child.pid!, stop: () => stopProcess(child), output: () => output };
+  return { url, port, pid: child.pid!, stop: () => stopProcess(child), output: () => output, exited };
 }
 
 async function waitUntilAnswering(url: string, child: ChildProcess, output: () => string): Promise<void> {

@@ -3,20 +3,23 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { log } from "@/lib/log";
 import { startCluster } from "./cluster/index";
+import { ClusterUsageError, clusterSettings } from "./cluster/ports";
 
 /**
  * `npm run cluster`: HAProxy, CLUSTER_INSTANCES app instances (3 by default), a PostgreSQL replica,
- * Redis and a three-node NATS cluster on this machine, until Ctrl-C. A demonstration of the
+ * Redis and a three-node NATS cluster on this machine, until Ctrl-C. `npm run cluster -- --port 3000
+ * --instance-ports 3001,3002,3003 …` sets each part's port (scripts/cluster/ports.ts lists the flags). A demonstration of the
  * production layout, not a deployment: its parts' data lives in DATA_DIR/cluster and starts empty
  * each run (with DATABASE_URL set, the links live in that database and stay).
  */
 async function main(): Promise<void> {
   const dir = path.resolve(process.env.DATA_DIR ?? ".data", "cluster");
   await rm(dir, { recursive: true, force: true });
+  const { instances, ports } = clusterSettings(process.argv.slice(2), process.env);
   const cluster = await startCluster({
     dir,
-    instances: Number(process.env.CLUSTER_INSTANCES ?? 3),
-    port: Number(process.env.PORT ?? 3000),
+    instances,
+    ports,
     databaseUrl: process.env.DATABASE_URL || undefined,
     redisUrl: process.env.REDIS_URL || undefined,
     env: { ...process.env, AUTH_SECRET: process.env.AUTH_SECRET || randomBytes(32).toString("base64url") },
@@ -43,6 +46,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  log().fatal({ err: error }, "the cluster could not start");
+  if (error instanceof ClusterUsageError) log().fatal(error.message);
+  else log().fatal({ err: error }, "the cluster could not start");
   process.exit(1);
 });

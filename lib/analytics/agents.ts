@@ -18,15 +18,17 @@ const PREVIEW_FETCHERS = new RegExp(
 );
 
 /** Bowser's platform types we report; anything else (or nothing) is `unknown`. */
-const DEVICE_CLASSES = new Set(["desktop", "mobile", "tablet", "tv"]);
+export const DEVICE_CLASSES: ReadonlySet<string> = new Set(["desktop", "mobile", "tablet", "tv"]);
 
 /**
  * The browser and OS names the parser knows. For an agent it does not recognise it falls back to
  * the agent's first token, which the client chose freely (a spreadsheet formula, a slur): that is
  * stored and shown as `other`.
  */
-const KNOWN_BROWSERS = new Set(Object.values(Bowser.BROWSER_MAP));
-const KNOWN_SYSTEMS = new Set(Object.values(Bowser.OS_MAP));
+export const KNOWN_BROWSERS: ReadonlySet<string> = new Set(Object.values(Bowser.BROWSER_MAP));
+export const KNOWN_SYSTEMS: ReadonlySet<string> = new Set(Object.values(Bowser.OS_MAP));
+/** What an agent the parser does not recognise is stored as. */
+export const OTHER_AGENT = "other";
 
 /** Busy links see few distinct agents: parsing each once keeps the flush cheap. */
 const parsedAgents = processSingleton("parsedAgents", () => new LRUCache<string, AgentFacts>({ max: 5000 }));
@@ -57,7 +59,7 @@ function parseAgent(userAgent: string): AgentFacts {
   };
 }
 
-function known(name: string | undefined, names: Set<string>): string | null {
+function known(name: string | undefined, names: ReadonlySet<string>): string | null {
   if (!name) return null;
-  return names.has(name) ? name : "other";
+  return names.has(name) ? name : OTHER_AGENT;
 }

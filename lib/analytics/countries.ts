@@ -56,5 +56,10 @@ const COUNTRY_CODE = /^[A-Z]{2}$/;
 /** A trusted edge's country header; Cloudflare's XX (unknown) and T1 (Tor) are not countries. */
 export function countryFromEdge(value: string | null): string | null {
   const code = value?.trim().toUpperCase() ?? "";
-  return COUNTRY_CODE.test(code) && code !== "XX" ? code : null;
+  return isCountryCode(code) ? code : null;
+}
+
+/** Two capitals, as ISO 3166-1 alpha-2 writes a country; Cloudflare's XX (unknown) is none. */
+export function isCountryCode(value: string): boolean {
+  return COUNTRY_CODE.test(value) && value !== "XX";
 }

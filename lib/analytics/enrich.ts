@@ -3,7 +3,8 @@ import { type CountryLookup, visitorCountry } from "./countries";
 import type { CapturedScan } from "./types";
 import { utcDay, visitorAddress, visitorHash } from "./visitors";
 
-const MAX_TEXT = 512;
+/** The longest user agent a scan row keeps. */
+export const MAX_USER_AGENT_LENGTH = 512;
 
 /** A scan as it is written: parsed, located, hashed; no address. */
 export type ScanRow = {
@@ -34,7 +35,7 @@ export function enrichScan(scan: CapturedScan, countryOf: CountryLookup): ScanRo
     linkId: scan.linkId,
     host: scan.host,
     occurredAt: new Date(scan.occurredAt),
-    userAgent: scan.userAgent === null ? null : scan.userAgent.slice(0, MAX_TEXT),
+    userAgent: scan.userAgent === null ? null : scan.userAgent.slice(0, MAX_USER_AGENT_LENGTH),
     referrerHost: referrerHost(scan.referrer),
     country: visitorCountry(scan.edgeCountry, () => address, countryOf),
     viaQr: scan.viaQr,
@@ -47,7 +48,8 @@ export function enrichScan(scan: CapturedScan, countryOf: CountryLookup): ScanRo
   };
 }
 
-const HOST_NAME = /^[a-z0-9.-]{1,253}$/;
+/** A referring host as a row keeps it. */
+export const HOST_NAME = /^[a-z0-9.-]{1,253}$/;
 
 /** The referring page's host name only (lower case, punycode); anything that is not a plain host name is dropped. */
 export function referrerHost(referrer: string | null): string | null {

@@ -8,13 +8,13 @@ import {
   type ConsumerMessages,
   type JsMsg,
 } from "@nats-io/jetstream";
-import { nanos, type NatsConnection } from "@nats-io/transport-node";
+import { headers, nanos, type NatsConnection } from "@nats-io/transport-node";
 import { config } from "@/lib/config";
 import { log } from "@/lib/log";
 import { natsConnection, usableNatsConnection } from "@/lib/nats/connection";
 import { processSingleton } from "@/lib/process-singleton";
 import type { ScanRow } from "./enrich";
-import { type ScanMessage, scanMessageFromText, scanMessageText } from "./scan-message";
+import { InvalidScanMessage, type ScanMessage, scanMessageFromText, scanMessageText } from "./scan-message";
 import { writeScanBatch } from "./store";
 
 /**
@@ -40,9 +40,18 @@ const DUPLICATE_WINDOW_MS = 2 * 60_000;
  */
 const ACK_WAIT_MS = 10_000;
 const WORKING_EVERY_MS = 3_000;
-/** A write that failed (PostgreSQL away) is offered again after this long. */
+/**
+ * A write that failed (PostgreSQL away) is offered again after RETRY_AFTER_MS for its first
+ * FAST_RETRIES deliveries (an outage of up to five minutes is caught up a second after it ends),
+ * then every SLOW_RETRY_AFTER_MS; after NATS_SCAN_MAX_DELIVERIES deliveries (400: about an hour) it
+ * goes to the dead-letter stream instead, so no message is offered forever.
+ */
 const RETRY_AFTER_MS = 1_000;
+const FAST_RETRIES = 300;
+const SLOW_RETRY_AFTER_MS = 30_000;
 const CONSUMER_NAME = "scan-writer";
+/** The dead-letter stream may hold this fraction of the scan stream's bytes: it keeps the rare message given up on. */
+const DEAD_LETTER_SHARE = 16;
 /**
  * How long a pull request waits on the server. A pull held by a NATS node that died (the consumer's
  * leader moves to another node) is noticed after two missed heartbeats, half this each: the
@@ -52,6 +61,9 @@ const PULL_EXPIRES_MS = 5_000;
 const MESSAGES_IN_FLIGHT = 8;
 
 const subject = () => `permalink.scans.${config().NATS_SCAN_STREAM}`;
+/** Where messages the writers gave up on are kept, whole, for an operator to look at or publish again (docs/operations.md). */
+export const deadLetterStream = () => `${config().NATS_SCAN_STREAM}_DEAD`;
+const deadLetterSubject = () => `permalink.scans-dead.${config().NATS_SCAN_STREAM}`;
 
 /** Cuts a batch into messages whose ids depend only on the batch's id and order, so a retried batch reuses them. */
 export function scanMessages(batchId: string, rows: ScanRow[], counts: number[]): ScanMessage[] {
@@ -100,11 +112,31 @@ async function createStream(connection: NatsConnection): Promise<void> {
       duplicate_window: stream.duplicate_window,
     });
   });
-  const consumer = { ack_policy: AckPolicy.Explicit, ack_wait: nanos(ACK_WAIT_MS), filter_subject: subject() };
+  const consumer = {
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(ACK_WAIT_MS),
+    filter_subject: subject(),
+    max_deliver: config().NATS_SCAN_MAX_DELIVERIES,
+  };
   // A server before 2.10 updates an existing durable on add; a later one refuses a changed config.
   await manager.consumers.add(name, { durable_name: CONSUMER_NAME, ...consumer }).catch(async (error: unknown) => {
     if (!String(error).includes("already exists")) throw error;
-    await manager.consumers.update(name, CONSUMER_NAME, { ack_wait: consumer.ack_wait });
+    await manager.consumers.update(name, CONSUMER_NAME, { ack_wait: consumer.ack_wait, max_deliver: consumer.max_deliver });
+  });
+  const deadLetters = {
+    name: deadLetterStream(),
+    subjects: [deadLetterSubject()],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    num_replicas: replicas,
+    max_bytes: Math.ceil(maxBytes / DEAD_LETTER_SHARE),
+    discard: DiscardPolicy.New,
+  };
+  // Without it (an account whose JetStream limits leave no room) scans still flow: a message given
+  // up on then stays in the scan stream, delivered no more.
+  await manager.streams.add(deadLetters).catch((error: unknown) => {
+    if (!String(error).includes("already in use"))
+      log().warn({ err: error, stream: deadLetters.name }, "The scan stream's dead-letter stream could not be created");
   });
 }
 
@@ -156,6 +188,64 @@ function publishFailed(error: unknown): void {
 
 export type ScanStreamWriter = { stop(): Promise<void> };
 
+/** Messages this process's writer dropped as not scans (refused) or handed to the dead-letter stream. */
+const processStreamTally = processSingleton("analytics.scan-stream-tally", () => ({ refused: 0, deadLettered: 0 }));
+
+export function scanStreamTally(): Readonly<{ refused: number; deadLettered: number }> {
+  return processStreamTally.get();
+}
+
+/**
+ * A message no instance of this service wrote (malformed, out of range, forged) is terminated at
+ * once: never written, never offered again, logged once with where it came from.
+ */
+function refused(message: JsMsg, error: unknown): void {
+  message.term();
+  const tally = processStreamTally.get();
+  tally.refused++;
+  log().error(
+    {
+      subject: message.subject,
+      sequence: message.seq,
+      reason: error instanceof InvalidScanMessage ? error.message : String(error),
+      refusedSinceStart: tally.refused,
+    },
+    "A message on the scan stream is not a scan batch this service wrote; it is dropped",
+  );
+}
+
+/** Offered again later, or, at its last delivery, kept whole in the dead-letter stream and taken out of the scan stream. */
+async function writeFailed(message: JsMsg, error: unknown): Promise<void> {
+  const deliveries = message.info.deliveryCount;
+  if (deliveries < config().NATS_SCAN_MAX_DELIVERIES) {
+    message.nak(deliveries < FAST_RETRIES ? RETRY_AFTER_MS : SLOW_RETRY_AFTER_MS);
+    return;
+  }
+  try {
+    const connection = (await natsConnection())!;
+    const facts = headers();
+    facts.set("Permalink-Subject", message.subject);
+    facts.set("Permalink-Sequence", String(message.seq));
+    facts.set("Permalink-Deliveries", String(deliveries));
+    await jetstream(connection, { timeout: PUBLISH_TIMEOUT_MS }).publish(deadLetterSubject(), message.data, {
+      headers: facts,
+      msgID: `${message.info.stream}.${message.seq}`,
+    });
+  } catch (deadLetterError) {
+    // It stays in the scan stream, delivered no more (max_deliver): `nats stream view` still shows it.
+    log().error({ err: deadLetterError, sequence: message.seq }, "A scan message given up on could not be dead-lettered");
+    message.nak(SLOW_RETRY_AFTER_MS);
+    return;
+  }
+  message.term();
+  const tally = processStreamTally.get();
+  tally.deadLettered++;
+  log().error(
+    { err: error, subject: message.subject, sequence: message.seq, deliveries, deadLetterStream: deadLetterStream() },
+    "A scan message could not be written after its last delivery; it is kept in the dead-letter stream",
+  );
+}
+
 /**
  * The shared consumer's loop in this process: each message written by the batch statement, then
  * acknowledged. A failed write is offered again (to any instance) after RETRY_AFTER_MS; the loop
@@ -172,8 +262,7 @@ export function startScanStreamWriter(): ScanStreamWriter {
     try {
       batch = scanMessageFromText(new TextDecoder().decode(message.data));
     } catch (error) {
-      log().error({ err: error, sequence: message.seq }, "A message on the scan stream is not a scan batch; it is discarded");
-      message.term();
+      refused(message, error);
       return;
     }
     // The ack wait ran from delivery, and the message may have waited its turn behind the others pulled with it.
@@ -185,7 +274,7 @@ export function startScanStreamWriter(): ScanStreamWriter {
       if (!writeFailing)
         log().error({ err: error }, "Writing scans from the stream failed; they stay in the stream and are retried");
       writeFailing = true;
-      message.nak(RETRY_AFTER_MS);
+      await writeFailed(message, error);
       return;
     } finally {
       clearInterval(working);

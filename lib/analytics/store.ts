@@ -7,6 +7,7 @@ import type { ScanRow } from "./enrich";
 import type { ParkedWrite } from "./scan-buffer";
 import { scanMessageFromText, scanMessageText } from "./scan-message";
 import { clock, DAY_MS, utcDayStart } from "@/lib/clock";
+import { config } from "@/lib/config";
 import { Prisma } from "@/lib/db/generated/client";
 import { DomainError } from "@/lib/http/errors";
 import { MAX_SCAN_MESSAGE_BYTES, scanMessages } from "@/lib/webhooks/outbox";
@@ -44,7 +45,9 @@ const SERVED_DEFAULT = "default";
  * (scan_link_breakdowns), per workspace every dimension.
  * `rows[i]` stands for `counts[i]` identical scans (the buffer folds a visitor's repeats within a
  * millisecond), and so does its raw row (`scans`); a unique flag on it marks the first of those scans.
- * Scans of a link that does not exist are left out (no foreign key checks raw rows: links are never deleted).
+ * Scans of a link that does not exist, or named on a host the link is not served on (its custom
+ * domain, or the short host for a link without one), are left out: no foreign key checks raw rows
+ * (links are never deleted), and a row from outside (the NATS stream) names its link and host itself.
  *
  * Which destination served (a routing rule's or the link's own) is a dimension of the link's rollups
  * too, not of its breakdown rows: it says little combined with the others, and would multiply them.
@@ -178,7 +181,7 @@ async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: Scan
   const written = await client.query({
     name: "analytics.write-scan-batch",
     text: WRITE_SCAN_BATCH,
-    values: [batchId, ...columns],
+    values: [batchId, ...columns, new URL(config().SHORT_BASE_URL).hostname],
   });
   // Nothing was added to the rollups when the batch had been written before (its id was claimed), so no message either.
   const claimed = (written.rowCount ?? 0) > 0;
@@ -234,7 +237,7 @@ const WRITE_SCAN_BATCH = `
       $10::text[], $11::text[], $12::boolean[], $13::text[], $14::integer[], $15::smallint[])
       WITH ORDINALITY AS e(link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot,
         visitor, scans, served_rule, ord)
-    JOIN links l ON l.id = e.link_id
+    JOIN links l ON l.id = e.link_id AND coalesce(l.host, $16) = e.host
     WHERE EXISTS (SELECT 1 FROM claimed)
   ),
   first_seen AS (

@@ -187,6 +187,38 @@ describe("what an error line repeats", () => {
   });
 });
 
+describe("NATS credentials", () => {
+  const SEED = `SU${"A".repeat(56)}`;
+
+  it("are taken from NATS_URL (user:password or a token) or from their own settings, one way only", () => {
+    expect(parseConfig({ NATS_URL: "nats://scans:s%40cret@n1:4222,nats://scans:s%40cret@n2:4222" }).NATS_URL).toBeDefined();
+    expect(parseConfig({ NATS_URL: "tls://n1:4222", NATS_USER: "scans", NATS_PASSWORD: "secret" }).NATS_USER).toBe("scans");
+    expect(parseConfig({ NATS_URL: "nats://n1:4222", NATS_NKEY_SEED: SEED }).NATS_NKEY_SEED).toBe(SEED);
+    expect(configErrorFrom({ NATS_URL: "nats://a:b@n1:4222,nats://c:d@n2:4222" }).message).toMatch(
+      /^Configuration error: NATS_URL must give the same credentials in every URL/,
+    );
+    expect(configErrorFrom({ NATS_URL: "nats://a:b@n1:4222", NATS_TOKEN: "t0ken" }).message).toMatch(
+      /^Configuration error: NATS_URL must be authenticated one way, not with credentials in NATS_URL and NATS_TOKEN /,
+    );
+    expect(configErrorFrom({ NATS_URL: "nats://n1:4222", NATS_PASSWORD: "secret" }).message).toMatch(
+      /^Configuration error: NATS_PASSWORD needs NATS_USER /,
+    );
+    expect(configErrorFrom({ NATS_URL: "nats://n1:4222", NATS_NKEY_SEED: "SUnot-a-seed" }).message).toMatch(
+      /^Configuration error: NATS_NKEY_SEED must be a user's NKey seed/,
+    );
+    expect(configErrorFrom({ NATS_URL: "nats://n1:4222", NATS_TLS_CERT_FILE: "/etc/nats/client.pem" }).message).toMatch(
+      /^Configuration error: NATS_TLS_KEY_FILE is required with a client certificate/,
+    );
+    expect(configErrorFrom({ NATS_URL: "nats://n1:4222/path" }).message).toMatch(/^Configuration error: NATS_URL must be /);
+  });
+
+  it("are never repeated in an error line, in any URL of the list", () => {
+    const error = configErrorFrom({ NATS_URL: "nats://a:hunter2@n1:4222,nats://b:hunter3@n2:4222" });
+    expect(error.message).not.toMatch(/hunter/);
+    expect(configErrorFrom({ NATS_URL: "nats://n1:4222", NATS_NKEY_SEED: "SUhunter2" }).message).not.toContain("hunter2");
+  });
+});
+
 describe("a command started with a wrong value", () => {
   it("exits 1 with a single fatal log line naming the variable", async () => {
     const result = await runCommand("node_modules/.bin/tsx", ["scripts/migrate.ts"], {

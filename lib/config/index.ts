@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LOG_LEVELS } from "@/lib/log";
 import { processSingleton } from "@/lib/process-singleton";
+import { NatsUrlError, natsServers, type NatsServers } from "./nats";
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
@@ -84,12 +85,24 @@ const configSchema = z.object({
     .string()
     .regex(/^(nats|tls):\/\/[^\s,]+(,(nats|tls):\/\/[^\s,]+)*$/, "must be nats:// URLs, comma-separated")
     .optional(),
+  NATS_USER: z.string().optional(),
+  NATS_PASSWORD: z.string().optional(),
+  NATS_TOKEN: z.string().optional(),
+  NATS_NKEY_SEED: z
+    .string()
+    .regex(/^SU[A-Z2-7]{56}$/, "must be a user's NKey seed (SU…, 58 characters)")
+    .optional(),
+  NATS_CREDS_FILE: z.string().optional(),
+  NATS_TLS_CA_FILE: z.string().optional(),
+  NATS_TLS_CERT_FILE: z.string().optional(),
+  NATS_TLS_KEY_FILE: z.string().optional(),
   NATS_SCAN_STREAM: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1 to 64 letters, digits, _ or -")
     .default("PERMALINK_SCANS"),
   NATS_SCAN_STREAM_MAX_BYTES: positiveInt.default(1024 ** 3),
   NATS_SCAN_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  NATS_SCAN_MAX_DELIVERIES: z.coerce.number().int().min(1).max(10_000).default(400),
   UPSTASH_REDIS_REST_URL: httpUrl.optional(),
   UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
@@ -213,6 +226,7 @@ const configWithBilling = configSchema
           context.addIssue({ code: "custom", path: [variable], message: "is required when TLS_PROVIDER is vercel" });
       }
     }
+    natsSettingsIssues(parsed).forEach(([variable, message]) => context.addIssue({ code: "custom", path: [variable], message }));
     if (parsed.BILLING_PROVIDER !== "stripe") return;
     if (!parsed.STRIPE_SECRET_KEY) {
       context.addIssue({ code: "custom", path: ["STRIPE_SECRET_KEY"], message: "is required when BILLING_PROVIDER is stripe" });
@@ -222,6 +236,35 @@ const configWithBilling = configSchema
         context.addIssue({ code: "custom", path: [variable], message: "is required when billing runs on Stripe" });
     }
   });
+
+/**
+ * NATS takes one way of authenticating: user and password (in NATS_URL or NATS_USER and
+ * NATS_PASSWORD), a token (in NATS_URL or NATS_TOKEN), an NKey seed or a .creds file; and a client
+ * certificate comes with its key.
+ */
+function natsSettingsIssues(parsed: z.infer<typeof configSchema>): [string, string][] {
+  let inUrl: NatsServers["credentials"] = null;
+  if (parsed.NATS_URL) {
+    try {
+      inUrl = natsServers(parsed.NATS_URL).credentials;
+    } catch (error) {
+      if (error instanceof NatsUrlError) return [["NATS_URL", error.message]];
+      throw error;
+    }
+  }
+  if (parsed.NATS_PASSWORD && !parsed.NATS_USER) return [["NATS_PASSWORD", "needs NATS_USER"]];
+  const ways = [
+    inUrl && "credentials in NATS_URL",
+    parsed.NATS_USER && "NATS_USER",
+    parsed.NATS_TOKEN && "NATS_TOKEN",
+    parsed.NATS_NKEY_SEED && "NATS_NKEY_SEED",
+    parsed.NATS_CREDS_FILE && "NATS_CREDS_FILE",
+  ].filter(Boolean);
+  if (ways.length > 1) return [["NATS_URL", `must be authenticated one way, not with ${ways.join(" and ")}`]];
+  if (Boolean(parsed.NATS_TLS_CERT_FILE) !== Boolean(parsed.NATS_TLS_KEY_FILE))
+    return [[parsed.NATS_TLS_CERT_FILE ? "NATS_TLS_KEY_FILE" : "NATS_TLS_CERT_FILE", "is required with a client certificate"]];
+  return [];
+}
 
 function effectiveBillingProvider(parsed: z.infer<typeof configSchema>): "stripe" | "local" | undefined {
   if (parsed.BILLING_PROVIDER) return parsed.BILLING_PROVIDER;
@@ -245,6 +288,9 @@ const SECRET_VARIABLES = new Set([
   "VERCEL_TOKEN",
   "GITHUB_CLIENT_SECRET",
   "GOOGLE_CLIENT_SECRET",
+  "NATS_PASSWORD",
+  "NATS_TOKEN",
+  "NATS_NKEY_SEED",
 ]);
 
 /**
@@ -276,7 +322,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 function shown(variable: string, value: string | undefined): string {
   if (value === undefined) return "nothing";
   if (SECRET_VARIABLES.has(variable)) return "a value that is not shown";
-  return JSON.stringify(value.replace(/\/\/[^/@\s]*@/, "//***@"));
+  return JSON.stringify(value.replace(/\/\/[^/@\s]*@/g, "//***@"));
 }
 
 /** What the start script settled for this process over the environment (generated development values, the embedded database). */

@@ -91,6 +91,19 @@ describe("the structured logger", () => {
     expect(line).toContain("[redacted]");
   });
 
+  it("censors NATS's credentials, in its settings and in the client's options", () => {
+    const { logger, raw } = capture();
+
+    logger.info({
+      config: { NATS_URL: "nats://scans:hunter1@n1:4222", NATS_PASSWORD: "hunter2", NATS_TOKEN: "hunter3" },
+      NATS_NKEY_SEED: "SUhunter4",
+      options: { servers: ["n1:4222"], user: "scans", pass: "hunter5" },
+    });
+
+    expect(raw.join("")).not.toMatch(/hunter/);
+    expect(raw.join("")).toContain("n1:4222");
+  });
+
   it("takes its level from LOG_LEVEL, and info for anything that is not a level", () => {
     expect(levelFrom("debug")).toBe("debug");
     expect(levelFrom("silent")).toBe("silent");

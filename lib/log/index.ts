@@ -48,6 +48,11 @@ const SECRET_FIELDS = [
   "WEB_RISK_API_KEY",
   "DATABASE_URL",
   "REDIS_URL",
+  "pass",
+  "NATS_URL",
+  "NATS_PASSWORD",
+  "NATS_TOKEN",
+  "NATS_NKEY_SEED",
 ];
 
 /**

@@ -1,5 +1,13 @@
-import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { config } from "@/lib/config";
+import { readFile } from "node:fs/promises";
+import {
+  connect,
+  credsAuthenticator,
+  nkeyAuthenticator,
+  type NatsConnection,
+  type NodeConnectionOptions,
+} from "@nats-io/transport-node";
+import { type Config, config } from "@/lib/config";
+import { natsServers } from "@/lib/config/nats";
 import { log } from "@/lib/log";
 import { processSingleton } from "@/lib/process-singleton";
 
@@ -16,26 +24,44 @@ type Holder = { connection: Promise<NatsConnection | null>; state: NatsState; ev
  * loss; `state` follows its status events, so health and the scan path can tell, without a round trip.
  */
 const processNats = processSingleton<Holder | null>("nats", () => {
-  const servers = config().NATS_URL;
-  if (!servers) return null;
+  if (!config().NATS_URL) return null;
   const holder: Holder = {
     connection: Promise.resolve(null),
     state: { status: "unavailable", reason: "connecting" },
     everConnected: false,
   };
-  holder.connection = openConnection(servers.split(","), holder);
+  holder.connection = openConnection(config(), holder);
   return holder;
 });
 
+/**
+ * How to reach and authenticate to NATS, as nats.js takes it: the servers, and one of user and
+ * password, a token, an NKey seed or a .creds file (lib/config refuses more than one); TLS when a
+ * tls:// URL or a certificate setting asks for it (a server that requires TLS gets it anyway).
+ */
+export async function natsConnectOptions(settings: Config): Promise<NodeConnectionOptions> {
+  const { servers, tls, credentials } = natsServers(settings.NATS_URL!);
+  const options: NodeConnectionOptions = { servers };
+  if (credentials && "token" in credentials) options.token = credentials.token;
+  else if (credentials) Object.assign(options, credentials);
+  if (settings.NATS_USER) Object.assign(options, { user: settings.NATS_USER, pass: settings.NATS_PASSWORD ?? "" });
+  if (settings.NATS_TOKEN) options.token = settings.NATS_TOKEN;
+  if (settings.NATS_NKEY_SEED) options.authenticator = nkeyAuthenticator(new TextEncoder().encode(settings.NATS_NKEY_SEED));
+  if (settings.NATS_CREDS_FILE) options.authenticator = credsAuthenticator(await readFile(settings.NATS_CREDS_FILE));
+  const { NATS_TLS_CA_FILE: caFile, NATS_TLS_CERT_FILE: certFile, NATS_TLS_KEY_FILE: keyFile } = settings;
+  if (tls || caFile || certFile) options.tls = { caFile, certFile, keyFile };
+  return options;
+}
+
 /** The client retries the first connection as it would a reconnect; until it succeeds, state says so. */
-async function openConnection(servers: string[], holder: Holder): Promise<NatsConnection | null> {
+async function openConnection(settings: Config, holder: Holder): Promise<NatsConnection | null> {
   const slow = setTimeout(
     () => log().warn("NATS does not answer yet; scans are written to PostgreSQL directly until it does"),
     CONNECT_TIMEOUT_MS,
   );
   try {
     const connection = await connect({
-      servers,
+      ...(await natsConnectOptions(settings)),
       name: "permalink",
       timeout: CONNECT_TIMEOUT_MS,
       reconnect: true,

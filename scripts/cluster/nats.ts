@@ -1,14 +1,19 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { connect as connectTcp } from "node:net";
 import path from "node:path";
 import { freePort } from "../app-process";
 import { stopChild } from "../child-process";
+import { NATS_NODES } from "./ports";
 
 /** NATS servers clustered on loopback, each with JetStream on its own disk directory. */
 export type NatsCluster = {
-  /** Every node's client URL, as NATS_URL takes them (comma-separated). */
+  /** Every node's client URL, as NATS_URL takes them (comma-separated), without the credentials. */
   urls: string[];
+  /** The one user the nodes admit, and its password (the run's own). */
+  user: string;
+  password: string;
   /** Ends a node at once (SIGKILL), as a crashed machine would. */
   kill(node: number): Promise<void>;
   /** Starts a killed node again, on its ports and its data. */
@@ -18,27 +23,42 @@ export type NatsCluster = {
 
 type Node = { name: string; clientPort: number; routePort: number; configFile: string; process: ChildProcess | null };
 
+/** Who may connect: clients as `user`, the other nodes' routes as `routes`, each with a password of its own. */
+type Credentials = { user: string; password: string; routePassword: string };
+
+const CLIENT_USER = "permalink";
+const ROUTE_USER = "route";
+
 /**
  * Starts `size` nats-server processes (Debian's `nats-server`) that route to each other as one
  * JetStream cluster. With three nodes, a stream of 3 replicas keeps accepting and serving messages
  * while any one node is down.
  */
-export async function startNatsCluster(dir: string, size = 3): Promise<NatsCluster> {
+export async function startNatsCluster(
+  dir: string,
+  ports: { clients?: number[]; routes?: number[] } = {},
+  size = NATS_NODES,
+): Promise<NatsCluster> {
   const nodes: Node[] = [];
   for (let index = 0; index < size; index++) {
     nodes.push({
       name: `n${index + 1}`,
-      clientPort: await freePort(),
-      routePort: await freePort(),
+      clientPort: ports.clients?.[index] ?? (await freePort()),
+      routePort: ports.routes?.[index] ?? (await freePort()),
       configFile: path.join(dir, `n${index + 1}.conf`),
       process: null,
     });
   }
-  const routes = nodes.map((node) => `nats-route://127.0.0.1:${node.routePort}`);
+  const credentials = {
+    user: CLIENT_USER,
+    password: randomBytes(18).toString("hex"),
+    routePassword: randomBytes(18).toString("hex"),
+  };
+  const routes = nodes.map((node) => `nats-route://${ROUTE_USER}:${credentials.routePassword}@127.0.0.1:${node.routePort}`);
   for (const node of nodes) {
     const storeDir = path.join(dir, node.name);
     await mkdir(storeDir, { recursive: true });
-    await writeFile(node.configFile, configFor(node, storeDir, routes));
+    await writeFile(node.configFile, configFor(node, storeDir, routes, credentials), { mode: 0o600 });
   }
   const start = async (node: Node) => {
     node.process = spawn("nats-server", ["-c", node.configFile], { stdio: "ignore" });
@@ -47,6 +67,8 @@ export async function startNatsCluster(dir: string, size = 3): Promise<NatsClust
   await Promise.all(nodes.map(start));
   return {
     urls: nodes.map((node) => `nats://127.0.0.1:${node.clientPort}`),
+    user: credentials.user,
+    password: credentials.password,
     kill: async (index) => {
       const node = nodes[index]!;
       if (node.process) await stopChild(node.process, "SIGKILL");
@@ -59,14 +81,16 @@ export async function startNatsCluster(dir: string, size = 3): Promise<NatsClust
   };
 }
 
-function configFor(node: Node, storeDir: string, routes: string[]): string {
+function configFor(node: Node, storeDir: string, routes: string[], credentials: Credentials): string {
   return [
     `server_name: ${node.name}`,
     `listen: 127.0.0.1:${node.clientPort}`,
+    `authorization { user: "${credentials.user}", password: "${credentials.password}" }`,
     `jetstream { store_dir: "${storeDir}" }`,
     "cluster {",
     "  name: permalink",
     `  listen: 127.0.0.1:${node.routePort}`,
+    `  authorization { user: "${ROUTE_USER}", password: "${credentials.routePassword}" }`,
     `  routes: [${routes.join(", ")}]`,
     "}",
     "",

@@ -5,6 +5,7 @@ import type { ScanRow } from "@/lib/analytics/enrich";
 import { parkScansWhenBehind, scanBuffer } from "@/lib/analytics/scans";
 import { DAY, parkedScans, parkScanBatch, pruneScanData, writeOldestParkedBatch, writeScanBatch } from "@/lib/analytics/store";
 import type { CapturedScan } from "@/lib/analytics/types";
+import { scanMessageText } from "@/lib/analytics/scan-message";
 import { db } from "@/lib/db/client";
 import { call, newUser } from "../support/api";
 
@@ -129,6 +130,26 @@ describe("scan batches parked in the database", () => {
       expect(await parkedScans(), "the unreadable batch stays parked").toBe(5);
     } finally {
       await db().$executeRaw`DELETE FROM scan_inbox WHERE batch_id = 'unreadable'`;
+    }
+  });
+
+  it("counts nothing of a parked batch with a forged row, and lets the batches parked after it through", async () => {
+    const link = await newLink("forged-parked");
+    const [row] = JSON.parse(scanMessageText({ id: "forged", rows: scansFor(link, 1), counts: [1] })).rows;
+    const forged = JSON.stringify({ id: "forged", rows: [{ ...row, country: "KP" }], counts: [500_000_000] });
+    await db().$executeRaw`
+      INSERT INTO scan_inbox (batch_id, first_scan_at, scans, body, parked_at)
+      VALUES ('forged', now(), 500000000, ${forged}, now() - interval '1 minute')`;
+    await parkScanBatch(randomUUID(), scansFor(link, 10), Array(10).fill(1));
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) await writeOldestParkedBatch().catch(() => "refused");
+
+      const { raw } = await writtenFor(link);
+      expect(raw).toHaveLength(10);
+      expect(raw.every((scan) => (scan as { scans: number }).scans === 1)).toBe(true);
+      expect(await parkedScans(), "the forged batch stays parked, unwritten").toBe(500_000_000);
+    } finally {
+      await db().$executeRaw`DELETE FROM scan_inbox WHERE batch_id = 'forged'`;
     }
   });
 

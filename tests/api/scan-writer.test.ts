@@ -4,6 +4,7 @@ import type { ScanRow } from "@/lib/analytics/enrich";
 import { ScanBuffer, ShardedScanBuffer } from "@/lib/analytics/scan-buffer";
 import { closeScanDays, DAY, parkScanBatch, QUARTER, writeOldestParkedBatch, writeScanBatch } from "@/lib/analytics/store";
 import { db } from "@/lib/db/client";
+import { newId } from "@/lib/db/random";
 import { createLink, scanRow } from "../support/analytics";
 import { seededRandom } from "../support/random";
 import { newUser } from "../support/api";
@@ -186,7 +187,7 @@ describe("whether a parked batch was claimed", () => {
     const batches = {
       bots: Array.from({ length: 5 }, (_, index) => ({ ...scan(link, index), bot: true, visitor: null })),
       closed: Array.from({ length: 5 }, (_, index) => ({ ...scan(link, index), occurredAt: new Date(closedDay + index) })),
-      missing: Array.from({ length: 5 }, (_, index) => scan(`lnk_missing_${index}`, index)),
+      missing: Array.from({ length: 5 }, (_, index) => scan(newId("lnk"), index)),
     };
     const written: Record<string, unknown> = {};
     for (const [name, rows] of Object.entries(batches)) {

@@ -6,7 +6,9 @@ import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { config, resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
+import { freePort } from "@/scripts/app-process";
 import { startCluster, type Cluster } from "@/scripts/cluster/index";
+import type { ClusterPorts } from "@/scripts/cluster/ports";
 import { newLinks } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
@@ -24,6 +26,7 @@ const testDatabaseUrl = process.env.DATABASE_URL!;
 let dns: FakeDnsServer;
 let dir: string;
 let cluster: Cluster;
+let ports: ClusterPorts;
 
 /** This process's own calls (users, links, counts) go to the cluster's primary. */
 async function useDatabase(url: string): Promise<void> {
@@ -38,7 +41,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The scan writers' shared consumer, as the NATS cluster reports it now. */
 async function writersConsumer(): Promise<ConsumerInfo> {
-  const connection = await connect({ servers: cluster.nats.urls });
+  const connection = await connect({ servers: cluster.nats.urls, user: cluster.nats.user, pass: cluster.nats.password });
   try {
     return await (await jetstreamManager(connection)).consumers.info(config().NATS_SCAN_STREAM, "scan-writer");
   } finally {
@@ -66,9 +69,20 @@ async function warmLinks(count: number): Promise<string[]> {
 beforeAll(async () => {
   dns = await startFakeDnsServer({}, { a: [TEST_ZONE.publicAddress] });
   dir = await mkdtemp(path.join(tmpdir(), "permalink-cluster-"));
+  const free = async (count: number) => Promise.all(Array.from({ length: count }, () => freePort()));
+  ports = {
+    balancer: await freePort(),
+    instances: await free(3),
+    primary: await freePort(),
+    replica: await freePort(),
+    redis: await freePort(),
+    natsClients: await free(3),
+    natsRoutes: await free(3),
+  };
   cluster = await startCluster({
     dir,
     instances: 3,
+    ports,
     env: {
       AUTH_SECRET: process.env.AUTH_SECRET,
       DNS_RESOLVER: dns.resolver,
@@ -94,6 +108,15 @@ describe("a cluster behind HAProxy", () => {
       cluster.instances.map((instance) => rawRequest(instance.url, `/${slug}`, { host: SHORT_HOST })),
     );
     expect(answers.map((answer) => answer.status)).toEqual([302, 302, 302]);
+  });
+
+  it("puts each part on the port it was given, for a fault drill", async () => {
+    expect(cluster.url).toBe(`http://127.0.0.1:${ports.balancer}`);
+    expect(cluster.instances.map((instance) => instance.port)).toEqual(ports.instances);
+    expect(new URL(cluster.primaryUrl).port).toBe(String(ports.primary));
+    expect(new URL(cluster.replicaUrl).port).toBe(String(ports.replica));
+    expect(cluster.nats.urls).toEqual(ports.natsClients.map((port) => `nats://127.0.0.1:${port}`));
+    for (const port of [ports.redis, ...ports.natsRoutes]) expect(await answerOn("127.0.0.1", port)).not.toBe("ECONNREFUSED");
   });
 
   it("lets no client reach an instance past HAProxy: each listens on 127.0.0.1 alone, not 127.0.0.2", async () => {
@@ -147,4 +170,16 @@ describe("a cluster behind HAProxy", () => {
       `an instance killed under ${perSecond.toFixed(0)} visits/s through HAProxy: ${lost} scans lost, ${load.other} visits failed`,
     );
   }, 120_000);
+
+  it("starts an instance killed with SIGKILL again, on its own port, where HAProxy checks it", async () => {
+    const [slug] = await warmLinks(1);
+    const instance = cluster.instances[2]!;
+    const { pid, starts } = instance;
+    cluster.crash(2);
+    await eventually(async () => {
+      expect(instance.pid).not.toBe(pid);
+      expect((await rawRequest(instance.url, `/${slug}`, { host: SHORT_HOST })).status).toBe(302);
+    }, 90_000);
+    expect(instance.starts).toBe(starts + 1);
+  }, 150_000);
 });
