@@ -428,19 +428,36 @@ test("claims the API key once, with a warning, and revokes it", async ({}, testI
   await capturePage(page, testInfo, "api-key");
   await page.reload();
   await expect(page.getByTestId("api-key-value")).toHaveCount(0);
+  await expect(page.getByTestId("api-key-summary")).toContainText("last used");
+
+  // Rotating replaces the key at once: the new one is shown once, the old one is refused from then on.
+  await page.getByRole("button", { name: "Rotate the API key" }).click();
+  await expect(page.getByRole("button", { name: "Yes, replace the key" })).toBeFocused();
+  await page.getByRole("button", { name: "Yes, replace the key" }).click();
+  await expect(page.getByText("Copy this key now: it is shown only once.")).toBeVisible();
+  const rotated = (await page.getByTestId("api-key-value").textContent())!;
+  expect(rotated).toMatch(/^plk_/);
+  expect(rotated).not.toBe(key);
+  expect((await page.request.get("/api/links", { headers: { Authorization: `Bearer ${key}` } })).status()).toBe(401);
+  expect((await page.request.get("/api/links", { headers: { Authorization: `Bearer ${rotated}` } })).status()).toBe(200);
+  await capturePage(page, testInfo, "api-key-rotated");
+  await page.reload();
+  await expect(page.getByTestId("api-key-value")).toHaveCount(0);
   // Revoking breaks every integration at once: asked first, and Cancel keeps the key.
   await page.getByRole("button", { name: "Revoke the API key" }).click();
   await expect(page.getByRole("button", { name: "Yes, revoke the key" })).toBeFocused();
   await page.getByRole("button", { name: "Cancel" }).click();
   await expect(page.getByRole("button", { name: "Revoke the API key" })).toBeFocused();
-  expect((await page.request.get("/api/links", { headers: { Authorization: `Bearer ${key}` } })).status()).toBe(200);
+  expect((await page.request.get("/api/links", { headers: { Authorization: `Bearer ${rotated}` } })).status()).toBe(200);
   await page.getByRole("button", { name: "Revoke the API key" }).click();
   await page.getByRole("button", { name: "Yes, revoke the key" }).click();
   await expect(page.getByRole("status").filter({ hasText: "The key was revoked" })).toBeVisible();
-  expect((await page.request.get("/api/links", { headers: { Authorization: `Bearer ${key}` } })).status()).toBe(401);
+  expect((await page.request.get("/api/links", { headers: { Authorization: `Bearer ${rotated}` } })).status()).toBe(401);
 });
 
 test("creates a team workspace, renames it, and invites a member who accepts as the invited address", async ({}, testInfo) => {
+  // Six pages checked and screenshotted at two widths, two people signing in: more than the suite's minute.
+  test.setTimeout(3 * 60_000);
   await page.goto("/dashboard/settings");
   await page.getByLabel("New workspace's name").fill("Acme Menus");
   await page.getByRole("button", { name: "Create workspace" }).click();
@@ -453,12 +470,26 @@ test("creates a team workspace, renames it, and invites a member who accepts as 
   await expect(current).toHaveText("Acme Menus & Labels (owner)");
   await capturePage(page, testInfo, "settings-team");
 
-  // Inviting needs the team workspace's own subscription: first the sentence that says so, then the purchase.
+  // Inviting needs the team workspace's own subscription: without one the page says so, with Billing a link away, and offers no form.
   await page.goto("/dashboard/members");
-  await page.getByLabel("E-mail address").fill(TEAMMATE);
-  await page.getByRole("button", { name: "Send invitation" }).click();
-  await expect(page.locator("main").getByRole("alert")).toContainText("no active subscription, so it cannot invite people");
+  await expect(page.getByTestId("invite-needs-subscription")).toContainText(
+    "Inviting people needs this workspace's own subscription",
+  );
+  await expect(page.getByLabel("E-mail address")).toHaveCount(0);
+  await capturePage(page, testInfo, "members-without-subscription");
+  await page.getByTestId("invite-needs-subscription").getByRole("link", { name: "Billing" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/billing$/);
   await subscribeToUnlimited(page);
+
+  // A refused invitation keeps what was typed.
+  await page.goto("/dashboard/members");
+  await expect(page).toHaveTitle("Members — Acme Menus & Labels");
+  await page.getByLabel("E-mail address").fill(OWNER);
+  await page.getByLabel("Role", { exact: true }).selectOption("admin");
+  await page.getByRole("button", { name: "Send invitation" }).click();
+  await expect(page.locator("main").getByRole("alert")).toBeVisible();
+  await expect(page.getByLabel("E-mail address")).toHaveValue(OWNER);
+  await expect(page.getByLabel("Role", { exact: true })).toHaveValue("admin");
 
   await page.goto("/dashboard/members");
   const since = Date.now();
@@ -466,7 +497,8 @@ test("creates a team workspace, renames it, and invites a member who accepts as 
   await page.getByLabel("Role", { exact: true }).selectOption("member");
   await page.getByRole("button", { name: "Send invitation" }).click();
   await expect(page.locator("main").getByRole("status")).toContainText(`Invitation sent to ${TEAMMATE}`);
-  await expect(page.getByRole("row", { name: new RegExp(TEAMMATE) })).toContainText("member");
+  const invited = page.getByRole("list", { name: "Pending invitations" }).getByRole("listitem").filter({ hasText: TEAMMATE });
+  await expect(invited).toContainText("member");
   await capturePage(page, testInfo, "members");
   const invitation = await linkInMail(TEAMMATE, since, /(https?:\/\/\S+\/invite\/\S+)/);
 
@@ -474,13 +506,13 @@ test("creates a team workspace, renames it, and invites a member who accepts as 
   const STRAY = "printer@permalink.test";
   await page.getByLabel("E-mail address").fill(STRAY);
   await page.getByRole("button", { name: "Send invitation" }).click();
-  const strayRow = page.getByRole("row", { name: new RegExp(STRAY) });
+  const strayRow = page.getByRole("listitem").filter({ hasText: STRAY });
   await strayRow.getByRole("button", { name: `Revoke the invitation of ${STRAY}` }).click();
   await expect(strayRow).toContainText("The link they were sent stops working");
   await strayRow.getByRole("button", { name: "Cancel" }).click();
   await strayRow.getByRole("button", { name: `Revoke the invitation of ${STRAY}` }).click();
   await strayRow.getByRole("button", { name: "Yes, revoke the invitation" }).click();
-  await expect(page.getByRole("row", { name: new RegExp(STRAY) })).toHaveCount(0);
+  await expect(page.getByRole("listitem").filter({ hasText: STRAY })).toHaveCount(0);
 
   const teammate = await browser.newContext({ baseURL: baseUrl(), userAgent: USER_AGENT });
   const theirPage = await teammate.newPage();
@@ -496,6 +528,17 @@ test("creates a team workspace, renames it, and invites a member who accepts as 
   await theirPage.goto("/dashboard/domains");
   await expect(theirPage.getByText("No custom domain yet; an owner or admin can add one.")).toBeVisible();
   await expect(theirPage.getByRole("button", { name: "Add domain" })).toHaveCount(0);
+  // At a phone's width each person is a card: the address whole on its line, the role picker in reach.
+  await page.goto("/dashboard/members");
+  await page.setViewportSize({ width: 375, height: 740 });
+  const card = page.getByRole("list", { name: "People" }).getByRole("listitem").filter({ hasText: TEAMMATE });
+  const address = card.getByText(TEAMMATE, { exact: true }).first();
+  const lineHeight = await address.evaluate((element) => parseFloat(getComputedStyle(element).lineHeight));
+  expect((await address.boundingBox())!.height, "the address takes one line").toBeLessThan(lineHeight * 1.5);
+  await card.getByLabel(`Role of ${TEAMMATE}`).selectOption("admin");
+  await card.getByRole("button", { name: "Change role" }).click();
+  await expect(card.getByRole("status")).toContainText(`${TEAMMATE} is now admin`);
+  await capturePage(page, testInfo, "members-cards");
   await theirPage.goto("/dashboard/members");
   await theirPage.getByRole("button", { name: "Leave this workspace" }).click();
   await expect(theirPage.getByRole("form", { name: "Confirm: Leave this workspace" })).toContainText("You lose access");
@@ -506,7 +549,7 @@ test("creates a team workspace, renames it, and invites a member who accepts as 
   await teammate.close();
 
   await page.reload();
-  await expect(page.getByRole("row", { name: new RegExp(TEAMMATE) })).toHaveCount(0);
+  await expect(page.getByRole("listitem").filter({ hasText: TEAMMATE })).toHaveCount(0);
   await expect(page.getByText("No invitation is waiting.")).toBeVisible();
   // Back to the personal workspace for the flows that follow.
   // Choosing switches at once: no button.

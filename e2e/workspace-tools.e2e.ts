@@ -137,19 +137,25 @@ test("the links list: row menu, order by creation or scans, creation time, and a
   }).toPass({ timeout: 30_000 });
 
   const row = page.getByRole("row", { name: /menu-second/ });
-  await row.getByText("Actions").click();
-  await row.getByRole("button", { name: "Copy short link" }).click();
+  const openMenu = () => row.getByRole("button", { name: /^Actions for / }).click();
+  await openMenu();
+  await row.getByRole("menuitem", { name: "Copy short link" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Copied" })).toBeVisible();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${baseUrl()}/menu-second`);
+  await openMenu();
   const [download] = await Promise.all([
     page.waitForEvent("download"),
-    row.getByRole("link", { name: "Download QR code" }).click(),
+    row.getByRole("menuitem", { name: "Download QR code" }).click(),
   ]);
   expect(download.suggestedFilename()).toBe("qr-menu-second.png");
   expect(await decodeQr(await readFile((await download.path())!))).toBe(`${baseUrl()}/menu-second?qr`);
-  await expect(row.getByRole("link", { name: "Analytics" })).toHaveAttribute("href", /\/dashboard\/analytics\?link_id=lnk_/);
-  await expect(row.getByRole("link", { name: "Repoint" })).toHaveAttribute("href", /\/dashboard\/links\/lnk_.*#repoint-heading$/);
-  await row.getByText("Actions").click();
+  await openMenu();
+  await expect(row.getByRole("menuitem", { name: "Analytics" })).toHaveAttribute("href", /\/dashboard\/analytics\?link_id=lnk_/);
+  await expect(row.getByRole("menuitem", { name: "Repoint" })).toHaveAttribute(
+    "href",
+    /\/dashboard\/links\/lnk_.*#repoint-heading$/,
+  );
+  await page.keyboard.press("Escape");
   await capturePage(page, testInfo, "links-ordered-by-scans");
 
   // On a phone each link is a card with its short link, destination, status and scans, and the same menu.
@@ -162,9 +168,9 @@ test("the links list: row menu, order by creation or scans, creation time, and a
   await expect(card).toContainText("https://example.com/menu-second");
   await expect(card.getByRole("button", { name: /^Quarantine:/ })).toBeVisible();
   await expect(card).toContainText("2 scans in");
-  await card.getByText("Actions").click();
-  await expect(card.getByRole("link", { name: "Analytics" })).toBeVisible();
-  await card.getByText("Actions").click();
+  await card.getByRole("button", { name: /^Actions for / }).click();
+  await expect(card.getByRole("menuitem", { name: "Analytics" })).toBeVisible();
+  await page.keyboard.press("Escape");
   await page.setViewportSize({ width: 1280, height: 800 });
 
   await page.goto("/dashboard");
@@ -190,8 +196,8 @@ test("the links list: row menu, order by creation or scans, creation time, and a
   expect((await page.request.get(`${baseUrl()}/menu-first`, { maxRedirects: 0 })).status()).toBe(302);
 
   const archivedRow = page.getByRole("row", { name: /menu-first/ });
-  await archivedRow.getByText("Actions").click();
-  await archivedRow.getByRole("button", { name: "Restore" }).click();
+  await archivedRow.getByRole("button", { name: /^Actions for / }).click();
+  await archivedRow.getByRole("menuitem", { name: "Restore" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Restored 1 link" })).toBeVisible();
   await expect(page.getByRole("row", { name: /menu-first/ })).toHaveCount(0);
   await page.goto("/dashboard");

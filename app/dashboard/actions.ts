@@ -5,6 +5,7 @@ import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { config } from "@/lib/config";
 import { type ActionResult, dashboardAction, dashboardContext, WORKSPACE_COOKIE } from "@/lib/api/dashboard";
+import { inCustomerWords } from "@/lib/api/customer-words";
 import { openBillingPortal, startCheckout as startCheckoutOperation } from "@/lib/billing/operations";
 import { openPortal, startCheckout } from "@/lib/billing/service";
 import { archiveLink, createLink as createLinkOperation, restoreLink, updateLink } from "@/lib/links/operations";
@@ -34,8 +35,9 @@ import {
   createWorkspace as createWorkspaceOperation,
   renameWorkspace as renameWorkspaceOperation,
   revokeApiKey,
+  rotateApiKey as rotateApiKeyOperation,
 } from "@/lib/workspaces/operations";
-import { claimKey, revokeKey } from "@/lib/workspaces/api-key";
+import { claimKey, revokeKey, rotateKeyAsOwner } from "@/lib/workspaces/api-key";
 import { createWorkspace, renameWorkspace } from "@/lib/workspaces/service";
 import { endAllDashboardSessions } from "@/lib/workspaces/sign-in";
 import { findRole } from "@/lib/workspaces/store";
@@ -72,15 +74,26 @@ function typedDestination(form: FormData): string {
 export type CreateLinkState =
   | (ActionResult<{ link: LinkView; created: boolean }> & {
       attempt: number;
-      input: { destination?: string; slug?: string; domain_id?: string };
+      input: { destination?: string; slug?: string; domain_id?: string; title?: string; tags?: string };
     })
   | null;
 
+/** The tags field as the form has it, names separated by commas; blank when none. */
+function typedTags(form: FormData): string[] {
+  return required(form, "tags")
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
+}
+
 export async function createLinkAction(previous: CreateLinkState, form: FormData): Promise<CreateLinkState> {
+  const tags = typedTags(form);
   const input = {
     destination: typedDestination(form),
     slug: optional(form, "slug"),
     domain_id: optional(form, "domain_id"),
+    title: optional(form, "title"),
+    tags: tags.length > 0 ? tags : undefined,
   };
   const result = await dashboardAction(
     createLinkOperation,
@@ -89,12 +102,18 @@ export async function createLinkAction(previous: CreateLinkState, form: FormData
       const { link, created } = await createLink(principal, body);
       return { link: toLinkView(link), created };
     },
-    { destination: "The destination", slug: "The custom slug", domain_id: "The domain" },
+    { destination: "The destination", slug: "The custom slug", domain_id: "The domain", title: "The title", tags: "The tags" },
   );
   if (result.ok) revalidatePath("/dashboard");
   const typed = result.ok
     ? {}
-    : { destination: required(form, "destination"), slug: required(form, "slug"), domain_id: required(form, "domain_id") };
+    : {
+        destination: required(form, "destination"),
+        slug: required(form, "slug"),
+        domain_id: required(form, "domain_id"),
+        title: required(form, "title"),
+        tags: required(form, "tags"),
+      };
   return { ...result, attempt: (previous?.attempt ?? 0) + 1, input: typed };
 }
 
@@ -113,6 +132,26 @@ export async function repointLinkAction(_previous: LinkEditState, form: FormData
   );
   if (result.ok) revalidatePath("/dashboard", "layout");
   return result.ok ? result : { ...result, typed: required(form, "destination") };
+}
+
+/** The title and tags form's answer; a refusal carries back what was typed. */
+export type LabelState = (ActionResult<string> & { typed?: { title: string; tags: string } }) | null;
+
+/** The link's title and tags, as PATCH /api/links/{id} sets them: a blank title removes it, the tags replace the link's. */
+export async function labelLinkAction(_previous: LabelState, form: FormData): Promise<LabelState> {
+  const id = required(form, "id");
+  const result = await dashboardAction(
+    updateLink,
+    { title: required(form, "title").trim(), tags: typedTags(form) },
+    async (principal, body) => {
+      const link = await editLink(principal, id, body);
+      const tags = tagNamesOf(link);
+      return `Saved: ${link.title ? `"${link.title}"` : "no title"}, ${tags.length === 0 ? "no tags" : `tagged ${tags.join(", ")}`}.`;
+    },
+    { title: "The title", tags: "The tags" },
+  );
+  if (result.ok) revalidatePath("/dashboard", "layout");
+  return result.ok ? result : { ...result, typed: { title: required(form, "title"), tags: required(form, "tags") } };
 }
 
 export async function archiveLinkAction(_previous: LinkEditState, form: FormData): Promise<LinkEditState> {
@@ -189,7 +228,7 @@ export async function changeLinksAction(ids: string[], change: keyof typeof LIST
         await apply(principal, id);
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
-        refusals.push(error.message);
+        refusals.push(inCustomerWords(error.message));
       }
     }
     const changed = chosen.length - refusals.length;
@@ -225,7 +264,7 @@ export async function tagLinksAction(ids: string[], tag: string, change: "add" |
           await editLink(principal, id, { tags });
         } catch (error) {
           if (!(error instanceof DomainError)) throw error;
-          refusals.push(error.message);
+          refusals.push(inCustomerWords(error.message));
         }
       }
       const changed = chosen.length - refusals.length;
@@ -292,13 +331,26 @@ export async function revokeKeyAction(): Promise<KeyState> {
   return result;
 }
 
+/** A new key in place of the live one, at once: the old key stops working, the new one is shown once. */
+export async function rotateKeyAction(): Promise<KeyState> {
+  const result = await dashboardAction(rotateApiKeyOperation, undefined, async (principal) => ({
+    key: await rotateKeyAsOwner(principal),
+    message: "The key was replaced: the old one is refused from now on.",
+  }));
+  if (result.ok) revalidatePath("/dashboard/settings");
+  return result;
+}
+
 export type MemberState = ActionResult<string> | null;
 
 const KEY_WENT_WITH_THEM =
   " The API key they created was revoked with it: integrations using it stop, and the owners were e-mailed." +
   " Claim a new key on the Settings page.";
 
-export async function inviteAction(_previous: MemberState, form: FormData): Promise<MemberState> {
+/** An invitation's answer; a refusal carries back what was typed, for the form to show again. */
+export type InviteState = (ActionResult<string> & { attempt: number; typed?: { email: string; role: string } }) | null;
+
+export async function inviteAction(previous: InviteState, form: FormData): Promise<InviteState> {
   const result = await dashboardAction(
     inviteMemberOperation,
     { email: required(form, "email").trim(), role: optional(form, "role") },
@@ -309,7 +361,10 @@ export async function inviteAction(_previous: MemberState, form: FormData): Prom
     { email: "The e-mail address", role: "The role" },
   );
   if (result.ok) revalidatePath("/dashboard/members");
-  return result;
+  const attempt = (previous?.attempt ?? 0) + 1;
+  return result.ok
+    ? { ...result, attempt }
+    : { ...result, attempt, typed: { email: required(form, "email"), role: required(form, "role") } };
 }
 
 export async function changeRoleAction(_previous: MemberState, form: FormData): Promise<MemberState> {

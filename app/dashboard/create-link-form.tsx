@@ -1,20 +1,30 @@
 "use client";
 
+import { CustomerSentence } from "@/components/ui/customer-sentence";
 import { useActionState } from "react";
 import { CopyButton } from "@/components/ui/copy-button";
 import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
 import { buttonClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import type { UtmTemplateView } from "@/lib/utm/schemas";
+import { TagsField } from "./tags-field";
 import { createLinkAction, type CreateLinkState } from "./actions";
 import { UtmBuilder, useUtmDestination } from "./utm-builder";
 
 type Domains = { id: string; hostname: string }[];
 
-export function CreateLinkForm({ domains, templates }: { domains: Domains; templates: UtmTemplateView[] }) {
+export function CreateLinkForm({
+  domains,
+  templates,
+  tagNames,
+}: {
+  domains: Domains;
+  templates: UtmTemplateView[];
+  tagNames: string[];
+}) {
   const [state, action, pending] = useActionState<CreateLinkState, FormData>(createLinkAction, null);
   return (
     <form action={action} className="grid gap-4 md:grid-cols-[2fr_1fr_1fr_auto] md:items-start" key={state?.attempt ?? 0}>
-      <CreateLinkFields state={state} pending={pending} domains={domains} templates={templates} />
+      <CreateLinkFields state={state} pending={pending} domains={domains} templates={templates} tagNames={tagNames} />
     </form>
   );
 }
@@ -25,11 +35,13 @@ function CreateLinkFields({
   pending,
   domains,
   templates,
+  tagNames,
 }: {
   state: CreateLinkState;
   pending: boolean;
   domains: Domains;
   templates: UtmTemplateView[];
+  tagNames: string[];
 }) {
   const utm = useUtmDestination(state?.input.destination ?? "");
   return (
@@ -91,7 +103,24 @@ function CreateLinkFields({
         </select>
         <FieldError id="create-domain-error" error={errorFor("domain_id", state)} />
       </div>
-      <button type="submit" className={buttonClass.primary + " md:mt-5"} disabled={pending}>
+      <div className="md:col-span-2 md:row-start-2">
+        <label htmlFor="create-title" className={labelClass}>
+          Title <span className={mutedClass}>(optional)</span>
+        </label>
+        <input
+          id="create-title"
+          name="title"
+          defaultValue={state?.input.title}
+          placeholder="Spring menu, table cards"
+          className={inputClass}
+          {...fieldProps("title", "create-title-error", state)}
+        />
+        <FieldError id="create-title-error" error={errorFor("title", state)} />
+      </div>
+      <div className="md:col-span-2 md:row-start-2">
+        <TagsField idPrefix="create" typed={state?.input.tags} tagNames={tagNames} state={state} />
+      </div>
+      <button type="submit" className={buttonClass.primary + " md:col-start-4 md:row-start-1 md:mt-5"} disabled={pending}>
         {pending ? "Creating…" : "Create link"}
       </button>
       <div className="md:col-span-4">
@@ -100,7 +129,7 @@ function CreateLinkFields({
       <div className="md:col-span-4">
         {state && !state.ok && !state.field && (
           <p role="alert" className={errorClass + " m-0"}>
-            {state.error}
+            <CustomerSentence text={state.error} />
           </p>
         )}
         {state?.ok && (

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
+import { ActionMenu, MENU_ITEM } from "@/components/ui/action-menu";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { buttonClass, errorClass, inputClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { TagChip } from "@/components/ui/tag-chip";
@@ -243,7 +244,7 @@ export function LinksList({ links, caption, archived, canArchive, scanDays, tagN
               <th scope="col" className="text-right">
                 Scans ({scanDays} days)
               </th>
-              <th scope="col">
+              <th scope="col" className="sticky right-0 bg-zinc-50 dark:bg-zinc-900">
                 <span className="sr-only">Actions</span>
               </th>
             </tr>
@@ -263,12 +264,18 @@ export function LinksList({ links, caption, archived, canArchive, scanDays, tagN
                       {name}
                     </Link>
                   </td>
-                  <td className="max-w-48 break-words">{link.title}</td>
-                  <td className="max-w-xs truncate" title={link.destination}>
-                    {link.destination}
+                  <td>
+                    <div className="w-max max-w-40 break-words">{link.title}</div>
                   </td>
                   <td>
-                    <Tags tags={link.tags} />
+                    <div className="max-w-40 truncate lg:max-w-64" title={link.destination}>
+                      {link.destination}
+                    </div>
+                  </td>
+                  <td>
+                    <div className="max-w-48">
+                      <Tags tags={link.tags} />
+                    </div>
                   </td>
                   <td>
                     <StatusBadge status={link.status} />
@@ -277,7 +284,7 @@ export function LinksList({ links, caption, archived, canArchive, scanDays, tagN
                     <time dateTime={link.createdAt}>{link.created}</time>
                   </td>
                   <td className="text-right tabular-nums">{link.scans}</td>
-                  <td>
+                  <td className={STICKY_END}>
                     <RowMenu {...menuProps(link, name)} />
                   </td>
                 </tr>
@@ -303,6 +310,9 @@ function Tags({ tags }: { tags: ListedLink["tags"] }) {
   );
 }
 
+/** The actions column stays in view at the scroller's right edge however wide the other columns get. */
+const STICKY_END = "sticky right-0 bg-white dark:bg-zinc-950";
+
 const displayName = (link: ListedLink) => link.shortUrl.replace(/^https?:\/\//, "");
 
 function SelectBox({ name, checked, onChange }: { name: string; checked: boolean; onChange: (on: boolean) => void }) {
@@ -317,13 +327,7 @@ function SelectBox({ name, checked, onChange }: { name: string; checked: boolean
   );
 }
 
-const MENU_PANEL =
-  "absolute right-0 z-10 mt-1 w-48 rounded-md border border-zinc-200 bg-white p-1 shadow-lg " +
-  "dark:border-zinc-700 dark:bg-zinc-900";
-const MENU_ITEM =
-  "block w-full rounded px-3 py-2 text-left text-sm text-zinc-900 no-underline hover:bg-zinc-100 dark:text-zinc-100 dark:hover:bg-zinc-800";
-
-/** A row's actions in a disclosure: open it with a click or Enter, each item a real link or button. */
+/** A row's actions in a menu over the page: each item a real link or button. */
 function RowMenu({
   link,
   name,
@@ -342,29 +346,24 @@ function RowMenu({
   onChange: () => void;
 }) {
   return (
-    <details className="relative">
-      <summary className={buttonClass.small + " cursor-pointer list-none"}>
-        Actions<span className="sr-only"> for {name}</span>
-      </summary>
-      <div className={MENU_PANEL}>
-        <button type="button" className={MENU_ITEM} onClick={onCopy}>
-          Copy short link
+    <ActionMenu label="Actions" name={name}>
+      <button type="button" role="menuitem" tabIndex={-1} className={MENU_ITEM} onClick={onCopy}>
+        Copy short link
+      </button>
+      <a role="menuitem" tabIndex={-1} className={MENU_ITEM} href={`/dashboard/links/${link.id}/qr?format=png`} download>
+        Download QR code
+      </a>
+      <Link role="menuitem" tabIndex={-1} className={MENU_ITEM} href={`/dashboard/analytics?link_id=${link.id}`}>
+        Analytics
+      </Link>
+      <Link role="menuitem" tabIndex={-1} className={MENU_ITEM} href={`/dashboard/links/${link.id}#repoint-heading`}>
+        Repoint
+      </Link>
+      {canArchive && (
+        <button type="button" role="menuitem" tabIndex={-1} className={MENU_ITEM} disabled={busy} onClick={onChange}>
+          {archived ? "Restore" : "Archive"}
         </button>
-        <a className={MENU_ITEM} href={`/dashboard/links/${link.id}/qr?format=png`} download>
-          Download QR code
-        </a>
-        <Link className={MENU_ITEM} href={`/dashboard/analytics?link_id=${link.id}`}>
-          Analytics
-        </Link>
-        <Link className={MENU_ITEM} href={`/dashboard/links/${link.id}#repoint-heading`}>
-          Repoint
-        </Link>
-        {canArchive && (
-          <button type="button" className={MENU_ITEM} disabled={busy} onClick={onChange}>
-            {archived ? "Restore" : "Archive"}
-          </button>
-        )}
-      </div>
-    </details>
+      )}
+    </ActionMenu>
   );
 }

@@ -1,3 +1,5 @@
+import { CustomerSentence } from "./customer-sentence";
+
 /** An action's answer as far as fields go: a refusal may name the body field it is about. */
 type ActionAnswer = { ok: true } | { ok: false; error: string; field?: string } | null | undefined;
 
@@ -6,7 +8,7 @@ export function FieldError({ id, error }: { id: string; error: string | undefine
   if (!error) return null;
   return (
     <p id={id} role="alert" className="m-0 mt-1 text-sm font-medium text-red-800 dark:text-red-300">
-      {error}
+      <CustomerSentence text={error} />
     </p>
   );
 }

@@ -1,3 +1,4 @@
+import { CustomerSentence } from "./customer-sentence";
 import { errorClass, noticeClass } from "./styles";
 
 /** A dashboard action's answer in its own words: the sentence of what was done, or the error sentence; null before the first try. */
@@ -19,7 +20,7 @@ export function ErrorSentence({ error }: { error: string | undefined }) {
   if (!error) return null;
   return (
     <p role="alert" className={errorClass + " mt-2"}>
-      {error}
+      <CustomerSentence text={error} />
     </p>
   );
 }

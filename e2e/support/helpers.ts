@@ -13,6 +13,7 @@ import {
   type TestInfo,
 } from "@playwright/test";
 import { CHROMIUM } from "./chromium";
+import { apiWordsIn } from "../../lib/api/customer-words";
 import type { FakeDnsRecords } from "../../tests/support/fake-dns-server";
 
 export const baseUrl = () => process.env.E2E_BASE_URL!;
@@ -96,9 +97,11 @@ export async function expectAccessible(page: Page): Promise<void> {
  * Keeps a screenshot of the page at desktop width and at a 375-pixel phone width (test-results/e2e/screenshots),
  * checks axe at both, that the phone layout does not scroll sideways, and that no element on it
  * reaches past the screen's edges, even inside a scroller (code blocks apart, which scroll on purpose).
+ * A customer's page (the dashboard, an invitation, the local billing pages) says nothing in the API's words.
  */
 export async function capturePage(page: Page, testInfo: TestInfo, name: string): Promise<void> {
   const directory = path.join(testInfo.project.outputDir, "screenshots");
+  await expectCustomerWords(page, name);
   await expectJavaScriptWithinBudget(page, testInfo, name);
   await page.setViewportSize({ width: 1280, height: 800 });
   await expectAccessible(page);
@@ -113,6 +116,20 @@ export async function capturePage(page: Page, testInfo: TestInfo, name: string):
   const formShare = await formShareOfFirstScreen(page);
   await appendFile(path.join(testInfo.project.outputDir, "phone-first-screen.txt"), `${name}\t${formShare.toFixed(2)}\n`);
   await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/** The docs and the API reference speak the API's language on purpose; every other page speaks the customer's. */
+const API_PAGES = /^\/(docs|api|llms\.txt)(\/|$)|^\/$/;
+
+/** No method and path, setting name, standard's number or address range anywhere in the page's text, shown or folded. */
+export async function expectCustomerWords(page: Page, name: string): Promise<void> {
+  if (API_PAGES.test(new URL(page.url()).pathname)) return;
+  const text = await page.evaluate(() => {
+    const copy = document.body.cloneNode(true) as HTMLElement;
+    for (const code of copy.querySelectorAll("script, style, template")) code.remove();
+    return copy.textContent ?? "";
+  });
+  expect(apiWordsIn(text), `${name} shows the API's words`).toEqual([]);
 }
 
 /**

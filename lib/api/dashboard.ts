@@ -12,6 +12,7 @@ import { enforceWriteLimit } from "@/lib/http/write-limit";
 import { invalidationsSent } from "@/lib/links/invalidation";
 import { type DashboardUser, dashboardPrincipal, findDashboardUser } from "@/lib/workspaces/sign-in";
 import type { Principal } from "@/lib/workspaces/types";
+import { inCustomerWords } from "./customer-words";
 import { authOptions } from "./next-auth";
 
 /** The cookie naming the workspace the dashboard acts on; membership is checked on every request. */
@@ -71,7 +72,7 @@ export type ActionResult<Value> = { ok: true; value: Value } | { ok: false; erro
 /**
  * A dashboard action runs as the API route of the same operation does: the signed-in principal
  * (the cookie session instead of a bearer token), the same write budget, the operation's own body
- * schema and error sentences, then the same capability function. Server actions are POSTs that
+ * schema and error sentences (in the customer's words: inCustomerWords), then the same capability function. Server actions are POSTs that
  * Next refuses from another origin, which is their cross-site request protection.
  */
 export async function dashboardAction<const Spec extends Pick<RouteSpec, "write" | "body">, Value>(
@@ -89,8 +90,8 @@ export async function dashboardAction<const Spec extends Pick<RouteSpec, "write"
     await invalidationsSent();
     return { ok: true, value };
   } catch (error) {
-    if (error instanceof FieldRefusal) return { ok: false, error: error.message, field: error.field };
-    if (error instanceof DomainError) return { ok: false, error: error.message };
+    if (error instanceof FieldRefusal) return { ok: false, error: inCustomerWords(error.message), field: error.field };
+    if (error instanceof DomainError) return { ok: false, error: inCustomerWords(error.message) };
     log().error({ err: error }, "unhandled dashboard error");
     return { ok: false, error: "Something went wrong on our side; nothing was changed. Please try again." };
   }

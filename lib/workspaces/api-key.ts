@@ -1,4 +1,4 @@
-import { claimApiKey, revokeApiKey, rotateApiKey } from "@/lib/auth/store";
+import { claimApiKey, liveKeySummary, revokeApiKey, rotateApiKey } from "@/lib/auth/store";
 import { DomainError, unauthenticated } from "@/lib/http/errors";
 import { requirePermission } from "./permissions";
 import type { Principal } from "./types";
@@ -20,6 +20,21 @@ export async function revokeKey(principal: Principal): Promise<{ revoked_at: num
   const revoked = await revokeApiKey(principal.workspaceId, principal.userId);
   if (!revoked) throw new DomainError("not_found", "This workspace has no live API key to revoke.");
   return { revoked_at: revoked.revokedAt.getTime() };
+}
+
+/**
+ * Replaces the workspace's live key for a signed-in owner (the dashboard's Rotate): the new raw key
+ * is returned once and the old one stops working at once, as when the key rotates itself.
+ */
+export async function rotateKeyAsOwner(principal: Principal): Promise<string> {
+  if (principal.kind !== "session") {
+    throw new DomainError("forbidden", "An API key rotates itself; an owner rotates the workspace's key with a session.");
+  }
+  requirePermission(principal, "api_key.revoke", "Only an owner of this workspace can rotate its API key.");
+  const live = await liveKeySummary(principal.workspaceId);
+  const rotated = live ? await rotateApiKey(live.id) : null;
+  if (!rotated) throw new DomainError("not_found", "This workspace has no live API key to rotate.");
+  return rotated;
 }
 
 /**

@@ -1,6 +1,8 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { mintApiKey } from "@/lib/auth/store";
+import { rotateKeyAsOwner } from "@/lib/workspaces/api-key";
+import type { Principal } from "@/lib/workspaces/types";
 import { generateApiKey, hasValidFormat, hashApiKey } from "@/lib/auth/api-keys";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
@@ -176,5 +178,32 @@ describe("POST /api/keys/rotate", () => {
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.error).toEqual(expect.any(String));
     expect(await liveKeys(owner.workspaceId)).toBe(1);
+  });
+});
+
+describe("rotateKeyAsOwner (the dashboard's Rotate)", () => {
+  const asSession = (user: { userId: string; workspaceId: string }, role: "owner" | "admin"): Principal => ({
+    kind: "session",
+    userId: user.userId,
+    workspaceId: user.workspaceId,
+    role,
+  });
+
+  it("replaces the live key for an owner: the new key works, the old one is refused at once", async () => {
+    const owner = await newUser();
+    const oldKey = (await claim(owner.token)).body.api_key;
+    const newKey = await rotateKeyAsOwner(asSession(owner, "owner"));
+    expect(hasValidFormat(newKey, "plk")).toBe(true);
+    expect((await call("GET", "/api/links", { token: oldKey })).status).toBe(401);
+    expect((await call("GET", "/api/links", { token: newKey })).status).toBe(200);
+    expect(await db().apiKey.count({ where: { workspaceId: owner.workspaceId, revokedAt: null } })).toBe(1);
+  });
+
+  it("is an owner's alone, and says so when there is no key to rotate", async () => {
+    const owner = await newUser();
+    await expect(rotateKeyAsOwner(asSession(owner, "owner"))).rejects.toMatchObject({ code: "not_found" });
+    const key = (await claim(owner.token)).body.api_key;
+    await expect(rotateKeyAsOwner(asSession(owner, "admin"))).rejects.toMatchObject({ code: "forbidden" });
+    expect((await call("GET", "/api/links", { token: key })).status).toBe(200);
   });
 });

@@ -17,6 +17,9 @@ import { viewerZone } from "../analytics/viewer-zone";
 import { CreateLinkForm } from "../create-link-form";
 import { LinksList } from "../links-list";
 import { FoldOnPhone } from "@/components/ui/fold-on-phone";
+import { dashboardTitle } from "../page-title";
+
+export const generateMetadata = () => dashboardTitle("Links");
 
 const SORT_NAMES: Record<LinkSort, string> = { newest: "Newest first", oldest: "Oldest first", scans: "Most scans first" };
 
@@ -71,7 +74,7 @@ export default async function LinksPage({
               <h2 id="create-heading" className="mt-0 text-lg">
                 Create a link
               </h2>
-              <CreateLinkForm domains={domains} templates={templates} />
+              <CreateLinkForm domains={domains} templates={templates} tagNames={tags.map((tag) => tag.name)} />
             </FoldOnPhone>
           ) : (
             <>

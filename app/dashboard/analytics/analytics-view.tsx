@@ -1,4 +1,5 @@
 import { FramedTable, type Heading } from "@/components/table";
+import { inCustomerWords } from "@/lib/api/customer-words";
 import { LoadingState } from "@/components/ui/loading-state";
 import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
 import {
@@ -237,7 +238,7 @@ export async function ScanReports(props: {
     if (!(error instanceof DomainError)) throw error;
     return (
       <p role="alert" className={errorClass}>
-        {error.message}
+        {inCustomerWords(error.message)}
       </p>
     );
   }

@@ -5,6 +5,9 @@ import { getLink } from "@/lib/links/service";
 import { AnalyticsView } from "./analytics-view";
 import { ViewerTimeZone } from "./viewer-time-zone";
 import { viewerZone } from "./viewer-zone";
+import { dashboardTitle } from "../page-title";
+
+export const generateMetadata = () => dashboardTitle("Analytics");
 
 type Search = Record<string, string | string[] | undefined>;
 

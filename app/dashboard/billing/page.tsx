@@ -3,6 +3,9 @@ import { requireDashboard } from "@/lib/api/dashboard";
 import { CURRENCY, describePrice, offeredChoices, PLANS } from "@/lib/billing/plans";
 import { describeAccount } from "@/lib/billing/service";
 import { CheckoutButton, PortalButton } from "./billing-forms";
+import { dashboardTitle } from "../page-title";
+
+export const generateMetadata = () => dashboardTitle("Billing");
 
 const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZone: "UTC" });
 

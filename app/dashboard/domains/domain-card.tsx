@@ -1,5 +1,6 @@
 import { FramedTable } from "@/components/table";
 import { CopyButton } from "@/components/ui/copy-button";
+import { inCustomerWords } from "@/lib/api/customer-words";
 import { badgeClass, badgeTone, cardClass, mutedClass } from "@/components/ui/styles";
 import type { DomainView } from "@/lib/domains/schemas";
 import { DomainActions } from "./domain-actions";
@@ -36,14 +37,14 @@ export function DomainCard({ domain, manages }: { domain: DomainView; manages: b
         <Badge {...CERT_BADGES[domain.cert_status]} />
       </div>
       <p className="mt-0 break-words" data-testid="domain-next">
-        {domain.next}
+        {inCustomerWords(domain.next)}
       </p>
       {domain.validation_errors.length > 0 && (
         <div>
           <h3 className="m-0 text-sm font-semibold">What the last check found</h3>
           <ul className="mb-0 mt-1 break-words text-sm" data-testid="domain-validation-errors">
             {domain.validation_errors.map((error) => (
-              <li key={error}>{error}</li>
+              <li key={error}>{inCustomerWords(error)}</li>
             ))}
           </ul>
         </div>

@@ -7,6 +7,9 @@ import { addDomainAction } from "../actions";
 import { DomainCard } from "./domain-card";
 import { LiveRefresh } from "./live-refresh";
 import { FoldOnPhone } from "@/components/ui/fold-on-phone";
+import { dashboardTitle } from "../page-title";
+
+export const generateMetadata = () => dashboardTitle("Domains");
 
 /**
  * How often the page asks the server again while a domain waits on DNS or its certificate (the background

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { buttonClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { inCustomerWords } from "@/lib/api/customer-words";
 import { csvTable } from "@/lib/http/csv";
 import type { ImportFormat, ImportView } from "@/lib/imports/schemas";
 
@@ -184,7 +185,7 @@ async function upload(
       body: file,
     });
     const answer = (await response.json()) as ImportView | { error: string };
-    return "error" in answer ? answer.error : answer;
+    return "error" in answer ? inCustomerWords(answer.error) : answer;
   } catch {
     return "The file could not be sent: check your connection and try again.";
   }
@@ -260,7 +261,7 @@ function ImportReport({ job, lost }: { job: ImportView; lost: boolean }) {
       )}
       {job.status === "failed" && (
         <p role="alert" className={errorClass + " m-0"}>
-          The import stopped: {job.errors.at(-1)?.error ?? "something went wrong on our side."}
+          The import stopped: {inCustomerWords(job.errors.at(-1)?.error ?? "something went wrong on our side.")}
         </p>
       )}
       {job.errors.length > 0 && <RowErrors job={job} />}
@@ -297,7 +298,7 @@ function RowErrors({ job }: { job: ImportView }) {
             {shown.map((error) => (
               <tr key={`${error.row}-${error.error}`}>
                 <td className="tabular-nums">{error.row}</td>
-                <td className="break-words">{error.error}</td>
+                <td className="break-words">{inCustomerWords(error.error)}</td>
               </tr>
             ))}
           </tbody>

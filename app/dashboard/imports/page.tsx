@@ -11,6 +11,9 @@ import { can } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { viewerZone } from "../analytics/viewer-zone";
 import { FollowedImport, ImportForm } from "./import-form";
+import { dashboardTitle } from "../page-title";
+
+export const generateMetadata = () => dashboardTitle("Import");
 
 /**
  * An import named in the address (`?id=`) is looked up before anything streams, so one that is not

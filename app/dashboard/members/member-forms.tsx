@@ -5,25 +5,44 @@ import { Confirm } from "@/components/ui/confirm";
 import { ActionOutcome } from "@/components/ui/outcome";
 import { useNotify } from "@/components/ui/toaster";
 import { buttonClass, inputClass, labelClass } from "@/components/ui/styles";
-import { changeRoleAction, inviteAction, leaveAction, type MemberState, removeMemberAction, resendAction } from "../actions";
+import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
+import {
+  changeRoleAction,
+  inviteAction,
+  type InviteState,
+  leaveAction,
+  type MemberState,
+  removeMemberAction,
+  resendAction,
+} from "../actions";
 
 const ROLES = ["viewer", "member", "admin", "owner"] as const;
 
 export function InviteForm({ managesOwners }: { managesOwners: boolean }) {
-  const [state, action, pending] = useActionState<MemberState, FormData>(inviteAction, null);
+  const [state, action, pending] = useActionState<InviteState, FormData>(inviteAction, null);
   return (
-    <form action={action} className="grid gap-3 sm:grid-cols-[2fr_1fr_auto] sm:items-end">
+    // Drawn afresh with each attempt: a refusal puts back what was typed.
+    <form action={action} className="grid gap-3 sm:grid-cols-[2fr_1fr_auto] sm:items-end" key={state?.attempt ?? 0}>
       <div>
         <label htmlFor="invite-email" className={labelClass}>
           E-mail address
         </label>
-        <input id="invite-email" name="email" type="email" required className={inputClass} />
+        <input
+          id="invite-email"
+          name="email"
+          type="email"
+          required
+          defaultValue={state?.typed?.email}
+          className={inputClass}
+          {...fieldProps("email", "invite-email-error", state)}
+        />
+        <FieldError id="invite-email-error" error={errorFor("email", state)} />
       </div>
       <div>
         <label htmlFor="invite-role" className={labelClass}>
           Role
         </label>
-        <select id="invite-role" name="role" defaultValue="member" className={inputClass}>
+        <select id="invite-role" name="role" defaultValue={state?.typed?.role ?? "member"} className={inputClass}>
           {ROLES.filter((role) => role !== "owner" || managesOwners).map((role) => (
             <option key={role} value={role}>
               {role}
@@ -35,7 +54,7 @@ export function InviteForm({ managesOwners }: { managesOwners: boolean }) {
         Send invitation
       </button>
       <div className="sm:col-span-3">
-        <ActionOutcome state={state} />
+        <ActionOutcome state={state?.ok || !state?.field ? state : null} />
       </div>
     </form>
   );

@@ -1,10 +1,15 @@
-import { FramedTable } from "@/components/table";
+import Link from "next/link";
+import type { ReactNode } from "react";
 import { cardClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
+import { describeAccount } from "@/lib/billing/service";
 import { keyHolderMemberId, listMembers, ownMemberId } from "@/lib/members/service";
 import { can } from "@/lib/workspaces/permissions";
 import { InviteForm, LeaveButton, MemberActions } from "./member-forms";
 import { FoldOnPhone } from "@/components/ui/fold-on-phone";
+import { dashboardTitle } from "../page-title";
+
+export const generateMetadata = () => dashboardTitle("Members");
 
 /** Said beforehand, on the row of whoever claimed the live API key. */
 const KEY_HOLDER_NOTE = {
@@ -18,12 +23,15 @@ const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZ
 
 export default async function MembersPage() {
   const { user, principal } = await requireDashboard("/dashboard/members");
-  const [members, myId, keyHolderId] = await Promise.all([
+  const [members, myId, keyHolderId, account] = await Promise.all([
     listMembers(principal),
     ownMemberId(principal),
     keyHolderMemberId(principal),
+    describeAccount(principal),
   ]);
   const manages = can(principal, "members.invite");
+  // Inviting needs the workspace's own subscription: without one the page says so instead of offering a form that is refused.
+  const invites = account.active;
   const managesOwners = can(principal, "members.manage_owners");
   const people = members.filter((member) => member.status === "active");
   const invitations = members.filter((member) => member.status !== "active");
@@ -34,46 +42,52 @@ export default async function MembersPage() {
       <h1 className="m-0 text-2xl font-bold">Members</h1>
       {manages && (
         <section aria-labelledby="invite-heading" className={cardClass}>
-          <FoldOnPhone label="Invite someone">
-            <h2 id="invite-heading" className="mt-0 text-lg">
-              Invite someone
-            </h2>
-            <InviteForm managesOwners={managesOwners} />
-          </FoldOnPhone>
+          {invites ? (
+            <FoldOnPhone label="Invite someone">
+              <h2 id="invite-heading" className="mt-0 text-lg">
+                Invite someone
+              </h2>
+              <InviteForm managesOwners={managesOwners} />
+            </FoldOnPhone>
+          ) : (
+            <>
+              <h2 id="invite-heading" className="mt-0 text-lg">
+                Invite someone
+              </h2>
+              <p className="m-0" data-testid="invite-needs-subscription">
+                Inviting people needs this workspace&apos;s own subscription (each team workspace has its own). Choose a plan in{" "}
+                <Link href="/dashboard/billing">Billing</Link>, then invite people here.
+              </p>
+            </>
+          )}
         </section>
       )}
       <section aria-labelledby="people-heading">
         <h2 id="people-heading" className="text-lg">
           People
         </h2>
-        <FramedTable headings={["E-mail", "Role", "Since", ""]}>
+        <PersonList labelledBy="people-heading">
           {people.map((member) => (
-            <tr key={member.id}>
-              <td className="break-all">
-                {member.email ?? "—"}
-                {member.id === myId && <span className={mutedClass}> (you)</span>}
-                {member.id === keyHolderId && (
-                  <p className={mutedClass + " m-0 text-sm"}>
-                    {member.id === myId ? KEY_HOLDER_NOTE.self : KEY_HOLDER_NOTE.other}
-                  </p>
-                )}
-              </td>
-              <td>{member.role}</td>
-              <td className="whitespace-nowrap">{dateFormat.format(member.created_at)}</td>
-              <td>
-                {manages && member.id !== myId && (member.role !== "owner" || managesOwners) && (
-                  <MemberActions
-                    id={member.id}
-                    email={member.email ?? member.id}
-                    role={member.role}
-                    managesOwners={managesOwners}
-                    kind="member"
-                  />
-                )}
-              </td>
-            </tr>
+            <PersonCard
+              key={member.id}
+              email={member.email ?? "—"}
+              you={member.id === myId}
+              note={member.id === keyHolderId ? (member.id === myId ? KEY_HOLDER_NOTE.self : KEY_HOLDER_NOTE.other) : undefined}
+              role={member.role}
+              when={`since ${dateFormat.format(member.created_at)}`}
+            >
+              {manages && member.id !== myId && (member.role !== "owner" || managesOwners) && (
+                <MemberActions
+                  id={member.id}
+                  email={member.email ?? member.id}
+                  role={member.role}
+                  managesOwners={managesOwners}
+                  kind="member"
+                />
+              )}
+            </PersonCard>
           ))}
-        </FramedTable>
+        </PersonList>
       </section>
       <section aria-labelledby="invitations-heading">
         <h2 id="invitations-heading" className="text-lg">
@@ -81,35 +95,33 @@ export default async function MembersPage() {
         </h2>
         {invitations.length === 0 ? (
           <p className={mutedClass}>
-            {manages
+            {manages && invites
               ? "No invitation is waiting. Invite someone above: they get an e-mail with a link that works once."
               : "No invitation is waiting."}
           </p>
         ) : (
-          <FramedTable headings={["E-mail", "Role", "Status", ""]}>
+          <PersonList labelledBy="invitations-heading">
             {invitations.map((invitation) => (
-              <tr key={invitation.id}>
-                <td className="break-all">{invitation.email}</td>
-                <td>{invitation.role}</td>
-                <td>
-                  {invitation.status === "expired"
-                    ? "expired: re-send it"
-                    : `invited ${dateFormat.format(invitation.created_at)}`}
-                </td>
-                <td>
-                  {manages && (invitation.role !== "owner" || managesOwners) && (
-                    <MemberActions
-                      id={invitation.id}
-                      email={invitation.email ?? invitation.id}
-                      role={invitation.role}
-                      managesOwners={managesOwners}
-                      kind="invitation"
-                    />
-                  )}
-                </td>
-              </tr>
+              <PersonCard
+                key={invitation.id}
+                email={invitation.email ?? "—"}
+                role={invitation.role}
+                when={
+                  invitation.status === "expired" ? "expired: re-send it" : `invited ${dateFormat.format(invitation.created_at)}`
+                }
+              >
+                {manages && (invitation.role !== "owner" || managesOwners) && (
+                  <MemberActions
+                    id={invitation.id}
+                    email={invitation.email ?? invitation.id}
+                    role={invitation.role}
+                    managesOwners={managesOwners}
+                    kind="invitation"
+                  />
+                )}
+              </PersonCard>
             ))}
-          </FramedTable>
+          </PersonList>
         )}
       </section>
       {leaves && (
@@ -124,5 +136,38 @@ export default async function MembersPage() {
         </section>
       )}
     </div>
+  );
+}
+
+function PersonList({ labelledBy, children }: { labelledBy: string; children: ReactNode }) {
+  return (
+    <ul
+      aria-labelledby={labelledBy}
+      className="m-0 list-none divide-y divide-zinc-200 rounded-lg border border-zinc-200 p-0 dark:divide-zinc-800 dark:border-zinc-800"
+    >
+      {children}
+    </ul>
+  );
+}
+
+/**
+ * One person or invitation: a card on a phone (the address on its own line, whole words kept
+ * together), one line of columns on wider screens.
+ */
+function PersonCard(props: { email: string; you?: boolean; note?: string; role: string; when: string; children: ReactNode }) {
+  return (
+    <li className="grid gap-2 p-3 text-sm sm:grid-cols-[minmax(0,1fr)_6rem_9rem_minmax(0,auto)] sm:items-start sm:gap-4">
+      <div className="min-w-0 break-words">
+        <span className="font-medium">{props.email}</span>
+        {props.you && <span className={mutedClass}> (you)</span>}
+        {props.note && <p className={mutedClass + " m-0 text-sm"}>{props.note}</p>}
+      </div>
+      <p className="m-0">
+        <span className={mutedClass + " sm:sr-only"}>Role: </span>
+        {props.role}
+      </p>
+      <p className="m-0">{props.when}</p>
+      <div>{props.children}</div>
+    </li>
   );
 }

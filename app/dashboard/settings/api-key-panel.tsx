@@ -1,15 +1,17 @@
 "use client";
 
+import { CustomerSentence } from "@/components/ui/customer-sentence";
 import { useActionState } from "react";
 import { Confirm } from "@/components/ui/confirm";
 import { CopyButton } from "@/components/ui/copy-button";
 import { buttonClass, errorClass, mutedClass, noticeClass } from "@/components/ui/styles";
-import { claimKeyAction, type KeyState, revokeKeyAction } from "../actions";
+import { claimKeyAction, type KeyState, revokeKeyAction, rotateKeyAction } from "../actions";
 
 export function ApiKeyPanel({ hasKey, canClaim, canRevoke }: { hasKey: boolean; canClaim: boolean; canRevoke: boolean }) {
   const [claimed, claim, claiming] = useActionState<KeyState>(claimKeyAction, null);
   const [revoked, revoke, revoking] = useActionState<KeyState>(revokeKeyAction, null);
-  const key = claimed?.ok ? claimed.value.key : undefined;
+  const [rotated, rotate, rotating] = useActionState<KeyState>(rotateKeyAction, null);
+  const key = rotated?.ok ? rotated.value.key : claimed?.ok ? claimed.value.key : undefined;
   return (
     <div className="space-y-3">
       {key && (
@@ -38,6 +40,18 @@ export function ApiKeyPanel({ hasKey, canClaim, canRevoke }: { hasKey: boolean; 
       )}
       {hasKey && canRevoke && (
         <Confirm
+          label="Rotate the API key"
+          question={
+            "Replace the API key with a new one now? The current key is refused from that moment, so every program " +
+            "using it needs the new key, which is shown once."
+          }
+          confirm="Yes, replace the key"
+          action={rotate}
+          pending={rotating}
+        />
+      )}
+      {hasKey && canRevoke && (
+        <Confirm
           label="Revoke the API key"
           question={
             "Revoke the API key? Every program and integration using it is refused from that moment. " +
@@ -49,10 +63,10 @@ export function ApiKeyPanel({ hasKey, canClaim, canRevoke }: { hasKey: boolean; 
         />
       )}
       {!canClaim && !hasKey && <p className={mutedClass}>Only an owner or admin can create the workspace&apos;s key.</p>}
-      {[claimed, revoked].map((state, index) =>
+      {[claimed, revoked, rotated].map((state, index) =>
         state && !state.ok ? (
           <p key={index} role="alert" className={errorClass}>
-            {state.error}
+            <CustomerSentence text={state.error} />
           </p>
         ) : null,
       )}

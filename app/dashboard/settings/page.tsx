@@ -6,6 +6,9 @@ import { can } from "@/lib/workspaces/permissions";
 import { describeWorkspaces } from "@/lib/workspaces/service";
 import { createWorkspaceAction, renameWorkspaceAction, signOutEverywhereAction } from "../actions";
 import { ApiKeyPanel } from "./api-key-panel";
+import { dashboardTitle } from "../page-title";
+
+export const generateMetadata = () => dashboardTitle("API key & workspace");
 
 const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZone: "UTC" });
 

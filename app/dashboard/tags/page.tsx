@@ -5,6 +5,9 @@ import { TAG_COLORS, TAG_NAME_MAX } from "@/lib/tags/schemas";
 import { listTags } from "@/lib/tags/service";
 import { can } from "@/lib/workspaces/permissions";
 import { AddTagForm, TagList } from "./tag-manager";
+import { dashboardTitle } from "../page-title";
+
+export const generateMetadata = () => dashboardTitle("Tags");
 
 export default async function TagsPage() {
   const { principal } = await requireDashboard("/dashboard/tags");

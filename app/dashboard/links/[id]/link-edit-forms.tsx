@@ -1,5 +1,6 @@
 "use client";
 
+import { CustomerSentence } from "@/components/ui/customer-sentence";
 import { useActionState } from "react";
 import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
 import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
@@ -44,7 +45,7 @@ export function LinkEditForms({
         )}
         {repointed && !repointed.ok && !repointed.field && (
           <p role="alert" className={errorClass + " mt-3"}>
-            {repointed.error}
+            <CustomerSentence text={repointed.error} />
           </p>
         )}
         {repointed?.ok && (
@@ -72,7 +73,7 @@ export function LinkEditForms({
         )}
         {archiveState && !archiveState.ok && (
           <p role="alert" className={errorClass + " mt-3"}>
-            {archiveState.error}
+            <CustomerSentence text={archiveState.error} />
           </p>
         )}
         {archiveState?.ok && (

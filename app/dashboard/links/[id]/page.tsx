@@ -4,7 +4,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { LoadingState } from "@/components/ui/loading-state";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { cardClass, mutedClass } from "@/components/ui/styles";
-import { foundOrNotFound, requireDashboard } from "@/lib/api/dashboard";
+import { dashboardContext, foundOrNotFound, requireDashboard } from "@/lib/api/dashboard";
 import { describeAccount } from "@/lib/billing/service";
 import { shortUrl as shortUrlOf, toLinkView } from "@/lib/links/present";
 import { getLink } from "@/lib/links/service";
@@ -14,12 +14,22 @@ import { scanUrl } from "@/lib/qr/artwork";
 import { QR_MARGIN, QR_SIZE } from "@/lib/qr/schemas";
 import { linkDesign } from "@/lib/qr/service";
 import { listUtmTemplates } from "@/lib/utm/service";
+import { listTags } from "@/lib/tags/service";
 import { can } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { LinkAnalytics } from "./link-analytics";
+import { dashboardTitle } from "../../page-title";
+import { LabelForm } from "./label-form";
 import { LinkEditForms } from "./link-edit-forms";
 import { QrDesigner } from "./qr-designer";
 import { LinkRouting } from "./routing-editors";
+
+/** Titled with the link's short address; a link that is not there gets the plain one (its page answers 404). */
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }) {
+  const context = await dashboardContext();
+  const link = context ? await getLink(context.principal, (await params).id).catch(() => null) : null;
+  return dashboardTitle(link ? shortUrlOf(link).replace(/^https?:\/\//, "") : "Link");
+}
 
 const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
 
@@ -52,6 +62,22 @@ export default async function LinkPage({ params }: { params: Promise<{ id: strin
         <dd className="m-0 break-all" data-testid="link-destination">
           {link.destination}
         </dd>
+        {link.title && (
+          <>
+            <dt className="font-medium">Title</dt>
+            <dd className="m-0 break-words" data-testid="link-title">
+              {link.title}
+            </dd>
+          </>
+        )}
+        {link.tags.length > 0 && (
+          <>
+            <dt className="font-medium">Tags</dt>
+            <dd className="m-0 break-words" data-testid="link-tags">
+              {link.tags.map(({ tag }) => tag.name).join(", ")}
+            </dd>
+          </>
+        )}
         <dt className="font-medium">Created</dt>
         <dd className="m-0">{dateFormat.format(link.createdAt)} UTC</dd>
         {link.archivedAt && (
@@ -70,16 +96,26 @@ export default async function LinkPage({ params }: { params: Promise<{ id: strin
 
 /** Repoint and archive, routing, the QR designer and the link's analytics: the part of its page that streams. */
 async function LinkTools({ principal, link }: { principal: Principal; link: Awaited<ReturnType<typeof getLink>> }) {
-  const [account, design, ownLogo, workspaceLogo, { templates }] = await Promise.all([
+  const [account, design, ownLogo, workspaceLogo, { templates }, { tags }] = await Promise.all([
     describeAccount(principal),
     linkDesign(principal, link.id),
     logoStorage.describe({ kind: "link", linkId: link.id }),
     logoStorage.describe({ kind: "workspace", workspaceId: link.workspaceId }),
     listUtmTemplates(principal),
+    listTags(principal),
   ]);
   const shortUrl = shortUrlOf(link);
+  const view = toLinkView(link);
   return (
     <>
+      <LabelForm
+        id={link.id}
+        title={view.title}
+        tags={view.tags}
+        tagNames={tags.map((tag) => tag.name)}
+        canEdit={account.can.edit_links}
+      />
+
       <LinkEditForms
         id={link.id}
         destination={link.destination}
@@ -89,7 +125,7 @@ async function LinkTools({ principal, link }: { principal: Principal; link: Awai
         templates={templates}
       />
 
-      <LinkRouting link={toLinkView(link)} canEdit={account.can.edit_links} />
+      <LinkRouting link={view} canEdit={account.can.edit_links} />
 
       <section aria-labelledby="qr-heading" className={cardClass}>
         <h2 id="qr-heading" className="mt-0 text-lg">

@@ -2,6 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import type { z } from "zod";
+import { inCustomerWords } from "@/lib/api/customer-words";
 import { type ActionResult, dashboardAction } from "@/lib/api/dashboard";
 import { updateLink } from "@/lib/links/operations";
 import { toLinkView } from "@/lib/links/present";
@@ -55,7 +56,7 @@ function readable<Schema extends z.ZodType>(schema: Schema, input: unknown, item
   const field = rest.filter((part) => typeof part === "string" && part !== "when").at(-1);
   const where =
     typeof index === "number" ? `${item} ${index + 1}${field ? `, ${FIELD_NAMES[String(field)] ?? String(field)}` : ""}: ` : "";
-  return { ok: false, error: `${where}${issue.message}.` };
+  return { ok: false, error: inCustomerWords(`${where}${issue.message}.`) };
 }
 
 const FIELD_NAMES: Record<string, string> = {
