@@ -1,7 +1,7 @@
 import { FramedTable } from "@/components/table";
 import { cardClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
-import { keyHolderMemberId, listMembers, ownMemberId } from "@/lib/members/service";
+import { endpointCreatorMemberIds, keyHolderMemberId, listMembers, ownMemberId } from "@/lib/members/service";
 import { can } from "@/lib/workspaces/permissions";
 import { InviteForm, LeaveButton, MemberActions } from "./member-forms";
 import { FoldOnPhone } from "@/components/ui/fold-on-phone";
@@ -14,14 +14,21 @@ const KEY_HOLDER_NOTE = {
     "integrations using it stop.",
 };
 
+/** Said beforehand, on the row of whoever set up a webhook that is on. */
+const WEBHOOK_CREATOR_NOTE = {
+  self: "You set up webhooks of this workspace: leaving, or becoming a member or viewer, also turns them off.",
+  other: "Set up webhooks of this workspace: removing them, or making them a member or viewer, also turns those webhooks off.",
+};
+
 const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZone: "UTC" });
 
 export default async function MembersPage() {
   const { user, principal } = await requireDashboard("/dashboard/members");
-  const [members, myId, keyHolderId] = await Promise.all([
+  const [members, myId, keyHolderId, webhookCreatorIds] = await Promise.all([
     listMembers(principal),
     ownMemberId(principal),
     keyHolderMemberId(principal),
+    endpointCreatorMemberIds(principal),
   ]);
   const manages = can(principal, "members.invite");
   const managesOwners = can(principal, "members.manage_owners");
@@ -55,6 +62,11 @@ export default async function MembersPage() {
                 {member.id === keyHolderId && (
                   <p className={mutedClass + " m-0 text-sm"}>
                     {member.id === myId ? KEY_HOLDER_NOTE.self : KEY_HOLDER_NOTE.other}
+                  </p>
+                )}
+                {webhookCreatorIds.includes(member.id) && (
+                  <p className={mutedClass + " m-0 text-sm"}>
+                    {member.id === myId ? WEBHOOK_CREATOR_NOTE.self : WEBHOOK_CREATOR_NOTE.other}
                   </p>
                 )}
               </td>
