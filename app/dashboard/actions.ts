@@ -347,6 +347,12 @@ const KEY_WENT_WITH_THEM =
   " The API key they created was revoked with it: integrations using it stop, and the owners were e-mailed." +
   " Claim a new key on the Settings page.";
 
+/** What the answer says when the person's webhook endpoints went with them. */
+function webhooksWentWithThem(departure: { webhooks_disabled: string[]; webhooks_rotation_due: string[] }): string {
+  if (departure.webhooks_disabled.length === 0 && departure.webhooks_rotation_due.length === 0) return "";
+  return " The webhooks they set up were turned off, and those whose secret they saw need a new one; the owners were e-mailed.";
+}
+
 /** An invitation's answer; a refusal carries back what was typed, for the form to show again. */
 export type InviteState = (ActionResult<string> & { attempt: number; typed?: { email: string; role: string } }) | null;
 
@@ -371,7 +377,8 @@ export async function changeRoleAction(_previous: MemberState, form: FormData): 
   const id = required(form, "id");
   const result = await dashboardAction(changeMemberRole, { role: required(form, "role") }, async (principal, body) => {
     const member = await changeRole(principal, id, body.role);
-    return `${member.email ?? "The member"} is now ${member.role}.${member.api_key_revoked ? KEY_WENT_WITH_THEM : ""}`;
+    const keyNote = member.api_key_revoked ? KEY_WENT_WITH_THEM : "";
+    return `${member.email ?? "The member"} is now ${member.role}.${keyNote}${webhooksWentWithThem(member)}`;
   });
   if (result.ok) revalidatePath("/dashboard/members");
   return result;
@@ -382,7 +389,8 @@ export async function removeMemberAction(_previous: MemberState, form: FormData)
   const result = await dashboardAction(removeMemberOperation, undefined, async (principal) => {
     const removal = await removeMember(principal, id);
     if (id.startsWith("inv_")) return "The invitation was revoked.";
-    return `The member was removed; their links stay with the workspace.${removal.api_key_revoked ? KEY_WENT_WITH_THEM : ""}`;
+    const keyNote = removal.api_key_revoked ? KEY_WENT_WITH_THEM : "";
+    return `The member was removed; their links stay with the workspace.${keyNote}${webhooksWentWithThem(removal)}`;
   });
   if (result.ok) revalidatePath("/dashboard/members");
   return result;

@@ -120,6 +120,12 @@ export async function liveKeyClaimer(workspaceId: string): Promise<string | null
   return key?.createdByUserId ?? null;
 }
 
+/** The person who claimed this key (or the key it was rotated from); null for a machine account's. */
+export async function claimerOfKey(keyId: string): Promise<string | null> {
+  const key = await db().apiKey.findUnique({ where: { id: keyId }, select: { createdByUserId: true } });
+  return key?.createdByUserId ?? null;
+}
+
 /**
  * Revokes the workspace's live key, if any, and mints a new one, in one transaction. Two
  * concurrent replacements cannot leave two live keys: the partial unique index refuses the

@@ -6,7 +6,8 @@ import type { WorkspaceManagers } from "@/lib/workspaces/store";
 /** Why the person who claimed the key no longer may hold it. */
 export type KeyHolderChange = "removed" | "left" | "demoted";
 
-const WHAT_HAPPENED: Record<KeyHolderChange, string> = {
+/** The change in words, after the person's address. */
+export const WHAT_HAPPENED: Record<KeyHolderChange, string> = {
   removed: "was removed from the workspace",
   left: "left the workspace",
   demoted: "is no longer an owner or admin of it",

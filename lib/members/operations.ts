@@ -19,7 +19,9 @@ const MEMBER_ID = {
 const KEY_GOES_WITH_ITS_CLAIMER =
   "When the person removed, leaving or demoted below admin claimed the workspace's live API key, " +
   "this also revokes the API key they created; integrations using it stop, and the owners are " +
-  "e-mailed (api_key_revoked: true).";
+  "e-mailed (api_key_revoked: true). Likewise the webhook endpoints they created are disabled " +
+  "(webhooks_disabled) and those whose secret they saw are flagged for rotation (webhooks_rotation_due), " +
+  "and the owners are e-mailed.";
 
 const PEOPLE_NEED_A_SESSION =
   "An API key was sent (people are managed only with a session token), or your role does not allow this.";

@@ -40,12 +40,30 @@ const apiKeyRevoked = z.boolean().meta({
     "from): it is revoked with the change, integrations using it stop, and the owners are e-mailed",
 });
 
-export const roleChangeSchema = memberSchema.extend({ api_key_revoked: apiKeyRevoked }).meta({ id: "MemberRoleChange" });
+const webhooksDisabled = z.array(z.string()).meta({
+  description:
+    "the webhook endpoints this person created, disabled with the change (they receive none of the workspace's events " +
+    "any more); empty when the person keeps admin rights. The owners are e-mailed",
+});
+
+const webhooksRotationDue = z.array(z.string()).meta({
+  description:
+    "the webhook endpoints whose signing secret this person saw (created or last rotated it), now flagged rotation_due: " +
+    "rotate each secret",
+});
+
+const departure = {
+  api_key_revoked: apiKeyRevoked,
+  webhooks_disabled: webhooksDisabled,
+  webhooks_rotation_due: webhooksRotationDue,
+};
+
+export const roleChangeSchema = memberSchema.extend(departure).meta({ id: "MemberRoleChange" });
 
 export const memberRemovalSchema = z
   .object({
     id: z.string().meta({ description: "the member's or invitation's id, as sent" }),
-    api_key_revoked: apiKeyRevoked,
+    ...departure,
   })
   .meta({ id: "MemberRemoval" });
 

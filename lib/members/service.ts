@@ -4,16 +4,18 @@ import { requireInviteEntitlement } from "@/lib/billing/entitlement";
 import { clock, DAY_MS } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { type DbClient, transaction } from "@/lib/db/client";
-import { emailAvailable, EMAIL_NOT_CONFIGURED, sendEmail } from "@/lib/email";
+import { emailAvailable, EMAIL_NOT_CONFIGURED, type OutgoingEmail, sendEmail } from "@/lib/email";
 import { DomainError, forbidden, notFound } from "@/lib/http/errors";
 import { log } from "@/lib/log";
+import { endpointCreators, type RetiredEndpoints, retireEndpointsOfPerson } from "@/lib/webhooks/departures";
 import { announceEvent } from "@/lib/webhooks/outbox";
 import { can, requirePermission, roleMay } from "@/lib/workspaces/permissions";
-import { findWorkspaceManagers } from "@/lib/workspaces/store";
+import { findWorkspaceManagers, type WorkspaceManagers } from "@/lib/workspaces/store";
 import type { Principal, Role } from "@/lib/workspaces/types";
 import { invitationEmail, invitationUrl } from "./invitation-email";
 import { type KeyHolderChange, keyRevokedEmail } from "./key-revoked-email";
 import type { InviteMemberInput } from "./schemas";
+import { webhooksRetiredEmail } from "./webhooks-retired-email";
 import * as store from "./store";
 import type { InvitationRow, MembershipRow } from "./store";
 import { hashInvitationToken, newInvitationToken } from "./tokens";
@@ -28,11 +30,16 @@ export type Member = {
   created_at: number;
 };
 
-/** A role change's answer: the member, and whether the API key they claimed went with their admin rights. */
-export type RoleChange = Member & { api_key_revoked: boolean };
+/** What went with a person who left the workspace's management: their API key, their webhook endpoints' deliveries. */
+type Departure = { api_key_revoked: boolean; webhooks_disabled: string[]; webhooks_rotation_due: string[] };
 
-/** A removal's answer: who left the list, and whether the API key they claimed went with them. */
-export type Removal = { id: string; api_key_revoked: boolean };
+/** A role change's answer: the member, and what went with their admin rights. */
+export type RoleChange = Member & Departure;
+
+/** A removal's answer: who left the list, and what went with them. */
+export type Removal = { id: string } & Departure;
+
+const NOTHING_WENT: Departure = { api_key_revoked: false, webhooks_disabled: [], webhooks_rotation_due: [] };
 
 /** Invitation e-mails (invitations and re-sends) one workspace may send a UTC day: a team's onboarding, not a mailing list. */
 export const INVITATIONS_PER_WORKSPACE_PER_DAY = 50;
@@ -149,21 +156,24 @@ export async function changeRole(principal: Principal, id: string, role: Role): 
     if (invitation.role === "owner" || role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
     const changed = await store.changeInvitationRole(principal.workspaceId, id, role, can(principal, "members.manage_owners"));
     if (!changed) throw notFound(NO_SUCH_MEMBER);
-    return { ...presentInvitation(changed), api_key_revoked: false };
+    return { ...presentInvitation(changed), ...NOTHING_WENT };
   }
   const membership = await store.findMembership(principal.workspaceId, id);
   if (!membership) throw notFound(NO_SUCH_MEMBER);
-  if (membership.role === role) return { ...presentMembership(membership), api_key_revoked: false };
+  if (membership.role === role) return { ...presentMembership(membership), ...NOTHING_WENT };
   if (membership.role === "owner" || role === "owner") requirePermission(principal, "members.manage_owners", OWNERS_ONLY);
   const change = { workspaceId: principal.workspaceId, id, role, mayTouchOwners: can(principal, "members.manage_owners") };
   const outcome = await transaction(async (tx) => {
     if (!(await store.updateMembershipRole(tx, change))) return null;
-    const keepsKey = roleMay(role, "api_key.claim");
-    return { keyRevoked: !keepsKey && (await revokeKeyOf(tx, manager, membership)) };
+    const keyRevoked = !roleMay(role, "api_key.claim") && (await revokeKeyOf(tx, manager, membership));
+    const endpoints = roleMay(role, "webhooks.manage") ? NO_ENDPOINTS : await retireEndpointsOf(tx, manager, membership);
+    return { keyRevoked, endpoints };
   });
   if (!outcome) throw await refusalFor(principal, membership);
-  if (outcome.keyRevoked) await tellOwnersKeyRevoked(principal.workspaceId, membership, "demoted");
-  return { ...presentMembership({ ...membership, role }), api_key_revoked: outcome.keyRevoked };
+  return {
+    ...presentMembership({ ...membership, role }),
+    ...(await tellOwners(principal.workspaceId, membership, "demoted", outcome)),
+  };
 }
 
 /**
@@ -185,7 +195,7 @@ export async function removeMember(principal: Principal, id: string): Promise<Re
       can(principal, "members.manage_owners"),
     );
     if (!revoked) throw notFound(NO_SUCH_MEMBER);
-    return { id, api_key_revoked: false };
+    return { id, ...NOTHING_WENT };
   }
   const membership = await store.findMembership(principal.workspaceId, id);
   if (!membership) throw notFound(NO_SUCH_MEMBER);
@@ -201,18 +211,55 @@ export async function removeMember(principal: Principal, id: string): Promise<Re
   const removal = { workspaceId: principal.workspaceId, id, mayTouchOwners: leaving || can(principal, "members.manage_owners") };
   const outcome = await transaction(async (tx) => {
     if (!(await store.deleteMembership(tx, removal))) return null;
+    // Before the announcement: the outbox writes no message for an endpoint disabled here.
+    const endpoints = await retireEndpointsOf(tx, principal, membership);
     await announceEvent(tx, principal.workspaceId, "member.removed", presentMembership(membership));
-    return { keyRevoked: await revokeKeyOf(tx, principal, membership) };
+    return { keyRevoked: await revokeKeyOf(tx, principal, membership), endpoints };
   });
   if (!outcome) throw await refusalFor(principal, membership);
-  if (outcome.keyRevoked) await tellOwnersKeyRevoked(principal.workspaceId, membership, leaving ? "left" : "removed");
-  return { id, api_key_revoked: outcome.keyRevoked };
+  return { id, ...(await tellOwners(principal.workspaceId, membership, leaving ? "left" : "removed", outcome)) };
 }
 
 /** The member id of whoever claimed the workspace's live API key (the members page warns before removing them); null when none did. */
 export async function keyHolderMemberId(principal: Principal): Promise<string | null> {
   const claimer = await liveKeyClaimer(principal.workspaceId);
   return claimer ? ((await store.findMembershipOfUser(principal.workspaceId, claimer))?.id ?? null) : null;
+}
+
+/** The member ids of whoever created a live webhook endpoint (the members page warns before removing or demoting them). */
+export async function endpointCreatorMemberIds(principal: Principal): Promise<string[]> {
+  const creators = new Set(await endpointCreators(principal.workspaceId));
+  const memberships = await store.listMemberships(principal.workspaceId);
+  return memberships.filter((membership) => creators.has(membership.userId)).map((membership) => membership.id);
+}
+
+const NO_ENDPOINTS: RetiredEndpoints = { disabled: [], rotationDue: [] };
+
+function retireEndpointsOf(tx: DbClient, actor: SessionPrincipal, membership: MembershipRow): Promise<RetiredEndpoints> {
+  return retireEndpointsOfPerson(tx, { workspaceId: actor.workspaceId, userId: membership.userId, now: new Date(clock().now()) });
+}
+
+/** Tells the owners what went with the person (once each change has committed), and answers it. */
+async function tellOwners(
+  workspaceId: string,
+  membership: MembershipRow,
+  change: KeyHolderChange,
+  { keyRevoked, endpoints }: { keyRevoked: boolean; endpoints: RetiredEndpoints },
+): Promise<Departure> {
+  const person = membership.email ?? "the member";
+  if (keyRevoked)
+    await emailOwners(workspaceId, (owners) => keyRevokedEmail(owners, person, change), "the notice of a revoked API key");
+  if (endpoints.disabled.length > 0 || endpoints.rotationDue.length > 0)
+    await emailOwners(
+      workspaceId,
+      (owners) => webhooksRetiredEmail(owners, person, change, endpoints),
+      "the notice of disabled webhooks",
+    );
+  return {
+    api_key_revoked: keyRevoked,
+    webhooks_disabled: endpoints.disabled.map((endpoint) => endpoint.id),
+    webhooks_rotation_due: endpoints.rotationDue.map((endpoint) => endpoint.id),
+  };
 }
 
 function revokeKeyOf(tx: DbClient, actor: SessionPrincipal, membership: MembershipRow): Promise<boolean> {
@@ -225,16 +272,20 @@ function revokeKeyOf(tx: DbClient, actor: SessionPrincipal, membership: Membersh
 }
 
 /**
- * E-mails the owners that the key went with the person who claimed it. The revocation has
- * committed and stands whatever the mail server says, so a failed send is logged, not answered.
+ * E-mails the owners what went with a person. The change has committed and stands whatever the
+ * mail server says, so a failed send is logged, not answered.
  */
-async function tellOwnersKeyRevoked(workspaceId: string, holder: MembershipRow, change: KeyHolderChange): Promise<void> {
+async function emailOwners(
+  workspaceId: string,
+  compose: (owners: WorkspaceManagers) => OutgoingEmail,
+  notice: string,
+): Promise<void> {
   const owners = await findWorkspaceManagers(workspaceId, ["owner"]);
   if (!owners || owners.addresses.length === 0) return;
   try {
-    await sendEmail(keyRevokedEmail(owners, holder.email ?? "the member", change));
+    await sendEmail(compose(owners));
   } catch (error) {
-    log().warn({ workspace: workspaceId, detail: (error as Error).message }, "the notice of a revoked API key was not sent");
+    log().warn({ workspace: workspaceId, detail: (error as Error).message }, `${notice} was not sent`);
   }
 }
 

@@ -52,6 +52,11 @@ export const webhookSchema = z
       .boolean()
       .meta({ description: "true while nothing is sent: set by PATCH, or by the service after a delivery's last retry failed" }),
     disabled_at: epochMilliseconds.nullable(),
+    rotation_due: z.boolean().meta({
+      description:
+        "true when the person who created or last rotated the secret left the workspace or lost admin rights: " +
+        "rotate it (POST /api/webhooks/{id}/rotate-secret), which clears this",
+    }),
     created_at: epochMilliseconds,
   })
   .meta({ id: "Webhook" });

@@ -1,3 +1,4 @@
+import { claimerOfKey } from "@/lib/auth/store";
 import { clock } from "@/lib/clock";
 import { isRecordId, newId } from "@/lib/db/random";
 import { DomainError, notFound } from "@/lib/http/errors";
@@ -36,6 +37,7 @@ export async function createWebhook(principal: Principal, input: CreateWebhookIn
     events: input.events,
     description: input.description || null,
     secretSealed: sealSecret(secret),
+    createdByUserId: await personActing(principal),
   });
   return { ...toWebhookView(row), secret };
 }
@@ -67,8 +69,16 @@ export async function deleteWebhook(principal: Principal, id: string): Promise<v
 export async function rotateSecret(principal: Principal, id: string): Promise<WebhookView & { secret: string }> {
   const webhook = await findOwnWebhook(principal, id);
   const secret = newSigningSecret();
-  const row = await store.updateWebhook(webhook.id, { secretSealed: sealSecret(secret) });
+  const row = await store.replaceSecret(webhook.id, sealSecret(secret), await personActing(principal));
   return { ...toWebhookView(row), secret };
+}
+
+/**
+ * The person who sees a secret this request is answered with: the session's user, or whoever
+ * claimed the API key (a machine account's key has nobody). Their leaving retires what they saw.
+ */
+async function personActing(principal: Principal): Promise<string | null> {
+  return principal.kind === "session" ? principal.userId : claimerOfKey(principal.apiKeyId);
 }
 
 /** Sends a ping to the endpoint now, disabled or not, and answers with the attempt (logged, never retried). */
@@ -128,6 +138,7 @@ function toWebhookView(row: WebhookRow): WebhookView {
     description: row.description,
     disabled: row.disabledAt !== null,
     disabled_at: row.disabledAt?.getTime() ?? null,
+    rotation_due: row.rotationDueAt !== null,
     created_at: row.createdAt.getTime(),
   };
 }

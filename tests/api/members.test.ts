@@ -465,7 +465,7 @@ describe("the API key leaves with the person who claimed it", () => {
     expect(await keyWorks(apiKey)).toBe(true);
     const removed = await call("DELETE", `/api/members/${adminId}`, asOwner);
     expect(removed.status).toBe(200);
-    expect(removed.body).toEqual({ id: adminId, api_key_revoked: true });
+    expect(removed.body).toEqual({ id: adminId, api_key_revoked: true, webhooks_disabled: [], webhooks_rotation_due: [] });
     expect(await keyWorks(apiKey)).toBe(false);
     const notice = await smtp.messageTo(owner.email);
     expect(notice.mail.subject).toBe("Your workspace's API key was revoked");
@@ -485,6 +485,8 @@ describe("the API key leaves with the person who claimed it", () => {
     expect((await call("DELETE", `/api/members/${bystanderId}`, bystander)).body).toEqual({
       id: bystanderId,
       api_key_revoked: false,
+      webhooks_disabled: [],
+      webhooks_rotation_due: [],
     });
     const promoted = await call("PATCH", `/api/members/${adminId}`, { ...asOwner, body: { role: "owner" } });
     expect(promoted.body).toMatchObject({ role: "owner", api_key_revoked: false });
@@ -500,7 +502,7 @@ describe("the API key leaves with the person who claimed it", () => {
   it("revokes the key when its claimer leaves", async () => {
     const { adminId, asAdmin, apiKey } = await teamWithAdminKey("keyleaving");
     const left = await call("DELETE", `/api/members/${adminId}`, asAdmin);
-    expect(left.body).toEqual({ id: adminId, api_key_revoked: true });
+    expect(left.body).toEqual({ id: adminId, api_key_revoked: true, webhooks_disabled: [], webhooks_rotation_due: [] });
     expect(await keyWorks(apiKey)).toBe(false);
   });
 });

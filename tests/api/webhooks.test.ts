@@ -10,7 +10,7 @@ import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from "@/lib/webhooks/retries";
 import { FINISHED_KEPT_MS, runWebhookDeliveries } from "@/lib/webhooks/worker";
 import { runImport } from "@/lib/imports/service";
 import { recheckLinks } from "@/lib/resolution/recheck";
-import { call, joinWorkspace, newUser, sessionFor, type TestUser } from "../support/api";
+import { call, joinWorkspace, newUser, sessionFor, subscribe, type TestUser } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp-server";
@@ -627,4 +627,86 @@ describe("webhooks", () => {
     await pass;
     expect(receiver.received).toHaveLength(1);
   }, 30_000);
+});
+
+describe("a person's webhooks leave with them", () => {
+  /** A team owned by a fresh user, with an admin, and the call options that act there as each. */
+  async function teamWithAdmin(label: string) {
+    const owner = await newUser(label, { subscription: false });
+    const created = await call("POST", "/api/workspaces", { token: owner.token, body: { name: `${label} team` } });
+    expect(created.status).toBe(201);
+    const workspaceId = created.body.id as string;
+    await subscribe({ userId: owner.userId, workspaceId });
+    const asOwner = { token: owner.token, headers: { "x-workspace-id": workspaceId } };
+    const admin = await newUser(`${label}-admin`);
+    const asAdmin = await joinWorkspace(admin, workspaceId, "admin");
+    const members = (await call("GET", "/api/members", asOwner)).body.members as { id: string; email: string }[];
+    const adminId = members.find((member) => member.email === admin.email)!.id;
+    return { owner, asOwner, admin, asAdmin, adminId };
+  }
+
+  async function addHookAs(caller: { token: string; headers: Record<string, string> }, events: string[]) {
+    const created = await call("POST", "/api/webhooks", { ...caller, body: { url: receiver.url, events } });
+    expect(created.status, created.text).toBe(201);
+    return created.body as { id: string; secret: string };
+  }
+
+  it("disables a removed admin's endpoints, flags the secrets they saw, says so and e-mails the owners", async () => {
+    const { owner, asOwner, admin, asAdmin, adminId } = await teamWithAdmin("hooks-removed");
+    const theirs = await addHookAs(asAdmin, ["link.created", "member.removed"]);
+    receiver.secret = theirs.secret;
+    const team = await addHookAs(asOwner, ["link.archived"]);
+    const rotated = await call("POST", `/api/webhooks/${team.id}/rotate-secret`, asAdmin);
+    expect(rotated.status).toBe(200);
+    const untouched = await addHookAs(asOwner, ["link.archived"]);
+
+    const removed = await call("DELETE", `/api/members/${adminId}`, asOwner);
+    expect(removed.status).toBe(200);
+    expect(removed.body).toEqual({
+      id: adminId,
+      api_key_revoked: false,
+      webhooks_disabled: [theirs.id],
+      webhooks_rotation_due: expect.arrayContaining([theirs.id, team.id]),
+    });
+    expect(removed.body.webhooks_rotation_due).toHaveLength(2);
+
+    const link = await call("POST", "/api/links", { ...asOwner, body: { destination: "https://example.com/after-removal" } });
+    expect(link.status).toBe(201);
+    await deliverDue();
+    expect(receiver.received).toEqual([]);
+
+    const listed = (await call("GET", "/api/webhooks", asOwner)).body.webhooks as {
+      id: string;
+      disabled: boolean;
+      rotation_due: boolean;
+    }[];
+    const byId = (id: string) => listed.find((webhook) => webhook.id === id)!;
+    expect(byId(theirs.id)).toMatchObject({ disabled: true, rotation_due: true });
+    expect(byId(team.id)).toMatchObject({ disabled: false, rotation_due: true });
+    expect(byId(untouched.id)).toMatchObject({ disabled: false, rotation_due: false });
+    const renewed = await call("POST", `/api/webhooks/${team.id}/rotate-secret`, asOwner);
+    expect(renewed.body.rotation_due).toBe(false);
+
+    const notice = await smtp.messageTo(owner.email);
+    expect(notice.mail.subject).toBe("Webhooks of your workspace were disabled or need a new secret");
+    expect(notice.mail.text).toContain(admin.email);
+    expect(notice.mail.text).toContain(theirs.id);
+    expect(notice.mail.text).toContain(team.id);
+    expect(notice.mail.text).not.toContain(untouched.id);
+  });
+
+  it("disables the endpoints of an admin demoted to member, and of one made with the key they claimed", async () => {
+    const { asOwner, asAdmin, adminId } = await teamWithAdmin("hooks-demoted");
+    const theirs = await addHookAs(asAdmin, ["link.created"]);
+    const claimed = await call("POST", "/api/billing/claim", asAdmin);
+    expect(claimed.status, claimed.text).toBe(200);
+    const viaKey = await addHookAs({ token: claimed.body.api_key, headers: {} }, ["link.created"]);
+    const kept = await call("PATCH", `/api/members/${adminId}`, { ...asOwner, body: { role: "owner" } });
+    expect(kept.body).toMatchObject({ webhooks_disabled: [], webhooks_rotation_due: [] });
+
+    const demoted = await call("PATCH", `/api/members/${adminId}`, { ...asOwner, body: { role: "member" } });
+    expect(demoted.status).toBe(200);
+    expect(demoted.body).toMatchObject({ role: "member", api_key_revoked: true });
+    expect([...demoted.body.webhooks_disabled].sort()).toEqual([theirs.id, viaKey.id].sort());
+  });
 });

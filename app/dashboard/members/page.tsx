@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { cardClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
 import { describeAccount } from "@/lib/billing/service";
-import { keyHolderMemberId, listMembers, ownMemberId } from "@/lib/members/service";
+import { endpointCreatorMemberIds, keyHolderMemberId, listMembers, ownMemberId } from "@/lib/members/service";
 import { can } from "@/lib/workspaces/permissions";
 import { InviteForm, LeaveButton, MemberActions } from "./member-forms";
 import { FoldOnPhone } from "@/components/ui/fold-on-phone";
@@ -19,14 +19,21 @@ const KEY_HOLDER_NOTE = {
     "integrations using it stop.",
 };
 
+/** Said beforehand, on the row of whoever set up a webhook that is on. */
+const WEBHOOK_CREATOR_NOTE = {
+  self: "You set up webhooks of this workspace: leaving, or becoming a member or viewer, also turns them off.",
+  other: "Set up webhooks of this workspace: removing them, or making them a member or viewer, also turns those webhooks off.",
+};
+
 const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZone: "UTC" });
 
 export default async function MembersPage() {
   const { user, principal } = await requireDashboard("/dashboard/members");
-  const [members, myId, keyHolderId, account] = await Promise.all([
+  const [members, myId, keyHolderId, webhookCreatorIds, account] = await Promise.all([
     listMembers(principal),
     ownMemberId(principal),
     keyHolderMemberId(principal),
+    endpointCreatorMemberIds(principal),
     describeAccount(principal),
   ]);
   const manages = can(principal, "members.invite");
@@ -72,7 +79,11 @@ export default async function MembersPage() {
               key={member.id}
               email={member.email ?? "—"}
               you={member.id === myId}
-              note={member.id === keyHolderId ? (member.id === myId ? KEY_HOLDER_NOTE.self : KEY_HOLDER_NOTE.other) : undefined}
+              notes={[
+                member.id === keyHolderId && (member.id === myId ? KEY_HOLDER_NOTE.self : KEY_HOLDER_NOTE.other),
+                webhookCreatorIds.includes(member.id) &&
+                  (member.id === myId ? WEBHOOK_CREATOR_NOTE.self : WEBHOOK_CREATOR_NOTE.other),
+              ]}
               role={member.role}
               when={`since ${dateFormat.format(member.created_at)}`}
             >
@@ -154,13 +165,25 @@ function PersonList({ labelledBy, children }: { labelledBy: string; children: Re
  * One person or invitation: a card on a phone (the address on its own line, whole words kept
  * together), one line of columns on wider screens.
  */
-function PersonCard(props: { email: string; you?: boolean; note?: string; role: string; when: string; children: ReactNode }) {
+function PersonCard(props: {
+  email: string;
+  you?: boolean;
+  /** What removing or demoting this person also does, said beforehand (false: nothing to say). */
+  notes?: (string | false)[];
+  role: string;
+  when: string;
+  children: ReactNode;
+}) {
   return (
     <li className="grid gap-2 p-3 text-sm sm:grid-cols-[minmax(0,1fr)_6rem_9rem_minmax(0,auto)] sm:items-start sm:gap-4">
       <div className="min-w-0 break-words">
         <span className="font-medium">{props.email}</span>
         {props.you && <span className={mutedClass}> (you)</span>}
-        {props.note && <p className={mutedClass + " m-0 text-sm"}>{props.note}</p>}
+        {props.notes?.filter(Boolean).map((note) => (
+          <p key={note as string} className={mutedClass + " m-0 text-sm"}>
+            {note}
+          </p>
+        ))}
       </div>
       <p className="m-0">
         <span className={mutedClass + " sm:sr-only"}>Role: </span>
