@@ -32,7 +32,8 @@ test("routes visitors by rules, previews them as a visitor, and schedules a chan
   await page.getByRole("textbox", { name: "Send them to" }).fill("https://example.com/menu-au");
   await page.getByRole("button", { name: "Add a rule" }).click();
   await page.getByRole("textbox", { name: "Languages" }).nth(1).fill("fr");
-  await page.getByRole("textbox", { name: "Send them to" }).nth(1).fill("https://example.com/menu-fr");
+  // Typed without https://, as the create form allows: completed the same way.
+  await page.getByRole("textbox", { name: "Send them to" }).nth(1).fill("example.com/menu-fr");
   await page.getByRole("button", { name: "Save rules" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Saved 2 rules" })).toBeVisible();
 
@@ -59,7 +60,7 @@ test("routes visitors by rules, previews them as a visitor, and schedules a chan
 
   await page.getByRole("button", { name: "Add a change" }).click();
   await page.getByLabel("Change 1: from (UTC)").fill("2031-01-01T09:00");
-  await page.getByLabel("Change 1: new destination").fill("https://example.com/menu-2031");
+  await page.getByLabel("Change 1: new destination").fill("example.com/menu-2031");
   await page.getByRole("button", { name: "Save schedule" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Scheduled 1 change" })).toBeVisible();
   await capturePage(page, testInfo, "link-rules-and-schedule");
@@ -67,6 +68,8 @@ test("routes visitors by rules, previews them as a visitor, and schedules a chan
   await page.reload();
   await expect(page.getByRole("textbox", { name: "Countries" }).first()).toHaveValue("AU, NZ");
   await expect(page.getByLabel("Change 1: from (UTC)")).toHaveValue("2031-01-01T09:00");
+  await expect(page.getByLabel("Change 1: new destination")).toHaveValue("https://example.com/menu-2031");
+  await expect(page.getByRole("textbox", { name: "Send them to" }).nth(1)).toHaveValue("https://example.com/menu-fr");
 });
 
 test("adds a webhook with its events, shows the secret once, tests it, retries and disables it", async ({}, testInfo) => {
@@ -98,4 +101,48 @@ test("adds a webhook with its events, shows the secret once, tests it, retries a
   // The secret was shown once: a fresh visit of the page no longer has it.
   await page.reload();
   await expect(page.getByTestId("webhook-secret")).toHaveCount(0);
+});
+
+test("webhooks have their own tab; an endpoint is edited, its secret rotated once, the same address refused twice, and it is deleted", async ({}, testInfo) => {
+  await page.goto("/dashboard");
+  await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Webhooks" }).click();
+  await expect(page).toHaveURL(/\/dashboard\/settings\/webhooks$/);
+  await expect(page.getByRole("link", { name: "Webhooks", exact: true })).toHaveAttribute("aria-current", "page");
+  await expect(page.getByRole("link", { name: "API key & workspace" })).not.toHaveAttribute("aria-current", "page");
+  // Each event says what it means beside its code name.
+  await expect(page.getByLabel("link.scanned")).toBeVisible();
+  await expect(page.locator("label").filter({ hasText: "link.scanned" })).toContainText("someone visited a short link");
+
+  // The same address twice would get every message twice: refused, with what was typed kept.
+  await page.getByLabel("Address that receives the events").fill("https://hooks.example.org/permalink");
+  await page.getByLabel("link.archived").check();
+  await page.getByRole("button", { name: "Add endpoint" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "already sends events to this address" })).toBeVisible();
+  await expect(page.getByLabel("Address that receives the events")).toHaveValue("https://hooks.example.org/permalink");
+
+  const card = page.getByRole("region", { name: "https://hooks.example.org/permalink" });
+  await card.getByRole("button", { name: "Edit" }).click();
+  await card.getByLabel("Address that receives the events").fill("https://hooks.example.org/permalink/v2");
+  await card.getByLabel("Note (optional)").fill("Stock system");
+  await card.getByLabel("link.updated").uncheck();
+  await card.getByLabel("link.archived").check();
+  await card.getByRole("button", { name: "Save changes" }).click();
+  const edited = page.getByRole("region", { name: "https://hooks.example.org/permalink/v2" });
+  await expect(edited).toContainText("Stock system. Events: link.created, link.archived");
+
+  await edited.getByRole("button", { name: /^Rotate the secret/ }).click();
+  await expect(edited.getByRole("button", { name: "Yes, rotate the secret" })).toBeFocused();
+  await edited.getByRole("button", { name: "Yes, rotate the secret" }).click();
+  await expect(edited.getByTestId("webhook-secret")).toHaveText(/^whsec_[A-Za-z0-9+/]{43}=$/);
+  await capturePage(page, testInfo, "settings-webhooks-rotated");
+  await page.reload();
+  await expect(page.getByTestId("webhook-secret")).toHaveCount(0);
+
+  await edited.getByRole("button", { name: /^Delete/ }).click();
+  await edited.getByRole("button", { name: "Cancel" }).click();
+  await expect(edited).toBeVisible();
+  await edited.getByRole("button", { name: /^Delete/ }).click();
+  await edited.getByRole("button", { name: "Yes, delete the endpoint" }).click();
+  await expect(page.getByRole("region", { name: "https://hooks.example.org/permalink/v2" })).toHaveCount(0);
+  await expect(page.getByText("No endpoints yet.")).toBeVisible();
 });

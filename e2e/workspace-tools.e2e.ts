@@ -76,7 +76,12 @@ test("saves a link's QR design and a workspace default, which the next visit and
 
   await page.getByLabel("Size (pixels)").fill("480");
   await page.getByLabel("Quiet zone").fill("4");
+  // Colours many scanners cannot read are said beside the colour fields as they change, not after a download.
+  await page.getByLabel("Foreground colour").fill("#c8c8c8");
+  await expect(page.getByLabel("Foreground colour")).toHaveAccessibleDescription(/contrast ratio of 1\.67:1/);
+  await expect(page.getByLabel("Background colour")).toHaveAccessibleDescription(/contrast ratio of 1\.67:1/);
   await page.getByLabel("Foreground colour").fill("#1a3d7c");
+  await expect(page.getByLabel("Foreground colour")).not.toHaveAccessibleDescription(/scan/);
   await page.getByLabel("Error correction").selectOption({ label: "Highest: 30% may be damaged" });
   await page.getByRole("button", { name: "Save for this link" }).click();
   await expect(page.getByRole("status").filter({ hasText: "this link's code now downloads with these options" })).toBeVisible();

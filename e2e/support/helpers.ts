@@ -118,8 +118,12 @@ export async function capturePage(page: Page, testInfo: TestInfo, name: string):
   await page.setViewportSize({ width: 1280, height: 800 });
 }
 
-/** The docs and the API reference speak the API's language on purpose; every other page speaks the customer's. */
-const API_PAGES = /^\/(docs|api|llms\.txt)(\/|$)|^\/$/;
+/**
+ * The docs and the API reference speak the API's language on purpose, and the local billing
+ * provider's stand-in pages tell the operator running it which setting bills for real; every
+ * other page speaks the customer's.
+ */
+const API_PAGES = /^\/(docs|api|llms\.txt|billing\/local)(\/|$)|^\/$/;
 
 /** No method and path, setting name, standard's number or address range anywhere in the page's text, shown or folded. */
 export async function expectCustomerWords(page: Page, name: string): Promise<void> {

@@ -160,6 +160,10 @@ describe("the dashboard's words for the API's refusals", () => {
     ],
     ["The destination points at a loopback address (127.0.0.0/8).", "The destination points at a loopback address."],
     [
+      "The message could not be sent (SELF_SIGNED_CERT_IN_CHAIN).",
+      "The message could not be sent: the receiver's HTTPS certificate is not one a browser would trust.",
+    ],
+    [
       'The destination uses the "ftp" scheme; only http and https links are allowed.',
       "The destination starts with ftp: and only web addresses (http:// or https://) can be short links.",
     ],

@@ -42,6 +42,10 @@ const TERMS: readonly Rewrite[] = [
     "starts with $1: and only web addresses (http:// or https://) can be short links",
   ],
   [/without a scheme or path/g, "without https:// or a path"],
+  [
+    / \((?:SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|CERT_HAS_EXPIRED|ERR_TLS_CERT_ALTNAME_INVALID)\)/g,
+    ": the receiver's HTTPS certificate is not one a browser would trust",
+  ],
 ];
 
 /** Whatever is left in brackets, a call, a setting's name or an address range, tells a customer nothing to do. */

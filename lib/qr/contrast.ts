@@ -20,24 +20,29 @@ export function contrastRatio(first: string, second: string): number {
 }
 
 /**
- * Refuses colours that make a code many scanners cannot read: modules lighter than the background
- * (an inverted code), or too little contrast between them.
+ * Why many scanners cannot read a code in these colours (modules lighter than the background, an
+ * inverted code, or too little contrast between them), or null when they can. The designer shows
+ * it while the colours change; saving and drawing refuse with it.
  */
-export function requireScannableColours(fg: string, bg: string): void {
+export function unscannableColours(fg: string, bg: string): string | null {
   if (relativeLuminance(fg) > relativeLuminance(bg)) {
-    throw new DomainError(
-      "invalid_request",
+    return (
       `The foreground ${fg} is lighter than the background ${bg}; many scanners cannot read an ` +
-        `inverted code, so use a dark foreground on a light background.`,
+      `inverted code, so use a dark foreground on a light background.`
     );
   }
   const ratio = contrastRatio(fg, bg);
   if (ratio < MIN_CONTRAST_RATIO) {
-    throw new DomainError(
-      "invalid_request",
+    return (
       `The foreground ${fg} and background ${bg} have a contrast ratio of ${ratio.toFixed(2)}:1; a ` +
-        `code needs at least ${MIN_CONTRAST_RATIO}:1 to scan reliably, so darken the foreground or ` +
-        `lighten the background.`,
+      `code needs at least ${MIN_CONTRAST_RATIO}:1 to scan reliably, so darken the foreground or ` +
+      `lighten the background.`
     );
   }
+  return null;
+}
+
+export function requireScannableColours(fg: string, bg: string): void {
+  const problem = unscannableColours(fg, bg);
+  if (problem) throw new DomainError("invalid_request", problem);
 }

@@ -7,6 +7,7 @@ import { Confirm } from "@/components/ui/confirm";
 import { buttonClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { MAX_LOGO_UPLOAD_BYTES } from "@/lib/logos/limits";
 import { maxLogoModules } from "@/lib/qr/logo-area";
+import { unscannableColours } from "@/lib/qr/contrast";
 import { levelFor } from "@/lib/qr/levels";
 import type { QrDesignView, QrLevel } from "@/lib/qr/schemas";
 import { saveQrDesignAction } from "../../actions";
@@ -53,6 +54,7 @@ export function QrDesigner(props: Props) {
   const [margin, setMargin] = useState(design.margin);
   const [fg, setFg] = useState(design.fg);
   const [bg, setBg] = useState(design.bg);
+  const colourProblem = unscannableColours(fg, bg);
   const [requestedLevel, setRequestedLevel] = useState<QrLevel | "">(design.level ?? "");
   // Nothing saved yet: a logo, when there is one, is what most people want on their code.
   const [withLogo, setWithLogo] = useState(design.source === "default" ? logo !== "none" : design.logo);
@@ -165,8 +167,12 @@ export function QrDesigner(props: Props) {
             value={margin}
             onChange={setMargin}
           />
-          <ColourField id="qr-fg" label="Foreground colour" value={fg} onChange={setFg} />
-          <ColourField id="qr-bg" label="Background colour" value={bg} onChange={setBg} />
+          <ColourField id="qr-fg" label="Foreground colour" value={fg} onChange={setFg} warned={colourProblem !== null} />
+          <ColourField id="qr-bg" label="Background colour" value={bg} onChange={setBg} warned={colourProblem !== null} />
+          {/* Said while the colours change, beside them, not after a download that would be refused. */}
+          <p id="qr-colour-warning" role="status" className={colourProblem ? errorClass + " m-0 sm:col-span-2" : "sr-only"}>
+            {colourProblem}
+          </p>
           <div>
             <label htmlFor="qr-level" className={labelClass}>
               Error correction
@@ -354,11 +360,14 @@ function ColourField({
   label,
   value,
   onChange,
+  warned,
 }: {
   id: string;
   label: string;
   value: string;
   onChange: (value: string) => void;
+  /** The colours together make a code many scanners miss: the field points at the warning. */
+  warned: boolean;
 }) {
   return (
     <div>
@@ -371,6 +380,7 @@ function ColourField({
           type="color"
           value={value}
           onChange={(event) => onChange(event.target.value)}
+          aria-describedby={warned ? "qr-colour-warning" : undefined}
           className="h-9 w-12 cursor-pointer rounded border border-zinc-300 dark:border-zinc-700"
         />
         <code className="text-sm">{value}</code>

@@ -14,6 +14,7 @@ import {
   SYSTEMS,
 } from "@/lib/links/routing";
 import type { LinkView } from "@/lib/links/schemas";
+import { withScheme } from "../../destination";
 import { previewRouteAction, saveRulesAction, saveScheduleAction } from "./routing-actions";
 
 type EditableRule = { countries: string; devices: Device[]; systems: OperatingSystem[]; languages: string; destination: string };
@@ -44,7 +45,7 @@ function asRule(rule: EditableRule): RoutingRule {
   if (rule.devices.length > 0) when.device = rule.devices;
   if (rule.systems.length > 0) when.os = rule.systems;
   if (list(rule.languages).length > 0) when.language = list(rule.languages);
-  return { when, destination: rule.destination.trim() };
+  return { when, destination: withScheme(rule.destination) };
 }
 
 const EMPTY_RULE: EditableRule = { countries: "", devices: [], systems: [], languages: "", destination: "" };
@@ -247,7 +248,7 @@ function TestAs({ rules, destination }: { rules: EditableRule[]; destination: st
               value:
                 result.value === null
                   ? `No rule matches: ${destination}`
-                  : `Rule ${result.value + 1}: ${rules[result.value]!.destination}`,
+                  : `Rule ${result.value + 1}: ${asRule(rules[result.value]!).destination}`,
             }
           : result,
       );
@@ -350,7 +351,7 @@ function ScheduleEditor({ id, schedule, canEdit }: { id: string; schedule: Sched
     setEdited((current) => current.map((entry, at) => (at === index ? { ...entry, ...patch } : entry)));
   const save = () =>
     startSaving(async () => {
-      const entries = edited.map((entry) => ({ at: Date.parse(`${entry.at}:00Z`), destination: entry.destination.trim() }));
+      const entries = edited.map((entry) => ({ at: Date.parse(`${entry.at}:00Z`), destination: withScheme(entry.destination) }));
       const unreadable = entries.findIndex((entry) => Number.isNaN(entry.at));
       setSaved(
         unreadable === -1

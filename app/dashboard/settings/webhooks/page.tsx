@@ -5,6 +5,9 @@ import { deliveryLog, listWebhooks } from "@/lib/webhooks/service";
 import { can } from "@/lib/workspaces/permissions";
 import { AddWebhookForm, WebhookCard } from "./webhook-panels";
 import { FoldOnPhone } from "@/components/ui/fold-on-phone";
+import { dashboardTitle } from "../../page-title";
+
+export const generateMetadata = () => dashboardTitle("Webhooks");
 
 const LOG_SIZE = 10;
 
@@ -38,7 +41,9 @@ export default async function WebhooksPage() {
       {webhooks.length === 0 ? (
         <p className={mutedClass}>No endpoints yet.</p>
       ) : (
-        webhooks.map((webhook, index) => <WebhookCard key={webhook.id} webhook={webhook} attempts={logs[index]!.attempts} />)
+        webhooks.map((webhook, index) => (
+          <WebhookCard key={webhook.id} webhook={webhook} attempts={logs[index]!.attempts} events={[...EVENT_TYPES]} />
+        ))
       )}
     </div>
   );

@@ -3,10 +3,20 @@
 import { useActionState, useState, useTransition } from "react";
 import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import type { ActionResult } from "@/lib/api/dashboard";
+import { Confirm } from "@/components/ui/confirm";
+import { inCustomerWords } from "@/lib/api/customer-words";
+import { CustomerSentence } from "@/components/ui/customer-sentence";
+import { ActionOutcome, ErrorSentence } from "@/components/ui/outcome";
+import type { EventType } from "@/lib/webhooks/events";
 import type { DeliveryAttemptView, WebhookView } from "@/lib/webhooks/schemas";
+import { EVENT_MEANINGS } from "./event-meanings";
 import {
   addWebhookAction,
   type AddWebhookState,
+  deleteWebhookAction,
+  editWebhookAction,
+  type EditWebhookState,
+  rotateWebhookSecretAction,
   retryDeliveryAction,
   setWebhookDisabledAction,
   testWebhookAction,
@@ -14,7 +24,7 @@ import {
 
 const timeFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" });
 
-export function AddWebhookForm({ events }: { events: string[] }) {
+export function AddWebhookForm({ events }: { events: EventType[] }) {
   const [added, add, adding] = useActionState<AddWebhookState, FormData>(addWebhookAction, null);
   return (
     <>
@@ -39,22 +49,14 @@ export function AddWebhookForm({ events }: { events: string[] }) {
           </label>
           <input id="webhook-description" name="description" className={inputClass} />
         </div>
-        <fieldset className="grid gap-1 sm:grid-cols-2">
-          <legend className={labelClass}>Events</legend>
-          {events.map((event) => (
-            <label key={event} className="flex items-center gap-2 text-sm">
-              <input type="checkbox" name="events" value={event} />
-              {event}
-            </label>
-          ))}
-        </fieldset>
+        <EventChoices events={events} chosen={[]} />
         <button type="submit" className={buttonClass.primary} disabled={adding}>
           Add endpoint
         </button>
       </form>
       {added && !added.ok && (
         <p role="alert" className={errorClass + " mt-3"}>
-          {added.error}
+          <CustomerSentence text={added.error} />
         </p>
       )}
       {added?.ok && (
@@ -69,7 +71,64 @@ export function AddWebhookForm({ events }: { events: string[] }) {
   );
 }
 
-export function WebhookCard({ webhook, attempts }: { webhook: WebhookView; attempts: DeliveryAttemptView[] }) {
+/** The events to choose, each with its code name (what the receiver matches on) and what it means. */
+function EventChoices({ events, chosen }: { events: EventType[]; chosen: string[] }) {
+  return (
+    <fieldset className="grid gap-2 sm:grid-cols-2">
+      <legend className={labelClass}>Events</legend>
+      {events.map((event) => (
+        <label key={event} className="flex items-start gap-2 text-sm">
+          <input type="checkbox" name="events" value={event} defaultChecked={chosen.includes(event)} className="mt-1" />
+          <span>
+            <code>{event}</code>
+            <span className={mutedClass}>: {EVENT_MEANINGS[event]}</span>
+          </span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** The endpoint's address, note and events, changed together. */
+function EditWebhookForm({ webhook, events }: { webhook: WebhookView; events: EventType[] }) {
+  const [state, edit, saving] = useActionState<EditWebhookState, FormData>(editWebhookAction, null);
+  const prefix = `edit-${webhook.id}`;
+  return (
+    <form action={edit} className="mt-3 space-y-3" key={state?.attempt ?? 0}>
+      <input type="hidden" name="id" value={webhook.id} />
+      <div>
+        <label htmlFor={`${prefix}-url`} className={labelClass}>
+          Address that receives the events
+        </label>
+        <input id={`${prefix}-url`} name="url" type="url" required defaultValue={webhook.url} className={inputClass} />
+      </div>
+      <div>
+        <label htmlFor={`${prefix}-description`} className={labelClass}>
+          Note (optional)
+        </label>
+        <input id={`${prefix}-description`} name="description" defaultValue={webhook.description ?? ""} className={inputClass} />
+      </div>
+      <EventChoices events={events} chosen={webhook.events} />
+      <button type="submit" className={buttonClass.primary} disabled={saving}>
+        Save changes
+      </button>
+      <ActionOutcome state={state} />
+    </form>
+  );
+}
+
+export function WebhookCard({
+  webhook,
+  attempts,
+  events,
+}: {
+  webhook: WebhookView;
+  attempts: DeliveryAttemptView[];
+  events: EventType[];
+}) {
+  const [editing, setEditing] = useState(false);
+  const [rotated, rotate, rotating] = useActionState(rotateWebhookSecretAction, null);
+  const [deleted, remove, deleting] = useActionState(deleteWebhookAction, null);
   const [outcome, setOutcome] = useState<ActionResult<string> | null>(null);
   const [busy, start] = useTransition();
   const run = (action: () => Promise<ActionResult<string>>) => start(async () => setOutcome(await action()));
@@ -102,10 +161,42 @@ export function WebhookCard({ webhook, attempts }: { webhook: WebhookView; attem
         >
           {webhook.disabled ? "Enable" : "Disable"}
         </button>
+        <button type="button" className={buttonClass.secondary} aria-expanded={editing} onClick={() => setEditing(!editing)}>
+          {editing ? "Close the editor" : "Edit"}
+        </button>
+        {[
+          {
+            label: "Rotate the secret",
+            question:
+              "Rotate the signing secret? The old one stops signing at once: your receiver refuses messages until it has the new one.",
+            confirm: "Yes, rotate the secret",
+            action: rotate,
+            pending: rotating,
+          },
+          {
+            label: "Delete",
+            question: "Delete this endpoint? Nothing more is sent to it, and its delivery log goes with it.",
+            confirm: "Yes, delete the endpoint",
+            action: remove,
+            pending: deleting,
+          },
+        ].map((asked) => (
+          <Confirm key={asked.label} {...asked} what={webhook.url} fields={{ id: webhook.id }} />
+        ))}
       </div>
+      {editing && <EditWebhookForm webhook={webhook} events={events} />}
+      {rotated?.ok && (
+        <div role="status" className={noticeClass + " mt-3 space-y-1"}>
+          <p className="m-0">The secret was rotated. Copy the new one now: it is shown only this once.</p>
+          <p className="m-0 break-all font-mono" data-testid="webhook-secret">
+            {rotated.value}
+          </p>
+        </div>
+      )}
+      <ErrorSentence error={rotated && !rotated.ok ? rotated.error : deleted && !deleted.ok ? deleted.error : undefined} />
       {outcome && (
         <p role={outcome.ok ? "status" : "alert"} className={(outcome.ok ? noticeClass : errorClass) + " mt-3"}>
-          {outcome.ok ? outcome.value : outcome.error}
+          <CustomerSentence text={outcome.ok ? outcome.value : outcome.error} />
         </p>
       )}
       <h3 className="mb-2 mt-4 text-base">Recent deliveries</h3>
@@ -122,7 +213,7 @@ export function WebhookCard({ webhook, attempts }: { webhook: WebhookView; attem
                 <strong>{attempt.event}</strong>, try {attempt.attempt}, {timeFormat.format(attempt.attempted_at)} UTC:{" "}
                 {attempt.delivered
                   ? `delivered (${attempt.status_code}, ${attempt.duration_ms} ms)`
-                  : `not delivered (${attempt.error ?? `answered ${attempt.status_code}`})`}
+                  : `not delivered (${attempt.error ? inCustomerWords(attempt.error) : `answered ${attempt.status_code}`})`}
                 {attempt.next_retry_at !== null && `; next try ${timeFormat.format(attempt.next_retry_at)} UTC`}
               </p>
               {latest.has(attempt) && !attempt.delivered && !webhook.disabled && (
