@@ -86,3 +86,24 @@ export const listImports = defineOperation({
   tag: "Links",
   responses: { 200: ok("The imports.", importListSchema) },
 });
+
+export const cancelImport = defineOperation({
+  method: "post",
+  path: "/api/imports/{id}/cancel",
+  auth: "workspace",
+  write: true,
+  operationId: "cancelImport",
+  summary: "Cancel an import",
+  description:
+    "Stops an import that is queued or running: its job stops after the batch of rows it is writing " +
+    "(at most 50 rows), and the import keeps the report of what was done (status cancelled). " +
+    "Links already created stay.",
+  tag: "Links",
+  parameters: [IMPORT_ID_PARAMETER],
+  responses: {
+    200: ok("The import, cancelled.", importSchema),
+    403: failure("Only owners, admins and the API key may cancel imports."),
+    404: failure("No import with this id exists in this workspace."),
+    409: failure("The import has already finished."),
+  },
+});

@@ -3,7 +3,7 @@ import { isRecordId } from "@/lib/db/random";
 
 export const IMPORT_FORMATS = ["auto", "bitly", "dub", "rebrandly", "shortio", "shlink", "kutt", "generic"] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
-export const IMPORT_STATUSES = ["queued", "running", "done", "failed"] as const;
+export const IMPORT_STATUSES = ["queued", "running", "done", "failed", "cancelled"] as const;
 
 export const MAX_IMPORT_BYTES = 20 * 1024 * 1024;
 export const MAX_IMPORT_ROWS = 100_000;

@@ -83,6 +83,15 @@ export async function getImport(principal: Principal, id: string): Promise<Impor
   return toImportView(record);
 }
 
+export async function cancelImport(principal: Principal, id: string): Promise<ImportView> {
+  requirePermission(principal, "links.edit_any", "Only owners, admins and the API key may cancel imports.");
+  const existing = isRecordId(id) ? await store.findImport(principal.workspaceId, id) : null;
+  if (!existing) throw notFound("No import with this id exists in this workspace.");
+  const cancelled = await store.cancelImport(principal.workspaceId, id);
+  if (!cancelled) throw new DomainError("conflict", `The import has already finished (${existing.status}).`);
+  return toImportView(cancelled);
+}
+
 export async function listImports(principal: Principal): Promise<{ imports: ImportView[] }> {
   requirePermission(principal, "links.read", "Your role in this workspace does not allow reading imports.");
   await resumeInterrupted(principal.workspaceId);
@@ -162,7 +171,7 @@ async function runClaimedImport(record: ImportRecord, token: string, lease: Leas
         batch.errors.push(outcome);
       }
     }
-    if (!lease.held() || !(await store.saveProgress(id, token, batch))) return;
+    if (!lease.held() || (await store.saveProgress(id, token, batch)) === "stopped") return;
   }
   await store.finishImport(id, token, "done", announceFinished);
 }

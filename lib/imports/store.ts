@@ -50,13 +50,13 @@ export async function renewLease(id: string, token: string, leaseMs: number): Pr
   return renewed === 1;
 }
 
-/** Records a batch's outcome, in one statement, if the job holding `token` still holds the import. */
+/** Records a batch's outcome, in one statement, if the job holding `token` still holds the import; "stopped" once it is no longer running (cancelled). */
 export async function saveProgress(
   id: string,
   token: string,
   progress: { nextRow: number; created: number; skipped: number; failed: number; errors: RowError[] },
-): Promise<boolean> {
-  const saved = await db().$executeRaw`
+): Promise<"running" | "stopped"> {
+  const saved = await db().$queryRaw<{ status: string }[]>`
     UPDATE imports SET
       next_row = ${progress.nextRow},
       created = created + ${progress.created},
@@ -64,8 +64,21 @@ export async function saveProgress(
       failed = failed + ${progress.failed},
       errors = CASE WHEN jsonb_array_length(errors) >= ${MAX_KEPT_ERRORS} THEN errors
                     ELSE errors || ${JSON.stringify(progress.errors)}::jsonb END
-    WHERE id = ${id} AND lease_token = ${token}`;
-  return saved === 1;
+    WHERE id = ${id} AND lease_token = ${token}
+    RETURNING status`;
+  return saved[0]?.status === "running" ? "running" : "stopped";
+}
+
+/**
+ * Cancels a queued or running import in one statement; the job holding it still saves the batch it
+ * is writing (its token stays), then stops. Null when no such import is under way.
+ */
+export async function cancelImport(workspaceId: string, id: string): Promise<ImportRecord | null> {
+  const rows = await db().$queryRaw<{ id: string }[]>`
+    UPDATE imports SET status = 'cancelled', source = NULL, lease_until = NULL, finished_at = now()
+    WHERE id = ${id} AND workspace_id = ${workspaceId} AND status IN ('queued', 'running')
+    RETURNING id`;
+  return rows[0] ? db().import.findUnique({ where: { id } }) : null;
 }
 
 /** Imports of the workspace, and (with a user) of that person in any workspace, that have not finished. */
@@ -93,7 +106,7 @@ export async function finishImport(
     const finished = await tx.$executeRaw`
       UPDATE imports SET status = ${status}, source = NULL, lease_until = NULL, lease_token = NULL, finished_at = now(),
         errors = CASE WHEN ${error === undefined} THEN errors ELSE errors || ${JSON.stringify(error ? [error] : [])}::jsonb END
-      WHERE id = ${id} AND lease_token = ${token}`;
+      WHERE id = ${id} AND lease_token = ${token} AND status = 'running'`;
     const record = finished === 1 ? await tx.import.findUnique({ where: { id } }) : null;
     if (record) await onFinished(tx, record);
   });

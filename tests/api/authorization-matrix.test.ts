@@ -126,6 +126,12 @@ const FIXTURES: Record<string, Fixture> = {
     status: 200,
     namesResource: true,
   },
+  // A finished import: cancelling it is a conflict for those who may cancel.
+  "POST /api/imports/{id}/cancel": {
+    request: async (target) => ({ path: `/api/imports/${await target.freshImport()}/cancel` }),
+    status: by(409, 409, 403, 403, 409),
+    namesResource: true,
+  },
   "GET /api/tags": {
     request: async (target) => {
       await target.freshTag();

@@ -39,6 +39,17 @@ async function verifiedDomain(user: TestUser): Promise<{ id: string; hostname: s
   return { id, hostname };
 }
 
+/** `count` rows read from a file, each to its own page under https://example.com/`path`/. */
+function plainRows(count: number, path: string) {
+  return Array.from({ length: count }, (_, index) => ({
+    row: index + 2,
+    destination: `https://example.com/${path}/${index}`,
+    shortLink: null,
+    title: null,
+    tags: [],
+  }));
+}
+
 /** An import as a job finds it in the database, its rows already read. */
 async function storedImport(
   user: TestUser,
@@ -226,13 +237,7 @@ describe("POST /api/imports", () => {
     const started = await startImport(user, file, "text/csv");
     await finished(user, started.body.id);
     // As a restart leaves it: half done, the lease run out, the file still there.
-    const rows = Array.from({ length: 130 }, (_, i) => ({
-      row: i + 2,
-      destination: `https://example.com/again/${i}`,
-      shortLink: null,
-      title: null,
-      tags: [],
-    }));
+    const rows = plainRows(130, "again");
     const id = await storedImport(user, rows, {
       status: "running",
       nextRow: 100,
@@ -572,4 +577,24 @@ describe("each source's own fields (issue 40)", () => {
       expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(expected.length);
     },
   );
+});
+
+describe("POST /api/imports/{id}/cancel", () => {
+  it("stops a running import after the batch it is writing, keeps the report of what was done, and a second cancel is a conflict", async () => {
+    const user = await newUser();
+    const rows = plainRows(400, "cancelled");
+    const id = await storedImport(user, rows, { status: "queued" });
+    const job = runImport(id);
+    await vi.waitFor(async () => expect((await db().import.findUniqueOrThrow({ where: { id } })).status).toBe("running"));
+    const cancelled = await call("POST", `/api/imports/${id}/cancel`, { token: user.token });
+    expect([cancelled.status, cancelled.body.status]).toEqual([200, "cancelled"]);
+    await job;
+    const report = (await call("GET", `/api/imports/${id}`, { token: user.token })).body;
+    expect(report).toMatchObject({ status: "cancelled", failed: 0 });
+    expect(report.processed).toBeLessThan(400);
+    expect(report.created).toBe(report.processed);
+    expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(report.created);
+    const again = await call("POST", `/api/imports/${id}/cancel`, { token: user.token });
+    expect([again.status, again.body.error]).toEqual([409, expect.stringMatching(/already finished \(cancelled\)/)]);
+  });
 });
