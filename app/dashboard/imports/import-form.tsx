@@ -195,7 +195,7 @@ async function upload(
 export function FollowedImport({ initial, onUpdate }: { initial: ImportView; onUpdate?: (job: ImportView) => void }) {
   const [job, setJob] = useState(initial);
   const [lost, setLost] = useState(false);
-  const finished = job.status === "done" || job.status === "failed";
+  const finished = job.status === "done" || job.status === "failed" || job.status === "cancelled";
   useEffect(() => {
     if (finished) return;
     const timer = setTimeout(async () => {
@@ -233,7 +233,9 @@ function ImportReport({ job, lost }: { job: ImportView; lost: boolean }) {
             ? `${check ? "Checked" : "Imported"}: ${count(job.total)} of ${count(job.total)} rows`
             : job.status === "failed"
               ? "Stopped"
-              : `${check ? "Checking" : "Importing"}: ${count(job.processed)} of ${count(job.total)} rows`}
+              : job.status === "cancelled"
+                ? `Cancelled after ${count(job.processed)} of ${count(job.total)} rows`
+                : `${check ? "Checking" : "Importing"}: ${count(job.processed)} of ${count(job.total)} rows`}
         </label>
         <progress
           id={`import-${job.id}-progress`}

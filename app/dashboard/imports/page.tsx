@@ -99,6 +99,7 @@ function summary(job: ImportView): string {
   const rows = `${count(job.total)} ${job.total === 1 ? "row" : "rows"}`;
   if (job.status === "queued" || job.status === "running") return `${rows}: ${count(job.processed)} handled so far.`;
   if (job.status === "failed") return `${rows}: stopped after ${count(job.processed)}.`;
+  if (job.status === "cancelled") return `${rows}: cancelled after ${count(job.processed)}.`;
   const created = job.dry_run ? "would be created" : "created";
   return `${rows}: ${count(job.created)} ${created}, ${count(job.skipped)} already here, ${count(job.failed)} with a problem.`;
 }
