@@ -13,11 +13,23 @@ describe("csvCell", () => {
     expect(csvCell(value)).toBe(written);
   });
 
-  it("quotes a field holding a comma, a quote or a line break, and leaves a plain one alone", () => {
+  it.each([
+    [";=1+1", '"\';=1+1"'],
+    [" =1+1", '"\' =1+1"'],
+    ['"=1+1', '"\'""=1+1"'],
+    [", @SUM(A1)", '"\', @SUM(A1)"'],
+    ["|-2", '"\'|-2"'],
+    ["\uff1d1+1", '"\'\uff1d1+1"'],
+  ])("prefixes %j, a formula behind separator-like characters, with a quote", (value, written) => {
+    expect(csvCell(value)).toBe(written);
+  });
+
+  it("quotes every text cell, doubling its quotes, and prefixes nothing that starts with text", () => {
     expect(csvCell("a,b")).toBe('"a,b"');
     expect(csvCell('say "hi"')).toBe('"say ""hi"""');
     expect(csvCell("two\nlines")).toBe('"two\nlines"');
-    expect(csvCell("https://example.com/a-b?x=1")).toBe("https://example.com/a-b?x=1");
+    expect(csvCell("https://example.com/a-b?x=1")).toBe('"https://example.com/a-b?x=1"');
+    expect(csvCell("Menu = 2")).toBe('"Menu = 2"');
   });
 
   it("writes numbers as they are (a negative count is no formula) and nothing for null", () => {
@@ -29,7 +41,7 @@ describe("csvCell", () => {
 
 describe("csvTable", () => {
   it("writes the header and rows with CRLF line ends", () => {
-    expect(csvTable(["key", "scans"], [["=x", 2]])).toBe('key,scans\r\n"\'=x",2\r\n');
-    expect(csvRow(["a", 1])).toBe("a,1\r\n");
+    expect(csvTable(["key", "scans"], [["=x", 2]])).toBe('"key","scans"\r\n"\'=x",2\r\n');
+    expect(csvRow(["a", 1])).toBe('"a",1\r\n');
   });
 });

@@ -1,19 +1,21 @@
 /**
- * The one CSV writer of the project (RFC 4180, CRLF line ends). Every cell a spreadsheet would read
- * as a formula (one starting with =, +, -, @, a tab or a carriage return) is prefixed with a single
- * quote and quoted, as OWASP's "CSV Injection" advice says: a link's title or a referrer is written
- * by strangers, and an export is opened by the customer.
+ * The one CSV writer of the project (RFC 4180, CRLF line ends). Every text cell is quoted, so no
+ * spreadsheet splits one on a separator of its locale (a semicolon, a tab). A text cell a
+ * spreadsheet could read as a formula is prefixed with a single quote, as OWASP's "CSV Injection"
+ * advice says: one whose first character, after any run of whitespace, quotes and separator-like
+ * characters (which some spreadsheets skip or split on: `;=1+1`), is =, +, -, @, a tab or a
+ * carriage return, or their full-width forms. A link's title or a referrer is written by
+ * strangers, and an export is opened by the customer.
  */
 export type CsvCell = string | number | null | undefined;
 
-const FORMULA_START = /^[=+\-@\t\r]/;
-const NEEDS_QUOTES = /[",\r\n]/;
+const FORMULA_START = /^[\s"'`;,|:\u00a0\u3000\ufeff]*[=+\-@\t\r\uff1d\uff0b\uff0d\uff20]/;
 
 export function csvCell(value: CsvCell): string {
   if (value === null || value === undefined) return "";
   if (typeof value === "number") return String(value);
   const text = FORMULA_START.test(value) ? `'${value}` : value;
-  return text !== value || NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  return `"${text.replace(/"/g, '""')}"`;
 }
 
 /** One record, with its line end. */

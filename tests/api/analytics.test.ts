@@ -374,10 +374,10 @@ describe("GET /api/analytics", () => {
       expect(csv.status).toBe(200);
       expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
       const [header, ...lines] = csv.text.trimEnd().split("\r\n");
-      expect(header).toBe("key,scans,uniques");
+      expect(header).toBe('"key","scans","uniques"');
       expect(lines.map((line) => line.split(","))).toEqual(
         json.body.data.map((row: { key: string; scans: number; uniques: number }) => [
-          row.key,
+          `"${row.key}"`,
           String(row.scans),
           String(row.uniques),
         ]),

@@ -83,6 +83,26 @@ describe("GET /api/links/export", () => {
     expect(byId.get(archived.body.id)![9]).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 
+  it("quotes every text cell and neutralises a formula behind a separator-like character", async () => {
+    const user = await newUser();
+    const titles = [";=1+1", "|;@SUM(A1)", ",-2+3", "Spring menu"];
+    for (const [index, title] of titles.entries()) {
+      const body = { destination: `https://example.com/m${index}`, title };
+      const made = await call("POST", "/api/links", { token: user.token, body });
+      expect(made.status, made.text).toBe(201);
+    }
+    const response = await call("GET", "/api/links/export", { token: user.token });
+    expect(response.status).toBe(200);
+    expect(response.text).toContain(`"';=1+1"`);
+    expect(response.text).toContain(`"',-2+3"`);
+    expect(response.text).toContain(`"Spring menu"`);
+    expect(response.text).toContain(`"https://example.com/m3"`);
+    const written = parseCsv(response.text)
+      .slice(1)
+      .map((row) => row[7]);
+    expect(written.sort()).toEqual(["'|;@SUM(A1)", "',-2+3", "';=1+1", "Spring menu"].sort());
+  });
+
   it("pages through thousands of links as JSON, each once, and lets a viewer export", async () => {
     const owner = await newUser();
     const total = 1234;
