@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isRecordId } from "@/lib/db/random";
-import { nextPageCursor, pageCursor } from "@/lib/http/schemas";
+import { nextPageCursor, pageCursor, storedText } from "@/lib/http/schemas";
 import { tagName, tagNames } from "@/lib/tags/schemas";
 import { DEVICES, MAX_RULES, MAX_SCHEDULED, SYSTEMS } from "./routing";
 import { linkStatusField } from "./status";
@@ -35,12 +35,13 @@ const printedSlug = slugOf(PRINTED_SLUG_PATTERN, "letters and digits", false);
 
 export const TITLE_MAX = 200;
 
-const title = z
-  .string({ error: "must be a string" })
-  .trim()
-  .max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`)
-  .regex(/^[^\p{Cc}]*$/u, "may not contain control characters")
-  .meta({ description: `the link's name for people, at most ${TITLE_MAX} characters`, example: "Spring menu" });
+const title = storedText(
+  z
+    .string({ error: "must be a string" })
+    .trim()
+    .max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`)
+    .regex(/^[^\p{Cc}]*$/u, "may not contain control characters"),
+).meta({ description: `the link's name for people, at most ${TITLE_MAX} characters`, example: "Spring menu" });
 
 const countryCode = z
   .string({ error: "must be a string" })

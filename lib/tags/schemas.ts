@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { storedText } from "@/lib/http/schemas";
 
 export const TAG_NAME_MAX = 40;
 export const MAX_TAGS_PER_LINK = 10;
@@ -6,13 +7,14 @@ export const TAG_COLORS = ["gray", "red", "orange", "yellow", "green", "teal", "
 export const DEFAULT_TAG_COLOR = "blue";
 
 /** A tag name as people type it: trimmed; commas, semicolons and pipes separate tags in files, so none of them is in a name. */
-export const tagName = z
-  .string({ error: "must be a string" })
-  .trim()
-  .min(1, "must not be empty")
-  .max(TAG_NAME_MAX, `must be at most ${TAG_NAME_MAX} characters`)
-  .regex(/^[^,;|\p{Cc}]+$/u, "may not contain commas, semicolons, pipes or control characters")
-  .meta({ description: `1 to ${TAG_NAME_MAX} characters; unique in the workspace without regard to case`, example: "menus" });
+export const tagName = storedText(
+  z
+    .string({ error: "must be a string" })
+    .trim()
+    .min(1, "must not be empty")
+    .max(TAG_NAME_MAX, `must be at most ${TAG_NAME_MAX} characters`)
+    .regex(/^[^,;|\p{Cc}]+$/u, "may not contain commas, semicolons, pipes or control characters"),
+).meta({ description: `1 to ${TAG_NAME_MAX} characters; unique in the workspace without regard to case`, example: "menus" });
 
 const tagColor = z
   .enum(TAG_COLORS, { error: `must be one of ${TAG_COLORS.join(", ")}` })

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { storedText } from "@/lib/http/schemas";
 import { TEMPLATE_NAME_MAX, UTM_FIELDS, UTM_VALUE_MAX } from "./parameters";
 
 /** Templates a workspace keeps at most: a list people choose from, not a store. */
@@ -16,11 +17,13 @@ const templateName = z
   });
 
 const utmValue = (field: string, example: string) =>
-  z
-    .string({ error: "must be a string" })
-    .trim()
-    .max(UTM_VALUE_MAX, `must be at most ${UTM_VALUE_MAX} characters`)
-    .regex(/^[^\p{Cc}]*$/u, "may not contain control characters")
+  storedText(
+    z
+      .string({ error: "must be a string" })
+      .trim()
+      .max(UTM_VALUE_MAX, `must be at most ${UTM_VALUE_MAX} characters`)
+      .regex(/^[^\p{Cc}]*$/u, "may not contain control characters"),
+  )
     .optional()
     .meta({ description: `the value of ${field} in a destination's query; empty or absent leaves it out`, example });
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { epochMilliseconds } from "@/lib/http/schemas";
+import { epochMilliseconds, storedText } from "@/lib/http/schemas";
 import { carriesAddress, NAME_CARRIES_ADDRESS } from "./names";
 
 export const roleSchema = z.enum(["owner", "admin", "member", "viewer"]).meta({
@@ -41,13 +41,10 @@ export const workspaceReportSchema = z
   .meta({ id: "WorkspaceReport" });
 
 /** A name people recognise the workspace by: trimmed, 1 to 80 characters, no control characters, no address (./names.ts). */
-const workspaceName = z
-  .string()
-  .trim()
-  .min(1, "must not be empty")
-  .max(80, "must be at most 80 characters")
-  .regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, "must not contain control characters")
-  .refine((name) => !carriesAddress(name), NAME_CARRIES_ADDRESS);
+const workspaceName = storedText(z.string().trim().min(1, "must not be empty").max(80, "must be at most 80 characters")).refine(
+  (name) => !carriesAddress(name),
+  NAME_CARRIES_ADDRESS,
+);
 
 export const createWorkspaceBodySchema = z.strictObject({ name: workspaceName }).meta({ id: "CreateWorkspace" });
 export const renameWorkspaceBodySchema = z.strictObject({ name: workspaceName }).meta({ id: "RenameWorkspace" });
