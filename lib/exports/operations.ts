@@ -1,4 +1,4 @@
-import { defineOperation, failure } from "@/lib/http/operation";
+import { defineOperation, failure, RATE_LIMIT_HEADERS } from "@/lib/http/operation";
 import { exportLinksQuery, linkExportSchema } from "./schemas";
 
 export const exportLinks = defineOperation({
@@ -13,7 +13,7 @@ export const exportLinks = defineOperation({
     "8601), imported_from and scans_30d. CSV (default) has one header line and writes any cell a " +
     "spreadsheet would take for a formula (starting with =, +, -, @, tab or carriage return) with a " +
     "leading single quote; tags are joined with commas. Readable by every role and without a " +
-    "subscription.",
+    "subscription. At most 10 exports a minute per credential and 30 per client network (429 with Retry-After).",
   tag: "Links",
   query: exportLinksQuery,
   responses: {
@@ -24,5 +24,9 @@ export const exportLinks = defineOperation({
       headers: { "Content-Disposition": "ContentDisposition" },
     },
     400: failure("The query string failed validation."),
+    429: failure(
+      "More than 10 exports this minute with this credential, or 30 from your network; Retry-After says when to try again.",
+      RATE_LIMIT_HEADERS,
+    ),
   },
 });

@@ -1,6 +1,7 @@
 import { scansPerLinkSince } from "@/lib/analytics/store";
 import { clock, DAY_MS, utcDayStart } from "@/lib/clock";
 import { csvRow } from "@/lib/http/csv";
+import { enforceReadBudget, type ReadBudget } from "@/lib/http/write-limit";
 import { shortUrl, tagNamesOf } from "@/lib/links/present";
 import { allLinkPages } from "@/lib/links/service";
 import type { LinkRow } from "@/lib/links/store";
@@ -26,8 +27,15 @@ const CSV_HEADER: readonly (keyof ExportedLink)[] = [
 
 const MEDIA_TYPES = { csv: "text/csv; charset=utf-8", json: "application/json" } as const;
 
-/** The export as the attachment both doors send (the API's route and the dashboard's button). */
-export function exportDownload(principal: Principal, format: ExportFormat): Response {
+/**
+ * Exports a minute: one reads every link of the workspace and its scans, so a credential, or a
+ * client network whoever signs, is held to a few.
+ */
+const EXPORTS: ReadBudget = { name: "exports", perCredential: 10, perNetwork: 30, reads: "exports" };
+
+/** The export as the attachment both doors send (the API's route and the dashboard's button), within the read budget. */
+export async function exportDownload(principal: Principal, format: ExportFormat, clientNetwork: string): Promise<Response> {
+  await enforceReadBudget(EXPORTS, principal, clientNetwork);
   return new Response(exportLinks(principal, format), {
     headers: {
       "Content-Type": MEDIA_TYPES[format],

@@ -64,6 +64,31 @@ export async function enforceLimit(limiter: WriteLimiter, key: string, sentence:
   );
 }
 
+/** Who signs a request, as a read budget knows them: a person's session or an API key. */
+export type Credential = { kind: "session"; userId: string } | { kind: "api_key"; apiKeyId: string };
+
+/** A read that costs the service work: its budgets a minute per credential and per client network, and its name in the 429's sentence. */
+export type ReadBudget = { name: string; perCredential: number; perNetwork: number; reads: string };
+
+/**
+ * Spends one read from the credential's budget and the client network's (the write-limit
+ * machinery: shared through Redis or Upstash when configured), so neither one token nor many
+ * tokens from one network can keep the service drawing or streaming.
+ */
+export async function enforceReadBudget(budget: ReadBudget, credential: Credential, clientNetwork: string): Promise<void> {
+  const signer = credential.kind === "api_key" ? `key:${credential.apiKeyId}` : `user:${credential.userId}`;
+  await enforceLimit(
+    limiterFor(`permalink:rate-limit:${budget.name}-credential`, budget.perCredential),
+    signer,
+    `Too many ${budget.reads} this minute with this credential`,
+  );
+  await enforceLimit(
+    limiterFor(`permalink:rate-limit:${budget.name}-network`, budget.perNetwork),
+    clientNetwork,
+    `Too many ${budget.reads} this minute from your network`,
+  );
+}
+
 function writeLimiter(): ClosableWriteLimiter {
   return limiterFor(WRITE_LIMIT_PREFIX, config().WRITE_RATE_LIMIT_PER_MINUTE);
 }

@@ -1,4 +1,12 @@
-import { defineOperation, download, failure, IF_NONE_MATCH_PARAMETER, NOT_MODIFIED, ok } from "@/lib/http/operation";
+import {
+  defineOperation,
+  download,
+  failure,
+  IF_NONE_MATCH_PARAMETER,
+  NOT_MODIFIED,
+  ok,
+  RATE_LIMIT_HEADERS,
+} from "@/lib/http/operation";
 import { LINK_ID_PARAMETER } from "@/lib/links/operations";
 import { MIN_CONTRAST_RATIO } from "./contrast";
 import { qrDesignBody, qrDesignSchema, qrQuery } from "./schemas";
@@ -37,6 +45,11 @@ export const getQrCode = defineOperation({
     404: failure(
       "No link with this id exists in this workspace; or the query string says logo=true and neither " +
         "the link nor its workspace has a logo (a saved design's logo is drawn only when one exists).",
+    ),
+    429: failure(
+      "More than 120 reads this minute with this credential or 300 from your network, or more than 20 artworks drawn " +
+        "afresh (not already cached) with it or 40 from your network; Retry-After says when to try again.",
+      RATE_LIMIT_HEADERS,
     ),
   },
 });

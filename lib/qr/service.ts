@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 import type { Download } from "@/lib/http/download";
 import { notFound } from "@/lib/http/errors";
-import { enforceLimit, limiterFor } from "@/lib/http/write-limit";
+import { enforceReadBudget, type ReadBudget } from "@/lib/http/write-limit";
 import { shortUrl } from "@/lib/links/present";
 import { findEditableLink, getLink } from "@/lib/links/service";
 import type { LinkRow } from "@/lib/links/store";
@@ -29,7 +29,7 @@ export async function linkArtwork(
   clientNetwork: string,
 ): Promise<Download> {
   const link = await getLink(principal, linkId);
-  await meterRead(principal, clientNetwork);
+  await enforceReadBudget(QR_READS, principal, clientNetwork);
   const { format, ...asked } = query;
   const options = { ...(await designOf(link)).design, ...definedOnly(asked) };
   requireScannableColours(options.fg, options.bg);
@@ -45,20 +45,41 @@ export async function linkArtwork(
     load: async () => {
       const cached = artworkCache().get(etag);
       if (cached) return { body: cached, etag };
-      const logo = centre ? await logoStorage.load(centre.owner) : null;
-      if (centre && !logo) throw noLogo();
-      const artwork = await renderArtwork({ ...identity, logo: logo?.data ?? null });
-      const drawn = artworkEtag({ ...identity, logoSha256: logo?.sha256 ?? null });
-      artworkCache().set(drawn, artwork.body);
-      return { body: artwork.body, etag: drawn };
+      return drawOnce(etag, async () => {
+        await enforceReadBudget(QR_DRAWINGS, principal, clientNetwork);
+        const logo = centre ? await logoStorage.load(centre.owner) : null;
+        if (centre && !logo) throw noLogo();
+        const artwork = await renderArtwork({ ...identity, logo: logo?.data ?? null });
+        const drawn = artworkEtag({ ...identity, logoSha256: logo?.sha256 ?? null });
+        artworkCache().set(drawn, artwork.body);
+        return { body: artwork.body, etag: drawn };
+      });
     },
   };
 }
 
-/** Artwork reads one credential (a person's session or an API key) may make a minute. */
-const QR_READS_PER_CREDENTIAL = 120;
-/** Artwork reads one client network (an IPv4 /24, an IPv6 /64) may make a minute, whoever signs them. */
-const QR_READS_PER_NETWORK = 300;
+/** Artwork reads a minute: one credential (a person's session or an API key), one client network (an IPv4 /24, an IPv6 /64). */
+const QR_READS: ReadBudget = { name: "qr", perCredential: 120, perNetwork: 300, reads: "QR code reads" };
+/**
+ * Of those, the ones drawn afresh (not in the cache): drawing a large PNG takes a renderer for a
+ * good part of a second, so a caller asking for one size after another is held to a few a minute.
+ */
+const QR_DRAWINGS: ReadBudget = { name: "qr-drawings", perCredential: 20, perNetwork: 40, reads: "new QR code drawings" };
+
+/** Drawings under way by ETag: requests for the same artwork at once wait for one drawing. */
+const drawingsUnderWay = processSingleton(
+  "qr.drawingsUnderWay",
+  () => new Map<string, Promise<{ body: Buffer; etag: string }>>(),
+);
+
+function drawOnce(etag: string, draw: () => Promise<{ body: Buffer; etag: string }>): Promise<{ body: Buffer; etag: string }> {
+  const underWay = drawingsUnderWay.get();
+  const pending = underWay.get(etag);
+  if (pending) return pending;
+  const drawing = draw().finally(() => underWay.delete(etag));
+  underWay.set(etag, drawing);
+  return drawing;
+}
 
 /**
  * Drawn artwork by its ETag, which names everything the bytes depend on (the short URL, the
@@ -72,25 +93,6 @@ const drawnArtwork = processSingleton(
 
 export function artworkCache(): LRUCache<string, Buffer> {
   return drawnArtwork.get();
-}
-
-/**
- * Spends one read from the credential's budget and the client network's (the write-limit
- * machinery: shared through Redis or Upstash when configured). Drawing costs CPU, so reads are
- * limited even though a cached one is cheap.
- */
-async function meterRead(principal: Principal, clientNetwork: string): Promise<void> {
-  const credential = principal.kind === "api_key" ? `key:${principal.apiKeyId}` : `user:${principal.userId}`;
-  await enforceLimit(
-    limiterFor("permalink:rate-limit:qr-credential", QR_READS_PER_CREDENTIAL),
-    credential,
-    "Too many QR code reads this minute with this credential",
-  );
-  await enforceLimit(
-    limiterFor("permalink:rate-limit:qr-network", QR_READS_PER_NETWORK),
-    clientNetwork,
-    "Too many QR code reads this minute from your network",
-  );
 }
 
 /** The design a link's code is drawn with when a request names no option, and whose it is. */

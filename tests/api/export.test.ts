@@ -103,6 +103,20 @@ describe("GET /api/links/export", () => {
     expect(written.sort()).toEqual(["'|;@SUM(A1)", "',-2+3", "';=1+1", "Spring menu"].sort());
   });
 
+  it("exports at most 10 times a minute per credential, then 429 with Retry-After and a sentence", async () => {
+    const [user, neighbour] = await Promise.all([newUser("export-limit"), newUser("export-neighbour")]);
+    const network = { "x-forwarded-for": "192.0.2.88" };
+    const statuses: number[] = [];
+    for (let index = 0; index < 10; index++)
+      statuses.push((await call("GET", "/api/links/export", { token: user.token, headers: network })).status);
+    expect(statuses).toEqual(Array(10).fill(200));
+    const refused = await call("GET", "/api/links/export?format=json", { token: user.token, headers: network });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(refused.body.error).toMatch(/^Too many exports this minute with this credential/);
+    expect((await call("GET", "/api/links/export", { token: neighbour.token, headers: network })).status).toBe(200);
+  });
+
   it("pages through thousands of links as JSON, each once, and lets a viewer export", async () => {
     const owner = await newUser();
     const total = 1234;

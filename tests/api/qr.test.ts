@@ -23,8 +23,15 @@ async function createLink(
   return response.body;
 }
 
+/** Each link's reads come from a network of their own unless a test names one: the per-network budgets stay per test. */
+const networkOf = (link: { id: string }) =>
+  `198.18.${link.id.charCodeAt(link.id.length - 1)}.${link.id.charCodeAt(link.id.length - 2)}`;
+
 const artwork = (caller: Caller, link: { id: string }, query = "", headers: Record<string, string> = {}) =>
-  call("GET", `/api/links/${link.id}/qr${query}`, { ...caller, headers: { ...caller.headers, ...headers } });
+  call("GET", `/api/links/${link.id}/qr${query}`, {
+    ...caller,
+    headers: { "x-forwarded-for": networkOf(link), ...caller.headers, ...headers },
+  });
 
 const putLogo = (caller: Caller, path: string, image: Buffer, type = "image/png") =>
   call("PUT", path, { ...caller, rawBody: image, headers: { ...caller.headers, "content-type": type } });
@@ -268,6 +275,27 @@ describe("QR reads are metered", () => {
     expect(second.bytes.equals(first.bytes)).toBe(true);
     expect(artworkCache().maxSize).toBeGreaterThan(0);
   });
+
+  it("draws artwork once for everyone asking at once, and at most 20 new drawings a minute per credential", async () => {
+    const user = await newUser("qr-drawings");
+    const link = await createLink(user);
+    const network = { "x-forwarded-for": "192.0.2.77" };
+    const together = await Promise.all(Array.from({ length: 40 }, () => artwork(user, link, "?format=png&size=2048", network)));
+    expect(together.map((answer) => answer.status)).toEqual(Array(40).fill(200));
+    expect(together.every((answer) => answer.bytes.equals(together[0]!.bytes))).toBe(true);
+
+    const sizes = Array.from({ length: 20 }, (_, index) => 100 + index);
+    const statuses: number[] = [];
+    for (const size of sizes) statuses.push((await artwork(user, link, `?format=png&size=${size}`, network)).status);
+    expect(statuses.slice(0, 19)).toEqual(Array(19).fill(200));
+    const refused = await artwork(user, link, "?format=png&size=99", network);
+    expect(statuses[19]).toBe(429);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(refused.body.error).toMatch(/^Too many new QR code drawings this minute with this credential/);
+    // What is drawn already is still answered.
+    expect((await artwork(user, link, "?format=png&size=2048", network)).status).toBe(200);
+  }, 60_000);
 
   it("reads at most 120 a minute per credential and 300 per client network, then 429 with a sentence", async () => {
     const [first, second, third] = await Promise.all([newUser("qr-a"), newUser("qr-b"), newUser("qr-c")]);
