@@ -20,7 +20,7 @@ import type { LogoUploadType } from "./schemas";
 
 async function refusal(bytes: Buffer, type: LogoUploadType): Promise<DomainError> {
   try {
-    await encodeLogo(bytes, type);
+    await encodeLogo(bytes, type, "ws_decode_test");
   } catch (error) {
     if (error instanceof DomainError) return error;
     throw error;
@@ -132,7 +132,7 @@ describe("re-encoding an accepted logo", () => {
     "turns a %s into a PNG of at most 1024×1024, keeping its shape and colour",
     async (format) => {
       const upload = await solidImage(format, 2000, 1000, "#2060c0");
-      const logo = await encodeLogo(upload, `image/${format}`);
+      const logo = await encodeLogo(upload, `image/${format}`, "ws_decode_test");
       expect(logo.data.subarray(0, 8)).toEqual(PNG_MAGIC);
       expect([logo.width, logo.height]).toEqual([1024, 512]);
       const pixels = await pixelsOf(logo.data);
@@ -143,7 +143,7 @@ describe("re-encoding an accepted logo", () => {
   );
 
   it("keeps a small logo at its own size", async () => {
-    const logo = await encodeLogo(await solidImage("png", 120, 80, "#000000"), "image/png");
+    const logo = await encodeLogo(await solidImage("png", 120, 80, "#000000"), "image/png", "ws_decode_test");
     expect([logo.width, logo.height]).toEqual([120, 80]);
   });
 
@@ -152,7 +152,7 @@ describe("re-encoding an accepted logo", () => {
       .withMetadata({ orientation: 6, exif: { IFD0: { Copyright: "secret location" } } })
       .jpeg()
       .toBuffer();
-    const logo = await encodeLogo(photo, "image/jpeg");
+    const logo = await encodeLogo(photo, "image/jpeg", "ws_decode_test");
     expect([logo.width, logo.height]).toEqual([100, 200]);
     const metadata = await sharp(logo.data).metadata();
     expect(metadata.exif).toBeUndefined();
@@ -163,7 +163,7 @@ describe("re-encoding an accepted logo", () => {
     const svg =
       '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><circle ' +
       'cx="32" cy="32" r="30" fill="#2040d0"/></svg>';
-    const logo = await encodeLogo(Buffer.from(svg), "image/svg+xml");
+    const logo = await encodeLogo(Buffer.from(svg), "image/svg+xml", "ws_decode_test");
     expect(logo.data.subarray(0, 8)).toEqual(PNG_MAGIC);
     expect([logo.width, logo.height]).toEqual([1024, 1024]);
     const pixels = await pixelsOf(logo.data);
@@ -272,7 +272,7 @@ describe("an SVG with active content or outside references", () => {
         <use xlink:href="#box" class="blue" clip-path="url(#c)"/>
         <image href="data:image/png;base64,${green}" x="0" y="50" width="100" height="50"/>
       </svg>`;
-    const pixels = await pixelsOf((await encodeLogo(Buffer.from(svg), "image/svg+xml")).data);
+    const pixels = await pixelsOf((await encodeLogo(Buffer.from(svg), "image/svg+xml", "ws_decode_test")).data);
     expect(colourAt(pixels, 512, 100)).toEqual([0x20, 0x40, 0xd0, 255]);
     expect(colourAt(pixels, 512, 900)).toEqual([0, 255, 0, 255]);
   });
@@ -282,7 +282,10 @@ describe("an editor's export", () => {
   it("keeps a Windows path in an editor's own attribute (backslashes that are not CSS)", async () => {
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:inkscape="http://www.inkscape.org/namespaces/inkscape"
         inkscape:export-filename="C:\\Users\\ada\\logo.png" width="64" height="64"><rect width="64" height="64" fill="#2040d0"/></svg>`;
-    await expect(encodeLogo(Buffer.from(svg), "image/svg+xml")).resolves.toMatchObject({ width: 1024, height: 1024 });
+    await expect(encodeLogo(Buffer.from(svg), "image/svg+xml", "ws_decode_test")).resolves.toMatchObject({
+      width: 1024,
+      height: 1024,
+    });
   });
 });
 
@@ -354,14 +357,14 @@ describe("the render sandbox (what gets past the screen still cannot take the se
 
   it("kills a render that runs past its CPU time", async () => {
     const sandbox = sandboxFor({ timeoutMs: 1500, wallClockMs: 60_000 });
-    const { rendering, renderer } = await watched(() => sandbox.render(job(filterChainSvg())));
+    const { rendering, renderer } = await watched(() => sandbox.render(job(filterChainSvg()), "ws_sandbox_test"));
     expect(await rendering).toEqual({ outcome: "timed_out" });
     expect(await eventually(() => !isRunning(renderer), 1000)).toBe(true);
   });
 
   it("kills a render that grows past its memory", async () => {
     const sandbox = sandboxFor({ timeoutMs: 60_000, memoryBytes: 256 * 1024 ** 2 });
-    expect(await sandbox.render(job(embeddedBombSvg()))).toEqual({ outcome: "out_of_memory" });
+    expect(await sandbox.render(job(embeddedBombSvg()), "ws_sandbox_test")).toEqual({ outcome: "out_of_memory" });
   });
 
   it("ends a render at once when the process that started it dies (nobody is left to kill it)", async () => {
@@ -376,7 +379,7 @@ describe("the render sandbox (what gets past the screen still cannot take the se
        const sandbox = createRenderSandbox({
          timeoutMs: 600_000, wallClockMs: 600_000, memoryBytes: 4 * 1024 ** 3, concurrency: 1, queue: 0,
        });
-       void sandbox.render({ bytes: readFileSync(${JSON.stringify(svg)}), format: "svg", maxSide: 1024, maxSourcePixels: 25_000_000 });
+       void sandbox.render({ bytes: readFileSync(${JSON.stringify(svg)}), format: "svg", maxSide: 1024, maxSourcePixels: 25_000_000 }, "ws_sandbox_test");
        process.send("rendering");`,
     );
     // tsx, as npm start runs the service: it resolves the sandbox's imports (@/lib/…) as the app does.
@@ -392,16 +395,29 @@ describe("the render sandbox (what gets past the screen still cannot take the se
 
   it("answers busy when its line is full, and renders what waits once a place frees", async () => {
     const sandbox = sandboxFor({ timeoutMs: 1500, queue: 1 });
-    const runaway = sandbox.render(job(filterChainSvg()));
-    const waiting = sandbox.render(job(clean));
-    expect(await sandbox.render(job(clean))).toEqual({ outcome: "busy" });
+    const runaway = sandbox.render(job(filterChainSvg()), "ws_sandbox_test");
+    const waiting = sandbox.render(job(clean), "ws_sandbox_test");
+    expect(await sandbox.render(job(clean), "ws_sandbox_test")).toEqual({ outcome: "busy" });
     expect(await runaway).toEqual({ outcome: "timed_out" });
     expect(await waiting).toMatchObject({ outcome: "encoded", width: 1024, height: 1024 });
   });
 
+  it("shares its line fairly: another workspace's upload takes the newest place of the one holding the most", async () => {
+    const sandbox = sandboxFor({ timeoutMs: 1500, queue: 2 });
+    const runaway = sandbox.render(job(filterChainSvg()), "ws_hostile");
+    const hostileWaiting = sandbox.render(job(clean), "ws_hostile");
+    const hostileNewest = sandbox.render(job(clean), "ws_hostile");
+    const neighbour = sandbox.render(job(clean), "ws_neighbour");
+    expect(await hostileNewest).toEqual({ outcome: "busy" });
+    expect(await sandbox.render(job(clean), "ws_hostile")).toEqual({ outcome: "busy" });
+    expect(await runaway).toEqual({ outcome: "timed_out" });
+    expect(await neighbour).toMatchObject({ outcome: "encoded" });
+    expect(await hostileWaiting).toMatchObject({ outcome: "encoded" });
+  });
+
   it("renders under SCHED_IDLE, every thread: only on CPU time redirects and the dashboard leave", async () => {
     const sandbox = sandboxFor({ timeoutMs: 1500 });
-    const { rendering, renderer } = await watched(() => sandbox.render(job(filterChainSvg())));
+    const { rendering, renderer } = await watched(() => sandbox.render(job(filterChainSvg()), "ws_sandbox_test"));
     const policies = threadPolicies(renderer);
     expect(await rendering).toEqual({ outcome: "timed_out" });
     expect(new Set(policies)).toEqual(new Set([idleScheduling().policy === "sched_idle" ? "idle" : "normal"]));
@@ -409,7 +425,7 @@ describe("the render sandbox (what gets past the screen still cannot take the se
 
   it("judges a render by the CPU time it used, not the time it waited for the CPU", async () => {
     const sandbox = sandboxFor({ timeoutMs: 1000 });
-    const { rendering, renderer } = await watched(() => sandbox.render(job(clean)));
+    const { rendering, renderer } = await watched(() => sandbox.render(job(clean), "ws_sandbox_test"));
     // What a busy CPU does to a renderer at idle priority, in the extreme: it waits, using no CPU.
     process.kill(renderer, "SIGSTOP");
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -419,7 +435,7 @@ describe("the render sandbox (what gets past the screen still cannot take the se
 
   it("gives up a render that never got the CPU with a 429 sentence saying so, not 'too complex'", async () => {
     const sandbox = sandboxFor({ timeoutMs: 1000, wallClockMs: 2000 });
-    const { rendering, renderer } = await watched(() => sandbox.render(job(clean)));
+    const { rendering, renderer } = await watched(() => sandbox.render(job(clean), "ws_sandbox_test"));
     process.kill(renderer, "SIGSTOP");
     const outcome = await rendering;
     expect(outcome).toEqual({ outcome: "starved" });
@@ -433,7 +449,7 @@ describe("the render sandbox (what gets past the screen still cannot take the se
 
   it("answers unavailable when the renderer cannot start, and the upload gets a 503 sentence, not a 500", async () => {
     const broken = sandboxFor({ timeoutMs: 5_000, script: join(tmpdir(), "no-such-renderer.mjs") });
-    const outcome = await broken.render(job(clean));
+    const outcome = await broken.render(job(clean), "ws_sandbox_test");
     expect(outcome).toEqual({ outcome: "unavailable" });
     const refusal = refusalFor(outcome);
     expect(refusal.code).toBe("not_configured");
@@ -442,7 +458,9 @@ describe("the render sandbox (what gets past the screen still cannot take the se
 
   it("refuses with 429 and a sentence when the service's line is full (one renders, eight wait)", async () => {
     const logo = await solidImage("png", 64, 64, "#000000");
-    const results = await Promise.all(Array.from({ length: 14 }, () => encodeLogo(logo, "image/png").catch((error) => error)));
+    const results = await Promise.all(
+      Array.from({ length: 14 }, () => encodeLogo(logo, "image/png", "ws_decode_test").catch((error) => error)),
+    );
     const busy = results.filter((result) => result instanceof DomainError);
     expect(busy.map((error) => error.code)).toEqual(Array(5).fill("rate_limited"));
     expect(busy[0]!.headers).toEqual({ "Retry-After": "60" });

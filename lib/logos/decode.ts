@@ -30,7 +30,7 @@ const FORMAT_NAMES: Record<string, string> = {
  * Renders run in processes of their own (render-sandbox.ts), on CPU time nothing else wants: 5 s of
  * CPU and 512 MiB each (a legitimate logo takes well under a second), one at a time and eight
  * waiting (a team uploading a handful at once is served; each waiting upload holds at most its
- * 1 MiB body), and given up after 20 s if redirects and the dashboard kept the CPU from it.
+ * 1 MiB body), shared fairly between workspaces, and given up after 20 s if redirects and the dashboard kept the CPU from it.
  */
 const sandbox = createRenderSandbox({
   timeoutMs: 5_000,
@@ -62,16 +62,14 @@ export function logoUploadType(contentType: string | null): LogoUploadType {
  * Refuses bytes that are not the claimed type (415), images too large to decode safely (413),
  * SVG features a logo does not need (422), and renders that run past their time or memory (422).
  */
-export async function encodeLogo(bytes: Buffer, type: LogoUploadType): Promise<EncodedLogo> {
+export async function encodeLogo(bytes: Buffer, type: LogoUploadType, workspaceId: string): Promise<EncodedLogo> {
   if (bytes.length === 0) throw new DomainError("invalid_request", "The request body is empty; send the logo image as the body.");
   if (type === "image/svg+xml") screenSvgUpload(bytes);
   else refuseHugeRaster(bytes);
-  const result = await sandbox.render({
-    bytes,
-    format: SHARP_FORMAT[type],
-    maxSide: MAX_LOGO_SIDE,
-    maxSourcePixels: MAX_LOGO_SOURCE_PIXELS,
-  });
+  const result = await sandbox.render(
+    { bytes, format: SHARP_FORMAT[type], maxSide: MAX_LOGO_SIDE, maxSourcePixels: MAX_LOGO_SOURCE_PIXELS },
+    workspaceId,
+  );
   return logoFromOutcome(result, type);
 }
 

@@ -51,26 +51,74 @@ const CLOCK_TICKS_PER_SECOND = 100;
  * cannot be interrupted by terminating a worker; only the kernel can stop it, and only its resident
  * size (read from /proc, where there is one) tells what it holds. Few renders run at once and few
  * wait, so hostile uploads queue behind each other instead of taking the machine.
+ *
+ * The renderers are shared fairly between workspaces: each has a line of its own, served in turn
+ * (one render from each workspace waiting before a second from any), and when every place is taken
+ * a workspace with fewer uploads waiting takes the newest place of the one with the most, which is
+ * answered busy. A workspace alone may use every place; ten slow uploads of one workspace no longer
+ * turn another's away.
  */
-export function createRenderSandbox(limits: SandboxLimits): { render(job: RenderJob): Promise<RenderOutcome> } {
+export function createRenderSandbox(limits: SandboxLimits): {
+  render(job: RenderJob, workspace: string): Promise<RenderOutcome>;
+} {
   let running = 0;
-  const waiting: (() => void)[] = [];
+  let waitingCount = 0;
+  // Insertion order is the turn: a line that was served goes to the back.
+  const lines = new Map<string, Waiter[]>();
+
+  function startNext(): void {
+    const next = lines.entries().next();
+    if (next.done) return;
+    const [workspace, line] = next.value;
+    lines.delete(workspace);
+    const waiter = line.shift()!;
+    if (line.length > 0) lines.set(workspace, line);
+    waitingCount--;
+    running++; // handed over: no render arriving meanwhile can take this place
+    waiter(true);
+  }
+
+  /** Frees a place for `workspace` by turning away the newest upload of the longest line, when that line is longer by two or more. */
+  function makeRoomFor(workspace: string): boolean {
+    const own = lines.get(workspace)?.length ?? 0;
+    let longest: [string, Waiter[]] | null = null;
+    for (const entry of lines) if (!longest || entry[1].length > longest[1].length) longest = entry;
+    if (!longest || longest[1].length < own + 2) return false;
+    const turnedAway = longest[1].pop()!;
+    if (longest[1].length === 0) lines.delete(longest[0]);
+    waitingCount--;
+    turnedAway(false);
+    return true;
+  }
+
+  function waitInLine(workspace: string): Promise<boolean> {
+    return new Promise((resolve) => {
+      const line = lines.get(workspace);
+      if (line) line.push(resolve);
+      else lines.set(workspace, [resolve]);
+      waitingCount++;
+    });
+  }
+
   return {
-    async render(job) {
-      if (running >= limits.concurrency) {
-        if (waiting.length >= limits.queue) return { outcome: "busy" };
-        await new Promise<void>((start) => waiting.push(start));
+    async render(job, workspace) {
+      if (running < limits.concurrency) running++;
+      else {
+        if (waitingCount >= limits.queue && !makeRoomFor(workspace)) return { outcome: "busy" };
+        if (!(await waitInLine(workspace))) return { outcome: "busy" };
       }
-      running++;
       try {
         return await renderInChild(job, limits);
       } finally {
         running--;
-        waiting.shift()?.();
+        startNext();
       }
     },
   };
 }
+
+/** An upload waiting for a renderer: told true when its turn comes, false when it was turned away. */
+type Waiter = (start: boolean) => void;
 
 function renderInChild(job: RenderJob, limits: SandboxLimits): Promise<RenderOutcome> {
   return new Promise((resolve) => {

@@ -61,7 +61,7 @@ async function upload(principal: Principal, owner: LogoOwner, request: Request):
   const type = logoUploadType(request.headers.get("content-type"));
   await requireEditEntitlement(principal.workspaceId);
   const bytes = await readBinaryBody(request, MAX_LOGO_UPLOAD_BYTES);
-  const logo = await encodeLogo(bytes, type);
+  const logo = await encodeLogo(bytes, type, principal.workspaceId);
   return toLogoResponse(await storage.save(owner, logo));
 }
 

@@ -245,3 +245,23 @@ describe("who may change logos", () => {
     expect((await call("GET", "/api/workspaces/logo")).status).toBe(401);
   });
 });
+
+describe("logo renders are shared fairly between workspaces", () => {
+  it("serves another workspace's upload while one workspace's uploads fill the line", async () => {
+    const [busy, neighbour] = await Promise.all([newUser("logo-flood"), newUser("logo-neighbour")]);
+    const image = await solidImage("png", 1000, 1000, "#2040d0");
+    let refusedOnce: () => void = () => {};
+    const lineFull = new Promise<void>((resolve) => (refusedOnce = resolve));
+    const flood = Array.from({ length: 12 }, async () => {
+      const answer = await put(busy, "/api/workspaces/logo", image, "image/png");
+      if (answer.status === 429) refusedOnce();
+      return answer.status;
+    });
+    await lineFull;
+    const own = await put(neighbour, "/api/workspaces/logo", image, "image/png");
+    expect(own.status, own.text).toBe(200);
+    const statuses = await Promise.all(flood);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(3);
+    expect(statuses.every((status) => status === 200 || status === 429)).toBe(true);
+  }, 120_000);
+});
