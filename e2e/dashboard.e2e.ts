@@ -266,7 +266,7 @@ test("sees the visits in analytics, with a CSV of the same rows", async ({}, tes
   await capturePage(page, testInfo, "analytics");
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download CSV" }).click()]);
   const csv = await readFile((await download.path())!, "utf8");
-  expect(csv.split("\r\n")[0]).toBe("key,scans,uniques");
+  expect(csv.split("\r\n")[0]).toBe('"key","scans","uniques"');
   const scans = csv
     .split("\r\n")
     .slice(1)

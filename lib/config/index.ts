@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { LOG_LEVELS } from "@/lib/log";
 import { processSingleton } from "@/lib/process-singleton";
@@ -14,6 +15,16 @@ const origin = httpUrl
   .transform((value) => value.replace(/\/+$/, ""));
 
 const hostPort = z.string().regex(/^[^\s:]+:\d{1,5}$/, "must be host:port, for example 127.0.0.1:53");
+
+/** A network as an operator writes it: an address, a slash and a prefix length (10.20.0.0/16, fd12::/48). */
+function isCidr(network: string): boolean {
+  try {
+    ipaddr.parseCIDR(network);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -130,10 +141,19 @@ const configSchema = z.object({
   RECHECK_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(300),
   WEBHOOK_DELIVERY_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(5),
   SCHEDULED_REPOINT_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(30),
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
-    .enum(["0", "1"], { error: "must be 0 or 1" })
-    .default("0")
-    .transform((value) => value === "1"),
+  WEBHOOK_PRIVATE_NETWORKS: z
+    .string()
+    .default("")
+    .transform((value) =>
+      value
+        .split(",")
+        .map((network) => network.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (networks) => networks.every(isCidr),
+      "must be a comma-separated list of networks in CIDR form, such as 10.20.0.0/16",
+    ),
   TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).optional(),
   TRUSTED_COUNTRY_HEADER: z
     .string()

@@ -126,9 +126,10 @@ export const testWebhook = defineOperation({
   operationId: "testWebhook",
   summary: "Send a test message",
   description:
-    "Sends a signed ping event to the endpoint now (even when disabled) and answers with the " +
-    "attempt: delivered, the status code or the error, and how long it took. It appears in the " +
-    "delivery log and is not retried.",
+    "Sends a signed ping event to the endpoint now (even when disabled) and answers whether it was " +
+    "delivered. Only that: when it was not, status_code is null and error one generic sentence, " +
+    "whatever happened (another status, a refused or timed-out connection); duration_ms is 0. The " +
+    "attempt appears so in the delivery log and is not retried.",
   tag: "Webhooks",
   write: true,
   parameters: [WEBHOOK_ID],

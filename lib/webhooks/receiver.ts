@@ -1,21 +1,33 @@
 import type { LookupFunction } from "node:net";
 import { Resolver } from "node:dns/promises";
+import ipaddr from "ipaddr.js";
 import { config } from "@/lib/config";
 import { DomainError } from "@/lib/http/errors";
 import { isIpLiteral } from "@/lib/safety/addresses";
 import { checkDestination, isInternalAddress, normaliseDestination } from "@/lib/safety/destination";
 
-/** What WEBHOOK_ALLOW_PRIVATE_NETWORKS lets through: the operator's own networks, never a metadata endpoint. */
+/** What WEBHOOK_PRIVATE_NETWORKS may open: the operator's own networks, never a metadata endpoint. */
 const PRIVATE_RANGES: ReadonlySet<string> = new Set(["loopback", "private", "uniqueLocal", "carrierGradeNat"]);
 const LOOKUP_TIMEOUT_MS = 3000;
 
 export const INTERNAL_RECEIVER = "The webhook URL points to an internal or private address, which webhooks may not be sent to.";
 
-/** Whether a message may be sent to this address: public, or (WEBHOOK_ALLOW_PRIVATE_NETWORKS=1) loopback or private. */
+/**
+ * Whether a message may be sent to this address: public, or a loopback or private address inside
+ * one of the networks the operator named in WEBHOOK_PRIVATE_NETWORKS (none by default).
+ */
 export function receiverAddressAllowed(address: string): boolean {
   const addressClass = isInternalAddress(address);
   if (!addressClass.internal) return true;
-  return config().WEBHOOK_ALLOW_PRIVATE_NETWORKS && PRIVATE_RANGES.has(addressClass.range);
+  return PRIVATE_RANGES.has(addressClass.range) && inOperatorNetwork(address);
+}
+
+function inOperatorNetwork(address: string): boolean {
+  const parsed = ipaddr.process(address.replace(/^\[|\]$/g, ""));
+  return config().WEBHOOK_PRIVATE_NETWORKS.some((network) => {
+    const range = ipaddr.parseCIDR(network);
+    return parsed.kind() === range[0].kind() && parsed.match(range);
+  });
 }
 
 /**
@@ -35,9 +47,9 @@ export async function vetReceiverUrl(raw: string): Promise<string> {
   return url;
 }
 
-/** With WEBHOOK_ALLOW_PRIVATE_NETWORKS, an internal name or a loopback/private literal passes the destination rules' refusal. */
+/** With networks in WEBHOOK_PRIVATE_NETWORKS, an internal name or a literal in them passes the destination rules' refusal. */
 function allowedInternal(raw: string, reason: string): boolean {
-  if (!config().WEBHOOK_ALLOW_PRIVATE_NETWORKS) return false;
+  if (config().WEBHOOK_PRIVATE_NETWORKS.length === 0) return false;
   if (reason === "internal_name") return true;
   if (reason !== "internal_address") return false;
   return receiverAddressAllowed(bareHost(normaliseDestination(raw)));

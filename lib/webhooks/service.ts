@@ -81,12 +81,23 @@ async function personActing(principal: Principal): Promise<string | null> {
   return principal.kind === "session" ? principal.userId : claimerOfKey(principal.apiKeyId);
 }
 
-/** Sends a ping to the endpoint now, disabled or not, and answers with the attempt (logged, never retried). */
+/** Why a test message was not delivered, the same whatever happened: the test is no probe of what answers where. */
+export const TEST_NOT_DELIVERED =
+  "The receiver did not accept the test message: check that its URL is right and that it answers a signed POST with a 2xx status within 10 seconds.";
+
+/**
+ * Sends a ping to the endpoint now, disabled or not, and answers with the attempt (logged, never
+ * retried). The answer and the log say only whether it was delivered: no status code, connection
+ * error or timing, so testing an address is no way to learn which ports answer and how.
+ */
 export async function testWebhook(principal: Principal, id: string): Promise<DeliveryAttemptView> {
   const webhook = await findOwnWebhook(principal, id);
   const messageId = newMessageId();
   const body = eventBody("ping", clock().now(), { webhook_id: webhook.id });
-  const outcome = await sendMessage(webhook.url, unsealSecret(await store.readSealedSecret(webhook.id)), { messageId, body });
+  const sent = await sendMessage(webhook.url, unsealSecret(await store.readSealedSecret(webhook.id)), { messageId, body });
+  const outcome = sent.delivered
+    ? { delivered: true, statusCode: sent.statusCode, error: null, durationMs: 0 }
+    : { delivered: false, statusCode: null, error: TEST_NOT_DELIVERED, durationMs: 0 };
   const at = new Date(clock().now());
   const deliveryId = await store.insertSentDelivery({ webhookId: webhook.id, messageId, body, delivered: outcome.delivered, at });
   await store.insertAttempt({ deliveryId, webhookId: webhook.id, attempt: 1, ...outcome, at });

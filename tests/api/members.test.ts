@@ -546,7 +546,7 @@ describe("invitations cannot be a phishing relay", () => {
     const user = await newUser("phisher", { subscription: false });
     const created = await call("POST", "/api/workspaces", { token: user.token, body: { name } });
     expect(created.status).toBe(400);
-    expect(created.body.error).toMatch(/web address or a domain name/);
+    expect(created.body.error).toMatch(/web address, a domain name/);
     expect((await call("PATCH", "/api/workspaces", { token: user.token, body: { name } })).status).toBe(400);
   });
 

@@ -175,7 +175,7 @@ describe("recheckLinks: every destination a link holds", () => {
   }
 
   it("blocks the whole link when a rule's destination turned malicious, and says so as link.status_changed", async () => {
-    process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = "1";
+    process.env.WEBHOOK_PRIVATE_NETWORKS = "127.0.0.0/8";
     resetConfig();
     const receiver = await startWebhookReceiver();
     try {
@@ -211,7 +211,7 @@ describe("recheckLinks: every destination a link holds", () => {
       ]);
     } finally {
       await receiver.close();
-      delete process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+      delete process.env.WEBHOOK_PRIVATE_NETWORKS;
       resetConfig();
     }
   });

@@ -11,7 +11,7 @@ let user: TestUser;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS = "1";
+  process.env.WEBHOOK_PRIVATE_NETWORKS = "127.0.0.0/8";
   resetConfig();
   receiver = await startWebhookReceiver();
   user = await newUser("stored-text");
@@ -19,7 +19,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await receiver.close();
-  delete process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+  delete process.env.WEBHOOK_PRIVATE_NETWORKS;
   resetConfig();
 });
 

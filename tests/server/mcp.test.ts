@@ -236,7 +236,7 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
         ]),
       );
       const csv = await callTool(client, "get_analytics", { link_id: link.id, group_by: "source", format: "csv" });
-      expect(textOf(csv)).toMatch(/^key,scans,uniques\r\n/);
+      expect(textOf(csv)).toMatch(/^"key","scans","uniques"\r\n/);
 
       const account = await callTool(client, "get_account");
       expect(account.structuredContent).toMatchObject({ plan: "unlimited", active: true, can: { create_links: true } });

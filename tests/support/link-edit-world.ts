@@ -17,12 +17,12 @@ export type LinkEditWorld = {
 
 /**
  * What a suite that edits links and follows their visits and webhooks runs in: the environment
- * it names, and WEBHOOK_ALLOW_PRIVATE_NETWORKS for a receiver on 127.0.0.1, set before its tests
+ * it names, and WEBHOOK_PRIVATE_NETWORKS=127.0.0.0/8 for a receiver on 127.0.0.1, set before its tests
  * and undone after them; and before each test, the clock at WORLD_START reading `world.now`, no
  * cached link, and a receiver of its own.
  */
 export function linkEditWorld(environment: Record<string, string> = {}): LinkEditWorld {
-  const settings = { ...environment, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "1" };
+  const settings = { ...environment, WEBHOOK_PRIVATE_NETWORKS: "127.0.0.0/8" };
   const world = { now: WORLD_START } as { now: number; receiver: WebhookReceiver };
   beforeAll(() => {
     Object.assign(process.env, settings);

@@ -108,8 +108,8 @@ export async function testWebhookAction(id: string): Promise<ActionResult<string
   const result = await dashboardAction(testWebhookOperation, undefined, async (principal) => {
     const outcome = await testWebhook(principal, id);
     return outcome.delivered
-      ? `Delivered: the receiver answered ${outcome.status_code} in ${outcome.duration_ms} ms.`
-      : `Not delivered: ${inCustomerWords(outcome.error ?? `the receiver answered ${outcome.status_code}`).replace(/\.$/, "")}.`;
+      ? "Delivered: the receiver accepted the test message."
+      : `Not delivered. ${inCustomerWords(outcome.error ?? "The receiver did not accept the test message.")}`;
   });
   revalidatePath(PAGE);
   return result;
