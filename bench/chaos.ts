@@ -5,6 +5,7 @@ import { closePool } from "@/lib/db/pool";
 import { ensureFreshBuild, startApp, type RunningApp } from "@/scripts/app-process";
 import { boot } from "@/scripts/boot";
 import { rawRequest } from "@/tests/support/http";
+import { isAlive } from "@/tests/support/faults";
 import { visitContinuously } from "@/tests/support/load";
 import { rawScansOf } from "@/tests/support/scan-stream";
 import { startTcpCut, type TcpCut } from "@/tests/support/tcp-cut";
@@ -36,15 +37,6 @@ type Row = {
   alive: boolean;
   recoveryMs: number;
 };
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Until a link the instance has never looked up redirects: the database is read again. */
 async function recoveryMs(app: RunningApp, links: SpreadLinks, unseen: () => number): Promise<number> {
@@ -92,7 +84,7 @@ async function runFault(
     failed: load.other,
     recorded: recorded - 1,
     expected: load.redirects,
-    alive: alive(app.pid),
+    alive: isAlive(app.pid),
     recoveryMs: recovery,
   } satisfies Row;
 }

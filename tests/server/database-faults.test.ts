@@ -8,6 +8,7 @@ import { TEST_ZONE } from "../support/dns-server";
 import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
 import { rawRequest } from "../support/http";
 import { visitContinuously } from "../support/load";
+import { frontAppEnv, isAlive } from "../support/faults";
 import { eventually, rawScansOf } from "../support/scan-stream";
 import { startTcpCut, type TcpCut } from "../support/tcp-cut";
 
@@ -36,15 +37,7 @@ afterAll(async () => {
 });
 
 function appEnv(database: string): Record<string, string | undefined> {
-  return {
-    DATABASE_URL: database,
-    DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE,
-    AUTH_SECRET: process.env.AUTH_SECRET,
-    DNS_RESOLVER: dns.resolver,
-    SHORT_BASE_URL: `http://${SHORT_HOST}`,
-    BASE_URL: "http://app.test.example",
-    RECHECK_INTERVAL_SECONDS: "0",
-  };
+  return frontAppEnv(database, dns.resolver);
 }
 
 /** Resolves once the app's scan writer has a batch statement running in PostgreSQL; its backend's pid. */
@@ -62,15 +55,6 @@ async function batchBeingWritten(): Promise<number> {
   throw new Error("No scan batch was written within 30 s of continuous visits.");
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function warm(app: RunningApp, slugs: string[]): Promise<void> {
   for (const slug of slugs) expect((await rawRequest(app.url, `/${slug}`, { host: SHORT_HOST })).status).toBe(302);
   await eventually(async () => expect(await rawScansOf(databaseUrl, { slugs })).toBe(slugs.length));
@@ -84,10 +68,10 @@ async function underLoad(app: RunningApp, slugs: string[], fault: () => Promise<
     await fault();
     // Time to write the backlog before the next fault: the buffer holds a bounded number of scans.
     await new Promise((resolve) => setTimeout(resolve, 3000));
-    expect(alive(app.pid), `the server died after fault ${round + 1}:\n${app.output()}`).toBe(true);
+    expect(isAlive(app.pid), `the server died after fault ${round + 1}:\n${app.output()}`).toBe(true);
   }
   await load.stop();
-  expect(alive(app.pid), app.output()).toBe(true);
+  expect(isAlive(app.pid), app.output()).toBe(true);
   expect(load.other).toBe(0);
   expect(load.redirects).toBeGreaterThan(500);
   await eventually(
@@ -182,7 +166,7 @@ describe("started while PostgreSQL does not answer", () => {
     } finally {
       await fresh.end();
     }
-    expect(alive(app.pid)).toBe(true);
+    expect(isAlive(app.pid)).toBe(true);
     expect(app.output()).toContain("PostgreSQL answers again: migrations are current");
   }, 120_000);
 });

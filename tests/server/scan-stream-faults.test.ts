@@ -13,6 +13,7 @@ import { rawRequest } from "../support/http";
 import { eventually, rawScansOf } from "../support/scan-stream";
 import { startTcpCut, type TcpCut } from "../support/tcp-cut";
 import { visitContinuously } from "../support/load";
+import { frontAppEnv } from "../support/faults";
 
 /**
  * Faults on real processes, with scans through NATS JetStream (the machines run it on 4222): the
@@ -25,17 +26,7 @@ const streams: string[] = [];
 let dns: FakeDnsServer;
 
 function appEnv(stream: string, database: string): Record<string, string | undefined> {
-  return {
-    DATABASE_URL: database,
-    DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE,
-    AUTH_SECRET: process.env.AUTH_SECRET,
-    DNS_RESOLVER: dns.resolver,
-    SHORT_BASE_URL: `http://${SHORT_HOST}`,
-    BASE_URL: "http://app.test.example",
-    RECHECK_INTERVAL_SECONDS: "0",
-    NATS_URL: LOCAL_NATS,
-    NATS_SCAN_STREAM: stream,
-  };
+  return frontAppEnv(database, dns.resolver, { NATS_URL: LOCAL_NATS, NATS_SCAN_STREAM: stream });
 }
 
 function newStream(): string {

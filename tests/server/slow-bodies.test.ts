@@ -1,6 +1,7 @@
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "@/scripts/app-process";
+import { frontAppEnv } from "../support/faults";
 
 /**
  * Request bodies trickled a byte at a time, each holding one of the front's 256 sockets to the
@@ -10,16 +11,7 @@ import { startApp, type RunningApp } from "@/scripts/app-process";
 let app: RunningApp;
 
 beforeAll(async () => {
-  app = await startApp("front", {
-    DATABASE_URL: process.env.DATABASE_URL,
-    DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE,
-    AUTH_SECRET: process.env.AUTH_SECRET,
-    DNS_RESOLVER: process.env.DNS_RESOLVER,
-    SHORT_BASE_URL: "http://s.test.example",
-    BASE_URL: "http://app.test.example",
-    RECHECK_INTERVAL_SECONDS: "0",
-    TRUSTED_PROXY_HOPS: "1",
-  });
+  app = await startApp("front", frontAppEnv(process.env.DATABASE_URL!, process.env.DNS_RESOLVER, { TRUSTED_PROXY_HOPS: "1" }));
 });
 
 afterAll(async () => {
