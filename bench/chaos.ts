@@ -36,7 +36,33 @@ type Row = {
   expected: number;
   alive: boolean;
   recoveryMs: number;
+  /** The slowest /api/health answer during the fault (a readiness probe's view). */
+  slowestHealthMs: number;
 };
+
+/** Asks /api/health every 500 ms until stopped; resolves to the slowest answer's time (Infinity when one took over 5 s). */
+function probeHealth(app: RunningApp): { stop(): Promise<number> } {
+  let running = true;
+  let slowest = 0;
+  const probing = (async () => {
+    while (running) {
+      const started = Date.now();
+      const answered = await fetch(`${app.url}/api/health`, { signal: AbortSignal.timeout(5000) }).then(
+        async (response) => (await response.arrayBuffer(), true),
+        () => false,
+      );
+      slowest = Math.max(slowest, answered ? Date.now() - started : Infinity);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await probing;
+      return slowest;
+    },
+  };
+}
 
 /** Until a link the instance has never looked up redirects: the database is read again. */
 async function recoveryMs(app: RunningApp, links: SpreadLinks, unseen: () => number): Promise<number> {
@@ -71,7 +97,9 @@ async function runFault(
   const load = visitContinuously(app.url, SHORT_HOST, warm, VISITORS);
   await new Promise((resolve) => setTimeout(resolve, 2000));
   await fault.start();
+  const health = probeHealth(app);
   await new Promise((resolve) => setTimeout(resolve, FAULT_MS));
+  const slowestHealthMs = await health.stop();
   await fault.end();
   const recovery = await recoveryMs(app, links, unseen);
   await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -86,6 +114,7 @@ async function runFault(
     expected: load.redirects,
     alive: isAlive(app.pid),
     recoveryMs: recovery,
+    slowestHealthMs,
   } satisfies Row;
 }
 
@@ -118,15 +147,19 @@ function slowBodies(app: RunningApp): Fault {
 function table(rows: Row[]): string {
   const lines = rows.map(
     (row) =>
-      `| ${row.fault} | ${row.answered} | ${row.failed} | ${row.recorded} of ${row.expected} | ${row.alive ? "yes" : "**no**"} | ${
-        Number.isFinite(row.recoveryMs) ? `${(row.recoveryMs / 1000).toFixed(1)} s` : "never"
-      } |`,
+      `| ${row.fault} | ${row.answered} | ${row.failed} | ${row.recorded} of ${row.expected} | ${row.alive ? "yes" : "**no**"} | ${seconds(
+        row.recoveryMs,
+      )} | ${seconds(row.slowestHealthMs)} |`,
   );
   return [
-    "| fault | visits answered | failed | scans recorded | alive | recovery |",
-    "|---|---:|---:|---:|---|---:|",
+    "| fault | visits answered | failed | scans recorded | alive | recovery | slowest health answer |",
+    "|---|---:|---:|---:|---|---:|---:|",
     ...lines,
   ].join("\n");
+}
+
+function seconds(ms: number): string {
+  return Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : "over 5 s";
 }
 
 async function main(): Promise<void> {
@@ -143,6 +176,7 @@ async function main(): Promise<void> {
     SHORT_BASE_URL: `http://${SHORT_HOST}`,
     BASE_URL: "http://app.chaos.example",
     RECHECK_INTERVAL_SECONDS: "0",
+    TRUSTED_PROXY_HOPS: "1",
   });
   const warm = Array.from({ length: LINKS }, (_, index) => `${links.prefix}${index}`);
   for (const slug of warm) await rawRequest(app.url, `/${slug}`, { host: SHORT_HOST });

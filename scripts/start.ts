@@ -8,7 +8,7 @@ import { startDomainCheckTimer } from "@/lib/domains/check-timer";
 import { answeringHealth } from "@/lib/health/front";
 import { behindFrontDoor } from "@/lib/http/client-address";
 import { refusingMalformedRequests } from "@/lib/http/malformed-request";
-import { boundRequestTimes, enforcingBodyRate } from "@/lib/http/request-deadlines";
+import { enforcingBodyRate, FRONT_SERVER_OPTIONS } from "@/lib/http/request-deadlines";
 import { log } from "@/lib/log";
 import { closeNats, natsConfigured } from "@/lib/nats/connection";
 import { createFrontDoor } from "@/lib/resolution/node-door";
@@ -49,8 +49,10 @@ async function main(): Promise<void> {
   // embedded database (one connection for everything) keep it in this one.
   const application = dev || embedded ? await applicationInProcess(dev, PORT) : await applicationProcess();
   parkScansWhenBehind();
-  const server = createServer(refusingMalformedRequests(enforcingBodyRate(createFrontDoor(answeringHealth(application.handle)))));
-  boundRequestTimes(server);
+  const server = createServer(
+    FRONT_SERVER_OPTIONS,
+    refusingMalformedRequests(enforcingBodyRate(createFrontDoor(answeringHealth(application.handle)))),
+  );
   // Only while starting: an address this machine lacks (EADDRNOTAVAIL) or a port taken (EADDRINUSE) ends the start with a sentence.
   const cannotListen = (error: NodeJS.ErrnoException) => {
     log().fatal(

@@ -15,6 +15,7 @@ describe("isUnreachable", () => {
     ["a connect that timed out", new Error("timeout expired")],
     ["a server starting up", databaseError("57P03")],
     ["a connection exception", databaseError("08006")],
+    ["a server out of connections", databaseError("53300")],
     ["a migration whose connection ended", new Error("Migration x failed", { cause: new Error("Connection terminated") })],
   ])("takes %s for a database that does not answer", (_, error) => {
     expect(isUnreachable(error)).toBe(true);

@@ -74,12 +74,13 @@ const NETWORK_CODES = new Set([
 /**
  * A failure to reach the database, as opposed to one it answered or a migration this runner
  * refuses: a socket error, a connection pg ended or gave up on, a connection exception (SQLSTATE
- * class 08) or the server shutting down or starting up (57P).
+ * class 08), the server shutting down or starting up (57P), or out of connections (53300, as when
+ * every instance of a cluster restarts at once).
  */
 export function isUnreachable(error: unknown): boolean {
   for (let current = error; current instanceof Error; current = current.cause) {
     const code = (current as { code?: unknown }).code;
-    if (current instanceof pg.DatabaseError) return /^(08|57P)/.test(code as string);
+    if (current instanceof pg.DatabaseError) return /^(08|57P|53300)/.test(code as string);
     if (typeof code === "string" && NETWORK_CODES.has(code)) return true;
     if (/^Connection terminated|timeout expired/i.test(current.message)) return true;
   }

@@ -42,7 +42,9 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
  * Returns the names of the migrations it applied.
  */
 export async function migrate(databaseUrl: string, dir = MIGRATIONS_DIR): Promise<string[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
+  // A bounded connect: a database host that drops packets, or one that accepts and never answers,
+  // fails the attempt in seconds (the start then serves without it and retries) instead of waiting forever.
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5000, keepAlive: true });
   // A connection that ends under the migration fails its query; unheard, its 'error' event would end the process.
   client.on("error", () => undefined);
   await client.connect();

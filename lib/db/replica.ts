@@ -34,6 +34,8 @@ type Monitor = {
   /** The primary's WAL positions, oldest first, with when they were read. */
   history: { at: number; lsn: bigint }[];
   timer: NodeJS.Timeout;
+  /** The check under way: ticks and callers share it, so checks never overlap or pile up queries. */
+  checking: Promise<void> | null;
 };
 
 const processMonitor = processSingleton<Monitor | null>("db.replica", () => {
@@ -43,6 +45,7 @@ const processMonitor = processSingleton<Monitor | null>("db.replica", () => {
     replica: createPool(url, config().DATABASE_POOL_SIZE),
     state: { status: "unavailable", reason: NOT_CHECKED },
     history: [],
+    checking: null,
     timer: setInterval(() => void check(monitor), MONITOR_INTERVAL_MS),
   };
   monitor.timer.unref();
@@ -65,13 +68,23 @@ export function lagFrom(history: { at: number; lsn: bigint }[], replayed: bigint
 /** Each side of a check answers within this, so a hung primary or replica is noticed within the monitor's tick. */
 const CHECK_DEADLINE_MS = 900;
 
-async function check(monitor: Monitor): Promise<void> {
-  const previous = monitor.state;
-  monitor.state = await measure(monitor).catch((error: unknown): ReplicaState => ({
-    status: "unavailable",
-    reason: error instanceof Error ? error.message : String(error),
-  }));
-  reportChange(previous, monitor.state);
+function check(monitor: Monitor): Promise<void> {
+  monitor.checking ??= (async () => {
+    const previous = monitor.state;
+    monitor.state = await measure(monitor).catch((error: unknown): ReplicaState => ({
+      status: "unavailable",
+      reason: failureOf(error),
+    }));
+    reportChange(previous, monitor.state);
+  })().finally(() => (monitor.checking = null));
+  return monitor.checking;
+}
+
+/** What health may show of a failure: the driver's or the socket's code (never a host or user name), else our own sentence. */
+function failureOf(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") return code;
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -81,10 +94,14 @@ async function check(monitor: Monitor): Promise<void> {
  * it was the only copy able to answer).
  */
 async function measure(monitor: Monitor): Promise<ReplicaState> {
+  // A primary whose pool is busy (requests queued for a connection) is slow, not away: its check
+  // waits in that queue, and a timeout there says nothing about the primary.
+  const busy = pool().waitingCount > 0;
   const primary = await withDeadline(
     pool().query<{ lsn: string }>("SELECT pg_current_wal_insert_lsn()::text AS lsn"),
     CHECK_DEADLINE_MS,
   ).catch(() => null);
+  if (!primary && busy) return monitor.state;
   const now = Date.now();
   if (primary) {
     monitor.history.push({ at: now, lsn: lsnValue(primary.rows[0]!.lsn) });
@@ -98,13 +115,22 @@ async function measure(monitor: Monitor): Promise<ReplicaState> {
   );
   const { replayed, received } = rows[0]!;
   if (replayed === null) throw new Error("READ_DATABASE_URL is not a replica (it replays no WAL)");
-  if (!primary) {
-    if (received !== null && lsnValue(received) > lsnValue(replayed))
-      return { status: "unavailable", reason: "the primary does not answer and the replica is still replaying" };
-    return { status: "primary away" };
-  }
+  if (!primary) return withoutPrimary(monitor, lsnValue(replayed), received === null ? null : lsnValue(received));
   const lagMs = lagFrom(monitor.history, lsnValue(replayed), now);
   return lagMs <= config().READ_REPLICA_MAX_LAG_MS ? { status: "ok", lagMs } : { status: "behind", lagMs };
+}
+
+/**
+ * The primary does not answer: the replica is used only if it was in use (not behind) when the
+ * primary went away, has replayed all it received, and has reached the last position read from
+ * the primary. A replica that had fallen behind, or whose stream was cut earlier, stays unused.
+ */
+function withoutPrimary(monitor: Monitor, replayed: bigint, received: bigint | null): ReplicaState {
+  const wasInUse = monitor.state.status === "ok" || monitor.state.status === "primary away";
+  const lastPrimary = monitor.history.at(-1)?.lsn;
+  const caughtUp = (received === null || received <= replayed) && lastPrimary !== undefined && replayed >= lastPrimary;
+  if (wasInUse && caughtUp) return { status: "primary away" };
+  return { status: "unavailable", reason: "the primary does not answer, and the replica had not caught up with it" };
 }
 
 /** One log line when the replica starts or stops being used (and at the first check). */

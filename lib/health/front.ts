@@ -47,7 +47,8 @@ export function answeringHealth(application: Handler): Handler {
 
 function recentAnswer(): ReturnType<typeof healthAnswer> {
   const holder = recentCheck.get();
-  const now = Date.now();
+  // Monotonic: a clock stepped back must not keep one answer for longer.
+  const now = performance.now();
   if (!holder.last || now - holder.last.at >= REUSE_MS) holder.last = { at: now, answer: healthAnswer() };
   return holder.last.answer;
 }

@@ -1,9 +1,6 @@
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { IncomingMessage, ServerOptions, ServerResponse } from "node:http";
 
 type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void;
-
-/** A request's headers must have arrived this long after its first byte (Node's default: 60 s). */
-const HEADERS_TIMEOUT_MS = 10_000;
 
 export type BodyRate = {
   /** How long a body may take to get going before its pace counts. */
@@ -22,14 +19,16 @@ export type BodyRate = {
 export const DEFAULT_BODY_RATE: BodyRate = { graceMs: 10_000, minBytesPerSecond: 16 * 1024, checkEveryMs: 1000 };
 
 /**
- * A front server's bounds on slow clients: headers within seconds, and bodies at a minimum pace
- * (enforcingBodyRate) instead of one deadline for the whole request, which would have to be long
- * enough for the largest upload on the slowest line.
+ * A front server's bounds on slow clients: headers within 10 s of the request's first byte (Node's
+ * default is 60 s; Node checks every `connectionsCheckingInterval`, 30 s by default, so the bound is
+ * checked each second), and bodies at a minimum pace (enforcingBodyRate) instead of one deadline for
+ * the whole request, which would have to be long enough for the largest upload on the slowest line.
  */
-export function boundRequestTimes(server: Server): void {
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.requestTimeout = 0;
-}
+export const FRONT_SERVER_OPTIONS = {
+  headersTimeout: 10_000,
+  requestTimeout: 0,
+  connectionsCheckingInterval: 1000,
+} as const satisfies ServerOptions;
 
 /**
  * Answers 408 and closes the connection of a request whose body arrives slower than `rate`

@@ -4,6 +4,8 @@ import type { ResolvedLink } from "./types";
 type Entry = { link: ResolvedLink | null; freshUntil: number };
 
 const MAX_ENTRIES = 100_000;
+/** A drop forgotten this far back reads as the oldest possible, so a lookup older than it is not cached: the safe side. */
+const MAX_DROPS_REMEMBERED = 10_000;
 
 export function cacheKey(host: string | null, slug: string): string {
   return `${host ?? ""}/${slug}`;
@@ -15,6 +17,10 @@ export function cacheKey(host: string | null, slug: string): string {
  */
 export class LinkCache {
   private readonly entries = new LRUCache<string, Entry>({ max: MAX_ENTRIES });
+  /** When each recently dropped key was dropped, and when everything was, on one counter (see `dropStamp`). */
+  private readonly drops = new LRUCache<string, number>({ max: MAX_DROPS_REMEMBERED });
+  private dropCount = 0;
+  private clearedAt = 0;
 
   constructor(private readonly ttlMs: number) {}
 
@@ -41,9 +47,25 @@ export class LinkCache {
 
   delete(key: string): void {
     this.entries.delete(key);
+    this.drops.set(key, ++this.dropCount);
   }
 
   clear(): void {
     this.entries.clear();
+    this.clearedAt = ++this.dropCount;
+  }
+
+  /**
+   * The last drop of `key` (or of everything): taken before a lookup and handed to `setUnlessDropped`
+   * after it, so a lookup that was under way when the link changed cannot put back the copy the
+   * change replaced.
+   */
+  dropStamp(key: string): number {
+    return Math.max(this.clearedAt, this.drops.get(key) ?? 0);
+  }
+
+  /** `set`, unless the key was dropped since `stamp` was taken (a change came in meanwhile). */
+  setUnlessDropped(key: string, link: ResolvedLink | null, now: number, stamp: number): void {
+    if (this.dropStamp(key) === stamp) this.set(key, link, now);
   }
 }

@@ -212,6 +212,19 @@ describe("resolving a visit, with fakes through ResolutionDeps", () => {
     expect(w.deps.cache.fresh("/abc2345", w.deps.clock.now())).toMatchObject({ slug: "abc2345" });
   });
 
+  it("does not put back the copy a change replaced when the change arrives while the link is being read", async () => {
+    const w = world(quarantined({ status: ACTIVE }));
+    let answer!: (link: ResolvedLink) => void;
+    w.deps.store.findLink = () => new Promise((resolve) => (answer = resolve));
+    const pending = resolveVisit(visitOf(w.stored()), w.deps);
+    await Promise.resolve();
+    // The link is repointed: every instance drops its copy while this lookup is under way.
+    w.deps.cache.delete("/abc2345");
+    answer(w.stored());
+    expect(await pending).toMatchObject({ kind: "redirect" });
+    expect(w.deps.cache.fresh("/abc2345", w.deps.clock.now())).toBeUndefined();
+  });
+
   it("blocks a link whose live check is malicious, records it and tells every instance", async () => {
     const w = world(quarantined(), { status: "malicious", source: "blocklist", threat: "phishing", detail: "listed" });
     const outcome = await resolveVisit(visitOf(w.stored()), w.deps);

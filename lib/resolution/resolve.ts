@@ -113,9 +113,10 @@ async function lookUp(host: string | null, slug: string, deps: ResolutionDeps): 
 /** The link from the database, within the deadline, into the cache; a failure is counted toward the spell and rethrown. */
 async function readIntoCache(key: string, host: string | null, slug: string, deps: ResolutionDeps): Promise<ResolvedLink | null> {
   const now = deps.clock.now();
+  const stamp = deps.cache.dropStamp(key);
   try {
     const link = await withDeadline(deps.store.findLink(host, slug), STORE_DEADLINE_MS);
-    deps.cache.set(key, link, now);
+    deps.cache.setUnlessDropped(key, link, now, stamp);
     deps.trouble.answered();
     return link;
   } catch (error) {

@@ -66,13 +66,15 @@ describe("slow request bodies", () => {
   it("lets one network hold an eighth of the application's sockets; its next requests get 429, others go on", async () => {
     const trickles = Array.from({ length: 40 }, (_, index) => trickle(`203.0.113.${index + 1}`));
     try {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      const refused = await Promise.race([
-        Promise.all(trickles.slice(32).map((each) => each.answer)),
-        new Promise<null>((resolve) => setTimeout(() => resolve(null), 5000)),
-      ]);
-      expect(refused, "the requests past the network's share are answered at once").not.toBeNull();
-      for (const answer of refused!) expect(statusLine(answer)).toBe("HTTP/1.1 429 Too Many Requests");
+      // Past the share, the network's requests are answered at once; which ones depends on arrival order.
+      const within5s = await Promise.all(
+        trickles.map((each) =>
+          Promise.race([each.answer, new Promise<null>((resolve) => setTimeout(() => resolve(null), 5000))]),
+        ),
+      );
+      const refused = within5s.filter((answer) => answer !== null);
+      expect(refused).toHaveLength(8);
+      for (const answer of refused) expect(statusLine(answer!)).toBe("HTTP/1.1 429 Too Many Requests");
 
       const other = await fetch(`${app.url}/api/openapi.json`, {
         headers: { "x-forwarded-for": "192.0.2.44" },
