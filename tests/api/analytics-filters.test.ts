@@ -178,7 +178,7 @@ describe("filters", () => {
     const csv = await call("GET", `/api/analytics?${new URLSearchParams({ ...query, format: "csv" })}`, { token: user.token });
     expect(csv.status).toBe(200);
     expect(csv.text.trim().split(/\r?\n/).slice(1)).toEqual(
-      json.data.map((row: Counted) => `${row.key},${row.scans},${row.uniques}`),
+      json.data.map((row: Counted) => `"${row.key}",${row.scans},${row.uniques}`),
     );
   });
 
