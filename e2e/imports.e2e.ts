@@ -91,7 +91,7 @@ test("checks and imports a Bitly export on the verified domain; the refused row 
     run.getByRole("button", { name: "Download the problems (CSV)" }).click(),
   ]);
   const csv = await readFile((await download.path())!, "utf8");
-  expect(csv.split("\r\n")[0]).toBe("row,problem");
+  expect(csv.split("\r\n")[0]).toBe('"row","problem"');
   expect(csv).toContain(`4,`);
   await capturePage(page, testInfo, "import-done");
 

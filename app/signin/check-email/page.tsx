@@ -42,7 +42,8 @@ function PrintedLink() {
           terminal running <code>npm start</code>. Open the link on its own line there. It works once, for 15 minutes.
         </p>
         <p className={mutedClass}>
-          To send real e-mail, set SMTP_URL. <Link href="/signin">Ask for another link</Link>.
+          To send real e-mail, connect this copy to a mail server: docs/configuration.md in the project says how.{" "}
+          <Link href="/signin">Ask for another link</Link>.
         </p>
       </div>
     </main>
