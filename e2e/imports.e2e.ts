@@ -151,10 +151,11 @@ test("the links list shows the imported titles and tags, filters by tag, tags se
     page.getByRole("link", { name: "Export all (CSV)" }).click(),
   ]);
   const exported = await readFile((await download.path())!, "utf8");
+  // Every text cell is quoted (lib/http/csv.ts), so no cell can start a spreadsheet formula.
   expect(exported.split("\r\n")[0]).toBe(
-    "id,short_url,slug,host,destination,status,tags,title,created_at,archived_at,imported_from,scans_30d",
+    '"id","short_url","slug","host","destination","status","tags","title","created_at","archived_at","imported_from","scans_30d"',
   );
-  const brunchLine = exported.split("\r\n").find((line) => line.includes(`https://${HOSTNAME}/Brunch01,`))!;
-  expect(brunchLine).toContain(`,Brunch01,${HOSTNAME},https://example.com/menus/brunch,`);
+  const brunchLine = exported.split("\r\n").find((line) => line.includes(`"https://${HOSTNAME}/Brunch01",`))!;
+  expect(brunchLine).toContain(`,"Brunch01","${HOSTNAME}","https://example.com/menus/brunch",`);
   expect(brunchLine).toContain(`,"menus, print","Brunch menu, printed",`);
 });
