@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
 import { MAX_SCANS_PER_ROW, scanMessageText } from "@/lib/analytics/scan-message";
@@ -17,7 +16,7 @@ import { closeNats, natsConnection } from "@/lib/nats/connection";
 import { freePort } from "@/scripts/app-process";
 import { report } from "../support/analytics";
 import { call, newUser, type TestUser } from "../support/api";
-import { eventually, iphoneScan, rawScansOf } from "../support/scan-stream";
+import { deleteStreams, eventually, iphoneScan, rawScansOf } from "../support/scan-stream";
 
 /**
  * Anyone who can publish to NATS can put a message on the scan subject. The writers count only
@@ -87,10 +86,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  const connection = await connect({ servers: LOCAL_NATS });
-  const manager = await jetstreamManager(connection);
-  for (const stream of streams) await manager.streams.delete(stream).catch(() => undefined);
-  await connection.close();
+  await deleteStreams(LOCAL_NATS, streams);
   delete process.env.NATS_URL;
   delete process.env.NATS_SCAN_STREAM;
   resetConfig();

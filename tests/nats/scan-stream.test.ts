@@ -14,7 +14,7 @@ import { disconnectDb } from "@/lib/db/client";
 import { closeNats, natsConnection, natsState } from "@/lib/nats/connection";
 import { freePort } from "@/scripts/app-process";
 import { call, newUser } from "../support/api";
-import { eventually, iphoneScan, rawScansOf } from "../support/scan-stream";
+import { deleteStreams, eventually, iphoneScan, rawScansOf } from "../support/scan-stream";
 import { startTcpCut, type TcpCut } from "../support/tcp-cut";
 
 /** The machines run NATS with JetStream here (and CI's do); each test gets streams of its own. */
@@ -77,10 +77,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  const connection = await connect({ servers: LOCAL_NATS });
-  const manager = await jetstreamManager(connection);
-  for (const stream of streams) await manager.streams.delete(stream).catch(() => undefined);
-  await connection.close();
+  await deleteStreams(LOCAL_NATS, streams);
   delete process.env.NATS_URL;
   delete process.env.NATS_SCAN_STREAM;
   resetConfig();

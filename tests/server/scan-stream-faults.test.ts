@@ -1,6 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScanStreamWriter } from "@/lib/analytics/scan-stream";
 import { resetConfig } from "@/lib/config";
@@ -10,7 +8,7 @@ import { newLinks } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
 import { rawRequest } from "../support/http";
-import { eventually, rawScansOf } from "../support/scan-stream";
+import { deleteStreams, eventually, rawScansOf } from "../support/scan-stream";
 import { startTcpCut, type TcpCut } from "../support/tcp-cut";
 import { visitContinuously } from "../support/load";
 import { frontAppEnv } from "../support/faults";
@@ -43,10 +41,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await dns.close();
-  const connection = await connect({ servers: LOCAL_NATS });
-  const manager = await jetstreamManager(connection);
-  for (const stream of streams) await manager.streams.delete(stream).catch(() => undefined);
-  await connection.close();
+  await deleteStreams(LOCAL_NATS, streams);
 });
 
 describe("PostgreSQL cut off for 30 s under continuous visits, scans through NATS", () => {

@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import pg from "pg";
 import type { ScanRow } from "@/lib/analytics/enrich";
 
@@ -48,4 +50,12 @@ export function iphoneScan(linkId: string, occurredAt: Date): ScanRow {
     bot: false,
     visitor: randomBytes(16).toString("hex"),
   };
+}
+
+/** Deletes the JetStream streams a suite made on the NATS server at `servers` (gone ones are skipped). */
+export async function deleteStreams(servers: string, streams: readonly string[]): Promise<void> {
+  const connection = await connect({ servers });
+  const manager = await jetstreamManager(connection);
+  for (const stream of streams) await manager.streams.delete(stream).catch(() => undefined);
+  await connection.close();
 }
