@@ -1,9 +1,9 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { db } from "@/lib/db/client";
+import { db, transaction } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
-import { commitLink, type LinkDraft, LinkTransaction } from "@/lib/links/commit";
+import { commitLink, type LinkDraft } from "@/lib/links/commit";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { type Invalidation, onInvalidation } from "@/lib/links/invalidation";
 
@@ -32,7 +32,7 @@ function draft(workspaceId: string, overrides: Partial<LinkDraft> = {}): LinkDra
     host: null,
     domainId: null,
     destination: `https://example.com/commit/${randomString(SLUG_ALPHABET, 8)}`,
-    createdByUserId: null,
+    by: { kind: "machine_payment", payerDid: "did:pkh:eip155:1:0x0000000000000000000000000000000000000001" },
     slug: null,
     title: null,
     tagNames: [],
@@ -109,8 +109,8 @@ describe("commitLink, the one way a link is written", () => {
   it("announces a link written inside a transaction only once the transaction has committed", async () => {
     const workspaceId = await newWorkspace();
     let heardBeforeCommit: Invalidation[] | undefined;
-    const link = await LinkTransaction.run(async (transaction) => {
-      const committed = await commitLink(draft(workspaceId, { slug: `tx-${randomString(SLUG_ALPHABET, 6)}` }), { transaction });
+    const link = await transaction(async (client) => {
+      const committed = await commitLink(draft(workspaceId, { slug: `tx-${randomString(SLUG_ALPHABET, 6)}` }), { client });
       heardBeforeCommit = [...heard];
       return committed.link;
     }, FULFILMENT_LIKE);
@@ -120,8 +120,8 @@ describe("commitLink, the one way a link is written", () => {
 
   it("announces nothing, and leaves no link, when the transaction rolls back", async () => {
     const workspaceId = await newWorkspace();
-    const rolledBack = LinkTransaction.run(async (transaction) => {
-      await commitLink(draft(workspaceId), { transaction });
+    const rolledBack = transaction(async (client) => {
+      await commitLink(draft(workspaceId), { client });
       throw new Error("a later write of the same transaction failed");
     }, FULFILMENT_LIKE);
     await expect(rolledBack).rejects.toThrow(/later write/);
