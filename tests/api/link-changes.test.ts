@@ -1,25 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { afterCommit, db, transaction } from "@/lib/db/client";
 import { linkChanged } from "@/lib/links/changes";
-import { type Invalidation, onInvalidation } from "@/lib/links/invalidation";
+import type { Invalidation } from "@/lib/links/invalidation";
 import { applyDueRepoints } from "@/lib/links/scheduled";
 import { readLink } from "@/lib/links/store";
 import { blockForAbuse, setStatus } from "@/lib/resolution/store";
 import { call, newUser, type TestUser } from "../support/api";
 import { createLink, editLink, linkEditWorld, listenTo } from "../support/link-edit-world";
+import { heardInvalidations } from "../support/invalidations";
 
 const world = linkEditWorld();
 const LINK_EVENTS = ["link.created", "link.updated", "link.archived", "link.restored", "link.status_changed"];
 
-let heard: Invalidation[] = [];
-let stopListening: () => void;
-
-beforeEach(() => {
-  heard = [];
-  stopListening = onInvalidation((invalidation) => heard.push(invalidation));
-});
-
-afterEach(() => stopListening());
+const invalidations = heardInvalidations();
 
 /** The webhook messages written for this workspace's endpoint, oldest first. */
 async function messagesOf(user: TestUser): Promise<string[]> {
@@ -39,9 +32,9 @@ describe("linkChanged, the one call for every change to a link", () => {
     const link = await createLink(user, "https://example.com/changes");
     const announced = [{ kind: "link", host: null, slug: link.slug }];
     expect(await messagesOf(user)).toEqual(["link.created"]);
-    expect(heard).toEqual(announced);
+    expect(invalidations.heard).toEqual(announced);
 
-    heard = [];
+    invalidations.heard = [];
     expect((await editLink(user, link.id, { title: "Menu" })).status).toBe(200);
     expect((await call("DELETE", `/api/links/${link.id}`, { token: user.token })).status).toBe(200);
     expect((await call("DELETE", `/api/links/${link.id}`, { token: user.token })).status).toBe(200);
@@ -65,28 +58,28 @@ describe("linkChanged, the one call for every change to a link", () => {
       "link.updated",
       "link.updated",
     ]);
-    expect(heard).toEqual(Array(8).fill(announced[0]));
+    expect(invalidations.heard).toEqual(Array(8).fill(announced[0]));
   });
 
   it("announces a change only once its transaction has committed", async () => {
     const user = await newUser("link-changes-commit");
     const link = await createLink(user, "https://example.com/commit-order");
-    heard = [];
+    invalidations.heard = [];
     let heardInside: Invalidation[] | undefined;
     await transaction(async (tx) => {
       const row = await readLink(link.id, tx);
       await linkChanged(tx, { kind: "edited", link: row, before: row, by: { kind: "service" } });
-      heardInside = [...heard];
+      heardInside = [...invalidations.heard];
     });
     expect(heardInside).toEqual([]);
-    expect(heard).toEqual([{ kind: "link", host: null, slug: link.slug }]);
+    expect(invalidations.heard).toEqual([{ kind: "link", host: null, slug: link.slug }]);
   });
 
   it("writes and announces nothing for a transaction that rolls back", async () => {
     const user = await newUser("link-changes-rollback");
     await listenTo(world, user, LINK_EVENTS);
     const link = await createLink(user, "https://example.com/rollback");
-    heard = [];
+    invalidations.heard = [];
     const rolledBack = transaction(async (tx) => {
       const row = await readLink(link.id, tx);
       await linkChanged(tx, { kind: "edited", link: row, before: row, by: { kind: "service" } });
@@ -94,7 +87,7 @@ describe("linkChanged, the one call for every change to a link", () => {
     });
     await expect(rolledBack).rejects.toThrow(/later write/);
     expect(await messagesOf(user)).toEqual(["link.created"]);
-    expect(heard).toEqual([]);
+    expect(invalidations.heard).toEqual([]);
   });
 
   it("refuses to queue an announcement outside a transaction, where there is no commit to wait for", () => {
