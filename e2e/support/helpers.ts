@@ -219,8 +219,19 @@ async function elementsOffScreen(page: Page): Promise<string[]> {
 /** Fails the test on any console error or uncaught exception in the page. */
 export function watchConsole(page: Page): string[] {
   const errors: string[] = [];
+  // A failed load's console line names only its status: the address comes from its location, and
+  // whether the router asked for it as a prefetch from the response the page saw.
+  const prefetches = new Set<string>();
+  page.on("response", (response) => {
+    const headers = response.request().headers();
+    if (response.status() >= 400 && (headers["next-router-prefetch"] || headers["next-router-segment-prefetch"])) {
+      prefetches.add(response.url());
+    }
+  });
   page.on("console", (message) => {
-    if (message.type() === "error") errors.push(message.text());
+    if (message.type() !== "error") return;
+    const url = message.location().url;
+    errors.push(`${message.text()} (${url}${prefetches.has(url) ? ", a router prefetch" : ""})`);
   });
   page.on("pageerror", (error) => errors.push(error.message));
   return errors;
