@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import pg from "pg";
-import { DAY, DIMENSIONS, MONTH, QUARTER, readAnalytics, type AnalyticsRequest } from "@/lib/analytics/store";
+import { DAY, DIMENSIONS, MONTH, QUARTER } from "@/lib/analytics/store/rollups";
+import { readAnalytics, type AnalyticsRequest } from "@/lib/analytics/store/reads";
 import { config, resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
 import { migrate } from "@/lib/db/migrate";
@@ -12,7 +13,7 @@ import { runBenchScript } from "./script";
 /**
  * The analytics half of `npm run bench`: a year of scans seeded straight into the rollups with
  * generate_series (one link with 50 million scans; a workspace of 1,000 links with 50 million more),
- * then GET /api/analytics's query (lib/analytics/store.ts, in-process) timed for a year grouped
+ * then GET /api/analytics's query (lib/analytics/store/reads.ts, in-process) timed for a year grouped
  * by day in Australia/Adelaide, and by country, device and referrer. Target: under 100 ms each.
  *
  * Seeded as the writer stores them: quarter-hour and UTC-day rows per dimension value (the
@@ -138,7 +139,7 @@ async function main(): Promise<void> {
       true,
     ]);
     // Within a filter: the days from the workspace's dimension rows; the countries and the links from
-    // each active link's combination rows (lib/analytics/store.ts, withinFilter).
+    // each active link's combination rows (lib/analytics/store/reads.ts, withinFilter).
     for (const groupBy of ["day", "country", "link"] as const) {
       cases.push([
         `workspace of 1,000 links within device=mobile: a year by ${groupBy} (${TIME_ZONE})`,

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
-import { writeScanBatch } from "@/lib/analytics/store";
+import { writeScanBatch } from "@/lib/analytics/store/append";
 import { config, resetConfig } from "@/lib/config";
 import { closePool, pool, writerPool } from "@/lib/db/pool";
 import { boot } from "@/scripts/boot";

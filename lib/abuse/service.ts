@@ -4,7 +4,6 @@ import { keysetCursor } from "@/lib/http/cursor";
 import { notFound } from "@/lib/http/errors";
 import { enforceLimit, limiterFor } from "@/lib/http/write-limit";
 import { shortUrl } from "@/lib/links/present";
-import { announceLinkChange } from "@/lib/links/changes";
 import { ABUSE } from "@/lib/links/status";
 import { blockForVerdict } from "@/lib/resolution/link-status";
 import { checkLink } from "@/lib/resolution/link-verdict";
@@ -63,7 +62,6 @@ export async function changeLinkStatus(linkId: string, change: LinkStatusChange)
   const link = await setStatus(linkId, change.status, change.reason ?? null);
   if (!link) return null;
   await store.retirePendingReports(link.id, decidedAt);
-  announceLinkChange("status_changed", link);
   return link;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { coveringSlices } from "./store";
-import { DAY, MONTH, QUARTER } from "./store";
+import { coveringSlices } from "./store/reads";
+import { DAY, MONTH, QUARTER } from "./store/rollups";
 
 const at = (iso: string) => new Date(iso);
 /** Every day of these ranges closed. */

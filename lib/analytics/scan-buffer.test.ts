@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
-import { DEFAULT_LIMITS, droppedSinceStartIn, type Overflow, ScanBuffer, type ScanBatch, ShardedScanBuffer } from "./scan-buffer";
+import type { Overflow } from "./parked-batches";
+import { DEFAULT_LIMITS, droppedSinceStartIn, ScanBuffer, ShardedScanBuffer } from "./scan-buffer";
+import type { ScanBatch } from "./scan-queue";
 import { sameScan } from "./scans";
 import type { CapturedScan } from "./types";
 

@@ -1,11 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-
-/**
- * Events cut from the buffer under one id: the writer claims the id, so a retried batch is written
- * once. `counts[i]` is how many identical scans `events[i]` stands for (see ScanBuffer's `same`).
- */
-export type ScanBatch<Event> = { id: string; events: Event[]; counts: number[] };
+import { type Overflow, ParkedBatchPoller } from "./parked-batches";
+import { type SameScan, type ScanBatch, ScanQueue, scansIn, sum } from "./scan-queue";
 
 export type BatchWriter<Event> = (batch: ScanBatch<Event>) => Promise<void>;
 
@@ -20,43 +15,17 @@ export type ScanBufferLimits = {
   parkAt: number;
 };
 
-/**
- * Where a writer behind the door puts batches it has no time to write yet: somewhere durable and
- * fast to append to, from which they are written later, each exactly once.
- */
-export type Overflow<Event> = {
-  /** Absent where parking is not wanted (the scans go to a durable stream); parked batches are still written. */
-  /**
-   * Parks a batch, giving up by `deadline` (epoch ms) when one is given, inside the database too:
-   * a parking that has not answered by then must never land later.
-   */
-  park?: (batch: ScanBatch<Event>, deadline?: number) => Promise<void>;
-  /** Writes the oldest parked batch (any process's), if any, and says how many of its scans were counted anew. */
-  writeParked(): Promise<ParkedWrite>;
-  /** Tells the operator that parking began, or that every parked scan is written. */
-  notice(message: string, state: ParkingState): void;
-};
-
-/** What a parking notice says: that parking began, or that every parked scan is written. */
-export type ParkingState = "parking" | "caught up";
-
-/** True when `next` is the same scan as `last` again (the same visitor, link and millisecond): one event then counts both. */
-export type SameScan<Event> = (last: Event, next: Event) => boolean;
-
 export const DEFAULT_LIMITS: ScanBufferLimits = { batchSize: 5000, flushAt: 5000, maxBuffered: 100_000, parkAt: 10_000 };
 
 /** What a draining process keeps of its time to park what it could not write. */
 const DRAIN_PARKING_RESERVE_MS = 3000;
 
-/** How long a process waits before writing parked batches again after a write of one failed. */
-const PARKED_RETRY_MS = 5000;
-
-/** How often a process looks for batches parked by others (or by a process before it) while it has parked none. */
-const PARKED_CHECK_INTERVAL_MS = 30_000;
-
-/** In scans, not events: an event stands for as many identical scans as were folded into it. */
-/** What writing the oldest parked batch did: none was parked, or one was taken and `written` of its scans counted anew. */
-export type ParkedWrite = { taken: false } | { taken: true; written: number };
+/**
+ * A buffer's life: `running` until the process begins to end; `draining` while it writes what it
+ * holds by a deadline (parked batches are left for another process); `parking` once its time to
+ * write is up and every event left is parked, the fastest durable write. It only moves forward.
+ */
+export type RunState = "running" | "draining" | "parking";
 
 export type ScanBufferStats = { buffered: number; written: number; parked: number; dropped: number };
 
@@ -77,86 +46,70 @@ export type DropTally = { total: number };
  * With an `overflow`, a writer that falls behind (visits spread over many links arrive faster than
  * their rollups can be written) parks batches instead of dropping them: once `parkAt` events wait,
  * the oldest are parked a batch at a time, beside the run being written (a slow batch holds no
- * parking back), and once nothing is waiting, runs write the parked batches, oldest first. So the
- * door's pace costs a delay in the rollups, never a scan; only a database that takes neither writes
- * nor parked batches fills the buffer.
+ * parking back), and once nothing is waiting, runs write the parked batches, oldest first
+ * (ParkedBatchPoller). So the door's pace costs a delay in the rollups, never a scan; only a
+ * database that takes neither writes nor parked batches fills the buffer.
+ *
+ * What it holds is a ScanQueue; where it is in its life, one RunState.
  */
 export class ScanBuffer<Event> {
-  private waiting: Event[] = [];
-  /** Scans each waiting event stands for. */
-  private waitingCounts: number[] = [];
-  private waitingScans = 0;
-  /** Batches whose write failed, oldest first; retried before anything newer. */
-  private failed: ScanBatch<Event>[] = [];
-  private failedEvents = 0;
-  private failedScans = 0;
+  private readonly queue: ScanQueue<Event>;
+  private state: RunState = "running";
+  /** When a draining process ends: parking must have answered, or given up, by then. */
+  private drainDeadline: number | undefined;
+  private poller: ParkedBatchPoller<Event> | undefined;
   /** Whether runs are being written; one at a time, so failed batches are retried before anything newer. */
   private writing = false;
+  /** The last write or parking failed: only the timer (or a drain) tries again. */
+  private failing = false;
   /** The next run, which every flush asked for since the current run began waits on; it starts when the current one ends. */
   private nextRun: Waiter | null = null;
   private timer: NodeJS.Timeout | null = null;
   /** The flush every flushWithin() of the current window shares; it starts when the window closes. */
   private windowFlush: Promise<void> | null = null;
-  private failing = false;
-  /** Scans in the batch being written: neither buffered nor written until its commit answers. */
-  private writingScans = 0;
-  private written = 0;
-  private parked = 0;
-  private dropped = 0;
-  /** Every waiting event is parked (the process is ending: parking is the fastest durable write). */
-  private parkingAll = false;
-  /** The process is ending: parked batches are left for another process to write. */
-  private draining = false;
-  /** When a draining process ends: parking must have answered, or given up, by then. */
-  private drainDeadline: number | undefined;
   /** The parking of the backlog under way, if any: one at a time, beside the runs. */
   private parkingBacklog: Promise<void> | null = null;
-  /** Scans in the batch being parked: neither buffered nor parked until its insert answers. */
+  /** Scans in the batch being written, and in the one being parked: neither buffered nor done until their commit answers. */
+  private writingScans = 0;
   private parkingScans = 0;
-  /** Since this process parked a batch; reset when one writes nothing parked. */
-  private parkedSince: number | null = null;
-  /** When to look for parked batches again after finding none, or after writing one failed. */
-  private nextParkedCheck = 0;
-  /** Writing a parked batch failed, and none has been written since: logged once a spell. */
-  private parkedWritesFailing = false;
+  private readonly totals = { written: 0, parked: 0, dropped: 0 };
 
   constructor(
     private readonly write: BatchWriter<Event>,
     private readonly log: (message: string, error?: unknown) => void,
     private readonly limits: ScanBufferLimits = DEFAULT_LIMITS,
-    private readonly same?: SameScan<Event>,
+    same?: SameScan<Event>,
     private overflow?: Overflow<Event>,
     /** The process's drops, shared by the buffers of a ShardedScanBuffer so the log's running total is the process's. */
     private readonly processDrops: DropTally = { total: 0 },
-  ) {}
+  ) {
+    this.queue = new ScanQueue(same);
+    if (overflow) this.poller = new ParkedBatchPoller(overflow, log);
+  }
 
   /** Gives a long-lived process's buffer its overflow (a serverless instance may freeze between requests: it has none). */
   useOverflow(overflow: Overflow<Event>): void {
     this.overflow = overflow;
+    this.poller = new ParkedBatchPoller(overflow, this.log);
   }
 
   record(event: Event): void {
-    this.waitingScans++;
-    const last = this.waiting.length - 1;
-    if (last >= 0 && this.same?.(this.waiting[last]!, event)) {
-      this.waitingCounts[last]!++;
-      return;
-    }
-    this.waiting.push(event);
-    this.waitingCounts.push(1);
-    if (this.waiting.length + this.failedEvents > this.limits.maxBuffered) this.dropOldest();
-    if (this.overflow?.park && this.waiting.length >= this.limits.parkAt && !this.parkingBacklog && !this.failing)
+    const before = this.queue.waitingEvents;
+    this.queue.push(event);
+    if (this.queue.waitingEvents === before) return;
+    if (this.queue.held() > this.limits.maxBuffered) this.dropOldest();
+    if (this.overflow?.park && this.queue.waitingEvents >= this.limits.parkAt && !this.parkingBacklog && !this.failing)
       this.parkBacklog();
-    if (this.waiting.length >= this.limits.flushAt && !this.failing) void this.flush();
+    if (this.queue.waitingEvents >= this.limits.flushAt && !this.failing) void this.flush();
   }
 
   stats(): ScanBufferStats {
-    return { buffered: this.waitingScans + this.failedScans, written: this.written, parked: this.parked, dropped: this.dropped };
+    return { buffered: this.queue.scans(), ...this.totals };
   }
 
   /** Events held (waiting and failed batches), as `maxBuffered` counts them. */
   held(): number {
-    return this.waiting.length + this.failedEvents;
+    return this.queue.held();
   }
 
   /**
@@ -210,8 +163,8 @@ export class ScanBuffer<Event> {
    * has until the deadline.
    */
   async drain(deadline: number, retryMs = 250, parkingReserveMs = DRAIN_PARKING_RESERVE_MS): Promise<number> {
-    const buffered = () => this.waitingScans + this.failedScans;
-    this.draining = true;
+    const buffered = () => this.queue.scans();
+    this.state = "draining";
     this.drainDeadline = deadline;
     const writeUntil = this.overflow?.park ? deadline - parkingReserveMs : deadline;
     // A batch being written counts too: with nothing else buffered, its commit is still to be waited for.
@@ -221,7 +174,7 @@ export class ScanBuffer<Event> {
     }
     // A batch being parked still needs its insert to answer before the process ends its connections.
     if (this.overflow?.park && (buffered() > 0 || this.parkingBacklog)) {
-      this.parkingAll = true;
+      this.state = "parking";
       await beforeDeadline(this.parkingBacklog ?? this.parkBacklog(), deadline);
     }
     // The time kept for parking that parking did not use is the batch's still being written: its commit may yet answer.
@@ -240,50 +193,29 @@ export class ScanBuffer<Event> {
   }
 
   /**
-   * Parked batches, oldest first, while nothing new waits to be written and no flush is waiting for a
-   * run; stops at the first failure (the timer's next run tries again).
+   * Parked batches, oldest first, while nothing new waits to be written and no flush is waiting for
+   * a run, in a running process whose writes succeed; the poller says when they are due.
    */
   private async writeParked(): Promise<void> {
-    if (!this.overflow || this.draining || this.failing) return;
-    if (Date.now() < this.nextParkedCheck) return;
-    while (!this.nextRun && this.waiting.length < this.limits.flushAt) {
-      let parked: ParkedWrite;
-      try {
-        parked = await this.overflow.writeParked();
-      } catch (error) {
-        if (!this.parkedWritesFailing)
-          this.log(`Writing parked scans failed; they stay parked and are retried every ${PARKED_RETRY_MS / 1000} s.`, error);
-        this.parkedWritesFailing = true;
-        this.nextParkedCheck = Date.now() + PARKED_RETRY_MS;
-        return;
-      }
-      this.parkedWritesFailing = false;
-      if (!parked.taken) {
-        if (this.parkedSince !== null)
-          this.overflow.notice(
-            `The scan writer has caught up: every scan parked since ${new Date(this.parkedSince).toISOString()} is written.`,
-            "caught up",
-          );
-        this.parkedSince = null;
-        this.nextParkedCheck = Date.now() + PARKED_CHECK_INTERVAL_MS;
-        return;
-      }
-      this.written += parked.written;
-    }
+    if (!this.poller || this.state !== "running" || this.failing) return;
+    await this.poller.writeWhile(
+      () => !this.nextRun && this.queue.waitingEvents < this.limits.flushAt,
+      (scans) => (this.totals.written += scans),
+    );
   }
 
   /** Failed batches first, then the events waiting when the run began, in batches; stops at a failure. */
   private async writeBuffered(): Promise<void> {
-    let waitingAtStart = this.waiting.length;
+    let waitingAtStart = this.queue.waitingEvents;
     for (;;) {
-      const retry = this.takeFailed();
-      const batch = retry ?? this.cut(waitingAtStart);
+      const retry = this.queue.takeFailed();
+      const batch = retry ?? this.queue.cut(waitingAtStart, this.limits.batchSize);
       if (!batch) return;
       if (!retry) waitingAtStart -= batch.events.length;
       this.writingScans = scansIn(batch);
       try {
         await this.write(batch);
-        this.written += scansIn(batch);
+        this.totals.written += scansIn(batch);
         this.failing = false;
       } catch (error) {
         this.keepFailed(batch, "Writing", error);
@@ -295,21 +227,21 @@ export class ScanBuffer<Event> {
   }
 
   /**
-   * Parks the oldest waiting events a batch at a time while `parkAt` or more wait (every one once the
-   * process is ending). A batch whose parking failed joins the failed batches, written by the runs.
+   * Parks the oldest waiting events a batch at a time while `parkAt` or more wait (every one in the
+   * `parking` state). A batch whose parking failed joins the failed batches, written by the runs.
    */
   private parkBacklog(): Promise<void> {
-    const parkUntil = () => (this.parkingAll ? 1 : this.limits.parkAt);
+    const parkUntil = () => (this.state === "parking" ? 1 : this.limits.parkAt);
     const parking = (async () => {
-      while (this.waiting.length >= parkUntil() || (this.parkingAll && this.failed.length > 0)) {
-        const batch = (this.parkingAll && this.takeFailed()) || this.cut(this.waiting.length)!;
+      while (this.queue.waitingEvents >= parkUntil() || (this.state === "parking" && this.queue.hasFailed)) {
+        const batch =
+          (this.state === "parking" && this.queue.takeFailed()) ||
+          this.queue.cut(this.queue.waitingEvents, this.limits.batchSize)!;
         this.parkingScans = scansIn(batch);
         try {
           await this.overflow!.park!(batch, this.drainDeadline);
-          this.parked += scansIn(batch);
-          // There is something to write now, unless writing parked batches is waiting out a failure.
-          if (!this.parkedWritesFailing) this.nextParkedCheck = 0;
-          this.announceParking();
+          this.totals.parked += scansIn(batch);
+          this.poller!.parked(this.queue.waitingEvents);
         } catch (error) {
           this.keepFailed(batch, "Parking", error);
           return;
@@ -322,67 +254,22 @@ export class ScanBuffer<Event> {
     return parking;
   }
 
-  private announceParking(): void {
-    if (this.parkedSince !== null) return;
-    this.parkedSince = Date.now();
-    this.overflow!.notice(
-      `The scan writer is behind the visits (${this.waiting.length} scans waiting); parking batches in the ` +
-        "database to write them as it catches up. No scan is dropped.",
-      "parking",
-    );
-  }
-
   /**
    * Keeps a batch whose write or parking failed for the runs to retry, before anything newer: a
    * written batch was the oldest held, a parked one is older only than what still waits. Logs the
    * first failure of a spell.
    */
   private keepFailed(batch: ScanBatch<Event>, attempt: "Writing" | "Parking", error: unknown): void {
-    if (attempt === "Writing") this.failed.unshift(batch);
-    else this.failed.push(batch);
-    this.failedEvents += batch.events.length;
-    this.failedScans += scansIn(batch);
+    this.queue.keepFailed(batch, attempt === "Writing" ? "oldest" : "newest");
     if (!this.failing)
       this.log(`${attempt} ${scansIn(batch)} scans failed; they stay buffered and are retried each second.`, error);
     this.failing = true;
   }
 
-  /** The oldest failed batch, taken out of the failed ones. */
-  private takeFailed(): ScanBatch<Event> | undefined {
-    const batch = this.failed.shift();
-    if (batch) {
-      this.failedEvents -= batch.events.length;
-      this.failedScans -= scansIn(batch);
-    }
-    return batch;
-  }
-
-  /** The oldest waiting events, at most `limit` of them and a batch's size. */
-  private cut(limit: number): ScanBatch<Event> | null {
-    const size = Math.min(limit, this.limits.batchSize);
-    if (size <= 0 || this.waiting.length === 0) return null;
-    const batch = { id: randomUUID(), events: this.waiting.splice(0, size), counts: this.waitingCounts.splice(0, size) };
-    this.waitingScans -= scansIn(batch);
-    return batch;
-  }
-
   /** Drops `toDrop` events (a tenth of the limit), oldest first (failed batches before waiting events). */
   dropOldest(toDrop = Math.max(1, Math.floor(this.limits.maxBuffered / 10))): void {
-    let dropped = 0;
-    while (toDrop > 0 && this.failed.length > 0) {
-      const batch = this.failed.shift()!;
-      this.failedEvents -= batch.events.length;
-      this.failedScans -= scansIn(batch);
-      dropped += scansIn(batch);
-      toDrop -= batch.events.length;
-    }
-    if (toDrop > 0) {
-      this.waiting.splice(0, toDrop);
-      const scans = sum(this.waitingCounts.splice(0, toDrop));
-      this.waitingScans -= scans;
-      dropped += scans;
-    }
-    this.dropped += dropped;
+    const dropped = this.queue.dropOldest(toDrop);
+    this.totals.dropped += dropped;
     this.processDrops.total += dropped;
     this.log(
       `The scan buffer is full (the database is not taking writes fast enough); dropped the ${dropped} ` +
@@ -502,16 +389,6 @@ function waiter(): Waiter {
     reject = onReject;
   });
   return { done, resolve, reject };
-}
-
-function scansIn(batch: ScanBatch<unknown>): number {
-  return sum(batch.counts);
-}
-
-function sum(counts: number[]): number {
-  let total = 0;
-  for (const count of counts) total += count;
-  return total;
 }
 
 /** The running total in dropOldest's log line (scan-buffer.test.ts reads one back). */

@@ -15,7 +15,7 @@ import { natsConnection, usableNatsConnection } from "@/lib/nats/connection";
 import { processSingleton } from "@/lib/process-singleton";
 import type { ScanRow } from "./enrich";
 import { InvalidScanMessage, type ScanMessage, scanMessageFromText, scanMessageText } from "./scan-message";
-import { writeScanBatch } from "./store";
+import { writeScanBatch } from "./store/append";
 
 /**
  * Scans through NATS JetStream (with NATS_URL): each instance publishes its enriched scans (never an

@@ -5,9 +5,10 @@ import { natsConfigured } from "@/lib/nats/connection";
 import { processSingleton } from "@/lib/process-singleton";
 import { countryLookup } from "./countries";
 import { enrichScan, type ScanRow } from "./enrich";
-import { ScanBuffer, type ScanBatch, ShardedScanBuffer } from "./scan-buffer";
+import { ScanBuffer, ShardedScanBuffer } from "./scan-buffer";
+import type { ScanBatch } from "./scan-queue";
 import { recordScanRows } from "./scan-stream";
-import { parkScanBatch, writeOldestParkedBatch, writeScanBatch } from "./store";
+import { parkScanBatch, writeOldestParkedBatch, writeScanBatch } from "./store/append";
 import type { CapturedScan } from "./types";
 
 const FLUSH_INTERVAL_MS = 1000;

@@ -5,10 +5,11 @@ import { log } from "@/lib/log";
 import { getLink } from "@/lib/links/service";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
-import { readAnalytics, recentScansByLink } from "./store";
+import { readAnalytics, recentScansByLink } from "./store/reads";
 import { type AnalyticsQuery, type AnalyticsReport, filterOf, type ScanRetentionRun } from "./schemas";
 import { DomainError } from "@/lib/http/errors";
-import { type ClosedScanDays, closeScanDays, createScanPartitionsAhead, pruneScanData } from "./store";
+import { type ClosedScanDays, closeScanDays } from "./store/fold";
+import { createScanPartitionsAhead, pruneScanData } from "./store/partitions";
 
 /**
  * Scan counts for one link of the caller's workspace, or for the whole workspace, of every scan or
@@ -55,7 +56,7 @@ export function analyticsCsv(report: AnalyticsReport): string {
 
 /**
  * Applies the retention now: Vercel Cron calls it through GET /api/cron/scan-retention, the self-hosted server on a timer.
- * It also creates the raw events' day partitions ahead (lib/analytics/store.ts), then drops the expired ones.
+ * It also creates the raw events' day partitions ahead (lib/analytics/store/partitions.ts), then drops the expired ones.
  */
 export async function applyScanRetention(): Promise<ScanRetentionRun> {
   const retentionDays = config().SCAN_RETENTION_DAYS;

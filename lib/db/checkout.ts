@@ -28,16 +28,28 @@ export async function withClient<Result>(from: pg.Pool, work: (client: pg.PoolCl
   }
 }
 
+/** What a transaction sets up before its work, in the same round trip as its BEGIN. */
+export type TransactionOptions = {
+  /**
+   * Settings for this transaction only (SET LOCAL), such as `{ lock_timeout: "3s", jit: "off" }`: the
+   * caller's constants, never input (a name or value outside their plain characters is refused).
+   */
+  settings?: Readonly<Record<string, string | number>>;
+  /** A transaction-level advisory lock taken before the work: `shared` beside other holders, `exclusive` alone. */
+  advisoryLock?: { key: number; mode: "shared" | "exclusive" };
+};
+
 /**
- * Runs `work` in one transaction on a client of `from`: `begin` (BEGIN, and any SET LOCAL the work
- * needs), the work, COMMIT; on any failure ROLLBACK and the failure rethrown. A client whose
- * ROLLBACK fails is in no known state, so it is released as broken.
+ * Runs `work` in one transaction on a client of `from`: BEGIN with the options' settings and lock,
+ * the work, COMMIT; on any failure ROLLBACK and the failure rethrown. A client whose ROLLBACK
+ * fails is in no known state, so it is released as broken.
  */
 export function inTransaction<Result>(
   from: pg.Pool,
   work: (client: pg.PoolClient) => Promise<Result>,
-  begin = "BEGIN",
+  options: TransactionOptions = {},
 ): Promise<Result> {
+  const begin = beginStatement(options);
   return withClient(from, async (client) => {
     try {
       await client.query(begin);
@@ -53,6 +65,24 @@ export function inTransaction<Result>(
       throw failure;
     }
   });
+}
+
+const SETTING_NAME = /^[a-z_]+(?:\.[a-z_]+)?$/;
+const SETTING_VALUE = /^[A-Za-z0-9 ._-]*$/;
+
+/** BEGIN and the options' statements, sent as one simple query (one round trip). */
+function beginStatement({ settings = {}, advisoryLock }: TransactionOptions): string {
+  const statements = ["BEGIN"];
+  for (const [name, value] of Object.entries(settings)) {
+    if (!SETTING_NAME.test(name) || !SETTING_VALUE.test(String(value)))
+      throw new Error(`Not a setting a transaction may take: ${name} = ${value}`);
+    statements.push(`SET LOCAL ${name} = '${value}'`);
+  }
+  if (advisoryLock) {
+    if (!Number.isSafeInteger(advisoryLock.key)) throw new Error(`Not an advisory lock key: ${advisoryLock.key}`);
+    statements.push(`SELECT pg_advisory_xact_lock${advisoryLock.mode === "shared" ? "_shared" : ""}(${advisoryLock.key})`);
+  }
+  return statements.join("; ");
 }
 
 /** A transaction's failure whose ROLLBACK failed too: withClient rethrows `failure` and discards the connection. */

@@ -1,5 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import type pg from "pg";
+import { log } from "@/lib/log";
 import { processSingleton } from "@/lib/process-singleton";
 import { type Prisma, PrismaClient } from "./generated/client";
 import { closePool, createPool, pool } from "./pool";
@@ -35,15 +36,45 @@ export function readDb(): Db {
   return client;
 }
 
+/** What each open transaction (by its client) runs once it has committed. */
+const afterCommitQueues = processSingleton("db.afterCommit", () => new WeakMap<DbClient, (() => void)[]>());
+
 /**
  * Runs `work` in one transaction: a service that commits several stores' writes together opens it
  * here and hands the client to each store function; the queries themselves stay in the stores.
+ * What `work` queued with afterCommit runs once the commit has succeeded, never for a rollback.
  */
-export function transaction<Result>(
+export async function transaction<Result>(
   work: (client: DbClient) => Promise<Result>,
   options?: { maxWait?: number; timeout?: number },
 ): Promise<Result> {
-  return db().$transaction(work, options);
+  const queued: (() => void)[] = [];
+  const result = await db().$transaction((client) => {
+    afterCommitQueues.get().set(client, queued);
+    return work(client);
+  }, options);
+  for (const callback of queued) runAfterCommit(callback);
+  return result;
+}
+
+/**
+ * Queues `callback` for after the commit of the transaction `client` belongs to (one opened by
+ * transaction()): what others must hear of a write (a cache to drop) is told only once it is
+ * true, so no instance can read the old row back into its cache, and never for a rollback.
+ */
+export function afterCommit(client: DbClient, callback: () => void): void {
+  const queue = afterCommitQueues.get().get(client);
+  if (!queue) throw new Error("afterCommit needs the client of a transaction opened by transaction() (lib/db/client.ts).");
+  queue.push(callback);
+}
+
+/** The commit has happened: a failing callback is logged and the others still run. */
+function runAfterCommit(callback: () => void): void {
+  try {
+    callback();
+  } catch (error) {
+    log().error({ err: error }, "A step after a commit failed; the commit stands.");
+  }
 }
 
 export function createDb(connectionString: string, poolSize: number): Db {

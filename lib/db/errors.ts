@@ -13,3 +13,8 @@ export function isForeignKeyViolation(error: unknown): boolean {
   if (code === "P2003" || code === "23503") return true;
   return cause !== undefined && cause !== error && isForeignKeyViolation(cause);
 }
+
+/** True when a lock did not come within the transaction's lock_timeout (PostgreSQL's lock_not_available). */
+export function isLockNotAvailable(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "55P03";
+}

@@ -1,4 +1,4 @@
-import { scansPerLinkSince } from "@/lib/analytics/store";
+import { scansPerLinkSince } from "@/lib/analytics/store/reads";
 import { clock, DAY_MS, utcDayStart } from "@/lib/clock";
 import { csvRow } from "@/lib/http/csv";
 import { enforceReadBudget, type ReadBudget } from "@/lib/http/write-limit";

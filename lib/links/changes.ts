@@ -1,21 +1,52 @@
+import { afterCommit, type DbClient } from "@/lib/db/client";
 import { log } from "@/lib/log";
+import type { EventType } from "@/lib/webhooks/events";
+import { announceEvent } from "@/lib/webhooks/outbox";
+import type { Principal } from "@/lib/workspaces/types";
 import { publishInvalidation } from "./invalidation";
+import { toLinkView } from "./present";
+import type { LinkRow } from "./store";
+
+/** Every kind of change to a link, and the webhook event that tells the workspace of it. */
+const WEBHOOK_EVENTS = {
+  /** Made (by an account, a payment or an import). */
+  created: "link.created",
+  /** Its destination, rules, schedule, title or tags changed by someone. */
+  edited: "link.updated",
+  /** A scheduled repoint came due and was written into the link. */
+  repoint_applied: "link.updated",
+  archived: "link.archived",
+  restored: "link.restored",
+  /** Moved between active, quarantine and abuse (a release, a safety verdict, an operator). */
+  status_changed: "link.status_changed",
+} as const satisfies Record<string, EventType>;
+
+export type LinkChangeKind = keyof typeof WEBHOOK_EVENTS;
+
+/** Who made a change: a member or the workspace's API key, a machine payment, the operator, or the service itself. */
+export type ChangedBy = Principal | { kind: "machine_payment"; payerDid: string } | { kind: "operator" } | { kind: "service" };
+
+export type LinkChange = {
+  kind: LinkChangeKind;
+  /** The link as it is after the change, read in the change's transaction. */
+  link: LinkRow;
+  /** The link as it was before, read in the same transaction (under its lock); null when it was created. */
+  before: LinkRow | null;
+  by: ChangedBy;
+};
 
 /**
- * What happened to a link: made, pointed elsewhere, retitled or retagged (edited), archived or
- * restored, or moved between active, quarantine and abuse.
+ * The one call for every change to a link, made inside the change's own transaction (`tx`, from
+ * transaction() in lib/db/client.ts): the webhook message is written with the change or not at
+ * all, and once the transaction has committed every instance drops its cached copy (across
+ * instances through Redis), so the change is seen on the next visit everywhere. A path that
+ * changes a link and skips this sends no webhook and serves a stale copy for up to a minute.
  */
-export type LinkChangeKind = "created" | "repointed" | "edited" | "archived" | "restored" | "status_changed";
-
-/** The link as it is after the change. */
-export type ChangedLink = { id: string; host: string | null; slug: string; status: number };
-
-/**
- * The one place every change to a link is announced, after it has committed: each instance drops
- * its cached copy at once (across instances through Redis), so a change is seen on the next visit
- * everywhere. A path that changes a link and skips this serves a stale copy for up to a minute.
- */
-export function announceLinkChange(change: LinkChangeKind, link: ChangedLink): void {
-  log().debug({ linkId: link.id, change, status: link.status }, "link changed");
-  publishInvalidation({ kind: "link", host: link.host, slug: link.slug });
+export async function linkChanged(tx: DbClient, change: LinkChange): Promise<void> {
+  const { link, kind } = change;
+  await announceEvent(tx, link.workspaceId, WEBHOOK_EVENTS[kind], toLinkView(link));
+  afterCommit(tx, () => {
+    log().debug({ linkId: link.id, change: kind, status: link.status }, "link changed");
+    publishInvalidation({ kind: "link", host: link.host, slug: link.slug });
+  });
 }

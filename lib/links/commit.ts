@@ -1,11 +1,10 @@
 import { type CreateEntitlement, spendAllowance } from "@/lib/billing/entitlement";
 import { clock } from "@/lib/clock";
-import { type DbClient, transaction } from "@/lib/db/client";
+import type { DbClient } from "@/lib/db/client";
 import { DomainError } from "@/lib/http/errors";
 import { DEFAULT_TAG_COLOR } from "@/lib/tags/schemas";
 import { ensureTags, replaceLinkTags } from "@/lib/tags/store";
-import { announceLinkChange } from "./changes";
-import { recordLinkEvent } from "./events";
+import { type ChangedBy, linkChanged } from "./changes";
 import { allocateSlug } from "./slugs";
 import * as store from "./store";
 import type { LinkRow } from "./store";
@@ -25,7 +24,8 @@ export type LinkDraft = {
   host: string | null;
   domainId: string | null;
   destination: string;
-  createdByUserId: string | null;
+  /** Who makes it; a member's session is also its creator, whose own links a member may edit. */
+  by: ChangedBy;
   /** The custom slug asked for; null for an allocated one. */
   slug: string | null;
   title: string | null;
@@ -53,55 +53,19 @@ export type CommittedLink = {
 };
 
 /**
- * A database transaction that commits a link together with other rows (a payment's fulfilment).
- * Only LinkTransaction.run makes one, so a link written through it is always announced after the
- * commit, never before (an instance could cache the miss again) and never for a rollback.
- */
-export class LinkTransaction {
-  readonly #created: LinkRow[];
-
-  private constructor(
-    readonly client: DbClient,
-    created: LinkRow[],
-  ) {
-    this.#created = created;
-  }
-
-  /** Runs `work` in one transaction; the links it commits are announced once the transaction has committed. */
-  static async run<Result>(
-    work: (transaction: LinkTransaction) => Promise<Result>,
-    options: { maxWait: number; timeout: number },
-  ): Promise<Result> {
-    const created: LinkRow[] = [];
-    const result = await transaction((client) => work(new LinkTransaction(client, created)), options);
-    for (const link of created) announceLinkChange("created", link);
-    return result;
-  }
-
-  announceAfterCommit(link: LinkRow): void {
-    this.#created.push(link);
-  }
-}
-
-/**
  * The one way a link is written, for an account's create and a payment's alike. Inserts under
  * the slug policy (collisions of allocated slugs are retried with a fresh one; the unique
  * indexes, not a prior read, decide), spends a capped plan's allowance in the same transaction
- * when `via` carries the create's entitlement, and announces a new link to every instance's
- * resolution cache after the commit, so a cached "unknown slug" is dropped at once.
+ * when `via` carries the create's entitlement, or writes in the caller's transaction (`client`,
+ * from transaction(): a payment's fulfilment). Either way linkChanged announces the new link once
+ * the transaction has committed, so a cached "unknown slug" is dropped at once, and never for a rollback.
  */
 export async function commitLink(
   draft: LinkDraft,
-  via: { entitlement: CreateEntitlement } | { transaction: LinkTransaction },
+  via: { entitlement: CreateEntitlement } | { client: DbClient },
 ): Promise<CommittedLink> {
-  if ("transaction" in via) {
-    const committed = await insertUnderPolicy(via.transaction.client, draft);
-    if (committed.created) via.transaction.announceAfterCommit(committed.link);
-    return committed;
-  }
-  const committed = await spendAllowance(via.entitlement, (client) => insertUnderPolicy(client, draft));
-  if (committed.created) announceLinkChange("created", committed.link);
-  return committed;
+  if ("client" in via) return insertUnderPolicy(via.client, draft);
+  return spendAllowance(via.entitlement, (client) => insertUnderPolicy(client, draft));
 }
 
 export function slugTaken(slug: string): DomainError {
@@ -117,7 +81,7 @@ async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<Co
     host: draft.host,
     domainId: draft.domainId,
     destination: draft.destination,
-    createdByUserId: draft.createdByUserId,
+    createdByUserId: draft.by.kind === "session" ? draft.by.userId : null,
     title: draft.title,
     importedFrom: draft.importedFrom,
     originalCreatedAt: draft.original?.createdAt ?? null,
@@ -139,10 +103,10 @@ async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<Co
   throw new Error(`No free slug found after ${SLUG_ATTEMPTS} attempts.`);
 }
 
-/** A new link's tags and its link.created message, written in the link's own transaction. */
+/** A new link's tags and its announcement, written in the link's own transaction. */
 async function created(client: DbClient, link: LinkRow, draft: LinkDraft): Promise<LinkRow> {
   const tagged = await withTags(client, link, draft);
-  await recordLinkEvent(client, "link.created", tagged);
+  await linkChanged(client, { kind: "created", link: tagged, before: null, by: draft.by });
   return tagged;
 }
 

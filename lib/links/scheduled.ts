@@ -1,7 +1,6 @@
 import { clock } from "@/lib/clock";
 import { type DbClient, transaction } from "@/lib/db/client";
-import { announceLinkChange } from "./changes";
-import { recordLinkEvent } from "./events";
+import { linkChanged } from "./changes";
 import { destinationNow } from "./destinations";
 import { pendingRepoints, storedSchedule } from "./routing";
 import type { ScheduledRepointRun } from "./schemas";
@@ -34,7 +33,7 @@ const LINKS_PER_PASS = 500;
 
 /**
  * The background fold (Vercel Cron's GET /api/cron/repoints, the self-hosted server's timer): each
- * link whose scheduled repoint has come is folded and announced as link.updated, in one transaction
+ * link whose scheduled repoint has come is folded and announced (link.updated), in one transaction
  * with the row locked. Visits never wait for it: resolution picks the destination by the clock from
  * the schedule it cached, so a late pass delays only the row and the webhook, never the redirect.
  */
@@ -43,16 +42,12 @@ export async function applyDueRepoints(): Promise<ScheduledRepointRun> {
   let applied = 0;
   for (const id of await store.linksWithDueRepoints(now, LINKS_PER_PASS)) {
     const folded = await transaction(async (tx) => {
-      const link = await store.readLinkForUpdate(tx, id);
-      if (!(await foldDueRepoints(tx, link, now))) return null;
-      const after = await store.readLink(id, tx);
-      await recordLinkEvent(tx, "link.updated", after);
-      return after;
+      const before = await store.readLinkForUpdate(tx, id);
+      if (!(await foldDueRepoints(tx, before, now))) return false;
+      await linkChanged(tx, { kind: "repoint_applied", link: await store.readLink(id, tx), before, by: { kind: "service" } });
+      return true;
     });
-    if (folded) {
-      announceLinkChange("repointed", folded);
-      applied++;
-    }
+    if (folded) applied++;
   }
   return { applied };
 }

@@ -11,8 +11,7 @@ import { can, requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { type CommittedLink, commitLink, slugTaken } from "./commit";
 import { vetDestination } from "./destination-gate";
-import { announceLinkChange } from "./changes";
-import { recordLinkEvent } from "./events";
+import { linkChanged } from "./changes";
 import { toListItem } from "./present";
 import {
   currentDestination,
@@ -105,7 +104,7 @@ function accountDraft(principal: Principal, prepared: PreparedLink, importedFrom
   return {
     ...prepared,
     workspaceId: principal.workspaceId,
-    createdByUserId: principal.kind === "session" ? principal.userId : null,
+    by: principal,
     importedFrom,
     slugPolicy: "fail_when_taken",
     reuse: true,
@@ -165,8 +164,9 @@ export async function editLink(principal: Principal, id: string, changes: Update
   const rerouted = rules !== undefined && !isDeepStrictEqual(rules, storedRules(link.rules));
   const rescheduled = schedule !== undefined && !isDeepStrictEqual(schedule, pendingRepoints(storedSchedule(link.schedule), now));
   const retitledOrRetagged = changes.title !== undefined || changes.tags !== undefined;
-  const edited = await transaction(async (tx) => {
-    if (changesDestinations) await foldDueRepoints(tx, link, now);
+  return transaction(async (tx) => {
+    const before = await store.readLinkForUpdate(tx, link.id);
+    if (changesDestinations) await foldDueRepoints(tx, before, now);
     if (repointed) await store.repointLink(tx, link.id, destination);
     if (rerouted) await store.setRules(tx, link.id, rules);
     if (rescheduled) await store.setSchedule(tx, link.id, schedule);
@@ -175,12 +175,11 @@ export async function editLink(principal: Principal, id: string, changes: Update
       await replaceLinkTags(tx, link.id, await ensureTags(tx, principal.workspaceId, changes.tags, DEFAULT_TAG_COLOR));
     }
     const after = await store.readLink(link.id, tx);
-    if (repointed || rerouted || rescheduled || retitledOrRetagged) await recordLinkEvent(tx, "link.updated", after);
+    if (repointed || rerouted || rescheduled || retitledOrRetagged) {
+      await linkChanged(tx, { kind: "edited", link: after, before, by: principal });
+    }
     return after;
   });
-  if (repointed || rerouted || rescheduled) announceLinkChange("repointed", edited);
-  else if (retitledOrRetagged) announceLinkChange("edited", edited);
-  return edited;
 }
 
 /** A new destination in any form needs a subscription, and a link in abuse keeps the one it has. */
@@ -225,17 +224,17 @@ async function vetNamed(field: string, destination: string): Promise<string> {
 /** Archiving needs no subscription: it changes no destination and the code keeps resolving. */
 export async function archive(principal: Principal, id: string): Promise<LinkRow> {
   const link = await findEditableLink(principal, id);
-  const { link: archived, changed } = await store.archiveLink(link.id, (tx, row) => recordLinkEvent(tx, "link.archived", row));
-  if (changed) announceLinkChange("archived", archived);
-  return archived;
+  return store.archiveLink(link.id, (tx, archived, before) =>
+    linkChanged(tx, { kind: "archived", link: archived, before, by: principal }),
+  );
 }
 
 /** Undoes an archive; like archiving, it needs no subscription and changes no destination. */
 export async function restore(principal: Principal, id: string): Promise<LinkRow> {
   const link = await findEditableLink(principal, id);
-  const { link: restored, changed } = await store.restoreLink(link.id, (tx, row) => recordLinkEvent(tx, "link.restored", row));
-  if (changed) announceLinkChange("restored", restored);
-  return restored;
+  return store.restoreLink(link.id, (tx, restored, before) =>
+    linkChanged(tx, { kind: "restored", link: restored, before, by: principal }),
+  );
 }
 
 async function findOwnLink(principal: Principal, id: string): Promise<LinkRow> {

@@ -168,25 +168,34 @@ export async function linksWithDueRepoints(now: number, limit: number): Promise<
 
 /** The link, locked until the transaction ends: edits of it made meanwhile wait, so a fold never overwrites one. */
 export async function readLinkForUpdate(client: DbClient, id: string): Promise<LinkRow> {
-  await client.$queryRaw`SELECT id FROM links WHERE id = ${id} FOR UPDATE`;
-  return readLink(id, client);
+  const link = await findLinkForUpdate(client, id);
+  if (!link) throw new Error(`No link has the id ${id}.`);
+  return link;
+}
+
+/** The link, locked until its transaction ends (what a change reads as "before"); null when no link has this id. */
+export async function findLinkForUpdate(client: DbClient, id: string): Promise<LinkRow | null> {
+  const locked = await client.$queryRaw<{ id: string }[]>`SELECT id FROM links WHERE id = ${id} FOR UPDATE`;
+  return locked.length === 0 ? null : readLink(id, client);
 }
 
 export async function setTitle(client: DbClient, id: string, title: string | null): Promise<void> {
   await client.link.update({ where: { id }, data: { title, updatedAt: new Date(clock().now()) } });
 }
 
-/** What else an archive or restore writes in its transaction when it changed the link (its webhook message). */
-export type OnLinkChanged = (client: DbClient, link: LinkRow) => Promise<void>;
+/** What else an archive or restore writes in its transaction when it changed the link (its announcement). */
+export type OnLinkChanged = (client: DbClient, link: LinkRow, before: LinkRow) => Promise<void>;
 
-/** Archives once; archiving again keeps the first time and changes nothing (changed: false). */
-export async function archiveLink(id: string, onChanged: OnLinkChanged): Promise<{ link: LinkRow; changed: boolean }> {
+/** Archives once; archiving again keeps the first time and changes nothing (onChanged is not called). */
+export async function archiveLink(id: string, onChanged: OnLinkChanged): Promise<LinkRow> {
   const now = new Date(clock().now());
   return transaction(async (tx) => {
-    const { count } = await tx.link.updateMany({ where: { id, archivedAt: null }, data: { archivedAt: now, updatedAt: now } });
-    const link = await tx.link.findUniqueOrThrow({ where: { id }, select: LINK_COLUMNS });
-    if (count === 1) await onChanged(tx, link);
-    return { link, changed: count === 1 };
+    const before = await readLinkForUpdate(tx, id);
+    if (before.archivedAt) return before;
+    await tx.link.update({ where: { id }, data: { archivedAt: now, updatedAt: now } });
+    const link = await readLink(id, tx);
+    await onChanged(tx, link, before);
+    return link;
   });
 }
 
@@ -196,18 +205,17 @@ export async function archiveLink(id: string, onChanged: OnLinkChanged): Promise
  * creates for this destination (one was made while this one was archived), this one comes back
  * without taking that role over (not reusable), so a create never finds two.
  */
-export async function restoreLink(id: string, onChanged: OnLinkChanged): Promise<{ link: LinkRow; changed: boolean }> {
+export async function restoreLink(id: string, onChanged: OnLinkChanged): Promise<LinkRow> {
   const now = new Date(clock().now());
   // Each try is its own transaction: the unique violation aborts the one it happens in.
   const restore = (data: { reusable?: false }) =>
     transaction(async (tx) => {
-      const { count } = await tx.link.updateMany({
-        where: { id, archivedAt: { not: null } },
-        data: { ...data, archivedAt: null, updatedAt: now },
-      });
-      const link = await tx.link.findUniqueOrThrow({ where: { id }, select: LINK_COLUMNS });
-      if (count === 1) await onChanged(tx, link);
-      return { link, changed: count === 1 };
+      const before = await readLinkForUpdate(tx, id);
+      if (!before.archivedAt) return before;
+      await tx.link.update({ where: { id }, data: { ...data, archivedAt: null, updatedAt: now } });
+      const link = await readLink(id, tx);
+      await onChanged(tx, link, before);
+      return link;
     });
   try {
     return await restore({});

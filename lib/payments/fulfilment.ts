@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { findReplaySeal, forgetReplaySeals, mintReplayableApiKey } from "@/lib/auth/store";
 import { clock } from "@/lib/clock";
-import { commitLink, type LinkDraft, LinkTransaction } from "@/lib/links/commit";
+import { transaction } from "@/lib/db/client";
+import { commitLink, type LinkDraft } from "@/lib/links/commit";
 import { bindingMismatch } from "./binding";
 import { charge, FACILITATOR_TIMEOUT_MS, sha256 } from "./gateway";
 import {
@@ -121,14 +122,15 @@ async function settle(attempt: Attempt): Promise<Response | null> {
 /** Writes the link for a settled payment; null when a concurrent request wrote it first. */
 async function fulfil(payment: PaymentRow, purchase: Purchase): Promise<Response | null> {
   const { secretKey } = paymentSettings();
-  const written = await LinkTransaction.run(async (transaction) => {
-    const tx = transaction.client;
+  const written = await transaction(async (tx) => {
     if (!(await store.takeSettledPayment(tx, payment))) return null;
     const account = await store.ensureMachineAccount(tx, payment.payerDid);
     const key = account.created
       ? await mintReplayableApiKey(account.workspaceId, tx, (apiKey) => sealApiKey(apiKey, secretKey))
       : null;
-    const { link, slugFellBack } = await commitLink(paidLinkDraft(account.workspaceId, purchase), { transaction });
+    const { link, slugFellBack } = await commitLink(paidLinkDraft(account.workspaceId, payment.payerDid, purchase), {
+      client: tx,
+    });
     const body = toPaidLink(link, payment.reference!, slugFellBack ? slugTakenNotice(purchase.slug!, link.slug) : null);
     await store.recordFulfilment(tx, payment.paymentKey, { linkId: link.id, response: body, apiKeyId: key?.keyId ?? null });
     return { body, apiKey: key?.apiKey ?? null };
@@ -143,13 +145,13 @@ async function fulfil(payment: PaymentRow, purchase: Purchase): Promise<Response
  * and now, the payment still buys a link, on an allocated slug, and the answer says so. Each
  * payment buys a new link, never the wallet's earlier one to the same destination.
  */
-function paidLinkDraft(workspaceId: string, purchase: Purchase): LinkDraft {
+function paidLinkDraft(workspaceId: string, payerDid: string, purchase: Purchase): LinkDraft {
   return {
     workspaceId,
     host: null,
     domainId: null,
     destination: purchase.destination,
-    createdByUserId: null,
+    by: { kind: "machine_payment", payerDid },
     slug: purchase.slug,
     title: null,
     tagNames: [],

@@ -1,5 +1,4 @@
 import type { Verdict } from "@/lib/safety/verdict";
-import { announceLinkChange } from "@/lib/links/changes";
 import type { Holder } from "@/lib/links/destinations";
 import type { LinkVerdict } from "./link-verdict";
 import { blockForAbuse } from "./store";
@@ -23,14 +22,12 @@ export function verdictAbuseReason(verdict: Extract<Verdict, { status: "maliciou
 }
 
 /**
- * Blocks a link unless it already is, and drops every instance's cached copy; true when this call
+ * Blocks a link unless it already is (every instance drops its cached copy); true when this call
  * blocked it. With `checkedDestination`, only while the link still holds the destination the check
  * looked at.
  */
 export async function blockLink(linkId: string, reason: string, checkedDestination?: string): Promise<boolean> {
-  const blocked = await blockForAbuse(linkId, reason, checkedDestination);
-  if (blocked) announceLinkChange("status_changed", blocked);
-  return blocked !== null;
+  return (await blockForAbuse(linkId, reason, checkedDestination)) !== null;
 }
 
 /** Blocks the whole link for a destination it holds that a live check found malicious (blockLink's terms). */

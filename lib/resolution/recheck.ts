@@ -4,7 +4,6 @@ import { safetyChecker } from "@/lib/safety/instance";
 import type { Verdict } from "@/lib/safety/verdict";
 import { blockForVerdict } from "./link-status";
 import { checkLink, type LinkVerdict } from "./link-verdict";
-import { announceLinkChange } from "@/lib/links/changes";
 import { releasePolicy } from "./runtime";
 import type { RecheckTotals } from "./schemas";
 import {
@@ -62,9 +61,7 @@ async function recheckQuarantined(link: DueLink, verdict: LinkVerdict, now: numb
     return "unchanged";
   }
   const counted = await countCleanCheck(link.id, link.destination, now, policy);
-  if (counted?.status !== ACTIVE) return "unchanged";
-  announceLinkChange("status_changed", counted);
-  return "released";
+  return counted?.status === ACTIVE ? "released" : "unchanged";
 }
 
 async function recheckActive(link: DueLink, verdict: LinkVerdict, now: number): Promise<Outcome> {

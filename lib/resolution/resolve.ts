@@ -9,7 +9,7 @@ import type { DatabaseTrouble } from "./database-trouble";
 import { cacheKey, type LinkCache } from "./link-cache";
 import type { ReleasePolicy } from "./store";
 import { destinationsOf } from "@/lib/links/destinations";
-import { ABUSE, ACTIVE, QUARANTINE } from "@/lib/links/status";
+import { ABUSE, QUARANTINE } from "@/lib/links/status";
 import { countryLookupPending, routeOf } from "./rules";
 import type { Outcome, ResolvedLink, Route, Visit } from "./types";
 
@@ -26,8 +26,6 @@ export type ResolutionDeps = {
     countCleanCheck(linkId: string, checkedDestination: string, now: number, policy: ReleasePolicy): Promise<ResolvedLink | null>;
     blockForAbuse(linkId: string, reason: string, checkedDestination?: string): Promise<ResolvedLink | null>;
   };
-  /** Tells every instance that a link changed (status), so none serves a stale copy. */
-  linkChanged(link: ResolvedLink): void;
   log(message: string, error?: unknown): void;
 };
 
@@ -196,7 +194,6 @@ async function countCheck(link: ResolvedLink, deps: ResolutionDeps): Promise<Res
     // Counted elsewhere first (another instance, the background job): skip the UPDATE until the spacing passes again.
     if (!counted) return notBeforeNextSpacing(link, now, deps);
     deps.cache.update(cacheKey(link.host, link.slug), counted);
-    if (counted.status === ACTIVE) deps.linkChanged(counted);
     return counted;
   } catch (error) {
     deps.log("Counting a clean check failed; it will be counted on a later visit.", error);
@@ -215,8 +212,7 @@ async function block(
   deps.cache.update(cacheKey(link.host, link.slug), blocked);
   if (!databaseAnswered) return blocked;
   try {
-    const stored = await withDeadline(deps.store.blockForAbuse(link.id, reason, checkedDestination), STORE_DEADLINE_MS);
-    if (stored) deps.linkChanged(stored);
+    await withDeadline(deps.store.blockForAbuse(link.id, reason, checkedDestination), STORE_DEADLINE_MS);
   } catch (error) {
     deps.log("Recording an abuse block failed; the link is blocked in this instance.", error);
   }

@@ -3,7 +3,6 @@ import { config } from "@/lib/config";
 import { forgetVerifiedHosts } from "@/lib/domains/verified-hosts";
 import { safetyChecker } from "@/lib/safety/instance";
 import { withVerdictCache } from "@/lib/safety/verdict-cache";
-import { announceLinkChange } from "@/lib/links/changes";
 import { onInvalidation } from "@/lib/links/invalidation";
 import { DatabaseTrouble } from "./database-trouble";
 import { cacheKey, LinkCache } from "./link-cache";
@@ -64,7 +63,6 @@ function createRuntime(): Runtime {
     ),
     policy: releasePolicy(),
     store,
-    linkChanged: (link) => announceLinkChange("status_changed", link),
     log: (message, error) => log().error({ err: error }, message),
   };
   return { deps, stopListening };

@@ -7,7 +7,8 @@ import { LRUCache } from "lru-cache";
 import { Prisma } from "@/lib/db/generated/client";
 import { storedRules, storedSchedule } from "@/lib/links/routing";
 import type pg from "pg";
-import { recordLinkEventById } from "@/lib/links/events";
+import { type ChangedBy, linkChanged } from "@/lib/links/changes";
+import { findLinkForUpdate, readLink } from "@/lib/links/store";
 import { ABUSE, ACTIVE, asLinkStatus, type LinkStatus, QUARANTINE, quarantineEntry } from "@/lib/links/status";
 import { compileRules } from "./rules";
 import type { ResolvedLink } from "./types";
@@ -141,6 +142,9 @@ export async function findLinkById(id: string): Promise<ResolvedLink | null> {
   return row ? toResolved(row) : null;
 }
 
+/** Releases and safety blocks are the service's own doing. */
+const SERVICE: ChangedBy = { kind: "service" };
+
 export type ReleasePolicy = { spacingMs: number; releaseChecks: number; releaseAgeMs: number };
 
 /**
@@ -185,8 +189,12 @@ async function countInTransaction(
     WHERE id = ${linkId} AND status = 1 AND destination = ${checkedDestination}
       AND (last_counted_check_at IS NULL OR last_counted_check_at <= ${countableBefore})
     RETURNING ${Prisma.raw(RESOLUTION_SELECT_LIST)}`;
-    // Only a quarantined link is counted, so a counted row that is active now was released by this statement.
-    if (counted[0]?.status === ACTIVE) await recordLinkEventById(tx, "link.status_changed", linkId);
+    // Only a quarantined link is counted, so a counted row that is active now was released by this
+    // statement, which changed nothing else the link's announcement shows.
+    if (counted[0]?.status === ACTIVE) {
+      const link = await readLink(linkId, tx);
+      await linkChanged(tx, { kind: "status_changed", link, before: { ...link, status: QUARANTINE }, by: SERVICE });
+    }
     return counted;
   });
   return rows[0] ? toResolved(rows[0]) : null;
@@ -197,10 +205,12 @@ export async function markChecked(linkId: string, now: number): Promise<void> {
   await db().link.update({ where: { id: linkId }, data: { lastCheckedAt: new Date(now) } });
 }
 
-/** Moves a link to a status; returns the updated link, or null when it does not exist. */
+/** An operator moves a link to a status; returns the updated link, or null when it does not exist. */
 export async function setStatus(linkId: string, status: LinkStatus, abuseReason: string | null): Promise<ResolvedLink | null> {
   const changed = await transaction(async (tx) => {
-    const { count } = await tx.link.updateMany({
+    const before = await findLinkForUpdate(tx, linkId);
+    if (!before) return false;
+    await tx.link.update({
       where: { id: linkId },
       data: {
         status,
@@ -209,8 +219,8 @@ export async function setStatus(linkId: string, status: LinkStatus, abuseReason:
         ...(status === QUARANTINE && quarantineEntry(new Date(clock().now()))),
       },
     });
-    if (count === 1) await recordLinkEventById(tx, "link.status_changed", linkId);
-    return count === 1;
+    await linkChanged(tx, { kind: "status_changed", link: await readLink(linkId, tx), before, by: { kind: "operator" } });
+    return true;
   });
   return changed ? findLinkById(linkId) : null;
 }
@@ -223,11 +233,14 @@ export async function setStatus(linkId: string, status: LinkStatus, abuseReason:
  */
 export async function blockForAbuse(linkId: string, reason: string, checkedDestination?: string): Promise<ResolvedLink | null> {
   const blocked = await transaction(async (tx) => {
+    const before = await findLinkForUpdate(tx, linkId);
+    if (!before) return false;
+    // Under the row's lock the statement's own conditions decide, so two verdicts at once block once.
     const { count } = await tx.link.updateMany({
       where: { id: linkId, status: { not: ABUSE }, ...(checkedDestination && holding(checkedDestination)) },
       data: { status: ABUSE, abuseReason: reason, updatedAt: new Date(clock().now()) },
     });
-    if (count === 1) await recordLinkEventById(tx, "link.status_changed", linkId);
+    if (count === 1) await linkChanged(tx, { kind: "status_changed", link: await readLink(linkId, tx), before, by: SERVICE });
     return count === 1;
   });
   return blocked ? findLinkById(linkId) : null;

@@ -2,15 +2,10 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
-import {
-  closeScanDays,
-  parkScanBatch,
-  pruneScanData,
-  recentScansByLink,
-  scansPerLinkSince,
-  writeOldestParkedBatch,
-  writeScanBatch,
-} from "@/lib/analytics/store";
+import { closeScanDays } from "@/lib/analytics/store/fold";
+import { parkScanBatch, writeOldestParkedBatch, writeScanBatch } from "@/lib/analytics/store/append";
+import { pruneScanData } from "@/lib/analytics/store/partitions";
+import { recentScansByLink, scansPerLinkSince } from "@/lib/analytics/store/reads";
 import { setClock } from "@/lib/clock";
 import { db, disconnectDb } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
@@ -19,7 +14,7 @@ import { createLink, report } from "../support/analytics";
 import { newUser, type TestUser } from "../support/api";
 
 /**
- * Closing UTC days (lib/analytics/store.ts, closeScanDays) against the raw rows, with every session
+ * Closing UTC days (lib/analytics/store/fold.ts, closeScanDays) against the raw rows, with every session
  * of this file's database in a zone 13:45 ahead of UTC: instants sent without their offset would be
  * read 13:45 off, and a day cut in the session's zone would not be a UTC day.
  */

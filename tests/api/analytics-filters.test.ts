@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
-import { writeScanBatch } from "@/lib/analytics/store";
+import { writeScanBatch } from "@/lib/analytics/store/append";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
 import { seededRandom } from "../support/random";

@@ -1,7 +1,7 @@
 import { NextRequest, type NextFetchEvent } from "next/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scanBuffer } from "@/lib/analytics/scans";
-import { writeScanBatch } from "@/lib/analytics/store";
+import { writeScanBatch } from "@/lib/analytics/store/append";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";

@@ -1,24 +1,17 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { db } from "@/lib/db/client";
+import { describe, expect, it } from "vitest";
+import { db, transaction } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
-import { commitLink, type LinkDraft, LinkTransaction } from "@/lib/links/commit";
+import { commitLink, type LinkDraft } from "@/lib/links/commit";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
-import { type Invalidation, onInvalidation } from "@/lib/links/invalidation";
+import type { Invalidation } from "@/lib/links/invalidation";
+import { heardInvalidations } from "../support/invalidations";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const FULFILMENT_LIKE = { maxWait: 10_000, timeout: 15_000 };
 
-let heard: Invalidation[] = [];
-let stopListening: () => void;
-
-beforeEach(() => {
-  heard = [];
-  stopListening = onInvalidation((invalidation) => heard.push(invalidation));
-});
-
-afterEach(() => stopListening());
+const invalidations = heardInvalidations();
 
 async function newWorkspace(): Promise<string> {
   const id = newId("ws");
@@ -32,7 +25,7 @@ function draft(workspaceId: string, overrides: Partial<LinkDraft> = {}): LinkDra
     host: null,
     domainId: null,
     destination: `https://example.com/commit/${randomString(SLUG_ALPHABET, 8)}`,
-    createdByUserId: null,
+    by: { kind: "machine_payment", payerDid: "did:pkh:eip155:1:0x0000000000000000000000000000000000000001" },
     slug: null,
     title: null,
     tagNames: [],
@@ -62,13 +55,13 @@ describe("commitLink, the one way a link is written", () => {
     const workspaceId = await newWorkspace();
     const slug = `taken-${randomString(SLUG_ALPHABET, 6)}`;
     await commitLink(draft(workspaceId, { slug }), uncapped(workspaceId));
-    heard = [];
+    invalidations.heard = [];
     await expect(commitLink(draft(workspaceId, { slug }), uncapped(workspaceId))).rejects.toMatchObject({
       code: "conflict",
       message: expect.stringContaining(slug),
     });
     expect(await db().link.count({ where: { workspaceId } })).toBe(1);
-    expect(heard).toEqual([]);
+    expect(invalidations.heard).toEqual([]);
   });
 
   it("gives an allocated slug under fall_back_to_allocated, and says the slug fell back", async () => {
@@ -103,29 +96,29 @@ describe("commitLink, the one way a link is written", () => {
   it("announces a link committed on its own at once", async () => {
     const workspaceId = await newWorkspace();
     const { link } = await commitLink(draft(workspaceId), uncapped(workspaceId));
-    expect(heard).toEqual([{ kind: "link", host: null, slug: link.slug }]);
+    expect(invalidations.heard).toEqual([{ kind: "link", host: null, slug: link.slug }]);
   });
 
   it("announces a link written inside a transaction only once the transaction has committed", async () => {
     const workspaceId = await newWorkspace();
     let heardBeforeCommit: Invalidation[] | undefined;
-    const link = await LinkTransaction.run(async (transaction) => {
-      const committed = await commitLink(draft(workspaceId, { slug: `tx-${randomString(SLUG_ALPHABET, 6)}` }), { transaction });
-      heardBeforeCommit = [...heard];
+    const link = await transaction(async (client) => {
+      const committed = await commitLink(draft(workspaceId, { slug: `tx-${randomString(SLUG_ALPHABET, 6)}` }), { client });
+      heardBeforeCommit = [...invalidations.heard];
       return committed.link;
     }, FULFILMENT_LIKE);
     expect(heardBeforeCommit).toEqual([]);
-    expect(heard).toEqual([{ kind: "link", host: null, slug: link.slug }]);
+    expect(invalidations.heard).toEqual([{ kind: "link", host: null, slug: link.slug }]);
   });
 
   it("announces nothing, and leaves no link, when the transaction rolls back", async () => {
     const workspaceId = await newWorkspace();
-    const rolledBack = LinkTransaction.run(async (transaction) => {
-      await commitLink(draft(workspaceId), { transaction });
+    const rolledBack = transaction(async (client) => {
+      await commitLink(draft(workspaceId), { client });
       throw new Error("a later write of the same transaction failed");
     }, FULFILMENT_LIKE);
     await expect(rolledBack).rejects.toThrow(/later write/);
-    expect(heard).toEqual([]);
+    expect(invalidations.heard).toEqual([]);
     expect(await db().link.count({ where: { workspaceId } })).toBe(0);
   });
 });

@@ -3,14 +3,16 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it, vi } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
 import { parkScansWhenBehind, scanBuffer } from "@/lib/analytics/scans";
-import { DAY, parkedScans, parkScanBatch, pruneScanData, writeOldestParkedBatch, writeScanBatch } from "@/lib/analytics/store";
+import { DAY } from "@/lib/analytics/store/rollups";
+import { parkedScans, parkScanBatch, writeOldestParkedBatch, writeScanBatch } from "@/lib/analytics/store/append";
+import { pruneScanData } from "@/lib/analytics/store/partitions";
 import type { CapturedScan } from "@/lib/analytics/types";
 import { scanMessageText } from "@/lib/analytics/scan-message";
 import { db } from "@/lib/db/client";
 import { call, newUser } from "../support/api";
 
 /**
- * A writer behind the door parks batches in scan_inbox (lib/analytics/store.ts) and writes them
+ * A writer behind the door parks batches in scan_inbox (lib/analytics/store/append.ts) and writes them
  * later: what it writes then must be exactly what writing them at once would have written.
  */
 

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
 import { applyScanRetention } from "@/lib/analytics/service";
-import { MONTH, writeScanBatch } from "@/lib/analytics/store";
+import { MONTH } from "@/lib/analytics/store/rollups";
+import { writeScanBatch } from "@/lib/analytics/store/append";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";

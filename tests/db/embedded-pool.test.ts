@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
-import { writeScanBatch } from "@/lib/analytics/store";
+import { writeScanBatch } from "@/lib/analytics/store/append";
 import { resetConfig } from "@/lib/config";
 import { closePool, pool } from "@/lib/db/pool";
 import { migrate } from "@/lib/db/migrate";

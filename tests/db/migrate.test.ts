@@ -303,7 +303,7 @@ describe("the key recovery migration", () => {
     ];
     expect(await monthRows()).toEqual(expected);
 
-    // The writer adds months itself from then on (lib/analytics/store.ts): the triggers are gone, the months kept.
+    // The writer adds months itself from then on (lib/analytics/store/fold.ts): the triggers are gone, the months kept.
     expect(await migrate(databaseUrl)).toEqual(migrations.slice(inline).map(({ name }) => name));
     expect(await monthRows()).toEqual(expected);
     expect(

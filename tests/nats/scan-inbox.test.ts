@@ -4,7 +4,7 @@ import { connect } from "@nats-io/transport-node";
 import { afterAll, expect, it } from "vitest";
 import { startScanStreamWriter } from "@/lib/analytics/scan-stream";
 import { parkScansWhenBehind, scanBuffer } from "@/lib/analytics/scans";
-import { parkedScans, parkScanBatch } from "@/lib/analytics/store";
+import { parkedScans, parkScanBatch } from "@/lib/analytics/store/append";
 import { resetConfig } from "@/lib/config";
 import { closeNats } from "@/lib/nats/connection";
 import { call, newUser } from "../support/api";

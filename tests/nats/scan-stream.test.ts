@@ -8,7 +8,7 @@ import { connect } from "@nats-io/transport-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
 import { recordScanRows, scanMessages, startScanStreamWriter, type ScanStreamWriter } from "@/lib/analytics/scan-stream";
-import { writeScanBatch } from "@/lib/analytics/store";
+import { writeScanBatch } from "@/lib/analytics/store/append";
 import { resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
 import { closeNats, natsConnection, natsState } from "@/lib/nats/connection";

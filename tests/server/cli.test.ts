@@ -4,7 +4,8 @@ import { config } from "@/lib/config";
 import { call, newUser } from "../support/api";
 import { runCommand } from "../support/command";
 import type { ScanRow } from "@/lib/analytics/enrich";
-import { DAY, writeScanBatch } from "@/lib/analytics/store";
+import { DAY } from "@/lib/analytics/store/rollups";
+import { writeScanBatch } from "@/lib/analytics/store/append";
 import { db } from "@/lib/db/client";
 
 const CLI_TIMEOUT_MS = 60_000;
