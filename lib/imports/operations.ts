@@ -2,6 +2,8 @@ import { defineOperation, failure, ok, type ParameterSpec, paymentRequired } fro
 import {
   IMPORT_FORMATS,
   importListSchema,
+  importReportQuery,
+  importReportSchema,
   importSchema,
   MAX_IMPORT_COLUMNS,
   MAX_IMPORT_NESTING,
@@ -30,14 +32,16 @@ export const startImport = defineOperation({
     `domain and key) and url, Rebrandly's shortUrl (or domain and slashtag), Short.io's shortURL and ` +
     `originalURL, Shlink's shortUrl (or domain and shortCode) and longUrl, also its REST pages ` +
     `({shortUrls: {data}}), and Kutt's link (or domain, null for kutt.it, and address), target and ` +
-    `description; tags may be names or objects with a name. Headers are matched ` +
-    `without regard to case, spaces and underscores. A row whose short link is on a verified custom ` +
-    `domain of this workspace (or every row, with domain_id) keeps its exact slug there, so printed ` +
-    `codes keep working once the domain points here; a slug taken there is that row's error. Other ` +
-    `rows get an allocated slug and remember their original short URL in imported_from. Every row ` +
-    `passes the same checks as POST /api/links (destination, safety, slug, plan allowance, write ` +
-    `budget: the job waits for the budget rather than failing). Importing the same file again ` +
-    `creates nothing: rows already imported are skipped. dry_run=1 validates and counts without ` +
+    `description; tags may be names or objects with a name; archived and the creation date are carried. ` +
+    `Headers are matched without regard to case, spaces and underscores. A code printed on a verified ` +
+    `custom domain of this workspace keeps its exact slug there, so printed codes keep working once the ` +
+    `domain points here; a code printed without its host (a generic file's slug column) goes to domain_id; ` +
+    `a code of any other host becomes a new link of its own whose imported_from names it. Every row passes ` +
+    `the same checks as POST /api/links (destination, safety, slug, plan allowance, write budget: the job ` +
+    `waits for the budget rather than failing). Every entry ends created, kept (already here), merged (into ` +
+    `an earlier row's link) or failed (with a sentence): see GET /api/imports/{id}/entries. Importing the ` +
+    `same file again creates nothing: every code imported before is kept. dry_run=1 decides every row the ` +
+    `same way without ` +
     `writing, and without looking names up (the real run also refuses a name that resolves to an ` +
     `internal address). At most 20 MB, 100,000 rows, ${MAX_IMPORT_COLUMNS} columns and ` +
     `${MAX_IMPORT_ROW_CHARS / 1024} KiB a row; JSON nested at most ${MAX_IMPORT_NESTING} deep. A workspace, and ` +
@@ -105,5 +109,28 @@ export const cancelImport = defineOperation({
     403: failure("Only owners, admins and the API key may cancel imports."),
     404: failure("No import with this id exists in this workspace."),
     409: failure("The import has already finished."),
+  },
+});
+
+export const importReport = defineOperation({
+  method: "get",
+  path: "/api/imports/{id}/entries",
+  auth: "workspace",
+  operationId: "getImportReport",
+  summary: "An import's report, row by row",
+  description:
+    "Every entry of the import (a row of the file, or a further code a row printed, such as a Bitly custom " +
+    "back-half), in file order, with what became of it: created (a new link), kept (already here: imported " +
+    "before, or its code already holds a link to the same destination, or a link of the workspace has its " +
+    "destination), merged (folded into the link an earlier row of this import made, named by merged_into_row) " +
+    "or failed (with the API's sentence). The counts of the import add up to the entries handled. " +
+    "Keyset-paginated; outcome= picks one outcome.",
+  tag: "Links",
+  parameters: [IMPORT_ID_PARAMETER],
+  query: importReportQuery,
+  responses: {
+    200: ok("A page of the report.", importReportSchema),
+    400: failure("The query failed validation, or the cursor is not one this list wrote."),
+    404: failure("No import with this id exists in this workspace."),
   },
 });

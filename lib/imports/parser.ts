@@ -17,6 +17,10 @@ export type ImportRow = {
   shortLink: string | null;
   title: string | null;
   tags: string[];
+  /** Archived at the source: imported archived, still resolving. */
+  archived?: boolean;
+  /** When the source created it (epoch milliseconds), when it says. */
+  createdAt?: number | null;
 };
 
 /** The header names each provider's export uses, by meaning, in order of preference; compared without case, spaces, underscores or hyphens. */
@@ -47,6 +51,8 @@ const COLUMNS = {
   ],
   title: ["title", "name"],
   tags: ["tags", "tag"],
+  archived: ["archived"],
+  createdAt: ["created_at", "createdAt", "dateCreated", "created at", "date created"],
 } as const;
 
 type Meaning = keyof typeof COLUMNS;
@@ -80,6 +86,8 @@ type SourceMapping = {
   alsoPrinted?: (field: Field) => string[];
   title: readonly string[];
   tags: readonly string[];
+  archived: readonly string[];
+  createdAt: readonly string[];
 };
 
 const has = (headers: ReadonlySet<string>, ...names: string[]) => names.every((name) => headers.has(name));
@@ -111,6 +119,8 @@ const MAPPINGS: readonly [ImportFormat, SourceMapping][] = [
       alsoPrinted: (field) => codeList(field("custombitlinks")),
       title: ["title"],
       tags: ["tags"],
+      archived: ["archived"],
+      createdAt: ["createdat"],
     },
   ],
   [
@@ -121,6 +131,8 @@ const MAPPINGS: readonly [ImportFormat, SourceMapping][] = [
       printed: (field) => asText(field("shorturl")) ?? joined(field("domain"), field("shortcode")),
       title: ["title"],
       tags: ["tags"],
+      archived: [],
+      createdAt: ["datecreated", "createdat"],
     },
   ],
   [
@@ -132,6 +144,8 @@ const MAPPINGS: readonly [ImportFormat, SourceMapping][] = [
       printed: (field) => asText(field("link")) ?? joined(field("domain") ?? "kutt.it", field("address")),
       title: ["description", "title"],
       tags: [],
+      archived: [],
+      createdAt: ["createdat"],
     },
   ],
   [
@@ -142,6 +156,8 @@ const MAPPINGS: readonly [ImportFormat, SourceMapping][] = [
       printed: (field) => asText(field("shorturl")) ?? joined(field("domain") ?? field("domainname"), field("slashtag")),
       title: ["title"],
       tags: ["tags"],
+      archived: [],
+      createdAt: ["createdat"],
     },
   ],
   [
@@ -153,6 +169,8 @@ const MAPPINGS: readonly [ImportFormat, SourceMapping][] = [
       // Only the link's own title: the account's fields (its owner's name) are no title.
       title: ["title"],
       tags: ["tags"],
+      archived: ["archived"],
+      createdAt: ["createdat"],
     },
   ],
   [
@@ -166,6 +184,8 @@ const MAPPINGS: readonly [ImportFormat, SourceMapping][] = [
       printed: (field) => asText(field("shortlink")) ?? joined(field("domain"), field("key")) ?? asText(field("link")),
       title: ["title"],
       tags: ["tags"],
+      archived: ["archived"],
+      createdAt: ["createdat"],
     },
   ],
 ];
@@ -241,7 +261,22 @@ function toRow(row: number, valuesOf: ValuesOf, field: Field, mapping: SourceMap
         ?.replace(/\p{Cc}+/gu, " ")
         .slice(0, 200) ?? null,
     tags: tagList(firstPresent(values("tags"))),
+    archived: isYes(firstPresent(values("archived"))),
+    createdAt: instantOf(firstPresent(values("createdAt"))),
   };
+}
+
+/** true, "true", "Yes" (Dub's export), 1: archived at the source. */
+function isYes(value: unknown): boolean {
+  return /^(true|yes|1)$/i.test(asText(value) ?? "");
+}
+
+/** An ISO date as the sources write it (Bitly's "+0000" offset too), or epoch milliseconds; anything else is no date. */
+function instantOf(value: unknown): number | null {
+  const text = asText(value);
+  if (!text) return null;
+  const time = /^\d{12,14}$/.test(text) ? Number(text) : Date.parse(text.replace(/([+-]\d\d)(\d\d)$/, "$1:$2"));
+  return Number.isFinite(time) ? time : null;
 }
 
 function firstPresent(values: unknown[]): unknown {
@@ -381,10 +416,10 @@ function csvRefusal(error: CsvError): DomainError {
 }
 
 async function jsonRows(text: string, format: ImportFormat): Promise<ImportRow[]> {
-  await requireBoundedNesting(text);
   let parsed: unknown;
+  const bounded = await boundedJsonText(text);
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(bounded);
   } catch {
     throw new DomainError("invalid_request", "The file is not valid JSON.");
   }
@@ -453,12 +488,15 @@ function jsonRecords(parsed: unknown): Record<string, unknown>[] {
 /**
  * Refuses JSON nested deeper than MAX_IMPORT_NESTING before it is parsed: nothing that reads the
  * parsed value afterwards can then run out of stack. One pass over the text, outside strings,
- * yielding to the event loop between pieces.
+ * yielding to the event loop between pieces. A raw control character inside a string (a tab or a
+ * line break in a title, as Bitly's pages carry them) is written as its escape, so one title
+ * does not refuse the whole page.
  */
-async function requireBoundedNesting(text: string): Promise<void> {
+async function boundedJsonText(text: string): Promise<string> {
   let depth = 0;
   let inString = false;
   let index = 0;
+  const rawControls: number[] = [];
   while (index < text.length) {
     const end = Math.min(index + CHUNK_CHARS * 16, text.length);
     for (; index < end; index++) {
@@ -466,6 +504,7 @@ async function requireBoundedNesting(text: string): Promise<void> {
       if (inString) {
         if (code === 0x5c) index++;
         else if (code === 0x22) inString = false;
+        else if (code < 0x20) rawControls.push(index);
       } else if (code === 0x22) inString = true;
       else if (code === 0x7b || code === 0x5b) {
         if (++depth > MAX_IMPORT_NESTING) {
@@ -479,6 +518,18 @@ async function requireBoundedNesting(text: string): Promise<void> {
     }
     await yieldToEventLoop();
   }
+  return rawControls.length === 0 ? text : escapedAt(text, rawControls);
+}
+
+function escapedAt(text: string, positions: number[]): string {
+  const pieces: string[] = [];
+  let from = 0;
+  for (const position of positions) {
+    pieces.push(text.slice(from, position), `\\u${text.charCodeAt(position).toString(16).padStart(4, "0")}`);
+    from = position + 1;
+  }
+  pieces.push(text.slice(from));
+  return pieces.join("");
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isRecordId } from "@/lib/db/random";
+import { nextPageCursor, pageCursor } from "@/lib/http/schemas";
 
 export const IMPORT_FORMATS = ["auto", "bitly", "dub", "rebrandly", "shortio", "shlink", "kutt", "generic"] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -24,7 +25,7 @@ export const startImportQuery = z.strictObject({
     .string()
     .refine(isRecordId, "must be the id of a verified custom domain of the workspace")
     .optional()
-    .meta({ description: "a verified custom domain of the workspace: rows keep their slugs on it" }),
+    .meta({ description: "a verified custom domain of the workspace: codes printed without their host keep their slugs on it" }),
   dry_run: z
     .enum(["0", "1", "true", "false"], { error: "must be 1 or 0" })
     .optional()
@@ -42,13 +43,22 @@ export const importSchema = z
       .number()
       .int()
       .meta({ description: "rows in the file, plus one for each further code a row printed (Bitly's custom back-halves)" }),
-    processed: z.number().int().meta({ description: "rows handled so far" }),
-    created: z.number().int(),
-    skipped: z
+    processed: z.number().int().meta({ description: "entries handled so far: created + kept + merged + failed" }),
+    created: z.number().int().meta({ description: "entries that became a new link (on a dry run: would become one)" }),
+    kept: z
       .number()
       .int()
-      .meta({ description: "rows already imported (the same original short URL), or already a link to the same destination" }),
-    failed: z.number().int(),
+      .meta({
+        description:
+          "entries already here: the same original short URL imported before, the code already holding a link to the " +
+          "same destination, or (without a code) a link of the workspace to the same destination",
+      }),
+    merged: z
+      .number()
+      .int()
+      .meta({ description: "entries folded into the link an earlier row of this import made (the same code or destination)" }),
+    skipped: z.number().int().meta({ description: "kept + merged, as the report counted them before it told them apart" }),
+    failed: z.number().int().meta({ description: "entries not imported, each with its sentence in errors and in the report" }),
     errors: z
       .array(z.object({ row: z.number().int(), error: z.string() }))
       .meta({ description: "each failed row's number as in the file (the header is row 1) and the API's sentence" }),
@@ -59,5 +69,51 @@ export const importSchema = z
 
 export const importListSchema = z.object({ imports: z.array(importSchema) }).meta({ id: "ImportList" });
 
+export const IMPORT_OUTCOMES = ["created", "kept", "merged", "failed"] as const;
+export const MAX_REPORT_PAGE = 1000;
+
+export const importEntrySchema = z
+  .object({
+    entry: z
+      .number()
+      .int()
+      .meta({ description: "the entry's place in the import, from 0 (a row, or a further code a row printed)" }),
+    row: z.number().int().meta({ description: "its row in the file, as a spreadsheet numbers it (the header is row 1)" }),
+    code: z
+      .string()
+      .nullable()
+      .meta({ description: "the short link or code the row printed, as read; null when it printed none" }),
+    outcome: z.enum(IMPORT_OUTCOMES),
+    link_id: z
+      .string()
+      .nullable()
+      .meta({ description: "created, kept or merged: the link now carrying the row (null on a dry run's created rows)" }),
+    merged_into_row: z.number().int().nullable().meta({ description: "merged: the row whose link it was folded into" }),
+    error: z.string().nullable().meta({ description: "failed: why, in the API's sentence" }),
+  })
+  .meta({ id: "ImportEntry" });
+
+export const importReportSchema = z
+  .object({ entries: z.array(importEntrySchema), next_cursor: nextPageCursor })
+  .meta({ id: "ImportReport" });
+
+export const importReportQuery = z.strictObject({
+  outcome: z
+    .enum(IMPORT_OUTCOMES, { error: `must be one of ${IMPORT_OUTCOMES.join(", ")}` })
+    .optional()
+    .meta({ description: "only the entries of this outcome" }),
+  limit: z.coerce
+    .number({ error: "must be a number" })
+    .int("must be an integer")
+    .min(1, "must be at least 1")
+    .max(MAX_REPORT_PAGE, `must be at most ${MAX_REPORT_PAGE}`)
+    .optional()
+    .meta({ description: `entries a page, at most ${MAX_REPORT_PAGE} (default ${MAX_REPORT_PAGE})` }),
+  cursor: pageCursor,
+});
+
 export type StartImportQuery = z.infer<typeof startImportQuery>;
 export type ImportView = z.infer<typeof importSchema>;
+export type ImportEntryView = z.infer<typeof importEntrySchema>;
+export type ImportReportQuery = z.infer<typeof importReportQuery>;
+export type ImportReportView = z.infer<typeof importReportSchema>;

@@ -1,6 +1,7 @@
 import type { Prisma } from "@/lib/db/generated/client";
 import { db, type DbClient, transaction } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
+import { keysetCursor } from "@/lib/http/cursor";
 
 export type ImportRecord = Prisma.ImportGetPayload<object>;
 export type RowError = { row: number; error: string };
@@ -50,24 +51,96 @@ export async function renewLease(id: string, token: string, leaseMs: number): Pr
   return renewed === 1;
 }
 
-/** Records a batch's outcome, in one statement, if the job holding `token` still holds the import; "stopped" once it is no longer running (cancelled). */
+/** What became of one entry; `keys` name what a created entry stands for (lib/imports/service.ts). */
+export type EntryOutcome = {
+  entry: number;
+  row: number;
+  code: string | null;
+  outcome: "created" | "kept" | "merged" | "failed";
+  linkId: string | null;
+  mergedInto: number | null;
+  error: string | null;
+  keys: string[];
+};
+
+/**
+ * Records a batch, in one statement, if the job holding `token` still holds the import: its
+ * counts, its failed rows' errors, and every entry's outcome in the report; "stopped" once it is
+ * no longer running (cancelled). The entries are written only when the counts are (the CTE's
+ * condition), so the report and the counts never disagree; an entry already written (a job that
+ * lost its lease and came back) is left as it was.
+ */
 export async function saveProgress(
   id: string,
   token: string,
-  progress: { nextRow: number; created: number; skipped: number; failed: number; errors: RowError[] },
+  progress: { nextRow: number; created: number; kept: number; merged: number; failed: number; errors: RowError[] },
+  entries: EntryOutcome[],
 ): Promise<"running" | "stopped"> {
   const saved = await db().$queryRaw<{ status: string }[]>`
-    UPDATE imports SET
-      next_row = ${progress.nextRow},
-      created = created + ${progress.created},
-      skipped = skipped + ${progress.skipped},
-      failed = failed + ${progress.failed},
-      errors = CASE WHEN jsonb_array_length(errors) >= ${MAX_KEPT_ERRORS} THEN errors
-                    ELSE errors || ${JSON.stringify(progress.errors)}::jsonb END
-    WHERE id = ${id} AND lease_token = ${token}
-    RETURNING status`;
+    WITH saved AS (
+      UPDATE imports SET
+        next_row = ${progress.nextRow},
+        created = created + ${progress.created},
+        kept = kept + ${progress.kept},
+        merged = merged + ${progress.merged},
+        skipped = skipped + ${progress.kept + progress.merged},
+        failed = failed + ${progress.failed},
+        errors = CASE WHEN jsonb_array_length(errors) >= ${MAX_KEPT_ERRORS} THEN errors
+                      ELSE errors || ${JSON.stringify(progress.errors)}::jsonb END
+      WHERE id = ${id} AND lease_token = ${token}
+      RETURNING status
+    ), written AS (
+      INSERT INTO import_rows (import_id, entry, "row", code, outcome, link_id, merged_into, error, keys)
+      SELECT ${id}, e.entry, e."row", e.code, e.outcome, e.link_id, e.merged_into, e.error,
+        ARRAY(SELECT jsonb_array_elements_text(e.keys))
+      FROM jsonb_to_recordset(${JSON.stringify(entries.map(asStoredEntry))}::jsonb)
+        AS e(entry int, "row" int, code text, outcome text, link_id text, merged_into int, error text, keys jsonb)
+      WHERE EXISTS (SELECT 1 FROM saved)
+      ON CONFLICT (import_id, entry) DO NOTHING
+    )
+    SELECT status FROM saved`;
   return saved[0]?.status === "running" ? "running" : "stopped";
 }
+
+function asStoredEntry(entry: EntryOutcome) {
+  return {
+    entry: entry.entry,
+    row: entry.row,
+    code: entry.code,
+    outcome: entry.outcome,
+    link_id: entry.linkId,
+    merged_into: entry.mergedInto,
+    error: entry.error,
+    keys: entry.keys,
+  };
+}
+
+/** The created entries of an import so far, with what each stands for: a resumed job starts from them. */
+export async function createdEntries(importId: string): Promise<{ row: number; linkId: string | null; keys: string[] }[]> {
+  return db().importEntry.findMany({
+    where: { importId, outcome: "created" },
+    select: { row: true, linkId: true, keys: true },
+  });
+}
+
+export const entryCursor = keysetCursor({ entry: "count" });
+
+/** A page of the import's report, in file order, optionally of one outcome. */
+export async function pageOfEntries(
+  importId: string,
+  filter: { outcome?: string },
+  limit: number,
+  after?: { entry: number },
+): Promise<ImportEntryRow[]> {
+  return db().importEntry.findMany({
+    where: { importId, ...(filter.outcome && { outcome: filter.outcome }), ...(after && { entry: { gt: after.entry } }) },
+    orderBy: { entry: "asc" },
+    take: limit,
+    select: { entry: true, row: true, code: true, outcome: true, linkId: true, mergedInto: true, error: true },
+  });
+}
+
+export type ImportEntryRow = Omit<Prisma.ImportEntryGetPayload<object>, "importId" | "keys">;
 
 /**
  * Cancels a queued or running import in one statement; the job holding it still saves the batch it
@@ -112,8 +185,29 @@ export async function finishImport(
   });
 }
 
-export async function isImported(workspaceId: string, importedFrom: string): Promise<boolean> {
-  return (await db().link.count({ where: { workspaceId, importedFrom } })) > 0;
+/** The workspace's link imported from this short URL before, if any. */
+export async function importedLink(workspaceId: string, importedFrom: string): Promise<{ id: string } | null> {
+  return db().link.findFirst({ where: { workspaceId, importedFrom }, select: { id: true } });
+}
+
+/** The link holding `slug` on `host`, whichever workspace's. */
+export async function linkAt(
+  host: string,
+  slug: string,
+): Promise<{ id: string; workspaceId: string; destination: string } | null> {
+  return db().link.findFirst({ where: { host, slug }, select: { id: true, workspaceId: true, destination: true } });
+}
+
+/** The workspace's live link a create without a slug would return instead of a new one (the same-destination rule). */
+export async function reusableLink(
+  workspaceId: string,
+  host: string | null,
+  destination: string,
+): Promise<{ id: string } | null> {
+  return db().link.findFirst({
+    where: { workspaceId, host, destination, reusable: true, archivedAt: null },
+    select: { id: true },
+  });
 }
 
 /** The workspace's verified custom domains by hostname. */

@@ -1,4 +1,5 @@
 import { type CreateEntitlement, spendAllowance } from "@/lib/billing/entitlement";
+import { clock } from "@/lib/clock";
 import type { DbClient } from "@/lib/db/client";
 import { DomainError } from "@/lib/http/errors";
 import { DEFAULT_TAG_COLOR } from "@/lib/tags/schemas";
@@ -32,6 +33,8 @@ export type LinkDraft = {
   tagNames: readonly string[];
   /** The short URL the link had at another service (an import). */
   importedFrom: string | null;
+  /** An import's link: when its service created it, and whether it was archived there (it is archived here too, and keeps resolving). */
+  original?: { createdAt: Date | null; archived: boolean };
   slugPolicy: SlugPolicy;
   /**
    * Without a custom slug: return the workspace's live link that already points at this
@@ -81,6 +84,8 @@ async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<Co
     createdByUserId: draft.by.kind === "session" ? draft.by.userId : null,
     title: draft.title,
     importedFrom: draft.importedFrom,
+    originalCreatedAt: draft.original?.createdAt ?? null,
+    archivedAt: draft.original?.archived ? new Date(clock().now()) : null,
   };
   if (draft.slug) {
     const link = await store.insertLink({ ...row, slug: draft.slug, reusable: false }, client);

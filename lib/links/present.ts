@@ -27,6 +27,7 @@ export function toLinkView(link: LinkRow): LinkView {
     title: link.title,
     tags: tagNamesOf(link),
     imported_from: link.importedFrom,
+    original_created_at: link.originalCreatedAt?.getTime() ?? null,
     rules: storedRules(link.rules),
     schedule: pendingRepoints(schedule, now),
   };

@@ -202,6 +202,9 @@ export const linkSchema = z
       .string()
       .nullable()
       .meta({ description: "the short URL the link had at the service it was imported from; null if it was made here" }),
+    original_created_at: z.number().int().nullable().meta({
+      description: "epoch milliseconds: when the service it was imported from created it, when its export says; null otherwise",
+    }),
     rules: z
       .array(routingRuleView)
       .meta({ description: "routing rules in order, the first match wins; empty when the link has none" }),

@@ -74,15 +74,41 @@ export async function createLink(
   requirePermission(principal, "links.create", "Your role in this workspace does not allow creating links.");
   const entitlement = await requireCreateEntitlement(principal.workspaceId);
   const prepared = await prepareLink(principal.workspaceId, input);
+  return commitLink(accountDraft(principal, prepared, origin.importedFrom), { entitlement });
+}
+
+/** What an import knows of a link beyond the create: its original short URL, when its service created it, whether it was archived there. */
+export type ImportedOrigin = { importedFrom: string | null; createdAt: Date | null; archived: boolean };
+
+/**
+ * An import's row, prepared by the import (prepareLink), committed as an account's create. A row
+ * that printed a code is a link of its own, never folded into another link to the same
+ * destination: the report can then name the link carrying each printed code.
+ */
+export async function createImportedLink(
+  principal: Principal,
+  prepared: PreparedLink,
+  origin: ImportedOrigin,
+): Promise<CommittedLink> {
+  requirePermission(principal, "links.create", "Your role in this workspace does not allow creating links.");
+  const entitlement = await requireCreateEntitlement(principal.workspaceId);
   const draft = {
+    ...accountDraft(principal, prepared, origin.importedFrom),
+    reuse: origin.importedFrom === null,
+    original: { createdAt: origin.createdAt, archived: origin.archived },
+  };
+  return commitLink(draft, { entitlement });
+}
+
+function accountDraft(principal: Principal, prepared: PreparedLink, importedFrom: string | null) {
+  return {
     ...prepared,
     workspaceId: principal.workspaceId,
     by: principal,
-    importedFrom: origin.importedFrom,
+    importedFrom,
     slugPolicy: "fail_when_taken",
     reuse: true,
   } as const;
-  return commitLink(draft, { entitlement });
 }
 
 export async function listLinks(principal: Principal, query: { limit?: number; cursor?: string; tag?: readonly string[] } = {}) {

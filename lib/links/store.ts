@@ -19,6 +19,7 @@ const LINK_SCALARS = {
   archivedAt: true,
   title: true,
   importedFrom: true,
+  originalCreatedAt: true,
   rules: true,
   schedule: true,
 } as const satisfies Prisma.LinkSelect;
@@ -41,6 +42,8 @@ export type NewLink = {
   createdByUserId: string | null;
   title?: string | null;
   importedFrom?: string | null;
+  originalCreatedAt?: Date | null;
+  archivedAt?: Date | null;
 };
 
 /**

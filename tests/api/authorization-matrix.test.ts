@@ -126,6 +126,11 @@ const FIXTURES: Record<string, Fixture> = {
     status: 200,
     namesResource: true,
   },
+  "GET /api/imports/{id}/entries": {
+    request: async (target) => ({ path: `/api/imports/${await target.freshImport()}/entries` }),
+    status: 200,
+    namesResource: true,
+  },
   // A finished import: cancelling it is a conflict for those who may cancel.
   "POST /api/imports/{id}/cancel": {
     request: async (target) => ({ path: `/api/imports/${await target.freshImport()}/cancel` }),

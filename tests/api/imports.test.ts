@@ -5,7 +5,7 @@ import { clock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
-import { runImport } from "@/lib/imports/service";
+import { runImport } from "@/lib/imports/job";
 import { resetSafetyChecker } from "@/lib/safety/instance";
 import { APP_ORIGIN, call, dispatch, joinWorkspace, newUser, type TestUser } from "../support/api";
 import { startFakeDnsServer } from "../support/fake-dns-server";
@@ -115,11 +115,18 @@ describe("POST /api/imports", () => {
       ]);
     }
 
-    const shlink = await startImport(user, fixture("shlink-printed.csv"), "text/csv", `?format=shlink&domain_id=${domain.id}`);
+    const madeHere = await call("POST", "/api/links", {
+      token: user.token,
+      body: { destination: "https://example.com/made-here", slug: "made-here", domain_id: domain.id },
+    });
+    expect(madeHere.status).toBe(201);
+    const shlinkFile = fixture("shlink-printed.csv").toString("utf8").replaceAll("go.DOMAIN", domain.hostname);
+    const shlink = await startImport(user, shlinkFile, "text/csv", "?format=shlink");
     const shlinkDone = await finished(user, shlink.body.id);
-    // A code already taken on the domain is that row's error, never a silent new slug.
-    expect(shlinkDone).toMatchObject({ status: "done", total: 2, created: 1, failed: 1 });
-    expect(shlinkDone.errors).toEqual([{ row: 3, error: expect.stringContaining('The slug "Menu1" is already taken') }]);
+    // A code imported before is kept with its link; one taken on the domain by a link made here is
+    // that row's error, never a silent new slug.
+    expect(shlinkDone).toMatchObject({ status: "done", total: 3, created: 1, kept: 1, failed: 1 });
+    expect(shlinkDone.errors).toEqual([{ row: 4, error: expect.stringContaining('The slug "made-here" is already taken') }]);
 
     const printed: [string, string][] = [
       ["/Menu1", "https://example.com/printed/menu-one"],
@@ -128,6 +135,7 @@ describe("POST /api/imports", () => {
       ["/I0l1O", "https://example.com/printed/all-five"],
       ["/0ld-f1yer", "https://example.com/shlink/old-flyer"],
       ["/Docs", "https://example.com/printed/reserved"],
+      ["/made-here", "https://example.com/made-here"],
     ];
     for (const [path, destination] of printed) {
       const answer = await visit(path, { host: domain.hostname });
@@ -135,7 +143,7 @@ describe("POST /api/imports", () => {
     }
     for (const path of ["/l1", "/docs", "/MENU1", "/logo"])
       expect((await visit(path, { host: domain.hostname })).status).toBe(404);
-    expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(6);
+    expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(7);
   });
 
   it("refuses those characters in a slug typed into a create, a bulk create or a rule it shares with imports", async () => {
@@ -254,32 +262,41 @@ describe("POST /api/imports", () => {
     ).toBe(30);
   });
 
-  it("decides rows of one batch that share a short link, slug or destination in file order, as one after another", async () => {
+  it("decides rows of one batch that share a code or a destination in file order, as one after another", async () => {
     const user = await newUser();
     const domain = await verifiedDomain(user);
+    // Codes printed without their host: domain_id says where they were printed.
     const file = [
-      "long_url,link",
-      "https://example.com/first,bit.ly/same",
-      "https://example.com/second,bit.ly/same",
-      "https://example.com/menu,other.ly/menu",
-      "https://example.com/menu-again,tiny.cc/menu",
+      "long_url,slug",
+      "https://example.com/first,same",
+      "https://example.com/second,same",
+      "https://example.com/menu,menu",
+      "https://example.com/menu,menu",
       "https://example.com/shared,",
       "https://example.com/shared,",
-      ...Array.from(
-        { length: 20 },
-        (_, index) => `https://example.com/filler/${index},bit.ly/pad${"ABCDEFGHJKMNPQRSTUVW"[index]}`,
-      ),
+      ...Array.from({ length: 20 }, (_, index) => `https://example.com/filler/${index},pad${"ABCDEFGHJKMNPQRSTUVW"[index]}`),
     ].join("\n");
     const done = await finished(user, (await startImport(user, file, "text/csv", `?domain_id=${domain.id}`)).body.id);
-    expect(done).toMatchObject({ status: "done", created: 23, skipped: 2, failed: 1 });
-    expect(done.errors).toEqual([{ row: 5, error: expect.stringContaining('The slug "menu" is already taken') }]);
+    expect(done).toMatchObject({ status: "done", total: 26, created: 23, kept: 0, merged: 2, failed: 1 });
+    expect(done.errors).toEqual([
+      { row: 3, error: expect.stringContaining('Row 2 of this file already imported the code "same" with another destination') },
+    ]);
     const links = await db().link.findMany({
       where: { workspaceId: user.workspaceId },
-      select: { destination: true, slug: true },
+      select: { id: true, destination: true, slug: true, host: true },
     });
-    expect(links.find((link) => link.slug === "same")?.destination).toBe("https://example.com/first");
+    expect(links.find((link) => link.slug === "same")).toMatchObject({
+      destination: "https://example.com/first",
+      host: domain.hostname,
+    });
     expect(links.find((link) => link.slug === "menu")?.destination).toBe("https://example.com/menu");
-    expect(links.filter((link) => link.destination === "https://example.com/shared")).toHaveLength(1);
+    const shared = links.filter((link) => link.destination === "https://example.com/shared");
+    expect(shared).toHaveLength(1);
+    const report = (await call("GET", `/api/imports/${done.id}/entries?outcome=merged`, { token: user.token })).body;
+    expect(report.entries).toEqual([
+      expect.objectContaining({ row: 5, code: "menu", outcome: "merged", merged_into_row: 4 }),
+      expect.objectContaining({ row: 7, code: null, outcome: "merged", merged_into_row: 6, link_id: shared[0]!.id }),
+    ]);
   });
 
   it("lists the workspace's imports", async () => {

@@ -25,6 +25,7 @@ describe("POST /api/links", () => {
       title: null,
       tags: [],
       imported_from: null,
+      original_created_at: null,
       rules: [],
       schedule: [],
     });

@@ -284,6 +284,7 @@ describe("paying with MPP", () => {
       title: null,
       tags: [],
       imported_from: null,
+      original_created_at: null,
       rules: [],
       schedule: [],
       receipt: transfer!.transaction,

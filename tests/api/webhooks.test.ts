@@ -9,7 +9,7 @@ import { MAX_SCAN_MESSAGE_BYTES } from "@/lib/webhooks/outbox";
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from "@/lib/webhooks/retries";
 import { TEST_NOT_DELIVERED } from "@/lib/webhooks/service";
 import { FINISHED_KEPT_MS, runWebhookDeliveries } from "@/lib/webhooks/worker";
-import { runImport } from "@/lib/imports/service";
+import { runImport } from "@/lib/imports/job";
 import { recheckLinks } from "@/lib/resolution/recheck";
 import { call, joinWorkspace, newUser, sessionFor, subscribe, type TestUser } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";

@@ -248,11 +248,11 @@ function ImportReport({ job, lost }: { job: ImportView; lost: boolean }) {
       {job.status === "done" && (
         <p role="status" className={noticeClass + " m-0"} data-testid="import-outcome">
           {check
-            ? `${count(job.created)} ${job.created === 1 ? "link" : "links"} would be created, ${count(job.skipped)} ` +
-              `${job.skipped === 1 ? "is" : "are"} already here, ` +
+            ? `${count(job.created)} ${job.created === 1 ? "link" : "links"} would be created, ${count(job.kept)} ` +
+              `${job.kept === 1 ? "is" : "are"} already here, ${folded(job)}` +
               `${count(job.failed)} ${job.failed === 1 ? "row has" : "rows have"} a problem. Nothing was changed yet.`
-            : `${count(job.created)} ${job.created === 1 ? "link" : "links"} created, ${count(job.skipped)} already here, ` +
-              `${count(job.failed)} ${job.failed === 1 ? "row" : "rows"} not imported.`}
+            : `${count(job.created)} ${job.created === 1 ? "link" : "links"} created, ${count(job.kept)} already here, ` +
+              `${folded(job)}${count(job.failed)} ${job.failed === 1 ? "row" : "rows"} not imported.`}
           {!check && (
             <>
               {" "}
@@ -269,6 +269,12 @@ function ImportReport({ job, lost }: { job: ImportView; lost: boolean }) {
       {job.errors.length > 0 && <RowErrors job={job} />}
     </section>
   );
+}
+
+/** Rows that repeat an earlier row's code or destination, when there are any: they share its link. */
+function folded(job: ImportView): string {
+  if (job.merged === 0) return "";
+  return `${job.merged.toLocaleString("en-AU")} ${job.merged === 1 ? "row repeats" : "rows repeat"} an earlier row and ${job.merged === 1 ? "shares its link" : "share its link"}, `;
 }
 
 function RowErrors({ job }: { job: ImportView }) {

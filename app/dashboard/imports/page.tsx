@@ -101,5 +101,6 @@ function summary(job: ImportView): string {
   if (job.status === "failed") return `${rows}: stopped after ${count(job.processed)}.`;
   if (job.status === "cancelled") return `${rows}: cancelled after ${count(job.processed)}.`;
   const created = job.dry_run ? "would be created" : "created";
-  return `${rows}: ${count(job.created)} ${created}, ${count(job.skipped)} already here, ${count(job.failed)} with a problem.`;
+  const repeated = job.merged > 0 ? `, ${count(job.merged)} repeating an earlier row` : "";
+  return `${rows}: ${count(job.created)} ${created}, ${count(job.kept)} already here${repeated}, ${count(job.failed)} with a problem.`;
 }

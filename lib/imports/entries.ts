@@ -1,0 +1,225 @@
+import { validate } from "@/lib/http/body";
+import { DomainError } from "@/lib/http/errors";
+import { importedLinkBody } from "@/lib/links/schemas";
+import { createImportedLink, type PreparedLink, prepareLink } from "@/lib/links/service";
+import type { Principal } from "@/lib/workspaces/types";
+import { rowTurn } from "./capacity";
+import type { ImportRow } from "./parser";
+import * as store from "./store";
+import type { EntryOutcome, ImportRecord } from "./store";
+
+/** What this job has created so far: by what each created entry stands for, and by link. */
+export type Made = {
+  byKey: Map<string, { row: number; linkId: string | null }>;
+  byLink: Map<string, number>;
+};
+
+export type JobContext = {
+  principal: Principal;
+  record: ImportRecord;
+  /** The workspace's verified custom domains, by hostname. */
+  domains: Map<string, string>;
+  /** The hostname of the import's domain_id: where codes printed without a host go. */
+  bareCodeHost: string | null;
+  made: Made;
+  /** Spends one write of the import's budget before a link is written. */
+  spendWrite: () => Promise<void>;
+};
+
+/** Where a printed code lives: its original short URL (imported_from) and, on a verified domain of the workspace, its host and slug there. */
+type Origin = { importedFrom: string; target: { domainId: string; host: string; slug: string } | null };
+
+/**
+ * Each entry's outcome, as if the entries had been handled one after another in file order:
+ * - a code imported before (the same original short URL) is kept, with its link; one this import
+ *   already made (an earlier row printed it too) is merged into that row's link;
+ * - a code on a verified domain of the workspace becomes a link there with its exact slug; the slug
+ *   already holding a link to the same destination of this workspace is kept, any other is failed;
+ * - any other printed code becomes a new link of its own naming it (imported_from), even when
+ *   another link has its destination, so the report can name the link carrying each code;
+ * - a row without a code follows the same-destination rule: merged into the link an earlier row
+ *   of this import made for it, kept when the workspace already has one, else created.
+ * A dry run decides exactly so, writing nothing.
+ */
+export async function importEntry(context: JobContext, entry: number, row: ImportRow): Promise<EntryOutcome> {
+  const outcome = (result: Settled): EntryOutcome => ({
+    entry,
+    row: row.row,
+    code: row.shortLink,
+    ...result,
+  });
+  try {
+    const origin = originOf(context, row);
+    const rawKeys = origin ? [`url:${origin.importedFrom}`] : [`raw:${row.destination}`];
+    const earlier = madeFor(context.made, rawKeys);
+    if (earlier && origin && !context.made.byKey.has(printedKey(origin, row))) throw printedTwice(earlier.row, row);
+    if (earlier) return outcome(merged(earlier));
+    if (origin) {
+      const imported = await store.importedLink(context.record.workspaceId, origin.importedFrom);
+      if (imported) return outcome(keptOrMerged(context.made, imported.id));
+    }
+    const prepared = await rowTurn(() => prepare(context, row, origin));
+    if (origin?.target) {
+      const holder = await store.linkAt(origin.target.host, origin.target.slug);
+      if (holder?.workspaceId === context.record.workspaceId && holder.destination === prepared.destination) {
+        return outcome(keptOrMerged(context.made, holder.id));
+      }
+      if (holder) throw codeTaken(origin.target);
+    }
+    const keys = origin ? [...rawKeys, printedKey(origin, row)] : [...rawKeys, `destination:${prepared.destination}`];
+    const sameDestination = madeFor(context.made, keys);
+    if (sameDestination) return outcome(merged(sameDestination));
+    if (context.record.dryRun) {
+      const existing = origin ? null : await store.reusableLink(context.record.workspaceId, null, prepared.destination);
+      if (existing) return outcome(kept(existing.id));
+      remember(context.made, keys, row.row, null);
+      return outcome({ outcome: "created", linkId: null, mergedInto: null, error: null, keys });
+    }
+    await context.spendWrite();
+    const committed = await rowTurn(() =>
+      createImportedLink(context.principal, prepared, {
+        importedFrom: origin?.importedFrom ?? null,
+        createdAt: row.createdAt ? new Date(row.createdAt) : null,
+        archived: row.archived ?? false,
+      }),
+    );
+    if (!committed.created) return outcome(keptOrMerged(context.made, committed.link.id));
+    remember(context.made, keys, row.row, committed.link.id);
+    return outcome({ outcome: "created", linkId: committed.link.id, mergedInto: null, error: null, keys });
+  } catch (error) {
+    if (error instanceof DomainError)
+      return outcome({ outcome: "failed", linkId: null, mergedInto: null, error: error.message, keys: [] });
+    throw error;
+  }
+}
+
+/** The keys an entry may share with an earlier one: what decides whether it must wait for it (lib/imports/job.ts). */
+export function entryKeys(context: Pick<JobContext, "domains" | "bareCodeHost">, row: ImportRow): string[] {
+  try {
+    const origin = originOf(context, row);
+    return origin ? [`url:${origin.importedFrom}`] : [`raw:${row.destination}`];
+  } catch {
+    return [];
+  }
+}
+
+/** Entries kept with a link this import made in the same batch, found before that row was remembered: merged, as in file order. */
+export function settledAgainst(made: Made, outcome: EntryOutcome): EntryOutcome {
+  const row = outcome.outcome === "kept" && outcome.linkId ? made.byLink.get(outcome.linkId) : undefined;
+  return row === undefined ? outcome : { ...outcome, outcome: "merged", mergedInto: row };
+}
+
+/** The made entries a resumed job starts from. */
+export function madeFrom(entries: { row: number; linkId: string | null; keys: string[] }[]): Made {
+  const made: Made = { byKey: new Map(), byLink: new Map() };
+  for (const entry of entries) remember(made, entry.keys, entry.row, entry.linkId);
+  return made;
+}
+
+function remember(made: Made, keys: string[], row: number, linkId: string | null): void {
+  for (const key of keys) if (!made.byKey.has(key)) made.byKey.set(key, { row, linkId });
+  if (linkId) made.byLink.set(linkId, row);
+}
+
+function madeFor(made: Made, keys: string[]): { row: number; linkId: string | null } | null {
+  for (const key of keys) {
+    const found = made.byKey.get(key);
+    if (found) return found;
+  }
+  return null;
+}
+
+type Settled = Omit<EntryOutcome, "entry" | "row" | "code">;
+
+const merged = (into: { row: number; linkId: string | null }): Settled => ({
+  outcome: "merged",
+  linkId: into.linkId,
+  mergedInto: into.row,
+  error: null,
+  keys: [],
+});
+
+const kept = (linkId: string): Settled => ({ outcome: "kept", linkId, mergedInto: null, error: null, keys: [] });
+
+function keptOrMerged(made: Made, linkId: string): Settled {
+  const row = made.byLink.get(linkId);
+  return row === undefined ? kept(linkId) : merged({ row, linkId });
+}
+
+/** The row as a create: the same validation and destination checks as POST /api/links (no lookups on a dry run). */
+async function prepare(context: JobContext, row: ImportRow, origin: Origin | null): Promise<PreparedLink> {
+  const target = origin?.target;
+  const input = validate(
+    importedLinkBody,
+    {
+      destination: row.destination,
+      ...(target && { slug: target.slug, domain_id: target.domainId }),
+      ...(row.title && { title: row.title }),
+      ...(row.tags.length > 0 && { tags: row.tags }),
+    },
+    "body",
+  );
+  return prepareLink(context.record.workspaceId, input, { lookups: !context.record.dryRun });
+}
+
+/** A code printed with this destination: a later row printing both again is merged into the first. */
+const printedKey = (origin: Origin, row: ImportRow) => `printed:${origin.importedFrom} ${row.destination}`;
+
+function printedTwice(earlierRow: number, row: ImportRow): DomainError {
+  return new DomainError(
+    "conflict",
+    `Row ${earlierRow} of this file already imported the code "${row.shortLink}" with another destination: ` +
+      `one code leads to one place, so this row was not imported.`,
+  );
+}
+
+function codeTaken(target: { host: string; slug: string }): DomainError {
+  return new DomainError(
+    "conflict",
+    `The slug "${target.slug}" is already taken on ${target.host} by another link (another destination, or another ` +
+      `workspace's): this code was not imported.`,
+  );
+}
+
+/**
+ * A row's printed code: a short URL (bit.ly/abc, https://go.example.com/menu) or a code the source
+ * printed without its host (a generic file's slug). A code on a verified domain of the workspace
+ * keeps its slug there; a code without a host goes to the import's domain_id when it names one.
+ * A code on any other host is never put on the customer's domain: it is that host's code.
+ */
+function originOf(context: Pick<JobContext, "domains" | "bareCodeHost">, row: ImportRow): Origin | null {
+  const printed = row.shortLink;
+  if (!printed) return null;
+  if (!/[./]/.test(printed)) {
+    const host = context.bareCodeHost;
+    return host
+      ? { importedFrom: `${host}/${printed}`, target: { domainId: context.domains.get(host)!, host, slug: printed } }
+      : { importedFrom: printed, target: null };
+  }
+  let url: URL;
+  try {
+    url = new URL(/^https?:\/\//i.test(printed) ? printed : `https://${printed}`);
+  } catch {
+    throw new DomainError("invalid_request", `The short link "${printed}" is not a URL this import can read.`);
+  }
+  const domainId = context.domains.get(url.hostname);
+  const slug = decodedPath(url.pathname, printed);
+  if (domainId && !slug) {
+    throw new DomainError(
+      "invalid_request",
+      `"${printed}" is the root of ${url.hostname}, which an import does not take over yet.`,
+    );
+  }
+  return {
+    importedFrom: `${url.host}${url.pathname}`,
+    target: domainId && slug ? { domainId, host: url.hostname, slug } : null,
+  };
+}
+
+function decodedPath(pathname: string, printed: string): string {
+  try {
+    return decodeURIComponent(pathname.slice(1));
+  } catch {
+    throw new DomainError("invalid_request", `The short link "${printed}" has a broken percent-escape in its code.`);
+  }
+}

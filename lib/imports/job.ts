@@ -1,0 +1,164 @@
+import type { DbClient } from "@/lib/db/client";
+import { newSecretToken } from "@/lib/db/random";
+import { DomainError } from "@/lib/http/errors";
+import { enforceWriteLimit } from "@/lib/http/write-limit";
+import { log } from "@/lib/log";
+import { announceEvent } from "@/lib/webhooks/outbox";
+import type { Principal } from "@/lib/workspaces/types";
+import { findRole } from "@/lib/workspaces/store";
+import { runningJob } from "./capacity";
+import { entryKeys, importEntry, type JobContext, madeFrom, settledAgainst } from "./entries";
+import { type ImportRow, rowsFromStore } from "./parser";
+import * as store from "./store";
+import type { EntryOutcome, ImportRecord, RowError } from "./store";
+import { toImportView } from "./view";
+
+const LEASE_MS = 30_000;
+const BATCH_ROWS = 50;
+/** Rows of a batch imported at once: a row's time is mostly spent waiting on the database and DNS. */
+const CONCURRENT_ROWS = 8;
+
+/** Starts the import's job in this process unless it already runs or waits here. */
+export function resume(id: string): void {
+  runningJob(id, () => runImport(id))?.catch((error) => log().error({ err: error, importId: id }, "import job failed"));
+}
+
+/**
+ * Runs the job from its next row; returns without doing anything when another job holds the
+ * import. The lease outlives any batch: it is renewed every third of its length while the job
+ * runs (a batch waiting on the write budget takes minutes), so a reader resuming interrupted
+ * imports never starts a second job on rows this one is importing. It ends only when the process
+ * does; then another job resumes at the last saved batch. Saving a batch, renewing and finishing
+ * all name the job's token, so a job that lost the lease anyway (a stalled process) stops without
+ * counting anything twice.
+ */
+export async function runImport(id: string, leaseMs = LEASE_MS): Promise<void> {
+  const token = newSecretToken();
+  const record = await store.claimImport(id, token, leaseMs);
+  if (!record || record.source === null) return;
+  const lease = keepLease(id, token, leaseMs);
+  try {
+    await runClaimedImport(record, token, lease);
+  } finally {
+    lease.stop();
+  }
+}
+
+type Lease = { held(): boolean; stop(): void };
+
+function keepLease(id: string, token: string, leaseMs: number): Lease {
+  let held = true;
+  const timer = setInterval(() => {
+    store.renewLease(id, token, leaseMs).then(
+      (renewed) => {
+        held &&= renewed;
+      },
+      (error) => log().warn({ err: error, importId: id }, "import lease not renewed"),
+    );
+  }, leaseMs / 3);
+  return { held: () => held, stop: () => clearInterval(timer) };
+}
+
+async function runClaimedImport(record: ImportRecord, token: string, lease: Lease): Promise<void> {
+  const { id } = record;
+  const principal = await principalOf(record);
+  if (!principal) {
+    await store.finishImport(id, token, "failed", announceFinished, {
+      row: 0,
+      error: "The person who started this import is no longer a member of the workspace.",
+    });
+    return;
+  }
+  const rows = await rowsFromStore(record.source!);
+  const domains = await store.verifiedDomains(record.workspaceId);
+  const bareCodeHost = record.domainId ? ([...domains].find(([, domainId]) => domainId === record.domainId)?.[0] ?? null) : null;
+  const context: JobContext = {
+    principal,
+    record,
+    domains,
+    bareCodeHost,
+    made: madeFrom(await store.createdEntries(id)),
+    spendWrite: () => spendWrite(record.workspaceId),
+  };
+  for (let start = record.nextRow; start < rows.length; start += BATCH_ROWS) {
+    const nextRow = Math.min(start + BATCH_ROWS, rows.length);
+    const outcomes = await importBatch(context, start, rows.slice(start, nextRow));
+    if (!lease.held() || (await store.saveProgress(id, token, countsOf(nextRow, outcomes), outcomes)) === "stopped") return;
+  }
+  await store.finishImport(id, token, "done", announceFinished);
+}
+
+function countsOf(nextRow: number, outcomes: EntryOutcome[]) {
+  const counts = { nextRow, created: 0, kept: 0, merged: 0, failed: 0, errors: [] as RowError[] };
+  for (const outcome of outcomes) {
+    counts[outcome.outcome]++;
+    if (outcome.outcome === "failed") counts.errors.push({ row: outcome.row, error: outcome.error! });
+  }
+  return counts;
+}
+
+/** import.finished, written with the import's last state. */
+function announceFinished(client: DbClient, record: ImportRecord): Promise<void> {
+  return announceEvent(client, record.workspaceId, "import.finished", toImportView(record));
+}
+
+/**
+ * A batch's entries several at a time, each with the outcome it would have had in file order: an
+ * entry sharing its original short URL or its destination with an earlier one of the batch waits
+ * until the others are done, so rows already imported, a taken slug and the same-destination rule
+ * decide between those rows as they would one after another.
+ */
+async function importBatch(context: JobContext, start: number, rows: ImportRow[]): Promise<EntryOutcome[]> {
+  const seen = new Set<string>();
+  const independent: number[] = [];
+  const dependent: number[] = [];
+  rows.forEach((row, index) => {
+    const keys = entryKeys(context, row);
+    (keys.some((key) => seen.has(key)) ? dependent : independent).push(index);
+    for (const key of keys) seen.add(key);
+  });
+  const outcomes: EntryOutcome[] = new Array(rows.length);
+  await concurrently(independent, CONCURRENT_ROWS, async (index) => {
+    outcomes[index] = await importEntry(context, start + index, rows[index]!);
+  });
+  for (const index of dependent) outcomes[index] = await importEntry(context, start + index, rows[index]!);
+  return outcomes.map((outcome) => settledAgainst(context.made, outcome));
+}
+
+/** Runs `work` on every item, at most `width` at a time; the first failure is thrown once all have stopped. */
+async function concurrently<Item>(items: Item[], width: number, work: (item: Item) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  const worker = async () => {
+    while (next < items.length && !failure) {
+      const item = items[next++]!;
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+  if (failure) throw (failure as { error: unknown }).error;
+}
+
+/** The job paces itself on the workspace's write budget: refused, it waits as long as the budget says and asks again. */
+async function spendWrite(workspaceId: string): Promise<void> {
+  for (;;) {
+    try {
+      return await enforceWriteLimit(workspaceId);
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== "rate_limited") throw error;
+      const seconds = Number(error.headers["Retry-After"] ?? "1");
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1, seconds) * 1000));
+    }
+  }
+}
+
+async function principalOf(record: ImportRecord): Promise<Principal | null> {
+  // An API key's import runs as the workspace's key: creating a link reads only the workspace from it.
+  if (!record.userId) return { kind: "api_key", apiKeyId: "", workspaceId: record.workspaceId };
+  const role = await findRole(record.workspaceId, record.userId);
+  return role ? { kind: "session", userId: record.userId, workspaceId: record.workspaceId, role } : null;
+}
