@@ -21,6 +21,13 @@ function inbox(batches: number[]) {
   return { overflow, notices, writes: () => writes, fail: (times: number) => (failNext = times) };
 }
 
+/** One pass that writes every parked batch it may, counting nothing. */
+const writeAll = (poller: ParkedBatchPoller<string>) =>
+  poller.writeWhile(
+    () => true,
+    () => undefined,
+  );
+
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -47,26 +54,14 @@ describe("ParkedBatchPoller", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     const parked = inbox([]);
     const poller = new ParkedBatchPoller(parked.overflow, () => undefined);
-    await poller.writeWhile(
-      () => true,
-      () => undefined,
-    );
-    await poller.writeWhile(
-      () => true,
-      () => undefined,
-    );
+    await writeAll(poller);
+    await writeAll(poller);
     expect(parked.writes()).toBe(1);
     vi.setSystemTime(Date.now() + PARKED_CHECK_INTERVAL_MS);
-    await poller.writeWhile(
-      () => true,
-      () => undefined,
-    );
+    await writeAll(poller);
     expect(parked.writes()).toBe(2);
     poller.parked(10);
-    await poller.writeWhile(
-      () => true,
-      () => undefined,
-    );
+    await writeAll(poller);
     expect(parked.writes()).toBe(3);
   });
 
@@ -76,21 +71,12 @@ describe("ParkedBatchPoller", () => {
     const logged: string[] = [];
     const poller = new ParkedBatchPoller(parked.overflow, (message) => logged.push(message));
     parked.fail(2);
-    await poller.writeWhile(
-      () => true,
-      () => undefined,
-    );
+    await writeAll(poller);
     poller.parked(0);
-    await poller.writeWhile(
-      () => true,
-      () => undefined,
-    );
+    await writeAll(poller);
     expect(parked.writes()).toBe(1);
     vi.setSystemTime(Date.now() + PARKED_RETRY_MS);
-    await poller.writeWhile(
-      () => true,
-      () => undefined,
-    );
+    await writeAll(poller);
     vi.setSystemTime(Date.now() + PARKED_RETRY_MS);
     const counted: number[] = [];
     await poller.writeWhile(
@@ -106,14 +92,8 @@ describe("ParkedBatchPoller", () => {
     const poller = new ParkedBatchPoller(parked.overflow, () => undefined);
     poller.parked(40);
     poller.parked(30);
-    await poller.writeWhile(
-      () => true,
-      () => undefined,
-    );
-    await poller.writeWhile(
-      () => true,
-      () => undefined,
-    );
+    await writeAll(poller);
+    await writeAll(poller);
     expect(parked.notices).toHaveLength(2);
     expect(parked.notices[0]).toMatch(/^parking: The scan writer is behind the visits \(40 scans waiting\)/);
     expect(parked.notices[1]).toMatch(/^caught up: The scan writer has caught up: every scan parked since \S+ is written\.$/);
