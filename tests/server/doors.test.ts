@@ -170,6 +170,9 @@ describe("both doors give the same answer", () => {
       const docs = await rawRequest(app.url, "/docs", { host: "app.test.example" });
       expect(docs.status).toBe(200);
       expect(docs.body).toContain("/api/links");
+      // Browsers ask for it before they read a page's icon link: a 404 here is an error in their console.
+      const icon = await rawRequest(app.url, "/favicon.ico", { host: "app.test.example" });
+      expect([icon.status, icon.headers["content-type"]]).toEqual([200, "image/x-icon"]);
       for (const host of ["app.test.example", "127.0.0.1", "my-app-x1y2.vercel.app"]) {
         expect([host, (await rawRequest(app.url, "/api/links", { host })).status]).toEqual([host, 401]);
       }
