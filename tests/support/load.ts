@@ -10,8 +10,12 @@ export const BROWSER_AGENTS = [
 
 export type Load = { redirects: number; other: number; stop(): Promise<void> };
 
-/** Visits from `loops` clients at once, each a link and a browser at random, until stopped. */
-export function visitContinuously(url: string, host: string, slugs: string[], loops = 8): Load {
+/**
+ * Visits from `loops` clients at once, each a link and a browser at random, until stopped; with
+ * `perSecond`, each client pauses between visits so that all of them make at most that many a second.
+ */
+export function visitContinuously(url: string, host: string, slugs: string[], loops = 8, perSecond?: number): Load {
+  const pauseMs = perSecond ? (loops * 1000) / perSecond : 0;
   let running = true;
   const load: Load = { redirects: 0, other: 0, stop: async () => undefined };
   const clients = Array.from({ length: loops }, async () => {
@@ -21,6 +25,7 @@ export function visitContinuously(url: string, host: string, slugs: string[], lo
       const answer = await rawRequest(url, `/${slug}`, { host, headers: { "user-agent": agent } }).catch(() => null);
       if (answer && answer.status >= 300 && answer.status < 400) load.redirects++;
       else if (running) load.other++;
+      if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
   });
   load.stop = async () => {
