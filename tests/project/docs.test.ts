@@ -2,11 +2,12 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 
-/** The documentation a newcomer reads: the README, the pages beside it and the bench's. */
+/** The documentation a newcomer reads: the README, the pages beside it (the changelog and upgrade notes too) and the bench's. */
 const DOCUMENTS = [
   "README.md",
   "DEVELOPING.md",
   "CHANGELOG.md",
+  "UPGRADE.md",
   "bench/README.md",
   ...readdirSync("docs", { recursive: true, encoding: "utf8" })
     .filter((file) => file.endsWith(".md"))
