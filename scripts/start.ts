@@ -5,6 +5,7 @@ import { parkScansWhenBehind, scanBuffer } from "@/lib/analytics/scans";
 import { startScanStreamWriter } from "@/lib/analytics/scan-stream";
 import { config } from "@/lib/config";
 import { startDomainCheckTimer } from "@/lib/domains/check-timer";
+import { holdsDeploymentSecret } from "@/lib/api/deployment-secret";
 import { answeringHealth } from "@/lib/health/front";
 import { behindFrontDoor } from "@/lib/http/client-address";
 import { refusingMalformedRequests } from "@/lib/http/malformed-request";
@@ -51,7 +52,11 @@ async function main(): Promise<void> {
   parkScansWhenBehind();
   const server = createServer(
     FRONT_SERVER_OPTIONS,
-    refusingMalformedRequests(enforcingBodyRate(createFrontDoor(answeringHealth(application.handle)))),
+    refusingMalformedRequests(
+      enforcingBodyRate(
+        createFrontDoor(answeringHealth(application.handle, (authorization) => holdsDeploymentSecret(authorization, "operator"))),
+      ),
+    ),
   );
   // Only while starting: an address this machine lacks (EADDRNOTAVAIL) or a port taken (EADDRINUSE) ends the start with a sentence.
   const cannotListen = (error: NodeJS.ErrnoException) => {
