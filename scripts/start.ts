@@ -1,11 +1,10 @@
 import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { startScanRetentionTimer } from "@/lib/analytics/retention-timer";
 import { parkScansWhenBehind, scanBuffer } from "@/lib/analytics/scans";
 import { startScanStreamWriter } from "@/lib/analytics/scan-stream";
+import { JOBS } from "@/lib/api/jobs";
 import { signInLinksPrinted } from "@/lib/auth/sign-in-methods";
 import { config } from "@/lib/config";
-import { startDomainCheckTimer } from "@/lib/domains/check-timer";
 import { answeringHealth } from "@/lib/health/front";
 import { behindFrontDoor } from "@/lib/http/client-address";
 import { refusingMalformedRequests } from "@/lib/http/malformed-request";
@@ -14,9 +13,7 @@ import { log } from "@/lib/log";
 import { tellOperator } from "@/lib/log/plain";
 import { closeNats, natsConfigured } from "@/lib/nats/connection";
 import { createFrontDoor } from "@/lib/resolution/node-door";
-import { startRecheckTimer } from "@/lib/resolution/recheck-timer";
-import { startScheduledRepointTimer } from "@/lib/links/scheduled-timer";
-import { startWebhookTimer } from "@/lib/webhooks/timer";
+import { startJob } from "@/lib/schedule";
 import { ensureFreshBuild } from "./app-process";
 import { applicationInProcess, applicationProcess } from "./application";
 import { boot } from "./boot";
@@ -83,22 +80,14 @@ async function main(): Promise<void> {
     );
     tellOperator(readyLine());
   });
-  const recheck = startRecheckTimer();
-  const domainChecks = startDomainCheckTimer();
-  const scanRetention = startScanRetentionTimer();
+  const schedules = JOBS.map(startJob);
   const scanStream = natsConfigured() ? startScanStreamWriter() : null;
-  const webhookDeliveries = startWebhookTimer();
-  const scheduledRepoints = startScheduledRepointTimer();
 
   let stopping = false;
   const shutdown = () => {
     if (stopping) return;
     stopping = true;
-    recheck.stop();
-    domainChecks.stop();
-    scanRetention.stop();
-    webhookDeliveries.stop();
-    scheduledRepoints.stop();
+    for (const schedule of schedules) schedule.stop();
     const deadline = Date.now() + SHUTDOWN_GRACE_MS;
     // Answer the requests in flight (their scans join the buffer), then write what the time allows.
     const closed = new Promise((resolve) => server.close(resolve));
