@@ -514,8 +514,8 @@ async function main(): Promise<void> {
   const { embedded } = await boot();
   const dns = await startFakeDnsServer({ [SILENT_HOST]: "silent" }, { a: [TEST_ZONE.publicAddress] });
   const links = await seedBenchLinks(SILENT_HOST);
-  ensureFreshBuild({ showOutput: true });
-  if (wanted("proxy")) ensureFreshBuild({ showOutput: true, dir: NEXT_FLOOR_DIR });
+  await ensureFreshBuild({ showOutput: true });
+  if (wanted("proxy")) await ensureFreshBuild({ showOutput: true, dir: NEXT_FLOOR_DIR });
   const env: Env = benchServerEnv(SHORT_HOST, dns.resolver);
   try {
     const runs: RunResult[] = [];

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { startScanRetentionTimer } from "@/lib/analytics/retention-timer";
 import { parkScansWhenBehind, scanBuffer } from "@/lib/analytics/scans";
 import { startScanStreamWriter } from "@/lib/analytics/scan-stream";
+import { signInLinksPrinted } from "@/lib/auth/sign-in-methods";
 import { config } from "@/lib/config";
 import { startDomainCheckTimer } from "@/lib/domains/check-timer";
 import { answeringHealth } from "@/lib/health/front";
@@ -10,6 +11,7 @@ import { behindFrontDoor } from "@/lib/http/client-address";
 import { refusingMalformedRequests } from "@/lib/http/malformed-request";
 import { enforcingBodyRate, FRONT_SERVER_OPTIONS } from "@/lib/http/request-deadlines";
 import { log } from "@/lib/log";
+import { tellOperator } from "@/lib/log/plain";
 import { closeNats, natsConfigured } from "@/lib/nats/connection";
 import { createFrontDoor } from "@/lib/resolution/node-door";
 import { startRecheckTimer } from "@/lib/resolution/recheck-timer";
@@ -39,11 +41,17 @@ function listenAddress(host: string | undefined, port: number): string {
   return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
+/** What the person who ran `npm start` reads once it serves: the address to open and how to sign in there. */
+function readyLine(): string {
+  const signIn = signInLinksPrinted() ? " — sign in with any e-mail; the sign-in link appears here" : "";
+  return `Ready: open ${config().BASE_URL}${signIn}`;
+}
+
 async function main(): Promise<void> {
   // Every request reaches Next through createFrontDoor, which appends the socket's peer to X-Forwarded-For.
   behindFrontDoor.set(true);
   const { embedded } = await boot({ serving: true });
-  if (!dev) ensureFreshBuild({ showOutput: true });
+  if (!dev) await ensureFreshBuild({ showOutput: true });
   const { PORT, HOST } = config();
   // Next in its own process keeps its per-request machinery off the redirect path; hot reload and the
   // embedded database (one connection for everything) keep it in this one.
@@ -73,6 +81,7 @@ async function main(): Promise<void> {
       { baseUrl: config().BASE_URL, shortBaseUrl: config().SHORT_BASE_URL, host: HOST ?? "every interface", port: PORT },
       "serving",
     );
+    tellOperator(readyLine());
   });
   const recheck = startRecheckTimer();
   const domainChecks = startDomainCheckTimer();
