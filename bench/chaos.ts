@@ -164,7 +164,7 @@ function seconds(ms: number): string {
 
 async function main(): Promise<void> {
   await boot();
-  ensureFreshBuild({ showOutput: true });
+  await ensureFreshBuild({ showOutput: true });
   const databaseUrl = config().DATABASE_URL!;
   const links = await seedSpreadLinks(LINKS * 2);
   const cut: TcpCut = await startTcpCut(Number(new URL(databaseUrl).port || 5432));

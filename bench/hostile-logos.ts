@@ -39,7 +39,7 @@ async function expectOk(response: Response, what: string): Promise<void> {
 }
 
 /**
- * `clients` uploaders, each sending the hostile logos of issue 23 in turn as the workspace's logo
+ * `clients` uploaders, each sending the hostile logos of an adversarial review in turn as the workspace's logo
  * (PUT /api/workspaces/logo) for as long as they run, one upload at a time each.
  */
 export function hostileUploads(serverUrl: string, token: string, clients: number): HostileUploads {

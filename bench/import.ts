@@ -169,7 +169,7 @@ async function main(): Promise<void> {
   requireWrk();
   const { embedded } = await boot();
   const dns = await startFakeDnsServer({}, { a: [TEST_ZONE.publicAddress] });
-  ensureFreshBuild({ showOutput: true });
+  await ensureFreshBuild({ showOutput: true });
   const redirect = await oneLink(ACTIVE, "i", "https://example.com/during-import");
   const server = await startServer("front", {
     ...benchServerEnv(SHORT_HOST, dns.resolver),

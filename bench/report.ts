@@ -113,14 +113,14 @@ const ratioOfIn = (run: RunResult, key: ScenarioKey, missing: number) => {
   return row ? ratioOf(row) : missing;
 };
 
-/** Issue 10's targets, checked per run against that run's own reference. */
+/** The redirect's targets, checked per run against that run's own reference. */
 const TARGETS: Partial<Record<ScenarioKey, Target>> = {
   quarantined: { text: "≥ 0.80, p99 ≤ 10 ms", met: (row) => ratioOf(row) >= 0.8 && row.p99Ms <= 10 },
   active: {
     text: "≥ quarantined, p99 ≤ 10 ms",
     met: (row, run) => row.p99Ms <= 10 && ratioOf(row) >= ratioOfIn(run, "quarantined", 0),
   },
-  // Issue 27: rules are evaluated from the cached link; 20 of them cost at most 15% of the warm redirect.
+  // Routing rules are evaluated from the cached link; 20 of them cost at most 15% of the warm redirect.
   rules: { text: "≥ 0.85 × active", met: (row, run) => ratioOf(row) >= 0.85 * ratioOfIn(run, "active", Infinity) },
   unknown: { text: "≥ 0.90, p99 ≤ 10 ms", met: (row) => ratioOf(row) >= 0.9 && row.p99Ms <= 10 },
   silent: {
@@ -129,12 +129,12 @@ const TARGETS: Partial<Record<ScenarioKey, Target>> = {
   },
   sustained: { text: "resident memory ≤ 1.5× warm-up", met: (_row, run) => run.memory !== null && run.memory.ratio <= 1.5 },
   cold: { text: "≥ 5,000/s, p99 ≤ 25 ms", met: (row) => row.requestsPerSecond >= 5000 && row.p99Ms <= 25 },
-  // Issue 25: a lookup costs what an index probe costs, whatever the table's size.
+  // Among ten million links, a lookup costs what an index probe costs, whatever the table's size.
   "cold-big": {
     text: "≥ cold ÷ 1.5, p99 ≤ 25 ms",
     met: (row, run) => row.p99Ms <= 25 && ratioOf(row) >= ratioOfIn(run, "cold", Infinity) / 1.5,
   },
-  // Issue 23: redirects keep their p99 while hostile logos are being refused (it went from 1.1 to 10.9 ms).
+  // Redirects keep their p99 while hostile logos are being refused (it went from 1.1 to 10.9 ms).
   "logos-hostile": { text: "p99 ≤ 10 ms", met: (row) => row.p99Ms <= 10 },
   // Next's proxy machinery is the Vercel door's cost: our code on top of it should not show.
   proxy: {

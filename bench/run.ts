@@ -57,7 +57,7 @@ const WARM_UP_SECONDS = 5;
  * scenario without scans, the app has had this long to finish what its load left (collections).
  */
 const SETTLE_MS = 3000;
-/** Uploaders sending hostile logos at once, as the review's six copies of one SVG did (issue 23). */
+/** Uploaders sending hostile logos at once, as an adversarial review's six copies of one SVG did. */
 const HOSTILE_UPLOADERS = 6;
 
 const wanted = (key: string) => !ONLY || ONLY.includes(key);
@@ -368,7 +368,7 @@ async function coldScenario(key: ScenarioKey, scenario: string, links: BenchLink
 
 /**
  * The active link's redirect on a server of its own, without and then with six clients uploading
- * the hostile logos of issue 23 (filter chains, an embedded 11000×11000 PNG, 10,001 elements, a PNG
+ * the hostile logos an adversarial review sent (filter chains, an embedded 11000×11000 PNG, 10,001 elements, a PNG
  * bomb) during its slices, so the second row says what being refused costs redirects. The write
  * limit is lifted, so every upload reaches the logo's decoding rather than a cheap 429.
  */
@@ -514,8 +514,8 @@ async function main(): Promise<void> {
   const { embedded } = await boot();
   const dns = await startFakeDnsServer({ [SILENT_HOST]: "silent" }, { a: [TEST_ZONE.publicAddress] });
   const links = await seedBenchLinks(SILENT_HOST);
-  ensureFreshBuild({ showOutput: true });
-  if (wanted("proxy")) ensureFreshBuild({ showOutput: true, dir: NEXT_FLOOR_DIR });
+  await ensureFreshBuild({ showOutput: true });
+  if (wanted("proxy")) await ensureFreshBuild({ showOutput: true, dir: NEXT_FLOOR_DIR });
   const env: Env = benchServerEnv(SHORT_HOST, dns.resolver);
   try {
     const runs: RunResult[] = [];
@@ -552,7 +552,7 @@ async function main(): Promise<void> {
 ${table}`,
         );
     }
-    // The hostile-logo rows alone (issue 23) have a block of their own, kept like the whole table's.
+    // The hostile-logo rows alone have a block of their own, kept like the whole table's.
     if (ONLY?.length === 1 && ONLY[0] === "logos") {
       await mkdir("bench/results", { recursive: true });
       await writeFile(

@@ -246,7 +246,7 @@ async function main(): Promise<void> {
   requireProjectNode();
   requireWrk();
   const { embedded } = await boot();
-  ensureFreshBuild({ showOutput: true });
+  await ensureFreshBuild({ showOutput: true });
   const seeded: SpreadLinks[] = [];
   for (const count of LINK_COUNTS) {
     const started = Date.now();

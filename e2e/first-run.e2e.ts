@@ -32,6 +32,10 @@ test("a newcomer's npm start signs in through the link printed in the terminal",
   try {
     const origin = `http://localhost:${port}`;
     await waitUntilAnswering(origin, app, output);
+    // Plain words on a line of their own, whatever the log's format: the real address, and where the sign-in link will appear.
+    await expect
+      .poll(() => output.text())
+      .toMatch(new RegExp(`^Ready: open ${origin} — sign in with any e-mail; the sign-in link appears here$`, "m"));
     const context = await browser.newContext({ baseURL: origin });
     const page = await context.newPage();
     const consoleErrors = watchConsole(page);

@@ -48,7 +48,9 @@ export function forkIdle(modulePath: string, args: string[], options: ForkOption
 function detectIdleScheduling(): IdleScheduling {
   const chrt = process.platform === "linux" ? findChrt() : null;
   // A kernel or sandbox that refuses the policy makes chrt fail; nice 19 still holds there.
-  if (chrt && spawnSync(chrt, ["--idle", "0", "true"], { stdio: "ignore" }).status === 0) return { policy: "sched_idle", chrt };
+  // chrt is a system program, never part of the bundle: the tracer is told not to follow it.
+  if (chrt && spawnSync(/*turbopackIgnore: true*/ chrt, ["--idle", "0", "true"], { stdio: "ignore" }).status === 0)
+    return { policy: "sched_idle", chrt };
   return { policy: "nice", nice: LOWEST_NICE };
 }
 

@@ -1,3 +1,4 @@
+import type { OperationSpec } from "@/lib/http/operation";
 import { log } from "@/lib/log";
 
 export type Schedule = { stop(): void };
@@ -27,4 +28,30 @@ export function repeat(what: string, job: () => Promise<unknown>, intervalMs: nu
   }, firstAfterMs);
   timer.unref();
   return { stop: () => clearTimeout(timer) };
+}
+
+/**
+ * A job the service runs on a schedule, declared once beside its capability: on Vercel, Cron calls its
+ * operation's route at `cron` (vercel.json lists the same schedule); self-hosted, the server repeats `run`
+ * every `intervalMs()` (read when it starts: most come from a setting, where 0 turns the job off).
+ * `tests/project/routes.test.ts` fails unless every cron operation is a job and vercel.json schedules each
+ * as it says.
+ */
+export type Job = {
+  /** What the log calls it: "`name` failed". */
+  name: string;
+  operation: OperationSpec;
+  cron: string;
+  intervalMs: () => number;
+  firstAfterMs?: number;
+  run: () => Promise<unknown>;
+};
+
+export function defineJob(job: Job): Job {
+  return job;
+}
+
+/** The self-hosted server's schedule for `job`. */
+export function startJob(job: Job): Schedule {
+  return repeat(job.name, job.run, job.intervalMs(), job.firstAfterMs);
 }

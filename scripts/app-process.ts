@@ -1,8 +1,8 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
-import { log } from "@/lib/log";
+import { spokenDuration, tellOperator } from "@/lib/log/plain";
 
 /** Which door answers short links: the self-hosted node:http front, or Next's proxy.ts alone. */
 export type Door = "front" | "proxy";
@@ -27,18 +27,52 @@ function newestSourceTime(entry: string): number {
   return Math.max(0, ...readdirSync(entry).map((child) => newestSourceTime(path.join(entry, child))));
 }
 
-/** Builds the app (or the Next project in `dir`, such as the bench's floor) unless its `.next` is newer than every source file. */
-export function ensureFreshBuild(options: { showOutput?: boolean; dir?: string } = {}): void {
+/** How often a build being watched by a person says it is still going. */
+export const BUILD_PROGRESS_EVERY_MS = 15_000;
+
+/**
+ * Builds the app (or the Next project in `dir`, such as the bench's floor) unless its `.next` is newer than every
+ * source file. With `showOutput`, the person at the terminal reads what is happening: a plain line before the build,
+ * one every `progressEveryMs` while it runs (Next prints nothing for minutes on a small machine), and one at the end.
+ */
+export async function ensureFreshBuild(
+  options: { showOutput?: boolean; dir?: string; progressEveryMs?: number } = {},
+): Promise<void> {
   const dir = options.dir ?? ".";
   const buildId = path.join(dir, ".next/BUILD_ID");
   const built = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
   if (built > Math.max(...SOURCES.map((source) => newestSourceTime(path.join(dir, source))))) return;
-  if (options.showOutput) log().info(`the production build of ${dir} is missing or older than the code; running next build`);
-  const result = spawnSync("node_modules/.bin/next", ["build", dir], {
-    stdio: options.showOutput ? "inherit" : "pipe",
+  const say = options.showOutput ? tellOperator : () => undefined;
+  say(
+    built === 0
+      ? "Building the app (first start only, a few minutes)…"
+      : "Rebuilding the app: the code changed since its last build (a few minutes)…",
+  );
+  const started = Date.now();
+  const progress = setInterval(
+    () => say(`Still building the app (${spokenDuration(Date.now() - started)} so far)…`),
+    options.progressEveryMs ?? BUILD_PROGRESS_EVERY_MS,
+  );
+  try {
+    await runBuild(dir, Boolean(options.showOutput));
+  } finally {
+    clearInterval(progress);
+  }
+  say(`Built in ${spokenDuration(Date.now() - started)}.`);
+}
+
+function runBuild(dir: string, showOutput: boolean): Promise<void> {
+  const child = spawn("node_modules/.bin/next", ["build", dir], {
+    stdio: showOutput ? "inherit" : "pipe",
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
   });
-  if (result.status !== 0) throw new Error(`next build failed:\n${result.stdout ?? ""}\n${result.stderr ?? ""}`);
+  let output = "";
+  child.stdout?.on("data", (chunk) => (output += chunk));
+  child.stderr?.on("data", (chunk) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`next build failed:\n${output}`))));
+  });
 }
 
 export async function freePort(): Promise<number> {

@@ -1,20 +1,20 @@
 import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { startScanRetentionTimer } from "@/lib/analytics/retention-timer";
 import { parkScansWhenBehind, scanBuffer } from "@/lib/analytics/scans";
 import { startScanStreamWriter } from "@/lib/analytics/scan-stream";
+import { holdsDeploymentSecret } from "@/lib/api/deployment-secret";
+import { JOBS } from "@/lib/api/jobs";
+import { signInLinksPrinted } from "@/lib/auth/sign-in-methods";
 import { config } from "@/lib/config";
-import { startDomainCheckTimer } from "@/lib/domains/check-timer";
 import { answeringHealth } from "@/lib/health/front";
 import { behindFrontDoor } from "@/lib/http/client-address";
 import { refusingMalformedRequests } from "@/lib/http/malformed-request";
 import { enforcingBodyRate, FRONT_SERVER_OPTIONS } from "@/lib/http/request-deadlines";
 import { log } from "@/lib/log";
+import { tellOperator } from "@/lib/log/plain";
 import { closeNats, natsConfigured } from "@/lib/nats/connection";
 import { createFrontDoor } from "@/lib/resolution/node-door";
-import { startRecheckTimer } from "@/lib/resolution/recheck-timer";
-import { startScheduledRepointTimer } from "@/lib/links/scheduled-timer";
-import { startWebhookTimer } from "@/lib/webhooks/timer";
+import { startJob } from "@/lib/schedule";
 import { ensureFreshBuild } from "./app-process";
 import { applicationInProcess, applicationProcess } from "./application";
 import { boot } from "./boot";
@@ -39,11 +39,17 @@ function listenAddress(host: string | undefined, port: number): string {
   return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
+/** What the person who ran `npm start` reads once it serves: the address to open and how to sign in there. */
+function readyLine(): string {
+  const signIn = signInLinksPrinted() ? " — sign in with any e-mail; the sign-in link appears here" : "";
+  return `Ready: open ${config().BASE_URL}${signIn}`;
+}
+
 async function main(): Promise<void> {
   // Every request reaches Next through createFrontDoor, which appends the socket's peer to X-Forwarded-For.
   behindFrontDoor.set(true);
   const { embedded } = await boot({ serving: true });
-  if (!dev) ensureFreshBuild({ showOutput: true });
+  if (!dev) await ensureFreshBuild({ showOutput: true });
   const { PORT, HOST } = config();
   // Next in its own process keeps its per-request machinery off the redirect path; hot reload and the
   // embedded database (one connection for everything) keep it in this one.
@@ -51,7 +57,11 @@ async function main(): Promise<void> {
   parkScansWhenBehind();
   const server = createServer(
     FRONT_SERVER_OPTIONS,
-    refusingMalformedRequests(enforcingBodyRate(createFrontDoor(answeringHealth(application.handle)))),
+    refusingMalformedRequests(
+      enforcingBodyRate(
+        createFrontDoor(answeringHealth(application.handle, (authorization) => holdsDeploymentSecret(authorization, "operator"))),
+      ),
+    ),
   );
   // Only while starting: an address this machine lacks (EADDRNOTAVAIL) or a port taken (EADDRINUSE) ends the start with a sentence.
   const cannotListen = (error: NodeJS.ErrnoException) => {
@@ -73,23 +83,16 @@ async function main(): Promise<void> {
       { baseUrl: config().BASE_URL, shortBaseUrl: config().SHORT_BASE_URL, host: HOST ?? "every interface", port: PORT },
       "serving",
     );
+    tellOperator(readyLine());
   });
-  const recheck = startRecheckTimer();
-  const domainChecks = startDomainCheckTimer();
-  const scanRetention = startScanRetentionTimer();
+  const schedules = JOBS.map(startJob);
   const scanStream = natsConfigured() ? startScanStreamWriter() : null;
-  const webhookDeliveries = startWebhookTimer();
-  const scheduledRepoints = startScheduledRepointTimer();
 
   let stopping = false;
   const shutdown = () => {
     if (stopping) return;
     stopping = true;
-    recheck.stop();
-    domainChecks.stop();
-    scanRetention.stop();
-    webhookDeliveries.stop();
-    scheduledRepoints.stop();
+    for (const schedule of schedules) schedule.stop();
     const deadline = Date.now() + SHUTDOWN_GRACE_MS;
     // Answer the requests in flight (their scans join the buffer), then write what the time allows.
     const closed = new Promise((resolve) => server.close(resolve));

@@ -23,14 +23,16 @@ type Migration = { name: string; sql: string; checksum: string };
 type AppliedMigration = { migration_name: string; checksum: string; finished_at: Date | null; rolled_back_at: Date | null };
 
 export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
-  const entries = await readdir(dir, { withFileTypes: true });
+  // Only the self-hosted server and `npm run migrate` read the migrations, from the project's folder: the bundle's
+  // tracer is told not to follow a path it cannot see (it would include the whole project in every function).
+  const entries = await readdir(/*turbopackIgnore: true*/ dir, { withFileTypes: true });
   const names = entries
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
     .sort();
   return Promise.all(
     names.map(async (name) => {
-      const sql = await readFile(path.join(dir, name, "migration.sql"), "utf8");
+      const sql = await readFile(/*turbopackIgnore: true*/ path.join(dir, name, "migration.sql"), "utf8");
       return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
     }),
   );

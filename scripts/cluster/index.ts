@@ -60,7 +60,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     ...(options.redisUrl ? {} : { "redis-server": "redis-server" }),
   });
   if (!postgresBinDir()) ensureCommands({ pg_basebackup: "postgresql" });
-  ensureFreshBuild({ showOutput: true });
+  await ensureFreshBuild({ showOutput: true });
   await mkdir(options.dir, { recursive: true });
 
   const stops: (() => Promise<void>)[] = [];

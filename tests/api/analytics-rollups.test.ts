@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
-import { startScanRetentionTimer } from "@/lib/analytics/retention-timer";
+import { scanRetentionJob } from "@/lib/analytics/jobs";
+import { startJob } from "@/lib/schedule";
 import { applyScanRetention } from "@/lib/analytics/service";
 import { closeScanDays } from "@/lib/analytics/store/fold";
 import { DAY, DIMENSIONS, MONTH, QUARTER } from "@/lib/analytics/store/rollups";
@@ -399,7 +400,7 @@ describe("retention", () => {
     const user = await newUser("retention-timer");
     const linkId = await createLink(user, "https://example.com/timed");
     await writeScanBatch("timer-old", scansAt(linkId, 91, 5));
-    const timer = startScanRetentionTimer();
+    const timer = startJob(scanRetentionJob);
     try {
       await vi.advanceTimersByTimeAsync(59_000);
       expect(await db().scanEvent.count({ where: { linkId } })).toBe(5);

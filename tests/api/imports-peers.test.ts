@@ -93,7 +93,7 @@ async function expectAccounted(user: TestUser, report: Report): Promise<Entry[]>
   return entries;
 }
 
-describe("every peer's own file: every row accounted for, and a second run changes nothing (issue 40)", () => {
+describe("every peer's own file: every row accounted for, and a second run changes nothing", () => {
   it.each(PEERS)(
     "$file: the check counts what the import does, the report adds up, and a re-run keeps every row",
     async (peer) => {

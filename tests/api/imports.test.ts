@@ -510,7 +510,7 @@ describe("no upload can stall the API", () => {
   });
 });
 
-describe("each source's own fields (issue 40)", () => {
+describe("each source's own fields", () => {
   type Expected = { destination: string; onDomain?: string; importedFrom?: string; title?: string | null; tags?: string[] };
   it.each<[string, string, string, Expected[]]>([
     [

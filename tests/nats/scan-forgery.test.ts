@@ -11,7 +11,7 @@ import {
   type ScanStreamWriter,
 } from "@/lib/analytics/scan-stream";
 import { resetConfig } from "@/lib/config";
-import { disconnectDb } from "@/lib/db/client";
+import { db, disconnectDb } from "@/lib/db/client";
 import { closeNats, natsConnection } from "@/lib/nats/connection";
 import { freePort } from "@/scripts/app-process";
 import { report } from "../support/analytics";
@@ -82,6 +82,7 @@ afterEach(async () => {
   await closeNats();
   await useDatabase(databaseUrl);
   delete process.env.NATS_SCAN_MAX_DELIVERIES;
+  delete process.env.WEBHOOK_PRIVATE_NETWORKS;
   resetConfig();
 });
 
@@ -130,6 +131,50 @@ describe("messages on the scan subject that no instance wrote", () => {
     expect(await analyticsOfLink()).toEqual({ raw: before.raw + 1, reported: before.reported + 1 });
     const countries = await report(user, { link_id: linkId, group_by: "country" });
     expect(countries.data.map((row: { key: string }) => row.key)).toEqual(["AU"]);
+  });
+
+  it("make no link.scanned message: only the rows the batch wrote are told to the links' webhooks", async () => {
+    const stream = useNats({ WEBHOOK_PRIVATE_NETWORKS: "127.0.0.0/8" });
+    // Another workspace listens to its link's scans: a forged row naming that link must not reach it.
+    const victim = await newUser("forgery-victim");
+    const victimLink = await call("POST", "/api/links", {
+      token: victim.token,
+      body: { destination: "https://example.com/victim" },
+    });
+    expect(victimLink.status).toBe(201);
+    const hooks: Record<string, string> = {};
+    for (const owner of [user, victim]) {
+      const hook = await call("POST", "/api/webhooks", {
+        token: owner.token,
+        body: { url: "http://127.0.0.1:42001/hooks", events: ["link.scanned"] },
+      });
+      expect(hook.status, hook.text).toBe(201);
+      hooks[owner.token] = hook.body.id;
+    }
+    const told = async (owner: TestUser) => {
+      const deliveries = await db().webhookDelivery.findMany({ where: { webhookId: hooks[owner.token] } });
+      return deliveries.flatMap((delivery) => JSON.parse(delivery.body).data.scans as { count: number }[]);
+    };
+    const before = await analyticsOfLink();
+
+    // One batch: a genuine scan, the same link named on a host it is not served on, and the other
+    // workspace's link on that host; then the same batch delivered again.
+    const genuine = iphoneScan(linkId, new Date());
+    const rows = [
+      genuine,
+      { ...genuine, host: "evil.example" },
+      { ...iphoneScan(victimLink.body.id, new Date()), host: "evil.example" },
+    ];
+    const batchId = randomUUID();
+    await recordScanRows(batchId, rows, [1, 7, 9]);
+    await publishRaw(stream, [scanMessageText({ id: `${batchId}.0`, rows, counts: [1, 7, 9] })]);
+    expect(await messagesIn(stream)).toBe(2);
+    writer = startScanStreamWriter();
+    await eventually(async () => expect(await messagesIn(stream)).toBe(0));
+
+    expect(await analyticsOfLink()).toEqual({ raw: before.raw + 1, reported: before.reported + 1 });
+    expect((await told(user)).map((scan) => scan.count)).toEqual([1]);
+    expect(await told(victim)).toEqual([]);
   });
 
   it("are offered a bounded number of times when they cannot be written, then kept in the dead-letter stream", async () => {

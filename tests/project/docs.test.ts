@@ -2,11 +2,12 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 
-/** The documentation a newcomer reads: the README, the pages beside it and the bench's. */
+/** The documentation a newcomer reads: the README, the pages beside it (the changelog and upgrade notes too) and the bench's. */
 const DOCUMENTS = [
   "README.md",
   "DEVELOPING.md",
   "CHANGELOG.md",
+  "UPGRADE.md",
   "bench/README.md",
   ...readdirSync("docs", { recursive: true, encoding: "utf8" })
     .filter((file) => file.endsWith(".md"))
@@ -32,6 +33,14 @@ describe("the documentation", () => {
       return path.startsWith("..") || !existsSync(path);
     });
     expect(broken).toEqual([]);
+  });
+
+  // An issue's number means something only to whoever read the tracker that day: a page says what was asked or found.
+  it.each(DOCUMENTS)("%s names what a change was for, never an issue's number", (file) => {
+    const references = readFileSync(file, "utf8")
+      .split("\n")
+      .flatMap((line, index) => [...line.matchAll(/\bissues? +#?\d+/gi)].map((match) => `line ${index + 1}: ${match[0]}`));
+    expect(references).toEqual([]);
   });
 
   it.each(DOCUMENTS)("%s has no line over 1,000 characters", (file) => {

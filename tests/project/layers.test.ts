@@ -1,52 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { cycles, importsOf, sourceFiles } from "../support/import-graph";
-
-/**
- * lib/ in layers that point one way:
- * - the floor (config, db, clock, deadline, idle-process, process-singleton, http, log, email, schedule,
- *   shared-store, nats) imports no capability;
- * - capabilities import the floor and each other downward only;
- * - the roof (api: the route wrapper; openapi: the document; mcp: the MCP server) imports anything below and is imported by app/ only.
- */
-const FLOOR = [
-  "clock",
-  "config",
-  "deadline",
-  "idle-process",
-  "db",
-  "email",
-  "http",
-  "log",
-  "nats",
-  "process-singleton",
-  "schedule",
-  "shared-store",
-];
-const ROOF = ["api", "openapi", "mcp"];
-
-/** The capabilities from the top down, as DEVELOPING.md draws them: each may import only those after it. */
-const CAPABILITIES = [
-  "imports",
-  "exports",
-  "abuse",
-  "qr",
-  "logos",
-  "payments",
-  "resolution",
-  "analytics",
-  "domains",
-  "links",
-  "utm",
-  "tags",
-  "members",
-  "billing",
-  "webhooks",
-  "workspaces",
-  "auth",
-  "safety",
-  "health",
-];
+import { CAPABILITIES, FLOOR, ROOF } from "../support/layers";
 
 /** Prisma's model delegates as code names them (`db().link`, `tx.scanRollup`), from the schema. */
 const MODELS = [...readFileSync("prisma/schema.prisma", "utf8").matchAll(/^model (\w+) \{/gm)].map(

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { JOBS } from "@/lib/api/jobs";
 import { HTTP_METHODS, type OperationSpec, type RouteSpec } from "@/lib/http/operation";
 import { openApiDocument, OPERATIONS, operationsIn } from "@/lib/openapi/document";
 
@@ -100,13 +101,17 @@ describe("routes and the OpenAPI document", () => {
     expect(documented).toEqual(served);
   });
 
-  it("schedules every cron operation in vercel.json, and nothing else", () => {
-    const scheduled = (JSON.parse(readFileSync("vercel.json", "utf8")) as { crons: { path: string }[] }).crons
-      .map((cron) => cron.path)
+  it("declares every cron operation as a job, scheduled in vercel.json as the job says, and nothing else", () => {
+    const scheduled = (JSON.parse(readFileSync("vercel.json", "utf8")) as { crons: { path: string; schedule: string }[] }).crons
+      .map((cron) => `${cron.path} ${cron.schedule}`)
       .sort();
+    const jobs = JOBS.map((job) => `${job.operation.path} ${job.cron}`).sort();
     const cronOperations = OPERATIONS.filter((operation) => operation.auth === "cron")
       .map((operation) => operation.path)
       .sort();
-    expect(scheduled).toEqual(cronOperations);
+    expect(scheduled).toEqual(jobs);
+    expect(JOBS.map((job) => job.operation.path).sort()).toEqual(cronOperations);
+    // Each job's operation is the declared one (the route serves it), not a copy naming the same path.
+    for (const job of JOBS) expect(OPERATIONS).toContain(job.operation);
   });
 });

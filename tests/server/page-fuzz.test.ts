@@ -110,7 +110,7 @@ async function actionIdsOn(paths: string[]): Promise<string[]> {
   return [...ids];
 }
 
-/** What a callback URL may be: next-auth answered 500 to some, and the open redirect hid in others (issue 23). */
+/** What a callback URL may be: next-auth answered 500 to some, and the open redirect an adversarial review found hid in others. */
 const callbackUrls = fc.oneof(
   fc.constantFrom("x", "not a url", "/dashboard", "/%0A/x", "/%E3%80%82x", "/%5Cevil.example/", "/%09/evil.example/"),
   fc.constantFrom("https://evil.example/", "//evil.example", "/\\evil.example", "javascript:alert(1)", `http://${APP_HOST}/docs`),

@@ -19,7 +19,7 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject) {
   // TEST_SKIP_BUILD=1 while iterating on suites that start no server (tests/server need the build).
-  if (!process.env.TEST_SKIP_BUILD) ensureFreshBuild();
+  if (!process.env.TEST_SKIP_BUILD) await ensureFreshBuild();
   const server = await testServerUrl();
   const prefix = `plk_test_${randomBytes(4).toString("hex")}`;
   const template = `${prefix}_template`;

@@ -1,5 +1,5 @@
 /**
- * Import files of the shapes an adversarial review sent (issue 39): wide enough, deep enough or
+ * Import files of the shapes an adversarial review sent: wide enough, deep enough or
  * long enough that reading them carelessly holds the event loop for minutes or runs out of stack.
  */
 

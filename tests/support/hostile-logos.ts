@@ -1,6 +1,6 @@
 import { pngBomb } from "./images";
 
-/** Forty filter chains of the kind that took 246 s to refuse when rendered (issue 23). */
+/** Forty filter chains of the kind that took 246 s to refuse when rendered, as an adversarial review found. */
 export function filterChainSvg(): Buffer {
   const chains = Array.from({ length: 40 }, (_, index) => index);
   return Buffer.from(
@@ -15,7 +15,7 @@ export function filterChainSvg(): Buffer {
   );
 }
 
-/** A 20 KB SVG embedding an 11000×11000 PNG, which took the renderer's memory from 1.18 to 2.05 GB (issue 23). */
+/** A 20 KB SVG embedding an 11000×11000 PNG, which took the renderer's memory from 1.18 to 2.05 GB. */
 export function embeddedBombSvg(): Buffer {
   const bomb = pngBomb(11_000).toString("base64");
   return Buffer.from(

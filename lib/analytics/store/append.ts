@@ -36,8 +36,10 @@ import { QUARTER, ROLLUP_DAYS_LOCK } from "./rollups";
  * Only rules' rows are written for a link: its own destination's share is its total less its
  * rules' (servedByLink), so a link without rules, nearly every one, writes two rows a scan fewer.
  *
- * The link.scanned webhook messages of the batch (one per link, its scans coalesced) are written in
- * the same transaction, so a batch and its messages land together.
+ * The statement answers with the positions (1-based) of the rows it wrote: none when the batch
+ * had been written before. The link.scanned webhook messages of the batch (one per link, its
+ * scans coalesced) are made of those rows only and written in the same transaction, so a batch and
+ * its messages land together.
  *
  * The batch's commit is this function's return: the one place where a batch becomes visible.
  * It runs on one of the scan writer's own connections (lib/db/pool.ts), so visits never wait behind it for one.
@@ -151,7 +153,7 @@ const BATCH_COLUMNS = [
   "visitor",
 ] as const satisfies readonly (keyof ScanRow)[];
 
-/** Resolves to whether the batch was new: false when its id had been claimed by an earlier write. */
+/** Resolves to whether the batch wrote any scan: false when its id had been claimed by an earlier write, or every row was refused. */
 async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: ScanRow[], counts: number[]): Promise<boolean> {
   const columns = await arrayLiterals([
     ...BATCH_COLUMNS.map((key) => rows.map((row) => row[key])),
@@ -159,15 +161,20 @@ async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: Scan
     // Rows from a scan stream message written before routing rules existed have no servedRule (NULL).
     rows.map((row) => row.servedRule),
   ]);
-  const written = await client.query({
+  const written = await client.query<{ ord: string }>({
     name: "analytics.write-scan-batch",
     text: WRITE_SCAN_BATCH,
     values: [batchId, ...columns, new URL(config().SHORT_BASE_URL).hostname],
   });
-  // Nothing was added to the rollups when the batch had been written before (its id was claimed), so no message either.
-  const claimed = (written.rowCount ?? 0) > 0;
+  // link.scanned tells only the scans the statement wrote, by the positions it answers with: not a
+  // row it refused (a link that does not exist, or named on a host it is not served on: a forged row
+  // from the NATS stream would otherwise tell another workspace's webhook of scans never counted),
+  // and nothing for a batch written before (its id was claimed: a redelivery). The statement says
+  // which in the same snapshot that wrote them; a second query could not (a link's host can change between).
+  const accepted = written.rows.map((row) => Number(row.ord) - 1);
+  const claimed = accepted.length > 0;
   if (claimed && (await anyScanListener(client))) {
-    const scans = rows.map((row, index) => ({ ...row, count: counts[index] ?? 1 }));
+    const scans = accepted.map((index) => ({ ...rows[index]!, count: counts[index] ?? 1 }));
     await enqueueScanMessages(client, scanMessages(scans, clock().now()), new Date(clock().now()), MAX_SCAN_MESSAGE_BYTES);
   }
   return claimed;
@@ -248,4 +255,8 @@ const WRITE_SCAN_BATCH = `
     FROM flagged ORDER BY ord
     RETURNING 1
   ),
-${rollupFanOut(`g.grain = ${QUARTER} OR f.utc_day < (SELECT daily_from FROM rollup_days)`, ["raw"])}`;
+${rollupFanOut(
+  `g.grain = ${QUARTER} OR f.utc_day < (SELECT daily_from FROM rollup_days)`,
+  ["raw"],
+  (writesDone) => `SELECT ord FROM input WHERE ${writesDone} ORDER BY ord`,
+)}`;

@@ -13,7 +13,9 @@ import { DAY, DIMENSIONS, MONTH, QUARTER, ROLLUP_DAYS_LOCK, SERVED_DEFAULT } fro
  * From the batch's or the day's scans (a CTE `flagged`: a link's and its workspace's ids, the scan's
  * columns and unique flags) to the rollups, for the grains `grains` keeps (a condition on g.grain
  * and f.utc_day): the steps after `raw` in the complexity list above. `alsoFirst` names the
- * statement's other writing CTEs (each with RETURNING).
+ * statement's other writing CTEs (each with RETURNING). With `answer`, the workspace's upsert
+ * becomes the CTE `workspace_rollups` too, and the statement answers with the SELECT `answer` makes
+ * of a condition that holds once every write is done (its InitPlan runs them all first).
  *
  * The rows every batch shares, the workspace's, are upserted last: the statement's one
  * InitPlan-gated step runs every other write to completion first (breakdowns, the links' rows and
@@ -21,8 +23,29 @@ import { DAY, DIMENSIONS, MONTH, QUARTER, ROLLUP_DAYS_LOCK, SERVED_DEFAULT } fro
  * commit, not for the whole statement. Every write takes its rows in key order, and the steps run
  * in the same order in every statement, so concurrent writers never deadlock.
  */
-export function rollupFanOut(grains: string, alsoFirst: string[] = []): string {
+export function rollupFanOut(grains: string, alsoFirst: string[] = [], answer?: (writesDone: string) => string): string {
   const writtenFirst = ["breakdowns", "link_rollups", ...alsoFirst].map((step) => `(SELECT count(*) FROM ${step})`);
+  const workspaceUpsert = rollupUpsert(`
+    SELECT w.workspace_id, '' AS link_id, w.grain, d.dimension, w.bucket, d.value, w.scans, w.uniques, w.bot
+    FROM workspace_grains w
+    CROSS JOIN LATERAL (VALUES
+      (${DIMENSIONS.total}::smallint, ''),
+      (${DIMENSIONS.country}::smallint, w.country),
+      (${DIMENSIONS.device}::smallint, w.device),
+      (${DIMENSIONS.browser}::smallint, w.browser),
+      (${DIMENSIONS.os}::smallint, w.os),
+      (${DIMENSIONS.referrer}::smallint, w.referrer),
+      (${DIMENSIONS.source}::smallint, w.source),
+      (${DIMENSIONS.served}::smallint, w.served)) d(dimension, value)
+    WHERE (d.dimension = ${DIMENSIONS.total} OR NOT w.bot) AND ${writtenFirst.join(" + ")} >= 0`);
+  const last =
+    answer === undefined
+      ? workspaceUpsert
+      : `, workspace_rollups AS (
+    ${workspaceUpsert}
+    RETURNING 1
+  )
+  ${answer("(SELECT count(*) FROM workspace_rollups) >= 0")}`;
   return `
   folded AS (
     SELECT workspace_id, link_id,
@@ -70,20 +93,7 @@ export function rollupFanOut(grains: string, alsoFirst: string[] = []): string {
       sum(scans) AS scans, sum(workspace_uniques) AS uniques
     FROM grains
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
-  )
-  ${rollupUpsert(`
-    SELECT w.workspace_id, '' AS link_id, w.grain, d.dimension, w.bucket, d.value, w.scans, w.uniques, w.bot
-    FROM workspace_grains w
-    CROSS JOIN LATERAL (VALUES
-      (${DIMENSIONS.total}::smallint, ''),
-      (${DIMENSIONS.country}::smallint, w.country),
-      (${DIMENSIONS.device}::smallint, w.device),
-      (${DIMENSIONS.browser}::smallint, w.browser),
-      (${DIMENSIONS.os}::smallint, w.os),
-      (${DIMENSIONS.referrer}::smallint, w.referrer),
-      (${DIMENSIONS.source}::smallint, w.source),
-      (${DIMENSIONS.served}::smallint, w.served)) d(dimension, value)
-    WHERE (d.dimension = ${DIMENSIONS.total} OR NOT w.bot) AND ${writtenFirst.join(" + ")} >= 0`)}`;
+  )${answer === undefined ? "\n  " : ""}${last}`;
 }
 
 /** Adds `fanned`'s rows (a rollup key, scans, uniques and bot) to scan_rollups, grouped by key and in key order. */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { printedMessage } from "@/lib/email";
-import { signInLinksPrinted, signInMethods } from "./next-auth";
+import { signInLinksPrinted, signInMethods } from "./sign-in-methods";
 
 /** The sign-in methods a production process offers with exactly these settings. */
 function methodsWith(env: Record<string, string | undefined>): string[] {

@@ -1,0 +1,9 @@
+import { scanRetentionJob } from "@/lib/analytics/jobs";
+import { domainCheckJob } from "@/lib/domains/jobs";
+import { scheduledRepointJob } from "@/lib/links/jobs";
+import { recheckJob } from "@/lib/resolution/jobs";
+import { webhookDeliveryJob } from "@/lib/webhooks/jobs";
+import type { Job } from "@/lib/schedule";
+
+/** Every scheduled job: the self-hosted server starts each; on Vercel, vercel.json's crons call their routes. */
+export const JOBS: readonly Job[] = [recheckJob, domainCheckJob, scanRetentionJob, webhookDeliveryJob, scheduledRepointJob];
