@@ -22,6 +22,7 @@ const LINK_SCALARS = {
   originalCreatedAt: true,
   rules: true,
   schedule: true,
+  passwordHash: true,
 } as const satisfies Prisma.LinkSelect;
 
 export const LINK_COLUMNS = {
@@ -44,6 +45,7 @@ export type NewLink = {
   importedFrom?: string | null;
   originalCreatedAt?: Date | null;
   archivedAt?: Date | null;
+  passwordHash?: string | null;
 };
 
 /**
@@ -73,7 +75,7 @@ export async function findReusableLink(
 ): Promise<LinkRow | null> {
   // The id first: Prisma reads a relation (the tags) even for no row, and most creates find none.
   const found = await client.link.findFirst({
-    where: { workspaceId, host, destination, reusable: true, archivedAt: null },
+    where: { workspaceId, host, destination, reusable: true, archivedAt: null, passwordHash: null },
     select: { id: true },
   });
   return found ? readLink(found.id, client) : null;
@@ -183,6 +185,17 @@ export async function findLinkForUpdate(client: DbClient, id: string): Promise<L
 
 export async function setTitle(client: DbClient, id: string, title: string | null): Promise<void> {
   await client.link.update({ where: { id }, data: { title, updatedAt: new Date(clock().now()) } });
+}
+
+/**
+ * Sets or removes the link's password hash. A protected link is never handed to a create as the
+ * workspace's existing link to its destination, so setting one also ends its reuse.
+ */
+export async function setPasswordHash(client: DbClient, id: string, passwordHash: string | null): Promise<void> {
+  await client.link.update({
+    where: { id },
+    data: { passwordHash, ...(passwordHash !== null && { reusable: false }), updatedAt: new Date(clock().now()) },
+  });
 }
 
 /** What else an archive or restore writes in its transaction when it changed the link (its announcement). */

@@ -57,6 +57,7 @@ describe("the MCP server's tools", () => {
       "repoint_link",
       "set_link_rules",
       "schedule_repoint",
+      "set_link_password",
       "bulk_create_links",
       "archive_link",
       "restore_link",
@@ -90,6 +91,7 @@ describe("the MCP server's tools", () => {
     for (const [tool, field] of [
       ["set_link_rules", "rules"],
       ["schedule_repoint", "schedule"],
+      ["set_link_password", "password"],
     ] as const) {
       expect(byName[tool]!.inputSchema, tool).toMatchObject({ required: ["id", field], additionalProperties: false });
       expect(Object.keys(byName[tool]!.inputSchema.properties!), tool).toEqual(["id", field]);
@@ -378,6 +380,7 @@ describe("the MCP server's tools", () => {
       "repoint_link",
       "set_link_rules",
       "schedule_repoint",
+      "set_link_password",
       "archive_link",
       "restore_link",
       "get_qr",
