@@ -64,15 +64,17 @@ export async function enforceClientWriteLimit(request: Request): Promise<void> {
 }
 
 /**
- * Spends one request from `key`'s budget; over budget, throws a 429 with rate-limit headers whose
- * message is `sentence` followed by the limit, for example "Too many writes this minute".
+ * Spends `cost` (one request unless said) from `key`'s budget; over budget, throws a 429 with
+ * rate-limit headers whose message is `sentence` followed by the limit, for example "Too many
+ * writes this minute", and what this request counts as when it counts as more than one.
  */
-export async function enforceLimit(limiter: WriteLimiter, key: string, sentence: string): Promise<void> {
-  const result = await limiter.limit(key);
+export async function enforceLimit(limiter: WriteLimiter, key: string, sentence: string, cost = 1): Promise<void> {
+  const result = await limiter.limit(key, cost);
   if (result.success) return;
+  const counted = cost > 1 ? `; this one counts as ${Math.min(cost, result.limit)}` : "";
   throw new DomainError(
     "rate_limited",
-    `${sentence} (limit ${result.limit} a minute); try again shortly.`,
+    `${sentence} (limit ${result.limit} a minute${counted}); try again shortly.`,
     rateLimitHeaders(result, Date.now()),
   );
 }
@@ -80,25 +82,36 @@ export async function enforceLimit(limiter: WriteLimiter, key: string, sentence:
 /** Who signs a request, as a read budget knows them: a person's session or an API key. */
 export type Credential = { kind: "session"; userId: string } | { kind: "api_key"; apiKeyId: string };
 
-/** A read that costs the service work: its budgets a minute per credential and per client network, and its name in the 429's sentence. */
+/**
+ * A read that costs the service work: its budgets a minute per credential and per client network
+ * (in reads, or in what the caller weighs a read as), and its name in the 429's sentence.
+ */
 export type ReadBudget = { name: string; perCredential: number; perNetwork: number; reads: string };
 
 /**
- * Spends one read from the credential's budget and the client network's (the write-limit
- * machinery: shared through Redis or Upstash when configured), so neither one token nor many
- * tokens from one network can keep the service drawing or streaming.
+ * Spends `cost` reads (one unless said: a read that costs more work counts as several) from the
+ * credential's budget and the client network's (the write-limit machinery: shared through Redis
+ * or Upstash when configured), so neither one token nor many tokens from one network can keep the
+ * service drawing or streaming.
  */
-export async function enforceReadBudget(budget: ReadBudget, credential: Credential, clientNetwork: string): Promise<void> {
+export async function enforceReadBudget(
+  budget: ReadBudget,
+  credential: Credential,
+  clientNetwork: string,
+  cost = 1,
+): Promise<void> {
   const signer = credential.kind === "api_key" ? `key:${credential.apiKeyId}` : `user:${credential.userId}`;
   await enforceLimit(
     limiterFor(`permalink:rate-limit:${budget.name}-credential`, budget.perCredential),
     signer,
     `Too many ${budget.reads} this minute with this credential`,
+    cost,
   );
   await enforceLimit(
     limiterFor(`permalink:rate-limit:${budget.name}-network`, budget.perNetwork),
     clientNetwork,
     `Too many ${budget.reads} this minute from your network`,
+    cost,
   );
 }
 
