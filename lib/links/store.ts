@@ -73,10 +73,12 @@ export async function findReusableLink(
   destination: string,
   client: DbClient = db(),
 ): Promise<LinkRow | null> {
-  return client.link.findFirst({
+  // The id first: Prisma reads a relation (the tags) even for no row, and most creates find none.
+  const found = await client.link.findFirst({
     where: { workspaceId, host, destination, reusable: true, archivedAt: null, passwordHash: null },
-    select: LINK_COLUMNS,
+    select: { id: true },
   });
+  return found ? readLink(found.id, client) : null;
 }
 
 export async function isSlugTaken(host: string | null, slug: string): Promise<boolean> {
