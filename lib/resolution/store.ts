@@ -137,13 +137,20 @@ function lookUpWaiting(): void {
       .then(settleMissing, failAll(fromReplica));
 }
 
+/** As long as a visit waits for the store (resolve.ts): the lookup's connection is given up with it. */
+const LOOKUP_TIMEOUT_MS = 2000;
+
 /** Settles the lookups found on `source`; resolves to those it does not have. */
 async function findLinks(source: pg.Pool, lookups: Lookup[]): Promise<Lookup[]> {
   const { rows } = await source.query<Row>({
     name: "resolution-find-links",
     text: FIND_LINKS,
     values: [lookups.map((lookup) => lookup.host), lookups.map((lookup) => lookup.slug)],
-  });
+    // A lookup takes milliseconds. Unanswered by then, its connection died in silence (a cut whose
+    // packets vanish) or the database hangs: the pool discards the connection with the failed
+    // query, instead of handing it to the next lookups, which would wait on it too.
+    query_timeout: LOOKUP_TIMEOUT_MS,
+  } as pg.QueryConfig);
   const found = new Map(rows.map((row) => [`${row.host ?? ""}/${row.slug}`, toResolved(row)]));
   const missing: Lookup[] = [];
   for (const lookup of lookups) {

@@ -9,7 +9,7 @@ import { runImport } from "@/lib/imports/job";
 import { call, newUser, type TestUser } from "../support/api";
 
 /**
- * Issue 40, item 5: an import's pace and control. Its links come from a budget of their own, so
+ * An import's pace and control. Its links come from a budget of their own, so
  * the workspace keeps creating links meanwhile; a cancel stops it between batches, with the
  * report of what was done; a row costs its link's own statements, the lookups being read a batch
  * at a time.
