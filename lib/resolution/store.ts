@@ -171,7 +171,8 @@ async function findFoldedLinks(source: pg.Pool, lookups: Lookup[]): Promise<Look
     name: "resolution-find-folded-links",
     text: FIND_FOLDED_LINKS,
     values: [lookups.map((lookup) => lookup.host), lookups.map((lookup) => lookup.slug)],
-  });
+    query_timeout: LOOKUP_TIMEOUT_MS,
+  } as pg.QueryConfig);
   const matches = new Map<number, Row[]>();
   for (const { lookupIndex, ...row } of rows) {
     const index = Number(lookupIndex) - 1;
