@@ -9,7 +9,7 @@ import { DEFAULT_TAG_COLOR } from "@/lib/tags/schemas";
 import { ensureTags, nameKey, replaceLinkTags } from "@/lib/tags/store";
 import { can, requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
-import { type CommittedLink, commitLink, slugTaken } from "./commit";
+import { caseTwinTaken, type CommittedLink, commitLink, slugTaken } from "./commit";
 import { vetDestination } from "./destination-gate";
 import { hashPassword } from "./password";
 import { linkChanged } from "./changes";
@@ -64,9 +64,12 @@ export async function prepareLink(
   };
 }
 
-/** 409 when the custom slug is already taken on its host: for callers that must refuse before committing (a payment). */
+/** 409 when the custom slug, or one differing from it only by case, is already taken on its host: for callers that must refuse before committing (a payment). */
 export async function ensureSlugAvailable(prepared: PreparedLink): Promise<void> {
-  if (prepared.slug && (await store.isSlugTaken(prepared.host, prepared.slug))) throw slugTaken(prepared.slug);
+  if (!prepared.slug) return;
+  const holder = await store.codeIgnoringCase(prepared.host, prepared.slug);
+  if (holder === prepared.slug) throw slugTaken(prepared.slug);
+  if (holder !== null) throw caseTwinTaken(prepared.slug, holder);
 }
 
 /**
@@ -106,6 +109,7 @@ export async function createImportedLink(
   const draft = {
     ...accountDraft(principal, prepared, origin.importedFrom),
     reuse: origin.importedFrom === null && prepared.passwordHash === null,
+    keepCaseTwin: true,
     original: { createdAt: origin.createdAt, archived: origin.archived },
   };
   return commitLink(draft, { entitlement });
