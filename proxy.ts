@@ -3,7 +3,16 @@ import { scanBuffer } from "@/lib/analytics/scans";
 import { behindFrontDoor, splitFrontDoorPeer } from "@/lib/http/client-address";
 import { foreignServerAction, malformedRequest, undecodableServerAction, type Refusal } from "@/lib/http/malformed-request";
 import { invalidationsSent } from "@/lib/links/invalidation";
-import { applicationRefusal, serveVisit, visitFor, type DoorRequest, type Served } from "@/lib/resolution/door";
+import { formRefusedAnswer } from "@/lib/resolution/answer";
+import {
+  applicationRefusal,
+  MAX_FORM_BYTES,
+  serveVisit,
+  visitFor,
+  withFormPassword,
+  type DoorRequest,
+  type Served,
+} from "@/lib/resolution/door";
 
 /** How long a visit's scan may wait for others to share its write: a little of the function's life, far less than a write. */
 const SCAN_FLUSH_WINDOW_MS = 25;
@@ -27,6 +36,11 @@ export async function proxy(request: NextRequest, event: NextFetchEvent): Promis
     peerAddress: frontDoor?.peerAddress ?? null,
   };
   const visit = await visitFor(door);
+  if (visit?.method === "POST") {
+    const body = await readForm(request);
+    if (body === null) return answerResponse(formRefusedAnswer());
+    return visitAnswer(await serveVisit(withFormPassword(visit, body)), event);
+  }
   if (visit) return visitAnswer(await serveVisit(visit), event);
   const refused = (await applicationRefusal(door)) ?? (await damagedPageForm(request, door.header));
   return refused ? new Response(refused.body === "" ? null : refused.body, refused) : NextResponse.next();
@@ -47,7 +61,18 @@ function visitAnswer({ answer, scanRecorded }: Served, event: NextFetchEvent): R
   // A visit that blocked its link told the other instances; that too must be sent before a freeze.
   const sending = invalidationsSent();
   if (sending) event.waitUntil(sending);
+  return answerResponse(answer);
+}
+
+function answerResponse(answer: Served["answer"]): Response {
   return new Response(answer.body === "" ? null : answer.body, { status: answer.status, headers: answer.headers });
+}
+
+/** A protected link's form sent back: its body, or null when it is longer than a form's bound. */
+async function readForm(request: NextRequest): Promise<string | null> {
+  if (Number(request.headers.get("content-length") ?? 0) > MAX_FORM_BYTES) return null;
+  const body = await request.text().catch(() => null);
+  return body !== null && Buffer.byteLength(body) <= MAX_FORM_BYTES ? body : null;
 }
 
 export const config = {

@@ -83,6 +83,9 @@ const AUTH_DESCRIPTIONS: Record<Credentials, string> = {
   session: "Bearer session token only (an API key gets 403); optional X-Workspace-Id header.",
   none: "none.",
   operator: "Bearer OPERATOR_TOKEN (the deployment's operator secret); 503 when it is not set.",
+  optional_operator:
+    "none; with Bearer OPERATOR_TOKEN (the deployment's operator secret) the answer says more. Any other " +
+    "Authorization is answered as none.",
   cron: "Bearer CRON_SECRET (Vercel Cron sends it); 503 when it is not set.",
   stripe_signature:
     "the Stripe-Signature header, verified with STRIPE_WEBHOOK_SECRET; 503 when this deployment does not bill through Stripe.",

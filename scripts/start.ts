@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parkScansWhenBehind, scanBuffer } from "@/lib/analytics/scans";
 import { startScanStreamWriter } from "@/lib/analytics/scan-stream";
+import { holdsDeploymentSecret } from "@/lib/api/deployment-secret";
 import { JOBS } from "@/lib/api/jobs";
 import { signInLinksPrinted } from "@/lib/auth/sign-in-methods";
 import { config } from "@/lib/config";
@@ -56,7 +57,11 @@ async function main(): Promise<void> {
   parkScansWhenBehind();
   const server = createServer(
     FRONT_SERVER_OPTIONS,
-    refusingMalformedRequests(enforcingBodyRate(createFrontDoor(answeringHealth(application.handle)))),
+    refusingMalformedRequests(
+      enforcingBodyRate(
+        createFrontDoor(answeringHealth(application.handle, (authorization) => holdsDeploymentSecret(authorization, "operator"))),
+      ),
+    ),
   );
   // Only while starting: an address this machine lacks (EADDRNOTAVAIL) or a port taken (EADDRINUSE) ends the start with a sentence.
   const cannotListen = (error: NodeJS.ErrnoException) => {

@@ -154,6 +154,28 @@ export async function labelLinkAction(_previous: LabelState, form: FormData): Pr
   return result.ok ? result : { ...result, typed: { title: required(form, "title"), tags: required(form, "tags") } };
 }
 
+/**
+ * The link's password, as PATCH /api/links/{id} sets it: a new one replaces the old (visitors
+ * who entered the old one must enter the new one), "remove" takes it away. Never shown back.
+ */
+export async function protectLinkAction(_previous: LinkEditState, form: FormData): Promise<LinkEditState> {
+  const id = required(form, "id");
+  const removing = required(form, "intent") === "remove";
+  const result = await dashboardAction(
+    updateLink,
+    { password: removing ? null : required(form, "password") },
+    async (principal, body) => {
+      await editLink(principal, id, body);
+      return removing
+        ? "The password is removed: visitors go straight to the destination."
+        : "Saved: visitors must enter this password before they go on.";
+    },
+    { password: "The password" },
+  );
+  if (result.ok) revalidatePath("/dashboard", "layout");
+  return result;
+}
+
 export async function archiveLinkAction(_previous: LinkEditState, form: FormData): Promise<LinkEditState> {
   const id = required(form, "id");
   const result = await dashboardAction(archiveLink, undefined, async (principal) => {

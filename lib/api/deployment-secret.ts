@@ -13,10 +13,15 @@ export type DeploymentSecret = keyof typeof SECRETS;
 /** Requires `Authorization: Bearer <secret>`, compared in constant time; 503 when the deployment never set the secret. */
 export function requireDeploymentSecret(request: Request, which: DeploymentSecret): void {
   const { variable, switchedOff, name } = SECRETS[which];
-  const secret = config()[variable];
-  if (!secret)
+  if (!config()[variable])
     throw new DomainError("not_configured", `${switchedOff} not configured on this deployment: ${variable} is not set.`);
-  if (!constantTimeEqual(request.headers.get("authorization") ?? "", `Bearer ${secret}`)) {
+  if (!holdsDeploymentSecret(request.headers.get("authorization"), which)) {
     throw unauthenticated(`Send ${name} as Authorization: Bearer <${variable}>.`);
   }
+}
+
+/** Whether an Authorization header's value is `Bearer <secret>`, compared in constant time; never while the secret is unset. */
+export function holdsDeploymentSecret(authorization: string | null | undefined, which: DeploymentSecret): boolean {
+  const secret = config()[SECRETS[which].variable];
+  return Boolean(secret) && constantTimeEqual(authorization ?? "", `Bearer ${secret}`);
 }

@@ -12,7 +12,7 @@ import { log } from "@/lib/log";
 import { paysWithoutAccount } from "@/lib/payments/credential";
 import type { Principal } from "@/lib/workspaces/types";
 import { authenticateBearer } from "./authenticate";
-import { requireDeploymentSecret } from "./deployment-secret";
+import { holdsDeploymentSecret, requireDeploymentSecret } from "./deployment-secret";
 import { servedAndLogged } from "./request-log";
 
 type RouteContext<Params> = { params: Promise<Params> };
@@ -29,7 +29,9 @@ type CallerOf<Mode extends AuthMode> = Mode extends "workspace" | "session" | "a
   ? { principal: Principal }
   : Mode extends "payment_or_workspace" | "optional_workspace"
     ? { principal: Principal | null }
-    : { principal?: undefined };
+    : Mode extends "public_or_operator"
+      ? { principal?: undefined; operator: boolean }
+      : { principal?: undefined };
 
 type BodyOf<Spec> = Spec extends { body: infer Schema extends z.ZodType }
   ? z.output<Schema>
@@ -72,7 +74,12 @@ export function apiRoute<const Spec extends RouteSpec, Params = ParamsOf<Spec>>(
       const body = await readBody(spec, request);
       const query = spec.query ? validate(spec.query, queryObject(request), "query") : undefined;
       const params = recordIdParams(await context.params);
-      const answer = await handler({ request, principal, body, query, params, reply } as unknown as HandlerInput<Spec, Params>);
+      const operator =
+        spec.auth === "public_or_operator" && holdsDeploymentSecret(request.headers.get("authorization"), "operator");
+      const answer = await handler({ request, principal, operator, body, query, params, reply } as unknown as HandlerInput<
+        Spec,
+        Params
+      >);
       await invalidationsSent();
       return answer instanceof Reply ? sent(answer) : answer;
     } catch (error) {
@@ -110,6 +117,7 @@ async function authenticate(mode: AuthMode, request: Request): Promise<Principal
       return (await import("./dashboard")).dashboardRoutePrincipal(request);
     case "stripe_signature":
     case "public":
+    case "public_or_operator":
       return null;
   }
 }

@@ -19,6 +19,7 @@ export const exportedLinkSchema = z
     created_at: z.iso.datetime(),
     archived_at: z.iso.datetime().nullable(),
     imported_from: z.string().nullable(),
+    password_protected: z.boolean().meta({ description: "visitors must enter a password (the password is never exported)" }),
     scans_30d: z.number().int().meta({ description: "scans by people in the last 30 days, today included (UTC days)" }),
   })
   .meta({ id: "ExportedLink" });

@@ -1,6 +1,6 @@
 import { scansPerLinkSince } from "@/lib/analytics/store/reads";
 import { clock, DAY_MS, utcDayStart } from "@/lib/clock";
-import { csvRow } from "@/lib/http/csv";
+import { type CsvCell, csvRow } from "@/lib/http/csv";
 import { enforceReadBudget, type ReadBudget } from "@/lib/http/write-limit";
 import { shortUrl, tagNamesOf } from "@/lib/links/present";
 import { allLinkPages } from "@/lib/links/service";
@@ -22,6 +22,7 @@ const CSV_HEADER: readonly (keyof ExportedLink)[] = [
   "created_at",
   "archived_at",
   "imported_from",
+  "password_protected",
   "scans_30d",
 ];
 
@@ -68,9 +69,7 @@ export function exportLinks(principal: Principal, format: ExportFormat): Readabl
       const rows = await exportedRows(principal.workspaceId, next.value, since);
       const text =
         format === "csv"
-          ? rows
-              .map((row) => csvRow(CSV_HEADER.map((column) => (column === "tags" ? row.tags.join(", ") : row[column]))))
-              .join("")
+          ? rows.map((row) => csvRow(CSV_HEADER.map((column) => csvCell(row, column)))).join("")
           : rows.map((row) => `${first ? ((first = false), "") : ","}${JSON.stringify(row)}`).join("");
       controller.enqueue(encoder.encode(opening + text));
     },
@@ -78,6 +77,13 @@ export function exportLinks(principal: Principal, format: ExportFormat): Readabl
       await pages.return(undefined);
     },
   });
+}
+
+/** Tags as one cell, separated by commas; a yes-or-no as true or false. */
+function csvCell(row: ExportedLink, column: keyof ExportedLink): CsvCell {
+  const value = row[column];
+  if (Array.isArray(value)) return value.join(", ");
+  return typeof value === "boolean" ? String(value) : value;
 }
 
 async function exportedRows(workspaceId: string, links: LinkRow[], since: Date): Promise<ExportedLink[]> {
@@ -98,6 +104,7 @@ async function exportedRows(workspaceId: string, links: LinkRow[], since: Date):
     created_at: link.createdAt.toISOString(),
     archived_at: link.archivedAt?.toISOString() ?? null,
     imported_from: link.importedFrom,
+    password_protected: link.passwordHash !== null,
     scans_30d: scans.get(link.id) ?? 0,
   }));
 }

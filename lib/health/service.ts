@@ -4,7 +4,8 @@ import { schemaState } from "@/lib/db/migrate-at-start";
 import { replicaState } from "@/lib/db/replica";
 import { natsState } from "@/lib/nats/connection";
 import { withDeadline } from "@/lib/deadline";
-import type { Component, Health } from "./schemas";
+import { processSingleton } from "@/lib/process-singleton";
+import type { Component, Health, HealthStatus } from "./schemas";
 import { pingDatabase } from "./store";
 
 /** Each component gets this long to answer (a first query may open a connection); a load balancer's probe typically waits 5 s. */
@@ -24,11 +25,51 @@ export async function checkHealth(): Promise<Health> {
 
 const UNAVAILABLE_SENTENCE = "This instance cannot serve: its database does not answer.";
 
-/** The health answer both doors give: 200 while this instance can serve, else 503 with a sentence. */
-export async function healthAnswer(): Promise<{ status: 200; body: Health } | { status: 503; body: Health & { error: string } }> {
-  const health = await checkHealth();
-  if (health.status !== "unavailable") return { status: 200, body: health };
-  return { status: 503, body: { error: UNAVAILABLE_SENTENCE, ...health } };
+export type HealthAnswer<Body> = { status: 200; body: Body } | { status: 503; body: Body & { error: string } };
+
+/**
+ * The health answer both doors give (the route and the front door): 200 while this instance can
+ * serve, else 503 with a sentence. The operator (`detailed`) is told each component and why one is
+ * unavailable; anyone else the status alone, since a reason names what failed and how (a
+ * connection refused, a password rejected) to whoever asks.
+ */
+export async function healthAnswer(detailed: true): Promise<HealthAnswer<Health>>;
+export async function healthAnswer(detailed: boolean): Promise<HealthAnswer<HealthStatus> | HealthAnswer<Health>>;
+export async function healthAnswer(detailed: boolean): Promise<HealthAnswer<HealthStatus> | HealthAnswer<Health>> {
+  const health = await recentHealth();
+  const body: HealthStatus | Health = detailed ? health : { status: health.status };
+  if (health.status !== "unavailable") return { status: 200, body };
+  return { status: 503, body: { error: UNAVAILABLE_SENTENCE, ...body } };
+}
+
+/**
+ * One check serves every probe until a second after it answered: a load balancer's, an
+ * operator's, or thousands of strangers' (the path is public and unmetered), so probes cost the
+ * database and the shared store at most one ping each a second, and one check is in flight at a
+ * time (a check that waits on a hung database is shared by every probe meanwhile, never repeated).
+ */
+const REUSE_MS = 1000;
+
+type RecentCheck = { health: Promise<Health>; answeredAt: number | null };
+const recentCheck = processSingleton<{ last: RecentCheck | null }>("health.recent-check", () => ({ last: null }));
+
+function recentHealth(): Promise<Health> {
+  const holder = recentCheck.get();
+  const last = holder.last;
+  // Monotonic: a clock stepped back must not keep one answer for longer.
+  if (last && (last.answeredAt === null || performance.now() - last.answeredAt < REUSE_MS)) return last.health;
+  const check: RecentCheck = { health: checkHealth(), answeredAt: null };
+  const answered = () => {
+    check.answeredAt = performance.now();
+  };
+  check.health.then(answered, answered);
+  holder.last = check;
+  return check.health;
+}
+
+/** Forgets the last check, so the next probe checks afresh (for tests that change what a check sees). */
+export function forgetHealthCheck(): void {
+  recentCheck.reset();
 }
 
 /** The monitor's last reading (every second): a replica too far behind is as good as absent for reads. */

@@ -13,6 +13,9 @@ import { errorSchema } from "./schemas";
  * - optional_workspace: a bearer credential acts on its workspace (present but invalid: 401); no
  *   Authorization header at all is a caller without an account (the MCP endpoint).
  * - operator, cron: the deployment's OPERATOR_TOKEN or CRON_SECRET as a bearer token.
+ * - public_or_operator: anyone; a caller sending OPERATOR_TOKEN as a bearer token is the operator,
+ *   whom the handler tells more (`operator: true`). Any other Authorization, or none, is a public
+ *   caller, never a 401: a monitor's stray header must not turn a readiness probe into a refusal.
  * - stripe_signature: the capability verifies Stripe's signature of the raw body.
  * - public: anyone.
  * - dashboard: the dashboard's sign-in cookie (next-auth), for the dashboard's own routes outside
@@ -25,6 +28,7 @@ export type AuthMode =
   | "payment_or_workspace"
   | "optional_workspace"
   | "operator"
+  | "public_or_operator"
   | "cron"
   | "stripe_signature"
   | "public"

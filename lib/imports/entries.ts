@@ -156,6 +156,7 @@ async function prepare(context: JobContext, row: ImportRow, origin: Origin | nul
       ...(target && { slug: target.slug, domain_id: target.domainId }),
       ...(row.title && { title: row.title }),
       ...(row.tags.length > 0 && { tags: row.tags }),
+      ...(row.password && { password: row.password }),
     },
     "body",
   );

@@ -21,6 +21,8 @@ export type ImportRow = {
   archived?: boolean;
   /** When the source created it (epoch milliseconds), when it says. */
   createdAt?: number | null;
+  /** The link's password at the source, where its export holds one (Dub's, Short.io's): hashed when the link is made. */
+  password?: string | null;
 };
 
 /** The header names each provider's export uses, by meaning, in order of preference; compared without case, spaces, underscores or hyphens. */
@@ -53,6 +55,7 @@ const COLUMNS = {
   tags: ["tags", "tag"],
   archived: ["archived"],
   createdAt: ["created_at", "createdAt", "dateCreated", "created at", "date created"],
+  password: ["password"],
 } as const;
 
 type Meaning = keyof typeof COLUMNS;
@@ -88,6 +91,8 @@ type SourceMapping = {
   tags: readonly string[];
   archived: readonly string[];
   createdAt: readonly string[];
+  /** Only sources whose exports hold the password itself (Kutt's says only whether there is one). */
+  password: readonly string[];
 };
 
 const has = (headers: ReadonlySet<string>, ...names: string[]) => names.every((name) => headers.has(name));
@@ -121,6 +126,7 @@ const MAPPINGS: readonly [ImportFormat, SourceMapping][] = [
       tags: ["tags"],
       archived: ["archived"],
       createdAt: ["createdat"],
+      password: [],
     },
   ],
   [
@@ -133,6 +139,7 @@ const MAPPINGS: readonly [ImportFormat, SourceMapping][] = [
       tags: ["tags"],
       archived: [],
       createdAt: ["datecreated", "createdat"],
+      password: [],
     },
   ],
   [
@@ -146,6 +153,7 @@ const MAPPINGS: readonly [ImportFormat, SourceMapping][] = [
       tags: [],
       archived: [],
       createdAt: ["createdat"],
+      password: [],
     },
   ],
   [
@@ -158,6 +166,7 @@ const MAPPINGS: readonly [ImportFormat, SourceMapping][] = [
       tags: ["tags"],
       archived: [],
       createdAt: ["createdat"],
+      password: [],
     },
   ],
   [
@@ -171,6 +180,7 @@ const MAPPINGS: readonly [ImportFormat, SourceMapping][] = [
       tags: ["tags"],
       archived: ["archived"],
       createdAt: ["createdat"],
+      password: ["password"],
     },
   ],
   [
@@ -186,6 +196,7 @@ const MAPPINGS: readonly [ImportFormat, SourceMapping][] = [
       tags: ["tags"],
       archived: ["archived"],
       createdAt: ["createdat"],
+      password: ["password"],
     },
   ],
 ];
@@ -263,7 +274,13 @@ function toRow(row: number, valuesOf: ValuesOf, field: Field, mapping: SourceMap
     tags: tagList(firstPresent(values("tags"))),
     archived: isYes(firstPresent(values("archived"))),
     createdAt: instantOf(firstPresent(values("createdAt"))),
+    password: passwordOf(firstPresent(values("password"))),
   };
+}
+
+/** A password as a source writes it: text as it is (spaces are part of it); a yes-or-no or nothing is none. */
+function passwordOf(value: unknown): string | null {
+  return typeof value === "string" && value.trim() !== "" ? value : null;
 }
 
 /** true, "true", "Yes" (Dub's export), 1: archived at the source. */

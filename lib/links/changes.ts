@@ -5,7 +5,7 @@ import type { EventType } from "@/lib/webhooks/events";
 import { announceEvent } from "@/lib/webhooks/outbox";
 import type { Principal } from "@/lib/workspaces/types";
 import type { HistoryDoor } from "./history-schemas";
-import { recordedLink } from "./history";
+import { changedFields, recordedLink } from "./history";
 import { publishInvalidation } from "./invalidation";
 import { toLinkView } from "./present";
 import { appendHistory, type LinkRow, type NewHistoryRow } from "./store";
@@ -85,6 +85,7 @@ export function historyRowOf(change: LinkChange): NewHistoryRow {
     change: change.kind,
     via: doorOf(change, requestContext().getStore()?.route),
     ...actorOf(change.by),
+    changed: changedFields(change.before, change.link),
     before: change.before ? recordedLink(change.before) : null,
     after: recordedLink(change.link),
   };

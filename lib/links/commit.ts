@@ -29,6 +29,8 @@ export type LinkDraft = {
   /** The custom slug asked for; null for an allocated one. */
   slug: string | null;
   title: string | null;
+  /** The password's salted hash, or null: visitors enter none. */
+  passwordHash: string | null;
   /** Tag names; the ones the workspace lacks are created with the link. */
   tagNames: readonly string[];
   /** The short URL the link had at another service (an import). */
@@ -83,6 +85,7 @@ async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<Co
     destination: draft.destination,
     createdByUserId: draft.by.kind === "session" ? draft.by.userId : null,
     title: draft.title,
+    passwordHash: draft.passwordHash,
     importedFrom: draft.importedFrom,
     originalCreatedAt: draft.original?.createdAt ?? null,
     archivedAt: draft.original?.archived ? new Date(clock().now()) : null,

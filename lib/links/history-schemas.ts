@@ -29,6 +29,7 @@ export const recordedLinkSchema = z
     rules: z.array(routingRuleView),
     schedule: z.array(scheduledRepointView),
     archived_at: z.number().int().nullable().meta({ description: "epoch milliseconds" }),
+    password_protected: z.boolean().meta({ description: "whether the link asks for a password (never the password itself)" }),
   })
   .meta({ id: "RecordedLink" });
 export type RecordedLink = z.infer<typeof recordedLinkSchema>;
@@ -48,8 +49,14 @@ export const historyEntrySchema = z
       })
       .meta({ id: "HistoryActor" }),
     changed: z
-      .array(z.enum(["destination", "status", "title", "tags", "rules", "schedule", "archived_at"]))
-      .meta({ description: "the fields whose value differs between before and after (all of them for a creation)" }),
+      .array(
+        z.enum(["destination", "status", "title", "tags", "rules", "schedule", "archived_at", "password_protected", "password"]),
+      )
+      .meta({
+        description:
+          "the fields whose value differs between before and after (all of them for a creation); password when the " +
+          "password was set, replaced or removed",
+      }),
     before: recordedLinkSchema.nullable().meta({ description: "null for the creation" }),
     after: recordedLinkSchema,
   })

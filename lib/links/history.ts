@@ -9,7 +9,27 @@ import * as store from "./store";
 import type { HistoryRow, LinkRow } from "./store";
 
 const DEFAULT_PAGE = 50;
-const RECORDED_FIELDS = ["destination", "status", "title", "tags", "rules", "schedule", "archived_at"] as const;
+const RECORDED_FIELDS = [
+  "destination",
+  "status",
+  "title",
+  "tags",
+  "rules",
+  "schedule",
+  "archived_at",
+  "password_protected",
+] as const satisfies readonly (keyof RecordedLink)[];
+
+/**
+ * The fields a change touched: those whose recorded value differs (every one for a creation), and `password` when the
+ * password was set, replaced or removed (decided from its hash, which the row never keeps).
+ */
+export function changedFields(before: LinkRow | null, after: LinkRow): string[] {
+  if (!before) return [...RECORDED_FIELDS, ...(after.passwordHash !== null ? ["password"] : [])];
+  const [was, is] = [recordedLink(before), recordedLink(after)];
+  const fields: string[] = RECORDED_FIELDS.filter((field) => JSON.stringify(was[field]) !== JSON.stringify(is[field]));
+  return before.passwordHash === after.passwordHash ? fields : [...fields, "password"];
+}
 
 /** What a history row keeps of a link: every field a change can touch, as stored (never a secret). */
 export function recordedLink(link: LinkRow): RecordedLink {
@@ -21,6 +41,8 @@ export function recordedLink(link: LinkRow): RecordedLink {
     rules: storedRules(link.rules),
     schedule: storedSchedule(link.schedule),
     archived_at: link.archivedAt?.getTime() ?? null,
+    // Whether it has one, never the password or its hash (a replaced password shows in the row's `changed`).
+    password_protected: link.passwordHash !== null,
   };
 }
 
@@ -39,7 +61,7 @@ function entryView(row: HistoryRow): HistoryEntryView {
       api_key_id: row.actorKind === "api_key" ? row.actorId : null,
       payer: row.actorKind === "machine_payment" ? row.actorId : null,
     },
-    changed: RECORDED_FIELDS.filter((field) => !before || JSON.stringify(before[field]) !== JSON.stringify(after[field])),
+    changed: row.changed as HistoryEntryView["changed"],
     before,
     after,
   };

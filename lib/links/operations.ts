@@ -51,7 +51,7 @@ export const createLink = defineOperation({
     ),
     400: failure(
       "The body failed validation, is not JSON, or the destination is malformed; or a paid link " +
-        "without an account named a domain_id, a title or tags (those need an account).",
+        "without an account named a domain_id, a title, tags or a password (those need an account).",
     ),
     402: paymentChallenge(
       "Without credentials: the challenge, or a payment credential that could not pay (the error says " +

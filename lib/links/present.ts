@@ -30,6 +30,7 @@ export function toLinkView(link: LinkRow): LinkView {
     original_created_at: link.originalCreatedAt?.getTime() ?? null,
     rules: storedRules(link.rules),
     schedule: pendingRepoints(schedule, now),
+    password_protected: link.passwordHash !== null,
   };
 }
 

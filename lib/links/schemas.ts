@@ -3,6 +3,7 @@ import { isRecordId } from "@/lib/db/random";
 import { nextPageCursor, pageCursor, storedText } from "@/lib/http/schemas";
 import { tagName, tagNames } from "@/lib/tags/schemas";
 import { DEVICES, MAX_RULES, MAX_SCHEDULED, SYSTEMS } from "./routing";
+import { PASSWORD_MAX, PASSWORD_MIN } from "./password";
 import { linkStatusField } from "./status";
 import { CUSTOM_SLUG_MAX, CUSTOM_SLUG_MIN, CUSTOM_SLUG_PATTERN, isReserved, PRINTED_SLUG_PATTERN } from "./slugs";
 
@@ -102,6 +103,18 @@ export const scheduleField = z
   .max(MAX_SCHEDULED, `must hold at most ${MAX_SCHEDULED} repoints`)
   .meta({ description: `at most ${MAX_SCHEDULED} repoints still to come` });
 
+const password = z
+  .string({ error: "must be a string" })
+  .min(PASSWORD_MIN, `must be at least ${PASSWORD_MIN} characters`)
+  .max(PASSWORD_MAX, `must be at most ${PASSWORD_MAX} characters`)
+  .regex(/^[^\p{Cc}]*$/u, "may not contain control characters")
+  .meta({
+    description:
+      "write-only: visitors must enter it (or send it in a Link-Password header) before they are redirected; " +
+      "kept as a salted hash, never shown again",
+    example: "spring-2026",
+  });
+
 export const createLinkBody = z
   .strictObject({
     destination,
@@ -113,6 +126,7 @@ export const createLinkBody = z
       .meta({ description: "id of a verified custom domain of the workspace" }),
     title: title.optional(),
     tags: tagNames.optional(),
+    password: password.nullable().optional().meta({ description: "a password visitors must enter; null or omitted: none" }),
   })
   .meta({ id: "CreateLinkRequest" });
 
@@ -146,10 +160,13 @@ export const updateLinkBody = z
     schedule: scheduleField.optional().meta({
       description: `the link's scheduled repoints from now on (at most ${MAX_SCHEDULED}, each in the future); an empty list removes them`,
     }),
+    password: password.nullable().optional().meta({
+      description: "the password visitors must enter from now on (write-only); null removes it",
+    }),
   })
   .refine(
     (body) => Object.values(body).some((value) => value !== undefined),
-    "Send destination, title, tags, rules or schedule (or several).",
+    "Send destination, title, tags, rules, schedule or password (or several).",
   )
   .meta({ id: "UpdateLinkRequest" });
 
@@ -211,6 +228,9 @@ export const linkSchema = z
     schedule: z
       .array(scheduledRepointView)
       .meta({ description: "repoints still to come, in time order; destination is where the link points now" }),
+    password_protected: z
+      .boolean()
+      .meta({ description: "visitors must enter the link's password before they are redirected (the password is never shown)" }),
   })
   .meta({ id: "Link" });
 

@@ -11,6 +11,7 @@ import { can, requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { type CommittedLink, commitLink, slugTaken } from "./commit";
 import { vetDestination } from "./destination-gate";
+import { hashPassword } from "./password";
 import { linkChanged } from "./changes";
 import { toListItem } from "./present";
 import {
@@ -35,6 +36,8 @@ export type PreparedLink = {
   domainId: string | null;
   title: string | null;
   tagNames: readonly string[];
+  /** The password's salted hash (lib/links/password.ts), or null. */
+  passwordHash: string | null;
 };
 
 /** Validation, destination refusal and the safety check: everything that can refuse a create. */
@@ -52,6 +55,7 @@ export async function prepareLink(
     domainId: domain?.id ?? null,
     title: input.title || null,
     tagNames: input.tags ?? [],
+    passwordHash: input.password ? await hashPassword(input.password) : null,
   };
 }
 
@@ -94,7 +98,7 @@ export async function createImportedLink(
   const entitlement = await requireCreateEntitlement(principal.workspaceId);
   const draft = {
     ...accountDraft(principal, prepared, origin.importedFrom),
-    reuse: origin.importedFrom === null,
+    reuse: origin.importedFrom === null && prepared.passwordHash === null,
     original: { createdAt: origin.createdAt, archived: origin.archived },
   };
   return commitLink(draft, { entitlement });
@@ -107,7 +111,8 @@ function accountDraft(principal: Principal, prepared: PreparedLink, importedFrom
     by: principal,
     importedFrom,
     slugPolicy: "fail_when_taken",
-    reuse: true,
+    // A protected link is never folded into, nor handed out as, the workspace's link to its destination.
+    reuse: prepared.passwordHash === null,
   } as const;
 }
 
@@ -164,6 +169,9 @@ export async function editLink(principal: Principal, id: string, changes: Update
   const rerouted = rules !== undefined && !isDeepStrictEqual(rules, storedRules(link.rules));
   const rescheduled = schedule !== undefined && !isDeepStrictEqual(schedule, pendingRepoints(storedSchedule(link.schedule), now));
   const retitledOrRetagged = changes.title !== undefined || changes.tags !== undefined;
+  // Hashed before the transaction: scrypt takes tens of milliseconds, no row lock should wait for it.
+  const passwordHash = changes.password ? await hashPassword(changes.password) : changes.password;
+  const reprotected = passwordHash !== undefined && (passwordHash !== null || link.passwordHash !== null);
   return transaction(async (tx) => {
     const before = await store.readLinkForUpdate(tx, link.id);
     if (changesDestinations) await foldDueRepoints(tx, before, now);
@@ -171,11 +179,12 @@ export async function editLink(principal: Principal, id: string, changes: Update
     if (rerouted) await store.setRules(tx, link.id, rules);
     if (rescheduled) await store.setSchedule(tx, link.id, schedule);
     if (changes.title !== undefined) await store.setTitle(tx, link.id, changes.title || null);
+    if (reprotected) await store.setPasswordHash(tx, link.id, passwordHash);
     if (changes.tags !== undefined) {
       await replaceLinkTags(tx, link.id, await ensureTags(tx, principal.workspaceId, changes.tags, DEFAULT_TAG_COLOR));
     }
     const after = await store.readLink(link.id, tx);
-    if (repointed || rerouted || rescheduled || retitledOrRetagged) {
+    if (repointed || rerouted || rescheduled || retitledOrRetagged || reprotected) {
       await linkChanged(tx, { kind: "edited", link: after, before, by: principal });
     }
     return after;

@@ -22,6 +22,7 @@ const LINK_SCALARS = {
   originalCreatedAt: true,
   rules: true,
   schedule: true,
+  passwordHash: true,
 } as const satisfies Prisma.LinkSelect;
 
 export const LINK_COLUMNS = {
@@ -44,6 +45,7 @@ export type NewLink = {
   importedFrom?: string | null;
   originalCreatedAt?: Date | null;
   archivedAt?: Date | null;
+  passwordHash?: string | null;
 };
 
 /**
@@ -72,7 +74,7 @@ export async function findReusableLink(
   client: DbClient = db(),
 ): Promise<LinkRow | null> {
   return client.link.findFirst({
-    where: { workspaceId, host, destination, reusable: true, archivedAt: null },
+    where: { workspaceId, host, destination, reusable: true, archivedAt: null, passwordHash: null },
     select: LINK_COLUMNS,
   });
 }
@@ -191,6 +193,7 @@ export type NewHistoryRow = {
   via: string;
   actorKind: string;
   actorId: string | null;
+  changed: string[];
   before: Prisma.InputJsonValue | null;
   after: Prisma.InputJsonValue;
 };
@@ -222,6 +225,17 @@ export async function pageOfHistory(linkId: string, limit: number, after?: Histo
     ...row,
     actorEmail: row.actorKind === "session" ? (emails.get(row.actorId ?? "") ?? null) : null,
   }));
+}
+
+/**
+ * Sets or removes the link's password hash. A protected link is never handed to a create as the
+ * workspace's existing link to its destination, so setting one also ends its reuse.
+ */
+export async function setPasswordHash(client: DbClient, id: string, passwordHash: string | null): Promise<void> {
+  await client.link.update({
+    where: { id },
+    data: { passwordHash, ...(passwordHash !== null && { reusable: false }), updatedAt: new Date(clock().now()) },
+  });
 }
 
 /** What else an archive or restore writes in its transaction when it changed the link (its announcement). */

@@ -103,6 +103,19 @@ export const scheduleRepointTool = defineTool(linkOperations.updateLink, {
   run: async ({ id, schedule }, { principal }) => toLinkView(await editLink(principal, id, { schedule })),
 });
 
+export const setLinkPasswordTool = defineTool(linkOperations.updateLink, {
+  name: "set_link_password",
+  description:
+    "Sets a link's password (4 to 200 characters), or removes it with null. Visitors then get a page asking for " +
+    "it before the redirect, and scripts may send it in a Link-Password header; the password is kept as a salted " +
+    "hash and never shown back (the Link says password_protected). The code and its destination do not change. " +
+    "Takes only id and password.",
+  fields: ["password"],
+  required: ["password"],
+  hints: { destructive: false, idempotent: true },
+  run: async ({ id, password }, { principal }) => toLinkView(await editLink(principal, id, { password })),
+});
+
 export const bulkCreateLinksTool = defineTool(linkOperations.bulkCreateLinks, {
   name: "bulk_create_links",
   description:
@@ -254,6 +267,7 @@ export const TOOLS: readonly Tool[] = [
   repointLinkTool,
   setLinkRulesTool,
   scheduleRepointTool,
+  setLinkPasswordTool,
   bulkCreateLinksTool,
   archiveLinkTool,
   restoreLinkTool,

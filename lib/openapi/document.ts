@@ -99,6 +99,7 @@ export type Credentials =
   | "session"
   | "none"
   | "operator"
+  | "optional_operator"
   | "cron"
   | "stripe_signature";
 
@@ -110,6 +111,7 @@ const CREDENTIALS: Record<AuthMode, Credentials> = {
   api_key: "api_key",
   public: "none",
   operator: "operator",
+  public_or_operator: "optional_operator",
   cron: "cron",
   stripe_signature: "stripe_signature",
   // The dashboard's cookie routes live outside /api and are no operation; a signed-in person is a session.
@@ -155,6 +157,7 @@ const SECURITY: Record<Credentials, SecurityRequirementObject[]> = {
   session: BEARER,
   none: [],
   operator: [{ operatorAuth: [] }],
+  optional_operator: [{ operatorAuth: [] }, {}],
   cron: [{ cronAuth: [] }],
   stripe_signature: [],
 };
@@ -398,6 +401,8 @@ const AUTH_FAILURES: Record<Credentials, Record<string, ResponseSpec>> = {
   session: { 401: UNAUTHORIZED },
   none: {},
   operator: deploymentSecretFailures("OPERATOR_TOKEN"),
+  // Anything but the operator token is a public caller: nothing is refused.
+  optional_operator: {},
   cron: deploymentSecretFailures("CRON_SECRET"),
   stripe_signature: {
     400: failure(

@@ -154,6 +154,7 @@ function paidLinkDraft(workspaceId: string, payerDid: string, purchase: Purchase
     by: { kind: "machine_payment", payerDid },
     slug: purchase.slug,
     title: null,
+    passwordHash: null,
     tagNames: [],
     importedFrom: null,
     slugPolicy: "fall_back_to_allocated",

@@ -26,10 +26,11 @@ const SINGLE_SEGMENT = /^\/([^/]+)$/;
 
 const hosts = processSingleton("doorHosts", () => ({
   short: new URL(config().SHORT_BASE_URL).hostname,
+  shortSecure: config().SHORT_BASE_URL.startsWith("https:"),
   app: new URL(config().BASE_URL).hostname,
 }));
 
-function knownHosts(): { short: string; app: string } {
+function knownHosts(): { short: string; shortSecure: boolean; app: string } {
   return hosts.get();
 }
 
@@ -38,7 +39,8 @@ export const CUSTOM_DOMAIN = Symbol("custom domain?");
 
 /**
  * A visit when the request is GET or HEAD of one path segment on the short host or a verified
- * custom domain; null hands the request to the application. When short links share the app's
+ * custom domain, or a POST there (a protected link's form sent back: the door reads its password
+ * with formPassword before serving it); null hands the request to the application. When short links share the app's
  * host, the app's own top-level paths (reserved slugs) stay with the application.
  */
 export async function visitFor(request: DoorRequest): Promise<Visit | null> {
@@ -51,7 +53,7 @@ export async function visitFor(request: DoorRequest): Promise<Visit | null> {
 
 /** visitFor without waiting: CUSTOM_DOMAIN when the answer needs the verified-domain lookup. */
 export function visitNow(request: DoorRequest): Visit | null | typeof CUSTOM_DOMAIN {
-  if (request.method !== "GET" && request.method !== "HEAD") return null;
+  if (request.method !== "GET" && request.method !== "HEAD" && request.method !== "POST") return null;
   const segment = SINGLE_SEGMENT.exec(request.pathname)?.[1];
   const requestHost = hostnameOf(request.hostHeader);
   if (!segment || !requestHost) return null;
@@ -114,7 +116,19 @@ function visitOn(
     peerAddress: request.peerAddress ?? null,
     realIp: request.header("x-real-ip"),
     acceptLanguage: request.header("accept-language"),
+    password: request.header("link-password"),
+    cookie: request.header("cookie"),
+    secure: linkHost !== null || knownHosts().shortSecure,
   };
+}
+
+/** The most a password form's body may hold: the field, its name and room for what browsers add. */
+export const MAX_FORM_BYTES = 4096;
+
+/** The password a form sent back (its `password` field), else the one the Link-Password header named. */
+export function withFormPassword(visit: Visit, body: string): Visit {
+  const field = new URLSearchParams(body).get("password");
+  return field === null ? visit : { ...visit, password: field };
 }
 
 export type Served = { answer: Answer; scanRecorded: boolean };
@@ -129,7 +143,7 @@ export async function serveVisit(visit: Visit): Promise<Served> {
 
 /** serveVisit when memory alone answers (the warm path, no promise); undefined when it needs I/O. */
 export function serveFromMemory(visit: Visit): Served | undefined {
-  if (!invalidationsHeard()) return undefined;
+  if (!invalidationsHeard() || visit.method === "POST") return undefined;
   const outcome = PRINTED_SLUG_PATTERN.test(visit.slug) ? resolveFromMemory(visit, resolutionRuntime()) : NOT_FOUND;
   return outcome && served(visit, outcome);
 }
@@ -142,7 +156,8 @@ function served(visit: Visit, outcome: Outcome): Served {
       linkId: outcome.link.id,
       host: visit.requestHost,
       occurredAt: resolutionRuntime().clock.now(),
-      method: visit.method,
+      // The password form's POST ends in the redirect a GET would have had.
+      method: visit.method === "HEAD" ? "HEAD" : "GET",
       viaQr: visit.viaQr,
       userAgent: visit.userAgent,
       referrer: visit.referrer,

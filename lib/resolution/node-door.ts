@@ -4,12 +4,15 @@ import {
   applicationRefusal,
   applicationRefusalNow,
   CUSTOM_DOMAIN,
+  MAX_FORM_BYTES,
   serveFromMemory,
   serveVisit,
   visitFor,
   visitNow,
+  withFormPassword,
   type DoorRequest,
 } from "./door";
+import { formRefusedAnswer } from "./answer";
 import type { Answer } from "./types";
 import { sendAnswer } from "./write-answer";
 
@@ -83,7 +86,10 @@ export function createFrontDoor(application: Handler): Handler {
     visitFor(incoming)
       .then(async (visit) => {
         if (!visit) return toApplication(incoming, request, response);
-        sendAnswer(response, (await serveVisit(visit)).answer);
+        if (visit.method !== "POST") return sendAnswer(response, (await serveVisit(visit)).answer);
+        const body = await readForm(request);
+        if (body === null) return refuse(request, response, formRefusedAnswer());
+        sendAnswer(response, (await serveVisit(withFormPassword(visit, body))).answer);
       })
       .catch((error) => fail(response, error));
   };
@@ -93,4 +99,31 @@ export function createFrontDoor(application: Handler): Handler {
 function refuse(request: IncomingMessage, response: ServerResponse, answer: Answer): void {
   sendAnswer(response, answer);
   request.resume();
+}
+
+/** A form that has not arrived whole by then is refused: a password is a few bytes. */
+const FORM_DEADLINE_MS = 10_000;
+
+/** The password form's body, or null when it is longer than a form's bound or slower than its deadline. */
+function readForm(request: IncomingMessage): Promise<string | null> {
+  const declared = Number(request.headers["content-length"] ?? 0);
+  if (declared > MAX_FORM_BYTES) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const finish = (body: string | null) => {
+      clearTimeout(timer);
+      request.off("data", onData).off("end", onEnd).off("error", onError);
+      resolve(body);
+    };
+    const onData = (chunk: Buffer) => {
+      length += chunk.length;
+      if (length > MAX_FORM_BYTES) finish(null);
+      else chunks.push(chunk);
+    };
+    const onEnd = () => finish(Buffer.concat(chunks).toString("utf8"));
+    const onError = () => finish(null);
+    const timer = setTimeout(() => finish(null), FORM_DEADLINE_MS);
+    request.on("data", onData).on("end", onEnd).on("error", onError);
+  });
 }

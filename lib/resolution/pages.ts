@@ -1,13 +1,16 @@
 import { escapeHtml } from "@/lib/http/html";
 
-function page(title: string, paragraphs: string[]): string {
-  const body = paragraphs.map((text) => `<p>${escapeHtml(text)}</p>`).join("\n");
+function page(title: string, paragraphs: string[], after = ""): string {
+  const body = paragraphs.map((text) => `<p>${escapeHtml(text)}</p>`).join("\n") + after;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
 <style>
 body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1.25rem;line-height:1.55}
 h1{font-size:1.5rem}
+label{display:block;font-weight:600;margin:1.5rem 0 .4rem}
+input{font:inherit;padding:.5rem .6rem;width:100%;max-width:20rem;box-sizing:border-box;border:1px solid #666;border-radius:4px}
+button{font:inherit;margin-top:.9rem;padding:.5rem 1.1rem;border:0;border-radius:4px;background:#1d4ed8;color:#fff;cursor:pointer}
 </style>
 </head><body><h1>${escapeHtml(title)}</h1>
 ${body}
@@ -43,5 +46,26 @@ export function shortLinksOnlyPage(): string {
 export function unavailablePage(): string {
   return page("Temporarily unavailable", [
     "We could not look up this short link just now. The link still exists; please try again in a moment.",
+  ]);
+}
+
+/**
+ * A protected link's page: its title when it has one, what happened (`message`), and a password
+ * field posted back to the same address (the form has no action: the code and its query stay as
+ * they were). No script, no dashboard asset: the short host's CSP lets nothing else in.
+ */
+export function passwordPage(title: string | null, message: string): string {
+  const form = `
+<form method="post">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required autofocus>
+<br><button type="submit">Continue</button>
+</form>`;
+  return page(title ?? "This link is protected", [message], form);
+}
+
+export function formRefusedPage(): string {
+  return page("This form could not be read", [
+    "What was sent is not a short link's password form, or it took too long to arrive. Go back and enter the password again.",
   ]);
 }

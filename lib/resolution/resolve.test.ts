@@ -7,6 +7,11 @@ import { compileRules, preferredLanguage } from "./rules";
 import { type ResolutionDeps, resolveFromMemory, resolveVisit } from "./resolve";
 import type { ReleasePolicy } from "./store";
 import type { ResolvedLink, Visit } from "./types";
+import { hashPassword, verifyPassword } from "@/lib/links/password";
+import { answerFor } from "./answer";
+import { holdsPass, PASS_COOKIE } from "./password-gate";
+
+const GUESSES = 3;
 
 const SPACING_MS = 60_000;
 const POLICY: ReleasePolicy = { spacingMs: SPACING_MS, releaseChecks: 2, releaseAgeMs: 0 };
@@ -25,6 +30,8 @@ function quarantined(overrides: Partial<ResolvedLink> = {}): ResolvedLink {
     abuseReason: null,
     rules: null,
     schedule: null,
+    title: null,
+    passwordHash: null,
     ...overrides,
   };
 }
@@ -44,6 +51,9 @@ function visitOf(link: ResolvedLink): Visit {
     peerAddress: null,
     realIp: null,
     acceptLanguage: null,
+    password: null,
+    cookie: null,
+    secure: true,
   };
 }
 
@@ -56,9 +66,18 @@ function world(link: ResolvedLink, verdict: Verdict = { status: "clean", source:
   let stored = link;
   let databaseUp = true;
   let databaseHangs = false;
-  const calls = { find: 0, count: 0, check: 0, block: [] as string[], logged: [] as string[] };
+  const calls = {
+    find: 0,
+    count: 0,
+    check: 0,
+    block: [] as string[],
+    logged: [] as string[],
+    guesses: [] as string[],
+    hashed: 0,
+  };
+  const remembered = new Set<string>();
   // Like the verdict cache: a verdict, once checked, can be read without waiting.
-  let remembered: Verdict | undefined;
+  let rememberedVerdict: Verdict | undefined;
   const answer = <T>(value: () => T): Promise<T> => {
     if (databaseHangs) return new Promise<T>(() => undefined);
     return databaseUp ? Promise.resolve(value()) : Promise.reject(new Error("connection refused"));
@@ -71,9 +90,9 @@ function world(link: ResolvedLink, verdict: Verdict = { status: "clean", source:
       name: "test",
       check: async () => {
         calls.check++;
-        return (remembered = verdict);
+        return (rememberedVerdict = verdict);
       },
-      peek: () => remembered,
+      peek: () => rememberedVerdict,
     },
     policy: POLICY,
     store: {
@@ -99,6 +118,19 @@ function world(link: ResolvedLink, verdict: Verdict = { status: "clean", source:
           return stored;
         });
       },
+    },
+    passwords: {
+      verify: (password, hash) => {
+        calls.hashed++;
+        return verifyPassword(password, hash);
+      },
+      // The limiter's rule, a minute's budget of GUESSES at a code, counted by the world's clock.
+      spendGuess: async (code, network) => {
+        calls.guesses.push(`${code} ${network}`);
+        const recent = calls.guesses.filter((guess) => guess.startsWith(`${code} `)).length;
+        return recent > GUESSES ? { ok: false, retryAfterSeconds: 60 } : { ok: true };
+      },
+      remembered: { has: (key) => remembered.has(key), add: (key) => void remembered.add(key) },
     },
     log: (message) => calls.logged.push(message),
   };
@@ -409,5 +441,109 @@ describe("routing rules and scheduled repoints, from the cached link", () => {
     expect(preferredLanguage("*, es;q=0.1")).toBe("es");
     expect(preferredLanguage("x-klingon, 12")).toBeNull();
     expect(preferredLanguage(null)).toBeNull();
+  });
+});
+
+describe("a password-protected link", () => {
+  const PASSWORD = "open sesame";
+  const protectedLink = async (overrides: Partial<ResolvedLink> = {}) =>
+    quarantined({ status: ACTIVE, title: "Spring menu", passwordHash: await hashPassword(PASSWORD), ...overrides });
+  const passFrom = (setCookie: string) => setCookie.split(";")[0]!;
+
+  it("asks for the password from memory, without a live check, a scan or a guess spent", async () => {
+    const w = world(await protectedLink({ status: QUARANTINE }));
+    const visit = visitOf(w.stored());
+    const outcome = await resolveVisit(visit, w.deps);
+    expect(outcome).toMatchObject({ kind: "password_required", wrong: false });
+    expect(resolveFromMemory(visit, w.deps)).toMatchObject({ kind: "password_required" });
+    expect([w.calls.check, w.calls.guesses.length, w.calls.hashed]).toEqual([0, 0, 0]);
+    const page = answerFor(outcome, visit);
+    expect(page).toMatchObject({ status: 401, headers: { "WWW-Authenticate": expect.stringContaining("Link-Password") } });
+    expect(page.body).toContain("<title>Spring menu</title>");
+    expect(page.body).toMatch(/<form method="post">[\s\S]*type="password"/);
+    expect(page.body).not.toContain("<script");
+    expect(page.headers["Content-Security-Policy"]).toContain("default-src 'none'");
+  });
+
+  it("says plainly that a wrong password is wrong, and redirects on the right one with a pass for this code", async () => {
+    const w = world(await protectedLink());
+    const visit = visitOf(w.stored());
+    const wrong = await resolveVisit({ ...visit, password: "open sesam" }, w.deps);
+    expect(wrong).toMatchObject({ kind: "password_required", wrong: true });
+    expect(answerFor(wrong, visit).body).toContain("That password is not right");
+    const right = await resolveVisit({ ...visit, method: "POST", password: PASSWORD }, w.deps);
+    expect(right).toMatchObject({ kind: "redirect", location: "https://example.com/" });
+    const answer = answerFor(right, { ...visit, method: "POST" });
+    expect(answer.status).toBe(302);
+    expect(answer.headers["Set-Cookie"]).toMatch(
+      new RegExp(`^${PASS_COOKIE}=\\d+\\.[\\w-]+; Path=/abc2345; Max-Age=1800; HttpOnly; SameSite=Lax; Secure$`),
+    );
+    // The pass alone lets the next visit through, from memory, with no password and no guess.
+    const cookie = passFrom(answer.headers["Set-Cookie"]!);
+    const guesses = w.calls.guesses.length;
+    expect(resolveFromMemory({ ...visit, cookie: `other=1; ${cookie}` }, w.deps)).toMatchObject({ kind: "redirect" });
+    expect(w.calls.guesses.length).toBe(guesses);
+  });
+
+  it("takes no pass it did not sign, one for another link, one expired, or one from before the password changed", async () => {
+    const link = await protectedLink();
+    const w = world(link);
+    const right = await resolveVisit({ ...visitOf(link), password: PASSWORD }, w.deps);
+    const cookie = passFrom(answerFor(right, visitOf(link)).headers["Set-Cookie"]!);
+    const now = w.deps.clock.now();
+    expect(holdsPass(link, cookie, now)).toBe(true);
+    expect(holdsPass({ ...link, id: "lnk_2" }, cookie, now)).toBe(false);
+    expect(holdsPass({ ...link, passwordHash: await hashPassword(PASSWORD) }, cookie, now)).toBe(false);
+    expect(
+      holdsPass(
+        link,
+        cookie.replace(/=(\d+)\./, (_all, at) => `=${Number(at) + 60}.`),
+        now,
+      ),
+    ).toBe(false);
+    expect(holdsPass(link, cookie, now + 30 * 60_000)).toBe(false);
+  });
+
+  it("limits guesses at a code, with a sentence and Retry-After, and a right password known already passes", async () => {
+    const w = world(await protectedLink());
+    const visit = visitOf(w.stored());
+    expect(await resolveVisit({ ...visit, password: PASSWORD }, w.deps)).toMatchObject({ kind: "redirect" });
+    for (let guess = 1; guess < GUESSES; guess++) {
+      expect(await resolveVisit({ ...visit, password: `guess ${guess}` }, w.deps)).toMatchObject({ wrong: true });
+    }
+    const hashed = w.calls.hashed;
+    const limited = await resolveVisit({ ...visit, password: "one more" }, w.deps);
+    expect(limited).toEqual({ kind: "password_limited", link: w.stored(), retryAfterSeconds: 60 });
+    expect(w.calls.hashed).toBe(hashed);
+    const answer = answerFor(limited, visit);
+    expect(answer).toMatchObject({ status: 429, headers: { "Retry-After": "60" } });
+    expect(answer.body).toContain("Too many password attempts for this link just now; try again in 60 seconds.");
+    // An agent that sent the right one before is not held back by someone else's guessing.
+    expect(await resolveVisit({ ...visit, password: PASSWORD }, w.deps)).toMatchObject({ kind: "redirect" });
+  });
+
+  it("applies rules and the live check only after the password, and a blocked link never asks for one", async () => {
+    const rules = compileRules([{ when: { language: ["fr"] }, destination: "https://example.com/fr" }]);
+    const w = world(await protectedLink({ status: QUARANTINE, rules }));
+    const visit = { ...visitOf(w.stored()), acceptLanguage: "fr" };
+    expect(await resolveVisit(visit, w.deps)).toMatchObject({ kind: "password_required" });
+    expect(w.calls.check).toBe(0);
+    expect(await resolveVisit({ ...visit, password: PASSWORD }, w.deps)).toMatchObject({
+      kind: "redirect",
+      location: "https://example.com/fr",
+      servedRule: 0,
+    });
+    expect(w.calls.check).toBeGreaterThan(0);
+    const blocked = world(await protectedLink({ status: ABUSE, abuseReason: "phishing" }));
+    expect(await resolveVisit(visitOf(blocked.stored()), blocked.deps)).toMatchObject({ kind: "blocked" });
+  });
+
+  it("leaves a link without a password as it was: no guess, no hash, no cookie", async () => {
+    const w = world(quarantined({ status: ACTIVE }));
+    const visit = { ...visitOf(w.stored()), password: "anything", cookie: `${PASS_COOKIE}=1.x` };
+    const outcome = await resolveVisit(visit, w.deps);
+    expect(outcome).toEqual({ kind: "redirect", link: w.stored(), location: "https://example.com/", servedRule: null });
+    expect(answerFor(outcome, visit).headers["Set-Cookie"]).toBeUndefined();
+    expect([w.calls.guesses.length, w.calls.hashed]).toEqual([0, 0]);
   });
 });

@@ -10,6 +10,7 @@ import { cacheKey, type LinkCache } from "./link-cache";
 import type { ReleasePolicy } from "./store";
 import { destinationsOf } from "@/lib/links/destinations";
 import { ABUSE, QUARANTINE } from "@/lib/links/status";
+import { type Granted, passwordGate, passwordGateFromMemory, type PasswordDeps } from "./password-gate";
 import { countryLookupPending, routeOf } from "./rules";
 import type { Outcome, ResolvedLink, Route, Visit } from "./types";
 
@@ -26,6 +27,7 @@ export type ResolutionDeps = {
     countCleanCheck(linkId: string, checkedDestination: string, now: number, policy: ReleasePolicy): Promise<ResolvedLink | null>;
     blockForAbuse(linkId: string, reason: string, checkedDestination?: string): Promise<ResolvedLink | null>;
   };
+  passwords: PasswordDeps;
   log(message: string, error?: unknown): void;
 };
 
@@ -40,6 +42,11 @@ export function resolveFromMemory(visit: Visit, deps: ResolutionDeps): Outcome |
   if (link === undefined) return undefined;
   if (link === null) return NOT_FOUND;
   if (link.status === ABUSE) return { kind: "blocked", link };
+  // A link without a password pays this one comparison; a protected one is let through by its pass alone here.
+  if (link.passwordHash !== null) {
+    const gate = passwordGateFromMemory(link, visit, deps.clock.now());
+    if (gate === undefined || gate.kind !== "granted") return gate;
+  }
   if (countryLookupPending(link)) return undefined;
   const route = routeOf(link, visit, deps.clock.now());
   if (link.status === QUARANTINE) {
@@ -47,11 +54,14 @@ export function resolveFromMemory(visit: Visit, deps: ResolutionDeps): Outcome |
     if (verdict === undefined || verdict.status === "malicious") return undefined;
     if (verdict.status === "clean" && spacingElapsed(link, deps)) return undefined;
   }
-  return redirect(link, route, visit);
+  return redirect(link, route, visit, null);
 }
 
-function redirect(link: ResolvedLink, route: Route, visit: Visit): Outcome {
-  return { kind: "redirect", link, location: mergeQuery(route.destination, visit.forward), servedRule: route.rule };
+function redirect(link: ResolvedLink, route: Route, visit: Visit, pass: string | null): Outcome {
+  const location = mergeQuery(route.destination, visit.forward);
+  return pass === null
+    ? { kind: "redirect", link, location, servedRule: route.rule }
+    : { kind: "redirect", link, location, servedRule: route.rule, pass };
 }
 
 /** Host and slug to an outcome: redirect, abuse warning, unknown slug or database unavailable. */
@@ -64,11 +74,20 @@ async function resolveWithIo(visit: Visit, deps: ResolutionDeps): Promise<Outcom
   if (found === "unavailable") return { kind: "unavailable" };
   const { link, databaseAnswered } = found;
   if (!link) return NOT_FOUND;
+  // A blocked link's warning never asks for a password: there is no way through to offer.
+  if (link.status === ABUSE) return { kind: "blocked", link };
+  let gate: Granted | null = null;
+  if (link.passwordHash !== null) {
+    const decided = await passwordGate(link, visit, deps.clock.now(), deps.passwords);
+    if (decided.kind !== "granted") return decided;
+    gate = decided;
+  }
+  // Past the password, the visit is any other: rules, schedules and the live check decide it.
   await waitForCountries(link);
   const route = routeOf(link, visit, deps.clock.now());
   const checked = link.status === QUARANTINE ? await checkQuarantined(link, route, databaseAnswered, deps) : link;
   if (checked.status === ABUSE) return { kind: "blocked", link: checked };
-  return redirect(checked, route, visit);
+  return redirect(checked, route, visit, gate?.cookie ?? null);
 }
 
 /** Rules by country wait for the country database the first time it is needed (one that cannot be read locates no one). */

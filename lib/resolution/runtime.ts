@@ -9,7 +9,11 @@ import { cacheKey, LinkCache } from "./link-cache";
 import type { ResolutionDeps } from "./resolve";
 import * as store from "./store";
 import type { ReleasePolicy } from "./store";
+import { LRUCache } from "lru-cache";
+import { limiterFor } from "@/lib/http/write-limit";
+import { verifyPassword } from "@/lib/links/password";
 import { log } from "@/lib/log";
+import type { GuessBudget, PasswordDeps } from "./password-gate";
 import { processSingleton } from "@/lib/process-singleton";
 
 type Runtime = { deps: ResolutionDeps; stopListening(): void };
@@ -32,6 +36,34 @@ export function releasePolicy(): ReleasePolicy {
     spacingMs: settings.QUARANTINE_CHECK_SPACING_SECONDS * 1000,
     releaseChecks: settings.QUARANTINE_RELEASE_CHECKS,
     releaseAgeMs: settings.QUARANTINE_RELEASE_DAYS * DAY_MS,
+  };
+}
+
+/**
+ * Password guesses a minute at one code (from anyone) and from one client network (at any code):
+ * the code's bound stops a spread-out guesser, the network's one visitor trying many codes. Both
+ * windows are a minute, so a visitor with the right password waits at most that long.
+ */
+export const GUESSES_PER_CODE = 10;
+export const GUESSES_PER_NETWORK = 30;
+const REMEMBERED_PASSWORDS = 10_000;
+
+function passwordDeps(): PasswordDeps {
+  const remembered = new LRUCache<string, true>({ max: REMEMBERED_PASSWORDS, ttl: 10 * 60_000 });
+  return {
+    verify: verifyPassword,
+    async spendGuess(code, network): Promise<GuessBudget> {
+      for (const [prefix, perMinute, key] of [
+        ["permalink:rate-limit:password-code", GUESSES_PER_CODE, code],
+        ["permalink:rate-limit:password-network", GUESSES_PER_NETWORK, network],
+      ] as const) {
+        const result = await limiterFor(prefix, perMinute).limit(key);
+        if (!result.success)
+          return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((result.resetAt - Date.now()) / 1000)) };
+      }
+      return { ok: true };
+    },
+    remembered: { has: (key) => remembered.has(key), add: (key) => void remembered.set(key, true) },
   };
 }
 
@@ -63,6 +95,7 @@ function createRuntime(): Runtime {
     ),
     policy: releasePolicy(),
     store,
+    passwords: passwordDeps(),
     log: (message, error) => log().error({ err: error }, message),
   };
   return { deps, stopListening };

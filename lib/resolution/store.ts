@@ -25,6 +25,8 @@ const RESOLUTION_COLUMNS = {
   abuseReason: true,
   rules: true,
   schedule: true,
+  title: true,
+  passwordHash: true,
 } as const satisfies Prisma.LinkSelect;
 
 type Row = Prisma.LinkGetPayload<{ select: typeof RESOLUTION_COLUMNS }>;
@@ -43,7 +45,8 @@ function toResolved(row: Row): ResolvedLink {
 
 /** The columns resolution reads, for the raw statements below. */
 const RESOLUTION_SELECT_LIST = `id, host, slug, destination, status, created_at AS "createdAt", clean_checks AS "cleanChecks",
-    last_counted_check_at AS "lastCountedCheckAt", abuse_reason AS "abuseReason", rules, schedule`;
+    last_counted_check_at AS "lastCountedCheckAt", abuse_reason AS "abuseReason", rules, schedule, title,
+    password_hash AS "passwordHash"`;
 
 /**
  * Every (host, slug) asked for in one statement. COALESCE(host, '') is the unique index's own

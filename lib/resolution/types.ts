@@ -29,11 +29,16 @@ export type ResolvedLink = {
   rules: readonly CompiledRule[] | null;
   /** Scheduled repoints not yet folded into destination, in time order, or null: resolution picks by the clock. */
   schedule: readonly ScheduledRepoint[] | null;
+  /** The customer's name for the link: the password page shows it. */
+  title: string | null;
+  /** The password's salted hash, or null: the link asks for none (the only check such a link pays). */
+  passwordHash: string | null;
 };
 
 /** One request for a short link, as either door sees it, with the visitor facts its scan record keeps. */
 export type Visit = VisitorFacts & {
-  method: "GET" | "HEAD";
+  /** POST: the password page's form, sent back to the code. */
+  method: "GET" | "HEAD" | "POST";
   /** The custom domain the request came in on, or null for the default short host. */
   host: string | null;
   /** The host name as the request named it, for the scan record. */
@@ -45,11 +50,21 @@ export type Visit = VisitorFacts & {
   viaQr: boolean;
   /** Accept-Language as received: routing rules by language read it; the scan record does not keep it. */
   acceptLanguage: string | null;
+  /** A password for a protected link: the page's form field (POST), else the Link-Password header. */
+  password: string | null;
+  /** The Cookie header, read only for a protected link (its pass, lib/resolution/password-gate.ts). */
+  cookie: string | null;
+  /** The visit came over HTTPS (a custom domain, or an https short host): the pass cookie is marked Secure. */
+  secure: boolean;
 };
 
 export type Outcome =
   /** `servedRule`: the index of the routing rule whose destination served, null for the link's own. */
-  | { kind: "redirect"; link: ResolvedLink; location: string; servedRule: number | null }
+  | { kind: "redirect"; link: ResolvedLink; location: string; servedRule: number | null; pass?: string }
+  /** A protected link's page: no password sent yet, or (`wrong`) a wrong one. */
+  | { kind: "password_required"; link: ResolvedLink; wrong: boolean }
+  /** Too many guesses at this code or from this network: try again after the seconds. */
+  | { kind: "password_limited"; link: ResolvedLink; retryAfterSeconds: number }
   | { kind: "blocked"; link: ResolvedLink }
   | { kind: "not_found" }
   | { kind: "unavailable" };

@@ -452,7 +452,12 @@ const FIXTURES: Record<string, Fixture> = {
   "GET /api/cron/scan-retention": { request: () => ({ path: "/api/cron/scan-retention" }), status: 401 },
   "GET /api/openapi.json": { request: () => ({ path: "/api/openapi.json" }), status: 200 },
   // Public (a load balancer's probe asks without credentials): the same answer whoever asks, naming no workspace.
-  "GET /api/health": { request: () => ({ path: "/api/health" }), status: 200 },
+  "GET /api/health": {
+    request: () => ({ path: "/api/health" }),
+    status: 200,
+    // A workspace's credentials are no operator's: the status alone.
+    check: async (response) => expect(response.body).toEqual({ status: expect.any(String) }),
+  },
   "GET /api/analytics": {
     request: async (target) => ({ path: `/api/analytics?link_id=${await target.link()}&group_by=link` }),
     status: 200,

@@ -62,6 +62,7 @@ describe("GET /api/links/export", () => {
       "created_at",
       "archived_at",
       "imported_from",
+      "password_protected",
       "scans_30d",
     ]);
     expect(rows).toHaveLength(2);
@@ -78,6 +79,7 @@ describe("GET /api/links/export", () => {
       new Date(made.body.created_at).toISOString(),
       "",
       "",
+      "false",
       "0",
     ]);
     expect(byId.get(archived.body.id)![9]).toMatch(/^\d{4}-\d\d-\d\dT/);

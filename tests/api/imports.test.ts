@@ -511,7 +511,15 @@ describe("no upload can stall the API", () => {
 });
 
 describe("each source's own fields", () => {
-  type Expected = { destination: string; onDomain?: string; importedFrom?: string; title?: string | null; tags?: string[] };
+  type Expected = {
+    destination: string;
+    onDomain?: string;
+    importedFrom?: string;
+    title?: string | null;
+    tags?: string[];
+    /** The source's password: the link asks for it, and takes it. */
+    password?: string;
+  };
   it.each<[string, string, string, Expected[]]>([
     [
       "dub-api.json",
@@ -523,6 +531,7 @@ describe("each source's own fields", () => {
           onDomain: "spring-menu",
           title: "Spring menu",
           tags: ["menus", "print"],
+          password: "staff-only",
         },
         { destination: "https://example.com/dub-api/poster", importedFrom: "dub.sh/aB3xY9" },
       ],
@@ -581,13 +590,18 @@ describe("each source's own fields", () => {
         const view = (await call("GET", `/api/links/${link.id}`, { token: user.token })).body;
         if (row.onDomain) {
           expect([link.host, link.slug]).toEqual([domain.hostname, row.onDomain]);
-          const answer = await visit(`/${row.onDomain}`, { host: domain.hostname });
+          const answer = await visit(`/${row.onDomain}`, {
+            host: domain.hostname,
+            headers: row.password ? { "Link-Password": row.password } : {},
+          });
           expect([answer.status, answer.headers.Location]).toEqual([302, row.destination]);
+          if (row.password) expect((await visit(`/${row.onDomain}`, { host: domain.hostname })).status).toBe(401);
         } else {
           expect([link.host, link.importedFrom]).toEqual([null, row.importedFrom]);
         }
         if (row.title !== undefined) expect(view.title).toBe(row.title);
         if (row.tags) expect(view.tags).toEqual(row.tags);
+        expect(view.password_protected).toBe(row.password !== undefined);
       }
       const again = await finished(user, (await startImport(user, file, type, `?format=${format}`)).body.id);
       expect(again).toMatchObject({ status: "done", created: 0, skipped: expected.length, failed: 0 });

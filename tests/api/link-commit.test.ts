@@ -28,6 +28,7 @@ function draft(workspaceId: string, overrides: Partial<LinkDraft> = {}): LinkDra
     by: { kind: "machine_payment", payerDid: "did:pkh:eip155:1:0x0000000000000000000000000000000000000001" },
     slug: null,
     title: null,
+    passwordHash: null,
     tagNames: [],
     importedFrom: null,
     slugPolicy: "fail_when_taken",

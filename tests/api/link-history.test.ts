@@ -20,7 +20,13 @@ async function historyOf(id: string, options: { token: string; headers?: Record<
       by: { kind: string; email: string | null; user_id: string | null; api_key_id: string | null };
       changed: string[];
       before: { destination: string; archived_at: number | null; status: number } | null;
-      after: { destination: string; archived_at: number | null; status: number; title: string | null };
+      after: {
+        destination: string;
+        archived_at: number | null;
+        status: number;
+        title: string | null;
+        password_protected: boolean;
+      };
     }[];
     next_cursor: string | null;
   };
@@ -100,6 +106,25 @@ describe("a link's history", () => {
     const [applied] = (await historyOf(byKey.body.id, { token: owner.token })).entries;
     expect(applied).toMatchObject({ change: "repoint_applied", via: "service", by: { kind: "service" } });
     expect(applied!.after.destination).toBe("https://example.com/later");
+  });
+
+  it("records a password set, replaced and removed, never the password", async () => {
+    const owner = await newUser("history-password");
+    const id = (await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/locked" } }))
+      .body.id;
+    for (const password of ["first secret 1", "second secret 2", null])
+      expect((await call("PATCH", `/api/links/${id}`, { token: owner.token, body: { password } })).status).toBe(200);
+    const { entries } = await historyOf(id, { token: owner.token });
+    expect(entries.map((entry) => [entry.changed, entry.after.password_protected])).toEqual([
+      [["password_protected", "password"], false],
+      [["password"], true],
+      [["password_protected", "password"], true],
+      [expect.not.arrayContaining(["password"]), false],
+    ]);
+    const stored = JSON.stringify(await db().linkHistory.findMany({ where: { linkId: id } }), (_key, value) =>
+      typeof value === "bigint" ? String(value) : value,
+    );
+    expect(stored).not.toMatch(/secret|scrypt/);
   });
 
   it("pages newest first and refuses a cursor it did not write", async () => {

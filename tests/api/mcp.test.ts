@@ -58,6 +58,7 @@ describe("the MCP server's tools", () => {
       "repoint_link",
       "set_link_rules",
       "schedule_repoint",
+      "set_link_password",
       "bulk_create_links",
       "archive_link",
       "restore_link",
@@ -91,6 +92,7 @@ describe("the MCP server's tools", () => {
     for (const [tool, field] of [
       ["set_link_rules", "rules"],
       ["schedule_repoint", "schedule"],
+      ["set_link_password", "password"],
     ] as const) {
       expect(byName[tool]!.inputSchema, tool).toMatchObject({ required: ["id", field], additionalProperties: false });
       expect(Object.keys(byName[tool]!.inputSchema.properties!), tool).toEqual(["id", field]);
@@ -380,6 +382,7 @@ describe("the MCP server's tools", () => {
       "repoint_link",
       "set_link_rules",
       "schedule_repoint",
+      "set_link_password",
       "archive_link",
       "restore_link",
       "get_qr",

@@ -10,6 +10,7 @@ import { findLink } from "@/lib/resolution/store";
 import { call, newUser, type TestUser } from "../support/api";
 import { startReplicatedDatabase, type ReplicatedDatabase } from "../support/postgres-replica";
 import { eventually, iphoneScan } from "../support/scan-stream";
+import { askHealth, HEALTH_OPERATOR_TOKEN } from "../support/health";
 
 /** A primary and a streaming replica of its own (pg_basebackup), so the test can pause, lag and stop the replica. */
 let database: ReplicatedDatabase;
@@ -49,6 +50,7 @@ beforeAll(async () => {
   await disconnectDb();
   process.env.DATABASE_URL = database.primaryUrl;
   process.env.READ_DATABASE_URL = database.replicaUrl;
+  process.env.OPERATOR_TOKEN = HEALTH_OPERATOR_TOKEN;
   await usingMaxLag(60_000);
   user = await newUser("replica");
 }, 120_000);
@@ -58,6 +60,7 @@ afterAll(async () => {
   process.env.DATABASE_URL = testDatabaseUrl;
   delete process.env.READ_DATABASE_URL;
   delete process.env.READ_REPLICA_MAX_LAG_MS;
+  delete process.env.OPERATOR_TOKEN;
   resetConfig();
   await database?.close();
 });
@@ -119,7 +122,7 @@ describe("reads from a PostgreSQL replica (READ_DATABASE_URL)", () => {
       await onPrimary("UPDATE links SET destination = $1 WHERE id = $2", ["https://example.com/lagging-after", link.id]);
       await eventually(async () => expect(await checkReplica()).toMatchObject({ status: "behind" }));
       expect(await destinationOf(link.slug)).toBe("https://example.com/lagging-after");
-      const health = await call("GET", "/api/health");
+      const health = await askHealth({ operator: true });
       expect(health.body).toMatchObject({ status: "degraded", replica: { status: "unavailable" } });
     } finally {
       await usingMaxLag(60_000);
@@ -153,7 +156,7 @@ describe("reads from a PostgreSQL replica (READ_DATABASE_URL)", () => {
         expect(await destinationOf(link.slug)).toBe("https://example.com/primary-down");
         // An unknown code is never called unknown on the replica's word alone.
         await expect(destinationOf("NoSuchSlug")).rejects.toThrow();
-        const health = await call("GET", "/api/health");
+        const health = await askHealth({ operator: true });
         expect(health.body.replica).toEqual({ status: "ok", reason: "the primary does not answer; reads go to the replica" });
       } finally {
         await database.startPrimary();

@@ -12,6 +12,7 @@ import { stopChild } from "@/scripts/child-process";
 import { waitForPort } from "@/scripts/cluster/nats";
 import { call, newUser } from "../support/api";
 import { eventually, iphoneScan, rawScansOf } from "../support/scan-stream";
+import { askHealth, HEALTH_OPERATOR_TOKEN } from "../support/health";
 
 /**
  * A NATS server of the test's own that admits only a user with a password (as `npm run cluster`
@@ -48,6 +49,8 @@ beforeAll(async () => {
   );
   server = spawn("/usr/sbin/nats-server", ["-c", configFile], { stdio: "ignore" });
   await waitForPort(port, server);
+  process.env.OPERATOR_TOKEN = HEALTH_OPERATOR_TOKEN;
+  resetConfig();
   const user = await newUser("nats-auth");
   linkId = (await call("POST", "/api/links", { token: user.token, body: { destination: "https://example.com/auth" } })).body.id;
 });
@@ -60,6 +63,7 @@ afterAll(async () => {
   if (server) await stopChild(server);
   if (dir) await rm(dir, { recursive: true, force: true });
   for (const name of NATS_SETTINGS) delete process.env[name];
+  delete process.env.OPERATOR_TOKEN;
   resetConfig();
 });
 
@@ -68,7 +72,7 @@ describe("NATS with a user and password", () => {
     await useNats({ NATS_URL: `nats://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${port}` });
     expect(await natsConnection()).not.toBeNull();
     expect(natsState()).toEqual({ status: "ok" });
-    expect((await call("GET", "/api/health")).body).toMatchObject({ status: "ok" });
+    expect((await askHealth({ operator: true })).body).toMatchObject({ status: "ok" });
 
     const writer = startScanStreamWriter();
     try {
@@ -83,7 +87,7 @@ describe("NATS with a user and password", () => {
   it("is connected to with NATS_USER and NATS_PASSWORD", async () => {
     await useNats({ NATS_URL: `nats://127.0.0.1:${port}`, NATS_USER: USER, NATS_PASSWORD: PASSWORD });
     expect(await natsConnection()).not.toBeNull();
-    expect((await call("GET", "/api/health")).body).toMatchObject({ status: "ok" });
+    expect((await askHealth({ operator: true })).body).toMatchObject({ status: "ok" });
   });
 
   it("says why it is refused with a wrong password, without repeating it", async () => {
@@ -94,6 +98,6 @@ describe("NATS with a user and password", () => {
       expect(natsState()).toMatchObject({ status: "unavailable", reason: expect.stringMatching(/auth/i) }),
     );
     expect(JSON.stringify(natsState())).not.toContain(PASSWORD);
-    expect((await call("GET", "/api/health")).body).toMatchObject({ status: "degraded", nats: { status: "unavailable" } });
+    expect((await askHealth({ operator: true })).body).toMatchObject({ status: "degraded", nats: { status: "unavailable" } });
   });
 });

@@ -16,6 +16,7 @@ import { freePort } from "@/scripts/app-process";
 import { call, newUser } from "../support/api";
 import { deleteStreams, eventually, iphoneScan, rawScansOf } from "../support/scan-stream";
 import { startTcpCut, type TcpCut } from "../support/tcp-cut";
+import { askHealth, HEALTH_OPERATOR_TOKEN } from "../support/health";
 
 /** The machines run NATS with JetStream here (and CI's do); each test gets streams of its own. */
 const LOCAL_NATS = "nats://127.0.0.1:4222";
@@ -57,6 +58,8 @@ async function messagesIn(stream: string): Promise<number> {
 }
 
 beforeAll(async () => {
+  process.env.OPERATOR_TOKEN = HEALTH_OPERATOR_TOKEN;
+  resetConfig();
   const user = await newUser();
   linkIds = [];
   for (const name of ["menu", "poster", "box"]) {
@@ -80,6 +83,7 @@ afterAll(async () => {
   await deleteStreams(LOCAL_NATS, streams);
   delete process.env.NATS_URL;
   delete process.env.NATS_SCAN_STREAM;
+  delete process.env.OPERATOR_TOKEN;
   resetConfig();
 });
 
@@ -192,7 +196,7 @@ describe("an instance whose NATS server goes away", () => {
 
     await killNatsServer();
     await eventually(async () => expect(natsState()).toMatchObject({ status: "unavailable" }));
-    const health = await call("GET", "/api/health");
+    const health = await askHealth({ operator: true });
     expect(health.body).toMatchObject({ status: "degraded", nats: { status: "unavailable" } });
     await recordScanRows(randomUUID(), scans(70), Array(70).fill(1));
     expect(await scansWritten()).toBe(before + 120);

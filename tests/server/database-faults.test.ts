@@ -36,8 +36,10 @@ afterAll(async () => {
   await dns?.close();
 });
 
+const OPERATOR_TOKEN = "operator-token-for-the-database-faults-0123456789";
+
 function appEnv(database: string): Record<string, string | undefined> {
-  return frontAppEnv(database, dns.resolver);
+  return frontAppEnv(database, dns.resolver, { OPERATOR_TOKEN });
 }
 
 /** Resolves once the app's scan writer has a batch statement running in PostgreSQL; its backend's pid. */
@@ -151,9 +153,16 @@ describe("started while PostgreSQL does not answer", () => {
     app = await startApp("front", appEnv(throughCut.toString()));
     expect(app.output()).toContain("PostgreSQL does not answer");
 
+    // The front door answers health itself: the status to anyone, the reason to the operator only.
     const waiting = await fetch(`${app.url}/api/health`);
     expect(waiting.status).toBe(503);
-    expect((await waiting.json()).database.reason).toMatch(/^migrations not applied yet/);
+    expect(await waiting.json()).toEqual({
+      error: "This instance cannot serve: its database does not answer.",
+      status: "unavailable",
+    });
+    const told = await fetch(`${app.url}/api/health`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    expect(told.status).toBe(503);
+    expect((await told.json()).database.reason).toMatch(/^migrations not applied yet/);
     // A code it has never seen cannot be looked up: "try again", never "not found".
     const visit = await rawRequest(app.url, "/abc2345", { host: SHORT_HOST });
     expect(visit.status).toBe(503);

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
+import { issuePass } from "@/lib/resolution/password-gate";
+import type { ResolvedLink } from "@/lib/resolution/types";
 import { startApp, type RunningApp } from "@/scripts/app-process";
 import { call, newUser } from "../support/api";
 import { rawRequest, type RawResponse } from "../support/http";
@@ -24,6 +26,9 @@ let front: RunningApp;
 let proxy: RunningApp;
 const slugs: Record<string, string> = {};
 let customHost = "";
+/** A pass for the protected link, signed as the doors sign one (lib/resolution/password-gate.ts). */
+let pass = "";
+const PASSWORD = "staff only";
 
 async function seedLinks(): Promise<void> {
   const user = await newUser();
@@ -55,6 +60,12 @@ async function seedLinks(): Promise<void> {
   ];
   await call("PATCH", `/api/links/${routed}`, { token: user.token, body: { rules } });
   await db().link.update({ where: { id: routed }, data: { status: 0 } });
+  for (const name of ["protected", "guessed"]) {
+    const id = await make(name, `https://example.com/${name}`, 0, { title: "Staff menu", password: PASSWORD });
+    if (name !== "protected") continue;
+    const { passwordHash } = await db().link.findUniqueOrThrow({ where: { id } });
+    pass = `permalink_pass=${issuePass({ id, passwordHash } as ResolvedLink, Date.now())}`;
+  }
 }
 
 const IPHONE =
@@ -87,9 +98,10 @@ afterAll(async () => {
 
 type Case = {
   name: string;
-  method?: "GET" | "HEAD";
+  method?: "GET" | "HEAD" | "POST";
   host?: () => string;
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | (() => Record<string, string>);
+  body?: string;
   path: () => string;
   expect: (response: RawResponse) => void;
 };
@@ -149,11 +161,77 @@ const CASES: Case[] = [
     path: () => `/${slugs.routed}`,
     expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location } }),
   })),
+  {
+    name: "password link: the page asking for it",
+    path: () => `/${slugs.protected}?table=4`,
+    expect: (r) => {
+      expect(r).toMatchObject({ status: 401, headers: { "www-authenticate": 'Link-Password realm="short link"' } });
+      expect(r.body).toMatch(/<title>Staff menu<\/title>[\s\S]*<form method="post">[\s\S]*name="password" type="password"/);
+      expect(r.headers["set-cookie"]).toBeUndefined();
+    },
+  },
+  {
+    name: "password link, HEAD",
+    method: "HEAD",
+    path: () => `/${slugs.protected}`,
+    expect: (r) => expect(r).toMatchObject({ status: 401, body: "" }),
+  },
+  {
+    name: "password link: a wrong password in the form",
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: "password=staff+on",
+    path: () => `/${slugs.protected}`,
+    expect: (r) => expect(r).toMatchObject({ status: 401, body: expect.stringContaining("That password is not right.") }),
+  },
+  {
+    name: "password link: the right password in the form",
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: `password=${encodeURIComponent(PASSWORD)}`,
+    path: () => `/${slugs.protected}?table=4`,
+    expect: (r) => {
+      expect(r).toMatchObject({ status: 302, headers: { location: "https://example.com/protected?table=4" } });
+      expect(r.headers["set-cookie"]).toMatch(
+        new RegExp(`^permalink_pass=\\d+\\.[\\w-]{43}; Path=/${slugs.protected}; Max-Age=1800; HttpOnly; SameSite=Lax$`),
+      );
+    },
+  },
+  {
+    name: "password link: the Link-Password header",
+    headers: { "link-password": PASSWORD },
+    path: () => `/${slugs.protected}`,
+    expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location: "https://example.com/protected" } }),
+  },
+  {
+    name: "password link: a pass from an earlier entry",
+    headers: () => ({ cookie: `theme=dark; ${pass}` }),
+    path: () => `/${slugs.protected}`,
+    expect: (r) => {
+      expect(r).toMatchObject({ status: 302, headers: { location: "https://example.com/protected" } });
+      expect(r.headers["set-cookie"]).toBeUndefined();
+    },
+  },
+  {
+    name: "password link: a form too long to be a password's",
+    method: "POST",
+    body: `password=${"x".repeat(5000)}`,
+    path: () => `/${slugs.protected}`,
+    expect: (r) => expect(r.status).toBe(413),
+  },
+  {
+    name: "a form sent to a link without a password",
+    method: "POST",
+    body: "password=anything",
+    path: () => `/${slugs.active}`,
+    expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location: "https://example.com/active?ref=poster" } }),
+  },
 ];
 
 describe("both doors give the same answer", () => {
   it.each(CASES.map((entry) => [entry.name, entry] as const))("%s", async (_name, entry) => {
-    const options = { method: entry.method, host: entry.host?.() ?? SHORT_HOST, headers: entry.headers };
+    const headers = typeof entry.headers === "function" ? entry.headers() : entry.headers;
+    const options = { method: entry.method, host: entry.host?.() ?? SHORT_HOST, headers, body: entry.body };
     const [viaFront, viaProxy] = await Promise.all([
       rawRequest(front.url, entry.path(), options),
       rawRequest(proxy.url, entry.path(), options),
@@ -161,8 +239,40 @@ describe("both doors give the same answer", () => {
     entry.expect(viaFront);
     expect(viaProxy.status).toBe(viaFront.status);
     for (const header of COMPARED_HEADERS) expect([header, viaProxy.headers[header]]).toEqual([header, viaFront.headers[header]]);
+    // A pass names the second it was issued in; the rest of the cookie is the same from both doors.
+    const cookieShape = (response: RawResponse) => response.headers["set-cookie"]?.replace(/=\d+\.[\w-]+;/, "=…;");
+    expect(cookieShape(viaProxy)).toBe(cookieShape(viaFront));
     expect(viaProxy.body).toBe(viaFront.body);
     expect(viaFront.headers["x-robots-tag"]).toBe("noindex");
+  });
+
+  it("limit password guesses at a code with a sentence and Retry-After, and record scans only on redirect", async () => {
+    const linkId = (await db().link.findFirstOrThrow({ where: { slug: slugs.guessed } })).id;
+    for (const app of [front, proxy]) {
+      for (let guess = 0; guess < 10; guess++) {
+        const wrong = await rawRequest(app.url, `/${slugs.guessed}`, {
+          host: SHORT_HOST,
+          headers: { "link-password": `no ${guess}` },
+        });
+        expect(wrong.status).toBe(401);
+      }
+      const limited = await rawRequest(app.url, `/${slugs.guessed}`, {
+        host: SHORT_HOST,
+        headers: { "link-password": PASSWORD },
+      });
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+      expect(Number(limited.headers["retry-after"])).toBeLessThanOrEqual(60);
+      expect(limited.body).toMatch(/Too many password attempts for this link just now; try again in \d+ seconds\./);
+    }
+    // Scans are counted when a visitor is redirected, never for the page or a refusal: the table's
+    // three redirects of the protected link through each door, none for the guessed one.
+    const protectedId = (await db().link.findFirstOrThrow({ where: { slug: slugs.protected } })).id;
+    const count = (id: string) => db().scanEvent.count({ where: { linkId: id } });
+    for (let waited = 0; waited < 10_000 && (await count(protectedId)) < 6; waited += 200)
+      await new Promise((r) => setTimeout(r, 200));
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    expect([await count(protectedId), await count(linkId)]).toEqual([6, 0]);
   });
 
   it("hands everything else to the application", async () => {

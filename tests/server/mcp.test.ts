@@ -170,6 +170,7 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
         "repoint_link",
         "restore_link",
         "schedule_repoint",
+        "set_link_password",
         "set_link_rules",
         "start_import",
       ]);

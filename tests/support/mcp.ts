@@ -59,6 +59,7 @@ export function accountToolCalls(
       args: { id: ids.link, schedule: [{ at: Date.now() + 86_400_000, destination: destination() }] },
       names: "link",
     },
+    { name: "set_link_password", args: { id: ids.link, password: "spring-2026" }, names: "link" },
     { name: "bulk_create_links", args: { links: [{ destination: destination() }] }, names: null },
     { name: "archive_link", args: { id: ids.link }, names: "link" },
     { name: "restore_link", args: { id: ids.link }, names: "link" },

@@ -11,6 +11,7 @@ CREATE TABLE "link_history" (
     "via"          TEXT NOT NULL,
     "actor_kind"   TEXT NOT NULL,
     "actor_id"     TEXT,
+    "changed"      TEXT[] NOT NULL,
     "before"       JSONB,
     "after"        JSONB NOT NULL
 );

@@ -20,6 +20,7 @@ import type { Principal } from "@/lib/workspaces/types";
 import { LinkAnalytics } from "./link-analytics";
 import { dashboardTitle } from "../../page-title";
 import { LabelForm } from "./label-form";
+import { PasswordForm } from "./password-form";
 import { LinkEditForms } from "./link-edit-forms";
 import { QrDesigner } from "./qr-designer";
 import { LinkRouting } from "./routing-editors";
@@ -115,6 +116,8 @@ async function LinkTools({ principal, link }: { principal: Principal; link: Awai
         tagNames={tags.map((tag) => tag.name)}
         canEdit={account.can.edit_links}
       />
+
+      <PasswordForm id={link.id} isProtected={view.password_protected} canEdit={account.can.edit_links} />
 
       <LinkEditForms
         id={link.id}

@@ -1,0 +1,59 @@
+"use client";
+
+import { useActionState } from "react";
+import { ActionOutcome } from "@/components/ui/outcome";
+import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
+import { buttonClass, cardClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import { type LinkEditState, protectLinkAction } from "../../actions";
+
+/** Sets, changes or removes the link's password; the password itself is never shown back. */
+export function PasswordForm({ id, isProtected, canEdit }: { id: string; isProtected: boolean; canEdit: boolean }) {
+  const [state, action, pending] = useActionState<LinkEditState, FormData>(protectLinkAction, null);
+  return (
+    <section aria-labelledby="password-heading" className={cardClass}>
+      <h2 id="password-heading" className="mt-0 text-lg">
+        Password
+      </h2>
+      <p className={mutedClass + " mt-0"}>
+        {isProtected
+          ? "Visitors must enter this link's password before they go on. It is stored so that no one, us included, can read it back."
+          : "Anyone with the link goes straight to its destination. Add a password to ask visitors for it first."}
+      </p>
+      {canEdit ? (
+        <form action={action} className="grid gap-3 md:grid-cols-[1fr_auto_auto] md:items-start" key={JSON.stringify(state)}>
+          <input type="hidden" name="id" value={id} />
+          <div>
+            <label htmlFor="link-password" className={labelClass}>
+              {isProtected ? "New password" : "Password"}
+            </label>
+            <input
+              id="link-password"
+              name="password"
+              type="password"
+              autoComplete="new-password"
+              className={inputClass}
+              {...fieldProps("password", "link-password-error", state, "link-password-help")}
+            />
+            <p id="link-password-help" className={mutedClass + " m-0 mt-1 text-sm"}>
+              At least 4 characters. Scripts can send it in a Link-Password header instead.
+            </p>
+            <FieldError id="link-password-error" error={errorFor("password", state)} />
+          </div>
+          <button type="submit" name="intent" value="set" className={buttonClass.primary + " md:mt-5"} disabled={pending}>
+            {isProtected ? "Change password" : "Add password"}
+          </button>
+          {isProtected && (
+            <button type="submit" name="intent" value="remove" className={buttonClass.secondary + " md:mt-5"} disabled={pending}>
+              Remove password
+            </button>
+          )}
+          <div className="md:col-span-3">
+            <ActionOutcome state={state?.ok || !state?.field ? state : null} />
+          </div>
+        </form>
+      ) : (
+        <p className={mutedClass}>Changing the password needs an active subscription and the right to edit this link.</p>
+      )}
+    </section>
+  );
+}
