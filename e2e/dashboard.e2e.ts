@@ -243,6 +243,17 @@ test("repoints a link and archives another, which then shows under Archived and 
   await page.getByRole("button", { name: "Restore this link" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Restored: the link is back in the main list." })).toBeVisible();
   await expect(page.getByRole("button", { name: "Archive this link" })).toBeVisible();
+  // Its history, newest first, in words: every change made above, each by this person in the dashboard.
+  await page.reload();
+  const history = page.getByTestId("link-history").getByRole("listitem");
+  await expect(history.getByTestId("history-change")).toHaveText([
+    "Restored to the main list",
+    "Archived (it keeps resolving)",
+    "Destination changed from https://flyer.example.com/2025 to https://flyer.example.com/2026",
+    "Created, pointing at https://flyer.example.com/2025",
+  ]);
+  await expect(history.first()).toContainText("in the dashboard");
+  await capturePage(page, testInfo, "link-history");
   await page.goto("/dashboard");
   await expect(page.getByRole("row", { name: /past-event/ })).toBeVisible();
 

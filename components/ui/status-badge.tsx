@@ -1,31 +1,15 @@
 "use client";
 
 import * as Tooltip from "@radix-ui/react-tooltip";
+import { STATUS_WORDS } from "./status-labels";
 import { badgeClass, badgeTone } from "./styles";
 
-const STATUSES = {
-  0: {
-    label: "Active",
-    className: badgeTone.good,
-    explanation: "Released from quarantine: visits redirect straight away without a live check.",
-  },
-  1: {
-    label: "Quarantine",
-    className: badgeTone.waiting,
-    explanation:
-      "New or repointed: it works now, and each visit runs a live safety check until enough clean checks over enough days release it.",
-  },
-  2: {
-    label: "Abuse",
-    className: badgeTone.bad,
-    explanation:
-      "Blocked after a safety verdict or an operator's review: visitors see a warning page instead of the destination.",
-  },
-} as const;
+const TONES = { 0: badgeTone.good, 1: badgeTone.waiting, 2: badgeTone.bad } as const;
 
 /** The link's status, with what it means on hover and keyboard focus. */
 export function StatusBadge({ status }: { status: 0 | 1 | 2 }) {
-  const { label, className, explanation } = STATUSES[status];
+  const { label, explanation } = STATUS_WORDS[status];
+  const className = TONES[status];
   return (
     <Tooltip.Provider delayDuration={150}>
       <Tooltip.Root>

@@ -18,6 +18,7 @@ import { listTags } from "@/lib/tags/service";
 import { can } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { LinkAnalytics } from "./link-analytics";
+import { LinkHistory } from "./link-history";
 import { dashboardTitle } from "../../page-title";
 import { LabelForm } from "./label-form";
 import { PasswordForm } from "./password-form";
@@ -153,6 +154,8 @@ async function LinkTools({ principal, link }: { principal: Principal; link: Awai
       </section>
 
       <LinkAnalytics principal={principal} linkId={link.id} />
+
+      <LinkHistory principal={principal} linkId={link.id} />
     </>
   );
 }
