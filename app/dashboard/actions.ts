@@ -18,7 +18,7 @@ import { addDomain, getDomain, removeDomain, verifyDomain } from "@/lib/domains/
 import { tagNamesOf, toLinkView } from "@/lib/links/present";
 import { MAX_TAGS_PER_LINK } from "@/lib/tags/schemas";
 import { nameKey } from "@/lib/tags/store";
-import { withScheme } from "./destination";
+import { withScheme } from "@/lib/links/typed-destination";
 import { utmFromForm, withUtm } from "@/lib/utm/parameters";
 import { archive, createLink, editLink, getLink, restore } from "@/lib/links/service";
 import type { LinkView } from "@/lib/links/schemas";

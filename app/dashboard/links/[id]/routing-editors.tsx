@@ -14,7 +14,7 @@ import {
   SYSTEMS,
 } from "@/lib/links/routing";
 import type { LinkView } from "@/lib/links/schemas";
-import { withScheme } from "../../destination";
+import { withScheme } from "@/lib/links/typed-destination";
 import { previewRouteAction, saveRulesAction, saveScheduleAction } from "./routing-actions";
 
 type EditableRule = { countries: string; devices: Device[]; systems: OperatingSystem[]; languages: string; destination: string };
