@@ -25,7 +25,8 @@ const slugOf = (pattern: RegExp, characters: string, refuseReserved = true) =>
     .refine((value) => !refuseReserved || !isReserved(value), "is reserved for the service's own pages");
 
 const slug = slugOf(CUSTOM_SLUG_PATTERN, "letters and digits except 0, O, 1, l and I").meta({
-  description: "case-sensitive; omitted means allocated (7 characters)",
+  description:
+    "case-sensitive, and refused (409) when it differs from an existing slug of its host only by case; omitted means allocated (7 characters)",
   example: "spring-menu",
 });
 

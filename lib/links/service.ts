@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import { requireCreateEntitlement, requireEditEntitlement } from "@/lib/billing/entitlement";
+import { type CreateEntitlement, requireCreateEntitlement, requireEditEntitlement } from "@/lib/billing/entitlement";
 import { clock } from "@/lib/clock";
 import { transaction } from "@/lib/db/client";
 import { isRecordId } from "@/lib/db/random";
@@ -9,7 +9,7 @@ import { DEFAULT_TAG_COLOR } from "@/lib/tags/schemas";
 import { ensureTags, nameKey, replaceLinkTags } from "@/lib/tags/store";
 import { can, requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
-import { type CommittedLink, commitLink, slugTaken } from "./commit";
+import { caseTwinTaken, type CommittedLink, commitLink, slugTaken } from "./commit";
 import { vetDestination } from "./destination-gate";
 import { hashPassword } from "./password";
 import { linkChanged } from "./changes";
@@ -42,14 +42,19 @@ export type PreparedLink = {
   scanLimit: { after: number; destination: string } | null;
 };
 
-/** Validation, destination refusal and the safety check: everything that can refuse a create. */
+/**
+ * Validation, destination refusal and the safety check: everything that can refuse a create.
+ * `verifiedDomain` is a domain of the workspace the caller has just read verified (an import reads
+ * them once a job), so it is not read again for each link.
+ */
 export async function prepareLink(
   workspaceId: string | null,
   input: CreateLinkInput,
-  options: { lookups?: boolean } = {},
+  options: { lookups?: boolean; verifiedDomain?: { id: string; hostname: string } } = {},
 ): Promise<PreparedLink> {
-  const destination = await vetDestination(input.destination, options);
-  const domain = input.domain_id ? await requireVerifiedDomain(workspaceId, input.domain_id) : null;
+  const destination = await vetDestination(input.destination, { lookups: options.lookups });
+  const known = options.verifiedDomain?.id === input.domain_id ? options.verifiedDomain : undefined;
+  const domain = input.domain_id ? (known ?? (await requireVerifiedDomain(workspaceId, input.domain_id))) : null;
   return {
     destination,
     slug: input.slug ?? null,
@@ -64,9 +69,12 @@ export async function prepareLink(
   };
 }
 
-/** 409 when the custom slug is already taken on its host: for callers that must refuse before committing (a payment). */
+/** 409 when the custom slug, or one differing from it only by case, is already taken on its host: for callers that must refuse before committing (a payment). */
 export async function ensureSlugAvailable(prepared: PreparedLink): Promise<void> {
-  if (prepared.slug && (await store.isSlugTaken(prepared.host, prepared.slug))) throw slugTaken(prepared.slug);
+  if (!prepared.slug) return;
+  const holder = await store.codeIgnoringCase(prepared.host, prepared.slug);
+  if (holder === prepared.slug) throw slugTaken(prepared.slug);
+  if (holder !== null) throw caseTwinTaken(prepared.slug, holder);
 }
 
 /**
@@ -92,18 +100,21 @@ export type ImportedOrigin = { importedFrom: string | null; createdAt: Date | nu
 /**
  * An import's row, prepared by the import (prepareLink), committed as an account's create. A row
  * that printed a code is a link of its own, never folded into another link to the same
- * destination: the report can then name the link carrying each printed code.
+ * destination: the report can then name the link carrying each printed code. The entitlement is
+ * the import's, read once a batch (requireCreateEntitlement); a capped plan's allowance is still
+ * spent, or refused, link by link in the link's own transaction.
  */
 export async function createImportedLink(
   principal: Principal,
   prepared: PreparedLink,
   origin: ImportedOrigin,
+  entitlement: CreateEntitlement,
 ): Promise<CommittedLink> {
   requirePermission(principal, "links.create", "Your role in this workspace does not allow creating links.");
-  const entitlement = await requireCreateEntitlement(principal.workspaceId);
   const draft = {
     ...accountDraft(principal, prepared, origin.importedFrom),
     reuse: origin.importedFrom === null && prepared.passwordHash === null && prepared.scanLimit === null,
+    keepCaseTwin: true,
     original: { createdAt: origin.createdAt, archived: origin.archived },
   };
   return commitLink(draft, { entitlement });

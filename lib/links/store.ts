@@ -51,6 +51,8 @@ export type NewLink = {
   passwordHash?: string | null;
   scanLimitAfter?: number | null;
   scanLimitDestination?: string | null;
+  /** An imported code whose folded form another code of its host holds (ADR 0010). */
+  caseTwin?: boolean;
 };
 
 /**
@@ -78,14 +80,23 @@ export async function findReusableLink(
   destination: string,
   client: DbClient = db(),
 ): Promise<LinkRow | null> {
-  return client.link.findFirst({
+  // The id first: Prisma reads a relation (the tags) even for no row, and most creates find none.
+  const found = await client.link.findFirst({
     where: { workspaceId, host, destination, reusable: true, archivedAt: null, passwordHash: null, scanLimitAfter: null },
-    select: LINK_COLUMNS,
+    select: { id: true },
   });
+  return found ? readLink(found.id, client) : null;
 }
 
-export async function isSlugTaken(host: string | null, slug: string): Promise<boolean> {
-  return (await db().link.count({ where: { host, slug } })) > 0;
+/**
+ * The code of `host` equal to `slug` ignoring case (ADR 0010): the exact one when it exists, else
+ * the oldest other; null when none. Read through links_host_slug_fold_idx.
+ */
+export async function codeIgnoringCase(host: string | null, slug: string, client: DbClient = db()): Promise<string | null> {
+  const rows = await client.$queryRaw<{ slug: string }[]>`
+    SELECT slug FROM links WHERE COALESCE(host, '') = ${host ?? ""} AND lower(slug) = lower(${slug})
+    ORDER BY slug = ${slug} DESC, created_at LIMIT 1`;
+  return rows[0]?.slug ?? null;
 }
 
 export async function findWorkspaceLink(workspaceId: string, id: string): Promise<LinkRow | null> {

@@ -47,8 +47,10 @@ export const getQrCode = defineOperation({
         "the link nor its workspace has a logo (a saved design's logo is drawn only when one exists).",
     ),
     429: failure(
-      "More than 120 reads this minute with this credential or 300 from your network, or more than 20 artworks drawn " +
-        "afresh (not already cached) with it or 40 from your network; Retry-After says when to try again.",
+      "Reads are weighed by the drawing's pixels: a PNG counts its pixels in 1024 × 1024 squares (at least one; " +
+        "4096 pixels: 16), an SVG one, 120 a minute with this credential or 300 from your network; artwork drawn " +
+        "afresh (not already cached) counts its PNG's pixels in 512 × 512 squares (4096 pixels: 64), an SVG one, 128 " +
+        "a minute with it or 256 from your network. Retry-After says when to try again.",
       RATE_LIMIT_HEADERS,
     ),
   },

@@ -29,9 +29,9 @@ export async function linkArtwork(
   clientNetwork: string,
 ): Promise<Download> {
   const link = await getLink(principal, linkId);
-  await enforceReadBudget(QR_READS, principal, clientNetwork);
   const { format, ...asked } = query;
   const options = { ...(await designOf(link)).design, ...definedOnly(asked) };
+  await enforceReadBudget(QR_READS, principal, clientNetwork, pixelWeight(format, options.size, READ_UNIT_SIDE));
   requireScannableColours(options.fg, options.bg);
   const centre = options.logo ? await centreLogo(link, asked.logo === true) : null;
   const { size, margin, fg, bg } = options;
@@ -46,7 +46,7 @@ export async function linkArtwork(
       const cached = artworkCache().get(etag);
       if (cached) return { body: cached, etag };
       return drawOnce(etag, async () => {
-        await enforceReadBudget(QR_DRAWINGS, principal, clientNetwork);
+        await enforceReadBudget(QR_DRAWINGS, principal, clientNetwork, pixelWeight(format, size, DRAWING_UNIT_SIDE));
         const logo = centre ? await logoStorage.load(centre.owner) : null;
         if (centre && !logo) throw noLogo();
         const artwork = await renderArtwork({ ...identity, logo: logo?.data ?? null });
@@ -58,13 +58,31 @@ export async function linkArtwork(
   };
 }
 
-/** Artwork reads a minute: one credential (a person's session or an API key), one client network (an IPv4 /24, an IPv6 /64). */
+/**
+ * What a drawing weighs in a budget: a PNG its pixels in units of `side` × `side` (at least one),
+ * since rasterising, compressing and sending it grow with them (a 4096-pixel PNG is 256 times a
+ * 256-pixel one); an SVG, the same few vectors whatever its size, one.
+ */
+export function pixelWeight(format: "svg" | "png", size: number, side: number): number {
+  return format === "svg" ? 1 : Math.max(1, Math.ceil((size * size) / (side * side)));
+}
+
+/** A read weighs its drawing in default drawings (1024 × 1024 pixels): a 4096-pixel PNG, 16. */
+const READ_UNIT_SIDE = 1024;
+/** A new drawing weighs its pixels in 512 × 512 squares: a 4096-pixel PNG, 64; the default PNG, 4. */
+const DRAWING_UNIT_SIDE = 512;
+
+/**
+ * Artwork reads a minute, weighed (READ_UNIT_SIDE): one credential (a person's session or an API
+ * key), one client network (an IPv4 /24, an IPv6 /64). 120 SVGs, or seven 4096-pixel PNGs.
+ */
 const QR_READS: ReadBudget = { name: "qr", perCredential: 120, perNetwork: 300, reads: "QR code reads" };
 /**
- * Of those, the ones drawn afresh (not in the cache): drawing a large PNG takes a renderer for a
- * good part of a second, so a caller asking for one size after another is held to a few a minute.
+ * Of those, the ones drawn afresh (not in the cache), weighed (DRAWING_UNIT_SIDE): drawing a
+ * 4096-pixel PNG takes a renderer for a good part of a second, so a credential draws two of them a
+ * minute, or 32 PNGs of the default size, or 128 SVGs or small PNGs.
  */
-const QR_DRAWINGS: ReadBudget = { name: "qr-drawings", perCredential: 20, perNetwork: 40, reads: "new QR code drawings" };
+const QR_DRAWINGS: ReadBudget = { name: "qr-drawings", perCredential: 128, perNetwork: 256, reads: "new QR code drawings" };
 
 /** Drawings under way by ETag: requests for the same artwork at once wait for one drawing. */
 const drawingsUnderWay = processSingleton(

@@ -63,6 +63,16 @@ export const FIND_LINKS = `
   SELECT ${RESOLUTION_SELECT_LIST}
   FROM links WHERE (COALESCE(host, ''), slug) IN (SELECT * FROM unnest($1::text[], $2::text[]))`;
 
+/**
+ * For codes with no exact link (ADR 0010): every link of the code's host equal to it ignoring
+ * case, through links_host_slug_fold_idx, with the lookup it answers (`lookup_index`). Only a
+ * lookup with exactly one such link is answered by it.
+ */
+export const FIND_FOLDED_LINKS = `
+  SELECT ${RESOLUTION_SELECT_LIST}, q.lookup_index AS "lookupIndex"
+  FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS q(lookup_host, lookup_slug, lookup_index)
+  JOIN links ON COALESCE(links.host, '') = q.lookup_host AND lower(links.slug) = lower(q.lookup_slug)`;
+
 /** More than this many lookups waiting are sent at once rather than after the current turn of the event loop. */
 const MAX_BATCH = 500;
 
@@ -121,14 +131,21 @@ function lookUpWaiting(): void {
   const failAll = (failed: Lookup[]) => (error: unknown) => {
     for (const lookup of failed) lookup.fail(error);
   };
-  if (fromPrimary.length > 0) findLinks(pool(), fromPrimary).then(settleMissing, failAll(fromPrimary));
+  if (fromPrimary.length > 0)
+    findLinks(pool(), fromPrimary)
+      .then((missing) => findFoldedLinks(pool(), missing))
+      .then(settleMissing, failAll(fromPrimary));
   if (fromReplica.length > 0)
     findLinks(replica!, fromReplica)
       // The replica may not have a link created a moment ago: what it lacks is asked of the primary
       // before anyone is told "unknown", so a new link resolves everywhere at once.
       .then((missing) => (missing.length > 0 ? findLinks(pool(), missing) : missing))
+      .then((missing) => findFoldedLinks(pool(), missing))
       .then(settleMissing, failAll(fromReplica));
 }
+
+/** As long as a visit waits for the store (resolve.ts): the lookup's connection is given up with it. */
+const LOOKUP_TIMEOUT_MS = 2000;
 
 /** Settles the lookups found on `source`; resolves to those it does not have. */
 async function findLinks(source: pg.Pool, lookups: Lookup[]): Promise<Lookup[]> {
@@ -136,7 +153,11 @@ async function findLinks(source: pg.Pool, lookups: Lookup[]): Promise<Lookup[]> 
     name: "resolution-find-links",
     text: FIND_LINKS,
     values: [lookups.map((lookup) => lookup.host), lookups.map((lookup) => lookup.slug)],
-  });
+    // A lookup takes milliseconds. Unanswered by then, its connection died in silence (a cut whose
+    // packets vanish) or the database hangs: the pool discards the connection with the failed
+    // query, instead of handing it to the next lookups, which would wait on it too.
+    query_timeout: LOOKUP_TIMEOUT_MS,
+  } as pg.QueryConfig);
   const found = new Map(rows.map((row) => [`${row.host ?? ""}/${row.slug}`, toResolved(row)]));
   const missing: Lookup[] = [];
   for (const lookup of lookups) {
@@ -144,6 +165,32 @@ async function findLinks(source: pg.Pool, lookups: Lookup[]): Promise<Lookup[]> 
     if (link) lookup.settle(link);
     else missing.push(lookup);
   }
+  return missing;
+}
+
+/**
+ * Settles each lookup with no exact link whose code matches exactly one link of its host ignoring
+ * case (a code typed in the wrong case, ADR 0010); resolves to the rest. Exact hits never get here.
+ */
+async function findFoldedLinks(source: pg.Pool, lookups: Lookup[]): Promise<Lookup[]> {
+  if (lookups.length === 0) return lookups;
+  const { rows } = await source.query<Row & { lookupIndex: string }>({
+    name: "resolution-find-folded-links",
+    text: FIND_FOLDED_LINKS,
+    values: [lookups.map((lookup) => lookup.host), lookups.map((lookup) => lookup.slug)],
+    query_timeout: LOOKUP_TIMEOUT_MS,
+  } as pg.QueryConfig);
+  const matches = new Map<number, Row[]>();
+  for (const { lookupIndex, ...row } of rows) {
+    const index = Number(lookupIndex) - 1;
+    matches.set(index, [...(matches.get(index) ?? []), row]);
+  }
+  const missing: Lookup[] = [];
+  lookups.forEach((lookup, index) => {
+    const found = matches.get(index);
+    if (found?.length === 1) lookup.settle(toResolved(found[0]!));
+    else missing.push(lookup);
+  });
   return missing;
 }
 

@@ -55,6 +55,17 @@ describe("write limiter on a local Redis", () => {
     expect(warn).not.toHaveBeenCalled();
   });
 
+  it("spends a request's cost in Redis, and refuses one that does not fit what is left", async () => {
+    const limiter = limiterFor({ perMinute: 10, prefix: uniquePrefix(), redisUrl: LOCAL_REDIS_URL });
+
+    const results = [];
+    for (const cost of [4, 4, 4, 1]) results.push(await limiter.limit("key_1", cost));
+
+    expect(results.map((result) => result.success)).toEqual([true, true, false, false]);
+    expect(results[1]).toMatchObject({ remaining: 2 });
+    expect(warn).not.toHaveBeenCalled();
+  });
+
   it("lets exactly perMinute of 2×perMinute parallel writes through", async () => {
     const limiter = limiterFor({ perMinute: 10, prefix: uniquePrefix(), redisUrl: LOCAL_REDIS_URL });
 

@@ -30,6 +30,22 @@ describe("in-memory write limiter", () => {
     expect(refused).toEqual({ success: false, limit: 3, remaining: 0, resetAt: clock.now() + WINDOW_MS });
   });
 
+  it("spends a request's cost, refuses one that does not fit what is left, and says when it will", async () => {
+    const clock = manualClock();
+    const limiter = createWriteLimiter({ perMinute: 10, now: clock.now });
+
+    expect(await limiter.limit("key_1", 4)).toMatchObject({ success: true, remaining: 6 });
+    clock.advance(10_000);
+    expect(await limiter.limit("key_1", 4)).toMatchObject({ success: true, remaining: 2 });
+    // Six more need the first request's four to leave the window: at its start plus a minute.
+    const refused = await limiter.limit("key_1", 6);
+    expect(refused).toEqual({ success: false, limit: 10, remaining: 2, resetAt: clock.now() - 10_000 + WINDOW_MS });
+    expect(await limiter.limit("key_1", 2)).toMatchObject({ success: true, remaining: 0 });
+    // A cost above the whole budget spends the whole budget, once it is all there.
+    clock.advance(WINDOW_MS);
+    expect(await limiter.limit("key_1", 50)).toMatchObject({ success: true, remaining: 0 });
+  });
+
   it("gives each principal its own budget", async () => {
     const limiter = createWriteLimiter({ perMinute: 1, now: manualClock().now });
 

@@ -14,8 +14,8 @@ export interface MemoryLimiter extends WriteLimiter {
 }
 
 /**
- * Exact sliding window (a log of accepted hits per principal), for one process.
- * Memory is bounded by maxTrackedPrincipals × limit timestamps.
+ * Exact sliding window (a log of accepted hits per principal; a request of cost n is n hits), for
+ * one process. Memory is bounded by maxTrackedPrincipals × limit timestamps.
  */
 export function createMemoryLimiter(options: MemoryLimiterOptions): MemoryLimiter {
   const { limit, windowMs, now = Date.now, maxTrackedPrincipals = DEFAULT_MAX_TRACKED_PRINCIPALS } = options;
@@ -49,15 +49,17 @@ export function createMemoryLimiter(options: MemoryLimiterOptions): MemoryLimite
     if (!oldest.done) hitsByPrincipal.delete(oldest.value);
   }
 
-  async function limitPrincipal(principal: string): Promise<RateLimitResult> {
+  async function limitPrincipal(principal: string, cost = 1): Promise<RateLimitResult> {
     const at = now();
+    const weight = Math.max(1, Math.min(Math.ceil(cost), limit));
     sweepExpiredPrincipalsOncePerWindow(at);
     const hits = takeLiveHits(principal, at);
-    const success = hits.length < limit;
-    if (success) hits.push(at);
+    const success = hits.length + weight <= limit;
+    if (success) for (let hit = 0; hit < weight; hit++) hits.push(at);
     storeHits(principal, hits);
-    const oldestHit = hits[0] ?? at;
-    return { success, limit, remaining: limit - hits.length, resetAt: oldestHit + windowMs };
+    // Refused: the budget has room for this cost once enough of the oldest hits have left the window.
+    const freeingHit = success ? hits[0] : hits[hits.length + weight - limit - 1];
+    return { success, limit, remaining: limit - hits.length, resetAt: (freeingHit ?? at) + windowMs };
   }
 
   return { limit: limitPrincipal, trackedPrincipals: () => hitsByPrincipal.size };

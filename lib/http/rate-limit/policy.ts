@@ -7,7 +7,11 @@ export type RateLimitResult = {
 };
 
 export interface WriteLimiter {
-  limit(principal: string): Promise<RateLimitResult>;
+  /**
+   * Spends `cost` (1 unless said; at most the whole budget) of the principal's budget: a request
+   * that costs the service more work counts as several. Refused when it does not fit what is left.
+   */
+  limit(principal: string, cost?: number): Promise<RateLimitResult>;
 }
 
 export const WRITE_POLICY_NAME = "writes";

@@ -33,19 +33,22 @@ export function createStoreLimiter(options: StoreLimiterOptions): WriteLimiter {
     ephemeralCache: false,
   });
 
-  async function limitInStore(principal: string): Promise<RateLimitResult> {
-    const response = await ratelimit.limit(principal);
+  // A cost that does not fit is refused, and counts (Upstash's sliding window adds it before it
+  // compares): the principal's count goes at most cost − 1 past the limit, and it is refused a little longer.
+  async function limitInStore(principal: string, cost: number): Promise<RateLimitResult> {
+    const response = await ratelimit.limit(principal, { rate: cost });
     if (response.reason === "timeout") throw new StoreTimeoutError(`no answer within ${STORE_TIMEOUT_MS} ms`);
     sharedStoreAnswered(options.kind);
     return toRateLimitResult(response);
   }
 
-  async function limitPrincipal(principal: string): Promise<RateLimitResult> {
+  async function limitPrincipal(principal: string, cost = 1): Promise<RateLimitResult> {
+    const weight = Math.max(1, Math.min(Math.ceil(cost), options.perMinute));
     try {
-      return await limitInStore(principal);
+      return await limitInStore(principal, weight);
     } catch (error) {
       sharedStoreFailed(options.kind, error);
-      return options.fallback.limit(principal);
+      return options.fallback.limit(principal, weight);
     }
   }
 
