@@ -208,7 +208,7 @@ export const listLinksQuery = z.strictObject({
     .meta({ description: "only links with this tag; repeat it for links with all of them" }),
 });
 
-const routingRuleView = z
+export const routingRuleView = z
   .object({
     when: z
       .object({
@@ -222,7 +222,7 @@ const routingRuleView = z
   })
   .meta({ id: "RoutingRuleView" });
 
-const scheduledRepointView = z
+export const scheduledRepointView = z
   .object({ at: z.number().int().meta({ description: "epoch milliseconds" }), destination: z.url() })
   .meta({ id: "ScheduledRepointView" });
 

@@ -201,6 +201,48 @@ export async function setTitle(client: DbClient, id: string, title: string | nul
   await client.link.update({ where: { id }, data: { title, updatedAt: new Date(clock().now()) } });
 }
 
+/** One row of a link's history, as linkChanged writes it in the change's transaction. */
+export type NewHistoryRow = {
+  linkId: string;
+  workspaceId: string;
+  change: string;
+  via: string;
+  actorKind: string;
+  actorId: string | null;
+  changed: string[];
+  before: Prisma.InputJsonValue | null;
+  after: Prisma.InputJsonValue;
+};
+
+export async function appendHistory(client: DbClient, row: NewHistoryRow): Promise<void> {
+  await client.linkHistory.create({
+    data: { ...row, before: row.before ?? Prisma.DbNull, occurredAt: new Date(clock().now()) },
+  });
+}
+
+export const historyCursor = keysetCursor({ id: "total" });
+export type HistoryPosition = Position<{ id: "total" }>;
+
+export type HistoryRow = Prisma.LinkHistoryGetPayload<object> & { actorEmail: string | null };
+
+/** Newest first, keyset-paginated on the row's id (its order of commit within a link); members' addresses joined. */
+export async function pageOfHistory(linkId: string, limit: number, after?: HistoryPosition): Promise<HistoryRow[]> {
+  const rows = await db().linkHistory.findMany({
+    where: { linkId, ...(after && { id: { lt: BigInt(after.id) } }) },
+    orderBy: { id: "desc" },
+    take: limit,
+  });
+  const userIds = [...new Set(rows.filter((row) => row.actorKind === "session" && row.actorId).map((row) => row.actorId!))];
+  const users = userIds.length
+    ? await db().user.findMany({ where: { id: { in: userIds } }, select: { id: true, email: true } })
+    : [];
+  const emails = new Map(users.map((user) => [user.id, user.email]));
+  return rows.map((row) => ({
+    ...row,
+    actorEmail: row.actorKind === "session" ? (emails.get(row.actorId ?? "") ?? null) : null,
+  }));
+}
+
 /**
  * Sets or removes the link's password hash. A protected link is never handed to a create as the
  * workspace's existing link to its destination, so setting one also ends its reuse.

@@ -11,6 +11,7 @@ import { getImport, startImport } from "@/lib/imports/service";
 import * as linkOperations from "@/lib/links/operations";
 import { toLinkView } from "@/lib/links/present";
 import { linkSchema, paidLinkSchema } from "@/lib/links/schemas";
+import { linkHistoryPage } from "@/lib/links/history";
 import { archive, createLink, editLink, getLink, listLinks, restore } from "@/lib/links/service";
 import { buyLinkByToolCall } from "@/lib/payments/tool-call";
 import { getQrCode } from "@/lib/qr/operations";
@@ -51,6 +52,15 @@ export const getLinkTool = defineTool(linkOperations.getLink, {
   name: "get_link",
   description: "Reads one link of the workspace by id, archived links included.",
   run: async (input, { principal }) => toLinkView(await getLink(principal, input.id)),
+});
+
+export const getLinkHistoryTool = defineTool(linkOperations.getLinkHistory, {
+  name: "get_link_history",
+  description:
+    "Reads a link's history, newest first: each change (created, edited, archived, restored, status changed, a " +
+    "scheduled repoint applied), through which door, by whom, and the link before and after it; pass next_cursor " +
+    "as cursor for the next page.",
+  run: (input, { principal }) => linkHistoryPage(principal, input.id, input),
 });
 
 export const repointLinkTool = defineTool(linkOperations.updateLink, {
@@ -266,6 +276,7 @@ export const TOOLS: readonly Tool[] = [
   createLinkTool,
   listLinksTool,
   getLinkTool,
+  getLinkHistoryTool,
   repointLinkTool,
   setLinkRulesTool,
   scheduleRepointTool,

@@ -54,6 +54,7 @@ describe("the MCP server's tools", () => {
       "create_link",
       "list_links",
       "get_link",
+      "get_link_history",
       "repoint_link",
       "set_link_rules",
       "schedule_repoint",
@@ -379,6 +380,7 @@ describe("the MCP server's tools", () => {
     expect(naming.map((entry) => entry.name)).toEqual([
       "create_link",
       "get_link",
+      "get_link_history",
       "repoint_link",
       "set_link_rules",
       "schedule_repoint",

@@ -161,6 +161,17 @@ describe("PostgreSQL lost while a scan batch is being written, under continuous 
     });
   }, 150_000);
 
+  it("lives through PostgreSQL hanging for 3 s (every byte held, then delivered), and writes every scan once", async () => {
+    // The writer cannot tell a hang from a silent cut: it gives the batch's connection up, and the
+    // held batch may yet commit when the bytes arrive; its retry, under the same id, then writes nothing.
+    await underLoad("a 3 s hang", app, slugs, async () => {
+      await batchBeingWritten();
+      cut.hang();
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await cut.restore();
+    });
+  }, 150_000);
+
   it("lives through PostgreSQL ending its connections (pg_terminate_backend), and writes every scan", async () => {
     await underLoad("pg_terminate_backend", app, slugs, async () => {
       await batchBeingWritten();

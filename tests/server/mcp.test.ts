@@ -161,6 +161,7 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
         "get_analytics",
         "get_import",
         "get_link",
+        "get_link_history",
         "get_qr",
         "list_domains",
         "list_links",

@@ -47,6 +47,7 @@ export function accountToolCalls(
     { name: "create_link", args: { destination: destination(), domain_id: ids.domain }, names: "domain" },
     { name: "list_links", args: {}, names: null },
     { name: "get_link", args: { id: ids.link }, names: "link" },
+    { name: "get_link_history", args: { id: ids.link }, names: "link" },
     { name: "repoint_link", args: { id: ids.link, destination: destination() }, names: "link" },
     {
       name: "set_link_rules",
