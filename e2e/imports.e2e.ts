@@ -159,3 +159,41 @@ test("the links list shows the imported titles and tags, filters by tag, tags se
   expect(brunchLine).toContain(`,"Brunch01","${HOSTNAME}","https://example.com/menus/brunch",`);
   expect(brunchLine).toContain(`,"menus, print","Brunch menu, printed",`);
 });
+
+test("follows a long import's progress and cancels it: the rows under way are saved, the report says what was done", async ({}, testInfo) => {
+  const rows = 5_000;
+  const file = `url,title\r\n${Array.from({ length: rows }, (_, index) => `https://example.com/moving/${index},Item ${index}`).join("\r\n")}\r\n`;
+  await page.goto("/dashboard/imports");
+  await page.getByLabel("Exported file (CSV or JSON)").setInputFiles({
+    name: "other-service.csv",
+    mimeType: "text/csv",
+    buffer: Buffer.from(file),
+  });
+  await page.getByLabel("Exported from").selectOption({ label: "Another service (any file with a destination column)" });
+  await page.getByRole("button", { name: "Check the file" }).click();
+  await expect(page.getByTestId("import-check").getByTestId("import-outcome")).toContainText("5,000 links would be created", {
+    timeout: 120_000,
+  });
+  await page.getByRole("button", { name: "Import 5,000 links" }).click();
+  const run = page.getByTestId("import-run");
+  await expect(run.getByText(/^Importing: [\d,]+ of 5,000 rows$/)).toBeVisible();
+  await capturePage(page, testInfo, "import-under-way");
+  await run.getByRole("button", { name: "Cancel the import" }).click();
+
+  const outcome = run.getByTestId("import-outcome");
+  await expect(outcome).toHaveText(
+    /^Import cancelled after [\d,]+ of 5,000 rows: [\d,]+ links created, 0 already here, 0 rows not imported\./,
+  );
+  const [, handled, created] = /after ([\d,]+) of .*: ([\d,]+) links created/.exec((await outcome.textContent())!)!;
+  const count = (text: string) => Number(text.replaceAll(",", ""));
+  expect(count(handled!)).toBeLessThan(rows);
+  expect(count(created!)).toBe(count(handled!));
+  await expect(run.getByText(`Cancelled after ${handled} of 5,000 rows`, { exact: true })).toBeVisible();
+  await expect(run.getByRole("button", { name: "Cancel the import" })).toHaveCount(0);
+  await capturePage(page, testInfo, "import-cancelled");
+
+  await page.goto("/dashboard/imports");
+  await expect(page.getByRole("region", { name: "Earlier imports and checks" }).getByRole("listitem").first()).toContainText(
+    `5,000 rows: cancelled after ${handled}.`,
+  );
+});

@@ -176,6 +176,34 @@ export async function protectLinkAction(_previous: LinkEditState, form: FormData
   return result;
 }
 
+/** After how many scans the link switches, and where to; "remove" takes the limit away. */
+export async function scanLimitAction(_previous: LinkEditState, form: FormData): Promise<LinkEditState> {
+  const id = required(form, "id");
+  const removing = required(form, "intent") === "remove";
+  const typedAfter = required(form, "after").replaceAll(/[\s,]/g, "");
+  const result = await dashboardAction(
+    updateLink,
+    {
+      scan_limit: removing
+        ? null
+        : {
+            after: /^\d+$/.test(typedAfter) ? Number(typedAfter) : Number.NaN,
+            destination: withScheme(required(form, "destination")),
+          },
+    },
+    async (principal, body) => {
+      const link = await editLink(principal, id, body);
+      const view = toLinkView(link);
+      return view.scan_limit
+        ? `Saved: after ${view.scan_limit.after} more scans, visitors go to ${view.scan_limit.destination}.`
+        : "The scan limit is removed: visitors keep going to the destination.";
+    },
+    { scan_limit: "The scan limit" },
+  );
+  if (result.ok) revalidatePath("/dashboard", "layout");
+  return result;
+}
+
 export async function archiveLinkAction(_previous: LinkEditState, form: FormData): Promise<LinkEditState> {
   const id = required(form, "id");
   const result = await dashboardAction(archiveLink, undefined, async (principal) => {

@@ -16,7 +16,7 @@ function configErrorFrom(env: Record<string, string>): ConfigError {
 }
 
 describe("parseConfig defaults", () => {
-  it("serves on port 3000 at http://localhost:3000 with the plk key prefix and 60 writes a minute", () => {
+  it("serves on port 3000 at http://localhost:3000 with the plk key prefix, 60 writes a minute and 12,000 imported links a minute", () => {
     const config = parseConfig({});
     expect(config).toMatchObject({
       PORT: 3000,
@@ -24,6 +24,7 @@ describe("parseConfig defaults", () => {
       SHORT_BASE_URL: "http://localhost:3000",
       API_KEY_PREFIX: "plk",
       WRITE_RATE_LIMIT_PER_MINUTE: 60,
+      IMPORT_WRITES_PER_MINUTE: 12_000,
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.REDIS_URL).toBeUndefined();
@@ -112,6 +113,7 @@ describe("parseConfig refusals", () => {
     ["API_KEY_PREFIX", "Bad_Prefix"],
     ["AUTH_SECRET", "too-short"],
     ["WRITE_RATE_LIMIT_PER_MINUTE", "0"],
+    ["IMPORT_WRITES_PER_MINUTE", "0"],
   ])("refuses %s=%s with one line naming the variable", (variable, value) => {
     const error = configErrorFrom({ [variable]: value });
     expect(error.message).not.toContain("\n");

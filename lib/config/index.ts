@@ -126,6 +126,7 @@ const configSchema = z.object({
   GOOGLE_CLIENT_ID: z.string().optional(),
   GOOGLE_CLIENT_SECRET: z.string().optional(),
   WRITE_RATE_LIMIT_PER_MINUTE: positiveInt.default(60),
+  IMPORT_WRITES_PER_MINUTE: positiveInt.default(12_000),
   SAFETY_BLOCKLIST_FILE: z.string().optional(),
   DNS_RESOLVER: hostPort.optional(),
   WEB_RISK_API_KEY: z.string().optional(),

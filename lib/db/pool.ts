@@ -42,6 +42,15 @@ export function writerPool(): pg.Pool {
 }
 
 /**
+ * The pool a transaction's connection is watched from (watchConnection in lib/db/checkout.ts): the
+ * process pool, beside the writer's. None with one shared connection (the embedded database): a
+ * probe would wait for the very connection it watches, and a local socket does not die in silence.
+ */
+export function connectionWatchdog(): pg.Pool | null {
+  return sharedWriterPool() ? null : pool();
+}
+
+/**
  * `sharedSession`: the pool is the process's one connection, as on the embedded database (one
  * PGlite session shared by every connection), where the named statements an ended connection
  * prepared (the pool ends one idle for 10 s) are still there: a new connection's first use of each
@@ -55,6 +64,10 @@ export function createPool(connectionString: string, max: number, options: { sha
     connectionString,
     max,
     connectionTimeoutMillis: 5000,
+    // The kernel's probes on an idle connection: one whose peer vanished in silence (a cut whose
+    // packets are dropped, a NAT that forgot it) fails instead of being handed out for ever.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 5000,
     ...(options.sharedSession && {
       verify: (client: pg.PoolClient, done: (error?: Error) => void) =>
         void clearEmbeddedSession(client).then(() => done(), done),

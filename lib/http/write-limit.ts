@@ -5,6 +5,7 @@ import { DomainError } from "./errors";
 import { type ClosableWriteLimiter, createWriteLimiter, rateLimitHeaders, type WriteLimiter } from "./rate-limit";
 
 const WRITE_LIMIT_PREFIX = "permalink:rate-limit:writes";
+const IMPORT_WRITE_LIMIT_PREFIX = "permalink:rate-limit:import-writes";
 
 const processLimiters = processSingleton("writeLimiters", () => new Map<string, ClosableWriteLimiter>());
 
@@ -43,6 +44,18 @@ export async function resetWriteLimiter(): Promise<void> {
 /** One write budget per workspace, shared by its members and its key. */
 export async function enforceWriteLimit(workspaceId: string): Promise<void> {
   await enforceLimit(writeLimiter(), `workspace:${workspaceId}`, "Too many writes this minute for this workspace");
+}
+
+/**
+ * An import's writes, one a link, from a budget of their own per workspace (IMPORT_WRITES_PER_MINUTE),
+ * never from the workspace's write budget: the workspace keeps creating links while a job runs.
+ */
+export async function enforceImportWriteLimit(workspaceId: string): Promise<void> {
+  await enforceLimit(
+    limiterFor(IMPORT_WRITE_LIMIT_PREFIX, config().IMPORT_WRITES_PER_MINUTE),
+    `workspace:${workspaceId}`,
+    "Too many imported links this minute for this workspace",
+  );
 }
 
 /** Callers without an account (an agent buying a link) get one write budget per client address. */

@@ -1,3 +1,4 @@
+import { type CreateEntitlement, requireCreateEntitlement } from "@/lib/billing/entitlement";
 import { validate } from "@/lib/http/body";
 import { DomainError } from "@/lib/http/errors";
 import { importedLinkBody } from "@/lib/links/schemas";
@@ -24,7 +25,47 @@ export type JobContext = {
   made: Made;
   /** Spends one write of the import's budget before a link is written. */
   spendWrite: () => Promise<void>;
+  /** What the batch under way read for all its entries at once (lookupsFor). */
+  batch: BatchLookups;
 };
+
+/** Read once a batch, not once an entry: the codes imported before, the links holding the batch's codes, the entitlement. */
+export type BatchLookups = {
+  /** Links of the workspace by the original short URL they were imported from. */
+  imported: Map<string, string>;
+  /** The link holding each of the batch's codes on a verified domain, by `host slug`. */
+  holders: Map<string, store.SlugHolder>;
+  /** The workspace may create links (null on a dry run, which creates none). */
+  entitlement: Promise<CreateEntitlement> | null;
+};
+
+/**
+ * The batch's lookups in three statements, whatever its size. An entry an earlier one of the same
+ * batch decides (the same code, the same destination) is settled by what the job made, which it
+ * reads first; the unique index still refuses a slug taken since.
+ */
+export async function lookupsFor(context: Omit<JobContext, "batch">, rows: ImportRow[]): Promise<BatchLookups> {
+  const origins = rows.flatMap((row) => {
+    try {
+      const origin = originOf(context, row);
+      return origin ? [origin] : [];
+    } catch {
+      return [];
+    }
+  });
+  const workspaceId = context.record.workspaceId;
+  const entitlement = context.record.dryRun ? null : requireCreateEntitlement(workspaceId);
+  // Awaited by each entry, whose failed row carries the sentence; never an unhandled rejection meanwhile.
+  entitlement?.catch(() => {});
+  const [imported, holders] = await Promise.all([
+    store.importedLinks(
+      workspaceId,
+      origins.map((origin) => origin.importedFrom),
+    ),
+    store.linksAt(origins.flatMap((origin) => (origin.target ? [origin.target] : []))),
+  ]);
+  return { imported, holders, entitlement };
+}
 
 /** Where a printed code lives: its original short URL (imported_from) and, on a verified domain of the workspace, its host and slug there. */
 type Origin = { importedFrom: string; target: { domainId: string; host: string; slug: string } | null };
@@ -55,12 +96,12 @@ export async function importEntry(context: JobContext, entry: number, row: Impor
     if (earlier && origin && !context.made.byKey.has(printedKey(origin, row))) throw printedTwice(earlier.row, row);
     if (earlier) return outcome(merged(earlier));
     if (origin) {
-      const imported = await store.importedLink(context.record.workspaceId, origin.importedFrom);
-      if (imported) return outcome(keptOrMerged(context.made, imported.id));
+      const imported = context.batch.imported.get(origin.importedFrom);
+      if (imported) return outcome(keptOrMerged(context.made, imported));
     }
     const prepared = await rowTurn(() => prepare(context, row, origin));
     if (origin?.target) {
-      const holder = await store.linkAt(origin.target.host, origin.target.slug);
+      const holder = context.batch.holders.get(store.holderKey(origin.target));
       if (holder?.workspaceId === context.record.workspaceId && holder.destination === prepared.destination) {
         return outcome(keptOrMerged(context.made, holder.id));
       }
@@ -75,13 +116,19 @@ export async function importEntry(context: JobContext, entry: number, row: Impor
       remember(context.made, keys, row.row, null);
       return outcome({ outcome: "created", linkId: null, mergedInto: null, error: null, keys });
     }
+    const entitlement = await context.batch.entitlement!;
     await context.spendWrite();
     const committed = await rowTurn(() =>
-      createImportedLink(context.principal, prepared, {
-        importedFrom: origin?.importedFrom ?? null,
-        createdAt: row.createdAt ? new Date(row.createdAt) : null,
-        archived: row.archived ?? false,
-      }),
+      createImportedLink(
+        context.principal,
+        prepared,
+        {
+          importedFrom: origin?.importedFrom ?? null,
+          createdAt: row.createdAt ? new Date(row.createdAt) : null,
+          archived: row.archived ?? false,
+        },
+        entitlement,
+      ),
     );
     if (!committed.created) return outcome(keptOrMerged(context.made, committed.link.id));
     remember(context.made, keys, row.row, committed.link.id);
@@ -160,7 +207,10 @@ async function prepare(context: JobContext, row: ImportRow, origin: Origin | nul
     },
     "body",
   );
-  return prepareLink(context.record.workspaceId, input, { lookups: !context.record.dryRun });
+  return prepareLink(context.record.workspaceId, input, {
+    lookups: !context.record.dryRun,
+    ...(target && { verifiedDomain: { id: target.domainId, hostname: target.host } }),
+  });
 }
 
 /** A code printed with this destination: a later row printing both again is merged into the first. */
@@ -188,7 +238,7 @@ function codeTaken(target: { host: string; slug: string }): DomainError {
  * keeps its slug there; a code without a host goes to the import's domain_id when it names one.
  * A code on any other host is never put on the customer's domain: it is that host's code.
  */
-function originOf(context: Pick<JobContext, "domains" | "bareCodeHost">, row: ImportRow): Origin | null {
+export function originOf(context: Pick<JobContext, "domains" | "bareCodeHost">, row: ImportRow): Origin | null {
   const printed = row.shortLink;
   if (!printed) return null;
   if (!/[./]/.test(printed)) {

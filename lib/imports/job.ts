@@ -1,13 +1,13 @@
 import type { DbClient } from "@/lib/db/client";
 import { newSecretToken } from "@/lib/db/random";
 import { DomainError } from "@/lib/http/errors";
-import { enforceWriteLimit } from "@/lib/http/write-limit";
+import { enforceImportWriteLimit } from "@/lib/http/write-limit";
 import { log } from "@/lib/log";
 import { announceEvent } from "@/lib/webhooks/outbox";
 import type { Principal } from "@/lib/workspaces/types";
 import { findRole } from "@/lib/workspaces/store";
 import { runningJob } from "./capacity";
-import { entryKeys, importEntry, type JobContext, madeFrom, settledAgainst } from "./entries";
+import { entryKeys, importEntry, type JobContext, lookupsFor, madeFrom, settledAgainst } from "./entries";
 import { type ImportRow, rowsFromStore } from "./parser";
 import * as store from "./store";
 import type { EntryOutcome, ImportRecord, RowError } from "./store";
@@ -26,7 +26,7 @@ export function resume(id: string): void {
 /**
  * Runs the job from its next row; returns without doing anything when another job holds the
  * import. The lease outlives any batch: it is renewed every third of its length while the job
- * runs (a batch waiting on the write budget takes minutes), so a reader resuming interrupted
+ * runs (a batch waiting on the import budget takes up to a minute), so a reader resuming interrupted
  * imports never starts a second job on rows this one is importing. It ends only when the process
  * does; then another job resumes at the last saved batch. Saving a batch, renewing and finishing
  * all name the job's token, so a job that lost the lease anyway (a stalled process) stops without
@@ -72,7 +72,7 @@ async function runClaimedImport(record: ImportRecord, token: string, lease: Leas
   const rows = await rowsFromStore(record.source!);
   const domains = await store.verifiedDomains(record.workspaceId);
   const bareCodeHost = record.domainId ? ([...domains].find(([, domainId]) => domainId === record.domainId)?.[0] ?? null) : null;
-  const context: JobContext = {
+  const job: Omit<JobContext, "batch"> = {
     principal,
     record,
     domains,
@@ -82,7 +82,8 @@ async function runClaimedImport(record: ImportRecord, token: string, lease: Leas
   };
   for (let start = record.nextRow; start < rows.length; start += BATCH_ROWS) {
     const nextRow = Math.min(start + BATCH_ROWS, rows.length);
-    const outcomes = await importBatch(context, start, rows.slice(start, nextRow));
+    const batch = rows.slice(start, nextRow);
+    const outcomes = await importBatch({ ...job, batch: await lookupsFor(job, batch) }, start, batch);
     if (!lease.held() || (await store.saveProgress(id, token, countsOf(nextRow, outcomes), outcomes)) === "stopped") return;
   }
   await store.finishImport(id, token, "done", announceFinished);
@@ -143,11 +144,14 @@ async function concurrently<Item>(items: Item[], width: number, work: (item: Ite
   if (failure) throw (failure as { error: unknown }).error;
 }
 
-/** The job paces itself on the workspace's write budget: refused, it waits as long as the budget says and asks again. */
+/**
+ * The job paces itself on the import budget (IMPORT_WRITES_PER_MINUTE, the workspace's own for its
+ * imports, never its write budget): refused, it waits as long as the budget says and asks again.
+ */
 async function spendWrite(workspaceId: string): Promise<void> {
   for (;;) {
     try {
-      return await enforceWriteLimit(workspaceId);
+      return await enforceImportWriteLimit(workspaceId);
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== "rate_limited") throw error;
       const seconds = Number(error.headers["Retry-After"] ?? "1");

@@ -99,13 +99,13 @@ export const cancelImport = defineOperation({
   operationId: "cancelImport",
   summary: "Cancel an import",
   description:
-    "Stops an import that is queued or running: its job stops after the batch of rows it is writing " +
-    "(at most 50 rows), and the import keeps the report of what was done (status cancelled). " +
-    "Links already created stay.",
+    "Stops an import that is queued or running, between two batches of rows: a queued import is cancelled at once; a " +
+    "running one is cancelling until its job has saved the batch it is writing (at most 50 rows), then cancelled. " +
+    "The import keeps the report of what was done (GET /api/imports/{id} and its entries); links already created stay.",
   tag: "Links",
   parameters: [IMPORT_ID_PARAMETER],
   responses: {
-    200: ok("The import, cancelled.", importSchema),
+    200: ok("The import, cancelling (its job is saving the batch under way) or cancelled.", importSchema),
     403: failure("Only owners, admins and the API key may cancel imports."),
     404: failure("No import with this id exists in this workspace."),
     409: failure("The import has already finished."),

@@ -4,7 +4,7 @@ import { nextPageCursor, pageCursor } from "@/lib/http/schemas";
 
 export const IMPORT_FORMATS = ["auto", "bitly", "dub", "rebrandly", "shortio", "shlink", "kutt", "generic"] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
-export const IMPORT_STATUSES = ["queued", "running", "done", "failed", "cancelled"] as const;
+export const IMPORT_STATUSES = ["queued", "running", "cancelling", "done", "failed", "cancelled"] as const;
 
 export const MAX_IMPORT_BYTES = 20 * 1024 * 1024;
 export const MAX_IMPORT_ROWS = 100_000;
@@ -36,7 +36,10 @@ export const startImportQuery = z.strictObject({
 export const importSchema = z
   .object({
     id: z.string(),
-    status: z.enum(IMPORT_STATUSES),
+    status: z.enum(IMPORT_STATUSES).meta({
+      description:
+        "queued, running, then done or failed; cancelling while the job saves the batch under way after a cancel, then cancelled",
+    }),
     format: z.enum(IMPORT_FORMATS),
     dry_run: z.boolean(),
     total: z

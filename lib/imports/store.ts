@@ -43,11 +43,11 @@ export async function claimImport(id: string, token: string, leaseMs: number): P
   return rows[0] ? db().import.findUnique({ where: { id } }) : null;
 }
 
-/** Extends the lease of the job holding `token`; false when another job has taken the import since. */
+/** Extends the lease of the job holding `token` (also while it finishes the batch of a cancelled import); false when another job has taken the import since. */
 export async function renewLease(id: string, token: string, leaseMs: number): Promise<boolean> {
   const renewed = await db().$executeRaw`
     UPDATE imports SET lease_until = now() + ${leaseMs} * interval '1 millisecond'
-    WHERE id = ${id} AND lease_token = ${token} AND status = 'running'`;
+    WHERE id = ${id} AND lease_token = ${token} AND status IN ('running', 'cancelling')`;
   return renewed === 1;
 }
 
@@ -66,9 +66,10 @@ export type EntryOutcome = {
 /**
  * Records a batch, in one statement, if the job holding `token` still holds the import: its
  * counts, its failed rows' errors, and every entry's outcome in the report; "stopped" once it is
- * no longer running (cancelled). The entries are written only when the counts are (the CTE's
- * condition), so the report and the counts never disagree; an entry already written (a job that
- * lost its lease and came back) is left as it was.
+ * no longer running. An import being cancelled (`cancelling`) is `cancelled` with this batch: what
+ * the report says was done is exactly what was written. The entries are written only when the
+ * counts are (the CTE's condition), so the report and the counts never disagree; an entry already
+ * written (a job that lost its lease and came back) is left as it was.
  */
 export async function saveProgress(
   id: string,
@@ -86,7 +87,10 @@ export async function saveProgress(
         skipped = skipped + ${progress.kept + progress.merged},
         failed = failed + ${progress.failed},
         errors = CASE WHEN jsonb_array_length(errors) >= ${MAX_KEPT_ERRORS} THEN errors
-                      ELSE errors || ${JSON.stringify(progress.errors)}::jsonb END
+                      ELSE errors || ${JSON.stringify(progress.errors)}::jsonb END,
+        status = CASE WHEN status = 'cancelling' THEN 'cancelled' ELSE status END,
+        finished_at = CASE WHEN status = 'cancelling' THEN now() ELSE finished_at END,
+        lease_until = CASE WHEN status = 'cancelling' THEN NULL ELSE lease_until END
       WHERE id = ${id} AND lease_token = ${token}
       RETURNING status
     ), written AS (
@@ -143,12 +147,17 @@ export async function pageOfEntries(
 export type ImportEntryRow = Omit<Prisma.ImportEntryGetPayload<object>, "importId" | "keys">;
 
 /**
- * Cancels a queued or running import in one statement; the job holding it still saves the batch it
- * is writing (its token stays), then stops. Null when no such import is under way.
+ * Cancels an import in one statement. One no job holds (queued, or a job a restart interrupted) is
+ * `cancelled` at once; one a job is importing is `cancelling` until that job has saved the batch it
+ * is writing (saveProgress), then `cancelled`. The file is dropped either way: nothing resumes it.
+ * Null when no such import is under way.
  */
 export async function cancelImport(workspaceId: string, id: string): Promise<ImportRecord | null> {
   const rows = await db().$queryRaw<{ id: string }[]>`
-    UPDATE imports SET status = 'cancelled', source = NULL, lease_until = NULL, finished_at = now()
+    UPDATE imports SET source = NULL,
+      status = CASE WHEN status = 'running' AND lease_until > now() THEN 'cancelling' ELSE 'cancelled' END,
+      finished_at = CASE WHEN status = 'running' AND lease_until > now() THEN NULL ELSE now() END,
+      lease_until = CASE WHEN status = 'running' AND lease_until > now() THEN lease_until ELSE NULL END
     WHERE id = ${id} AND workspace_id = ${workspaceId} AND status IN ('queued', 'running')
     RETURNING id`;
   return rows[0] ? db().import.findUnique({ where: { id } }) : null;
@@ -159,7 +168,7 @@ export async function unfinishedImports(
   workspaceId: string,
   userId: string | null,
 ): Promise<{ workspace: number; person: number }> {
-  const unfinished = { status: { in: ["queued", "running"] } };
+  const unfinished = { status: { in: ["queued", "running", "cancelling"] } };
   const [workspace, person] = await Promise.all([
     db().import.count({ where: { workspaceId, ...unfinished } }),
     userId ? db().import.count({ where: { userId, ...unfinished } }) : 0,
@@ -185,17 +194,36 @@ export async function finishImport(
   });
 }
 
-/** The workspace's link imported from this short URL before, if any. */
-export async function importedLink(workspaceId: string, importedFrom: string): Promise<{ id: string } | null> {
-  return db().link.findFirst({ where: { workspaceId, importedFrom }, select: { id: true } });
+/** The workspace's links imported from these short URLs before, by the short URL (one statement). */
+export async function importedLinks(workspaceId: string, importedFroms: string[]): Promise<Map<string, string>> {
+  if (importedFroms.length === 0) return new Map();
+  const links = await db().link.findMany({
+    where: { workspaceId, importedFrom: { in: [...new Set(importedFroms)] } },
+    select: { id: true, importedFrom: true },
+    orderBy: { createdAt: "asc" },
+  });
+  const found = new Map<string, string>();
+  for (const link of links) if (!found.has(link.importedFrom!)) found.set(link.importedFrom!, link.id);
+  return found;
 }
 
-/** The link holding `slug` on `host`, whichever workspace's. */
-export async function linkAt(
-  host: string,
-  slug: string,
-): Promise<{ id: string; workspaceId: string; destination: string } | null> {
-  return db().link.findFirst({ where: { host, slug }, select: { id: true, workspaceId: true, destination: true } });
+export type SlugHolder = { id: string; workspaceId: string; destination: string };
+
+export const holderKey = (code: { host: string; slug: string }) => `${code.host} ${code.slug}`;
+
+/** The links holding these slugs on their hosts, whichever workspace's, by holderKey (one statement). */
+export async function linksAt(codes: { host: string; slug: string }[]): Promise<Map<string, SlugHolder>> {
+  if (codes.length === 0) return new Map();
+  const links = await db().link.findMany({
+    where: { OR: codes.map(({ host, slug }) => ({ host, slug })) },
+    select: { id: true, workspaceId: true, destination: true, host: true, slug: true },
+  });
+  return new Map(
+    links.map((link) => [
+      holderKey({ host: link.host!, slug: link.slug }),
+      { id: link.id, workspaceId: link.workspaceId, destination: link.destination },
+    ]),
+  );
 }
 
 /** The workspace's live link a create without a slug would return instead of a new one (the same-destination rule). */
@@ -219,8 +247,15 @@ export async function verifiedDomains(workspaceId: string): Promise<Map<string, 
   return new Map(domains.map((domain) => [domain.hostname, domain.id]));
 }
 
-/** Imports a job still holds or that a restart interrupted (their lease has run out). */
+/**
+ * Imports a job still holds or that a restart interrupted (their lease has run out). One being
+ * cancelled whose job was interrupted before saving its batch is cancelled now: its report is what
+ * the saved batches did.
+ */
 export async function resumableImports(workspaceId: string): Promise<string[]> {
+  await db().$executeRaw`
+    UPDATE imports SET status = 'cancelled', finished_at = now(), lease_until = NULL
+    WHERE workspace_id = ${workspaceId} AND status = 'cancelling' AND lease_until < now()`;
   const rows = await db().import.findMany({
     where: { workspaceId, status: { in: ["queued", "running"] }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: new Date() } }] },
     select: { id: true },

@@ -1,11 +1,14 @@
 import { afterCommit, type DbClient } from "@/lib/db/client";
 import { log } from "@/lib/log";
+import { requestContext } from "@/lib/process-singleton";
 import type { EventType } from "@/lib/webhooks/events";
 import { announceEvent } from "@/lib/webhooks/outbox";
 import type { Principal } from "@/lib/workspaces/types";
+import type { HistoryDoor } from "./history-schemas";
+import { changedFields, recordedLink } from "./history";
 import { publishInvalidation } from "./invalidation";
 import { toLinkView } from "./present";
-import type { LinkRow } from "./store";
+import { appendHistory, type LinkRow, type NewHistoryRow } from "./store";
 
 /** Every kind of change to a link, and the webhook event that tells the workspace of it. */
 const WEBHOOK_EVENTS = {
@@ -15,6 +18,8 @@ const WEBHOOK_EVENTS = {
   edited: "link.updated",
   /** A scheduled repoint came due and was written into the link. */
   repoint_applied: "link.updated",
+  /** Its scan limit was reached: the visit that made the last counted scan switched it to the limit's destination. */
+  scan_limit_reached: "link.updated",
   archived: "link.archived",
   restored: "link.restored",
   /** Moved between active, quarantine and abuse (a release, a safety verdict, an operator). */
@@ -37,16 +42,53 @@ export type LinkChange = {
 
 /**
  * The one call for every change to a link, made inside the change's own transaction (`tx`, from
- * transaction() in lib/db/client.ts): the webhook message is written with the change or not at
- * all, and once the transaction has committed every instance drops its cached copy (across
+ * transaction() in lib/db/client.ts): the link's history row and the webhook message are written with
+ * the change or not at all, and once the transaction has committed every instance drops its cached copy (across
  * instances through Redis), so the change is seen on the next visit everywhere. A path that
  * changes a link and skips this sends no webhook and serves a stale copy for up to a minute.
  */
 export async function linkChanged(tx: DbClient, change: LinkChange): Promise<void> {
   const { link, kind } = change;
+  await appendHistory(tx, historyRowOf(change));
   await announceEvent(tx, link.workspaceId, WEBHOOK_EVENTS[kind], toLinkView(link));
   afterCommit(tx, () => {
     log().debug({ linkId: link.id, change: kind, status: link.status }, "link changed");
     publishInvalidation({ kind: "link", host: link.host, slug: link.slug });
   });
+}
+
+/**
+ * The door a change came through. The actor says most of it; an account's change is told apart by the route
+ * being served (the API's request context: MCP, bulk), and a change with no API request around it by an
+ * account is the dashboard's (its server actions call the services directly).
+ */
+export function doorOf(change: Pick<LinkChange, "kind" | "link" | "by">, route: string | undefined): HistoryDoor {
+  const { by } = change;
+  if (by.kind === "machine_payment" || by.kind === "operator" || by.kind === "service") return by.kind;
+  if (change.kind === "created" && change.link.importedFrom) return "import";
+  if (route === "/api/mcp") return "mcp";
+  if (route === "/api/links/bulk") return "bulk";
+  if (route === undefined) return "dashboard";
+  return by.kind === "api_key" ? "api_key" : "session_token";
+}
+
+function actorOf(by: ChangedBy): Pick<NewHistoryRow, "actorKind" | "actorId"> {
+  if (by.kind === "session") return { actorKind: "session", actorId: by.userId };
+  if (by.kind === "api_key") return { actorKind: "api_key", actorId: by.apiKeyId };
+  if (by.kind === "machine_payment") return { actorKind: "machine_payment", actorId: by.payerDid };
+  return { actorKind: by.kind, actorId: null };
+}
+
+/** The history row a change writes (linkChanged calls this in the change's transaction). */
+export function historyRowOf(change: LinkChange): NewHistoryRow {
+  return {
+    linkId: change.link.id,
+    workspaceId: change.link.workspaceId,
+    change: change.kind,
+    via: doorOf(change, requestContext().getStore()?.route),
+    ...actorOf(change.by),
+    changed: changedFields(change.before, change.link),
+    before: change.before ? recordedLink(change.before) : null,
+    after: recordedLink(change.link),
+  };
 }

@@ -31,6 +31,8 @@ export type LinkDraft = {
   title: string | null;
   /** The password's salted hash, or null: visitors enter none. */
   passwordHash: string | null;
+  /** After `after` scans, the link points at `destination`; null: no limit. */
+  scanLimit: { after: number; destination: string } | null;
   /** Tag names; the ones the workspace lacks are created with the link. */
   tagNames: readonly string[];
   /** The short URL the link had at another service (an import). */
@@ -38,6 +40,11 @@ export type LinkDraft = {
   /** An import's link: when its service created it, and whether it was archived there (it is archived here too, and keeps resolving). */
   original?: { createdAt: Date | null; archived: boolean };
   slugPolicy: SlugPolicy;
+  /**
+   * An import's printed code: written even when another code of its host differs from it only by
+   * case (a case twin its source had, ADR 0010); any other custom slug meeting one is refused.
+   */
+  keepCaseTwin?: boolean;
   /**
    * Without a custom slug: return the workspace's live link that already points at this
    * destination on this host instead of a new one, and let the new one be returned so later.
@@ -77,6 +84,15 @@ export function slugTaken(slug: string): DomainError {
   );
 }
 
+/** 409 for a custom slug differing only by case from a code its host already has (ADR 0010). */
+export function caseTwinTaken(slug: string, existing: string): DomainError {
+  return new DomainError(
+    "conflict",
+    `The slug "${slug}" differs only in case from "${existing}", which already exists on this host, and a code typed ` +
+      `in the wrong case reaches "${existing}": choose another slug, or omit it to get one allocated.`,
+  );
+}
+
 async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<CommittedLink> {
   const row = {
     workspaceId: draft.workspaceId,
@@ -86,6 +102,8 @@ async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<Co
     createdByUserId: draft.by.kind === "session" ? draft.by.userId : null,
     title: draft.title,
     passwordHash: draft.passwordHash,
+    scanLimitAfter: draft.scanLimit?.after ?? null,
+    scanLimitDestination: draft.scanLimit?.destination ?? null,
     importedFrom: draft.importedFrom,
     originalCreatedAt: draft.original?.createdAt ?? null,
     archivedAt: draft.original?.archived ? new Date(clock().now()) : null,
@@ -93,7 +111,15 @@ async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<Co
   if (draft.slug) {
     const link = await store.insertLink({ ...row, slug: draft.slug, reusable: false }, client);
     if (link) return { link: await created(client, link, draft), created: true, slugFellBack: false };
-    if (draft.slugPolicy === "fail_when_taken") throw slugTaken(draft.slug);
+    // Refused by one of the two unique indexes: the code itself, or one differing only by case.
+    const holder = await store.codeIgnoringCase(draft.host, draft.slug, client);
+    if (holder !== null && holder !== draft.slug && draft.keepCaseTwin) {
+      const twin = await store.insertLink({ ...row, slug: draft.slug, reusable: false, caseTwin: true }, client);
+      if (twin) return { link: await created(client, twin, draft), created: true, slugFellBack: false };
+    }
+    if (draft.slugPolicy === "fail_when_taken") {
+      throw holder !== null && holder !== draft.slug ? caseTwinTaken(draft.slug, holder) : slugTaken(draft.slug);
+    }
   }
   const reusable = draft.reuse && !draft.slug;
   for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {

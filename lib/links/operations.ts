@@ -1,4 +1,5 @@
 import { defineOperation, failure, ok, type ParameterSpec, paymentChallenge, paymentRequired } from "@/lib/http/operation";
+import { linkHistoryQuery, linkHistorySchema } from "./history-schemas";
 import {
   bulkCreateBody,
   bulkResultSchema,
@@ -127,6 +128,27 @@ export const getLink = defineOperation({
   parameters: [LINK_ID_PARAMETER],
   responses: {
     200: ok("The link.", linkSchema),
+    404: failure("No link with this id exists in this workspace."),
+  },
+});
+
+export const getLinkHistory = defineOperation({
+  method: "get",
+  path: "/api/links/{id}/history",
+  auth: "workspace",
+  query: linkHistoryQuery,
+  operationId: "getLinkHistory",
+  summary: "A link's history",
+  description:
+    "Every change to the link since it was made, newest first: what changed (created, edited, a scheduled " +
+    "repoint applied, archived, restored, status changed), through which door, by whom, and the link's " +
+    "destination, status, title, tags, rules, schedule and archive time before and after. Rows are written " +
+    "with the change, in its transaction, and never edited or deleted; archived links keep theirs.",
+  tag: "Links",
+  parameters: [LINK_ID_PARAMETER],
+  responses: {
+    200: ok("A page of the link's history.", linkHistorySchema),
+    400: failure("The limit or the cursor is not valid."),
     404: failure("No link with this id exists in this workspace."),
   },
 });

@@ -25,7 +25,8 @@ const slugOf = (pattern: RegExp, characters: string, refuseReserved = true) =>
     .refine((value) => !refuseReserved || !isReserved(value), "is reserved for the service's own pages");
 
 const slug = slugOf(CUSTOM_SLUG_PATTERN, "letters and digits except 0, O, 1, l and I").meta({
-  description: "case-sensitive; omitted means allocated (7 characters)",
+  description:
+    "case-sensitive, and refused (409) when it differs from an existing slug of its host only by case; omitted means allocated (7 characters)",
   example: "spring-menu",
 });
 
@@ -115,6 +116,24 @@ const password = z
     example: "spring-2026",
   });
 
+export const SCAN_LIMIT_MAX = 1_000_000_000;
+
+export const scanLimitField = z
+  .strictObject({
+    after: z
+      .number({ error: "must be a number" })
+      .int("must be a whole number")
+      .min(1, "must be at least 1")
+      .max(SCAN_LIMIT_MAX, `must be at most ${SCAN_LIMIT_MAX}`)
+      .meta({ description: "how many scans go to the link's destination before it switches", example: 1000 }),
+    destination,
+  })
+  .meta({
+    id: "ScanLimit",
+    description:
+      "after this many scans the link points at destination from then on (the code keeps resolving); counted exactly, in the database",
+  });
+
 export const createLinkBody = z
   .strictObject({
     destination,
@@ -127,6 +146,7 @@ export const createLinkBody = z
     title: title.optional(),
     tags: tagNames.optional(),
     password: password.nullable().optional().meta({ description: "a password visitors must enter; null or omitted: none" }),
+    scan_limit: scanLimitField.nullable().optional(),
   })
   .meta({ id: "CreateLinkRequest" });
 
@@ -163,10 +183,13 @@ export const updateLinkBody = z
     password: password.nullable().optional().meta({
       description: "the password visitors must enter from now on (write-only); null removes it",
     }),
+    scan_limit: scanLimitField.nullable().optional().meta({
+      description: "after this many more scans, point the link at destination (the count starts again); null removes it",
+    }),
   })
   .refine(
     (body) => Object.values(body).some((value) => value !== undefined),
-    "Send destination, title, tags, rules, schedule or password (or several).",
+    "Send destination, title, tags, rules, schedule, password or scan_limit (or several).",
   )
   .meta({ id: "UpdateLinkRequest" });
 
@@ -185,7 +208,7 @@ export const listLinksQuery = z.strictObject({
     .meta({ description: "only links with this tag; repeat it for links with all of them" }),
 });
 
-const routingRuleView = z
+export const routingRuleView = z
   .object({
     when: z
       .object({
@@ -199,7 +222,7 @@ const routingRuleView = z
   })
   .meta({ id: "RoutingRuleView" });
 
-const scheduledRepointView = z
+export const scheduledRepointView = z
   .object({ at: z.number().int().meta({ description: "epoch milliseconds" }), destination: z.url() })
   .meta({ id: "ScheduledRepointView" });
 
@@ -228,6 +251,14 @@ export const linkSchema = z
     schedule: z
       .array(scheduledRepointView)
       .meta({ description: "repoints still to come, in time order; destination is where the link points now" }),
+    scan_limit: z
+      .object({
+        after: z.number().int(),
+        destination: z.url(),
+        scans: z.number().int().meta({ description: "scans counted toward the limit so far" }),
+      })
+      .nullable()
+      .meta({ id: "ScanLimitView", description: "the switch still to come after a number of scans; null when there is none" }),
     password_protected: z
       .boolean()
       .meta({ description: "visitors must enter the link's password before they are redirected (the password is never shown)" }),

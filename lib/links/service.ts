@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import { requireCreateEntitlement, requireEditEntitlement } from "@/lib/billing/entitlement";
+import { type CreateEntitlement, requireCreateEntitlement, requireEditEntitlement } from "@/lib/billing/entitlement";
 import { clock } from "@/lib/clock";
 import { transaction } from "@/lib/db/client";
 import { isRecordId } from "@/lib/db/random";
@@ -9,7 +9,7 @@ import { DEFAULT_TAG_COLOR } from "@/lib/tags/schemas";
 import { ensureTags, nameKey, replaceLinkTags } from "@/lib/tags/store";
 import { can, requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
-import { type CommittedLink, commitLink, slugTaken } from "./commit";
+import { caseTwinTaken, type CommittedLink, commitLink, slugTaken } from "./commit";
 import { vetDestination } from "./destination-gate";
 import { hashPassword } from "./password";
 import { linkChanged } from "./changes";
@@ -38,16 +38,23 @@ export type PreparedLink = {
   tagNames: readonly string[];
   /** The password's salted hash (lib/links/password.ts), or null. */
   passwordHash: string | null;
+  /** After `after` scans, the link points at `destination` (vetted as any destination); null: no limit. */
+  scanLimit: { after: number; destination: string } | null;
 };
 
-/** Validation, destination refusal and the safety check: everything that can refuse a create. */
+/**
+ * Validation, destination refusal and the safety check: everything that can refuse a create.
+ * `verifiedDomain` is a domain of the workspace the caller has just read verified (an import reads
+ * them once a job), so it is not read again for each link.
+ */
 export async function prepareLink(
   workspaceId: string | null,
   input: CreateLinkInput,
-  options: { lookups?: boolean } = {},
+  options: { lookups?: boolean; verifiedDomain?: { id: string; hostname: string } } = {},
 ): Promise<PreparedLink> {
-  const destination = await vetDestination(input.destination, options);
-  const domain = input.domain_id ? await requireVerifiedDomain(workspaceId, input.domain_id) : null;
+  const destination = await vetDestination(input.destination, { lookups: options.lookups });
+  const known = options.verifiedDomain?.id === input.domain_id ? options.verifiedDomain : undefined;
+  const domain = input.domain_id ? (known ?? (await requireVerifiedDomain(workspaceId, input.domain_id))) : null;
   return {
     destination,
     slug: input.slug ?? null,
@@ -56,12 +63,18 @@ export async function prepareLink(
     title: input.title || null,
     tagNames: input.tags ?? [],
     passwordHash: input.password ? await hashPassword(input.password) : null,
+    scanLimit: input.scan_limit
+      ? { after: input.scan_limit.after, destination: await vetNamed("scan_limit", input.scan_limit.destination, options) }
+      : null,
   };
 }
 
-/** 409 when the custom slug is already taken on its host: for callers that must refuse before committing (a payment). */
+/** 409 when the custom slug, or one differing from it only by case, is already taken on its host: for callers that must refuse before committing (a payment). */
 export async function ensureSlugAvailable(prepared: PreparedLink): Promise<void> {
-  if (prepared.slug && (await store.isSlugTaken(prepared.host, prepared.slug))) throw slugTaken(prepared.slug);
+  if (!prepared.slug) return;
+  const holder = await store.codeIgnoringCase(prepared.host, prepared.slug);
+  if (holder === prepared.slug) throw slugTaken(prepared.slug);
+  if (holder !== null) throw caseTwinTaken(prepared.slug, holder);
 }
 
 /**
@@ -87,18 +100,21 @@ export type ImportedOrigin = { importedFrom: string | null; createdAt: Date | nu
 /**
  * An import's row, prepared by the import (prepareLink), committed as an account's create. A row
  * that printed a code is a link of its own, never folded into another link to the same
- * destination: the report can then name the link carrying each printed code.
+ * destination: the report can then name the link carrying each printed code. The entitlement is
+ * the import's, read once a batch (requireCreateEntitlement); a capped plan's allowance is still
+ * spent, or refused, link by link in the link's own transaction.
  */
 export async function createImportedLink(
   principal: Principal,
   prepared: PreparedLink,
   origin: ImportedOrigin,
+  entitlement: CreateEntitlement,
 ): Promise<CommittedLink> {
   requirePermission(principal, "links.create", "Your role in this workspace does not allow creating links.");
-  const entitlement = await requireCreateEntitlement(principal.workspaceId);
   const draft = {
     ...accountDraft(principal, prepared, origin.importedFrom),
-    reuse: origin.importedFrom === null && prepared.passwordHash === null,
+    reuse: origin.importedFrom === null && prepared.passwordHash === null && prepared.scanLimit === null,
+    keepCaseTwin: true,
     original: { createdAt: origin.createdAt, archived: origin.archived },
   };
   return commitLink(draft, { entitlement });
@@ -112,7 +128,7 @@ function accountDraft(principal: Principal, prepared: PreparedLink, importedFrom
     importedFrom,
     slugPolicy: "fail_when_taken",
     // A protected link is never folded into, nor handed out as, the workspace's link to its destination.
-    reuse: prepared.passwordHash === null,
+    reuse: prepared.passwordHash === null && prepared.scanLimit === null,
   } as const;
 }
 
@@ -159,11 +175,20 @@ export async function getLink(principal: Principal, id: string): Promise<LinkRow
 export async function editLink(principal: Principal, id: string, changes: UpdateLinkInput): Promise<LinkRow> {
   const link = await findEditableLink(principal, id);
   const now = clock().now();
-  const changesDestinations = changes.destination !== undefined || changes.rules !== undefined || changes.schedule !== undefined;
+  const changesDestinations =
+    changes.destination !== undefined ||
+    changes.rules !== undefined ||
+    changes.schedule !== undefined ||
+    changes.scan_limit !== undefined;
   if (changesDestinations) await requireRepointable(principal, link);
   const destination = changes.destination === undefined ? undefined : await vetDestination(changes.destination);
   const rules = changes.rules === undefined ? undefined : await vetRules(changes.rules);
   const schedule = changes.schedule === undefined ? undefined : await vetSchedule(changes.schedule, now);
+  const scanLimit =
+    changes.scan_limit == null
+      ? changes.scan_limit
+      : { after: changes.scan_limit.after, destination: await vetNamed("scan_limit", changes.scan_limit.destination) };
+  const relimited = scanLimit !== undefined && (scanLimit !== null || link.scanLimitAfter !== null);
   const current = currentDestination(link.destination, storedSchedule(link.schedule), now);
   const repointed = destination !== undefined && destination !== current;
   const rerouted = rules !== undefined && !isDeepStrictEqual(rules, storedRules(link.rules));
@@ -180,11 +205,12 @@ export async function editLink(principal: Principal, id: string, changes: Update
     if (rescheduled) await store.setSchedule(tx, link.id, schedule);
     if (changes.title !== undefined) await store.setTitle(tx, link.id, changes.title || null);
     if (reprotected) await store.setPasswordHash(tx, link.id, passwordHash);
+    if (relimited) await store.setScanLimit(tx, link.id, scanLimit);
     if (changes.tags !== undefined) {
       await replaceLinkTags(tx, link.id, await ensureTags(tx, principal.workspaceId, changes.tags, DEFAULT_TAG_COLOR));
     }
     const after = await store.readLink(link.id, tx);
-    if (repointed || rerouted || rescheduled || retitledOrRetagged || reprotected) {
+    if (repointed || rerouted || rescheduled || retitledOrRetagged || reprotected || relimited) {
       await linkChanged(tx, { kind: "edited", link: after, before, by: principal });
     }
     return after;
@@ -221,9 +247,9 @@ async function vetSchedule(schedule: readonly ScheduledRepoint[], now: number): 
   return vetted.sort((a, b) => a.at - b.at);
 }
 
-async function vetNamed(field: string, destination: string): Promise<string> {
+async function vetNamed(field: string, destination: string, options: { lookups?: boolean } = {}): Promise<string> {
   try {
-    return await vetDestination(destination);
+    return await vetDestination(destination, options);
   } catch (error) {
     if (error instanceof DomainError) throw new DomainError(error.code, `${field}.destination: ${error.message}`);
     throw error;

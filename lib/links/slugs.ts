@@ -7,7 +7,9 @@ import { APP_TOP_LEVEL_PATHS } from "./app-paths";
  *   cannot be misread when printed or spoken (the contract's alphabet);
  * - a slug an import brings was issued and printed elsewhere: it keeps every ASCII letter and
  *   digit, so the printed code resolves here unchanged;
- * - every slug is case-sensitive, 3–64 characters when chosen, and never a name of the app's pages.
+ * - every slug is case-sensitive, 3–64 characters when chosen, and never a name of the app's pages;
+ *   a visit with no exact code reaches the one code matching it ignoring case, and no new code but
+ *   an imported case twin differs from another only by case (docs/adr/0010-codes-in-the-wrong-case.md).
  */
 export const SLUG_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 export const ALLOCATED_SLUG_LENGTH = 7;

@@ -23,6 +23,9 @@ const LINK_SCALARS = {
   rules: true,
   schedule: true,
   passwordHash: true,
+  scanLimitAfter: true,
+  scanLimitDestination: true,
+  scanLimitCount: true,
 } as const satisfies Prisma.LinkSelect;
 
 export const LINK_COLUMNS = {
@@ -46,6 +49,10 @@ export type NewLink = {
   originalCreatedAt?: Date | null;
   archivedAt?: Date | null;
   passwordHash?: string | null;
+  scanLimitAfter?: number | null;
+  scanLimitDestination?: string | null;
+  /** An imported code whose folded form another code of its host holds (ADR 0010). */
+  caseTwin?: boolean;
 };
 
 /**
@@ -73,14 +80,23 @@ export async function findReusableLink(
   destination: string,
   client: DbClient = db(),
 ): Promise<LinkRow | null> {
-  return client.link.findFirst({
-    where: { workspaceId, host, destination, reusable: true, archivedAt: null, passwordHash: null },
-    select: LINK_COLUMNS,
+  // The id first: Prisma reads a relation (the tags) even for no row, and most creates find none.
+  const found = await client.link.findFirst({
+    where: { workspaceId, host, destination, reusable: true, archivedAt: null, passwordHash: null, scanLimitAfter: null },
+    select: { id: true },
   });
+  return found ? readLink(found.id, client) : null;
 }
 
-export async function isSlugTaken(host: string | null, slug: string): Promise<boolean> {
-  return (await db().link.count({ where: { host, slug } })) > 0;
+/**
+ * The code of `host` equal to `slug` ignoring case (ADR 0010): the exact one when it exists, else
+ * the oldest other; null when none. Read through links_host_slug_fold_idx.
+ */
+export async function codeIgnoringCase(host: string | null, slug: string, client: DbClient = db()): Promise<string | null> {
+  const rows = await client.$queryRaw<{ slug: string }[]>`
+    SELECT slug FROM links WHERE COALESCE(host, '') = ${host ?? ""} AND lower(slug) = lower(${slug})
+    ORDER BY slug = ${slug} DESC, created_at LIMIT 1`;
+  return rows[0]?.slug ?? null;
 }
 
 export async function findWorkspaceLink(workspaceId: string, id: string): Promise<LinkRow | null> {
@@ -185,6 +201,48 @@ export async function setTitle(client: DbClient, id: string, title: string | nul
   await client.link.update({ where: { id }, data: { title, updatedAt: new Date(clock().now()) } });
 }
 
+/** One row of a link's history, as linkChanged writes it in the change's transaction. */
+export type NewHistoryRow = {
+  linkId: string;
+  workspaceId: string;
+  change: string;
+  via: string;
+  actorKind: string;
+  actorId: string | null;
+  changed: string[];
+  before: Prisma.InputJsonValue | null;
+  after: Prisma.InputJsonValue;
+};
+
+export async function appendHistory(client: DbClient, row: NewHistoryRow): Promise<void> {
+  await client.linkHistory.create({
+    data: { ...row, before: row.before ?? Prisma.DbNull, occurredAt: new Date(clock().now()) },
+  });
+}
+
+export const historyCursor = keysetCursor({ id: "total" });
+export type HistoryPosition = Position<{ id: "total" }>;
+
+export type HistoryRow = Prisma.LinkHistoryGetPayload<object> & { actorEmail: string | null };
+
+/** Newest first, keyset-paginated on the row's id (its order of commit within a link); members' addresses joined. */
+export async function pageOfHistory(linkId: string, limit: number, after?: HistoryPosition): Promise<HistoryRow[]> {
+  const rows = await db().linkHistory.findMany({
+    where: { linkId, ...(after && { id: { lt: BigInt(after.id) } }) },
+    orderBy: { id: "desc" },
+    take: limit,
+  });
+  const userIds = [...new Set(rows.filter((row) => row.actorKind === "session" && row.actorId).map((row) => row.actorId!))];
+  const users = userIds.length
+    ? await db().user.findMany({ where: { id: { in: userIds } }, select: { id: true, email: true } })
+    : [];
+  const emails = new Map(users.map((user) => [user.id, user.email]));
+  return rows.map((row) => ({
+    ...row,
+    actorEmail: row.actorKind === "session" ? (emails.get(row.actorId ?? "") ?? null) : null,
+  }));
+}
+
 /**
  * Sets or removes the link's password hash. A protected link is never handed to a create as the
  * workspace's existing link to its destination, so setting one also ends its reuse.
@@ -193,6 +251,27 @@ export async function setPasswordHash(client: DbClient, id: string, passwordHash
   await client.link.update({
     where: { id },
     data: { passwordHash, ...(passwordHash !== null && { reusable: false }), updatedAt: new Date(clock().now()) },
+  });
+}
+
+/**
+ * Sets the link's scan limit, counting from zero again, or removes it. A link with a limit is not
+ * every create's link to its destination (it will leave it), so setting one also ends its reuse.
+ */
+export async function setScanLimit(
+  client: DbClient,
+  id: string,
+  limit: { after: number; destination: string } | null,
+): Promise<void> {
+  await client.link.update({
+    where: { id },
+    data: {
+      scanLimitAfter: limit?.after ?? null,
+      scanLimitDestination: limit?.destination ?? null,
+      scanLimitCount: 0,
+      ...(limit !== null && { reusable: false }),
+      updatedAt: new Date(clock().now()),
+    },
   });
 }
 

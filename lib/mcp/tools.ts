@@ -11,6 +11,7 @@ import { getImport, startImport } from "@/lib/imports/service";
 import * as linkOperations from "@/lib/links/operations";
 import { toLinkView } from "@/lib/links/present";
 import { linkSchema, paidLinkSchema } from "@/lib/links/schemas";
+import { linkHistoryPage } from "@/lib/links/history";
 import { archive, createLink, editLink, getLink, listLinks, restore } from "@/lib/links/service";
 import { buyLinkByToolCall } from "@/lib/payments/tool-call";
 import { getQrCode } from "@/lib/qr/operations";
@@ -51,6 +52,15 @@ export const getLinkTool = defineTool(linkOperations.getLink, {
   name: "get_link",
   description: "Reads one link of the workspace by id, archived links included.",
   run: async (input, { principal }) => toLinkView(await getLink(principal, input.id)),
+});
+
+export const getLinkHistoryTool = defineTool(linkOperations.getLinkHistory, {
+  name: "get_link_history",
+  description:
+    "Reads a link's history, newest first: each change (created, edited, archived, restored, status changed, a " +
+    "scheduled repoint applied), through which door, by whom, and the link before and after it; pass next_cursor " +
+    "as cursor for the next page.",
+  run: (input, { principal }) => linkHistoryPage(principal, input.id, input),
 });
 
 export const repointLinkTool = defineTool(linkOperations.updateLink, {
@@ -104,6 +114,19 @@ export const setLinkPasswordTool = defineTool(linkOperations.updateLink, {
   required: ["password"],
   hints: { destructive: false, idempotent: true },
   run: async ({ id, password }, { principal }) => toLinkView(await editLink(principal, id, { password })),
+});
+
+export const setScanLimitTool = defineTool(linkOperations.updateLink, {
+  name: "set_scan_limit",
+  description:
+    "Sets a link's scan limit, scan_limit: {after, destination}: after that many more scans (counted exactly, in the " +
+    "database) the link points at destination from then on, and the code keeps resolving; null removes it. The " +
+    "destination is vetted like a repoint. Takes only id and scan_limit. Needs an active subscription. Returns the " +
+    "Link, whose scan_limit shows the scans counted so far.",
+  fields: ["scan_limit"],
+  required: ["scan_limit"],
+  hints: { destructive: false, idempotent: true },
+  run: async ({ id, scan_limit }, { principal }) => toLinkView(await editLink(principal, id, { scan_limit })),
 });
 
 export const bulkCreateLinksTool = defineTool(linkOperations.bulkCreateLinks, {
@@ -253,10 +276,12 @@ export const TOOLS: readonly Tool[] = [
   createLinkTool,
   listLinksTool,
   getLinkTool,
+  getLinkHistoryTool,
   repointLinkTool,
   setLinkRulesTool,
   scheduleRepointTool,
   setLinkPasswordTool,
+  setScanLimitTool,
   bulkCreateLinksTool,
   archiveLinkTool,
   restoreLinkTool,

@@ -19,6 +19,11 @@ export class LinkCache {
   private readonly entries = new LRUCache<string, Entry>({ max: MAX_ENTRIES });
   /** When each recently dropped key was dropped, and when everything was, on one counter (see `dropStamp`). */
   private readonly drops = new LRUCache<string, number>({ max: MAX_DROPS_REMEMBERED });
+  /**
+   * Keys cached for a code typed in another case than its link's (ADR 0010), misses included, by
+   * the folded key: a change to any code that folds the same drops them all.
+   */
+  private readonly folded = new LRUCache<string, Set<string>>({ max: MAX_ENTRIES });
   private dropCount = 0;
   private clearedAt = 0;
 
@@ -37,6 +42,13 @@ export class LinkCache {
 
   set(key: string, link: ResolvedLink | null, now: number): void {
     this.entries.set(key, { link, freshUntil: now + this.ttlMs });
+    // Cold path only: what a lookup found (or did not) under a key other than its link's own.
+    if (link === null || cacheKey(link.host, link.slug) !== key) {
+      const foldedKey = key.toLowerCase();
+      const typed = this.folded.get(foldedKey);
+      if (typed) typed.add(key);
+      else this.folded.set(foldedKey, new Set([key]));
+    }
   }
 
   /** Updates a cached link in place (after a counted check), keeping its freshness. */
@@ -48,10 +60,19 @@ export class LinkCache {
   delete(key: string): void {
     this.entries.delete(key);
     this.drops.set(key, ++this.dropCount);
+    const foldedKey = key.toLowerCase();
+    const typed = this.folded.get(foldedKey);
+    if (!typed) return;
+    this.folded.delete(foldedKey);
+    for (const other of typed) {
+      this.entries.delete(other);
+      this.drops.set(other, ++this.dropCount);
+    }
   }
 
   clear(): void {
     this.entries.clear();
+    this.folded.clear();
     this.clearedAt = ++this.dropCount;
   }
 

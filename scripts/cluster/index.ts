@@ -42,6 +42,13 @@ export type Cluster = {
   nats: NatsCluster;
   primaryUrl: string;
   replicaUrl: string;
+  /**
+   * The cluster's own primary (null when it was given one), for a fault drill: `stop("immediate")`
+   * is a crash as far as PostgreSQL can tell; `start()` brings it back on its port and its data.
+   */
+  primary: Pick<OwnPostgres, "start" | "stop"> | null;
+  /** The replica, to stop or lag (recovery_min_apply_delay) in a fault drill. */
+  replica: Pick<OwnPostgres, "start" | "stop">;
   /** Ends an instance at once (SIGKILL to its front door; its application process follows), as a crash would; it is started again. */
   crash(instance: number): void;
   stop(): Promise<void>;
@@ -123,6 +130,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       nats,
       primaryUrl,
       replicaUrl: replica.url,
+      primary: ownPrimary,
+      replica,
       crash: (instance) => process.kill(instances[instance]!.pid, "SIGKILL"),
       stop,
     };

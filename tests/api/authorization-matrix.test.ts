@@ -86,6 +86,11 @@ const FIXTURES: Record<string, Fixture> = {
     status: 200,
     namesResource: true,
   },
+  "GET /api/links/{id}/history": {
+    request: async (target) => ({ path: `/api/links/${await target.link()}/history` }),
+    status: 200,
+    namesResource: true,
+  },
   "PATCH /api/links/{id}": {
     request: async (target) => ({ path: `/api/links/${await target.freshLink()}`, body: { destination: uniqueDestination() } }),
     status: by(200, 200, 403, 403, 200),

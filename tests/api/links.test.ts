@@ -28,6 +28,7 @@ describe("POST /api/links", () => {
       original_created_at: null,
       rules: [],
       schedule: [],
+      scan_limit: null,
       password_protected: false,
     });
     expect(response.body.slug).not.toMatch(/[01lIO]/);
@@ -61,10 +62,11 @@ describe("POST /api/links", () => {
     expect(new Set(distinct.map((response) => response.body.slug)).size).toBe(40);
   });
 
-  it("honours a custom slug, case-sensitively, and answers 409 when it is taken", async () => {
+  it("honours a custom slug, and answers 409 when it, or one differing from it only by case, is taken", async () => {
     const user = await newUser();
     expect((await create(user, { destination: "https://example.com/a", slug: "Spring_Menu" })).status).toBe(201);
-    expect((await create(user, { destination: "https://example.com/b", slug: "spring_menu" })).status).toBe(201);
+    const twin = await create(user, { destination: "https://example.com/b", slug: "spring_menu" });
+    expect([twin.status, twin.body.error]).toEqual([409, expect.stringMatching(/differs only in case from "Spring_Menu"/)]);
     const taken = await create(await newUser(), { destination: "https://example.com/c", slug: "Spring_Menu" });
     expect(taken.status).toBe(409);
     expect(taken.body.error).toMatch(/already taken/);

@@ -183,3 +183,46 @@ describe("a cluster behind HAProxy", () => {
     expect(instance.starts).toBe(starts + 1);
   }, 150_000);
 });
+
+describe("the cluster's primary crashed under load (last: it ends every connection to the primary)", () => {
+  it("answers every visit, resolves from the replica what only it can give, restarts no instance, and writes every scan", async () => {
+    const slugs = await warmLinks(20);
+    // Created on the primary and streamed to the replica, never visited: no instance has them cached.
+    const cold = await newLinks(6, "cluster-cold");
+    await pause(2000);
+    const before = cluster.instances.map((instance) => ({ pid: instance.pid, starts: instance.starts }));
+    const load = visitContinuously(cluster.url, SHORT_HOST, slugs, 4, 1000);
+    await pause(2000);
+    await cluster.primary!.stop("immediate");
+    // The replica's monitor sees the primary gone within its tick, and reads turn to the replica.
+    await pause(3000);
+    const coldAnswers: number[] = [];
+    for (const slug of cold) coldAnswers.push((await visit(slug)).status);
+    await pause(2000);
+    await cluster.primary!.start();
+    const atRestart = await scansOf(slugs);
+    const restarted = Date.now();
+    let recoveryMs = Infinity;
+    while (Date.now() - restarted < 30_000) {
+      if ((await scansOf(slugs)) > atRestart) {
+        recoveryMs = Date.now() - restarted;
+        break;
+      }
+      await pause(100);
+    }
+    await pause(2000);
+    await load.stop();
+    console.log(
+      `the primary crashed for 7 s under ${load.redirects} visits: ${load.other} failed, cold visits ${coldAnswers.join(" ")}, ` +
+        `scans written again ${recoveryMs} ms after it was back`,
+    );
+    expect(load.other).toBe(0);
+    expect(coldAnswers).toEqual(cold.map(() => 302));
+    expect(cluster.instances.map((instance) => ({ pid: instance.pid, starts: instance.starts }))).toEqual(before);
+    expect(recoveryMs).toBeLessThanOrEqual(5000);
+    await eventually(
+      async () => expect(await scansOf([...slugs, ...cold])).toBe(slugs.length + load.redirects + cold.length),
+      60_000,
+    );
+  }, 180_000);
+});

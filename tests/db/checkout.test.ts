@@ -1,7 +1,8 @@
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inTransaction, withClient } from "@/lib/db/checkout";
 import { createPool } from "@/lib/db/pool";
+import { startTcpCut, type TcpCut } from "../support/tcp-cut";
 
 /**
  * A connection PostgreSQL ends while a client is checked out of the pool: pg-pool takes its own
@@ -45,6 +46,53 @@ describe("a client checked out of the pool whose connection PostgreSQL ends", ()
     await expect(work).rejects.toThrow(/terminat/i);
     await inTransaction(from, (client) => client.query("INSERT INTO checkout_probe VALUES (2)"));
     const { rows } = await from.query<{ id: number }>("SELECT id FROM checkout_probe ORDER BY id");
+    expect(rows.map((row) => row.id)).toEqual([2]);
+  });
+});
+
+describe("a transaction watched from another pool (the scan writer's watchdog)", () => {
+  let cut: TcpCut;
+  let throughCut: pg.Pool;
+
+  beforeAll(async () => {
+    cut = await startTcpCut(Number(new URL(databaseUrl).port || 5432));
+    const url = new URL(databaseUrl);
+    url.port = String(cut.port);
+    throughCut = createPool(url.toString(), 2);
+  });
+
+  afterAll(async () => {
+    await throughCut?.end();
+    await cut?.close();
+  });
+
+  it("waits for a statement that runs long, as long as its backend is running it", async () => {
+    const started = Date.now();
+    const slept = await inTransaction(throughCut, (client) => client.query("SELECT pg_sleep(3)"), { watchdog: admin });
+    expect(slept.rowCount).toBe(1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
+  });
+
+  it("gives up a connection cut in silence within seconds, discards it, and the next transaction runs on a new one", async () => {
+    await from.query("CREATE TABLE IF NOT EXISTS watched_probe (id int)");
+    const work = inTransaction(
+      throughCut,
+      async (client) => {
+        await client.query("INSERT INTO watched_probe VALUES (1)");
+        // The statement's answer never arrives: the cut drops every byte of the connections open at it.
+        await Promise.all([client.query("SELECT pg_sleep(0.3)"), cut.cut({ silent: true })]);
+      },
+      { watchdog: admin, settings: { idle_in_transaction_session_timeout: "1s" } },
+    );
+    const started = Date.now();
+    await expect(work).rejects.toThrow(/stopped answering/);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(throughCut.totalCount).toBe(0);
+    await cut.restore();
+    await inTransaction(throughCut, (client) => client.query("INSERT INTO watched_probe VALUES (2)"), { watchdog: admin });
+    // The abandoned transaction never commits: PostgreSQL ended it once it sat idle.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const { rows } = await from.query<{ id: number }>("SELECT id FROM watched_probe ORDER BY id");
     expect(rows.map((row) => row.id)).toEqual([2]);
   });
 });

@@ -143,6 +143,13 @@ const CASES: Case[] = [
     path: () => `/${slugs.custom}`,
     expect: (r) => expect(r.headers.location).toBe("https://example.com/custom"),
   },
+  {
+    // ADR 0010: no exact code, one code of the host equal to it ignoring case.
+    name: "custom domain, the code typed in another case",
+    host: () => customHost,
+    path: () => `/${slugs.custom!.toUpperCase()}`,
+    expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location: "https://example.com/custom" } }),
+  },
   { name: "custom domain slug on the short host", path: () => `/${slugs.custom}`, expect: (r) => expect(r.status).toBe(404) },
   { name: "not a slug character", path: () => "/%E2%9C%93", expect: (r) => expect(r.status).toBe(404) },
   ...(

@@ -47,6 +47,7 @@ export function accountToolCalls(
     { name: "create_link", args: { destination: destination(), domain_id: ids.domain }, names: "domain" },
     { name: "list_links", args: {}, names: null },
     { name: "get_link", args: { id: ids.link }, names: "link" },
+    { name: "get_link_history", args: { id: ids.link }, names: "link" },
     { name: "repoint_link", args: { id: ids.link, destination: destination() }, names: "link" },
     {
       name: "set_link_rules",
@@ -59,6 +60,11 @@ export function accountToolCalls(
       names: "link",
     },
     { name: "set_link_password", args: { id: ids.link, password: "spring-2026" }, names: "link" },
+    {
+      name: "set_scan_limit",
+      args: { id: ids.link, scan_limit: { after: 100, destination: destination() } },
+      names: "link",
+    },
     { name: "bulk_create_links", args: { links: [{ destination: destination() }] }, names: null },
     { name: "archive_link", args: { id: ids.link }, names: "link" },
     { name: "restore_link", args: { id: ids.link }, names: "link" },

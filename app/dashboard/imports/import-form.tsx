@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useEffect, useState } from "react";
+import { type ReactNode, useEffect, useState } from "react";
 import { buttonClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { inCustomerWords } from "@/lib/api/customer-words";
 import { csvTable } from "@/lib/http/csv";
@@ -145,7 +145,12 @@ export function ImportForm({ domains, canImport }: Props) {
             <button
               type="button"
               className={buttonClass.primary}
-              disabled={sending || !canImport || check.created === 0 || (run !== null && run.status !== "failed")}
+              disabled={
+                sending ||
+                !canImport ||
+                check.created === 0 ||
+                (run !== null && run.status !== "failed" && run.status !== "cancelled")
+              }
               onClick={() => void send(false)}
             >
               Import {check.created.toLocaleString("en-AU")} {check.created === 1 ? "link" : "links"}
@@ -191,11 +196,43 @@ async function upload(
   }
 }
 
-/** An import as it goes: asked for again every second until it is done or failed; `onUpdate` hears each new state. */
-export function FollowedImport({ initial, onUpdate }: { initial: ImportView; onUpdate?: (job: ImportView) => void }) {
+/**
+ * An import as it goes: asked for again every second until it is done, failed or cancelled;
+ * `onUpdate` hears each new state. Whoever may import may cancel one under way (`canCancel`).
+ */
+export function FollowedImport({
+  initial,
+  onUpdate,
+  canCancel = true,
+}: {
+  initial: ImportView;
+  onUpdate?: (job: ImportView) => void;
+  canCancel?: boolean;
+}) {
   const [job, setJob] = useState(initial);
   const [lost, setLost] = useState(false);
+  const [cancelling, setCancelling] = useState(false);
+  const [refusal, setRefusal] = useState<string | null>(null);
   const finished = job.status === "done" || job.status === "failed" || job.status === "cancelled";
+
+  async function cancel() {
+    setCancelling(true);
+    setRefusal(null);
+    try {
+      const response = await fetch(`/dashboard/imports/${job.id}/cancel`, { method: "POST" });
+      const answer = (await response.json()) as ImportView | { error: string };
+      if ("error" in answer) setRefusal(inCustomerWords(answer.error));
+      else {
+        setJob(answer);
+        onUpdate?.(answer);
+      }
+    } catch {
+      setRefusal("The import could not be cancelled: check your connection and try again.");
+    } finally {
+      setCancelling(false);
+    }
+  }
+
   useEffect(() => {
     if (finished) return;
     const timer = setTimeout(async () => {
@@ -214,10 +251,24 @@ export function FollowedImport({ initial, onUpdate }: { initial: ImportView; onU
     }, FOLLOW_INTERVAL_MS);
     return () => clearTimeout(timer);
   }, [job, finished, onUpdate]);
-  return <ImportReport job={job} lost={lost} />;
+  const underWay = job.status === "queued" || job.status === "running";
+  return (
+    <ImportReport job={job} lost={lost}>
+      {canCancel && underWay && (
+        <button type="button" className={buttonClass.secondary} disabled={cancelling} onClick={() => void cancel()}>
+          {job.dry_run ? "Cancel the check" : "Cancel the import"}
+        </button>
+      )}
+      {refusal && (
+        <p role="alert" className={errorClass + " m-0"}>
+          {refusal}
+        </p>
+      )}
+    </ImportReport>
+  );
 }
 
-function ImportReport({ job, lost }: { job: ImportView; lost: boolean }) {
+function ImportReport({ job, lost, children }: { job: ImportView; lost: boolean; children?: ReactNode }) {
   const check = job.dry_run;
   const heading = check ? "Check of the file" : "Import";
   const headingId = `import-${job.id}-heading`;
@@ -235,7 +286,9 @@ function ImportReport({ job, lost }: { job: ImportView; lost: boolean }) {
               ? "Stopped"
               : job.status === "cancelled"
                 ? `Cancelled after ${count(job.processed)} of ${count(job.total)} rows`
-                : `${check ? "Checking" : "Importing"}: ${count(job.processed)} of ${count(job.total)} rows`}
+                : job.status === "cancelling"
+                  ? `Cancelling: finishing the rows under way (${count(job.processed)} of ${count(job.total)} rows so far)`
+                  : `${check ? "Checking" : "Importing"}: ${count(job.processed)} of ${count(job.total)} rows`}
         </label>
         <progress
           id={`import-${job.id}-progress`}
@@ -261,12 +314,28 @@ function ImportReport({ job, lost }: { job: ImportView; lost: boolean }) {
           )}
         </p>
       )}
+      {job.status === "cancelled" && (
+        <p role="status" className={noticeClass + " m-0"} data-testid="import-outcome">
+          {check
+            ? `Check cancelled after ${count(job.processed)} of ${count(job.total)} rows. Nothing was changed.`
+            : `Import cancelled after ${count(job.processed)} of ${count(job.total)} rows: ${count(job.created)} ` +
+              `${job.created === 1 ? "link" : "links"} created, ${count(job.kept)} already here, ${folded(job)}` +
+              `${count(job.failed)} ${job.failed === 1 ? "row" : "rows"} not imported. The rest of the file was not imported.`}
+          {!check && (
+            <>
+              {" "}
+              <Link href="/dashboard">See your links</Link>
+            </>
+          )}
+        </p>
+      )}
       {job.status === "failed" && (
         <p role="alert" className={errorClass + " m-0"}>
           The import stopped: {inCustomerWords(job.errors.at(-1)?.error ?? "something went wrong on our side.")}
         </p>
       )}
       {job.errors.length > 0 && <RowErrors job={job} />}
+      {children}
     </section>
   );
 }

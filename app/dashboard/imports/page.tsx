@@ -67,7 +67,7 @@ async function ImportTools({ principal, shown }: { principal: Principal; shown: 
       )}
       {shown && (
         <section aria-label="Chosen import" className={cardClass}>
-          <FollowedImport initial={shown} />
+          <FollowedImport initial={shown} canCancel={mayImport} />
         </section>
       )}
       <section aria-labelledby="past-imports-heading" className="space-y-3">
@@ -98,6 +98,7 @@ function summary(job: ImportView): string {
   const count = (value: number) => value.toLocaleString("en-AU");
   const rows = `${count(job.total)} ${job.total === 1 ? "row" : "rows"}`;
   if (job.status === "queued" || job.status === "running") return `${rows}: ${count(job.processed)} handled so far.`;
+  if (job.status === "cancelling") return `${rows}: cancelling after ${count(job.processed)}.`;
   if (job.status === "failed") return `${rows}: stopped after ${count(job.processed)}.`;
   if (job.status === "cancelled") return `${rows}: cancelled after ${count(job.processed)}.`;
   const created = job.dry_run ? "would be created" : "created";

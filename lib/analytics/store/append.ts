@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { arrayLiterals } from "@/lib/db/array-literal";
 import { inTransaction } from "@/lib/db/checkout";
-import { pool, writerPool } from "@/lib/db/pool";
+import { connectionWatchdog, pool, writerPool } from "@/lib/db/pool";
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { MAX_SCAN_MESSAGE_BYTES, scanMessages } from "@/lib/webhooks/outbox";
@@ -77,9 +77,18 @@ export async function parkScanBatch(batchId: string, rows: ScanRow[], counts: nu
           scanMessageText({ id: batchId, rows, counts }),
         ],
       }),
-    { settings: { statement_timeout: timeoutMs } },
+    { settings: { statement_timeout: timeoutMs, ...ORPHAN_TIMEOUT }, watchdog: connectionWatchdog() },
   );
 }
+
+/**
+ * A transaction whose client vanished in silence (a cut connection, given up by the watchdog) stays
+ * open in PostgreSQL, idle, holding its batch id's row and its rollups' locks, and the retry of
+ * the batch would wait behind it for as long as the server keeps the dead connection (hours):
+ * PostgreSQL ends it once it has been idle this long. Between their statements the writer's
+ * transactions are idle for milliseconds.
+ */
+const ORPHAN_TIMEOUT = { idle_in_transaction_session_timeout: "3s" };
 
 /** Parking one batch takes milliseconds, a few hundred under load; one stuck this long (a lock) is given up. */
 const PARKING_TIMEOUT_MS = 10_000;
@@ -131,9 +140,12 @@ function inWriterTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Pr
   // hundred thousand rows for the biggest batches: in memory, not spilled to disk (the default
   // 4 MB spilled a batch of 5,000 spread scans in two places).
   // The shared lock: closeScanDays moves daily_from only between batches (it takes the lock exclusively).
+  // The watchdog: a connection cut in silence under a batch fails the batch (kept and retried, its
+  // id claimed once) instead of holding the writer until the kernel gives up on it.
   return inTransaction(writerPool(), work, {
-    settings: { jit: "off", work_mem: "64MB" },
+    settings: { jit: "off", work_mem: "64MB", ...ORPHAN_TIMEOUT },
     advisoryLock: { key: ROLLUP_DAYS_LOCK, mode: "shared" },
+    watchdog: connectionWatchdog(),
   });
 }
 

@@ -21,6 +21,7 @@ import { LinkAnalytics } from "./link-analytics";
 import { dashboardTitle } from "../../page-title";
 import { LabelForm } from "./label-form";
 import { PasswordForm } from "./password-form";
+import { ScanLimitForm } from "./scan-limit-form";
 import { LinkEditForms } from "./link-edit-forms";
 import { QrDesigner } from "./qr-designer";
 import { LinkRouting } from "./routing-editors";
@@ -118,6 +119,8 @@ async function LinkTools({ principal, link }: { principal: Principal; link: Awai
       />
 
       <PasswordForm id={link.id} isProtected={view.password_protected} canEdit={account.can.edit_links} />
+
+      <ScanLimitForm id={link.id} limit={view.scan_limit} canEdit={account.can.edit_links} />
 
       <LinkEditForms
         id={link.id}

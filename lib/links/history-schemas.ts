@@ -1,0 +1,78 @@
+import { z } from "zod";
+import { nextPageCursor, pageCursor } from "@/lib/http/schemas";
+import { MAX_LIST_SIZE, routingRuleView, scheduledRepointView } from "./schemas";
+
+/** The kinds of change a link's history records (the same vocabulary as linkChanged's). */
+export const HISTORY_CHANGES = ["created", "edited", "repoint_applied", "archived", "restored", "status_changed"] as const;
+
+/** Through which door a change came. */
+export const HISTORY_DOORS = [
+  "dashboard",
+  "api_key",
+  "session_token",
+  "mcp",
+  "bulk",
+  "import",
+  "machine_payment",
+  "operator",
+  "service",
+] as const;
+export type HistoryDoor = (typeof HISTORY_DOORS)[number];
+
+/** What a history row keeps of the link before and after a change: everything a change can touch, never a secret. */
+export const recordedLinkSchema = z
+  .object({
+    destination: z.url(),
+    status: z.number().int(),
+    title: z.string().nullable(),
+    tags: z.array(z.string()),
+    rules: z.array(routingRuleView),
+    schedule: z.array(scheduledRepointView),
+    archived_at: z.number().int().nullable().meta({ description: "epoch milliseconds" }),
+    password_protected: z.boolean().meta({ description: "whether the link asks for a password (never the password itself)" }),
+  })
+  .meta({ id: "RecordedLink" });
+export type RecordedLink = z.infer<typeof recordedLinkSchema>;
+
+export const historyEntrySchema = z
+  .object({
+    at: z.number().int().meta({ description: "epoch milliseconds: when the change committed" }),
+    change: z.enum(HISTORY_CHANGES),
+    via: z.enum(HISTORY_DOORS).meta({ description: "the door the change came through" }),
+    by: z
+      .object({
+        kind: z.enum(["member", "api_key", "machine_account", "operator", "service"]),
+        user_id: z.string().nullable(),
+        email: z.string().nullable().meta({ description: "the member's address, while they have an account" }),
+        api_key_id: z.string().nullable(),
+        payer: z.string().nullable().meta({ description: "a machine account's payer (a DID)" }),
+      })
+      .meta({ id: "HistoryActor" }),
+    changed: z
+      .array(
+        z.enum(["destination", "status", "title", "tags", "rules", "schedule", "archived_at", "password_protected", "password"]),
+      )
+      .meta({
+        description:
+          "the fields whose value differs between before and after (all of them for a creation); password when the " +
+          "password was set, replaced or removed",
+      }),
+    before: recordedLinkSchema.nullable().meta({ description: "null for the creation" }),
+    after: recordedLinkSchema,
+  })
+  .meta({ id: "LinkHistoryEntry" });
+export type HistoryEntryView = z.infer<typeof historyEntrySchema>;
+
+export const linkHistorySchema = z
+  .object({ entries: z.array(historyEntrySchema).max(MAX_LIST_SIZE), next_cursor: nextPageCursor })
+  .meta({ id: "LinkHistory" });
+
+export const linkHistoryQuery = z.strictObject({
+  limit: z.coerce
+    .number()
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(MAX_LIST_SIZE, `must be at most ${MAX_LIST_SIZE}`)
+    .optional(),
+  cursor: pageCursor,
+});

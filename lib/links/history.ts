@@ -1,0 +1,89 @@
+import { isRecordId } from "@/lib/db/random";
+import { notFound } from "@/lib/http/errors";
+import { requirePermission } from "@/lib/workspaces/permissions";
+import type { Principal } from "@/lib/workspaces/types";
+import type { HistoryDoor, HistoryEntryView, RecordedLink } from "./history-schemas";
+import { tagNamesOf } from "./present";
+import { storedRules, storedSchedule } from "./routing";
+import * as store from "./store";
+import type { HistoryRow, LinkRow } from "./store";
+
+const DEFAULT_PAGE = 50;
+const RECORDED_FIELDS = [
+  "destination",
+  "status",
+  "title",
+  "tags",
+  "rules",
+  "schedule",
+  "archived_at",
+  "password_protected",
+] as const satisfies readonly (keyof RecordedLink)[];
+
+/**
+ * The fields a change touched: those whose recorded value differs (every one for a creation), and `password` when the
+ * password was set, replaced or removed (decided from its hash, which the row never keeps).
+ */
+export function changedFields(before: LinkRow | null, after: LinkRow): string[] {
+  if (!before) return [...RECORDED_FIELDS, ...(after.passwordHash !== null ? ["password"] : [])];
+  const [was, is] = [recordedLink(before), recordedLink(after)];
+  const fields: string[] = RECORDED_FIELDS.filter((field) => JSON.stringify(was[field]) !== JSON.stringify(is[field]));
+  return before.passwordHash === after.passwordHash ? fields : [...fields, "password"];
+}
+
+/** What a history row keeps of a link: every field a change can touch, as stored (never a secret). */
+export function recordedLink(link: LinkRow): RecordedLink {
+  return {
+    destination: link.destination,
+    status: link.status,
+    title: link.title,
+    tags: tagNamesOf(link),
+    rules: storedRules(link.rules),
+    schedule: storedSchedule(link.schedule),
+    archived_at: link.archivedAt?.getTime() ?? null,
+    // Whether it has one, never the password or its hash (a replaced password shows in the row's `changed`).
+    password_protected: link.passwordHash !== null,
+  };
+}
+
+function entryView(row: HistoryRow): HistoryEntryView {
+  const before = row.before as RecordedLink | null;
+  const after = row.after as RecordedLink;
+  const kind = { session: "member", api_key: "api_key", machine_payment: "machine_account" }[row.actorKind] ?? row.actorKind;
+  return {
+    at: row.occurredAt.getTime(),
+    change: row.change as HistoryEntryView["change"],
+    via: row.via as HistoryDoor,
+    by: {
+      kind: kind as HistoryEntryView["by"]["kind"],
+      user_id: row.actorKind === "session" ? row.actorId : null,
+      email: row.actorEmail,
+      api_key_id: row.actorKind === "api_key" ? row.actorId : null,
+      payer: row.actorKind === "machine_payment" ? row.actorId : null,
+    },
+    changed: row.changed as HistoryEntryView["changed"],
+    before,
+    after,
+  };
+}
+
+/** A page of a link's history, newest first: any member who may read links may read it, archived links included. */
+export async function linkHistoryPage(
+  principal: Principal,
+  id: string,
+  query: { limit?: number; cursor?: string },
+): Promise<{ entries: HistoryEntryView[]; next_cursor: string | null }> {
+  requirePermission(principal, "links.read", "Your role in this workspace does not allow reading links.");
+  const link = isRecordId(id) ? await store.findWorkspaceLink(principal.workspaceId, id) : null;
+  if (!link) throw notFound("No link with this id exists in this workspace.");
+  const limit = query.limit ?? DEFAULT_PAGE;
+  const after = query.cursor === undefined ? undefined : store.historyCursor.read(query.cursor);
+  const rows = await store.pageOfHistory(link.id, limit, after);
+  return {
+    entries: rows.map(entryView),
+    next_cursor: store.historyCursor.next(
+      rows.map((row) => ({ id: Number(row.id) })),
+      limit,
+    ),
+  };
+}

@@ -1,0 +1,179 @@
+import { describe, expect, it } from "vitest";
+import { db } from "@/lib/db/client";
+import { doorOf } from "@/lib/links/changes";
+import { readLink } from "@/lib/links/store";
+import { applyDueRepoints } from "@/lib/links/scheduled";
+import { blockForAbuse, setStatus } from "@/lib/resolution/store";
+import { call, joinWorkspace, newUser } from "../support/api";
+import { linkEditWorld } from "../support/link-edit-world";
+
+const world = linkEditWorld();
+
+async function historyOf(id: string, options: { token: string; headers?: Record<string, string> }, query = "") {
+  const response = await call("GET", `/api/links/${id}/history${query}`, options);
+  expect(response.status, response.text).toBe(200);
+  return response.body as {
+    entries: {
+      at: number;
+      change: string;
+      via: string;
+      by: { kind: string; email: string | null; user_id: string | null; api_key_id: string | null };
+      changed: string[];
+      before: { destination: string; archived_at: number | null; status: number } | null;
+      after: {
+        destination: string;
+        archived_at: number | null;
+        status: number;
+        title: string | null;
+        password_protected: boolean;
+      };
+    }[];
+    next_cursor: string | null;
+  };
+}
+
+describe("a link's history", () => {
+  it("names who made each change, through which door, with the link before and after", async () => {
+    const owner = await newUser("history-owner");
+    const alice = await newUser("history-alice");
+    const bob = await newUser("history-bob");
+    const asAlice = await joinWorkspace(alice, owner.workspaceId, "admin");
+    const asBob = await joinWorkspace(bob, owner.workspaceId, "admin");
+
+    const created = await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/first" } });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    world.now += 60_000;
+    const repointed = await call("PATCH", `/api/links/${id}`, {
+      ...asAlice,
+      body: { destination: "https://example.com/second" },
+    });
+    expect(repointed.status).toBe(200);
+    world.now += 60_000;
+    expect((await call("DELETE", `/api/links/${id}`, asBob)).status).toBe(200);
+
+    // Archived, it keeps its history, and any member of the workspace reads it.
+    const { entries } = await historyOf(id, asBob);
+    expect(entries.map((entry) => [entry.change, entry.via, entry.by.email])).toEqual([
+      ["archived", "session_token", bob.email],
+      ["edited", "session_token", alice.email],
+      ["created", "session_token", owner.email],
+    ]);
+    expect(entries.map((entry) => entry.at)).toEqual([world.now, world.now - 60_000, world.now - 120_000]);
+    const [archived, edited, made] = entries;
+    expect(edited!.changed).toEqual(["destination"]);
+    expect(edited!.before!.destination).toBe("https://example.com/first");
+    expect(edited!.after.destination).toBe("https://example.com/second");
+    expect(archived!.changed).toEqual(["archived_at"]);
+    expect(archived!.before!.archived_at).toBeNull();
+    expect(archived!.after.archived_at).toBe(world.now);
+    expect(made!.before).toBeNull();
+    expect(made!.by).toMatchObject({ kind: "member", user_id: owner.userId });
+  });
+
+  it("records the API key, bulk creation, the service and the operator as the doors they are", async () => {
+    const owner = await newUser("history-doors");
+    const apiKey = (await call("POST", "/api/billing/claim", { token: owner.token })).body.api_key as string;
+    const byKey = await call("POST", "/api/links", { token: apiKey, body: { destination: "https://example.com/by-key" } });
+    const bulk = await call("POST", "/api/links/bulk", {
+      token: owner.token,
+      body: { links: [{ destination: "https://example.com/by-bulk" }] },
+    });
+    expect([byKey.status, bulk.status]).toEqual([201, 200]);
+    const [keyEntry] = (await historyOf(byKey.body.id, { token: owner.token })).entries;
+    expect(keyEntry).toMatchObject({ change: "created", via: "api_key", by: { kind: "api_key", email: null } });
+    expect(keyEntry!.by.api_key_id).toMatch(/^key_/);
+    const bulkId = bulk.body.results[0].link.id as string;
+    expect((await historyOf(bulkId, { token: owner.token })).entries[0]).toMatchObject({ via: "bulk" });
+
+    await setStatus(bulkId, 0, null);
+    await blockForAbuse(bulkId, "listed (test: phishing)");
+    const at = world.now + 60_000;
+    const scheduled = await call("PATCH", `/api/links/${byKey.body.id}`, {
+      token: owner.token,
+      body: { schedule: [{ at, destination: "https://example.com/later" }] },
+    });
+    expect(scheduled.status).toBe(200);
+    world.now = at;
+    expect(await applyDueRepoints()).toEqual({ applied: 1 });
+
+    const statuses = (await historyOf(bulkId, { token: owner.token })).entries.map((entry) => [entry.via, entry.after.status]);
+    expect(statuses).toEqual([
+      ["service", 2],
+      ["operator", 0],
+      ["bulk", 1],
+    ]);
+    const [applied] = (await historyOf(byKey.body.id, { token: owner.token })).entries;
+    expect(applied).toMatchObject({ change: "repoint_applied", via: "service", by: { kind: "service" } });
+    expect(applied!.after.destination).toBe("https://example.com/later");
+  });
+
+  it("records a password set, replaced and removed, never the password", async () => {
+    const owner = await newUser("history-password");
+    const id = (await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/locked" } }))
+      .body.id;
+    for (const password of ["first secret 1", "second secret 2", null])
+      expect((await call("PATCH", `/api/links/${id}`, { token: owner.token, body: { password } })).status).toBe(200);
+    const { entries } = await historyOf(id, { token: owner.token });
+    expect(entries.map((entry) => [entry.changed, entry.after.password_protected])).toEqual([
+      [["password_protected", "password"], false],
+      [["password"], true],
+      [["password_protected", "password"], true],
+      [expect.not.arrayContaining(["password"]), false],
+    ]);
+    const stored = JSON.stringify(await db().linkHistory.findMany({ where: { linkId: id } }), (_key, value) =>
+      typeof value === "bigint" ? String(value) : value,
+    );
+    expect(stored).not.toMatch(/secret|scrypt/);
+  });
+
+  it("pages newest first and refuses a cursor it did not write", async () => {
+    const owner = await newUser("history-pages");
+    const id = (await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/p" } })).body.id;
+    for (const title of ["One", "Two", "Three", "Four"]) {
+      world.now += 1_000;
+      expect((await call("PATCH", `/api/links/${id}`, { token: owner.token, body: { title } })).status).toBe(200);
+    }
+    const first = await historyOf(id, { token: owner.token }, "?limit=2");
+    expect(first.entries.map((entry) => entry.after.title)).toEqual(["Four", "Three"]);
+    const second = await historyOf(id, { token: owner.token }, `?limit=2&cursor=${first.next_cursor}`);
+    expect(second.entries.map((entry) => entry.after.title)).toEqual(["Two", "One"]);
+    const last = await historyOf(id, { token: owner.token }, `?limit=2&cursor=${second.next_cursor}`);
+    expect(last).toEqual({ entries: [expect.objectContaining({ change: "created" })], next_cursor: null });
+
+    const forged = await call("GET", `/api/links/${id}/history?cursor=bm90LW91cnM`, { token: owner.token });
+    expect(forged.status).toBe(400);
+    expect(forged.body.error).toMatch(/cursor/);
+    const stranger = await newUser("history-stranger");
+    expect((await call("GET", `/api/links/${id}/history`, { token: stranger.token })).status).toBe(404);
+  });
+
+  it("is append-only in the database: no statement changes or deletes a row", async () => {
+    const owner = await newUser("history-append-only");
+    const id = (await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/kept" } })).body
+      .id;
+    await expect(db().$executeRaw`UPDATE link_history SET via = 'forged' WHERE link_id = ${id}`).rejects.toThrow(/append-only/);
+    await expect(db().$executeRaw`DELETE FROM link_history WHERE link_id = ${id}`).rejects.toThrow(/append-only/);
+    expect(await db().linkHistory.count({ where: { linkId: id } })).toBe(1);
+  });
+
+  it("tells the doors apart by the actor first, then by the route being served", async () => {
+    const link = await (async () => {
+      const owner = await newUser("history-door-table");
+      const id = (await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/t" } })).body
+        .id;
+      return readLink(id);
+    })();
+    const member = { kind: "session" as const, userId: "usr_x", workspaceId: link.workspaceId, role: "owner" as const };
+    const key = { kind: "api_key" as const, apiKeyId: "key_x", workspaceId: link.workspaceId };
+    const imported = { ...link, importedFrom: "bit.ly/abc" };
+    expect(doorOf({ kind: "edited", link, by: member }, undefined)).toBe("dashboard");
+    expect(doorOf({ kind: "edited", link, by: member }, "/api/links/{id}")).toBe("session_token");
+    expect(doorOf({ kind: "edited", link, by: key }, "/api/mcp")).toBe("mcp");
+    expect(doorOf({ kind: "created", link: imported, by: member }, "/api/imports")).toBe("import");
+    expect(doorOf({ kind: "edited", link: imported, by: member }, "/api/links/{id}")).toBe("session_token");
+    expect(doorOf({ kind: "created", link, by: { kind: "machine_payment", payerDid: "did:pkh:x" } }, "/api/links")).toBe(
+      "machine_payment",
+    );
+  });
+});
