@@ -12,7 +12,8 @@ test.describe.configure({ mode: "serial", timeout: 180_000 });
 const PERSON = "rules@permalink.test";
 
 let page: Page;
-subscribedSessionForFile(PERSON, (opened) => (page = opened));
+// The viewer lives in Sydney: a scheduled change is entered and shown there, and kept in UTC.
+subscribedSessionForFile(PERSON, (opened) => (page = opened), { timezoneId: "Australia/Sydney" });
 
 test("routes visitors by rules, previews them as a visitor, and schedules a change of destination", async ({}, testInfo) => {
   await page.goto("/dashboard");
@@ -58,8 +59,11 @@ test("routes visitors by rules, previews them as a visitor, and schedules a chan
   await expect(page.getByRole("alert").filter({ hasText: "Rule 2's destination" })).toBeVisible();
   await page.getByRole("textbox", { name: "Send them to" }).nth(1).fill("https://example.com/menu-fr");
 
+  await expect(page.getByText("Times are in your time zone, Australia/Sydney.")).toBeVisible();
   await page.getByRole("button", { name: "Add a change" }).click();
-  await page.getByLabel("Change 1: from (UTC)").fill("2031-01-01T09:00");
+  await page.getByLabel("Change 1: from (Australia/Sydney)").fill("2031-01-01T09:00");
+  // Nine in the morning in Sydney (summer time, UTC+11) is ten at night before, in UTC.
+  await expect(page.getByTestId("repoint-0-utc")).toHaveText("2030-12-31 22:00 UTC");
   await page.getByLabel("Change 1: new destination").fill("example.com/menu-2031");
   await page.getByRole("button", { name: "Save schedule" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Scheduled 1 change" })).toBeVisible();
@@ -67,7 +71,8 @@ test("routes visitors by rules, previews them as a visitor, and schedules a chan
 
   await page.reload();
   await expect(page.getByRole("textbox", { name: "Countries" }).first()).toHaveValue("AU, NZ");
-  await expect(page.getByLabel("Change 1: from (UTC)")).toHaveValue("2031-01-01T09:00");
+  await expect(page.getByLabel("Change 1: from (Australia/Sydney)")).toHaveValue("2031-01-01T09:00");
+  await expect(page.getByTestId("repoint-0-utc")).toHaveText("2030-12-31 22:00 UTC");
   await expect(page.getByLabel("Change 1: new destination")).toHaveValue("https://example.com/menu-2031");
   await expect(page.getByRole("textbox", { name: "Send them to" }).nth(1)).toHaveValue("https://example.com/menu-fr");
 });

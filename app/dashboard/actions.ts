@@ -18,7 +18,7 @@ import { addDomain, getDomain, removeDomain, verifyDomain } from "@/lib/domains/
 import { tagNamesOf, toLinkView } from "@/lib/links/present";
 import { MAX_TAGS_PER_LINK } from "@/lib/tags/schemas";
 import { nameKey } from "@/lib/tags/store";
-import { withScheme } from "./destination";
+import { withScheme } from "@/lib/links/typed-destination";
 import { utmFromForm, withUtm } from "@/lib/utm/parameters";
 import { archive, createLink, editLink, getLink, restore } from "@/lib/links/service";
 import type { LinkView } from "@/lib/links/schemas";
@@ -171,6 +171,34 @@ export async function protectLinkAction(_previous: LinkEditState, form: FormData
         : "Saved: visitors must enter this password before they go on.";
     },
     { password: "The password" },
+  );
+  if (result.ok) revalidatePath("/dashboard", "layout");
+  return result;
+}
+
+/** After how many scans the link switches, and where to; "remove" takes the limit away. */
+export async function scanLimitAction(_previous: LinkEditState, form: FormData): Promise<LinkEditState> {
+  const id = required(form, "id");
+  const removing = required(form, "intent") === "remove";
+  const typedAfter = required(form, "after").replaceAll(/[\s,]/g, "");
+  const result = await dashboardAction(
+    updateLink,
+    {
+      scan_limit: removing
+        ? null
+        : {
+            after: /^\d+$/.test(typedAfter) ? Number(typedAfter) : Number.NaN,
+            destination: withScheme(required(form, "destination")),
+          },
+    },
+    async (principal, body) => {
+      const link = await editLink(principal, id, body);
+      const view = toLinkView(link);
+      return view.scan_limit
+        ? `Saved: after ${view.scan_limit.after} more scans, visitors go to ${view.scan_limit.destination}.`
+        : "The scan limit is removed: visitors keep going to the destination.";
+    },
+    { scan_limit: "The scan limit" },
   );
   if (result.ok) revalidatePath("/dashboard", "layout");
   return result;

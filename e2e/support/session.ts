@@ -1,4 +1,4 @@
-import type { Page } from "@playwright/test";
+import type { BrowserContextOptions, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { subscribedSession, type SubscribedSession } from "./helpers";
 
@@ -7,10 +7,14 @@ import { subscribedSession, type SubscribedSession } from "./helpers";
  * first test, closed after its last, and each test fails on an error its page logged. `use` is
  * handed the page once it is open.
  */
-export function subscribedSessionForFile(person: string, use: (page: Page) => void): void {
+export function subscribedSessionForFile(
+  person: string,
+  use: (page: Page) => void,
+  contextOptions: BrowserContextOptions = {},
+): void {
   let session: SubscribedSession | undefined;
   test.beforeAll(async () => {
-    session = await subscribedSession(person);
+    session = await subscribedSession(person, contextOptions);
     use(session.page);
   });
   test.afterAll(() => session?.browser.close());

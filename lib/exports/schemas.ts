@@ -19,6 +19,12 @@ export const exportedLinkSchema = z
     created_at: z.iso.datetime(),
     archived_at: z.iso.datetime().nullable(),
     imported_from: z.string().nullable(),
+    scan_limit_after: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: "scans still covered by the link's scan limit, counted from when it was set" }),
+    scan_limit_destination: z.string().nullable().meta({ description: "where the link points once its scan limit is reached" }),
     password_protected: z.boolean().meta({ description: "visitors must enter a password (the password is never exported)" }),
     scans_30d: z.number().int().meta({ description: "scans by people in the last 30 days, today included (UTC days)" }),
   })

@@ -22,6 +22,8 @@ const CSV_HEADER: readonly (keyof ExportedLink)[] = [
   "created_at",
   "archived_at",
   "imported_from",
+  "scan_limit_after",
+  "scan_limit_destination",
   "password_protected",
   "scans_30d",
 ];
@@ -104,6 +106,8 @@ async function exportedRows(workspaceId: string, links: LinkRow[], since: Date):
     created_at: link.createdAt.toISOString(),
     archived_at: link.archivedAt?.toISOString() ?? null,
     imported_from: link.importedFrom,
+    scan_limit_after: link.scanLimitAfter,
+    scan_limit_destination: link.scanLimitDestination,
     password_protected: link.passwordHash !== null,
     scans_30d: scans.get(link.id) ?? 0,
   }));

@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import { CsvError, parse } from "csv-parse";
 import { DomainError } from "@/lib/http/errors";
+import { withScheme } from "@/lib/links/typed-destination";
 import {
   type ImportFormat,
   MAX_IMPORT_COLUMNS,
@@ -265,7 +266,8 @@ function toRow(row: number, valuesOf: ValuesOf, field: Field, mapping: SourceMap
   };
   return {
     row,
-    destination: asText(firstPresent(values("destination"))) ?? "",
+    // Completed as a person's typing is (lib/links/typed-destination.ts): a file may write "example.com/menu".
+    destination: withScheme(asText(firstPresent(values("destination"))) ?? ""),
     shortLink: asText(firstPresent(values("shortLink"))),
     title:
       asText(firstPresent(values("title")))

@@ -18,6 +18,8 @@ const WEBHOOK_EVENTS = {
   edited: "link.updated",
   /** A scheduled repoint came due and was written into the link. */
   repoint_applied: "link.updated",
+  /** Its scan limit was reached: the visit that made the last counted scan switched it to the limit's destination. */
+  scan_limit_reached: "link.updated",
   archived: "link.archived",
   restored: "link.restored",
   /** Moved between active, quarantine and abuse (a release, a safety verdict, an operator). */

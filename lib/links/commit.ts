@@ -31,6 +31,8 @@ export type LinkDraft = {
   title: string | null;
   /** The password's salted hash, or null: visitors enter none. */
   passwordHash: string | null;
+  /** After `after` scans, the link points at `destination`; null: no limit. */
+  scanLimit: { after: number; destination: string } | null;
   /** Tag names; the ones the workspace lacks are created with the link. */
   tagNames: readonly string[];
   /** The short URL the link had at another service (an import). */
@@ -100,6 +102,8 @@ async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<Co
     createdByUserId: draft.by.kind === "session" ? draft.by.userId : null,
     title: draft.title,
     passwordHash: draft.passwordHash,
+    scanLimitAfter: draft.scanLimit?.after ?? null,
+    scanLimitDestination: draft.scanLimit?.destination ?? null,
     importedFrom: draft.importedFrom,
     originalCreatedAt: draft.original?.createdAt ?? null,
     archivedAt: draft.original?.archived ? new Date(clock().now()) : null,

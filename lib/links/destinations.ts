@@ -13,6 +13,8 @@ export type Routing = {
   destination: string;
   rules: readonly { destination: string }[] | null;
   schedule: readonly ScheduledRepoint[] | null;
+  /** Where the link points once its scan limit is reached; absent or null: no limit. */
+  scanLimit?: { after: number; destination: string } | null;
 };
 
 /**
@@ -27,11 +29,13 @@ export function destinationNow(link: Omit<Routing, "rules">, now: number): strin
 }
 
 /** Which part of a link holds a destination: its own, a routing rule (index from 0) or a repoint still to come. */
-export type Holder = { kind: "own" } | { kind: "rule"; index: number } | { kind: "scheduled"; at: number };
+export type Holder =
+  { kind: "own" } | { kind: "rule"; index: number } | { kind: "scheduled"; at: number } | { kind: "scan_limit"; after: number };
 
 /**
  * Every destination the link can send a visitor to, now or later, each once (with the first part
- * that holds it): where it points now, each rule's, each scheduled one still to come. A safety
+ * that holds it): where it points now, each rule's, each scheduled one still to come, the one its
+ * scan limit switches to. A safety
  * verdict about any of them is a verdict about the link.
  */
 export function destinationsOf(link: Routing, now: number): { destination: string; holder: Holder }[] {
@@ -42,6 +46,9 @@ export function destinationsOf(link: Routing, now: number): { destination: strin
       destination: entry.destination,
       holder: { kind: "scheduled", at: entry.at } as Holder,
     })),
+    ...(link.scanLimit
+      ? [{ destination: link.scanLimit.destination, holder: { kind: "scan_limit", after: link.scanLimit.after } as Holder }]
+      : []),
   ];
   return held.filter((entry, position) => held.findIndex((other) => other.destination === entry.destination) === position);
 }

@@ -30,6 +30,10 @@ export function toLinkView(link: LinkRow): LinkView {
     original_created_at: link.originalCreatedAt?.getTime() ?? null,
     rules: storedRules(link.rules),
     schedule: pendingRepoints(schedule, now),
+    scan_limit:
+      link.scanLimitAfter !== null && link.scanLimitDestination !== null
+        ? { after: link.scanLimitAfter, destination: link.scanLimitDestination, scans: link.scanLimitCount }
+        : null,
     password_protected: link.passwordHash !== null,
   };
 }

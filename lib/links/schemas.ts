@@ -116,6 +116,24 @@ const password = z
     example: "spring-2026",
   });
 
+export const SCAN_LIMIT_MAX = 1_000_000_000;
+
+export const scanLimitField = z
+  .strictObject({
+    after: z
+      .number({ error: "must be a number" })
+      .int("must be a whole number")
+      .min(1, "must be at least 1")
+      .max(SCAN_LIMIT_MAX, `must be at most ${SCAN_LIMIT_MAX}`)
+      .meta({ description: "how many scans go to the link's destination before it switches", example: 1000 }),
+    destination,
+  })
+  .meta({
+    id: "ScanLimit",
+    description:
+      "after this many scans the link points at destination from then on (the code keeps resolving); counted exactly, in the database",
+  });
+
 export const createLinkBody = z
   .strictObject({
     destination,
@@ -128,6 +146,7 @@ export const createLinkBody = z
     title: title.optional(),
     tags: tagNames.optional(),
     password: password.nullable().optional().meta({ description: "a password visitors must enter; null or omitted: none" }),
+    scan_limit: scanLimitField.nullable().optional(),
   })
   .meta({ id: "CreateLinkRequest" });
 
@@ -164,10 +183,13 @@ export const updateLinkBody = z
     password: password.nullable().optional().meta({
       description: "the password visitors must enter from now on (write-only); null removes it",
     }),
+    scan_limit: scanLimitField.nullable().optional().meta({
+      description: "after this many more scans, point the link at destination (the count starts again); null removes it",
+    }),
   })
   .refine(
     (body) => Object.values(body).some((value) => value !== undefined),
-    "Send destination, title, tags, rules, schedule or password (or several).",
+    "Send destination, title, tags, rules, schedule, password or scan_limit (or several).",
   )
   .meta({ id: "UpdateLinkRequest" });
 
@@ -229,6 +251,14 @@ export const linkSchema = z
     schedule: z
       .array(scheduledRepointView)
       .meta({ description: "repoints still to come, in time order; destination is where the link points now" }),
+    scan_limit: z
+      .object({
+        after: z.number().int(),
+        destination: z.url(),
+        scans: z.number().int().meta({ description: "scans counted toward the limit so far" }),
+      })
+      .nullable()
+      .meta({ id: "ScanLimitView", description: "the switch still to come after a number of scans; null when there is none" }),
     password_protected: z
       .boolean()
       .meta({ description: "visitors must enter the link's password before they are redirected (the password is never shown)" }),

@@ -38,6 +38,8 @@ export type PreparedLink = {
   tagNames: readonly string[];
   /** The password's salted hash (lib/links/password.ts), or null. */
   passwordHash: string | null;
+  /** After `after` scans, the link points at `destination` (vetted as any destination); null: no limit. */
+  scanLimit: { after: number; destination: string } | null;
 };
 
 /**
@@ -61,6 +63,9 @@ export async function prepareLink(
     title: input.title || null,
     tagNames: input.tags ?? [],
     passwordHash: input.password ? await hashPassword(input.password) : null,
+    scanLimit: input.scan_limit
+      ? { after: input.scan_limit.after, destination: await vetNamed("scan_limit", input.scan_limit.destination, options) }
+      : null,
   };
 }
 
@@ -108,7 +113,7 @@ export async function createImportedLink(
   requirePermission(principal, "links.create", "Your role in this workspace does not allow creating links.");
   const draft = {
     ...accountDraft(principal, prepared, origin.importedFrom),
-    reuse: origin.importedFrom === null && prepared.passwordHash === null,
+    reuse: origin.importedFrom === null && prepared.passwordHash === null && prepared.scanLimit === null,
     keepCaseTwin: true,
     original: { createdAt: origin.createdAt, archived: origin.archived },
   };
@@ -123,7 +128,7 @@ function accountDraft(principal: Principal, prepared: PreparedLink, importedFrom
     importedFrom,
     slugPolicy: "fail_when_taken",
     // A protected link is never folded into, nor handed out as, the workspace's link to its destination.
-    reuse: prepared.passwordHash === null,
+    reuse: prepared.passwordHash === null && prepared.scanLimit === null,
   } as const;
 }
 
@@ -170,11 +175,20 @@ export async function getLink(principal: Principal, id: string): Promise<LinkRow
 export async function editLink(principal: Principal, id: string, changes: UpdateLinkInput): Promise<LinkRow> {
   const link = await findEditableLink(principal, id);
   const now = clock().now();
-  const changesDestinations = changes.destination !== undefined || changes.rules !== undefined || changes.schedule !== undefined;
+  const changesDestinations =
+    changes.destination !== undefined ||
+    changes.rules !== undefined ||
+    changes.schedule !== undefined ||
+    changes.scan_limit !== undefined;
   if (changesDestinations) await requireRepointable(principal, link);
   const destination = changes.destination === undefined ? undefined : await vetDestination(changes.destination);
   const rules = changes.rules === undefined ? undefined : await vetRules(changes.rules);
   const schedule = changes.schedule === undefined ? undefined : await vetSchedule(changes.schedule, now);
+  const scanLimit =
+    changes.scan_limit == null
+      ? changes.scan_limit
+      : { after: changes.scan_limit.after, destination: await vetNamed("scan_limit", changes.scan_limit.destination) };
+  const relimited = scanLimit !== undefined && (scanLimit !== null || link.scanLimitAfter !== null);
   const current = currentDestination(link.destination, storedSchedule(link.schedule), now);
   const repointed = destination !== undefined && destination !== current;
   const rerouted = rules !== undefined && !isDeepStrictEqual(rules, storedRules(link.rules));
@@ -191,11 +205,12 @@ export async function editLink(principal: Principal, id: string, changes: Update
     if (rescheduled) await store.setSchedule(tx, link.id, schedule);
     if (changes.title !== undefined) await store.setTitle(tx, link.id, changes.title || null);
     if (reprotected) await store.setPasswordHash(tx, link.id, passwordHash);
+    if (relimited) await store.setScanLimit(tx, link.id, scanLimit);
     if (changes.tags !== undefined) {
       await replaceLinkTags(tx, link.id, await ensureTags(tx, principal.workspaceId, changes.tags, DEFAULT_TAG_COLOR));
     }
     const after = await store.readLink(link.id, tx);
-    if (repointed || rerouted || rescheduled || retitledOrRetagged || reprotected) {
+    if (repointed || rerouted || rescheduled || retitledOrRetagged || reprotected || relimited) {
       await linkChanged(tx, { kind: "edited", link: after, before, by: principal });
     }
     return after;
@@ -232,9 +247,9 @@ async function vetSchedule(schedule: readonly ScheduledRepoint[], now: number): 
   return vetted.sort((a, b) => a.at - b.at);
 }
 
-async function vetNamed(field: string, destination: string): Promise<string> {
+async function vetNamed(field: string, destination: string, options: { lookups?: boolean } = {}): Promise<string> {
   try {
-    return await vetDestination(destination);
+    return await vetDestination(destination, options);
   } catch (error) {
     if (error instanceof DomainError) throw new DomainError(error.code, `${field}.destination: ${error.message}`);
     throw error;

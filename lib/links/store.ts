@@ -23,6 +23,9 @@ const LINK_SCALARS = {
   rules: true,
   schedule: true,
   passwordHash: true,
+  scanLimitAfter: true,
+  scanLimitDestination: true,
+  scanLimitCount: true,
 } as const satisfies Prisma.LinkSelect;
 
 export const LINK_COLUMNS = {
@@ -46,6 +49,8 @@ export type NewLink = {
   originalCreatedAt?: Date | null;
   archivedAt?: Date | null;
   passwordHash?: string | null;
+  scanLimitAfter?: number | null;
+  scanLimitDestination?: string | null;
   /** An imported code whose folded form another code of its host holds (ADR 0010). */
   caseTwin?: boolean;
 };
@@ -77,7 +82,7 @@ export async function findReusableLink(
 ): Promise<LinkRow | null> {
   // The id first: Prisma reads a relation (the tags) even for no row, and most creates find none.
   const found = await client.link.findFirst({
-    where: { workspaceId, host, destination, reusable: true, archivedAt: null, passwordHash: null },
+    where: { workspaceId, host, destination, reusable: true, archivedAt: null, passwordHash: null, scanLimitAfter: null },
     select: { id: true },
   });
   return found ? readLink(found.id, client) : null;
@@ -246,6 +251,27 @@ export async function setPasswordHash(client: DbClient, id: string, passwordHash
   await client.link.update({
     where: { id },
     data: { passwordHash, ...(passwordHash !== null && { reusable: false }), updatedAt: new Date(clock().now()) },
+  });
+}
+
+/**
+ * Sets the link's scan limit, counting from zero again, or removes it. A link with a limit is not
+ * every create's link to its destination (it will leave it), so setting one also ends its reuse.
+ */
+export async function setScanLimit(
+  client: DbClient,
+  id: string,
+  limit: { after: number; destination: string } | null,
+): Promise<void> {
+  await client.link.update({
+    where: { id },
+    data: {
+      scanLimitAfter: limit?.after ?? null,
+      scanLimitDestination: limit?.destination ?? null,
+      scanLimitCount: 0,
+      ...(limit !== null && { reusable: false }),
+      updatedAt: new Date(clock().now()),
+    },
   });
 }
 

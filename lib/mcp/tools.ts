@@ -116,6 +116,19 @@ export const setLinkPasswordTool = defineTool(linkOperations.updateLink, {
   run: async ({ id, password }, { principal }) => toLinkView(await editLink(principal, id, { password })),
 });
 
+export const setScanLimitTool = defineTool(linkOperations.updateLink, {
+  name: "set_scan_limit",
+  description:
+    "Sets a link's scan limit, scan_limit: {after, destination}: after that many more scans (counted exactly, in the " +
+    "database) the link points at destination from then on, and the code keeps resolving; null removes it. The " +
+    "destination is vetted like a repoint. Takes only id and scan_limit. Needs an active subscription. Returns the " +
+    "Link, whose scan_limit shows the scans counted so far.",
+  fields: ["scan_limit"],
+  required: ["scan_limit"],
+  hints: { destructive: false, idempotent: true },
+  run: async ({ id, scan_limit }, { principal }) => toLinkView(await editLink(principal, id, { scan_limit })),
+});
+
 export const bulkCreateLinksTool = defineTool(linkOperations.bulkCreateLinks, {
   name: "bulk_create_links",
   description:
@@ -268,6 +281,7 @@ export const TOOLS: readonly Tool[] = [
   setLinkRulesTool,
   scheduleRepointTool,
   setLinkPasswordTool,
+  setScanLimitTool,
   bulkCreateLinksTool,
   archiveLinkTool,
   restoreLinkTool,

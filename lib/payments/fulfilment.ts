@@ -155,6 +155,7 @@ function paidLinkDraft(workspaceId: string, payerDid: string, purchase: Purchase
     slug: purchase.slug,
     title: null,
     passwordHash: null,
+    scanLimit: null,
     tagNames: [],
     importedFrom: null,
     slugPolicy: "fall_back_to_allocated",

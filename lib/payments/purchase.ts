@@ -60,10 +60,10 @@ function refuseAccountFields(input: CreateLinkInput): void {
       "A link bought without an account lives on the default short host; domain_id needs an account's API key.",
     );
   }
-  if (input.title !== undefined || input.tags !== undefined || input.password !== undefined) {
+  if (input.title !== undefined || input.tags !== undefined || input.password !== undefined || input.scan_limit !== undefined) {
     throw new DomainError(
       "invalid_request",
-      "A link bought without an account carries no title, tags or password; set them with the account's API key (PATCH /api/links/{id}).",
+      "A link bought without an account carries no title, tags, password or scan limit; set them with the account's API key (PATCH /api/links/{id}).",
     );
   }
 }

@@ -18,6 +18,8 @@ export function verdictAbuseReason(verdict: Extract<Verdict, { status: "maliciou
       return `Rule ${holder.index + 1}'s destination: ${reason}`;
     case "scheduled":
       return `The destination scheduled for ${new Date(holder.at).toISOString()}: ${reason}`;
+    case "scan_limit":
+      return `The destination after ${holder.after} scans: ${reason}`;
   }
 }
 

@@ -71,7 +71,11 @@ async function recheckActive(link: DueLink, verdict: LinkVerdict, now: number): 
 }
 
 function linkVerdict(link: DueLink, now: number, check: (url: string) => Promise<Verdict>): Promise<LinkVerdict> {
-  return checkLink({ ...link, rules: storedRules(link.rules), schedule: storedSchedule(link.schedule) }, now, check);
+  const scanLimit =
+    link.scanLimitAfter !== null && link.scanLimitDestination !== null
+      ? { after: link.scanLimitAfter, destination: link.scanLimitDestination }
+      : null;
+  return checkLink({ ...link, rules: storedRules(link.rules), schedule: storedSchedule(link.schedule), scanLimit }, now, check);
 }
 
 /**

@@ -32,6 +32,7 @@ function quarantined(overrides: Partial<ResolvedLink> = {}): ResolvedLink {
     schedule: null,
     title: null,
     passwordHash: null,
+    scanLimit: null,
     ...overrides,
   };
 }
@@ -74,7 +75,9 @@ function world(link: ResolvedLink, verdict: Verdict = { status: "clean", source:
     logged: [] as string[],
     guesses: [] as string[],
     hashed: 0,
+    counted: 0,
   };
+  let scansCounted = 0;
   const remembered = new Set<string>();
   // Like the verdict cache: a verdict, once checked, can be read without waiting.
   let rememberedVerdict: Verdict | undefined;
@@ -111,6 +114,17 @@ function world(link: ResolvedLink, verdict: Verdict = { status: "clean", source:
           return stored;
         });
       },
+      // As the statement does: each visit gets its own count; the last one within the limit switches the link.
+      countScan: () =>
+        answer(() => {
+          calls.counted++;
+          if (stored.scanLimit === null) return { kind: "gone" as const, link: stored };
+          scansCounted += 1;
+          if (scansCounted >= stored.scanLimit.after) {
+            stored = { ...stored, destination: stored.scanLimit.destination, scanLimit: null, status: QUARANTINE };
+          }
+          return { kind: "counted" as const };
+        }),
       blockForAbuse: (_id, reason) => {
         calls.block.push(reason);
         return answer(() => {
@@ -545,5 +559,41 @@ describe("a password-protected link", () => {
     expect(outcome).toEqual({ kind: "redirect", link: w.stored(), location: "https://example.com/", servedRule: null });
     expect(answerFor(outcome, visit).headers["Set-Cookie"]).toBeUndefined();
     expect([w.calls.guesses.length, w.calls.hashed]).toEqual([0, 0]);
+  });
+});
+
+describe("a scan limit", () => {
+  const limited = (after: number) =>
+    quarantined({ status: ACTIVE, scanLimit: { after, destination: "https://example.com/after" } });
+
+  it("sends exactly `after` visits to the destination, then every visit to the limit's, counting each in the store", async () => {
+    const w = world(limited(3));
+    const visit = visitOf(w.stored());
+    const locations: string[] = [];
+    for (let index = 0; index < 6; index++) {
+      const outcome = await resolveVisit(visit, w.deps);
+      locations.push(outcome.kind === "redirect" ? outcome.location : outcome.kind);
+    }
+    expect(locations).toEqual([
+      "https://example.com/",
+      "https://example.com/",
+      "https://example.com/",
+      "https://example.com/after",
+      "https://example.com/after",
+      "https://example.com/after",
+    ]);
+    // Never from memory while the limit stands: the fourth visit found it gone and serves the link as it is now.
+    expect(w.calls.counted).toBe(4);
+    expect(resolveFromMemory(visit, w.deps)).toMatchObject({ kind: "redirect", location: "https://example.com/after" });
+  });
+
+  it("is not counted for a password page, and serves the visit as within the limit when the count fails", async () => {
+    const w = world({ ...limited(1), passwordHash: await hashPassword("open sesame") });
+    expect(await resolveVisit(visitOf(w.stored()), w.deps)).toMatchObject({ kind: "password_required" });
+    expect(w.calls.counted).toBe(0);
+    w.deps.cache.clear();
+    w.databaseDown();
+    const visit = { ...visitOf(w.stored()), password: "open sesame" };
+    expect(await resolveVisit(visit, w.deps)).toEqual({ kind: "unavailable" });
   });
 });

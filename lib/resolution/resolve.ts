@@ -26,6 +26,8 @@ export type ResolutionDeps = {
     findLink(host: string | null, slug: string): Promise<ResolvedLink | null>;
     countCleanCheck(linkId: string, checkedDestination: string, now: number, policy: ReleasePolicy): Promise<ResolvedLink | null>;
     blockForAbuse(linkId: string, reason: string, checkedDestination?: string): Promise<ResolvedLink | null>;
+    /** One scan toward the link's scan limit (lib/resolution/store.ts): within it, or the limit is gone and the link as it is now. */
+    countScan(link: ResolvedLink): Promise<{ kind: "counted" } | { kind: "gone"; link: ResolvedLink | null }>;
   };
   passwords: PasswordDeps;
   log(message: string, error?: unknown): void;
@@ -47,6 +49,8 @@ export function resolveFromMemory(visit: Visit, deps: ResolutionDeps): Outcome |
     const gate = passwordGateFromMemory(link, visit, deps.clock.now());
     if (gate === undefined || gate.kind !== "granted") return gate;
   }
+  // A scan limit is counted in the database, which alone decides which visits it still covers.
+  if (link.scanLimit !== null) return undefined;
   if (countryLookupPending(link)) return undefined;
   const route = routeOf(link, visit, deps.clock.now());
   if (link.status === QUARANTINE) {
@@ -72,7 +76,8 @@ export async function resolveVisit(visit: Visit, deps: ResolutionDeps): Promise<
 async function resolveWithIo(visit: Visit, deps: ResolutionDeps): Promise<Outcome> {
   const found = await lookUp(visit.host, visit.slug, deps);
   if (found === "unavailable") return { kind: "unavailable" };
-  const { link, databaseAnswered } = found;
+  const { databaseAnswered } = found;
+  let link = found.link;
   if (!link) return NOT_FOUND;
   // A blocked link's warning never asks for a password: there is no way through to offer.
   if (link.status === ABUSE) return { kind: "blocked", link };
@@ -82,12 +87,34 @@ async function resolveWithIo(visit: Visit, deps: ResolutionDeps): Promise<Outcom
     if (decided.kind !== "granted") return decided;
     gate = decided;
   }
-  // Past the password, the visit is any other: rules, schedules and the live check decide it.
+  // Past the password, the visit is any other: its scan limit, rules, schedules and the live check decide it.
+  if (link.scanLimit !== null && databaseAnswered) {
+    link = await countTowardScanLimit(link, deps);
+    if (link.status === ABUSE) return { kind: "blocked", link };
+  }
   await waitForCountries(link);
   const route = routeOf(link, visit, deps.clock.now());
   const checked = link.status === QUARANTINE ? await checkQuarantined(link, route, databaseAnswered, deps) : link;
   if (checked.status === ABUSE) return { kind: "blocked", link: checked };
   return redirect(checked, route, visit, gate?.cookie ?? null);
+}
+
+/**
+ * The link this visit is served as once its scan is counted: as cached while within the limit
+ * (the last counted visit included: it switched the link), else as it is now in the database (the
+ * limit was reached or removed since it was cached), which this instance then serves at once. A
+ * count that fails serves the link as it was: the code keeps resolving.
+ */
+async function countTowardScanLimit(link: ResolvedLink, deps: ResolutionDeps): Promise<ResolvedLink> {
+  try {
+    const counted = await withDeadline(deps.store.countScan(link), STORE_DEADLINE_MS);
+    if (counted.kind === "counted" || counted.link === null) return link;
+    deps.cache.update(cacheKey(link.host, link.slug), counted.link);
+    return counted.link;
+  } catch (error) {
+    deps.log("Counting a scan toward a scan limit failed; the visit was served as within it.", error);
+    return link;
+  }
 }
 
 /** Rules by country wait for the country database the first time it is needed (one that cannot be read locates no one). */

@@ -27,14 +27,21 @@ const RESOLUTION_COLUMNS = {
   schedule: true,
   title: true,
   passwordHash: true,
+  scanLimitAfter: true,
+  scanLimitDestination: true,
 } as const satisfies Prisma.LinkSelect;
 
 type Row = Prisma.LinkGetPayload<{ select: typeof RESOLUTION_COLUMNS }>;
 
 function toResolved(row: Row): ResolvedLink {
   const schedule = storedSchedule(row.schedule);
+  const { scanLimitAfter, scanLimitDestination, ...rest } = row;
   return {
-    ...row,
+    ...rest,
+    scanLimit:
+      scanLimitAfter !== null && scanLimitDestination !== null
+        ? { after: scanLimitAfter, destination: scanLimitDestination }
+        : null,
     status: asLinkStatus(row.status),
     createdAt: row.createdAt.getTime(),
     lastCountedCheckAt: row.lastCountedCheckAt?.getTime() ?? null,
@@ -46,7 +53,7 @@ function toResolved(row: Row): ResolvedLink {
 /** The columns resolution reads, for the raw statements below. */
 const RESOLUTION_SELECT_LIST = `id, host, slug, destination, status, created_at AS "createdAt", clean_checks AS "cleanChecks",
     last_counted_check_at AS "lastCountedCheckAt", abuse_reason AS "abuseReason", rules, schedule, title,
-    password_hash AS "passwordHash"`;
+    password_hash AS "passwordHash", scan_limit_after AS "scanLimitAfter", scan_limit_destination AS "scanLimitDestination"`;
 
 /**
  * Every (host, slug) asked for in one statement. COALESCE(host, '') is the unique index's own
@@ -250,6 +257,41 @@ async function countInTransaction(
   return rows[0] ? toResolved(rows[0]) : null;
 }
 
+/**
+ * Counts one scan toward the link's scan limit, and at the last one switches the link to the
+ * limit's destination, in one statement: under the row's lock each visit gets its own count, so
+ * exactly `after` visits are sent to the old destination however many arrive at once. The switch
+ * is a repoint (quarantine afresh, as a scheduled one is) and is announced in the same
+ * transaction. "counted": this visit is within the limit (the last one switched it); "gone": the
+ * link has no limit any more (switched or removed since it was cached; `link` is it as it is now).
+ */
+export async function countScan(link: ResolvedLink): Promise<{ kind: "counted" } | { kind: "gone"; link: ResolvedLink | null }> {
+  const now = new Date(clock().now());
+  const switched = await transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ switched: boolean }[]>`
+      UPDATE links SET
+        scan_limit_count = scan_limit_count + 1,
+        destination = CASE WHEN scan_limit_count + 1 >= scan_limit_after THEN scan_limit_destination ELSE destination END,
+        status = CASE WHEN scan_limit_count + 1 >= scan_limit_after THEN 1 ELSE status END,
+        clean_checks = CASE WHEN scan_limit_count + 1 >= scan_limit_after THEN 0 ELSE clean_checks END,
+        last_counted_check_at = CASE WHEN scan_limit_count + 1 >= scan_limit_after THEN NULL ELSE last_counted_check_at END,
+        quarantined_at = CASE WHEN scan_limit_count + 1 >= scan_limit_after THEN ${now} ELSE quarantined_at END,
+        updated_at = CASE WHEN scan_limit_count + 1 >= scan_limit_after THEN ${now} ELSE updated_at END,
+        scan_limit_destination = CASE WHEN scan_limit_count + 1 >= scan_limit_after THEN NULL ELSE scan_limit_destination END,
+        scan_limit_after = CASE WHEN scan_limit_count + 1 >= scan_limit_after THEN NULL ELSE scan_limit_after END
+      WHERE id = ${link.id} AND scan_limit_after IS NOT NULL AND status <> 2
+      RETURNING scan_limit_after IS NULL AS switched`;
+    if (rows.length === 0) return null;
+    if (rows[0]!.switched) {
+      const after = await readLink(link.id, tx);
+      const before = { ...after, destination: link.destination, scanLimitAfter: link.scanLimit!.after };
+      await linkChanged(tx, { kind: "scan_limit_reached", link: after, before, by: SERVICE });
+    }
+    return rows[0]!.switched;
+  });
+  return switched === null ? { kind: "gone", link: await findLinkById(link.id) } : { kind: "counted" };
+}
+
 /** Records that a live check ran without counting (unknown verdict, or the background job). */
 export async function markChecked(linkId: string, now: number): Promise<void> {
   await db().link.update({ where: { id: linkId }, data: { lastCheckedAt: new Date(now) } });
@@ -296,15 +338,28 @@ export async function blockForAbuse(linkId: string, reason: string, checkedDesti
   return blocked ? findLinkById(linkId) : null;
 }
 
-/** Links that hold `destination`: as their own, a rule's (rules @> [{destination}]) or a scheduled one. */
+/** Links that hold `destination`: as their own, a rule's (rules @> [{destination}]), a scheduled one or their scan limit's. */
 function holding(destination: string): Prisma.LinkWhereInput {
   return {
-    OR: [{ destination }, { rules: { array_contains: [{ destination }] } }, { schedule: { array_contains: [{ destination }] } }],
+    OR: [
+      { destination },
+      { rules: { array_contains: [{ destination }] } },
+      { schedule: { array_contains: [{ destination }] } },
+      { scanLimitDestination: destination },
+    ],
   };
 }
 
 /** A link the background re-check looks at: every destination it holds. */
-const DUE_LINK_COLUMNS = { id: true, status: true, destination: true, rules: true, schedule: true } as const;
+const DUE_LINK_COLUMNS = {
+  id: true,
+  status: true,
+  destination: true,
+  rules: true,
+  schedule: true,
+  scanLimitAfter: true,
+  scanLimitDestination: true,
+} as const;
 export type DueLink = Prisma.LinkGetPayload<{ select: typeof DUE_LINK_COLUMNS }>;
 
 /** Quarantined links not checked since `checkedBefore`, never-checked and longest-waiting first. */

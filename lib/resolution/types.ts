@@ -33,6 +33,8 @@ export type ResolvedLink = {
   title: string | null;
   /** The password's salted hash, or null: the link asks for none (the only check such a link pays). */
   passwordHash: string | null;
+  /** After `after` scans the link points at `destination`: each visit is counted in the database, which decides. Null: no limit. */
+  scanLimit: { after: number; destination: string } | null;
 };
 
 /** One request for a short link, as either door sees it, with the visitor facts its scan record keeps. */

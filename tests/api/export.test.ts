@@ -62,6 +62,8 @@ describe("GET /api/links/export", () => {
       "created_at",
       "archived_at",
       "imported_from",
+      "scan_limit_after",
+      "scan_limit_destination",
       "password_protected",
       "scans_30d",
     ]);
@@ -77,6 +79,8 @@ describe("GET /api/links/export", () => {
       "'@home, print",
       `'${formula}`,
       new Date(made.body.created_at).toISOString(),
+      "",
+      "",
       "",
       "",
       "false",

@@ -201,6 +201,20 @@ describe("POST /api/imports", () => {
     expect(stored).toEqual([{ destination: "https://example.com/fine" }]);
   });
 
+  it("completes a destination written without https:// as the dashboard does, and leaves another scheme to the checks", async () => {
+    const user = await newUser();
+    const file = "long_url\nexample.com/menu\n//example.com/about\nhttp://example.com/plain\njavascript:alert(1)\n";
+    const done = await finished(user, (await startImport(user, file, "text/csv")).body.id);
+    expect(done).toMatchObject({ created: 3, failed: 1 });
+    expect(done.errors.map((error: { row: number }) => error.row)).toEqual([5]);
+    const stored = await db().link.findMany({ where: { workspaceId: user.workspaceId }, select: { destination: true } });
+    expect(stored.map((link) => link.destination).toSorted()).toEqual([
+      "http://example.com/plain",
+      "https://example.com/about",
+      "https://example.com/menu",
+    ]);
+  });
+
   it("validates and counts on a dry run, and writes nothing", async () => {
     const user = await newUser();
     const started = await startImport(user, fixture("internal.csv"), "text/csv", "?dry_run=1");

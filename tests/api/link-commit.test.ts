@@ -29,6 +29,7 @@ function draft(workspaceId: string, overrides: Partial<LinkDraft> = {}): LinkDra
     slug: null,
     title: null,
     passwordHash: null,
+    scanLimit: null,
     tagNames: [],
     importedFrom: null,
     slugPolicy: "fail_when_taken",

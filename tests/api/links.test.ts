@@ -28,6 +28,7 @@ describe("POST /api/links", () => {
       original_created_at: null,
       rules: [],
       schedule: [],
+      scan_limit: null,
       password_protected: false,
     });
     expect(response.body.slug).not.toMatch(/[01lIO]/);

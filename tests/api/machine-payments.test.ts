@@ -287,6 +287,7 @@ describe("paying with MPP", () => {
       original_created_at: null,
       rules: [],
       schedule: [],
+      scan_limit: null,
       password_protected: false,
       receipt: transfer!.transaction,
       api_key: expect.stringMatching(/^plk_/),

@@ -59,6 +59,7 @@ describe("the MCP server's tools", () => {
       "set_link_rules",
       "schedule_repoint",
       "set_link_password",
+      "set_scan_limit",
       "bulk_create_links",
       "archive_link",
       "restore_link",
@@ -93,6 +94,7 @@ describe("the MCP server's tools", () => {
       ["set_link_rules", "rules"],
       ["schedule_repoint", "schedule"],
       ["set_link_password", "password"],
+      ["set_scan_limit", "scan_limit"],
     ] as const) {
       expect(byName[tool]!.inputSchema, tool).toMatchObject({ required: ["id", field], additionalProperties: false });
       expect(Object.keys(byName[tool]!.inputSchema.properties!), tool).toEqual(["id", field]);
@@ -383,6 +385,7 @@ describe("the MCP server's tools", () => {
       "set_link_rules",
       "schedule_repoint",
       "set_link_password",
+      "set_scan_limit",
       "archive_link",
       "restore_link",
       "get_qr",

@@ -172,6 +172,7 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
         "schedule_repoint",
         "set_link_password",
         "set_link_rules",
+        "set_scan_limit",
         "start_import",
       ]);
       expect(byName.get_analytics!.inputSchema).toEqual(toolSchema(analyticsQuery, "input"));

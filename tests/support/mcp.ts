@@ -60,6 +60,11 @@ export function accountToolCalls(
       names: "link",
     },
     { name: "set_link_password", args: { id: ids.link, password: "spring-2026" }, names: "link" },
+    {
+      name: "set_scan_limit",
+      args: { id: ids.link, scan_limit: { after: 100, destination: destination() } },
+      names: "link",
+    },
     { name: "bulk_create_links", args: { links: [{ destination: destination() }] }, names: null },
     { name: "archive_link", args: { id: ids.link }, names: "link" },
     { name: "restore_link", args: { id: ids.link }, names: "link" },

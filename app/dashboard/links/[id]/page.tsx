@@ -22,9 +22,11 @@ import { LinkHistory } from "./link-history";
 import { dashboardTitle } from "../../page-title";
 import { LabelForm } from "./label-form";
 import { PasswordForm } from "./password-form";
+import { ScanLimitForm } from "./scan-limit-form";
 import { LinkEditForms } from "./link-edit-forms";
 import { QrDesigner } from "./qr-designer";
 import { LinkRouting } from "./routing-editors";
+import { viewerZone } from "../../analytics/viewer-zone";
 
 /** Titled with the link's short address; a link that is not there gets the plain one (its page answers 404). */
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }) {
@@ -98,13 +100,14 @@ export default async function LinkPage({ params }: { params: Promise<{ id: strin
 
 /** Repoint and archive, routing, the QR designer and the link's analytics: the part of its page that streams. */
 async function LinkTools({ principal, link }: { principal: Principal; link: Awaited<ReturnType<typeof getLink>> }) {
-  const [account, design, ownLogo, workspaceLogo, { templates }, { tags }] = await Promise.all([
+  const [account, design, ownLogo, workspaceLogo, { templates }, { tags }, { zone }] = await Promise.all([
     describeAccount(principal),
     linkDesign(principal, link.id),
     logoStorage.describe({ kind: "link", linkId: link.id }),
     logoStorage.describe({ kind: "workspace", workspaceId: link.workspaceId }),
     listUtmTemplates(principal),
     listTags(principal),
+    viewerZone(),
   ]);
   const shortUrl = shortUrlOf(link);
   const view = toLinkView(link);
@@ -120,6 +123,8 @@ async function LinkTools({ principal, link }: { principal: Principal; link: Awai
 
       <PasswordForm id={link.id} isProtected={view.password_protected} canEdit={account.can.edit_links} />
 
+      <ScanLimitForm id={link.id} limit={view.scan_limit} canEdit={account.can.edit_links} />
+
       <LinkEditForms
         id={link.id}
         destination={link.destination}
@@ -129,7 +134,7 @@ async function LinkTools({ principal, link }: { principal: Principal; link: Awai
         templates={templates}
       />
 
-      <LinkRouting link={view} canEdit={account.can.edit_links} />
+      <LinkRouting link={view} canEdit={account.can.edit_links} zone={zone} />
 
       <section aria-labelledby="qr-heading" className={cardClass}>
         <h2 id="qr-heading" className="mt-0 text-lg">

@@ -14,7 +14,8 @@ import {
   SYSTEMS,
 } from "@/lib/links/routing";
 import type { LinkView } from "@/lib/links/schemas";
-import { withScheme } from "../../destination";
+import { withScheme } from "@/lib/links/typed-destination";
+import { instantOfZoned, zonedInputValue } from "../../zoned-time";
 import { previewRouteAction, saveRulesAction, saveScheduleAction } from "./routing-actions";
 
 type EditableRule = { countries: string; devices: Device[]; systems: OperatingSystem[]; languages: string; destination: string };
@@ -64,11 +65,12 @@ function Outcome({ result }: { result: ActionResult<string> | null }) {
 }
 
 /** The link page's rules and schedule editors. */
-export function LinkRouting({ link, canEdit }: { link: LinkView; canEdit: boolean }) {
+export function LinkRouting({ link, canEdit, zone }: { link: LinkView; canEdit: boolean; zone: string }) {
   return (
     <>
       <RulesEditor id={link.id} destination={link.destination} rules={link.rules} canEdit={canEdit} />
-      <ScheduleEditor id={link.id} schedule={link.schedule} canEdit={canEdit} />
+      {/* Drawn afresh once the browser has told its zone (ViewerTimeZone), so the times are read in it. */}
+      <ScheduleEditor key={zone} id={link.id} schedule={link.schedule} canEdit={canEdit} zone={zone} />
     </>
   );
 }
@@ -337,13 +339,23 @@ function TestAs({ rules, destination }: { rules: EditableRule[]; destination: st
 
 type EditableRepoint = { at: string; destination: string };
 
-/** datetime-local's value, in UTC so the server's page and the browser agree. */
-const utcInputValue = (at: number) => new Date(at).toISOString().slice(0, 16);
-
-/** Changes of destination at set times (UTC): the code keeps working and points elsewhere from each time on. */
-function ScheduleEditor({ id, schedule, canEdit }: { id: string; schedule: ScheduledRepoint[]; canEdit: boolean }) {
+/**
+ * Changes of destination at set times, entered and shown in the viewer's time zone and kept in
+ * UTC: the code keeps working and points elsewhere from each time on.
+ */
+function ScheduleEditor({
+  id,
+  schedule,
+  canEdit,
+  zone,
+}: {
+  id: string;
+  schedule: ScheduledRepoint[];
+  canEdit: boolean;
+  zone: string;
+}) {
   const [edited, setEdited] = useState<EditableRepoint[]>(
-    schedule.map((entry) => ({ at: utcInputValue(entry.at), destination: entry.destination })),
+    schedule.map((entry) => ({ at: zonedInputValue(entry.at, zone), destination: entry.destination })),
   );
   const [saved, setSaved] = useState<ActionResult<string> | null>(null);
   const [saving, startSaving] = useTransition();
@@ -351,7 +363,7 @@ function ScheduleEditor({ id, schedule, canEdit }: { id: string; schedule: Sched
     setEdited((current) => current.map((entry, at) => (at === index ? { ...entry, ...patch } : entry)));
   const save = () =>
     startSaving(async () => {
-      const entries = edited.map((entry) => ({ at: Date.parse(`${entry.at}:00Z`), destination: withScheme(entry.destination) }));
+      const entries = edited.map((entry) => ({ at: instantOfZoned(entry.at, zone), destination: withScheme(entry.destination) }));
       const unreadable = entries.findIndex((entry) => Number.isNaN(entry.at));
       setSaved(
         unreadable === -1
@@ -365,15 +377,15 @@ function ScheduleEditor({ id, schedule, canEdit }: { id: string; schedule: Sched
         Scheduled changes
       </h2>
       <p className={mutedClass}>
-        Point the link somewhere else at a time you choose (UTC), for instance a page saying an offer has ended. The code keeps
-        working before and after.
+        Point the link somewhere else at a time you choose, for instance a page saying an offer has ended. The code keeps working
+        before and after. Times are in your time zone, {zone}.
       </p>
       <ol className="m-0 list-none space-y-3 p-0">
         {edited.map((entry, index) => (
           <li key={index} className="grid gap-3 sm:grid-cols-[auto_1fr_auto] sm:items-end">
             <div>
               <label htmlFor={`repoint-${index}-at`} className={labelClass}>
-                Change {index + 1}: from (UTC)
+                Change {index + 1}: from ({zone})
               </label>
               <input
                 id={`repoint-${index}-at`}
@@ -383,6 +395,11 @@ function ScheduleEditor({ id, schedule, canEdit }: { id: string; schedule: Sched
                 className={inputClass}
                 disabled={!canEdit}
               />
+              {zone !== "UTC" && !Number.isNaN(instantOfZoned(entry.at, zone)) && (
+                <p className={mutedClass + " mt-1 text-xs"} data-testid={`repoint-${index}-utc`}>
+                  {zonedInputValue(instantOfZoned(entry.at, zone), "UTC").replace("T", " ")} UTC
+                </p>
+              )}
             </div>
             <div>
               <label htmlFor={`repoint-${index}-destination`} className={labelClass}>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { withScheme } from "./destination";
+import { withScheme } from "./typed-destination";
 
 describe("a typed destination", () => {
   it("gets https:// when it has no scheme", () => {
