@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { nextPageCursor, pageCursor } from "@/lib/http/schemas";
-import { MAX_LIST_SIZE, routingRuleView, scheduledRepointView } from "./schemas";
+import { MAX_LIST_SIZE, pageLimit, routingRuleView, scheduledRepointView } from "./schemas";
 
 /** The kinds of change a link's history records (the same vocabulary as linkChanged's). */
 export const HISTORY_CHANGES = ["created", "edited", "repoint_applied", "archived", "restored", "status_changed"] as const;
@@ -67,12 +67,4 @@ export const linkHistorySchema = z
   .object({ entries: z.array(historyEntrySchema).max(MAX_LIST_SIZE), next_cursor: nextPageCursor })
   .meta({ id: "LinkHistory" });
 
-export const linkHistoryQuery = z.strictObject({
-  limit: z.coerce
-    .number()
-    .int("must be a whole number")
-    .min(1, "must be at least 1")
-    .max(MAX_LIST_SIZE, `must be at most ${MAX_LIST_SIZE}`)
-    .optional(),
-  cursor: pageCursor,
-});
+export const linkHistoryQuery = z.strictObject({ limit: pageLimit, cursor: pageCursor });

@@ -193,13 +193,16 @@ export const updateLinkBody = z
   )
   .meta({ id: "UpdateLinkRequest" });
 
+/** A page's size in a query string: 1 to MAX_LIST_SIZE, the list's default when left out. */
+export const pageLimit = z.coerce
+  .number()
+  .int("must be a whole number")
+  .min(1, "must be at least 1")
+  .max(MAX_LIST_SIZE, `must be at most ${MAX_LIST_SIZE}`)
+  .optional();
+
 export const listLinksQuery = z.strictObject({
-  limit: z.coerce
-    .number()
-    .int("must be a whole number")
-    .min(1, "must be at least 1")
-    .max(MAX_LIST_SIZE, `must be at most ${MAX_LIST_SIZE}`)
-    .optional(),
+  limit: pageLimit,
   cursor: pageCursor,
   tag: z
     .union([tagName, z.array(tagName).max(10, "may be given at most 10 times")])

@@ -177,7 +177,15 @@ describe("OpenAPI document", () => {
     const schema = componentSchema("CreateLinkRequest");
     expect(schema.additionalProperties).toBe(false);
     expect(schema.required).toContain("destination");
-    expect(Object.keys(schema.properties ?? {})).toEqual(["destination", "slug", "domain_id", "title", "tags"]);
+    expect(Object.keys(schema.properties ?? {})).toEqual([
+      "destination",
+      "slug",
+      "domain_id",
+      "title",
+      "tags",
+      "password",
+      "scan_limit",
+    ]);
   });
 
   it("documents QR artwork and logos as binary downloads with ETag, 304, and uploads of the four image types", () => {
