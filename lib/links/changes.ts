@@ -4,7 +4,7 @@ import { requestContext } from "@/lib/process-singleton";
 import type { EventType } from "@/lib/webhooks/events";
 import { announceEvent } from "@/lib/webhooks/outbox";
 import type { Principal } from "@/lib/workspaces/types";
-import type { HistoryDoor } from "./history-schemas";
+import type { HistoryChange, HistoryDoor } from "./history-schemas";
 import { changedFields, recordedLink } from "./history";
 import { publishInvalidation } from "./invalidation";
 import { toLinkView } from "./present";
@@ -84,7 +84,8 @@ export function historyRowOf(change: LinkChange): NewHistoryRow {
   return {
     linkId: change.link.id,
     workspaceId: change.link.workspaceId,
-    change: change.kind,
+    // Every kind of change has its word in the history's vocabulary: a new kind fails to compile here until it does.
+    change: change.kind satisfies HistoryChange,
     via: doorOf(change, requestContext().getStore()?.route),
     ...actorOf(change.by),
     changed: changedFields(change.before, change.link),

@@ -3,7 +3,16 @@ import { nextPageCursor, pageCursor } from "@/lib/http/schemas";
 import { MAX_LIST_SIZE, pageLimit, routingRuleView, scheduledRepointView } from "./schemas";
 
 /** The kinds of change a link's history records (the same vocabulary as linkChanged's). */
-export const HISTORY_CHANGES = ["created", "edited", "repoint_applied", "archived", "restored", "status_changed"] as const;
+export const HISTORY_CHANGES = [
+  "created",
+  "edited",
+  "repoint_applied",
+  "scan_limit_reached",
+  "archived",
+  "restored",
+  "status_changed",
+] as const;
+export type HistoryChange = (typeof HISTORY_CHANGES)[number];
 
 /** Through which door a change came. */
 export const HISTORY_DOORS = [
@@ -29,6 +38,10 @@ export const recordedLinkSchema = z
     rules: z.array(routingRuleView),
     schedule: z.array(scheduledRepointView),
     archived_at: z.number().int().nullable().meta({ description: "epoch milliseconds" }),
+    scan_limit: z
+      .object({ after: z.number().int(), destination: z.url() })
+      .nullable()
+      .meta({ description: "after this many scans the link repoints to destination; null when it has no limit" }),
     password_protected: z.boolean().meta({ description: "whether the link asks for a password (never the password itself)" }),
   })
   .meta({ id: "RecordedLink" });
@@ -50,7 +63,18 @@ export const historyEntrySchema = z
       .meta({ id: "HistoryActor" }),
     changed: z
       .array(
-        z.enum(["destination", "status", "title", "tags", "rules", "schedule", "archived_at", "password_protected", "password"]),
+        z.enum([
+          "destination",
+          "status",
+          "title",
+          "tags",
+          "rules",
+          "schedule",
+          "archived_at",
+          "scan_limit",
+          "password_protected",
+          "password",
+        ]),
       )
       .meta({
         description:

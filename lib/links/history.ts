@@ -17,6 +17,7 @@ const RECORDED_FIELDS = [
   "rules",
   "schedule",
   "archived_at",
+  "scan_limit",
   "password_protected",
 ] as const satisfies readonly (keyof RecordedLink)[];
 
@@ -41,6 +42,10 @@ export function recordedLink(link: LinkRow): RecordedLink {
     rules: storedRules(link.rules),
     schedule: storedSchedule(link.schedule),
     archived_at: link.archivedAt?.getTime() ?? null,
+    scan_limit:
+      link.scanLimitAfter !== null && link.scanLimitDestination !== null
+        ? { after: link.scanLimitAfter, destination: link.scanLimitDestination }
+        : null,
     // Whether it has one, never the password or its hash (a replaced password shows in the row's `changed`).
     password_protected: link.passwordHash !== null,
   };

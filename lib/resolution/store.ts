@@ -284,7 +284,13 @@ export async function countScan(link: ResolvedLink): Promise<{ kind: "counted" }
     if (rows.length === 0) return null;
     if (rows[0]!.switched) {
       const after = await readLink(link.id, tx);
-      const before = { ...after, destination: link.destination, scanLimitAfter: link.scanLimit!.after };
+      const before = {
+        ...after,
+        destination: link.destination,
+        status: link.status,
+        scanLimitAfter: link.scanLimit!.after,
+        scanLimitDestination: link.scanLimit!.destination,
+      };
       await linkChanged(tx, { kind: "scan_limit_reached", link: after, before, by: SERVICE });
     }
     return rows[0]!.switched;

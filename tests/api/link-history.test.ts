@@ -6,6 +6,7 @@ import { applyDueRepoints } from "@/lib/links/scheduled";
 import { blockForAbuse, setStatus } from "@/lib/resolution/store";
 import { call, joinWorkspace, newUser } from "../support/api";
 import { linkEditWorld } from "../support/link-edit-world";
+import { visit } from "../support/visits";
 
 const world = linkEditWorld();
 
@@ -125,6 +126,23 @@ describe("a link's history", () => {
       typeof value === "bigint" ? String(value) : value,
     );
     expect(stored).not.toMatch(/secret|scrypt/);
+  });
+
+  it("records a scan limit set, and reached by the visit that made its last scan, as the service", async () => {
+    const owner = await newUser("history-scan-limit");
+    const made = await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/coffee" } });
+    const limit = { after: 2, destination: "https://example.com/sold-out" };
+    expect((await call("PATCH", `/api/links/${made.body.id}`, { token: owner.token, body: { scan_limit: limit } })).status).toBe(
+      200,
+    );
+    for (let scan = 0; scan < 3; scan++) await visit(`/${made.body.slug}`);
+    const { entries } = await historyOf(made.body.id, { token: owner.token });
+    expect(entries.map((entry) => [entry.change, entry.via, entry.changed])).toEqual([
+      ["scan_limit_reached", "service", ["destination", "scan_limit"]],
+      ["edited", "session_token", ["scan_limit"]],
+      ["created", "session_token", expect.arrayContaining(["destination", "scan_limit"])],
+    ]);
+    expect(entries[0]!.after.destination).toBe(limit.destination);
   });
 
   it("pages newest first and refuses a cursor it did not write", async () => {

@@ -39,6 +39,7 @@ function whatChanged(entry: HistoryEntryView): string[] {
   if (entry.change === "archived") return ["Archived (it keeps resolving)"];
   if (entry.change === "restored") return ["Restored to the main list"];
   if (entry.change === "repoint_applied") return [`Scheduled change applied: now pointing at ${after.destination}`];
+  if (entry.change === "scan_limit_reached") return [`Scan limit reached: now pointing at ${after.destination}`];
   if (entry.change === "status_changed") return [`${statusWord(before.status)} → ${statusWord(after.status)}`];
   const lines = entry.changed.flatMap((field) => fieldLine(field, before, after));
   return lines.length > 0 ? lines : ["Saved with no change"];
@@ -57,6 +58,12 @@ function fieldLine(field: HistoryEntryView["changed"][number], before: RecordedL
     case "schedule":
       return [
         after.schedule.length > 0 ? `Scheduled changes updated (${after.schedule.length} to come)` : "Scheduled changes removed",
+      ];
+    case "scan_limit":
+      return [
+        after.scan_limit
+          ? `Scan limit set: after ${after.scan_limit.after} scans, to ${after.scan_limit.destination}`
+          : "Scan limit removed",
       ];
     case "password":
       if (!before.password_protected) return ["Password set"];
