@@ -1,3 +1,5 @@
+import { config } from "@/lib/config";
+
 /**
  * What went wrong, in the domain's words. Capabilities throw a DomainError with one of these;
  * the route wrapper (lib/api/route.ts) decides the HTTP status for each, in one table.
@@ -37,14 +39,26 @@ export const UNAUTHENTICATED_MESSAGE = "Send a valid API key or session token in
 
 export const NOT_A_MEMBER_MESSAGE = "The workspace named in X-Workspace-Id does not exist or you are not a member of it.";
 
-const BEARER_CHALLENGE = { "WWW-Authenticate": 'Bearer realm="api"' };
+/** Where the protected resource metadata lives (RFC 9728), relative to BASE_URL: every 401 names it, so an OAuth client can start. */
+export const RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource/api/mcp";
 
-export function unauthenticated(message = UNAUTHENTICATED_MESSAGE): DomainError {
-  return new DomainError("unauthenticated", message, BEARER_CHALLENGE);
+/**
+ * The Bearer challenge of every 401 (RFC 6750 §3, RFC 9728 §5.1): the realm, and where an OAuth
+ * client finds how to get a token; `error` when a token was sent and is not (or no longer) valid.
+ */
+export function bearerChallenge(error?: "invalid_token" | "insufficient_scope", scope?: string): Record<string, string> {
+  const parts = ['realm="api"', `resource_metadata="${config().BASE_URL}${RESOURCE_METADATA_PATH}"`];
+  if (error) parts.push(`error="${error}"`);
+  if (scope) parts.push(`scope="${scope}"`);
+  return { "WWW-Authenticate": `Bearer ${parts.join(", ")}` };
+}
+
+export function unauthenticated(message = UNAUTHENTICATED_MESSAGE, error?: "invalid_token"): DomainError {
+  return new DomainError("unauthenticated", message, bearerChallenge(error));
 }
 
 export function notAMember(): DomainError {
-  return new DomainError("unauthenticated", NOT_A_MEMBER_MESSAGE, BEARER_CHALLENGE);
+  return new DomainError("unauthenticated", NOT_A_MEMBER_MESSAGE, bearerChallenge());
 }
 
 export function forbidden(message: string): DomainError {

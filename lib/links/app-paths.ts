@@ -27,4 +27,6 @@ export const APP_TOP_LEVEL_PATHS: readonly string[] = [
   "llms.txt",
   // Next serves app/icon.svg here; no slug can contain a dot, so no code is shadowed.
   "icon.svg",
+  // OAuth's metadata documents (RFC 8414, RFC 9728); a dot again, so no code is shadowed.
+  ".well-known",
 ];

@@ -36,6 +36,7 @@ export const getLinkLogo = defineOperation({
   method: "get",
   path: "/api/links/{id}/logo",
   auth: "workspace",
+  scope: "links:read",
   operationId: "getLinkLogo",
   summary: "Download a link's logo",
   description:
@@ -53,6 +54,7 @@ export const setLinkLogo = defineOperation({
   method: "put",
   path: "/api/links/{id}/logo",
   auth: "workspace",
+  scope: "links:write",
   operationId: "setLinkLogo",
   summary: "Upload a link's logo",
   description:
@@ -74,6 +76,7 @@ export const removeLinkLogo = defineOperation({
   method: "delete",
   path: "/api/links/{id}/logo",
   auth: "workspace",
+  scope: "links:write",
   operationId: "removeLinkLogo",
   summary: "Remove a link's logo",
   description:
@@ -93,6 +96,7 @@ export const getWorkspaceLogo = defineOperation({
   method: "get",
   path: "/api/workspaces/logo",
   auth: "workspace",
+  scope: "links:read",
   operationId: "getWorkspaceLogo",
   summary: "Download the workspace's default logo",
   description:
@@ -111,6 +115,7 @@ export const setWorkspaceLogo = defineOperation({
   method: "put",
   path: "/api/workspaces/logo",
   auth: "workspace",
+  scope: "links:write",
   operationId: "setWorkspaceLogo",
   summary: "Upload the workspace's default logo",
   description:
@@ -131,6 +136,7 @@ export const removeWorkspaceLogo = defineOperation({
   method: "delete",
   path: "/api/workspaces/logo",
   auth: "workspace",
+  scope: "links:write",
   operationId: "removeWorkspaceLogo",
   summary: "Remove the workspace's default logo",
   description:
