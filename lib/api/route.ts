@@ -2,7 +2,8 @@ import type { z } from "zod";
 import { bearerToken } from "@/lib/http/authorization";
 import { MAX_FORM_BODY_BYTES, readJsonBody, readTextBody, validate } from "@/lib/http/body";
 import { isRecordId, isSecretToken } from "@/lib/db/random";
-import { bearerChallenge, DomainError, type ErrorCode, notFound } from "@/lib/http/errors";
+import { config } from "@/lib/config";
+import { bearerChallenge, DomainError, type ErrorCode, notFound, RESOURCE_METADATA_PATH } from "@/lib/http/errors";
 import type { AuthMode, RouteSpec } from "@/lib/http/operation";
 import { type HandlerResult, Reply, reply, type ReplyFunction } from "@/lib/http/reply";
 import { internalError, json } from "@/lib/http/respond";
@@ -178,7 +179,16 @@ const STATUS: Record<ErrorCode, number> = {
 };
 
 function errorResponse(error: DomainError): Response {
-  return json({ error: error.message, ...error.details }, statusOf(error), error.headers);
+  return json({ error: error.message, ...error.details }, statusOf(error), withResourceMetadata(error.headers));
+}
+
+/** A Bearer challenge names the protected resource metadata (RFC 9728 §5.1): where an OAuth client learns how to get a token. */
+function withResourceMetadata(headers: Record<string, string>): Record<string, string> {
+  const challenge = headers["WWW-Authenticate"];
+  if (!challenge?.startsWith("Bearer ")) return headers;
+  const [realm, ...rest] = challenge.slice("Bearer ".length).split(", ");
+  const metadata = `resource_metadata="${config().BASE_URL}${RESOURCE_METADATA_PATH}"`;
+  return { ...headers, "WWW-Authenticate": `Bearer ${[realm, metadata, ...rest].join(", ")}` };
 }
 
 /** The HTTP status of a domain error: for answers that carry several outcomes (a bulk create's items). */

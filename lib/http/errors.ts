@@ -1,5 +1,3 @@
-import { config } from "@/lib/config";
-
 /**
  * What went wrong, in the domain's words. Capabilities throw a DomainError with one of these;
  * the route wrapper (lib/api/route.ts) decides the HTTP status for each, in one table.
@@ -39,15 +37,18 @@ export const UNAUTHENTICATED_MESSAGE = "Send a valid API key or session token in
 
 export const NOT_A_MEMBER_MESSAGE = "The workspace named in X-Workspace-Id does not exist or you are not a member of it.";
 
-/** Where the protected resource metadata lives (RFC 9728), relative to BASE_URL: every 401 names it, so an OAuth client can start. */
+/**
+ * Where the protected resource metadata lives (RFC 9728), relative to BASE_URL: the route wrapper
+ * adds it to every Bearer challenge it answers, so an OAuth client can start from any 401.
+ */
 export const RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource/api/mcp";
 
 /**
- * The Bearer challenge of every 401 (RFC 6750 §3, RFC 9728 §5.1): the realm, and where an OAuth
- * client finds how to get a token; `error` when a token was sent and is not (or no longer) valid.
+ * The Bearer challenge (RFC 6750 §3): the realm, and `error` when a token was sent and is not (or
+ * no longer) valid or lacks a scope.
  */
 export function bearerChallenge(error?: "invalid_token" | "insufficient_scope", scope?: string): Record<string, string> {
-  const parts = ['realm="api"', `resource_metadata="${config().BASE_URL}${RESOURCE_METADATA_PATH}"`];
+  const parts = ['realm="api"'];
   if (error) parts.push(`error="${error}"`);
   if (scope) parts.push(`scope="${scope}"`);
   return { "WWW-Authenticate": `Bearer ${parts.join(", ")}` };
