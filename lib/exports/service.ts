@@ -3,7 +3,9 @@ import { clock, DAY_MS, utcDayStart } from "@/lib/clock";
 import { type CsvCell, csvRow } from "@/lib/http/csv";
 import { enforceReadBudget, type ReadBudget } from "@/lib/http/write-limit";
 import { shortUrl, tagNamesOf } from "@/lib/links/present";
+import { previewOf } from "@/lib/links/preview";
 import { allLinkPages } from "@/lib/links/service";
+import { asLinkStatus, STATUS_NAMES } from "@/lib/links/status";
 import type { LinkRow } from "@/lib/links/store";
 import type { Principal } from "@/lib/workspaces/types";
 import type { ExportedLink, ExportFormat } from "./schemas";
@@ -25,6 +27,10 @@ const CSV_HEADER: readonly (keyof ExportedLink)[] = [
   "scan_limit_after",
   "scan_limit_destination",
   "password_protected",
+  "preview_title",
+  "preview_description",
+  "preview_image_url",
+  "preview_count",
   "scans_30d",
 ];
 
@@ -81,8 +87,12 @@ export function exportLinks(principal: Principal, format: ExportFormat): Readabl
   });
 }
 
-/** Tags as one cell, separated by commas; a yes-or-no as true or false. */
+/**
+ * Tags as one cell, separated by commas; a yes-or-no as true or false; the status by its name
+ * (a spreadsheet is read by people; the JSON export keeps the API's integer).
+ */
 function csvCell(row: ExportedLink, column: keyof ExportedLink): CsvCell {
+  if (column === "status") return STATUS_NAMES[asLinkStatus(row.status)];
   const value = row[column];
   if (Array.isArray(value)) return value.join(", ");
   return typeof value === "boolean" ? String(value) : value;
@@ -109,6 +119,10 @@ async function exportedRows(workspaceId: string, links: LinkRow[], since: Date):
     scan_limit_after: link.scanLimitAfter,
     scan_limit_destination: link.scanLimitDestination,
     password_protected: link.passwordHash !== null,
+    preview_title: link.previewTitle,
+    preview_description: link.previewDescription,
+    preview_image_url: previewOf(link)?.image_url ?? null,
+    preview_count: link.previewCount,
     scans_30d: scans.get(link.id) ?? 0,
   }));
 }

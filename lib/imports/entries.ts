@@ -135,7 +135,10 @@ export async function importEntry(context: JobContext, entry: number, row: Impor
     return outcome({ outcome: "created", linkId: committed.link.id, mergedInto: null, error: null, keys });
   } catch (error) {
     if (error instanceof DomainError)
-      return outcome({ outcome: "failed", linkId: null, mergedInto: null, error: error.message, keys: [] });
+      return {
+        ...outcome({ outcome: "failed", linkId: null, mergedInto: null, error: error.message, keys: [] }),
+        subject: row.shortLink ?? (row.destination || row.title) ?? undefined,
+      };
     throw error;
   }
 }
@@ -204,6 +207,9 @@ async function prepare(context: JobContext, row: ImportRow, origin: Origin | nul
       ...(row.title && { title: row.title }),
       ...(row.tags.length > 0 && { tags: row.tags }),
       ...(row.password && { password: row.password }),
+      ...((row.previewTitle || row.previewDescription) && {
+        preview: { title: row.previewTitle ?? null, description: row.previewDescription ?? null },
+      }),
     },
     "body",
   );

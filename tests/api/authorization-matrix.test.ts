@@ -260,6 +260,18 @@ const FIXTURES: Record<string, Fixture> = {
     status: by(204, 204, 403, 403, 204),
     namesResource: true,
   },
+  "PUT /api/links/{id}/preview/image": {
+    scope: "links:write",
+    request: async (target) => pngUpload(`/api/links/${await target.freshLink()}/preview/image`),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
+  // Anyone's (crawlers fetch it with no credentials): a link without a preview image is 404 to every caller.
+  "GET /api/links/{id}/preview/image": {
+    scope: "none",
+    request: async (target) => ({ path: `/api/links/${await target.link()}/preview/image` }),
+    status: 404,
+  },
   "GET /api/workspaces/logo": {
     scope: "links:read",
     request: async (target) => {

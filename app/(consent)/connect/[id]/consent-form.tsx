@@ -2,7 +2,7 @@
 
 import { useActionState, useState } from "react";
 import { buttonClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
-import { type ConsentState, decideConsentAction } from "../actions";
+import { type ConsentState, decideConsentAction } from "@/app/dashboard/apps/consent-actions";
 
 type Option = { id: string; label: string; role: string; grantable: readonly string[] };
 
