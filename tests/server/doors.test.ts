@@ -207,12 +207,6 @@ const CASES: Case[] = [
   onDomain("multi-segment code, with a query", "/2024/spring?utm_source=poster", "https://example.com/spring?utm_source=poster"),
   onDomain("one-character code", "/x", "https://example.com/x"),
   onDomain("multi-segment unknown code", "/2024/autumn", null),
-  {
-    name: "a broken percent-escape in a code's path",
-    host: () => customHost,
-    path: () => "/caf%C3",
-    expect: (r) => expect(r).toMatchObject({ status: 400, body: expect.stringContaining("malformed percent-escape") }),
-  },
   { name: "not a slug character", path: () => "/%E2%9C%93", expect: (r) => expect(r.status).toBe(404) },
   ...(
     [
