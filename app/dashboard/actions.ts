@@ -41,6 +41,7 @@ import { claimKey, revokeKey, rotateKeyAsOwner } from "@/lib/workspaces/api-key"
 import { createWorkspace, renameWorkspace } from "@/lib/workspaces/service";
 import { endAllDashboardSessions } from "@/lib/workspaces/sign-in";
 import { findRole } from "@/lib/workspaces/store";
+import { tabOf } from "./tabs";
 import { DomainError } from "@/lib/http/errors";
 import { setLinkQrDesign, setWorkspaceQrDesign } from "@/lib/qr/operations";
 import { saveLinkDesign, saveWorkspaceDesign } from "@/lib/qr/service";
@@ -336,7 +337,7 @@ export async function switchWorkspaceAction(form: FormData): Promise<void> {
   if (!context) redirect("/signin");
   const member = workspaceId === context.user.personalWorkspaceId || (await findRole(workspaceId, context.user.userId)) !== null;
   if (member) (await cookies()).set(WORKSPACE_COOKIE, workspaceId, workspaceCookieOptions());
-  redirect("/dashboard");
+  redirect(tabOf(optional(form, "tab") ?? "") ?? "/dashboard");
 }
 
 function workspaceCookieOptions() {

@@ -63,7 +63,16 @@ export const importSchema = z
     skipped: z.number().int().meta({ description: "kept + merged, as the report counted them before it told them apart" }),
     failed: z.number().int().meta({ description: "entries not imported, each with its sentence in errors and in the report" }),
     errors: z
-      .array(z.object({ row: z.number().int(), error: z.string() }))
+      .array(
+        z.object({
+          row: z.number().int(),
+          error: z.string(),
+          subject: z
+            .string()
+            .optional()
+            .meta({ description: "what the row named, to find it: its short link, else its destination or title, as read" }),
+        }),
+      )
       .meta({ description: "each failed row's number as in the file (the header is row 1) and the API's sentence" }),
     created_at: z.number().int(),
     finished_at: z.number().int().nullable(),

@@ -112,7 +112,11 @@ describe("POST /api/imports", () => {
       // but a path below the API's is the service's own (the report names it).
       expect(report).toMatchObject({ status: "done", total: 7, created: 6, failed: 1 });
       expect(report.errors).toEqual([
-        { row: 8, error: expect.stringMatching(/"slug" is invalid: is under \/api, which this service answers itself/) },
+        {
+          row: 8,
+          error: expect.stringMatching(/"slug" is invalid: is under \/api, which this service answers itself/),
+          subject: `https://${domain.hostname}/api/v2`,
+        },
       ]);
     }
 
@@ -127,7 +131,13 @@ describe("POST /api/imports", () => {
     // A code imported before is kept with its link; one taken on the domain by a link made here is
     // that row's error, never a silent new slug.
     expect(shlinkDone).toMatchObject({ status: "done", total: 3, created: 1, kept: 1, failed: 1 });
-    expect(shlinkDone.errors).toEqual([{ row: 4, error: expect.stringContaining('The slug "made-here" is already taken') }]);
+    expect(shlinkDone.errors).toEqual([
+      {
+        row: 4,
+        error: expect.stringContaining('The slug "made-here" is already taken'),
+        subject: expect.stringContaining("made-here"),
+      },
+    ]);
 
     const printed: [string, string][] = [
       ["/Menu1", "https://example.com/printed/menu-one"],
@@ -173,7 +183,11 @@ describe("POST /api/imports", () => {
     const odd = `long_url,link\nhttps://example.com/c,${domain.hostname}/%E2%9C%93\n`;
     const done = await finished(user, (await startImport(user, odd, "text/csv")).body.id);
     expect(done.errors).toEqual([
-      { row: 2, error: expect.stringMatching(/"slug" is invalid: may use letters of any script, digits and - _ \. ~/) },
+      {
+        row: 2,
+        error: expect.stringMatching(/"slug" is invalid: may use letters of any script, digits and - _ \. ~/),
+        subject: `${domain.hostname}/%E2%9C%93`,
+      },
     ]);
     expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(0);
   });
@@ -301,7 +315,11 @@ describe("POST /api/imports", () => {
     const done = await finished(user, (await startImport(user, file, "text/csv", `?domain_id=${domain.id}`)).body.id);
     expect(done).toMatchObject({ status: "done", total: 26, created: 23, kept: 0, merged: 2, failed: 1 });
     expect(done.errors).toEqual([
-      { row: 3, error: expect.stringContaining('Row 2 of this file already imported the code "same" with another destination') },
+      {
+        row: 3,
+        error: expect.stringContaining('Row 2 of this file already imported the code "same" with another destination'),
+        subject: "same",
+      },
     ]);
     const links = await db().link.findMany({
       where: { workspaceId: user.workspaceId },
