@@ -3,7 +3,7 @@
 import { usePathname } from "next/navigation";
 import { useRef } from "react";
 import { inputClass } from "@/components/ui/styles";
-import { switchWorkspaceAction } from "./actions";
+import { switchWorkspaceAction } from "./settings/actions";
 import { tabOf } from "./tabs";
 
 type Option = { id: string; label: string };

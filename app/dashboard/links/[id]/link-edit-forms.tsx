@@ -5,7 +5,7 @@ import { useActionState } from "react";
 import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
 import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import type { UtmTemplateView } from "@/lib/utm/schemas";
-import { archiveLinkAction, type LinkEditState, repointLinkAction, restoreLinkAction } from "../../actions";
+import { archiveLinkAction, type LinkEditState, repointLinkAction, restoreLinkAction } from "../actions";
 import { UtmBuilder, useUtmDestination } from "../../utm-builder";
 
 export function LinkEditForms({
