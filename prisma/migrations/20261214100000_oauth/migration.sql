@@ -1,4 +1,4 @@
--- OAuth 2.1 for agents (docs/agents.md, ADR 0011): apps that registered themselves, what a person
+-- OAuth 2.1 for agents (docs/agents.md, ADR 0012): apps that registered themselves, what a person
 -- allowed each (grants: the connected apps), authorization requests and their one-use codes, and
 -- the grants' access and refresh tokens. Codes and tokens are stored only as SHA-256 digests.
 CREATE TABLE "oauth_clients" (
