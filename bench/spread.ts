@@ -271,8 +271,11 @@ function markdownTable(rows: SpreadRow[], batches: BatchTiming[]): string {
 }
 
 async function main(): Promise<void> {
-  // The batches written from this process take their visitors' addresses as the front door does (one hop).
+  // The batches written from this process take their visitors' addresses as the front door does (one
+  // hop), and name the links' host: the statement writes a row only for its link's own host, so
+  // batches timed with another short host wrote nothing.
   process.env.TRUSTED_PROXY_HOPS = "1";
+  process.env.SHORT_BASE_URL = `http://${SHORT_HOST}`;
   resetConfig();
   requireProjectNode();
   requireWrk();
