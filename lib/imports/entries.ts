@@ -207,6 +207,9 @@ async function prepare(context: JobContext, row: ImportRow, origin: Origin | nul
       ...(row.title && { title: row.title }),
       ...(row.tags.length > 0 && { tags: row.tags }),
       ...(row.password && { password: row.password }),
+      ...((row.previewTitle || row.previewDescription) && {
+        preview: { title: row.previewTitle ?? null, description: row.previewDescription ?? null },
+      }),
     },
     "body",
   );

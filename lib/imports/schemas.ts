@@ -33,6 +33,25 @@ export const startImportQuery = z.strictObject({
     .meta({ description: "1: validate every row and count, write nothing" }),
 });
 
+const exportedLinks = z
+  .array(z.looseObject({}).meta({ description: "a link, with the fields its service exports" }))
+  .meta({ description: "the links, each an object" });
+
+/** A JSON import file, as the document describes it; the parser (lib/imports/parser.ts) reads and checks the body itself. */
+export const importJsonFile = z
+  .union([
+    exportedLinks,
+    z.looseObject({ links: exportedLinks }),
+    z.looseObject({ data: exportedLinks }),
+    z.looseObject({ shortUrls: z.looseObject({ data: exportedLinks }) }),
+  ])
+  .meta({
+    id: "ImportJsonFile",
+    description:
+      "A JSON export of links: an array of links, or an object whose links (Bitly, Short.io) or data (Kutt) is one, " +
+      "or Shlink's page, whose shortUrls.data is one.",
+  });
+
 export const importSchema = z
   .object({
     id: z.string(),

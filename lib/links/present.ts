@@ -1,6 +1,7 @@
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { destinationNow } from "./destinations";
+import { previewOf } from "./preview";
 import { pendingRepoints, storedRules, storedSchedule } from "./routing";
 import type { LinkListItem, LinkView } from "./schemas";
 import { asLinkStatus } from "./status";
@@ -35,6 +36,8 @@ export function toLinkView(link: LinkRow): LinkView {
         ? { after: link.scanLimitAfter, destination: link.scanLimitDestination, scans: link.scanLimitCount }
         : null,
     password_protected: link.passwordHash !== null,
+    preview: previewOf(link),
+    preview_count: link.previewCount,
   };
 }
 

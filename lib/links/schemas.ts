@@ -4,6 +4,7 @@ import { nextPageCursor, pageCursor, storedText } from "@/lib/http/schemas";
 import { tagName, tagNames } from "@/lib/tags/schemas";
 import { DEVICES, MAX_RULES, MAX_SCHEDULED, SYSTEMS } from "./routing";
 import { PASSWORD_MAX, PASSWORD_MIN } from "./password";
+import { PREVIEW_DESCRIPTION_MAX, PREVIEW_TITLE_MAX } from "./preview";
 import { linkStatusField } from "./status";
 import { CUSTOM_SLUG_MAX, CUSTOM_SLUG_MIN, CUSTOM_SLUG_PATTERN, isReserved, PRINTED_SLUG_PATTERN } from "./slugs";
 
@@ -42,7 +43,7 @@ const title = storedText(
     .string({ error: "must be a string" })
     .trim()
     .max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`)
-    .regex(/^[^\p{Cc}]*$/u, "may not contain control characters"),
+    .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "may not contain control characters"),
 ).meta({ description: `the link's name for people, at most ${TITLE_MAX} characters`, example: "Spring menu" });
 
 const countryCode = z
@@ -108,7 +109,7 @@ const password = z
   .string({ error: "must be a string" })
   .min(PASSWORD_MIN, `must be at least ${PASSWORD_MIN} characters`)
   .max(PASSWORD_MAX, `must be at most ${PASSWORD_MAX} characters`)
-  .regex(/^[^\p{Cc}]*$/u, "may not contain control characters")
+  .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "may not contain control characters")
   .meta({
     description:
       "write-only: visitors must enter it (or send it in a Link-Password header) before they are redirected; " +
@@ -134,6 +135,40 @@ export const scanLimitField = z
       "after this many scans the link points at destination from then on (the code keeps resolving); counted exactly, in the database",
   });
 
+const previewText = (max: number) =>
+  storedText(z.string({ error: "must be a string" }).trim().max(max, `must be at most ${max} characters`));
+
+/**
+ * What link-preview crawlers (Slack, X, Facebook, LinkedIn, Discord, WhatsApp, iMessage, Telegram)
+ * are shown for the link instead of the destination's own tags. Each part omitted keeps what the
+ * link has, null (or an empty string) removes it.
+ */
+export const previewField = z
+  .strictObject({
+    title: previewText(PREVIEW_TITLE_MAX)
+      .nullable()
+      .optional()
+      .meta({ description: `at most ${PREVIEW_TITLE_MAX} characters`, example: "Our spring menu is here" }),
+    description: previewText(PREVIEW_DESCRIPTION_MAX)
+      .nullable()
+      .optional()
+      .meta({ description: `at most ${PREVIEW_DESCRIPTION_MAX} characters`, example: "Twelve new dishes, from Thursday." }),
+    image_url: z
+      .string({ error: "must be a string" })
+      .max(4096, "must be at most 4096 characters")
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          "null removes the image; otherwise the address the link's uploaded image is served from " +
+          "(PUT /api/links/{id}/preview/image sets it), which keeps it",
+      }),
+  })
+  .meta({
+    id: "PreviewRequest",
+    description: "the social preview crawlers are shown; null removes it (its image too)",
+  });
+
 export const createLinkBody = z
   .strictObject({
     destination,
@@ -147,6 +182,14 @@ export const createLinkBody = z
     tags: tagNames.optional(),
     password: password.nullable().optional().meta({ description: "a password visitors must enter; null or omitted: none" }),
     scan_limit: scanLimitField.nullable().optional(),
+    preview: previewField
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          "the social preview crawlers are shown (title and description; its image is uploaded afterwards with " +
+          "PUT /api/links/{id}/preview/image); null or omitted: none",
+      }),
   })
   .meta({ id: "CreateLinkRequest" });
 
@@ -186,10 +229,11 @@ export const updateLinkBody = z
     scan_limit: scanLimitField.nullable().optional().meta({
       description: "after this many more scans, point the link at destination (the count starts again); null removes it",
     }),
+    preview: previewField.nullable().optional(),
   })
   .refine(
     (body) => Object.values(body).some((value) => value !== undefined),
-    "Send destination, title, tags, rules, schedule, password or scan_limit (or several).",
+    "Send destination, title, tags, rules, schedule, password, scan_limit or preview (or several).",
   )
   .meta({ id: "UpdateLinkRequest" });
 
@@ -229,6 +273,18 @@ export const scheduledRepointView = z
   .object({ at: z.number().int().meta({ description: "epoch milliseconds" }), destination: z.url() })
   .meta({ id: "ScheduledRepointView" });
 
+export const previewImageQuery = z.object({
+  v: z.string().max(64).optional().meta({ description: "the image's version, as the preview's image_url names it" }),
+});
+
+export const previewView = z
+  .object({
+    title: z.string().nullable(),
+    description: z.string().nullable(),
+    image_url: z.url().nullable().meta({ description: "the uploaded image, served from the service's own origin" }),
+  })
+  .meta({ id: "Preview" });
+
 export const linkSchema = z
   .object({
     id: z.string(),
@@ -265,6 +321,11 @@ export const linkSchema = z
     password_protected: z
       .boolean()
       .meta({ description: "visitors must enter the link's password before they are redirected (the password is never shown)" }),
+    preview: previewView.nullable().meta({ description: "the social preview crawlers are shown; null when there is none" }),
+    preview_count: z.number().int().meta({
+      description:
+        "times a link-preview crawler was served the preview page (counted apart from scans, which never include them)",
+    }),
   })
   .meta({ id: "Link" });
 

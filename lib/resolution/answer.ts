@@ -1,4 +1,13 @@
-import { abuseWarningPage, formRefusedPage, notFoundPage, passwordPage, shortLinksOnlyPage, unavailablePage } from "./pages";
+import {
+  abuseWarningPage,
+  formRefusedPage,
+  notFoundPage,
+  passwordPage,
+  previewPage,
+  shortLinksOnlyPage,
+  unavailablePage,
+} from "./pages";
+import { shortUrl } from "@/lib/links/present";
 import { PASS_COOKIE, PASS_LIFETIME_SECONDS } from "./password-gate";
 import type { Answer, Outcome, Visit } from "./types";
 
@@ -69,6 +78,8 @@ export function answerFor(outcome: Outcome, visit: Visit): Answer {
   switch (outcome.kind) {
     case "redirect":
       return redirectAnswer(outcome.location, method, outcome.pass === undefined ? null : passCookie(outcome.pass, visit));
+    case "preview":
+      return pageAnswer(200, previewPage(outcome.link.preview!, outcome.location, shortUrl(outcome.link)), method);
     case "blocked":
       return pageAnswer(403, abuseWarningPage(outcome.link.abuseReason), method);
     case "password_required":

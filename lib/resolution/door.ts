@@ -7,6 +7,7 @@ import { isReserved, PRINTED_SLUG_PATTERN } from "@/lib/links/slugs";
 import { isIpLiteral } from "@/lib/safety/addresses";
 import { answerFor, shortLinksOnlyAnswer } from "./answer";
 import { readIncomingQuery } from "./destination-query";
+import { countPreview } from "./previews";
 import { resolveFromMemory, resolveVisit } from "./resolve";
 import { resolutionRuntime } from "./runtime";
 import type { Answer, Outcome, Visit } from "./types";
@@ -131,7 +132,8 @@ export function withFormPassword(visit: Visit, body: string): Visit {
   return field === null ? visit : { ...visit, password: field };
 }
 
-export type Served = { answer: Answer; scanRecorded: boolean };
+/** `previewCounted`: a crawler was shown a preview, counted for writing shortly (lib/resolution/previews.ts). */
+export type Served = { answer: Answer; scanRecorded: boolean; previewCounted: boolean };
 
 const NOT_FOUND: Outcome = { kind: "not_found" };
 
@@ -168,7 +170,10 @@ function served(visit: Visit, outcome: Outcome): Served {
       servedRule: outcome.kind === "redirect" ? outcome.servedRule : null,
     });
   }
-  return { answer: answerFor(outcome, visit), scanRecorded };
+  // A crawler shown a preview is no scan: it is counted as a preview.
+  const previewCounted = outcome.kind === "preview";
+  if (previewCounted) countPreview(outcome.link.id);
+  return { answer: answerFor(outcome, visit), scanRecorded, previewCounted };
 }
 
 /** A lower-case DNS name, with an optional port: what nearly every Host header is, read without a URL parser. */

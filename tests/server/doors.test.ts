@@ -25,6 +25,7 @@ const COMPARED_HEADERS = [
 let front: RunningApp;
 let proxy: RunningApp;
 const slugs: Record<string, string> = {};
+const ids: Record<string, string> = {};
 let customHost = "";
 /** A pass for the protected link, signed as the doors sign one (lib/resolution/password-gate.ts). */
 let pass = "";
@@ -39,6 +40,7 @@ async function seedLinks(): Promise<void> {
       data: { status, ...(status === 2 && { abuseReason: ABUSE_REASON }) },
     });
     slugs[name] = response.body.slug;
+    ids[name] = response.body.id;
     return response.body.id as string;
   };
   await make("active", "https://example.com/active?ref=poster", 0);
@@ -66,7 +68,16 @@ async function seedLinks(): Promise<void> {
     const { passwordHash } = await db().link.findUniqueOrThrow({ where: { id } });
     pass = `permalink_pass=${issuePass({ id, passwordHash } as ResolvedLink, Date.now())}`;
   }
+  const preview = { title: "Spring menu — twelve dishes", description: "From Thursday <in> every shop." };
+  const previewed = await make("previewed", "https://example.com/previewed", 0, { preview });
+  await db().link.update({ where: { id: previewed }, data: { previewImage: PREVIEW_IMAGE } });
+  await make("previewedProtected", "https://example.com/previewed-protected", 0, { preview, password: PASSWORD });
 }
+
+/** A preview image's digest, as an upload stores it: the page names its address, which carries it. */
+const PREVIEW_IMAGE = "ab12".repeat(16);
+const SLACK = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)";
+const IMESSAGE = "facebookexternalhit/1.1 Facebot Twitterbot/1.0";
 
 const IPHONE =
   "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
@@ -227,6 +238,54 @@ const CASES: Case[] = [
     expect: (r) => expect(r.status).toBe(413),
   },
   {
+    name: "preview: a link-preview crawler gets the page with its tags and the redirect",
+    headers: { "user-agent": SLACK },
+    path: () => `/${slugs.previewed}?utm_source=slack`,
+    expect: (r) => {
+      expect(r).toMatchObject({ status: 200, headers: { "content-type": "text/html; charset=utf-8" } });
+      const location = "https://example.com/previewed?utm_source=slack";
+      expect(r.body).toContain('<meta property="og:title" content="Spring menu &#8212; twelve dishes">');
+      expect(r.body).toContain('<meta property="og:description" content="From Thursday &#60;in&#62; every shop.">');
+      expect(r.body).toContain(`<meta property="og:url" content="http://${SHORT_HOST}/${slugs.previewed}">`);
+      expect(r.body).toContain('<meta name="twitter:card" content="summary_large_image">');
+      expect(r.body).toContain(
+        `<meta property="og:image" content="http://app.test.example/api/links/${ids.previewed}/preview/image?v=${PREVIEW_IMAGE.slice(0, 16)}">`,
+      );
+      expect(r.body).toContain(`<meta http-equiv="refresh" content="0; url=${location}">`);
+      expect(r.body).toContain(`<a href="${location}">`);
+      expect(r.headers.location).toBeUndefined();
+    },
+  },
+  {
+    name: "preview: iMessage's fetcher, HEAD",
+    method: "HEAD",
+    headers: { "user-agent": IMESSAGE },
+    path: () => `/${slugs.previewed}`,
+    expect: (r) => expect(r).toMatchObject({ status: 200, body: "" }),
+  },
+  {
+    name: "preview: a person's browser gets the redirect",
+    headers: { "user-agent": IPHONE },
+    path: () => `/${slugs.previewed}`,
+    expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location: "https://example.com/previewed" } }),
+  },
+  {
+    name: "preview: a crawler at a link without one gets the redirect",
+    headers: { "user-agent": SLACK },
+    path: () => `/${slugs.active}`,
+    expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location: "https://example.com/active?ref=poster" } }),
+  },
+  {
+    name: "preview: a crawler at a password link gets the password page, never the preview",
+    headers: { "user-agent": SLACK },
+    path: () => `/${slugs.previewedProtected}`,
+    expect: (r) => {
+      expect(r.status).toBe(401);
+      expect(r.body).not.toContain("og:");
+      expect(r.body).not.toContain("previewed-protected");
+    },
+  },
+  {
     name: "a form sent to a link without a password",
     method: "POST",
     body: "password=anything",
@@ -280,6 +339,19 @@ describe("both doors give the same answer", () => {
       await new Promise((r) => setTimeout(r, 200));
     await new Promise((resolve) => setTimeout(resolve, 1200));
     expect([await count(protectedId), await count(linkId)]).toEqual([6, 0]);
+  });
+
+  it("count a crawler's preview on the link, apart from scans", async () => {
+    // The table's two crawler visits through each door are previews; its browser visit through each is a scan.
+    const previews = async () => (await db().link.findUniqueOrThrow({ where: { id: ids.previewed } })).previewCount;
+    for (let waited = 0; waited < 10_000 && (await previews()) < 4; waited += 200) await new Promise((r) => setTimeout(r, 200));
+    const scans = (id: string) => db().scanEvent.count({ where: { linkId: id } });
+    for (let waited = 0; waited < 10_000 && (await scans(ids.previewed!)) < 2; waited += 200)
+      await new Promise((r) => setTimeout(r, 200));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect([await previews(), await scans(ids.previewed!)]).toEqual([4, 2]);
+    const view = await db().link.findUniqueOrThrow({ where: { id: ids.previewedProtected } });
+    expect(view.previewCount).toBe(0);
   });
 
   it("hands everything else to the application", async () => {
