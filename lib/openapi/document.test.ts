@@ -75,20 +75,27 @@ describe("OpenAPI document", () => {
     expect(dangling).toEqual([]);
   });
 
-  it("gives every operation a unique id, a summary, a success and an Error failure response (PaymentRequired on 402)", () => {
+  // OAuth's own endpoints answer in OAuth's words (RFC 6749 §5.2), which OAuth clients read; the authorization request's success is a redirect.
+  it("gives every operation a unique id, a summary, a success and an Error failure response (PaymentRequired on 402, OAuthError under /api/oauth)", () => {
     const ids = operations(document).map(([, op]) => op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
     for (const [name, op] of operations(document)) {
       const statuses = Object.keys(op.responses);
       expect(op.summary, name).not.toBe("");
       expect(
-        statuses.some((status) => status.startsWith("2")),
+        statuses.some((status) => status.startsWith("2") || (op.operationId === "authorizeOAuth" && status === "303")),
         name,
       ).toBe(true);
       const failures = statuses.filter((status) => Number(status) >= 400);
       expect(failures.length, name).toBeGreaterThan(0);
       for (const status of failures) {
-        const body = status === "402" ? "PaymentRequired" : "Error";
+        const oauth = /^(registerOAuthClient|authorizeOAuth|exchangeOAuthToken)$/.test(op.operationId);
+        const body =
+          status === "402"
+            ? "PaymentRequired"
+            : oauth && status !== "429" && status !== "500" && status !== "413"
+              ? "OAuthError"
+              : "Error";
         expect(op.responses[status]?.content?.["application/json"]?.schema, `${name} ${status}`).toEqual({
           $ref: `#/components/schemas/${body}`,
         });
@@ -132,7 +139,7 @@ describe("OpenAPI document", () => {
       network: "eip155:84532",
       docs: "https://links.example/docs/payments",
     });
-    expect(create?.security).toEqual([{ bearerAuth: [] }, { paymentAuth: [] }, {}]);
+    expect(create?.security).toEqual([{ bearerAuth: [] }, { paymentAuth: [] }, { oauth: ["links:write"] }, {}]);
     expect(document.components.securitySchemes.paymentAuth).toMatchObject({ type: "http", scheme: "payment" });
     expect(Object.keys(create?.responses["402"]?.headers ?? {})).toEqual(["WWW-Authenticate", "PAYMENT-REQUIRED"]);
     expect(Object.keys(create?.responses["201"]?.headers ?? {})).toEqual(["Payment-Receipt", "PAYMENT-RESPONSE"]);
