@@ -1,4 +1,5 @@
 import { Readable } from "node:stream";
+import { domainToUnicode } from "node:url";
 import { CsvError, parse } from "csv-parse";
 import { DomainError } from "@/lib/http/errors";
 import { withScheme } from "@/lib/links/typed-destination";
@@ -201,6 +202,13 @@ const MAPPINGS: readonly [ImportFormat, SourceMapping][] = [
       destination: ["url", "destinationurl"],
       // shortLink before key: the key alone is a bare code, without its host.
       printed: (field) => asText(field("shortlink")) ?? joined(field("domain"), field("key")) ?? asText(field("link")),
+      // Dub keeps a key beyond ASCII punycoded (xn--caf-dma), which its QR codes carry, and shows,
+      // prints and serves it as typed (café): both are printed codes.
+      alsoPrinted: (field) => {
+        const printed = asText(field("shortlink")) ?? joined(field("domain"), field("key"));
+        const unicode = printed?.replace(/(?<=[^/]\/)xn--[a-z0-9-]+/gi, (label) => domainToUnicode(label) || label);
+        return unicode && unicode !== printed ? [unicode] : [];
+      },
       title: ["title"],
       tags: ["tags"],
       archived: ["archived"],

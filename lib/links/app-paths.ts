@@ -28,3 +28,10 @@ export const APP_TOP_LEVEL_PATHS: readonly string[] = [
   // Next serves app/icon.svg here; no slug can contain a dot, so no code is shadowed.
   "icon.svg",
 ];
+
+/**
+ * Top-level names whose paths below are the application's while the name alone stays a code:
+ * `/invite/{token}` is an invitation's page, but `/invite` was a possible short link before codes
+ * had several segments, so it is not reserved and no issued code is shadowed.
+ */
+export const APP_SUBTREES: readonly string[] = ["invite"];

@@ -6,7 +6,15 @@ import { DEVICES, MAX_RULES, MAX_SCHEDULED, SYSTEMS } from "./routing";
 import { PASSWORD_MAX, PASSWORD_MIN } from "./password";
 import { PREVIEW_DESCRIPTION_MAX, PREVIEW_TITLE_MAX } from "./preview";
 import { linkStatusField } from "./status";
-import { CUSTOM_SLUG_MAX, CUSTOM_SLUG_MIN, CUSTOM_SLUG_PATTERN, isReserved, PRINTED_SLUG_PATTERN } from "./slugs";
+import {
+  canonicalCode,
+  collidingPath,
+  CUSTOM_SLUG_MAX,
+  CUSTOM_SLUG_MIN,
+  CUSTOM_SLUG_PATTERN,
+  isReserved,
+  printedCodeProblem,
+} from "./slugs";
 
 export const MAX_LIST_SIZE = 200;
 
@@ -16,25 +24,37 @@ const destination = z
   .max(4096, "must be at most 4096 characters")
   .meta({ description: "http or https URL; stored normalised", example: "https://example.com/spring-menu" });
 
-/** A chosen slug's bounds and refusals; only the characters differ between a typed and an imported one (lib/links/slugs.ts). */
-const slugOf = (pattern: RegExp, characters: string, refuseReserved = true) =>
-  z
-    .string({ error: "must be a string" })
-    .min(CUSTOM_SLUG_MIN, `must be at least ${CUSTOM_SLUG_MIN} characters`)
-    .max(CUSTOM_SLUG_MAX, `must be at most ${CUSTOM_SLUG_MAX} characters`)
-    .regex(pattern, `may use ${characters}, plus - and _`)
-    .refine((value) => !refuseReserved || !isReserved(value), "is reserved for the service's own pages");
+/** A custom slug typed here: the unambiguous alphabet, in one or more segments (lib/links/slugs.ts). */
+const slug = z
+  .string({ error: "must be a string" })
+  .min(CUSTOM_SLUG_MIN, `must be at least ${CUSTOM_SLUG_MIN} characters`)
+  .max(CUSTOM_SLUG_MAX, `must be at most ${CUSTOM_SLUG_MAX} characters`)
+  .regex(
+    CUSTOM_SLUG_PATTERN,
+    "may use letters and digits except 0, O, 1, l and I, plus - and _, with . or ~ between two of them and / between parts",
+  )
+  .refine((value) => !isReserved(value), "is reserved for the service's own pages")
+  .refine((value) => collidingPath(value) === null, "starts with a path reserved for the service's own pages")
+  .meta({
+    description:
+      "case-sensitive, and refused (409) when it differs from an existing slug of its host only by case; " +
+      "several segments (2024/spring) allowed; omitted means allocated (7 characters)",
+    example: "spring-menu",
+  });
 
-const slug = slugOf(CUSTOM_SLUG_PATTERN, "letters and digits except 0, O, 1, l and I").meta({
-  description:
-    "case-sensitive, and refused (409) when it differs from an existing slug of its host only by case; omitted means allocated (7 characters)",
-  example: "spring-menu",
-});
-
-/** A slug printed by the service an import comes from: kept as it was, every letter and digit included. */
-// An import keeps a slug only with a custom domain's id, and a custom domain's door serves every
-// single segment as a visit (lib/resolution/door.ts): no app page is shadowed there.
-const printedSlug = slugOf(PRINTED_SLUG_PATTERN, "letters and digits", false);
+/**
+ * A code printed by the service an import comes from: kept as it was (any script, 0 O 1 l I,
+ * one character, several segments), stored in its one form (NFC). An import keeps a code only
+ * with a custom domain's id, and a custom domain's door serves every path not reserved by
+ * collidingPath as a visit (lib/resolution/door.ts).
+ */
+const printedSlug = z
+  .string({ error: "must be a string" })
+  .transform(canonicalCode)
+  .superRefine((value, context) => {
+    const problem = printedCodeProblem(value);
+    if (problem) context.addIssue({ code: "custom", message: problem });
+  });
 
 export const TITLE_MAX = 200;
 

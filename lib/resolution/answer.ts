@@ -10,6 +10,7 @@ import {
 import { shortUrl } from "@/lib/links/present";
 import { PASS_COOKIE, PASS_LIFETIME_SECONDS } from "./password-gate";
 import type { Answer, Outcome, Visit } from "./types";
+import { codePath } from "@/lib/links/slugs";
 
 /** A redirect may be repointed at any time, so nothing may keep the old destination. */
 const COMMON_HEADERS = {
@@ -113,7 +114,7 @@ export function answerFor(outcome: Outcome, visit: Visit): Answer {
 /** The pass for this code alone (its path), never sent to any other page of the host, nor readable by script. */
 function passCookie(pass: string, visit: Visit): string {
   const secure = visit.secure ? "; Secure" : "";
-  return `${PASS_COOKIE}=${pass}; Path=/${visit.slug}; Max-Age=${PASS_LIFETIME_SECONDS}; HttpOnly; SameSite=Lax${secure}`;
+  return `${PASS_COOKIE}=${pass}; Path=${codePath(visit.slug)}; Max-Age=${PASS_LIFETIME_SECONDS}; HttpOnly; SameSite=Lax${secure}`;
 }
 
 /** The body names the destination in plain text, as Next does for redirects, so both doors match. */

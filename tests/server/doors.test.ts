@@ -4,7 +4,7 @@ import { newId, randomString } from "@/lib/db/random";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { issuePass } from "@/lib/resolution/password-gate";
 import type { ResolvedLink } from "@/lib/resolution/types";
-import { startApp, type RunningApp } from "@/scripts/app-process";
+import { startApp, type RunningApp } from "@/server/app-process";
 import { call, newUser } from "../support/api";
 import { rawRequest, type RawResponse } from "../support/http";
 
@@ -53,6 +53,7 @@ async function seedLinks(): Promise<void> {
     data: { id: newId("dom"), workspaceId: user.workspaceId, hostname: customHost, verifiedAt: new Date() },
   });
   await make("custom", "https://example.com/custom", 0, { domain_id: domain.id, slug: `menu-${randomString(SLUG_ALPHABET, 6)}` });
+  await importPrinted(user.token, PRINTED_ON_DOMAIN);
   const routed = await make("routed", "https://example.com/routed", 0);
   const rules = [
     { when: { country: ["AU"] }, destination: "https://example.com/au" },
@@ -73,6 +74,46 @@ async function seedLinks(): Promise<void> {
   await db().link.update({ where: { id: previewed }, data: { previewImage: PREVIEW_IMAGE } });
   await make("previewedProtected", "https://example.com/previewed-protected", 0, { preview, password: PASSWORD });
 }
+
+/** Codes other services print and we never allocate, moved onto the custom domain by an import of Dub's export. */
+const PRINTED_ON_DOMAIN: [code: string, destination: string][] = [
+  ["café", "https://example.com/cafe"],
+  ["구글", "https://example.com/korean"],
+  ["menu.pdf", "https://example.com/menu-pdf"],
+  ["deal~1", "https://example.com/deal"],
+  ["2024/spring", "https://example.com/spring"],
+  ["x", "https://example.com/x"],
+];
+
+async function importPrinted(token: string, codes: [string, string][]): Promise<void> {
+  const rows = codes.map(
+    ([code, destination], index) => `https://${customHost}/${code},${destination},0,2025-03-0${index + 1}T10:00:00.000Z,No`,
+  );
+  const started = await call("POST", "/api/imports", {
+    token,
+    rawBody: ["Short link,Destination URL,Clicks,Created at,Archived", ...rows].join("\n"),
+    headers: { "content-type": "text/csv" },
+  });
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const job = await call("GET", `/api/imports/${started.body.id}`, { token });
+    if (job.body.status === "done") {
+      expect(job.body).toMatchObject({ created: codes.length, failed: 0 });
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("the import of printed codes did not finish");
+}
+
+const onDomain = (name: string, path: string, location: string | null): Case => ({
+  name,
+  host: () => customHost,
+  path: () => path,
+  expect: (r) =>
+    location === null
+      ? expect(r).toMatchObject({ status: 404, body: expect.stringContaining("This short link does not exist") })
+      : expect(r).toMatchObject({ status: 302, headers: { location } }),
+});
 
 /** A preview image's digest, as an upload stores it: the page names its address, which carries it. */
 const PREVIEW_IMAGE = "ab12".repeat(16);
@@ -162,6 +203,21 @@ const CASES: Case[] = [
     expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location: "https://example.com/custom" } }),
   },
   { name: "custom domain slug on the short host", path: () => `/${slugs.custom}`, expect: (r) => expect(r.status).toBe(404) },
+  // Printed codes (ADR 0007): the path as browsers send it, and every other form of the same code.
+  onDomain("unicode code, percent-encoded as browsers send it", "/caf%C3%A9", "https://example.com/cafe"),
+  onDomain("unicode code, decomposed (NFD)", "/cafe%CC%81", "https://example.com/cafe"),
+  onDomain("unicode code, typed in another case", "/CAF%C3%89", "https://example.com/cafe"),
+  onDomain("unicode code, lower-case hex escapes", "/caf%c3%a9", "https://example.com/cafe"),
+  onDomain("hangul code", "/%EA%B5%AC%EA%B8%80", "https://example.com/korean"),
+  onDomain("dotted code", "/menu.pdf", "https://example.com/menu-pdf"),
+  onDomain("dotted code, the dot percent-encoded", "/menu%2Epdf", "https://example.com/menu-pdf"),
+  onDomain("code with a tilde", "/deal~1", "https://example.com/deal"),
+  onDomain("code with a tilde, percent-encoded", "/deal%7E1", "https://example.com/deal"),
+  onDomain("multi-segment code", "/2024/spring", "https://example.com/spring"),
+  onDomain("multi-segment code, the slash percent-encoded", "/2024%2Fspring", "https://example.com/spring"),
+  onDomain("multi-segment code, with a query", "/2024/spring?utm_source=poster", "https://example.com/spring?utm_source=poster"),
+  onDomain("one-character code", "/x", "https://example.com/x"),
+  onDomain("multi-segment unknown code", "/2024/autumn", null),
   { name: "not a slug character", path: () => "/%E2%9C%93", expect: (r) => expect(r.status).toBe(404) },
   ...(
     [
