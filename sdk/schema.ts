@@ -2162,7 +2162,7 @@ export interface components {
        */
       destination: string;
       /**
-       * @description case-sensitive, and refused (409) when it differs from an existing slug of its host only by case; omitted means allocated (7 characters)
+       * @description case-sensitive, and refused (409) when it differs from an existing slug of its host only by case; several segments (2024/spring) allowed; omitted means allocated (7 characters)
        * @example spring-menu
        */
       slug?: string;
