@@ -180,6 +180,7 @@ export const fillPreview = defineOperation({
   method: "post",
   path: "/api/links/{id}/preview/fill",
   auth: "workspace",
+  scope: "links:write",
   operationId: "fillPreview",
   summary: "Fill a link's preview from its destination",
   description:

@@ -268,6 +268,7 @@ const FIXTURES: Record<string, Fixture> = {
   },
   // The destination is made internal, so the fill is refused before any connection (422) once the caller may make it.
   "POST /api/links/{id}/preview/fill": {
+    scope: "links:write",
     request: async (target) => {
       const id = await target.freshLink();
       await db().link.updateMany({ where: { id }, data: { destination: "http://10.0.0.7/menu" } });
