@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { writeScanBatch } from "@/lib/analytics/store/append";
 import { config, resetConfig } from "@/lib/config";
 import { closePool, pool, writerPool } from "@/lib/db/pool";
-import { boot } from "@/scripts/boot";
+import { boot } from "@/server/boot";
 import { backendCpuReadable, costOf, measureBatch, type CostSample } from "./scan-cost";
 import { randomScanRows, seedSpreadLinks, type SpreadLinks } from "./spread-links";
 import { runBenchScript } from "./script";
@@ -88,9 +88,14 @@ async function compare(current: SpreadLinks, legacy: SpreadLinks, batches: numbe
     }
   }
   const [before, after] = [costOf(samples, "legacy"), costOf(samples, "current")];
+  const line = (cost: typeof before) =>
+    `${cost.usPerScan.toFixed(1)} µs a scan (median batch ${cost.medianUsPerScan.toFixed(1)}), ` +
+    `${cost.walBytesPerScan.toFixed(0)} WAL bytes a scan, median batch ${cost.medianMs.toFixed(0)} ms`;
+  console.log(`release before: ${line(before)}`);
+  console.log(`this one:       ${line(after)}`);
   console.log(
-    `PostgreSQL CPU a scan: release before ${before.usPerScan.toFixed(1)} µs (median batch ${before.medianMs.toFixed(0)} ms), ` +
-      `this one ${after.usPerScan.toFixed(1)} µs (${after.medianMs.toFixed(0)} ms): ×${(after.usPerScan / before.usPerScan).toFixed(2)}`,
+    `ratios: CPU ×${(after.usPerScan / before.usPerScan).toFixed(2)} (medians ×${(after.medianUsPerScan / before.medianUsPerScan).toFixed(2)}), ` +
+      `WAL ×${(after.walBytesPerScan / before.walBytesPerScan).toFixed(2)}`,
   );
   await closePool();
 }

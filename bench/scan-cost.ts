@@ -58,7 +58,13 @@ export async function backendCpuReadable(): Promise<boolean> {
 
 export type Design = "legacy" | "current";
 
-export type CostSample = { design: Design; scans: number; cpuUs: number; wallMs: number };
+export type CostSample = { design: Design; scans: number; cpuUs: number; wallMs: number; walBytes: number };
+
+/** The database server's write-ahead log position, in bytes from its start. */
+async function walPosition(): Promise<bigint> {
+  const { rows } = await pool().query<{ at: string }>("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS at");
+  return BigInt(rows[0]!.at.split(".")[0]!);
+}
 
 /**
  * Writes one batch with `design`'s statement and measures it: PostgreSQL's CPU over the batch's
@@ -66,20 +72,33 @@ export type CostSample = { design: Design; scans: number; cpuUs: number; wallMs:
  * (nothing else writes in the bench's database then) is the batch's.
  */
 export async function measureBatch(design: Design, rows: ScanRow[]): Promise<CostSample> {
+  const walBefore = await walPosition();
   const before = await backendCpuNs();
   const began = performance.now();
   if (design === "legacy") await writeLegacyScanBatch(randomUUID(), rows);
   else await writeScanBatch(randomUUID(), rows);
   const wallMs = performance.now() - began;
   const cpuUs = ((await backendCpuNs()) - before) / 1000;
-  return { design, scans: rows.length, cpuUs, wallMs };
+  // The server's whole log: on a database others write to at the same time, theirs is in it too.
+  const walBytes = Number((await walPosition()) - walBefore);
+  return { design, scans: rows.length, cpuUs, wallMs, walBytes };
 }
 
-/** µs of PostgreSQL CPU a scan over the samples of one design, and their median wall time. */
-export function costOf(samples: CostSample[], design: Design): { usPerScan: number; medianMs: number } {
+/** µs of PostgreSQL CPU a scan over the samples of one design (and their median), WAL bytes a scan, and the median wall time. */
+export function costOf(
+  samples: CostSample[],
+  design: Design,
+): { usPerScan: number; medianUsPerScan: number; walBytesPerScan: number; medianMs: number } {
   const own = samples.filter((sample) => sample.design === design);
   const cpu = own.reduce((sum, sample) => sum + sample.cpuUs, 0);
   const scans = own.reduce((sum, sample) => sum + sample.scans, 0);
   const walls = own.map((sample) => sample.wallMs).sort((a, b) => a - b);
-  return { usPerScan: scans ? cpu / scans : 0, medianMs: walls[Math.floor(walls.length / 2)] ?? 0 };
+  const perScan = own.map((sample) => sample.cpuUs / sample.scans).sort((a, b) => a - b);
+  const wal = own.reduce((sum, sample) => sum + sample.walBytes, 0);
+  return {
+    usPerScan: scans ? cpu / scans : 0,
+    medianUsPerScan: perScan[Math.floor(perScan.length / 2)] ?? 0,
+    walBytesPerScan: scans ? wal / scans : 0,
+    medianMs: walls[Math.floor(walls.length / 2)] ?? 0,
+  };
 }

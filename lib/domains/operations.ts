@@ -22,6 +22,7 @@ export const addDomain = defineOperation({
   method: "post",
   path: "/api/domains",
   auth: "workspace",
+  scope: "domains:write",
   operationId: "addDomain",
   summary: "Add a custom domain",
   description:
@@ -50,6 +51,7 @@ export const listDomains = defineOperation({
   method: "get",
   path: "/api/domains",
   auth: "workspace",
+  scope: "domains:read",
   operationId: "listDomains",
   summary: "List custom domains",
   description:
@@ -63,6 +65,7 @@ export const getDomain = defineOperation({
   method: "get",
   path: "/api/domains/{id}",
   auth: "workspace",
+  scope: "domains:read",
   operationId: "getDomain",
   summary: "Get a custom domain",
   description:
@@ -106,6 +109,7 @@ export const verifyDomain = defineOperation({
   method: "post",
   path: "/api/domains/{id}/verify",
   auth: "workspace",
+  scope: "domains:write",
   operationId: "verifyDomain",
   summary: "Check a custom domain's DNS now",
   description:
@@ -128,6 +132,7 @@ export const removeDomain = defineOperation({
   method: "delete",
   path: "/api/domains/{id}",
   auth: "workspace",
+  scope: "domains:write",
   operationId: "removeDomain",
   summary: "Delete a custom domain",
   description:

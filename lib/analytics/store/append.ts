@@ -216,8 +216,8 @@ async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: Scan
  *   statement's snapshot, so neither this batch's rows nor a batch committing meanwhile: two writers
  *   writing one visitor's scans of two links of a workspace at the same moment (two buffers, two
  *   instances) both count the workspace's unique, the one estimate among the counts (docs/analytics.md).
- *   Its cost is within the noise: spread batches cost PostgreSQL ×0.90 of the release before's with
- *   it and ×0.89 without it (the links' uniques summed instead), bench/batch-plan.ts --compare.
+ *   The probe costs 3–10 µs a spread scan (it grows with the visitor rows), nearly what inserting
+ *   the workspace's row cost; what it saves is mostly that row's log (ADR 0011 has the numbers).
  * - flagged: two window sorts, O(n log n).
  * - raw: n appends with their index entries, O(n log E) (E: the day partition's rows); no foreign key
  *   probes links (input joined them).
