@@ -83,6 +83,7 @@ export const updateDomain = defineOperation({
   method: "patch",
   path: "/api/domains/{id}",
   auth: "workspace",
+  scope: "domains:write",
   operationId: "updateDomain",
   summary: "Set where a custom domain's root and unknown codes go",
   description:

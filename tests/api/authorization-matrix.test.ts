@@ -440,6 +440,7 @@ const FIXTURES: Record<string, Fixture> = {
     namesResource: true,
   },
   "PATCH /api/domains/{id}": {
+    scope: "domains:write",
     request: async (target) => ({
       path: `/api/domains/${await target.domain()}`,
       body: { not_found_destination: uniqueDestination() },
