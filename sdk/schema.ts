@@ -837,6 +837,106 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/oauth/authorize": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Start an authorization (OAuth 2.1, PKCE S256)
+     * @description The authorization endpoint: response_type=code, client_id, redirect_uri, code_challenge with code_challenge_method=S256, scope, state and resource (RFC 8707: this server's MCP URL, /api/mcp). A valid request goes on (303) to the consent page, where the signed-in person chooses a workspace and the scopes their role there allows; anything else wrong goes back to redirect_uri as OAuth's error.
+     */
+    get: operations["authorizeOAuth"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/oauth/grants": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List connected apps
+     * @description The apps connected with OAuth to this workspace: each app's name (as it registered it), who connected it, the workspace, the scopes allowed, when it was connected and last used. Owners and admins see every one; others see those they connected. A person's session only.
+     */
+    get: operations["listOAuthGrants"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/oauth/grants/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Revoke a connected app
+     * @description Ends the connection: its access and refresh tokens stop working at once. Owners and admins revoke any; others revoke those they connected. A person's session only.
+     */
+    delete: operations["revokeOAuthGrant"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/oauth/register": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Register an app for OAuth (RFC 7591)
+     * @description Open dynamic client registration, as MCP clients do before connecting. Every app is a public client (token_endpoint_auth_method none) that proves itself with PKCE (S256). Redirect URIs must be https, or http on a loopback address (any port). client_name is shown as text on the consent page and among connected apps; client_uri and logo_uri are kept, never fetched.
+     */
+    post: operations["registerOAuthClient"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/oauth/token": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Exchange a code or a refresh token for tokens
+     * @description The token endpoint (application/x-www-form-urlencoded). grant_type=authorization_code with code, redirect_uri, code_verifier and client_id; or grant_type=refresh_token with refresh_token and client_id. The access token lasts 15 minutes and is bound to this server's MCP URL; the refresh token works once (each refresh answers a new one) and a second use of it revokes the connection. A code works once: a second use revokes the tokens it gave.
+     */
+    post: operations["exchangeOAuthToken"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/openapi.json": {
     parameters: {
       query?: never;
@@ -1695,6 +1795,38 @@ export interface components {
       /** @description the webhook endpoints whose signing secret this person saw (created or last rotated it), now flagged rotation_due: rotate each secret */
       webhooks_rotation_due: string[];
     };
+    OAuthError: {
+      /** @description the OAuth error code: invalid_request, invalid_grant, invalid_client_metadata, … */
+      error: string;
+      /** @description a sentence for a human */
+      error_description: string;
+    };
+    ConnectedAppList: {
+      grants: components["schemas"]["ConnectedApp"][];
+    };
+    OAuthClient: {
+      client_id: string;
+      /** @description epoch seconds */
+      client_id_issued_at: number;
+      client_name: string;
+      redirect_uris: string[];
+      client_uri?: string;
+      logo_uri?: string;
+      /** @constant */
+      token_endpoint_auth_method: "none";
+      grant_types: string[];
+      response_types: string[];
+      scope: string;
+    };
+    OAuthTokens: {
+      access_token: string;
+      /** @constant */
+      token_type: "Bearer";
+      expires_in: number;
+      /** @description used once: each refresh answers a new one, and a second use revokes the grant */
+      refresh_token: string;
+      scope: string;
+    };
     AbuseQueue: {
       links: components["schemas"]["AbuseQueueEntry"][];
       /** @description pass as cursor for the next page; null on the last page */
@@ -1849,7 +1981,7 @@ export interface components {
       /** @description day: YYYY-MM-DD; hour: the local hour with its offset (2026-01-31T09:00:00+10:30); country: ISO 3166 code or unknown; device: desktop, mobile, tablet, tv or unknown; browser and os: their names or unknown; referrer: the referring host or direct; source: qr or link; served: rule:N (the link's rule at index N, from 0, as it was when the scan was made) or default (the link's own destination); link: the link's id */
       key: string;
       scans: number;
-      /** @description visitors counted once per link (per workspace without link_id) per UTC day, where the visitor's first scan of that day fell. A visitor is an address and browser, so for day (in UTC), link, country, device, browser and os each row's uniques are exactly its distinct visitors per UTC day; for referrer, source, served and hour a visitor's later scans in other rows are not counted again there, so those rows' uniques are not distinct visitors (the dashboard leaves them out). Within a filter the totals, days and hours and the filter's own breakdown count as that breakdown's row does; the other breakdowns count each link's visitors and add them up over the links (a visitor of two links counts in both) */
+      /** @description visitors counted once per link (per workspace without link_id) per UTC day, where the visitor's first scan of that day fell. A visitor is an address and browser, so for day (in UTC), link, country, device, browser and os each row's uniques are exactly its distinct visitors per UTC day; for referrer, source, served and hour a visitor's later scans in other rows are not counted again there, so those rows' uniques are not distinct visitors (the dashboard leaves them out). Within a filter the totals, days and hours and the filter's own breakdown count as that breakdown's row does; the other breakdowns count each link's visitors and add them up over the links (a visitor of two links counts in both). A link's uniques are exact; the workspace's may count a visitor twice on a day when their scans of two of its links were recorded at the same moment */
       uniques: number;
     };
     ImportEntry: {
@@ -2019,6 +2151,35 @@ export interface components {
       /** @description scans by people in the last 30 days, today included (UTC days) */
       scans_30d: number;
     };
+    ConnectedApp: {
+      /** @description ogr_…: the {id} of DELETE /api/oauth/grants/{id} */
+      id: string;
+      app: {
+        client_id: string;
+        name: string;
+        uri: string | null;
+      };
+      /** @description the e-mail address of the person who allowed it */
+      connected_by: string | null;
+      workspace: {
+        id: string;
+        name: string;
+      };
+      scopes: (
+        | "links:read"
+        | "links:write"
+        | "analytics:read"
+        | "domains:read"
+        | "domains:write"
+        | "webhooks:read"
+        | "webhooks:write"
+        | "members:read"
+        | "account:read"
+      )[];
+      /** @description epoch milliseconds */
+      created_at: number;
+      last_used_at: number | null;
+    };
     AbuseQueueEntry: {
       link: {
         id: string;
@@ -2142,7 +2303,7 @@ export interface components {
        */
       destination: string;
       /**
-       * @description case-sensitive, and refused (409) when it differs from an existing slug of its host only by case; omitted means allocated (7 characters)
+       * @description case-sensitive, and refused (409) when it differs from an existing slug of its host only by case; several segments (2024/spring) allowed; omitted means allocated (7 characters)
        * @example spring-menu
        */
       slug?: string;
@@ -2254,6 +2415,37 @@ export interface components {
        * @enum {string}
        */
       role: "owner" | "admin" | "member" | "viewer";
+    };
+    OAuthClientMetadata: {
+      /** @description https addresses, or http on a loopback address (127.0.0.1, [::1], localhost) */
+      redirect_uris?: string[];
+      /** @description shown on the consent page and among connected apps, as text */
+      client_name?: string;
+      /** @description an https address, shown as text, never fetched */
+      client_uri?: string;
+      /** @description an https address, kept but never fetched or shown as an image */
+      logo_uri?: string;
+      /** @description none: a public client proving itself with PKCE (the only method) */
+      token_endpoint_auth_method?: string;
+      grant_types?: string[];
+      response_types?: string[];
+      scope?: string;
+    } & {
+      [key: string]: unknown;
+    };
+    OAuthTokenRequest: {
+      /** @description authorization_code or refresh_token */
+      grant_type?: string;
+      code?: string;
+      redirect_uri?: string;
+      code_verifier?: string;
+      client_id?: string;
+      refresh_token?: string;
+      /** @description the MCP server's URL (the protected resource's metadata names it) */
+      resource?: string;
+      scope?: string;
+    } & {
+      [key: string]: unknown;
     };
     LinkStatusChangeRequest: {
       /** @description 0 active, 1 quarantine, 2 abuse */
@@ -2443,7 +2635,7 @@ export interface components {
     PaymentReceipt: string;
     /** @description On a 201 paid with x402: base64 JSON `{success: true, transaction, network, payer}`. */
     PaymentResponse: string;
-    /** @description The Bearer challenge: `Bearer realm="api"`. */
+    /** @description The Bearer challenge: `Bearer realm="api", resource_metadata="…/.well-known/oauth-protected-resource/api/mcp"`, with `error="invalid_token"` when a token was sent and is not (or no longer) valid. */
     WWWAuthenticate: string;
     /** @description Seconds until the write budget refills. */
     RetryAfter: number;
@@ -2457,6 +2649,8 @@ export interface components {
     DownloadCacheControl: string;
     /** @description `attachment; filename="…"` with a file name that says what the file is. */
     ContentDisposition: string;
+    /** @description Where the browser goes next. */
+    Location: string;
   };
   pathItems: never;
 }
@@ -6472,6 +6666,302 @@ export interface operations {
       };
       /** @description No mail server is configured on this production deployment (SMTP_URL). */
       503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  authorizeOAuth: {
+    parameters: {
+      query?: {
+        response_type?: string;
+        client_id?: string;
+        redirect_uri?: string;
+        scope?: string;
+        state?: string;
+        code_challenge?: string;
+        code_challenge_method?: string;
+        resource?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description To the consent page, or back to redirect_uri with error and state. */
+      303: {
+        headers: {
+          Location: components["headers"]["Location"];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description client_id names no registered app, or redirect_uri is not one it registered: nothing is sent anywhere. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["OAuthError"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listOAuthGrants: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Selects the workspace when a session token can reach several. An API key belongs to exactly one workspace and ignores it. Naming a workspace you are not a member of gives 401. */
+        "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The connected apps, newest first. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ConnectedAppList"];
+        };
+      };
+      /** @description No valid API key or session token was sent, or X-Workspace-Id names a workspace you are not a member of (decided before anything else about the request). */
+      401: {
+        headers: {
+          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description An API key or a connected app asked: only a person sees connected apps. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  revokeOAuthGrant: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Selects the workspace when a session token can reach several. An API key belongs to exactly one workspace and ignores it. Naming a workspace you are not a member of gives 401. */
+        "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+      };
+      path: {
+        /** @description the connected app's id (ogr_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Revoked. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description No valid API key or session token was sent, or X-Workspace-Id names a workspace you are not a member of (decided before anything else about the request). */
+      401: {
+        headers: {
+          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Someone else connected it and you are not an owner or admin, or an API key or a connected app asked. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No connected app with this id in this workspace (or it was revoked already). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many writes this minute for this workspace (limit 60 a minute, shared by its members and its key). */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["RetryAfter"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          RateLimit: components["headers"]["RateLimit"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  registerOAuthClient: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["OAuthClientMetadata"];
+      };
+    };
+    responses: {
+      /** @description The app is registered: its client_id. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["OAuthClient"];
+        };
+      };
+      /** @description invalid_redirect_uri or invalid_client_metadata, with a sentence saying which field and why. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["OAuthError"];
+        };
+      };
+      /** @description The request body is larger than 16 KiB. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many writes this minute from your address (limit 60 a minute). */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["RetryAfter"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          RateLimit: components["headers"]["RateLimit"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  exchangeOAuthToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenRequest"];
+      };
+    };
+    responses: {
+      /** @description The tokens. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["OAuthTokens"];
+        };
+      };
+      /** @description invalid_request, invalid_grant (a wrong code_verifier, a used or expired code, a used refresh token), invalid_target (resource is not this server's MCP URL), invalid_scope or unsupported_grant_type. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["OAuthError"];
+        };
+      };
+      /** @description invalid_client: client_id names no registered app. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["OAuthError"];
+        };
+      };
+      /** @description Too many writes this minute from your address (limit 60 a minute). */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["RetryAfter"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          RateLimit: components["headers"]["RateLimit"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
         headers: {
           [name: string]: unknown;
         };

@@ -18,9 +18,11 @@ describe("the application's own top-level paths", () => {
     expect(topLevelNames().filter((name) => !named.has(name))).toEqual([]);
   });
 
-  it("leave an invitation's page to the application, and /invite alone a code", () => {
+  it("leave an invitation's page and an app's consent page to the application, and /invite and /connect alone codes", () => {
     expect(codeInPath("/invite/Kx7mQ2vR9tLp")).toBeNull();
     expect(codeInPath("/invite")).toBe("invite");
+    expect(codeInPath("/connect/oau_Kx7mQ2vR9tLpAb3cDe4F")).toBeNull();
+    expect(codeInPath("/connect")).toBe("connect");
     expect(codeInPath("/2024/spring")).toBe("2024/spring");
   });
 });

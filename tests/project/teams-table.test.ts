@@ -18,6 +18,7 @@ const ROWS: Record<string, Action[]> = {
   "manage webhooks (add, change, test, read the delivery log)": ["webhooks.manage"],
   "claim the API key": ["api_key.claim"],
   "revoke the API key": ["api_key.revoke"],
+  "see and revoke every connected app (anyone sees and revokes their own)": ["apps.manage"],
 };
 
 const COLUMNS = ["owner", "admin", "member", "viewer", "api_key"] as const;

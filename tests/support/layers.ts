@@ -24,6 +24,7 @@ export const CAPABILITIES = [
   "members",
   "billing",
   "webhooks",
+  "oauth",
   "workspaces",
   "auth",
   "safety",
