@@ -22,6 +22,7 @@ export type Action =
   | "domains.manage" // add, verify and delete custom domains
   | "billing.manage" // checkout and the billing portal
   | "webhooks.manage" // add, change, test and delete webhooks, read their delivery log
+  | "escrow.read" // download the signed escrow of every code the workspace issued
   | "api_key.claim"
   | "api_key.revoke";
 
@@ -55,6 +56,7 @@ const ALLOWED: Record<Action, Rule> = {
   "domains.manage": { roles: MANAGERS, apiKey: true },
   "billing.manage": { roles: MANAGERS, apiKey: true },
   "webhooks.manage": { roles: MANAGERS, apiKey: true },
+  "escrow.read": { roles: MANAGERS, apiKey: true },
   "api_key.claim": { roles: MANAGERS, apiKey: false },
   "api_key.revoke": { roles: OWNERS, apiKey: false },
 };
