@@ -115,7 +115,8 @@ function RequestBody({ schemaRef, document }: { schemaRef: JsonSchema; document:
     <>
       <p>
         <strong>Request body</strong> (JSON, <a href={`#schema-${name}`}>{name}</a>)
-        {schema.additionalProperties === false ? "; any other field is refused with 400" : ""}:
+        {schema.additionalProperties === false ? "; any other field is refused with 400" : ""}
+        {schema.properties ? ":" : `: ${schema.description ?? ""}`}
       </p>
       <FieldsTable fields={fieldsOf(schema)} />
     </>
@@ -170,6 +171,8 @@ function FieldsTable({ fields }: { fields: Field[] }) {
       joinNotes(field.schema.description, describeRules(field.schema)),
     ],
   }));
+  // A body that is not an object of fields (a JSON export: an array, or one of several pages) is told by its description.
+  if (rows.length === 0) return null;
   return <Table headings={["Field", "Type", "Notes"]} rows={rows} />;
 }
 

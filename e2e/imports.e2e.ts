@@ -70,6 +70,8 @@ test("checks and imports a Bitly export on the verified domain; the refused row 
   const checkErrors = check.getByRole("table", { name: "Rows with a problem" });
   await expect(checkErrors.getByRole("row")).toHaveCount(2);
   await expect(checkErrors.getByRole("row").nth(1).locator("td").first()).toHaveText("4");
+  // Each problem names the row's link, so the person finds it without counting rows.
+  await expect(checkErrors.getByRole("row").nth(1).locator("td").nth(1)).toHaveText(`https://${HOSTNAME}/router`);
   await capturePage(page, testInfo, "import-checked");
 
   // Nothing exists before the import: the code on the domain is not a link yet.
@@ -82,17 +84,17 @@ test("checks and imports a Bitly export on the verified domain; the refused row 
   await expect(run.getByText("Imported: 3 of 3 rows")).toBeVisible();
   await expect(page.getByRole("button", { name: "Import 2 links" })).toBeDisabled();
   const runErrors = run.getByRole("table", { name: "Rows with a problem" });
-  const refusal = (await runErrors.getByRole("row").nth(1).locator("td").nth(1).textContent())!;
+  const refusal = (await runErrors.getByRole("row").nth(1).locator("td").nth(2).textContent())!;
   expect(refusal).toMatch(/\S/);
-  expect(refusal).toBe(await checkErrors.getByRole("row").nth(1).locator("td").nth(1).textContent());
+  expect(refusal).toBe(await checkErrors.getByRole("row").nth(1).locator("td").nth(2).textContent());
 
   const [download] = await Promise.all([
     page.waitForEvent("download"),
     run.getByRole("button", { name: "Download the problems (CSV)" }).click(),
   ]);
   const csv = await readFile((await download.path())!, "utf8");
-  expect(csv.split("\r\n")[0]).toBe('"row","problem"');
-  expect(csv).toContain(`4,`);
+  expect(csv.split("\r\n")[0]).toBe('"row","link_or_destination","problem"');
+  expect(csv).toContain(`4,"https://${HOSTNAME}/router",`);
   await capturePage(page, testInfo, "import-done");
 
   // The printed code on the customer's domain lands on its destination; the refused one was never stored.

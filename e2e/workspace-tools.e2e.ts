@@ -171,7 +171,7 @@ test("the links list: row menu, order by creation or scans, creation time, and a
     .filter({ hasText: "menu-second" });
   await expect(card.getByRole("link", { name: /\/menu-second$/ })).toBeVisible();
   await expect(card).toContainText("https://example.com/menu-second");
-  await expect(card.getByRole("button", { name: /^Quarantine:/ })).toBeVisible();
+  await expect(card.getByRole("button", { name: /^New: checked live:/ })).toBeVisible();
   await expect(card).toContainText("2 scans in");
   await card.getByRole("button", { name: /^Actions for / }).click();
   await expect(card.getByRole("menuitem", { name: "Analytics" })).toBeVisible();
@@ -257,10 +257,10 @@ test("a breakdown's row filters the analytics page; uniques show only where they
 
   const devices = page.getByRole("region", { name: "Devices" });
   const referrers = page.getByRole("region", { name: "Referrers" });
-  await devices.getByRole("link", { name: /^mobile/ }).click();
+  await devices.getByRole("link", { name: /^Phone/ }).click();
   await expect(page).toHaveURL(/link_id=lnk_.*device=mobile/);
-  await expect(page.getByTestId("analytics-filter")).toContainText("Only scans whose device is mobile");
-  await expect(page.getByTestId("analytics-totals")).toHaveText("1 scans, 1 unique visitors");
+  await expect(page.getByTestId("analytics-filter")).toContainText("Only scans whose device is Phone");
+  await expect(page.getByTestId("analytics-totals")).toHaveText("1 scan, 1 unique visitor");
   await expect(devices.getByRole("link")).toHaveCount(0);
   await expect(devices.getByRole("columnheader", { name: "Unique visitors" })).toBeVisible();
   await expect(referrers.getByRole("row")).toHaveText([/Referrer/, /news\.example\s*1/]);
@@ -271,7 +271,7 @@ test("a breakdown's row filters the analytics page; uniques show only where they
   await referrers.getByRole("link", { name: /news\.example/ }).click();
   await expect(page).toHaveURL(/referrer=news\.example/);
   await expect(page).not.toHaveURL(/device=/);
-  await expect(page.getByTestId("analytics-totals")).toHaveText("1 scans");
+  await expect(page.getByTestId("analytics-totals")).toHaveText("1 scan");
   const countries = page.getByRole("region", { name: "Countries" });
   await expect(countries.getByRole("columnheader", { name: "Unique visitors" })).toHaveCount(0);
   await expect(countries).toContainText("One visitor may arrive through several sites");
@@ -285,7 +285,7 @@ test("a breakdown's row filters the analytics page; uniques show only where they
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Analytics");
   await page
     .getByRole("region", { name: "Devices" })
-    .getByRole("link", { name: /^desktop/ })
+    .getByRole("link", { name: /^Computer/ })
     .click();
   await expect(page).toHaveURL(/\?range=7d&device=desktop$/);
   await expect(
@@ -305,7 +305,7 @@ test("a breakdown's row filters the analytics page; uniques show only where they
     .getByRole("link", { name: /news\.example/ })
     .click();
   await expect(page).toHaveURL(/\/dashboard\/analytics\?link_id=lnk_[^&]+&range=30d&referrer=news\.example$/);
-  await expect(page.getByTestId("analytics-totals")).toHaveText("1 scans");
+  await expect(page.getByTestId("analytics-totals")).toHaveText("1 scan");
 });
 
 test("on a phone forms fold behind a button, the page's list shows first, and nothing is wider than the screen", async ({}, testInfo) => {

@@ -7,7 +7,7 @@ import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
 import { buttonClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import type { UtmTemplateView } from "@/lib/utm/schemas";
 import { TagsField } from "./tags-field";
-import { createLinkAction, type CreateLinkState } from "./actions";
+import { createLinkAction, type CreateLinkState } from "./links/actions";
 import { UtmBuilder, useUtmDestination } from "./utm-builder";
 
 type Domains = { id: string; hostname: string }[];

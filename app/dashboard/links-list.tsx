@@ -8,7 +8,7 @@ import { StatusBadge } from "@/components/ui/status-badge";
 import { buttonClass, errorClass, inputClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { TagChip } from "@/components/ui/tag-chip";
 import type { LinkStatus } from "@/lib/links/status";
-import { changeLinksAction, tagLinksAction } from "./actions";
+import { changeLinksAction, tagLinksAction } from "./links/actions";
 
 /** One row of the list, as the page prepared it (the creation time already written in the viewer's zone). */
 export type ListedLink = {

@@ -1,35 +1,17 @@
 "use client";
 
-import Link from "next/link";
+import Link, { useLinkStatus } from "next/link";
 import { usePathname } from "next/navigation";
-
-const PAGES = [
-  { href: "/dashboard", label: "Links" },
-  { href: "/dashboard/tags", label: "Tags" },
-  { href: "/dashboard/imports", label: "Import" },
-  { href: "/dashboard/analytics", label: "Analytics" },
-  { href: "/dashboard/domains", label: "Domains" },
-  { href: "/dashboard/members", label: "Members" },
-  { href: "/dashboard/settings/webhooks", label: "Webhooks" },
-  { href: "/dashboard/billing", label: "Billing" },
-  { href: "/dashboard/settings", label: "API key & workspace" },
-];
+import { TABS, tabOf } from "./tabs";
 
 export function NavLinks() {
   const pathname = usePathname();
-  // The tab whose address is the longest start of this page's (Webhooks sits under Settings' address).
-  const currentHref = PAGES.map((page) => page.href)
-    .filter((href) =>
-      href === "/dashboard"
-        ? pathname === "/dashboard" || pathname.startsWith("/dashboard/links")
-        : pathname === href || pathname.startsWith(`${href}/`),
-    )
-    .sort((a, b) => b.length - a.length)[0];
+  const currentHref = tabOf(pathname);
   return (
     <nav aria-label="Dashboard" className="mx-auto max-w-6xl px-4">
       {/* On a phone the tabs wrap onto a second line rather than hide past the edge. */}
       <ul className="m-0 flex list-none flex-wrap gap-x-1 p-0">
-        {PAGES.map((page) => {
+        {TABS.map((page) => {
           const current = page.href === currentHref;
           return (
             <li key={page.href}>
@@ -44,11 +26,30 @@ export function NavLinks() {
                 }
               >
                 {page.label}
+                <PendingTab />
               </Link>
             </li>
           );
         })}
       </ul>
     </nav>
+  );
+}
+
+/**
+ * While the tab's page is on its way (a slow server, or a page that must find its subject before
+ * it may answer 404, so has no loading.tsx), the tab pulses and says so to screen readers: a click
+ * never looks dead.
+ */
+function PendingTab() {
+  const { pending } = useLinkStatus();
+  if (!pending) return null;
+  return (
+    <>
+      <span aria-hidden="true" className="ml-1.5 inline-block h-2 w-2 animate-pulse rounded-full bg-accent align-middle" />
+      <span role="status" className="sr-only">
+        Loading…
+      </span>
+    </>
   );
 }

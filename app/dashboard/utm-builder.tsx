@@ -15,7 +15,7 @@ import {
   withUtm,
 } from "@/lib/utm/parameters";
 import type { UtmTemplateView } from "@/lib/utm/schemas";
-import { deleteUtmTemplateAction, saveUtmTemplateAction } from "./utm-actions";
+import { deleteUtmTemplateAction, saveUtmTemplateAction } from "./utm/actions";
 
 const PLACEHOLDERS: Record<UtmField, string> = {
   utm_source: "poster",

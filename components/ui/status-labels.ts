@@ -2,7 +2,7 @@
 export const STATUS_WORDS = {
   0: { label: "Active", explanation: "Released from quarantine: visits redirect straight away without a live check." },
   1: {
-    label: "Quarantine",
+    label: "New: checked live",
     explanation:
       "New or repointed: it works now, and each visit runs a live safety check until enough clean checks over enough days release it.",
   },

@@ -46,6 +46,17 @@ export async function listScanCounts(principal: Principal) {
   return recentScansByLink(principal.workspaceId, LIST_SCAN_DAYS, new Date(clock().now()));
 }
 
+/** The report as the attachment both doors send (the API's route and the dashboard's download): its rows as CSV. */
+export function analyticsDownload(report: AnalyticsReport): Response {
+  return new Response(analyticsCsv(report), {
+    headers: {
+      "Cache-Control": "no-store",
+      "Content-Type": "text/csv; charset=utf-8",
+      "Content-Disposition": `attachment; filename="analytics-${report.group_by}.csv"`,
+    },
+  });
+}
+
 /** The report's rows as CSV: a header line, then key, scans, uniques. */
 export function analyticsCsv(report: AnalyticsReport): string {
   return csvTable(

@@ -10,9 +10,11 @@ export const exportLinks = defineOperation({
   description:
     "Every link of the workspace, archived ones included, most recent first, streamed as it is read: " +
     "id, short_url, slug, host, destination, status, tags, title, created_at, archived_at (ISO " +
-    "8601), imported_from and scans_30d; JSON also carries each link's history (every recorded change, newest first). CSV (default) has one header line and writes any cell a " +
-    "spreadsheet would take for a formula (starting with =, +, -, @, tab or carriage return) with a " +
-    "leading single quote; tags are joined with commas. Readable by every role and without a " +
+    "8601), imported_from, scan_limit_after, scan_limit_destination, password_protected and scans_30d; " +
+    "JSON also carries each link's history (every recorded change, newest first). " +
+    "CSV (default) has one header line and writes any cell a spreadsheet would take for a formula " +
+    "(starting with =, +, -, @, tab or carriage return) with a leading single quote; tags are joined " +
+    "with commas and the status is written by name (active, quarantine, abuse; JSON keeps the integer). Readable by every role and without a " +
     "subscription. At most 10 exports a minute per credential and 30 per client network (429 with Retry-After).",
   tag: "Links",
   query: exportLinksQuery,

@@ -5,6 +5,7 @@ import { enforceReadBudget, type ReadBudget } from "@/lib/http/write-limit";
 import { historyOfLinkPage } from "@/lib/links/history";
 import { shortUrl, tagNamesOf } from "@/lib/links/present";
 import { allLinkPages } from "@/lib/links/service";
+import { asLinkStatus, STATUS_NAMES } from "@/lib/links/status";
 import type { LinkRow } from "@/lib/links/store";
 import type { Principal } from "@/lib/workspaces/types";
 import type { ExportedLink, ExportFormat } from "./schemas";
@@ -126,8 +127,12 @@ async function* jsonText(principal: Principal): AsyncGenerator<string> {
   }
 }
 
-/** Tags as one cell, separated by commas; a yes-or-no as true or false. */
+/**
+ * Tags as one cell, separated by commas; a yes-or-no as true or false; the status by its name
+ * (a spreadsheet is read by people; the JSON export keeps the API's integer).
+ */
 function csvCell(row: ExportedLink, column: keyof ExportedLink): CsvCell {
+  if (column === "status") return STATUS_NAMES[asLinkStatus(row.status)];
   const value = row[column];
   if (Array.isArray(value)) return value.join(", ");
   return typeof value === "boolean" ? String(value) : value;

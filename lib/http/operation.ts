@@ -54,6 +54,9 @@ export type RouteSpec = {
   query?: z.ZodObject;
 };
 
+/** A file whose content is a JSON value: its media type and what it holds. */
+export type StructuredUpload = { type: string; schema: z.ZodType };
+
 /** A header or path parameter, as the document lists it; every one is a string. */
 export type ParameterSpec = { name: string; in: "path" | "header"; required: boolean; description: string };
 
@@ -105,8 +108,12 @@ export type OperationSpec = RouteSpec & {
   description: string;
   tag: string;
   parameters?: readonly ParameterSpec[];
-  /** The capability reads the body itself as a file of one of these media types (an image upload). */
-  uploads?: readonly string[];
+  /**
+   * The capability reads the body itself as a file of one of these media types (an image upload), each a
+   * string of bytes; a structured one (a JSON export) names the schema of what it holds, which the
+   * document shows and the capability's own reader checks.
+   */
+  uploads?: readonly (string | StructuredUpload)[];
   /** Descriptions of query parameters that the query schema does not carry. */
   queryDescriptions?: Readonly<Record<string, string>>;
   responses: Readonly<Record<number, ResponseSpec>>;

@@ -135,7 +135,10 @@ export async function importEntry(context: JobContext, entry: number, row: Impor
     return outcome({ outcome: "created", linkId: committed.link.id, mergedInto: null, error: null, keys });
   } catch (error) {
     if (error instanceof DomainError)
-      return outcome({ outcome: "failed", linkId: null, mergedInto: null, error: error.message, keys: [] });
+      return {
+        ...outcome({ outcome: "failed", linkId: null, mergedInto: null, error: error.message, keys: [] }),
+        subject: row.shortLink ?? (row.destination || row.title) ?? undefined,
+      };
     throw error;
   }
 }

@@ -93,7 +93,8 @@ function countsOf(nextRow: number, outcomes: EntryOutcome[]) {
   const counts = { nextRow, created: 0, kept: 0, merged: 0, failed: 0, errors: [] as RowError[] };
   for (const outcome of outcomes) {
     counts[outcome.outcome]++;
-    if (outcome.outcome === "failed") counts.errors.push({ row: outcome.row, error: outcome.error! });
+    if (outcome.outcome === "failed")
+      counts.errors.push({ row: outcome.row, error: outcome.error!, ...(outcome.subject && { subject: outcome.subject }) });
   }
   return counts;
 }

@@ -4,6 +4,7 @@ import {
   importListSchema,
   importReportQuery,
   importReportSchema,
+  importJsonFile,
   importSchema,
   MAX_IMPORT_COLUMNS,
   MAX_IMPORT_NESTING,
@@ -51,7 +52,7 @@ export const startImport = defineOperation({
   tag: "Links",
   write: true,
   query: startImportQuery,
-  uploads: ["text/csv", "application/json"],
+  uploads: ["text/csv", { type: "application/json", schema: importJsonFile }],
   responses: {
     202: ok("The import was accepted and runs in the background.", importSchema),
     400: failure(

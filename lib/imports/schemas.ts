@@ -33,6 +33,25 @@ export const startImportQuery = z.strictObject({
     .meta({ description: "1: validate every row and count, write nothing" }),
 });
 
+const exportedLinks = z
+  .array(z.looseObject({}).meta({ description: "a link, with the fields its service exports" }))
+  .meta({ description: "the links, each an object" });
+
+/** A JSON import file, as the document describes it; the parser (lib/imports/parser.ts) reads and checks the body itself. */
+export const importJsonFile = z
+  .union([
+    exportedLinks,
+    z.looseObject({ links: exportedLinks }),
+    z.looseObject({ data: exportedLinks }),
+    z.looseObject({ shortUrls: z.looseObject({ data: exportedLinks }) }),
+  ])
+  .meta({
+    id: "ImportJsonFile",
+    description:
+      "A JSON export of links: an array of links, or an object whose links (Bitly, Short.io) or data (Kutt) is one, " +
+      "or Shlink's page, whose shortUrls.data is one.",
+  });
+
 export const importSchema = z
   .object({
     id: z.string(),
@@ -63,7 +82,16 @@ export const importSchema = z
     skipped: z.number().int().meta({ description: "kept + merged, as the report counted them before it told them apart" }),
     failed: z.number().int().meta({ description: "entries not imported, each with its sentence in errors and in the report" }),
     errors: z
-      .array(z.object({ row: z.number().int(), error: z.string() }))
+      .array(
+        z.object({
+          row: z.number().int(),
+          error: z.string(),
+          subject: z
+            .string()
+            .optional()
+            .meta({ description: "what the row named, to find it: its short link, else its destination or title, as read" }),
+        }),
+      )
       .meta({ description: "each failed row's number as in the file (the header is row 1) and the API's sentence" }),
     created_at: z.number().int(),
     finished_at: z.number().int().nullable(),

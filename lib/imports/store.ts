@@ -4,7 +4,8 @@ import { newId } from "@/lib/db/random";
 import { keysetCursor } from "@/lib/http/cursor";
 
 export type ImportRecord = Prisma.ImportGetPayload<object>;
-export type RowError = { row: number; error: string };
+/** A failed row: its number, why, and what it named (its short link, else its destination or title) so a person finds it. */
+export type RowError = { row: number; error: string; subject?: string };
 
 /** Errors kept per import; the failed count stays exact beyond it. */
 const MAX_KEPT_ERRORS = 10_000;
@@ -61,6 +62,8 @@ export type EntryOutcome = {
   mergedInto: number | null;
   error: string | null;
   keys: string[];
+  /** A failed entry's short link, destination or title as read (kept with the import's errors, not in the report). */
+  subject?: string;
 };
 
 /**

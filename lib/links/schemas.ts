@@ -42,7 +42,7 @@ const title = storedText(
     .string({ error: "must be a string" })
     .trim()
     .max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`)
-    .regex(/^[^\p{Cc}]*$/u, "may not contain control characters"),
+    .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "may not contain control characters"),
 ).meta({ description: `the link's name for people, at most ${TITLE_MAX} characters`, example: "Spring menu" });
 
 const countryCode = z
@@ -108,7 +108,7 @@ const password = z
   .string({ error: "must be a string" })
   .min(PASSWORD_MIN, `must be at least ${PASSWORD_MIN} characters`)
   .max(PASSWORD_MAX, `must be at most ${PASSWORD_MAX} characters`)
-  .regex(/^[^\p{Cc}]*$/u, "may not contain control characters")
+  .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "may not contain control characters")
   .meta({
     description:
       "write-only: visitors must enter it (or send it in a Link-Password header) before they are redirected; " +

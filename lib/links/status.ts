@@ -10,6 +10,12 @@ export const ACTIVE = 0 satisfies LinkStatus;
 export const QUARANTINE = 1 satisfies LinkStatus;
 export const ABUSE = 2 satisfies LinkStatus;
 
+/** Each status by its name: the links list's `?status=` filter and the CSV export's status column. */
+export const STATUS_NAMES = { [ACTIVE]: "active", [QUARANTINE]: "quarantine", [ABUSE]: "abuse" } as const satisfies Record<
+  LinkStatus,
+  string
+>;
+
 export const linkStatusField = z
   .union([z.literal(ACTIVE), z.literal(QUARANTINE), z.literal(ABUSE)])
   .meta({ description: "0 active, 1 quarantine, 2 abuse" });

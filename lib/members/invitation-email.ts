@@ -24,6 +24,12 @@ type Invitation = {
   expiresAt: Date;
 };
 
+/** Who invited whom to what, the same words in the e-mail and on the invitation's page. */
+export function invitationSentence(invitation: Pick<Invitation, "inviterEmail" | "workspaceName" | "role">): string {
+  const inviter = invitation.inviterEmail ?? "A member";
+  return `${inviter} invited you to join ${workspaceInEmail(invitation.workspaceName)} on Permalink as ${ROLE_WORDS[invitation.role]}.`;
+}
+
 /**
  * The message an invited person receives: who invited them, to what, the link and when it expires.
  * The workspace's name is only quoted in the body (never the Subject), and left out when it
@@ -31,11 +37,10 @@ type Invitation = {
  */
 export function invitationEmail(invitation: Invitation): OutgoingEmail {
   const url = invitationUrl(invitation.token);
-  const inviter = invitation.inviterEmail ?? "A member";
   const expires = invitation.expiresAt.toUTCString();
-  const workspace = workspaceInEmail(invitation.workspaceName);
+  const sentence = invitationSentence(invitation);
   const text = [
-    `${inviter} invited you to join ${workspace} on Permalink as ${ROLE_WORDS[invitation.role]}.`,
+    sentence,
     "",
     `Accept the invitation: ${url}`,
     "",
@@ -43,7 +48,7 @@ export function invitationEmail(invitation: Invitation): OutgoingEmail {
     "If you did not expect this invitation, ignore this message.",
   ].join("\n");
   const html = [
-    `<p>${escapeHtml(inviter)} invited you to join ${escapeHtml(workspace)} on Permalink as ${ROLE_WORDS[invitation.role]}.</p>`,
+    `<p>${escapeHtml(sentence)}</p>`,
     `<p><a href="${escapeHtml(url)}">Accept the invitation</a></p>`,
     `<p>Sign in with this address (${escapeHtml(invitation.email)}) to accept. The link works once ` +
       `and expires on ${escapeHtml(expires)}.</p>`,

@@ -12,7 +12,7 @@ import { announceEvent } from "@/lib/webhooks/outbox";
 import { can, requirePermission, roleMay } from "@/lib/workspaces/permissions";
 import { findWorkspaceManagers, type WorkspaceManagers } from "@/lib/workspaces/store";
 import type { Principal, Role } from "@/lib/workspaces/types";
-import { invitationEmail, invitationUrl } from "./invitation-email";
+import { invitationEmail, invitationSentence, invitationUrl } from "./invitation-email";
 import { type KeyHolderChange, keyRevokedEmail } from "./key-revoked-email";
 import type { InviteMemberInput } from "./schemas";
 import { webhooksRetiredEmail } from "./webhooks-retired-email";
@@ -299,9 +299,7 @@ export async function acceptInvitation(principal: Principal, token: string) {
   if (principal.kind !== "session") {
     throw forbidden("Accept an invitation signed in as the invited person (a session token); an API key cannot join workspaces.");
   }
-  const invitation = await store.findInvitationByTokenHash(hashInvitationToken(token));
-  if (!invitation)
-    throw notFound("This invitation link is not valid: check that it was copied whole, or ask for a new invitation.");
+  const invitation = await findInvitationByToken(token);
   const now = new Date(clock().now());
   requireStillUsable(invitation, now);
   const user = await store.findUserEmail(principal.userId);
@@ -333,6 +331,49 @@ export async function acceptInvitation(principal: Principal, token: string) {
     },
     member: presentMembership(membership),
   };
+}
+
+export type InvitationOutline = {
+  /** "ann@example.com invited you to join the workspace "Acme" on Permalink as a member." */
+  sentence: string;
+  /** The address the invitation was sent to: the one to sign in with. */
+  email: string;
+  expiresAt: Date;
+  /** Why it can no longer be accepted (used, revoked, expired), or null while it can. */
+  unusable: string | null;
+};
+
+/**
+ * What an invitation link offers, for its page before and after sign-in. The token is the
+ * credential: whoever holds the e-mail's link may read what it offers, as they could in the
+ * e-mail. Unknown link → 404.
+ */
+export async function describeInvitation(token: string): Promise<InvitationOutline> {
+  const invitation = await findInvitationByToken(token);
+  const [workspace, inviter] = await Promise.all([
+    store.workspaceSummary(invitation.workspaceId),
+    invitation.invitedByUserId ? store.findUserEmail(invitation.invitedByUserId) : null,
+  ]);
+  let unusable: string | null = null;
+  try {
+    requireStillUsable(invitation, new Date(clock().now()));
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    unusable = error.message;
+  }
+  return {
+    sentence: invitationSentence({ inviterEmail: inviter?.email ?? null, workspaceName: workspace.name, role: invitation.role }),
+    email: invitation.email,
+    expiresAt: invitation.expiresAt,
+    unusable,
+  };
+}
+
+async function findInvitationByToken(token: string): Promise<InvitationRow> {
+  const invitation = await store.findInvitationByTokenHash(hashInvitationToken(token));
+  if (!invitation)
+    throw notFound("This invitation link is not valid: check that it was copied whole, or ask for a new invitation.");
+  return invitation;
 }
 
 function requireStillUsable(invitation: InvitationRow, now: Date): void {

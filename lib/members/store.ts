@@ -15,6 +15,7 @@ export type InvitationRow = {
   acceptedAt: Date | null;
   revokedAt: Date | null;
   tokenHash: string;
+  invitedByUserId: string | null;
 };
 
 const INVITATION_FIELDS = {
@@ -28,6 +29,7 @@ const INVITATION_FIELDS = {
   acceptedAt: true,
   revokedAt: true,
   tokenHash: true,
+  invitedByUserId: true,
 } as const;
 
 export async function listMemberships(workspaceId: string): Promise<MembershipRow[]> {

@@ -231,6 +231,54 @@ describe("OpenAPI document", () => {
     expect(schema.properties?.error).toMatchObject({ type: "string" });
   });
 
+  it("tags every operation with a tag the document describes", () => {
+    const described = new Set(document.tags?.map((tag) => tag.name));
+    const undescribed = operations(document).filter(([, op]) => !op.tags?.every((tag) => described.has(tag)));
+    expect(undescribed.map(([name, op]) => `${name}: ${op.tags}`)).toEqual([]);
+  });
+
+  it("spells every pattern so that it means the same without the u flag, which JSON Schema tools and Python's re do not apply", () => {
+    const patterns = new Map<string, unknown[]>();
+    const collect = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(collect);
+      if (node === null || typeof node !== "object") return;
+      const schema = node as Record<string, unknown>;
+      if (typeof schema.pattern === "string") {
+        patterns.set(schema.pattern, [
+          ...(patterns.get(schema.pattern) ?? []),
+          ...(schema.example === undefined ? [] : [schema.example]),
+        ]);
+      }
+      Object.values(schema).forEach(collect);
+    };
+    collect(document);
+    expect(patterns.size).toBeGreaterThan(5);
+    // Every character of the Basic Multilingual Plane alone, one of each other plane's, and the schemas' examples.
+    const characters = Array.from({ length: 0x10000 }, (_, code) => String.fromCharCode(code));
+    const samples = [...characters, "\u{1F600}", "\u{E0001}", "\u{110BD}", "Spring menu"];
+    const differing = [...patterns].flatMap(([pattern, examples]) => {
+      expect(pattern, "a Unicode property escape needs the u flag").not.toMatch(/\\[pP]\{/);
+      const plain = new RegExp(pattern);
+      const unicode = new RegExp(pattern, "u");
+      const texts = [...samples, ...examples.filter((example): example is string => typeof example === "string")];
+      return texts
+        .filter((text) => plain.test(text) !== unicode.test(text))
+        .map((text) => `${pattern} on ${JSON.stringify(text)}`);
+    });
+    expect(differing).toEqual([]);
+    for (const [pattern, examples] of patterns) {
+      for (const example of examples) if (typeof example === "string") expect(example, pattern).toMatch(new RegExp(pattern));
+    }
+  });
+
+  it("describes an import's body by its type: a JSON export as JSON, a CSV file as text", () => {
+    const content = document.paths["/api/imports"]?.post?.requestBody?.content;
+    expect(content?.["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/ImportJsonFile" });
+    expect(content?.["text/csv"]?.schema).toEqual({ type: "string", contentMediaType: "text/csv" });
+    const file = componentSchema("ImportJsonFile");
+    expect(file.anyOf?.map((choice) => (choice as JsonSchema).type)).toEqual(["array", "object", "object", "object"]);
+  });
+
   it("documents the limit query parameter of the list with its bounds", () => {
     const list = document.paths["/api/links"]?.get;
     expect(list?.parameters).toContainEqual(

@@ -167,6 +167,10 @@ const SECURITY: Record<Credentials, SecurityRequirementObject[]> = {
 const TAGS: TagObject[] = [
   { name: "Links", description: "Create, read, repoint, archive and restore permanent short links." },
   { name: "QR codes", description: "A link's QR artwork, and the centre logos it can carry." },
+  {
+    name: "Domains",
+    description: "Short links on the workspace's own hostnames: adding one, its DNS check, and the TLS provider's question.",
+  },
   { name: "Analytics", description: "Scan counts by day, hour, country, device, browser, OS, referrer, source and link." },
   {
     name: "API keys",
@@ -311,7 +315,7 @@ function operationObject(spec: OperationSpec, schemas: SchemaCollector): ApiOper
       ...declaredParameters(spec, "header"),
     ],
     ...(spec.body && { requestBody: { required: true, content: jsonContent(schemas.reference(spec.body, "input")) } }),
-    ...(spec.uploads && { requestBody: { required: true, content: fileContent(spec.uploads) } }),
+    ...(spec.uploads && { requestBody: { required: true, content: uploadContent(spec.uploads, schemas) } }),
     responses: Object.fromEntries(
       Object.entries(declared).map(([status, response]) => [status, responseObject(response, schemas)]),
     ),
@@ -502,8 +506,21 @@ function jsonContent(schema: SchemaObject | ReferenceObject) {
 }
 
 function fileContent(mediaTypes: readonly string[]) {
+  return Object.fromEntries(mediaTypes.map((type) => [type, fileMedia(type)]));
+}
+
+function fileMedia(type: string) {
+  return { schema: { type: "string", contentMediaType: type } as SchemaObject };
+}
+
+/** A file is a string of its media type; a structured one (JSON) is the value its schema describes, as a client sends it. */
+function uploadContent(uploads: NonNullable<OperationSpec["uploads"]>, schemas: SchemaCollector) {
   return Object.fromEntries(
-    mediaTypes.map((type) => [type, { schema: { type: "string", contentMediaType: type } as SchemaObject }]),
+    uploads.map((upload) =>
+      typeof upload === "string"
+        ? [upload, fileMedia(upload)]
+        : [upload.type, { schema: schemas.reference(upload.schema, "input") }],
+    ),
   );
 }
 

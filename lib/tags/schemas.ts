@@ -13,7 +13,7 @@ export const tagName = storedText(
     .trim()
     .min(1, "must not be empty")
     .max(TAG_NAME_MAX, `must be at most ${TAG_NAME_MAX} characters`)
-    .regex(/^[^,;|\p{Cc}]+$/u, "may not contain commas, semicolons, pipes or control characters"),
+    .regex(/^[^,;|\u0000-\u001f\u007f-\u009f]+$/, "may not contain commas, semicolons, pipes or control characters"),
 ).meta({ description: `1 to ${TAG_NAME_MAX} characters; unique in the workspace without regard to case`, example: "menus" });
 
 const tagColor = z

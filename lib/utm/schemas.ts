@@ -5,12 +5,20 @@ import { TEMPLATE_NAME_MAX, UTM_FIELDS, UTM_VALUE_MAX } from "./parameters";
 /** Templates a workspace keeps at most: a list people choose from, not a store. */
 export const MAX_TEMPLATES = 100;
 
+const INVISIBLE_REFUSAL = "may not contain control or invisible formatting characters";
+
 const templateName = z
   .string({ error: "must be a string" })
   .trim()
   .min(1, "must not be empty")
   .max(TEMPLATE_NAME_MAX, `must be at most ${TEMPLATE_NAME_MAX} characters`)
-  .regex(/^[^\p{Cc}\p{Cf}]+$/u, "may not contain control or invisible formatting characters")
+  // Spelled out for the OpenAPI document (its readers apply no u flag, so \p{…} means something else or fails there):
+  // the control characters and the formatting ones of the Basic Multilingual Plane; the rest of Unicode's Cf after it.
+  .regex(
+    /^[^\u0000-\u001f\u007f-\u009f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]+$/,
+    INVISIBLE_REFUSAL,
+  )
+  .refine((name) => !/\p{Cf}/u.test(name), INVISIBLE_REFUSAL)
   .meta({
     description: `1 to ${TEMPLATE_NAME_MAX} characters; unique in the workspace without regard to case`,
     example: "Spring posters",
@@ -22,7 +30,7 @@ const utmValue = (field: string, example: string) =>
       .string({ error: "must be a string" })
       .trim()
       .max(UTM_VALUE_MAX, `must be at most ${UTM_VALUE_MAX} characters`)
-      .regex(/^[^\p{Cc}]*$/u, "may not contain control characters"),
+      .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "may not contain control characters"),
   )
     .optional()
     .meta({ description: `the value of ${field} in a destination's query; empty or absent leaves it out`, example });

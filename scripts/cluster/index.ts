@@ -23,6 +23,8 @@ export type ClusterOptions = {
   redisUrl?: string;
   /** Settings every instance gets besides the cluster's own (AUTH_SECRET, SMTP_URL, …). */
   env: Record<string, string | undefined>;
+  /** Whether a missing program may be installed with apt (the command's default); tests never install, they say what is missing. */
+  install?: boolean;
 };
 
 /** An app instance under the cluster's supervisor: started again on its port whenever it ends. */
@@ -57,16 +59,21 @@ export type Cluster = {
 /**
  * On one machine, what a production deployment runs on many: HAProxy in front of `instances` app
  * instances (each `npm start`), a PostgreSQL primary and its streaming replica, Redis, and a
- * three-node NATS cluster with JetStream. Parts the machine lacks are installed with apt when it can.
+ * three-node NATS cluster with JetStream. Parts the machine lacks are installed with apt when it can
+ * and `install` allows.
  * Each instance is supervised: when it ends unasked, it is started again on its port, after a backoff.
  */
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
-  ensureCommands({
-    haproxy: "haproxy",
-    "nats-server": "nats-server",
-    ...(options.redisUrl ? {} : { "redis-server": "redis-server" }),
-  });
-  if (!postgresBinDir()) ensureCommands({ pg_basebackup: "postgresql" });
+  const install = options.install ?? true;
+  ensureCommands(
+    {
+      haproxy: "haproxy",
+      "nats-server": "nats-server",
+      ...(options.redisUrl ? {} : { "redis-server": "redis-server" }),
+      ...(postgresBinDir() ? {} : { pg_basebackup: "postgresql" }),
+    },
+    { install },
+  );
   await ensureFreshBuild({ showOutput: true });
   await mkdir(options.dir, { recursive: true });
 

@@ -42,12 +42,15 @@ describe("the local provider's checkout", () => {
     expect(page).toContain("19.00 AUD a month");
     expect(page).toContain("100 new links per billing cycle");
     expect(page).toContain("takes no payment");
-    expect(page).toContain(`<form action="/billing/local/checkout/${id}/complete" method="post">`);
+    expect(page).toContain(`action="/billing/local/checkout/${id}/complete" method="post">`);
+    expect(page).toContain('<a href="/dashboard/billing">Cancel and return to Billing</a>');
 
     const completed = await submitForm(`/billing/local/checkout/${id}/complete`);
     expect(completed.status).toBe(303);
     expect(completed.headers.get("location")).toBe(`/billing/local/checkout/${id}`);
-    expect(await renderPage(LocalCheckoutPage, id)).toContain("Purchase complete");
+    const complete = await renderPage(LocalCheckoutPage, id);
+    expect(complete).toContain("Purchase complete");
+    expect(complete).toContain('<a href="/dashboard/billing">Return to Billing</a>');
 
     const account = await call("GET", "/api/account", user);
     expect(account.body).toMatchObject({
@@ -104,11 +107,20 @@ describe("a lapsed subscription (cancelled in the local portal)", () => {
     const kept = (await createLink(user, { destination: "https://example.com/kept" })).body;
     const toArchive = (await createLink(user, { destination: "https://example.com/to-archive" })).body;
     const portalId = await openPortal(user);
-    expect(await renderPage(LocalPortalPage, portalId)).toContain("Cancel subscription");
+    // Cancelling asks first, then says it is done and leads back to Billing.
+    const portal = await renderPage(LocalPortalPage, portalId);
+    expect(portal).toContain(`href="/billing/local/portal/${portalId}?step=confirm-cancel"`);
+    expect(portal).not.toContain("Yes, cancel the subscription");
+    const asked = await renderPage(LocalPortalPage, portalId, { step: "confirm-cancel" });
+    expect(asked).toContain("Yes, cancel the subscription");
+    expect(asked).toContain(`action="/billing/local/portal/${portalId}/cancel"`);
 
     const cancelled = await submitForm(`/billing/local/portal/${portalId}/cancel`);
     expect(cancelled.status).toBe(303);
-    expect(cancelled.headers.get("location")).toBe(`/billing/local/portal/${portalId}`);
+    expect(cancelled.headers.get("location")).toBe(`/billing/local/portal/${portalId}?done=cancelled`);
+    const done = await renderPage(LocalPortalPage, portalId, { done: "cancelled" });
+    expect(done).toContain("The subscription is cancelled. Every existing link keeps resolving.");
+    expect(done).toContain('href="/dashboard/billing">Return to Billing');
 
     const create = await createLink(user, { destination: "https://example.com/new" });
     expect(create.status).toBe(402);

@@ -75,7 +75,7 @@ describe("GET /api/links/export", () => {
       made.body.slug,
       "",
       "https://example.com/menu",
-      "1",
+      "quarantine",
       "'@home, print",
       `'${formula}`,
       new Date(made.body.created_at).toISOString(),

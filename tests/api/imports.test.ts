@@ -111,7 +111,11 @@ describe("POST /api/imports", () => {
       // Still case-sensitive, still 3 to 64 characters; a page's name is no page on a custom domain.
       expect(report).toMatchObject({ status: "done", total: 6, created: 5, failed: 1 });
       expect(report.errors).toEqual([
-        { row: 6, error: expect.stringMatching(/"slug" is invalid: must be at least 3 characters/) },
+        {
+          row: 6,
+          error: expect.stringMatching(/"slug" is invalid: must be at least 3 characters/),
+          subject: `https://${domain.hostname}/l1`,
+        },
       ]);
     }
 
@@ -126,7 +130,13 @@ describe("POST /api/imports", () => {
     // A code imported before is kept with its link; one taken on the domain by a link made here is
     // that row's error, never a silent new slug.
     expect(shlinkDone).toMatchObject({ status: "done", total: 3, created: 1, kept: 1, failed: 1 });
-    expect(shlinkDone.errors).toEqual([{ row: 4, error: expect.stringContaining('The slug "made-here" is already taken') }]);
+    expect(shlinkDone.errors).toEqual([
+      {
+        row: 4,
+        error: expect.stringContaining('The slug "made-here" is already taken'),
+        subject: expect.stringContaining("made-here"),
+      },
+    ]);
 
     const printed: [string, string][] = [
       ["/Menu1", "https://example.com/printed/menu-one"],
@@ -171,7 +181,11 @@ describe("POST /api/imports", () => {
     const odd = `long_url,link\nhttps://example.com/c,${domain.hostname}/caf%C3%A9\n`;
     const done = await finished(user, (await startImport(user, odd, "text/csv")).body.id);
     expect(done.errors).toEqual([
-      { row: 2, error: expect.stringMatching(/"slug" is invalid: may use letters and digits, plus - and _/) },
+      {
+        row: 2,
+        error: expect.stringMatching(/"slug" is invalid: may use letters and digits, plus - and _/),
+        subject: `${domain.hostname}/caf%C3%A9`,
+      },
     ]);
     expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(0);
   });
@@ -299,7 +313,11 @@ describe("POST /api/imports", () => {
     const done = await finished(user, (await startImport(user, file, "text/csv", `?domain_id=${domain.id}`)).body.id);
     expect(done).toMatchObject({ status: "done", total: 26, created: 23, kept: 0, merged: 2, failed: 1 });
     expect(done.errors).toEqual([
-      { row: 3, error: expect.stringContaining('Row 2 of this file already imported the code "same" with another destination') },
+      {
+        row: 3,
+        error: expect.stringContaining('Row 2 of this file already imported the code "same" with another destination'),
+        subject: "same",
+      },
     ]);
     const links = await db().link.findMany({
       where: { workspaceId: user.workspaceId },

@@ -6,7 +6,7 @@ import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { closeEmail } from "@/lib/email";
 import { log } from "@/lib/log";
-import { ownMemberId } from "@/lib/members/service";
+import { describeInvitation, ownMemberId } from "@/lib/members/service";
 import { call, joinWorkspace, newUser, sessionFor, subscribe, type TestUser } from "../support/api";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp-server";
 
@@ -139,6 +139,17 @@ describe("invitations by e-mail", () => {
     expect(stored.tokenHash).toBe(createHash("sha256").update(token).digest("hex"));
     expect(JSON.stringify(stored)).not.toContain(token);
 
+    // The invitation's page says what the link offers, before anyone signs in, in the e-mail's words.
+    const outline = await describeInvitation(token);
+    expect(outline).toEqual({
+      sentence: `${owner.email} invited you to join the workspace "inviter team" on Permalink as a member.`,
+      email: invitee,
+      expiresAt: stored.expiresAt,
+      unusable: null,
+    });
+    expect(message.mail.text).toContain(outline.sentence);
+    await expect(describeInvitation(`${token}x`)).rejects.toMatchObject({ code: "not_found" });
+
     const stranger = await newUser("stranger");
     const refused = await call("POST", `/api/invitations/${token}/accept`, { token: stranger.token });
     expect(refused.status).toBe(403);
@@ -150,6 +161,7 @@ describe("invitations by e-mail", () => {
     const accepted = await call("POST", `/api/invitations/${token}/accept`, { token: bobToken });
     expect(accepted.status).toBe(200);
     expect(accepted.body.workspace).toMatchObject({ id: workspaceId, name: "inviter team", kind: "team", role: "member" });
+    expect((await describeInvitation(token)).unusable).toMatch(/already been used/);
     expect(accepted.body.member).toMatchObject({
       id: expect.stringMatching(/^mem_/),
       email: invitee,

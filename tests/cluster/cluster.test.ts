@@ -83,6 +83,8 @@ beforeAll(async () => {
     dir,
     instances: 3,
     ports,
+    // .ci/run installs HAProxy; a test never installs system packages.
+    install: false,
     env: {
       AUTH_SECRET: process.env.AUTH_SECRET,
       DNS_RESOLVER: dns.resolver,

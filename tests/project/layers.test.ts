@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { cycles, importsOf, sourceFiles } from "../support/import-graph";
 import { CAPABILITIES, FLOOR, ROOF } from "../support/layers";
@@ -112,6 +113,18 @@ describe("the layers of lib/", () => {
       .filter((file) => !file.endsWith(".test.ts") && !file.startsWith("lib/db/") && !STORE_FILE.test(file))
       .filter((file) => DATABASE_ACCESS.some((pattern) => pattern.test(readFileSync(file, "utf8"))));
     expect(touching).toEqual([]);
+  });
+
+  it("keeps the typed client apart: sdk/ imports only itself and openapi-fetch, so it can be copied out whole", () => {
+    const outside = sourceFiles("sdk").flatMap((file) => {
+      const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
+      return importedFiles
+        .map(({ fileName }) => fileName)
+        .filter((specifier) => !/^\.\/[\w-]+$/.test(specifier) && specifier !== "openapi-fetch")
+        .map((specifier) => `${file} → ${specifier}`);
+    });
+    expect(sourceFiles("sdk").length).toBeGreaterThan(0);
+    expect(outside).toEqual([]);
   });
 
   it("keeps test helpers out of lib/", () => {

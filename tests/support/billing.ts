@@ -3,11 +3,12 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { call, type TestUser } from "./api";
 
 type Caller = Pick<TestUser, "token"> & { headers?: Record<string, string> };
-type Page = (props: { params: Promise<{ id: string }> }) => Promise<ReactElement>;
+type Search = Record<string, string>;
+type Page = (props: { params: Promise<{ id: string }>; searchParams: Promise<Search> }) => Promise<ReactElement>;
 
-/** Renders a page (a React server component) the way Next would for GET /…/<id>, to HTML. */
-export async function renderPage(page: Page, id: string): Promise<string> {
-  return renderToStaticMarkup(await page({ params: Promise.resolve({ id }) }));
+/** Renders a page (a React server component) the way Next would for GET /…/<id>?<search>, to HTML. */
+export async function renderPage(page: Page, id: string, search: Search = {}): Promise<string> {
+  return renderToStaticMarkup(await page({ params: Promise.resolve({ id }), searchParams: Promise.resolve(search) }));
 }
 
 /** The id at the end of a local checkout or portal URL. */

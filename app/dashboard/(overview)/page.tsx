@@ -9,6 +9,7 @@ import {
   type LinkSort,
   linkHosts,
   STATUS_FILTER_NAMES,
+  STATUS_FILTERS,
   verifiedDomains,
 } from "@/lib/links/browse";
 import { listTags } from "@/lib/tags/service";
@@ -17,6 +18,7 @@ import { viewerZone } from "../analytics/viewer-zone";
 import { CreateLinkForm } from "../create-link-form";
 import { LinksList } from "../links-list";
 import { FoldOnPhone } from "@/components/ui/fold-on-phone";
+import { STATUS_WORDS } from "@/components/ui/status-labels";
 import { dashboardTitle } from "../page-title";
 
 export const generateMetadata = () => dashboardTitle("Links");
@@ -114,7 +116,7 @@ export default async function LinksPage({
             value={query.status}
             options={[
               ["", "Any status"],
-              ...STATUS_FILTER_NAMES.map((name) => [name, name[0]!.toUpperCase() + name.slice(1)] as const),
+              ...STATUS_FILTER_NAMES.map((name) => [name, STATUS_WORDS[STATUS_FILTERS[name]].label] as const),
             ]}
           />
           <FilterSelect

@@ -6,6 +6,7 @@ import {
   type AnalyticsFilter,
   analyticsQuery,
   type AnalyticsReport,
+  type AnalyticsRow,
   FILTERS,
   type FilterDimension,
   ONE_PER_VISITOR,
@@ -16,9 +17,10 @@ import { DomainError } from "@/lib/http/errors";
 import { shortUrl } from "@/lib/links/present";
 import { getLink } from "@/lib/links/service";
 import Link from "next/link";
-import { Suspense } from "react";
+import { type ReactNode, Suspense } from "react";
 import { PRESETS, rangeFor } from "./range";
 import { ScansChart } from "./scans-chart";
+import { valueInWords } from "./value-words";
 
 /**
  * The breakdowns, and whether a row's uniques are its distinct visitors. A visitor (an address and
@@ -141,7 +143,8 @@ export function AnalyticsView({
           data-testid="analytics-filter"
         >
           <span>
-            Only scans whose {FILTER_NAMES[filter.dimension]} is <strong className="break-all">{filter.value}</strong>
+            Only scans whose {FILTER_NAMES[filter.dimension]} is{" "}
+            <strong className="break-all">{valueInWords(filter.dimension, filter.value)}</strong>
           </span>
           <Link href={`/dashboard/analytics?${new URLSearchParams(withoutFilter(search))}`}>Show all scans</Link>
         </p>
@@ -251,13 +254,18 @@ export async function ScanReports(props: {
       <section aria-label="Scans over time" className={cardClass}>
         <Heading className="mt-0 text-lg">Scans over time</Heading>
         <p className="m-0" data-testid="analytics-totals">
-          <strong>{totals.total.scans}</strong> scans
+          <strong>{totals.total.scans}</strong> {totals.total.scans === 1 ? "scan" : "scans"}
           {uniquesAreDistinct("total", scope) && (
             <>
-              , <strong>{totals.total.uniques}</strong> unique visitors
+              , <strong>{totals.total.uniques}</strong> {totals.total.uniques === 1 ? "unique visitor" : "unique visitors"}
             </>
           )}
-          {!scope.filter && <span className={mutedClass}> · {totals.total.bots} bot and preview visits not counted</span>}
+          {!scope.filter && (
+            <span className={mutedClass}>
+              {" "}
+              · {totals.total.bots} {totals.total.bots === 1 ? "bot or preview visit" : "bot and preview visits"} not counted
+            </span>
+          )}
         </p>
         <ScansChart rows={totals.data} groupBy={series} uniques={seriesUniques} />
       </section>
@@ -317,25 +325,11 @@ async function TopLinks({
           headings={["Link", { label: "Scans", numeric: true }, ...(uniques ? [UNIQUES_HEADING] : [])]}
         >
           {rows.map((row, index) => (
-            <tr key={row.key}>
-              <td>
-                <div className="flex flex-col gap-1">
-                  <Link
-                    href={`/dashboard/analytics?${new URLSearchParams({ ...search, link_id: row.key })}`}
-                    className="break-all"
-                  >
-                    {names[index]!.replace(/^https?:\/\//, "")}
-                  </Link>
-                  <span
-                    aria-hidden="true"
-                    className="block h-1.5 rounded bg-accent"
-                    style={{ width: `${(row.scans / most) * 100}%` }}
-                  />
-                </div>
-              </td>
-              <td className="text-right tabular-nums">{row.scans}</td>
-              {uniques && <td className="text-right tabular-nums">{row.uniques}</td>}
-            </tr>
+            <ScanRow key={row.key} row={row} most={most} uniques={uniques}>
+              <Link href={`/dashboard/analytics?${new URLSearchParams({ ...search, link_id: row.key })}`} className="break-all">
+                {names[index]!.replace(/^https?:\/\//, "")}
+              </Link>
+            </ScanRow>
           ))}
         </FramedTable>
       )}
@@ -365,32 +359,40 @@ function BreakdownTable({
   const current = scope.filter?.dimension === breakdown.groupBy;
   return (
     <FramedTable caption={`${breakdown.title}, most scans first`} headings={headings}>
-      {report.data.slice(0, 10).map((row) => (
-        <tr key={row.key}>
-          <td>
-            <div className="flex flex-col gap-1">
-              {current ? (
-                <span className="break-all">{row.key}</span>
-              ) : (
-                <Link
-                  href={filterHref({ dimension: breakdown.groupBy, value: row.key })}
-                  className="break-all"
-                  aria-label={`${row.key}: show only these scans`}
-                >
-                  {row.key}
-                </Link>
-              )}
-              <span
-                aria-hidden="true"
-                className="block h-1.5 rounded bg-accent"
-                style={{ width: `${(row.scans / most) * 100}%` }}
-              />
-            </div>
-          </td>
-          <td className="text-right tabular-nums">{row.scans}</td>
-          {uniques && <td className="text-right tabular-nums">{row.uniques}</td>}
-        </tr>
-      ))}
+      {report.data.slice(0, 10).map((row) => {
+        const words = valueInWords(breakdown.groupBy, row.key);
+        return (
+          <ScanRow key={row.key} row={row} most={most} uniques={uniques}>
+            {current ? (
+              <span className="break-all">{words}</span>
+            ) : (
+              <Link
+                href={filterHref({ dimension: breakdown.groupBy, value: row.key })}
+                className="break-all"
+                aria-label={`${words}: show only these scans`}
+              >
+                {words}
+              </Link>
+            )}
+          </ScanRow>
+        );
+      })}
     </FramedTable>
+  );
+}
+
+/** A table row: what was counted (with a bar of its share of the most scans), its scans and, when they are distinct, its unique visitors. */
+function ScanRow({ row, most, uniques, children }: { row: AnalyticsRow; most: number; uniques: boolean; children: ReactNode }) {
+  return (
+    <tr>
+      <td>
+        <div className="flex flex-col gap-1">
+          {children}
+          <span aria-hidden="true" className="block h-1.5 rounded bg-accent" style={{ width: `${(row.scans / most) * 100}%` }} />
+        </div>
+      </td>
+      <td className="text-right tabular-nums">{row.scans}</td>
+      {uniques && <td className="text-right tabular-nums">{row.uniques}</td>}
+    </tr>
   );
 }

@@ -3,7 +3,7 @@
 import { useActionState } from "react";
 import { ErrorSentence } from "@/components/ui/outcome";
 import { buttonClass } from "@/components/ui/styles";
-import { checkoutAction, portalAction, type RedirectState } from "../actions";
+import { checkoutAction, portalAction, type RedirectState } from "./actions";
 
 export function CheckoutButton({ plan, interval, label }: { plan: string; interval: string; label: string }) {
   const [state, action, pending] = useActionState<RedirectState, FormData>(checkoutAction, null);

@@ -5,7 +5,7 @@ import { useActionState } from "react";
 import { Confirm } from "@/components/ui/confirm";
 import { ActionOutcome } from "@/components/ui/outcome";
 import { buttonClass } from "@/components/ui/styles";
-import { type DomainState, removeDomainAction, verifyDomainAction } from "../actions";
+import { type DomainState, removeDomainAction, verifyDomainAction } from "./actions";
 
 /** Verify now, and remove after a confirmation; for owners and admins (the page leaves it out for others). */
 export function DomainActions({ id, hostname }: { id: string; hostname: string }) {

@@ -3,7 +3,7 @@ import { cardClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
 import { listDomains } from "@/lib/domains/service";
 import { can } from "@/lib/workspaces/permissions";
-import { addDomainAction } from "../actions";
+import { addDomainAction } from "./actions";
 import { DomainCard } from "./domain-card";
 import { LiveRefresh } from "./live-refresh";
 import { FoldOnPhone } from "@/components/ui/fold-on-phone";

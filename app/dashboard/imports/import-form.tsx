@@ -368,6 +368,7 @@ function RowErrors({ job }: { job: ImportView }) {
               <th scope="col" className="w-16">
                 Row
               </th>
+              <th scope="col">Link or destination</th>
               <th scope="col">Problem</th>
             </tr>
           </thead>
@@ -375,6 +376,7 @@ function RowErrors({ job }: { job: ImportView }) {
             {shown.map((error) => (
               <tr key={`${error.row}-${error.error}`}>
                 <td className="tabular-nums">{error.row}</td>
+                <td className="break-all">{error.subject ?? ""}</td>
                 <td className="break-words">{inCustomerWords(error.error)}</td>
               </tr>
             ))}
@@ -388,8 +390,8 @@ function RowErrors({ job }: { job: ImportView }) {
 /** The rows with a problem as a CSV file, written by the project's one CSV writer (formula-like cells escaped). */
 function downloadErrors(job: ImportView) {
   const text = csvTable(
-    ["row", "problem"],
-    job.errors.map((error) => [error.row, error.error]),
+    ["row", "link_or_destination", "problem"],
+    job.errors.map((error) => [error.row, error.subject ?? "", error.error]),
   );
   const link = document.createElement("a");
   link.href = URL.createObjectURL(new Blob([text], { type: "text/csv" }));

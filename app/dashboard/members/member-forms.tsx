@@ -14,7 +14,7 @@ import {
   type MemberState,
   removeMemberAction,
   resendAction,
-} from "../actions";
+} from "./actions";
 
 const ROLES = ["viewer", "member", "admin", "owner"] as const;
 

@@ -5,7 +5,7 @@ import { useActionState } from "react";
 import { Confirm } from "@/components/ui/confirm";
 import { CopyButton } from "@/components/ui/copy-button";
 import { buttonClass, errorClass, mutedClass, noticeClass } from "@/components/ui/styles";
-import { claimKeyAction, type KeyState, revokeKeyAction, rotateKeyAction } from "../actions";
+import { claimKeyAction, type KeyState, revokeKeyAction, rotateKeyAction } from "./actions";
 
 export function ApiKeyPanel({ hasKey, canClaim, canRevoke }: { hasKey: boolean; canClaim: boolean; canRevoke: boolean }) {
   const [claimed, claim, claiming] = useActionState<KeyState>(claimKeyAction, null);

@@ -4,7 +4,7 @@ import { buttonClass, cardClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
 import { can } from "@/lib/workspaces/permissions";
 import { describeWorkspaces } from "@/lib/workspaces/service";
-import { createWorkspaceAction, renameWorkspaceAction, signOutEverywhereAction } from "../actions";
+import { createWorkspaceAction, renameWorkspaceAction, signOutEverywhereAction } from "./actions";
 import { ApiKeyPanel } from "./api-key-panel";
 import { dashboardTitle } from "../page-title";
 

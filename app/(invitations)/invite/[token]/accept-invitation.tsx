@@ -2,7 +2,7 @@
 
 import { useActionState } from "react";
 import { buttonClass, errorClass } from "@/components/ui/styles";
-import { acceptInvitationAction, type MemberState } from "@/app/dashboard/actions";
+import { acceptInvitationAction, type MemberState } from "@/app/dashboard/members/actions";
 
 export function AcceptInvitation({ token }: { token: string }) {
   const [state, accept, pending] = useActionState<MemberState, FormData>(acceptInvitationAction, null);

@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { cardClass, mutedClass } from "@/components/ui/styles";
-import { requireDashboard } from "@/lib/api/dashboard";
+import { buttonClass, cardClass, errorClass, mutedClass } from "@/components/ui/styles";
+import { dashboardContext, foundOrNotFound } from "@/lib/api/dashboard";
+import { describeInvitation } from "@/lib/members/service";
 import { SignOutButton } from "@/app/dashboard/sign-out-button";
 import { AcceptInvitation } from "./accept-invitation";
 
@@ -9,12 +10,15 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Invitation — Permalink", robots: { index: false } };
 
 /**
- * Where an invitation e-mail's link lands. Accepting needs the invited address's session: a
- * visitor signs in first (and comes back here), and a different address is refused by the capability.
+ * Where an invitation e-mail's link lands. It says who invited whom to what before and after
+ * sign-in; accepting needs the invited address's session, and a different address is refused by
+ * the capability. An unknown link answers 404.
  */
 export default async function InvitationPage({ params }: { params: Promise<{ token: string }> }) {
   const { token } = await params;
-  const { user } = await requireDashboard(`/invite/${encodeURIComponent(token)}`);
+  const invitation = await foundOrNotFound(describeInvitation(token));
+  const context = await dashboardContext();
+  const here = `/invite/${encodeURIComponent(token)}`;
   return (
     <main className="mx-auto max-w-md px-5 py-12">
       <p className="m-0">
@@ -22,16 +26,37 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
       </p>
       <h1 className="mt-4 text-3xl font-bold">Join a workspace</h1>
       <div className={cardClass + " mt-6 space-y-4"}>
-        <p className="m-0">
-          You are signed in as <strong>{user.email}</strong>. The invitation works only for the address it was sent to.
+        <p className="m-0" data-testid="invitation-offer">
+          {invitation.sentence}
         </p>
-        <AcceptInvitation token={token} />
-        <div className="flex flex-wrap items-center gap-2">
-          <p className={mutedClass + " m-0"}>
-            Not the right address? Sign out, then sign in with the address the invitation was sent to.
+        {invitation.unusable ? (
+          <p role="alert" className={errorClass + " m-0"}>
+            {invitation.unusable}
           </p>
-          <SignOutButton />
-        </div>
+        ) : context ? (
+          <>
+            <p className="m-0">
+              You are signed in as <strong>{context.user.email}</strong>. The invitation works only for{" "}
+              <strong>{invitation.email}</strong>.
+            </p>
+            <AcceptInvitation token={token} />
+            <div className="flex flex-wrap items-center gap-2">
+              <p className={mutedClass + " m-0"}>
+                Not the right address? Sign out, then sign in with the address the invitation was sent to.
+              </p>
+              <SignOutButton />
+            </div>
+          </>
+        ) : (
+          <>
+            <p className="m-0">
+              Sign in with <strong>{invitation.email}</strong> to accept. The link works once.
+            </p>
+            <Link href={`/signin?callbackUrl=${encodeURIComponent(here)}`} className={buttonClass.primary + " no-underline"}>
+              Sign in to accept
+            </Link>
+          </>
+        )}
       </div>
     </main>
   );

@@ -1,4 +1,4 @@
-import { analyticsCsv, scanAnalytics } from "@/lib/analytics/service";
+import { analyticsDownload, scanAnalytics } from "@/lib/analytics/service";
 import { getAnalytics } from "@/lib/analytics/operations";
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
@@ -7,13 +7,7 @@ import { apiRoute } from "@/lib/api/route";
 export const GET = apiRoute({ ...getAnalytics, auth: "dashboard" }, async ({ principal, query, reply }) => {
   const report = await scanAnalytics(principal, query);
   if (query.format === "json") return reply(200, report);
-  return new Response(analyticsCsv(report), {
-    headers: {
-      "Cache-Control": "no-store",
-      "Content-Type": "text/csv; charset=utf-8",
-      "Content-Disposition": `attachment; filename="analytics-${report.group_by}.csv"`,
-    },
-  });
+  return analyticsDownload(report);
 });
 
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });

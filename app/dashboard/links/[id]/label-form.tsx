@@ -4,7 +4,7 @@ import { useActionState } from "react";
 import { ActionOutcome } from "@/components/ui/outcome";
 import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
 import { buttonClass, cardClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
-import { type LabelState, labelLinkAction } from "../../actions";
+import { type LabelState, labelLinkAction } from "../actions";
 import { TagsField } from "../../tags-field";
 
 /** The link's title and tags, edited together; a refusal keeps what was typed. */

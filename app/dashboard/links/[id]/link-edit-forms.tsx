@@ -5,7 +5,7 @@ import { useActionState } from "react";
 import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
 import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import type { UtmTemplateView } from "@/lib/utm/schemas";
-import { archiveLinkAction, type LinkEditState, repointLinkAction, restoreLinkAction } from "../../actions";
+import { archiveLinkAction, type LinkEditState, repointLinkAction, restoreLinkAction } from "../actions";
 import { UtmBuilder, useUtmDestination } from "../../utm-builder";
 
 export function LinkEditForms({
@@ -118,7 +118,7 @@ function RepointFields({
       />
       <FieldError id="repoint-destination-error" error={errorFor("destination", state)} />
       <p id="repoint-destination-help" className={mutedClass + " m-0"}>
-        The code keeps working; the link enters quarantine again so the new destination is checked live.
+        The code keeps working; each visit checks the new destination live again until it has proven safe.
       </p>
       <UtmBuilder idPrefix="repoint" utm={utm} templates={templates} />
       <button type="submit" className={buttonClass.primary} disabled={pending}>

@@ -4,7 +4,7 @@ import { useActionState } from "react";
 import { ActionOutcome } from "@/components/ui/outcome";
 import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
 import { buttonClass, cardClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
-import { type LinkEditState, protectLinkAction } from "../../actions";
+import { type LinkEditState, protectLinkAction } from "../actions";
 
 /** Sets, changes or removes the link's password; the password itself is never shown back. */
 export function PasswordForm({ id, isProtected, canEdit }: { id: string; isProtected: boolean; canEdit: boolean }) {

@@ -10,7 +10,7 @@ import { maxLogoModules } from "@/lib/qr/logo-area";
 import { unscannableColours } from "@/lib/qr/contrast";
 import { levelFor } from "@/lib/qr/levels";
 import type { QrDesignView, QrLevel } from "@/lib/qr/schemas";
-import { saveQrDesignAction } from "../../actions";
+import { saveQrDesignAction } from "../actions";
 
 type Bounds = { min: number; max: number; default: number };
 

@@ -21,7 +21,7 @@ export async function saveRulesAction(id: string, rules: RoutingRule[]): Promise
     const link = toLinkView(await editLink(principal, id, body));
     return link.rules.length === 0
       ? "Rules removed: every visit goes to the link's destination."
-      : `Saved ${link.rules.length} rule${link.rules.length === 1 ? "" : "s"}. The link is checked again before it leaves quarantine.`;
+      : `Saved ${link.rules.length} rule${link.rules.length === 1 ? "" : "s"}. Visits check the link live again until it has proven safe.`;
   });
   if (result.ok) revalidatePath(`/dashboard/links/${id}`);
   return result.ok ? result : { ok: false, error: plainWords(result.error) };

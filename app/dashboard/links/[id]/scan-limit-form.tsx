@@ -3,7 +3,7 @@
 import { useActionState } from "react";
 import { ActionOutcome } from "@/components/ui/outcome";
 import { buttonClass, cardClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
-import { type LinkEditState, scanLimitAction } from "../../actions";
+import { type LinkEditState, scanLimitAction } from "../actions";
 
 type ScanLimit = { after: number; destination: string; scans: number } | null;
 

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { notFound } from "next/navigation";
 import { buttonClass, cardClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { localCheckoutView } from "@/lib/billing/local-pages";
@@ -29,16 +30,18 @@ export default async function LocalCheckoutPage({ params }: { params: Promise<{ 
         ))}
       </dl>
       {view.state === "open" && (
-        <form method="post" action={view.completeAction}>
+        <form method="post" action={view.completeAction} className="flex flex-wrap items-center gap-3">
           <button type="submit" className={buttonClass.primary}>
             Complete purchase
           </button>
+          <Link href="/dashboard/billing">Cancel and return to Billing</Link>
         </form>
       )}
       {view.state === "complete" && (
-        <p role="status" className={noticeClass}>
-          Purchase complete: the subscription is active. You can create and edit links now.
-        </p>
+        <div role="status" className={noticeClass + " space-y-2"}>
+          <p className="m-0">Purchase complete: the subscription is active. You can create and edit links now.</p>
+          <Link href="/dashboard/billing">Return to Billing</Link>
+        </div>
       )}
       {view.state === "expired" && (
         <p className={mutedClass}>This checkout has expired. Start a new one from Billing in the dashboard.</p>

@@ -1,19 +1,40 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { notFound } from "next/navigation";
-import { buttonClass, cardClass, mutedClass } from "@/components/ui/styles";
+import { buttonClass, cardClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { localPortalView } from "@/lib/billing/local-pages";
+import { localPortalPath } from "@/lib/billing/local-provider";
 import { LocalBillingPage } from "../../local-page";
 
 export const dynamic = "force-dynamic";
 
 export const metadata: Metadata = { title: "Billing portal (local billing) — Permalink", robots: { index: false } };
 
-export default async function LocalPortalPage({ params }: { params: Promise<{ id: string }> }) {
-  const view = await localPortalView((await params).id);
+/**
+ * The local billing portal. Cancelling asks first (`?step=confirm-cancel`, a plain link, so it works
+ * without JavaScript like the rest of the page) and then says it is done, with the way back to
+ * Billing, as Stripe's portal returns to it.
+ */
+export default async function LocalPortalPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const [{ id }, search] = await Promise.all([params, searchParams]);
+  const view = await localPortalView(id);
   if (!view) notFound();
   const { standing } = view;
+  const here = localPortalPath(id);
   return (
     <LocalBillingPage title={`Billing for ${view.workspaceName}`}>
+      {search.done === "cancelled" && !standing.active && (
+        <div role="status" className={noticeClass + " space-y-2"}>
+          <p className="m-0">The subscription is cancelled. Every existing link keeps resolving.</p>
+          <Link href="/dashboard/billing">Return to Billing</Link>
+        </div>
+      )}
       <section aria-label="Subscription" className={cardClass + " space-y-2"}>
         <p className="m-0">
           Subscription: <strong>{standing.status}</strong>
@@ -47,15 +68,34 @@ export default async function LocalPortalPage({ params }: { params: Promise<{ id
               </form>
             ))}
           </section>
-          {standing.active && (
-            <form method="post" action={view.cancelAction} className={cardClass + " space-y-3"}>
-              <h2 className="m-0 text-lg">Cancel</h2>
-              <p className="m-0">Cancelling stops creating and editing at once; every existing link keeps resolving.</p>
-              <button type="submit" className={buttonClass.danger}>
-                Cancel subscription
-              </button>
-            </form>
-          )}
+          {standing.active &&
+            (search.step === "confirm-cancel" ? (
+              <form
+                method="post"
+                action={view.cancelAction}
+                aria-label="Confirm: cancel the subscription"
+                className={cardClass + " space-y-3"}
+              >
+                <h2 className="m-0 text-lg">Cancel the subscription of {view.workspaceName}?</h2>
+                <p className="m-0">Creating and editing links stops at once; every existing link keeps resolving.</p>
+                <div className="flex flex-wrap items-center gap-3">
+                  <button type="submit" className={buttonClass.danger}>
+                    Yes, cancel the subscription
+                  </button>
+                  <Link href={here}>Keep the subscription</Link>
+                </div>
+              </form>
+            ) : (
+              <section aria-labelledby="cancel-heading" className={cardClass + " space-y-3"}>
+                <h2 id="cancel-heading" className="m-0 text-lg">
+                  Cancel
+                </h2>
+                <p className="m-0">Cancelling stops creating and editing at once; every existing link keeps resolving.</p>
+                <Link href={`${here}?step=confirm-cancel`} className={buttonClass.danger + " no-underline"}>
+                  Cancel subscription
+                </Link>
+              </section>
+            ))}
         </>
       )}
     </LocalBillingPage>

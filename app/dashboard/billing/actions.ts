@@ -1,0 +1,25 @@
+"use server";
+
+import { redirect } from "next/navigation";
+import { dashboardAction } from "@/lib/api/dashboard";
+import { openBillingPortal, startCheckout as startCheckoutOperation } from "@/lib/billing/operations";
+import { openPortal, startCheckout } from "@/lib/billing/service";
+import { optional } from "../form-fields";
+
+export type RedirectState = { error: string } | null;
+
+export async function checkoutAction(_previous: RedirectState, form: FormData): Promise<RedirectState> {
+  const result = await dashboardAction(
+    startCheckoutOperation,
+    { plan: optional(form, "plan"), interval: optional(form, "interval") },
+    startCheckout,
+  );
+  if (!result.ok) return { error: result.error };
+  redirect(result.value.url);
+}
+
+export async function portalAction(_previous: RedirectState): Promise<RedirectState> {
+  const result = await dashboardAction(openBillingPortal, undefined, openPortal);
+  if (!result.ok) return { error: result.error };
+  redirect(result.value.url);
+}

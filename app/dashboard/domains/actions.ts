@@ -1,0 +1,47 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { type ActionResult, dashboardAction } from "@/lib/api/dashboard";
+import {
+  addDomain as addDomainOperation,
+  removeDomain as removeDomainOperation,
+  verifyDomain as verifyDomainOperation,
+} from "@/lib/domains/operations";
+import { addDomain, getDomain, removeDomain, verifyDomain } from "@/lib/domains/service";
+import { required } from "../form-fields";
+
+export type DomainState = ActionResult<string> | null;
+
+export async function addDomainAction(_previous: DomainState, form: FormData): Promise<DomainState> {
+  const result = await dashboardAction(
+    addDomainOperation,
+    { hostname: required(form, "hostname") },
+    async (principal, body) => {
+      const domain = await addDomain(principal, body);
+      return `Added ${domain.hostname}: create the records listed under it at your DNS provider.`;
+    },
+    { hostname: "The hostname" },
+  );
+  if (result.ok) revalidatePath("/dashboard/domains");
+  return result;
+}
+
+export async function verifyDomainAction(_previous: DomainState, form: FormData): Promise<DomainState> {
+  const id = required(form, "id");
+  const result = await dashboardAction(verifyDomainOperation, undefined, async (principal) => {
+    const domain = await verifyDomain(principal, id);
+    return `Checked ${domain.hostname} just now: ${domain.verified ? "verified" : "not verified yet"}, status ${domain.hostname_status}.`;
+  });
+  if (result.ok) revalidatePath("/dashboard/domains");
+  return result;
+}
+
+/** Answers the removed domain's hostname, as the server knows it, for the page to name (its card is gone). */
+export async function removeDomainAction(_previous: DomainState, form: FormData): Promise<DomainState> {
+  const id = required(form, "id");
+  return dashboardAction(removeDomainOperation, undefined, async (principal) => {
+    const { hostname } = await getDomain(principal, id);
+    await removeDomain(principal, id);
+    return hostname;
+  });
+}
