@@ -4,6 +4,7 @@ import { behindFrontDoor, splitFrontDoorPeer } from "@/lib/http/client-address";
 import { foreignServerAction, malformedRequest, undecodableServerAction, type Refusal } from "@/lib/http/malformed-request";
 import { invalidationsSent } from "@/lib/links/invalidation";
 import { formRefusedAnswer } from "@/lib/resolution/answer";
+import { flushPreviewCounts } from "@/lib/resolution/previews";
 import {
   applicationRefusal,
   MAX_FORM_BYTES,
@@ -54,10 +55,12 @@ async function damagedPageForm(request: NextRequest, header: DoorRequest["header
   );
 }
 
-function visitAnswer({ answer, scanRecorded }: Served, event: NextFetchEvent): Response {
+function visitAnswer({ answer, scanRecorded, previewCounted }: Served, event: NextFetchEvent): Response {
   // On Vercel an instance may freeze after the response: the scan must be written before then. The
   // visits of one window share that write, so a busy instance does not write once per visit.
   if (scanRecorded) event.waitUntil(scanBuffer().flushWithin(SCAN_FLUSH_WINDOW_MS));
+  // A crawler's preview is counted on the link, likewise before a freeze.
+  if (previewCounted) event.waitUntil(flushPreviewCounts());
   // A visit that blocked its link told the other instances; that too must be sent before a freeze.
   const sending = invalidationsSent();
   if (sending) event.waitUntil(sending);

@@ -1,16 +1,15 @@
-import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { Agent } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { droppedSinceStartIn } from "@/lib/analytics/scan-buffer";
 import { DIMENSIONS, QUARTER } from "@/lib/analytics/store/rollups";
-import { writeScanBatch } from "@/lib/analytics/store/append";
-import { config } from "@/lib/config";
+import { config, resetConfig } from "@/lib/config";
 import { closePool, pool } from "@/lib/db/pool";
 import { ensureFreshBuild } from "@/scripts/app-process";
 import { boot } from "@/scripts/boot";
 import { pinningNote } from "./cpus";
+import { backendCpuReadable, costOf, measureBatch, type CostSample } from "./scan-cost";
 import { exactVisits, visitOnce } from "./exact-visits";
 import { requireProjectNode, startServer } from "./servers";
 import { randomScanRows, seedSpreadLinks, VISITOR_AGENTS, type SpreadLinks } from "./spread-links";
@@ -73,7 +72,18 @@ type SpreadRow = {
   exact: { visits: number; redirects: number; scans: number };
 };
 
-type BatchTiming = { links: number; medianMs: number; samplesMs: number[] };
+/**
+ * A batch's time, and PostgreSQL's CPU a scan read from its backends (null when they are on another
+ * machine), for this release's statement and, over links of their own, the release before's.
+ */
+type BatchTiming = {
+  links: number;
+  medianMs: number;
+  samplesMs: number[];
+  cpuUsPerScan: number | null;
+  legacyCpuUsPerScan: number | null;
+  legacyMedianMs: number;
+};
 
 /** Scans committed for the workspace: its own quarter-hour total rows (written in the same statement as the raw rows). */
 async function committedScans(workspaceId: string): Promise<number> {
@@ -196,31 +206,49 @@ async function spreadScenario(links: SpreadLinks, wrkLinks: number, env: Record<
   }
 }
 
-/** Batches of BATCH_SIZE spread scans written by the writer's statement from this process, the links counts in turns. */
-async function timeBatches(seeded: SpreadLinks[]): Promise<BatchTiming[]> {
-  const samples = seeded.map(() => [] as number[]);
+/**
+ * Batches of BATCH_SIZE spread scans written by the writer's statement from this process, and by the
+ * release before's over links of their own (`legacy`, as many), the links counts and the two
+ * designs in turns, so both meet the same load.
+ */
+async function timeBatches(seeded: SpreadLinks[], legacy: SpreadLinks[]): Promise<BatchTiming[]> {
+  const samples = seeded.map(() => [] as CostSample[]);
+  const cpuReadable = await backendCpuReadable();
   for (let sample = 0; sample < BATCH_SAMPLES; sample++) {
     for (const [index, links] of seeded.entries()) {
-      const rows = await randomScanRows(links, BATCH_SIZE, SHORT_HOST);
-      const began = performance.now();
-      await writeScanBatch(randomUUID(), rows);
-      samples[index]!.push(performance.now() - began);
+      samples[index]!.push(await measureBatch("legacy", await randomScanRows(legacy[index]!, BATCH_SIZE, SHORT_HOST)));
+      samples[index]!.push(await measureBatch("current", await randomScanRows(links, BATCH_SIZE, SHORT_HOST)));
     }
   }
   return seeded.map((links, index) => {
-    const sorted = [...samples[index]!].sort((a, b) => a - b);
-    return { links: links.count - PROBE_LINKS, medianMs: sorted[Math.floor(sorted.length / 2)]!, samplesMs: samples[index]! };
+    const [before, after] = [costOf(samples[index]!, "legacy"), costOf(samples[index]!, "current")];
+    return {
+      links: links.count - PROBE_LINKS,
+      medianMs: after.medianMs,
+      samplesMs: samples[index]!.filter((each) => each.design === "current").map((each) => each.wallMs),
+      cpuUsPerScan: cpuReadable ? after.usPerScan : null,
+      legacyCpuUsPerScan: cpuReadable ? before.usPerScan : null,
+      legacyMedianMs: before.medianMs,
+    };
   });
 }
 
 const thousands = (value: number) => Math.round(value).toLocaleString("en-US");
 const check = (met: boolean) => (met ? "✓" : "✗");
 
+/** This release's µs a scan, the release before's, and the ratio (target ≤ 0.5). */
+function cpuCell(batch: BatchTiming | undefined): string {
+  if (!batch || batch.cpuUsPerScan === null || batch.legacyCpuUsPerScan === null) return "—";
+  const ratio = batch.cpuUsPerScan / batch.legacyCpuUsPerScan;
+  return `${batch.cpuUsPerScan.toFixed(1)} µs (${batch.legacyCpuUsPerScan.toFixed(1)}): ×${ratio.toFixed(2)} ${check(ratio <= 0.5)}`;
+}
+
 function markdownTable(rows: SpreadRow[], batches: BatchTiming[]): string {
   const lines = [
     "| links | redirects/s | scans written/s | redirect p99 ms | lag at load end | drained after | " +
-      "dropped | scans − redirects | exact phase | cold-miss p99 ms | batch of 5,000 |",
-    "|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|",
+      "dropped | scans − redirects | exact phase | cold-miss p99 ms | batch of 5,000 | " +
+      "PostgreSQL CPU a scan (release before) |",
+    "|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|",
   ];
   const smallest = batches[0];
   for (const row of rows) {
@@ -236,22 +264,29 @@ function markdownTable(rows: SpreadRow[], batches: BatchTiming[]): string {
         `for ${thousands(row.exact.redirects)} redirects ` +
         `${check(row.exact.scans === row.exact.redirects && row.exact.redirects === row.exact.visits)} | ` +
         `${row.coldMiss.p99Ms.toFixed(1)} ${check(row.coldMiss.p99Ms <= 25)} | ` +
-        `${batch ? `${thousands(batch.medianMs)} ms${ratio}` : "—"} |`,
+        `${batch ? `${thousands(batch.medianMs)} ms${ratio}` : "—"} | ${cpuCell(batch)} |`,
     );
   }
   return `${lines.join("\n")}\n`;
 }
 
 async function main(): Promise<void> {
+  // The batches written from this process take their visitors' addresses as the front door does (one hop).
+  process.env.TRUSTED_PROXY_HOPS = "1";
+  resetConfig();
   requireProjectNode();
   requireWrk();
   const { embedded } = await boot();
   await ensureFreshBuild({ showOutput: true });
   const seeded: SpreadLinks[] = [];
+  const legacy: SpreadLinks[] = [];
   for (const count of LINK_COUNTS) {
     const started = Date.now();
     seeded.push(await seedSpreadLinks(count + PROBE_LINKS));
-    console.log(`Seeded ${thousands(count + PROBE_LINKS)} links with COPY in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+    legacy.push(await seedSpreadLinks(count + PROBE_LINKS));
+    console.log(
+      `Seeded 2 × ${thousands(count + PROBE_LINKS)} links with COPY in ${((Date.now() - started) / 1000).toFixed(0)} s.`,
+    );
   }
   const env = {
     // As boot() settled them (the embedded database's address, a development AUTH_SECRET).
@@ -268,7 +303,7 @@ async function main(): Promise<void> {
       console.log(`Spread run ${run + 1} of ${RUNS}`);
       for (const links of seeded) rows.push(await spreadScenario(links, links.count - PROBE_LINKS, env));
     }
-    const batches = await timeBatches(seeded);
+    const batches = await timeBatches(seeded, legacy);
     console.log(`  batches of ${BATCH_SIZE}: ${JSON.stringify(batches)}`);
     const date = new Date().toISOString();
     const header =
@@ -277,7 +312,9 @@ async function main(): Promise<void> {
       `${pinningNote()}; PostgreSQL${embedded ? " (embedded)" : ""}; ${RUNS} ` +
       `run${RUNS === 1 ? "" : "s"}. Cold misses: a probe visiting links nobody had visited, every ` +
       `${PROBE_INTERVAL_MS} ms during the load. Batch: ${BATCH_SIZE} spread scans written by the ` +
-      `writer's statement, median of ${BATCH_SAMPLES}, the links counts in turns (× the smallest's).`;
+      `writer's statement, median of ${BATCH_SAMPLES}, the links counts in turns (× the smallest's), ` +
+      "with realistic visitors (one proxy hop trusted: each scan its own address and country); PostgreSQL's CPU a " +
+      "scan read from its backends' /proc counters, beside the release before's statement on links of its own, in turns.";
     const table = markdownTable(rows, batches);
     const settings = { seconds: SECONDS, connections: CONNECTIONS, runs: RUNS, cpus: pinningNote() };
     await mkdir("bench/results", { recursive: true });

@@ -209,10 +209,10 @@ test("repoints a link and archives another, which then shows under Archived and 
   // The keyboard lands where the fix goes.
   await expect(slugField).toBeFocused();
   await expect(slugField).toHaveAccessibleDescription(
-    /^The custom slug may use letters and digits except 0, O, 1, l and I, plus - and _\./,
+    /^The custom slug may use letters and digits except 0, O, 1, l and I, plus - and _, with \. or ~ between two of them and \/ between parts\./,
   );
   await expect(page.locator("main").getByRole("alert")).toHaveText(
-    "The custom slug may use letters and digits except 0, O, 1, l and I, plus - and _.",
+    "The custom slug may use letters and digits except 0, O, 1, l and I, plus - and _, with . or ~ between two of them and / between parts.",
   );
   await expect(page.locator("main")).not.toContainText("request");
   await expect(page.getByLabel("Destination", { exact: true })).toHaveValue("flyer.example.com/2025");

@@ -155,7 +155,7 @@ test("the links list shows the imported titles and tags, filters by tag, tags se
   const exported = await readFile((await download.path())!, "utf8");
   // Every text cell is quoted (lib/http/csv.ts), so no cell can start a spreadsheet formula.
   expect(exported.split("\r\n")[0]).toBe(
-    '"id","short_url","slug","host","destination","status","tags","title","created_at","archived_at","imported_from","scan_limit_after","scan_limit_destination","password_protected","scans_30d"',
+    '"id","short_url","slug","host","destination","status","tags","title","created_at","archived_at","imported_from","scan_limit_after","scan_limit_destination","password_protected","preview_title","preview_description","preview_image_url","preview_count","scans_30d"',
   );
   const brunchLine = exported.split("\r\n").find((line) => line.includes(`"https://${HOSTNAME}/Brunch01",`))!;
   expect(brunchLine).toContain(`,"Brunch01","${HOSTNAME}","https://example.com/menus/brunch",`);

@@ -624,7 +624,7 @@ export interface paths {
     head?: never;
     /**
      * Repoint, retitle, retag, route or schedule a link
-     * @description Changes what the body names, in one step: destination points the code at a new destination (the slug never changes; a repointed link goes back to quarantine, status 1), title replaces the title (null removes it), tags replaces the link's set of tags (names new to the workspace create the tag). rules replaces the link's routing rules (at most 20; the first whose conditions all hold sends the visit to its destination; an empty list removes them; a change puts the link back in quarantine), schedule replaces its scheduled repoints (at most 20, each in the future: from each one's time on the link points at its destination). A new destination, rules or schedule need an active subscription, except for a machine account's key, which repoints the links it bought; a title or tags need none.
+     * @description Changes what the body names, in one step: destination points the code at a new destination (the slug never changes; a repointed link goes back to quarantine, status 1), title replaces the title (null removes it), tags replaces the link's set of tags (names new to the workspace create the tag). rules replaces the link's routing rules (at most 20; the first whose conditions all hold sends the visit to its destination; an empty list removes them; a change puts the link back in quarantine), schedule replaces its scheduled repoints (at most 20, each in the future: from each one's time on the link points at its destination). preview sets what link-preview crawlers are shown (title and description; image_url null removes the image uploaded with PUT /api/links/{id}/preview/image; preview null removes it all). A new destination, rules or schedule need an active subscription, except for a machine account's key, which repoints the links it bought; a title, tags or preview need none.
      */
     patch: operations["updateLink"];
     trace?: never;
@@ -672,6 +672,30 @@ export interface paths {
      * @description Removes the link's own logo (its code then uses the workspace's default with logo=true). Needs the right to edit this link but no subscription. Removing an absent logo also answers 204.
      */
     delete: operations["removeLinkLogo"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/links/{id}/preview/image": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A link's preview image
+     * @description The image a link's social preview names (og:image), as link-preview crawlers fetch it: open to anyone, no credentials, from the service's own origin. The address carries the image's version (?v=), under which it is cached for a year; without it, for five minutes. A password link's image is never served.
+     */
+    get: operations["getPreviewImage"];
+    /**
+     * Upload a link's preview image
+     * @description Sets or replaces the image of the link's social preview (og:image, twitter:image), which link-preview crawlers fetch from the service's own origin. It passes every defence a logo does (the same types and size, the pixel bound, the sandboxed render) and is re-encoded as a JPEG of at most 1200×1200, so nothing of the file but its pixels is kept. An edit of the link: it needs an active subscription and the right to edit this link. Remove it with PATCH /api/links/{id} and preview.image_url null.
+     */
+    put: operations["setPreviewImage"];
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -836,7 +860,7 @@ export interface paths {
     put?: never;
     /**
      * MCP server (Streamable HTTP)
-     * @description A Model Context Protocol server over Streamable HTTP, stateless (no session id; every request stands alone, so any instance answers). Send each JSON-RPC message as a POST with Accept: application/json, text/event-stream (without both, 406); the answer is JSON. Tools: create_link, list_links, get_link, get_link_history, repoint_link, set_link_rules, schedule_repoint, set_link_password, set_scan_limit, bulk_create_links, archive_link, restore_link, get_qr, get_analytics, list_domains, list_webhooks, list_tags, start_import, get_import, get_account, buy_link; each runs the same checks, in the same order, with the same error sentences, as the HTTP operation it mirrors, and a write tool counts against the same write budget. With Authorization: Bearer (API key or session token; X-Workspace-Id selects a workspace) the tools act on that workspace; a credential that is sent but not valid is refused here with 401. Without credentials an agent may list the tools and call buy_link, which answers with a machine-payment challenge (MPP and x402, in the tool result) and, paid, returns the PaidLink; the other tools answer with an error saying how to authenticate. How to connect: /docs/agents.
+     * @description A Model Context Protocol server over Streamable HTTP, stateless (no session id; every request stands alone, so any instance answers). Send each JSON-RPC message as a POST with Accept: application/json, text/event-stream (without both, 406); the answer is JSON. Tools: create_link, list_links, get_link, get_link_history, repoint_link, set_link_rules, schedule_repoint, set_link_password, set_scan_limit, set_link_preview, bulk_create_links, archive_link, restore_link, get_qr, get_analytics, list_domains, list_webhooks, list_tags, start_import, get_import, get_account, buy_link; each runs the same checks, in the same order, with the same error sentences, as the HTTP operation it mirrors, and a write tool counts against the same write budget. With Authorization: Bearer (API key or session token; X-Workspace-Id selects a workspace) the tools act on that workspace; a credential that is sent but not valid is refused here with 401. Without credentials an agent may list the tools and call buy_link, which answers with a machine-payment challenge (MPP and x402, in the tool result) and, paid, returns the PaidLink; the other tools answer with an error saying how to authenticate. How to connect: /docs/agents.
      */
     post: operations["callMcp"];
     delete?: never;
@@ -1632,6 +1656,10 @@ export interface components {
       scan_limit: components["schemas"]["ScanLimitView"];
       /** @description visitors must enter the link's password before they are redirected (the password is never shown) */
       password_protected: boolean;
+      /** @description the social preview crawlers are shown; null when there is none */
+      preview: components["schemas"]["Preview"] | null;
+      /** @description times a link-preview crawler was served the preview page (counted apart from scans, which never include them) */
+      preview_count: number;
     };
     PaidLink: {
       id: string;
@@ -1662,6 +1690,10 @@ export interface components {
       scan_limit: components["schemas"]["ScanLimitView"];
       /** @description visitors must enter the link's password before they are redirected (the password is never shown) */
       password_protected: boolean;
+      /** @description the social preview crawlers are shown; null when there is none */
+      preview: components["schemas"]["Preview"] | null;
+      /** @description times a link-preview crawler was served the preview page (counted apart from scans, which never include them) */
+      preview_count: number;
       /** @description the payment reference (settlement transaction hash), echoed back */
       receipt: string;
       /** @description only on the first paid link of a new machine account; shown once */
@@ -2046,6 +2078,12 @@ export interface components {
       /** @description scans counted toward the limit so far */
       scans: number;
     } | null;
+    Preview: {
+      title: string | null;
+      description: string | null;
+      /** @description the uploaded image, served from the service's own origin */
+      image_url: string | null;
+    };
     LinkHistoryEntry: {
       /** @description epoch milliseconds: when the change committed */
       at: number;
@@ -2069,6 +2107,7 @@ export interface components {
         | "scan_limit"
         | "password_protected"
         | "password"
+        | "preview"
       )[];
       /** @description null for the creation */
       before: components["schemas"]["RecordedLink"] | null;
@@ -2102,6 +2141,8 @@ export interface components {
       } | null;
       /** @description whether the link asks for a password (never the password itself) */
       password_protected: boolean;
+      /** @description the social preview crawlers are shown; absent from changes recorded before links had one */
+      preview?: components["schemas"]["Preview"] | null;
     };
     ExportedLinkWithHistory: {
       id: string;
@@ -2124,6 +2165,13 @@ export interface components {
       scan_limit_destination: string | null;
       /** @description visitors must enter a password (the password is never exported) */
       password_protected: boolean;
+      /** @description the social preview's title, shown to link-preview crawlers */
+      preview_title: string | null;
+      preview_description: string | null;
+      /** @description the preview's uploaded image, served from the service */
+      preview_image_url: string | null;
+      /** @description times a link-preview crawler was shown the preview (never scans) */
+      preview_count: number;
       /** @description scans by people in the last 30 days, today included (UTC days) */
       scans_30d: number;
       /** @description every recorded change to the link, newest first, as GET /api/links/{id}/history gives it */
@@ -2272,6 +2320,8 @@ export interface components {
       /** @description a password visitors must enter; null or omitted: none */
       password?: string | null;
       scan_limit?: components["schemas"]["ScanLimit"] | null;
+      /** @description the social preview crawlers are shown (title and description; its image is uploaded afterwards with PUT /api/links/{id}/preview/image); null or omitted: none */
+      preview?: components["schemas"]["PreviewRequest"] | null;
     };
     UpdateLinkRequest: {
       /**
@@ -2291,6 +2341,7 @@ export interface components {
       password?: string | null;
       /** @description after this many more scans, point the link at destination (the count starts again); null removes it */
       scan_limit?: components["schemas"]["ScanLimit"] | null;
+      preview?: components["schemas"]["PreviewRequest"] | null;
     };
     QrDesignRequest: {
       /**
@@ -2494,6 +2545,21 @@ export interface components {
        * @example https://example.com/spring-menu
        */
       destination: string;
+    };
+    /** @description the social preview crawlers are shown; null removes it (its image too) */
+    PreviewRequest: {
+      /**
+       * @description at most 200 characters
+       * @example Our spring menu is here
+       */
+      title?: string | null;
+      /**
+       * @description at most 500 characters
+       * @example Twelve new dishes, from Thursday.
+       */
+      description?: string | null;
+      /** @description null removes the image; otherwise the address the link's uploaded image is served from (PUT /api/links/{id}/preview/image sets it), which keeps it */
+      image_url?: string | null;
     };
     /** @description when every condition named holds, the visit goes to destination */
     RoutingRule: {
@@ -4750,7 +4816,7 @@ export interface operations {
           "application/json": components["schemas"]["Link"] | components["schemas"]["PaidLink"];
         };
       };
-      /** @description The body failed validation, is not JSON, or the destination is malformed; or a paid link without an account named a domain_id, a title, tags or a password (those need an account). */
+      /** @description The body failed validation, is not JSON, or the destination is malformed; or a paid link without an account named a domain_id, a title, tags, a password, a scan limit or a preview (those need an account). */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5014,7 +5080,7 @@ export interface operations {
           "application/json": components["schemas"]["Link"];
         };
       };
-      /** @description The body failed validation (it must name destination, title, tags, rules or schedule), is not JSON, a destination is malformed, or a scheduled time is not in the future. */
+      /** @description The body failed validation (it must name destination, title, tags, rules, schedule, password, scan_limit or preview), is not JSON, a destination is malformed, a scheduled time is not in the future, or preview.image_url is not the link's own uploaded image. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5413,6 +5479,190 @@ export interface operations {
       };
       /** @description No link with this id exists in this workspace. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many writes this minute for this workspace (limit 60 a minute, shared by its members and its key). */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["RetryAfter"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          RateLimit: components["headers"]["RateLimit"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getPreviewImage: {
+    parameters: {
+      query?: {
+        /** @description the image's version, as the preview's image_url names it */
+        v?: string;
+      };
+      header?: {
+        /** @description The ETag of a copy you hold; when it is current the answer is 304 without a body */
+        "If-None-Match"?: string;
+      };
+      path: {
+        /** @description the link's id, as returned at creation */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The image. */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "Cache-Control": components["headers"]["DownloadCacheControl"];
+          [name: string]: unknown;
+        };
+        content: {
+          "image/jpeg": string;
+        };
+      };
+      /** @description The If-None-Match ETag is current: nothing to download. */
+      304: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description No link with this id has a preview image (or it is password-protected). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  setPreviewImage: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Selects the workspace when a session token can reach several. An API key belongs to exactly one workspace and ignores it. Naming a workspace you are not a member of gives 401. */
+        "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+      };
+      path: {
+        /** @description the link's id, as returned at creation */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "image/png": string;
+        "image/jpeg": string;
+        "image/webp": string;
+        "image/svg+xml": string;
+      };
+    };
+    responses: {
+      /** @description The link, its preview naming the image. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Link"];
+        };
+      };
+      /** @description The body is empty. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No valid API key or session token was sent, or X-Workspace-Id names a workspace you are not a member of (decided before anything else about the request). */
+      401: {
+        headers: {
+          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The workspace has no active subscription (pay: subscribe). Existing codes and logos keep working and downloading. */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PaymentRequired"];
+        };
+      };
+      /** @description Members may change only the links they created. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No link with this id exists in this workspace. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The body is larger than 1 MiB, or the image has more than 25 megapixels. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The Content-Type is not one of image/png, image/jpeg, image/webp, image/svg+xml, or the bytes are not the type it claims, or they are not a complete, readable image (an SVG declaring external entities is refused). */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The SVG took too long to render. */
+      422: {
         headers: {
           [name: string]: unknown;
         };

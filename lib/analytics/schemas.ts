@@ -159,7 +159,9 @@ export const analyticsRowSchema = z
         "counted again there, so those rows' uniques are not distinct visitors (the dashboard leaves " +
         "them out). Within a filter the totals, days and hours and the filter's own breakdown count as " +
         "that breakdown's row does; the other breakdowns count each link's visitors and add them up " +
-        "over the links (a visitor of two links counts in both)",
+        "over the links (a visitor of two links counts in both). A link's uniques are exact; the " +
+        "workspace's may count a visitor twice on a day when their scans of two of its links were " +
+        "recorded at the same moment",
     }),
   })
   .meta({ id: "AnalyticsRow" });

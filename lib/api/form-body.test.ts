@@ -25,7 +25,9 @@ describe("a form's body, checked by its operation's schema", () => {
   it("names the field in the form's words, ties the refusal to it, and says nothing of requests", () => {
     const refused = refusal(() => formBody(createLink, { destination: "https://example.com/a", slug: "old flyer" }, NAMES));
     expect(refused.field).toBe("slug");
-    expect(refused.message).toBe("The custom slug may use letters and digits except 0, O, 1, l and I, plus - and _.");
+    expect(refused.message).toBe(
+      "The custom slug may use letters and digits except 0, O, 1, l and I, plus - and _, with . or ~ between two of them and / between parts.",
+    );
     expect(refused.message).not.toMatch(/request|body/i);
   });
 

@@ -27,6 +27,10 @@ export const exportedLinkSchema = z
       .meta({ description: "scans still covered by the link's scan limit, counted from when it was set" }),
     scan_limit_destination: z.string().nullable().meta({ description: "where the link points once its scan limit is reached" }),
     password_protected: z.boolean().meta({ description: "visitors must enter a password (the password is never exported)" }),
+    preview_title: z.string().nullable().meta({ description: "the social preview's title, shown to link-preview crawlers" }),
+    preview_description: z.string().nullable(),
+    preview_image_url: z.string().nullable().meta({ description: "the preview's uploaded image, served from the service" }),
+    preview_count: z.number().int().meta({ description: "times a link-preview crawler was shown the preview (never scans)" }),
     scans_30d: z.number().int().meta({ description: "scans by people in the last 30 days, today included (UTC days)" }),
   })
   .meta({ id: "ExportedLink" });

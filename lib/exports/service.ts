@@ -4,6 +4,7 @@ import { type CsvCell, csvRow } from "@/lib/http/csv";
 import { enforceReadBudget, type ReadBudget } from "@/lib/http/write-limit";
 import { historyOfLinkPage } from "@/lib/links/history";
 import { shortUrl, tagNamesOf } from "@/lib/links/present";
+import { previewOf } from "@/lib/links/preview";
 import { allLinkPages } from "@/lib/links/service";
 import { asLinkStatus, STATUS_NAMES } from "@/lib/links/status";
 import type { LinkRow } from "@/lib/links/store";
@@ -27,6 +28,10 @@ const CSV_HEADER: readonly (keyof ExportedLink)[] = [
   "scan_limit_after",
   "scan_limit_destination",
   "password_protected",
+  "preview_title",
+  "preview_description",
+  "preview_image_url",
+  "preview_count",
   "scans_30d",
 ];
 
@@ -159,6 +164,10 @@ async function exportedRows(workspaceId: string, links: LinkRow[], since: Date):
     scan_limit_after: link.scanLimitAfter,
     scan_limit_destination: link.scanLimitDestination,
     password_protected: link.passwordHash !== null,
+    preview_title: link.previewTitle,
+    preview_description: link.previewDescription,
+    preview_image_url: previewOf(link)?.image_url ?? null,
+    preview_count: link.previewCount,
     scans_30d: scans.get(link.id) ?? 0,
   }));
 }

@@ -14,8 +14,9 @@ export type Download = {
 /** Private (the API needs credentials) and revalidated on every use: a 304 is cheap, and a replaced file shows at once. */
 const DOWNLOAD_CACHE_CONTROL = "private, no-cache";
 
-export async function sendDownload(request: Request, download: Download): Promise<Response> {
-  const common = { "Cache-Control": DOWNLOAD_CACHE_CONTROL, "X-Content-Type-Options": "nosniff" };
+/** `cacheControl`: a public file's own (a preview image crawlers fetch); private and revalidated otherwise. */
+export async function sendDownload(request: Request, download: Download & { cacheControl?: string }): Promise<Response> {
+  const common = { "Cache-Control": download.cacheControl ?? DOWNLOAD_CACHE_CONTROL, "X-Content-Type-Options": "nosniff" };
   if (matchesIfNoneMatch(request.headers.get("if-none-match"), download.etag)) {
     return new Response(null, { status: 304, headers: { ...common, ETag: download.etag } });
   }

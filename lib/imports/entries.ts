@@ -2,6 +2,7 @@ import { type CreateEntitlement, requireCreateEntitlement } from "@/lib/billing/
 import { validate } from "@/lib/http/body";
 import { DomainError } from "@/lib/http/errors";
 import { importedLinkBody } from "@/lib/links/schemas";
+import { canonicalCode } from "@/lib/links/slugs";
 import { createImportedLink, type PreparedLink, prepareLink } from "@/lib/links/service";
 import type { Principal } from "@/lib/workspaces/types";
 import { rowTurn } from "./capacity";
@@ -207,6 +208,9 @@ async function prepare(context: JobContext, row: ImportRow, origin: Origin | nul
       ...(row.title && { title: row.title }),
       ...(row.tags.length > 0 && { tags: row.tags }),
       ...(row.password && { password: row.password }),
+      ...((row.previewTitle || row.previewDescription) && {
+        preview: { title: row.previewTitle ?? null, description: row.previewDescription ?? null },
+      }),
     },
     "body",
   );
@@ -247,7 +251,10 @@ export function originOf(context: Pick<JobContext, "domains" | "bareCodeHost">, 
   if (!/[./]/.test(printed)) {
     const host = context.bareCodeHost;
     return host
-      ? { importedFrom: `${host}/${printed}`, target: { domainId: context.domains.get(host)!, host, slug: printed } }
+      ? {
+          importedFrom: `${host}/${printed}`,
+          target: { domainId: context.domains.get(host)!, host, slug: canonicalCode(printed) },
+        }
       : { importedFrom: printed, target: null };
   }
   let url: URL;
@@ -272,7 +279,7 @@ export function originOf(context: Pick<JobContext, "domains" | "bareCodeHost">, 
 
 function decodedPath(pathname: string, printed: string): string {
   try {
-    return decodeURIComponent(pathname.slice(1));
+    return canonicalCode(decodeURIComponent(pathname.slice(1)));
   } catch {
     throw new DomainError("invalid_request", `The short link "${printed}" has a broken percent-escape in its code.`);
   }

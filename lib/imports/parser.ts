@@ -1,4 +1,5 @@
 import { Readable } from "node:stream";
+import { domainToUnicode } from "node:url";
 import { CsvError, parse } from "csv-parse";
 import { DomainError } from "@/lib/http/errors";
 import { withScheme } from "@/lib/links/typed-destination";
@@ -24,6 +25,9 @@ export type ImportRow = {
   createdAt?: number | null;
   /** The link's password at the source, where its export holds one (Dub's, Short.io's): hashed when the link is made. */
   password?: string | null;
+  /** The social preview's title and description, where the file has them (this service's own export). */
+  previewTitle?: string | null;
+  previewDescription?: string | null;
 };
 
 /** The header names each provider's export uses, by meaning, in order of preference; compared without case, spaces, underscores or hyphens. */
@@ -57,6 +61,8 @@ const COLUMNS = {
   archived: ["archived"],
   createdAt: ["created_at", "createdAt", "dateCreated", "created at", "date created"],
   password: ["password"],
+  previewTitle: ["preview_title"],
+  previewDescription: ["preview_description"],
 } as const;
 
 type Meaning = keyof typeof COLUMNS;
@@ -94,6 +100,9 @@ type SourceMapping = {
   createdAt: readonly string[];
   /** Only sources whose exports hold the password itself (Kutt's says only whether there is one). */
   password: readonly string[];
+  /** No peer's export has a preview of ours: only a file read by meaning (our own export) carries one. */
+  previewTitle?: readonly string[];
+  previewDescription?: readonly string[];
 };
 
 const has = (headers: ReadonlySet<string>, ...names: string[]) => names.every((name) => headers.has(name));
@@ -193,6 +202,13 @@ const MAPPINGS: readonly [ImportFormat, SourceMapping][] = [
       destination: ["url", "destinationurl"],
       // shortLink before key: the key alone is a bare code, without its host.
       printed: (field) => asText(field("shortlink")) ?? joined(field("domain"), field("key")) ?? asText(field("link")),
+      // Dub keeps a key beyond ASCII punycoded (xn--caf-dma), which its QR codes carry, and shows,
+      // prints and serves it as typed (café): both are printed codes.
+      alsoPrinted: (field) => {
+        const printed = asText(field("shortlink")) ?? joined(field("domain"), field("key"));
+        const unicode = printed?.replace(/(?<=[^/]\/)xn--[a-z0-9-]+/gi, (label) => domainToUnicode(label) || label);
+        return unicode && unicode !== printed ? [unicode] : [];
+      },
       title: ["title"],
       tags: ["tags"],
       archived: ["archived"],
@@ -262,7 +278,7 @@ function toRows(row: number, valuesOf: ValuesOf, field: Field, mapping: SourceMa
 function toRow(row: number, valuesOf: ValuesOf, field: Field, mapping: SourceMapping | null): ImportRow {
   const values = (meaning: Meaning) => {
     if (!mapping) return valuesOf(meaning);
-    return meaning === "shortLink" ? [mapping.printed(field)] : mapping[meaning].map(field);
+    return meaning === "shortLink" ? [mapping.printed(field)] : (mapping[meaning] ?? []).map(field);
   };
   return {
     row,
@@ -277,7 +293,18 @@ function toRow(row: number, valuesOf: ValuesOf, field: Field, mapping: SourceMap
     archived: isYes(firstPresent(values("archived"))),
     createdAt: instantOf(firstPresent(values("createdAt"))),
     password: passwordOf(firstPresent(values("password"))),
+    previewTitle: previewText(firstPresent(values("previewTitle")), 200),
+    previewDescription: previewText(firstPresent(values("previewDescription")), 500),
   };
+}
+
+/** A preview's text as the file has it, control characters as spaces, within the preview's bound. */
+function previewText(value: unknown, max: number): string | null {
+  return (
+    asText(value)
+      ?.replace(/\p{Cc}+/gu, " ")
+      .slice(0, max) || null
+  );
 }
 
 /** A password as a source writes it: text as it is (spaces are part of it); a yes-or-no or nothing is none. */

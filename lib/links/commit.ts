@@ -33,6 +33,8 @@ export type LinkDraft = {
   passwordHash: string | null;
   /** After `after` scans, the link points at `destination`; null: no limit. */
   scanLimit: { after: number; destination: string } | null;
+  /** The social preview's title and description (its image is uploaded afterwards); null or omitted: none. */
+  preview?: { title: string | null; description: string | null } | null;
   /** Tag names; the ones the workspace lacks are created with the link. */
   tagNames: readonly string[];
   /** The short URL the link had at another service (an import). */
@@ -104,6 +106,8 @@ async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<Co
     passwordHash: draft.passwordHash,
     scanLimitAfter: draft.scanLimit?.after ?? null,
     scanLimitDestination: draft.scanLimit?.destination ?? null,
+    previewTitle: draft.preview?.title ?? null,
+    previewDescription: draft.preview?.description ?? null,
     importedFrom: draft.importedFrom,
     originalCreatedAt: draft.original?.createdAt ?? null,
     archivedAt: draft.original?.archived ? new Date(clock().now()) : null,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { nextPageCursor, pageCursor } from "@/lib/http/schemas";
-import { MAX_LIST_SIZE, pageLimit, routingRuleView, scheduledRepointView } from "./schemas";
+import { MAX_LIST_SIZE, pageLimit, previewView, routingRuleView, scheduledRepointView } from "./schemas";
 
 /** The kinds of change a link's history records (the same vocabulary as linkChanged's). */
 export const HISTORY_CHANGES = [
@@ -43,6 +43,10 @@ export const recordedLinkSchema = z
       .nullable()
       .meta({ description: "after this many scans the link repoints to destination; null when it has no limit" }),
     password_protected: z.boolean().meta({ description: "whether the link asks for a password (never the password itself)" }),
+    preview: previewView
+      .nullable()
+      .optional()
+      .meta({ description: "the social preview crawlers are shown; absent from changes recorded before links had one" }),
   })
   .meta({ id: "RecordedLink" });
 export type RecordedLink = z.infer<typeof recordedLinkSchema>;
@@ -74,6 +78,7 @@ export const historyEntrySchema = z
           "scan_limit",
           "password_protected",
           "password",
+          "preview",
         ]),
       )
       .meta({

@@ -4,6 +4,7 @@ import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import type { HistoryDoor, HistoryEntryView, RecordedLink } from "./history-schemas";
 import { tagNamesOf } from "./present";
+import { previewOf } from "./preview";
 import { storedRules, storedSchedule } from "./routing";
 import * as store from "./store";
 import type { HistoryRow, LinkRow } from "./store";
@@ -19,6 +20,7 @@ const RECORDED_FIELDS = [
   "archived_at",
   "scan_limit",
   "password_protected",
+  "preview",
 ] as const satisfies readonly (keyof RecordedLink)[];
 
 /**
@@ -48,6 +50,7 @@ export function recordedLink(link: LinkRow): RecordedLink {
         : null,
     // Whether it has one, never the password or its hash (a replaced password shows in the row's `changed`).
     password_protected: link.passwordHash !== null,
+    preview: previewOf(link),
   };
 }
 

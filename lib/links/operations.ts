@@ -1,4 +1,14 @@
-import { defineOperation, failure, ok, type ParameterSpec, paymentChallenge, paymentRequired } from "@/lib/http/operation";
+import {
+  defineOperation,
+  download,
+  failure,
+  IF_NONE_MATCH_PARAMETER,
+  NOT_MODIFIED,
+  ok,
+  type ParameterSpec,
+  paymentChallenge,
+  paymentRequired,
+} from "@/lib/http/operation";
 import { linkHistoryQuery, linkHistorySchema } from "./history-schemas";
 import {
   bulkCreateBody,
@@ -9,6 +19,7 @@ import {
   listLinksQuery,
   MAX_LIST_SIZE,
   paidLinkSchema,
+  previewImageQuery,
   scheduledRepointRunSchema,
   updateLinkBody,
 } from "./schemas";
@@ -51,7 +62,7 @@ export const createLink = defineOperation({
     ),
     400: failure(
       "The body failed validation, is not JSON, or the destination is malformed; or a paid link " +
-        "without an account named a domain_id, a title, tags or a password (those need an account).",
+        "without an account named a domain_id, a title, tags, a password, a scan limit or a preview (those need an account).",
     ),
     402: paymentChallenge(
       "Without credentials: the challenge, or a payment credential that could not pay (the error says " +
@@ -166,9 +177,11 @@ export const updateLink = defineOperation({
     "create the tag). rules replaces the link's routing rules (at most 20; the first whose " +
     "conditions all hold sends the visit to its destination; an empty list removes them; a change " +
     "puts the link back in quarantine), schedule replaces its scheduled repoints (at most 20, each " +
-    "in the future: from each one's time on the link points at its destination). A new destination, " +
+    "in the future: from each one's time on the link points at its destination). preview sets what " +
+    "link-preview crawlers are shown (title and description; image_url null removes the image " +
+    "uploaded with PUT /api/links/{id}/preview/image; preview null removes it all). A new destination, " +
     "rules or schedule need an active subscription, except for a machine account's key, which " +
-    "repoints the links it bought; a title or tags need none.",
+    "repoints the links it bought; a title, tags or preview need none.",
   tag: "Links",
   write: true,
   parameters: [LINK_ID_PARAMETER],
@@ -176,8 +189,9 @@ export const updateLink = defineOperation({
   responses: {
     200: ok("The repointed link.", linkSchema),
     400: failure(
-      "The body failed validation (it must name destination, title, tags, rules or schedule), is not " +
-        "JSON, a destination is malformed, or a scheduled time is not in the future.",
+      "The body failed validation (it must name destination, title, tags, rules, schedule, password, " +
+        "scan_limit or preview), is not JSON, a destination is malformed, a scheduled time is not in the " +
+        "future, or preview.image_url is not the link's own uploaded image.",
     ),
     402: paymentRequired(
       "A new destination, and the workspace has no active subscription (pay: subscribe). The link " +
@@ -246,4 +260,25 @@ export const applyScheduledRepoints = defineOperation({
     "on several instances at once.",
   tag: "Operations",
   responses: { 200: ok("What this run did.", scheduledRepointRunSchema) },
+});
+
+export const getPreviewImage = defineOperation({
+  method: "get",
+  path: "/api/links/{id}/preview/image",
+  auth: "public",
+  operationId: "getPreviewImage",
+  summary: "A link's preview image",
+  description:
+    "The image a link's social preview names (og:image), as link-preview crawlers fetch it: open to " +
+    "anyone, no credentials, from the service's own origin. The address carries the image's version " +
+    "(?v=), under which it is cached for a year; without it, for five minutes. A password link's " +
+    "image is never served.",
+  tag: "Links",
+  parameters: [LINK_ID_PARAMETER, IF_NONE_MATCH_PARAMETER],
+  query: previewImageQuery,
+  responses: {
+    200: download("The image.", ["image/jpeg"], false),
+    304: NOT_MODIFIED,
+    404: failure("No link with this id has a preview image (or it is password-protected)."),
+  },
 });

@@ -1,14 +1,16 @@
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { destinationNow } from "./destinations";
+import { previewOf } from "./preview";
 import { pendingRepoints, storedRules, storedSchedule } from "./routing";
 import type { LinkListItem, LinkView } from "./schemas";
+import { codePath } from "./slugs";
 import { asLinkStatus } from "./status";
 import type { LinkRow } from "./store";
 
 export function shortUrl(link: Pick<LinkRow, "host" | "slug">): string {
   const base = link.host ? `https://${link.host}` : config().SHORT_BASE_URL;
-  return `${base}/${link.slug}`;
+  return `${base}${codePath(link.slug)}`;
 }
 
 /** The link as the API shows it at this moment: a scheduled repoint whose time has come is its destination (unless it is blocked). */
@@ -35,6 +37,8 @@ export function toLinkView(link: LinkRow): LinkView {
         ? { after: link.scanLimitAfter, destination: link.scanLimitDestination, scans: link.scanLimitCount }
         : null,
     password_protected: link.passwordHash !== null,
+    preview: previewOf(link),
+    preview_count: link.previewCount,
   };
 }
 

@@ -4,8 +4,17 @@ import { nextPageCursor, pageCursor, storedText } from "@/lib/http/schemas";
 import { tagName, tagNames } from "@/lib/tags/schemas";
 import { DEVICES, MAX_RULES, MAX_SCHEDULED, SYSTEMS } from "./routing";
 import { PASSWORD_MAX, PASSWORD_MIN } from "./password";
+import { PREVIEW_DESCRIPTION_MAX, PREVIEW_TITLE_MAX } from "./preview";
 import { linkStatusField } from "./status";
-import { CUSTOM_SLUG_MAX, CUSTOM_SLUG_MIN, CUSTOM_SLUG_PATTERN, isReserved, PRINTED_SLUG_PATTERN } from "./slugs";
+import {
+  canonicalCode,
+  collidingPath,
+  CUSTOM_SLUG_MAX,
+  CUSTOM_SLUG_MIN,
+  CUSTOM_SLUG_PATTERN,
+  isReserved,
+  printedCodeProblem,
+} from "./slugs";
 
 export const MAX_LIST_SIZE = 200;
 
@@ -15,25 +24,37 @@ const destination = z
   .max(4096, "must be at most 4096 characters")
   .meta({ description: "http or https URL; stored normalised", example: "https://example.com/spring-menu" });
 
-/** A chosen slug's bounds and refusals; only the characters differ between a typed and an imported one (lib/links/slugs.ts). */
-const slugOf = (pattern: RegExp, characters: string, refuseReserved = true) =>
-  z
-    .string({ error: "must be a string" })
-    .min(CUSTOM_SLUG_MIN, `must be at least ${CUSTOM_SLUG_MIN} characters`)
-    .max(CUSTOM_SLUG_MAX, `must be at most ${CUSTOM_SLUG_MAX} characters`)
-    .regex(pattern, `may use ${characters}, plus - and _`)
-    .refine((value) => !refuseReserved || !isReserved(value), "is reserved for the service's own pages");
+/** A custom slug typed here: the unambiguous alphabet, in one or more segments (lib/links/slugs.ts). */
+const slug = z
+  .string({ error: "must be a string" })
+  .min(CUSTOM_SLUG_MIN, `must be at least ${CUSTOM_SLUG_MIN} characters`)
+  .max(CUSTOM_SLUG_MAX, `must be at most ${CUSTOM_SLUG_MAX} characters`)
+  .regex(
+    CUSTOM_SLUG_PATTERN,
+    "may use letters and digits except 0, O, 1, l and I, plus - and _, with . or ~ between two of them and / between parts",
+  )
+  .refine((value) => !isReserved(value), "is reserved for the service's own pages")
+  .refine((value) => collidingPath(value) === null, "starts with a path reserved for the service's own pages")
+  .meta({
+    description:
+      "case-sensitive, and refused (409) when it differs from an existing slug of its host only by case; " +
+      "several segments (2024/spring) allowed; omitted means allocated (7 characters)",
+    example: "spring-menu",
+  });
 
-const slug = slugOf(CUSTOM_SLUG_PATTERN, "letters and digits except 0, O, 1, l and I").meta({
-  description:
-    "case-sensitive, and refused (409) when it differs from an existing slug of its host only by case; omitted means allocated (7 characters)",
-  example: "spring-menu",
-});
-
-/** A slug printed by the service an import comes from: kept as it was, every letter and digit included. */
-// An import keeps a slug only with a custom domain's id, and a custom domain's door serves every
-// single segment as a visit (lib/resolution/door.ts): no app page is shadowed there.
-const printedSlug = slugOf(PRINTED_SLUG_PATTERN, "letters and digits", false);
+/**
+ * A code printed by the service an import comes from: kept as it was (any script, 0 O 1 l I,
+ * one character, several segments), stored in its one form (NFC). An import keeps a code only
+ * with a custom domain's id, and a custom domain's door serves every path not reserved by
+ * collidingPath as a visit (lib/resolution/door.ts).
+ */
+const printedSlug = z
+  .string({ error: "must be a string" })
+  .transform(canonicalCode)
+  .superRefine((value, context) => {
+    const problem = printedCodeProblem(value);
+    if (problem) context.addIssue({ code: "custom", message: problem });
+  });
 
 export const TITLE_MAX = 200;
 
@@ -134,6 +155,40 @@ export const scanLimitField = z
       "after this many scans the link points at destination from then on (the code keeps resolving); counted exactly, in the database",
   });
 
+const previewText = (max: number) =>
+  storedText(z.string({ error: "must be a string" }).trim().max(max, `must be at most ${max} characters`));
+
+/**
+ * What link-preview crawlers (Slack, X, Facebook, LinkedIn, Discord, WhatsApp, iMessage, Telegram)
+ * are shown for the link instead of the destination's own tags. Each part omitted keeps what the
+ * link has, null (or an empty string) removes it.
+ */
+export const previewField = z
+  .strictObject({
+    title: previewText(PREVIEW_TITLE_MAX)
+      .nullable()
+      .optional()
+      .meta({ description: `at most ${PREVIEW_TITLE_MAX} characters`, example: "Our spring menu is here" }),
+    description: previewText(PREVIEW_DESCRIPTION_MAX)
+      .nullable()
+      .optional()
+      .meta({ description: `at most ${PREVIEW_DESCRIPTION_MAX} characters`, example: "Twelve new dishes, from Thursday." }),
+    image_url: z
+      .string({ error: "must be a string" })
+      .max(4096, "must be at most 4096 characters")
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          "null removes the image; otherwise the address the link's uploaded image is served from " +
+          "(PUT /api/links/{id}/preview/image sets it), which keeps it",
+      }),
+  })
+  .meta({
+    id: "PreviewRequest",
+    description: "the social preview crawlers are shown; null removes it (its image too)",
+  });
+
 export const createLinkBody = z
   .strictObject({
     destination,
@@ -147,6 +202,14 @@ export const createLinkBody = z
     tags: tagNames.optional(),
     password: password.nullable().optional().meta({ description: "a password visitors must enter; null or omitted: none" }),
     scan_limit: scanLimitField.nullable().optional(),
+    preview: previewField
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          "the social preview crawlers are shown (title and description; its image is uploaded afterwards with " +
+          "PUT /api/links/{id}/preview/image); null or omitted: none",
+      }),
   })
   .meta({ id: "CreateLinkRequest" });
 
@@ -186,10 +249,11 @@ export const updateLinkBody = z
     scan_limit: scanLimitField.nullable().optional().meta({
       description: "after this many more scans, point the link at destination (the count starts again); null removes it",
     }),
+    preview: previewField.nullable().optional(),
   })
   .refine(
     (body) => Object.values(body).some((value) => value !== undefined),
-    "Send destination, title, tags, rules, schedule, password or scan_limit (or several).",
+    "Send destination, title, tags, rules, schedule, password, scan_limit or preview (or several).",
   )
   .meta({ id: "UpdateLinkRequest" });
 
@@ -229,6 +293,18 @@ export const scheduledRepointView = z
   .object({ at: z.number().int().meta({ description: "epoch milliseconds" }), destination: z.url() })
   .meta({ id: "ScheduledRepointView" });
 
+export const previewImageQuery = z.object({
+  v: z.string().max(64).optional().meta({ description: "the image's version, as the preview's image_url names it" }),
+});
+
+export const previewView = z
+  .object({
+    title: z.string().nullable(),
+    description: z.string().nullable(),
+    image_url: z.url().nullable().meta({ description: "the uploaded image, served from the service's own origin" }),
+  })
+  .meta({ id: "Preview" });
+
 export const linkSchema = z
   .object({
     id: z.string(),
@@ -265,6 +341,11 @@ export const linkSchema = z
     password_protected: z
       .boolean()
       .meta({ description: "visitors must enter the link's password before they are redirected (the password is never shown)" }),
+    preview: previewView.nullable().meta({ description: "the social preview crawlers are shown; null when there is none" }),
+    preview_count: z.number().int().meta({
+      description:
+        "times a link-preview crawler was served the preview page (counted apart from scans, which never include them)",
+    }),
   })
   .meta({ id: "Link" });
 

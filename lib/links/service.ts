@@ -4,6 +4,7 @@ import { clock } from "@/lib/clock";
 import { transaction } from "@/lib/db/client";
 import { isRecordId } from "@/lib/db/random";
 import { validate } from "@/lib/http/body";
+import { type Download, etagOf } from "@/lib/http/download";
 import { DomainError, notFound } from "@/lib/http/errors";
 import { DEFAULT_TAG_COLOR } from "@/lib/tags/schemas";
 import { ensureTags, nameKey, replaceLinkTags } from "@/lib/tags/store";
@@ -12,6 +13,7 @@ import type { Principal } from "@/lib/workspaces/types";
 import { caseTwinTaken, type CommittedLink, commitLink, slugTaken } from "./commit";
 import { vetDestination } from "./destination-gate";
 import { hashPassword } from "./password";
+import { isOwnPreviewImageUrl, previewImagePath } from "./preview";
 import { linkChanged } from "./changes";
 import { toListItem } from "./present";
 import {
@@ -40,6 +42,8 @@ export type PreparedLink = {
   passwordHash: string | null;
   /** After `after` scans, the link points at `destination` (vetted as any destination); null: no limit. */
   scanLimit: { after: number; destination: string } | null;
+  /** The social preview's title and description, or null: none. */
+  preview: { title: string | null; description: string | null } | null;
 };
 
 /**
@@ -66,7 +70,21 @@ export async function prepareLink(
     scanLimit: input.scan_limit
       ? { after: input.scan_limit.after, destination: await vetNamed("scan_limit", input.scan_limit.destination, options) }
       : null,
+    preview: createdPreview(input.preview),
   };
+}
+
+/** A new link's preview: its image can only be uploaded once the link exists. */
+function createdPreview(preview: CreateLinkInput["preview"]): PreparedLink["preview"] {
+  if (!preview) return null;
+  if (preview.image_url)
+    throw new DomainError(
+      "invalid_request",
+      "preview.image_url: a new link has no image yet; create the link, then upload its image with PUT /api/links/{id}/preview/image.",
+    );
+  const title = preview.title || null;
+  const description = preview.description || null;
+  return title === null && description === null ? null : { title, description };
 }
 
 /** 409 when the custom slug, or one differing from it only by case, is already taken on its host: for callers that must refuse before committing (a payment). */
@@ -113,7 +131,7 @@ export async function createImportedLink(
   requirePermission(principal, "links.create", "Your role in this workspace does not allow creating links.");
   const draft = {
     ...accountDraft(principal, prepared, origin.importedFrom),
-    reuse: origin.importedFrom === null && prepared.passwordHash === null && prepared.scanLimit === null,
+    reuse: origin.importedFrom === null && reusable(prepared),
     keepCaseTwin: true,
     original: { createdAt: origin.createdAt, archived: origin.archived },
   };
@@ -127,9 +145,16 @@ function accountDraft(principal: Principal, prepared: PreparedLink, importedFrom
     by: principal,
     importedFrom,
     slugPolicy: "fail_when_taken",
-    // A protected link is never folded into, nor handed out as, the workspace's link to its destination.
-    reuse: prepared.passwordHash === null && prepared.scanLimit === null,
+    reuse: reusable(prepared),
   } as const;
+}
+
+/**
+ * A protected link, one with a scan limit or with a preview of its own is never folded into, nor
+ * handed out as, the workspace's link to its destination.
+ */
+function reusable(prepared: PreparedLink): boolean {
+  return prepared.passwordHash === null && prepared.scanLimit === null && prepared.preview === null;
 }
 
 export async function listLinks(principal: Principal, query: { limit?: number; cursor?: string; tag?: readonly string[] } = {}) {
@@ -197,6 +222,7 @@ export async function editLink(principal: Principal, id: string, changes: Update
   // Hashed before the transaction: scrypt takes tens of milliseconds, no row lock should wait for it.
   const passwordHash = changes.password ? await hashPassword(changes.password) : changes.password;
   const reprotected = passwordHash !== undefined && (passwordHash !== null || link.passwordHash !== null);
+  const preview = previewChange(link, changes.preview);
   return transaction(async (tx) => {
     const before = await store.readLinkForUpdate(tx, link.id);
     if (changesDestinations) await foldDueRepoints(tx, before, now);
@@ -206,13 +232,58 @@ export async function editLink(principal: Principal, id: string, changes: Update
     if (changes.title !== undefined) await store.setTitle(tx, link.id, changes.title || null);
     if (reprotected) await store.setPasswordHash(tx, link.id, passwordHash);
     if (relimited) await store.setScanLimit(tx, link.id, scanLimit);
+    if (preview) await store.setPreview(tx, link.id, preview);
     if (changes.tags !== undefined) {
       await replaceLinkTags(tx, link.id, await ensureTags(tx, principal.workspaceId, changes.tags, DEFAULT_TAG_COLOR));
     }
     const after = await store.readLink(link.id, tx);
-    if (repointed || rerouted || rescheduled || retitledOrRetagged || reprotected || relimited) {
+    if (repointed || rerouted || rescheduled || retitledOrRetagged || reprotected || relimited || preview) {
       await linkChanged(tx, { kind: "edited", link: after, before, by: principal });
     }
+    return after;
+  });
+}
+
+/**
+ * What a PATCH's preview changes, or null when nothing: `preview: null` removes every part, the
+ * image's bytes included; each part omitted keeps it. The only image a link may name is its own
+ * upload, so an image_url is null (remove) or that image's address (keep).
+ */
+function previewChange(link: LinkRow, preview: UpdateLinkInput["preview"]): Parameters<typeof store.setPreview>[2] | null {
+  if (preview === undefined) return null;
+  const change =
+    preview === null
+      ? { title: null, description: null, image: null as null | undefined }
+      : {
+          title: preview.title === undefined ? undefined : preview.title || null,
+          description: preview.description === undefined ? undefined : preview.description || null,
+          image: preview.image_url === null ? null : undefined,
+        };
+  if (preview?.image_url && !(link.previewImage !== null && isOwnPreviewImageUrl(link.id, preview.image_url)))
+    throw new DomainError(
+      "invalid_request",
+      `preview.image_url: a link's preview image is one uploaded for it (PUT ${previewImagePath(link.id)}); ` +
+        "send its address to keep it, null to remove it, or leave image_url out.",
+    );
+  const changes =
+    (change.title !== undefined && change.title !== link.previewTitle) ||
+    (change.description !== undefined && change.description !== link.previewDescription) ||
+    (change.image === null && link.previewImage !== null);
+  return changes ? change : null;
+}
+
+/**
+ * Sets the link's preview image (an upload already decoded and re-encoded by the logo pipeline,
+ * lib/logos): an edit of the link, so it needs the edit permission and a subscription.
+ */
+export async function setPreviewImage(principal: Principal, id: string, image: store.PreviewImage): Promise<LinkRow> {
+  const link = await findEditableLink(principal, id);
+  await requireEditEntitlement(principal.workspaceId);
+  return transaction(async (tx) => {
+    const before = await store.readLinkForUpdate(tx, link.id);
+    await store.savePreviewImage(tx, link.id, image);
+    const after = await store.readLink(link.id, tx);
+    if (before.previewImage !== after.previewImage) await linkChanged(tx, { kind: "edited", link: after, before, by: principal });
     return after;
   });
 }
@@ -325,4 +396,27 @@ export async function createLinks(
     }
   }
   return outcomes;
+}
+
+/**
+ * A link's preview image, for anyone (crawlers fetch it with no credentials): 404 when the link
+ * has none, or has a password (its preview is never shown). `version` is the address's ?v=, the
+ * image's digest when current: the answer says how long it may be kept.
+ */
+export async function previewImageDownload(id: string, version: string | null): Promise<Download & { cacheControl: string }> {
+  const missing = "No link with this id has a preview image.";
+  const found = await store.readPreviewImage(id, false);
+  if (!found || found.passwordProtected) throw notFound(missing);
+  const current = version !== null && version.length >= 8 && found.sha256.startsWith(version);
+  return {
+    etag: etagOf(found.sha256),
+    contentType: found.contentType,
+    // A versioned address never changes what it names; an unversioned one may be replaced at any time.
+    cacheControl: current ? "public, max-age=31536000, immutable" : "public, max-age=300",
+    load: async () => {
+      const image = await store.readPreviewImage(id, true);
+      if (!image?.data || image.passwordProtected) throw notFound(missing);
+      return { body: image.data, etag: etagOf(image.sha256) };
+    },
+  };
 }

@@ -26,6 +26,10 @@ const LINK_SCALARS = {
   scanLimitAfter: true,
   scanLimitDestination: true,
   scanLimitCount: true,
+  previewTitle: true,
+  previewDescription: true,
+  previewImage: true,
+  previewCount: true,
 } as const satisfies Prisma.LinkSelect;
 
 export const LINK_COLUMNS = {
@@ -51,6 +55,8 @@ export type NewLink = {
   passwordHash?: string | null;
   scanLimitAfter?: number | null;
   scanLimitDestination?: string | null;
+  previewTitle?: string | null;
+  previewDescription?: string | null;
   /** An imported code whose folded form another code of its host holds (ADR 0010). */
   caseTwin?: boolean;
 };
@@ -293,6 +299,64 @@ export async function setScanLimit(
       updatedAt: new Date(clock().now()),
     },
   });
+}
+
+/**
+ * Sets the preview's title and description (undefined keeps one) and, with `image` null, removes
+ * its image (the stored bytes with it); `image` undefined keeps it.
+ */
+export async function setPreview(
+  client: DbClient,
+  id: string,
+  preview: { title?: string | null; description?: string | null; image?: null },
+): Promise<void> {
+  await client.link.update({
+    where: { id },
+    data: {
+      ...(preview.title !== undefined && { previewTitle: preview.title }),
+      ...(preview.description !== undefined && { previewDescription: preview.description }),
+      ...(preview.image === null && { previewImage: null }),
+      updatedAt: new Date(clock().now()),
+    },
+  });
+  if (preview.image === null) await client.linkPreviewImage.deleteMany({ where: { linkId: id } });
+}
+
+/** A preview image as stored: a re-encoded upload, with its digest. */
+export type PreviewImage = { data: Buffer; contentType: string; width: number; height: number; sha256: string };
+
+/** Stores the link's preview image (replacing any) and names it in the link's row, where visits read it. */
+export async function savePreviewImage(client: DbClient, id: string, image: PreviewImage): Promise<void> {
+  const now = new Date(clock().now());
+  const row = {
+    data: new Uint8Array(image.data),
+    contentType: image.contentType,
+    width: image.width,
+    height: image.height,
+    bytes: image.data.length,
+    sha256: image.sha256,
+    updatedAt: now,
+  };
+  await client.linkPreviewImage.upsert({ where: { linkId: id }, create: { linkId: id, ...row }, update: row });
+  await client.link.update({ where: { id }, data: { previewImage: image.sha256, updatedAt: now } });
+}
+
+/** The preview image a link names now (its bytes only with `withData`); null when it has none. */
+export async function readPreviewImage(
+  id: string,
+  withData: boolean,
+): Promise<{ contentType: string; sha256: string; passwordProtected: boolean; data: Buffer | null } | null> {
+  const row = await db().linkPreviewImage.findUnique({
+    where: { linkId: id },
+    select: { contentType: true, sha256: true, data: withData, link: { select: { previewImage: true, passwordHash: true } } },
+  });
+  if (!row || row.link.previewImage !== row.sha256) return null;
+  return {
+    contentType: row.contentType,
+    sha256: row.sha256,
+    passwordProtected: row.link.passwordHash !== null,
+    data: withData && row.data ? Buffer.from(row.data) : null,
+  };
 }
 
 /** What else an archive or restore writes in its transaction when it changed the link (its announcement). */

@@ -55,19 +55,31 @@ export function logoUploadType(contentType: string | null): LogoUploadType {
 }
 
 /**
- * Decodes an upload and re-encodes it as a PNG of at most 1024×1024, so nothing of the original
+ * Decodes an upload and re-encodes it as a PNG of at most 1024×1024 (or as `output` says: a preview
+ * image is a JPEG of at most 1200 pixels a side), so nothing of the original
  * file survives but its pixels: no metadata, no SVG scripts, event handlers or external
  * references. An SVG is screened first (svg-screen.ts refuses what a logo does not need and a
  * renderer can be made to choke on); every upload is then decoded in a sandboxed process.
  * Refuses bytes that are not the claimed type (415), images too large to decode safely (413),
  * SVG features a logo does not need (422), and renders that run past their time or memory (422).
  */
-export async function encodeLogo(bytes: Buffer, type: LogoUploadType, workspaceId: string): Promise<EncodedLogo> {
-  if (bytes.length === 0) throw new DomainError("invalid_request", "The request body is empty; send the logo image as the body.");
+export async function encodeLogo(
+  bytes: Buffer,
+  type: LogoUploadType,
+  workspaceId: string,
+  output: { maxSide: number; format: "png" | "jpeg" } = { maxSide: MAX_LOGO_SIDE, format: "png" },
+): Promise<EncodedLogo> {
+  if (bytes.length === 0) throw new DomainError("invalid_request", "The request body is empty; send the image as the body.");
   if (type === "image/svg+xml") screenSvgUpload(bytes);
   else refuseHugeRaster(bytes);
   const result = await sandbox.render(
-    { bytes, format: SHARP_FORMAT[type], maxSide: MAX_LOGO_SIDE, maxSourcePixels: MAX_LOGO_SOURCE_PIXELS },
+    {
+      bytes,
+      format: SHARP_FORMAT[type],
+      maxSide: output.maxSide,
+      maxSourcePixels: MAX_LOGO_SOURCE_PIXELS,
+      output: output.format,
+    },
     workspaceId,
   );
   return logoFromOutcome(result, type);

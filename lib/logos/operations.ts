@@ -9,7 +9,8 @@ import {
   type ResponseSpec,
 } from "@/lib/http/operation";
 import { LINK_ID_PARAMETER } from "@/lib/links/operations";
-import { LOGO_UPLOAD_TYPES, logoResponseSchema, MAX_LOGO_SOURCE_PIXELS } from "./schemas";
+import { linkSchema } from "@/lib/links/schemas";
+import { LOGO_UPLOAD_TYPES, logoResponseSchema, MAX_LOGO_SOURCE_PIXELS, MAX_PREVIEW_SIDE } from "./schemas";
 
 const LOGO_RULES =
   `Send the image itself as the body with its Content-Type (${LOGO_UPLOAD_TYPES.join(", ")}), at ` +
@@ -140,5 +141,30 @@ export const removeWorkspaceLogo = defineOperation({
   responses: {
     204: { description: "The workspace has no default logo." },
     403: failure("Your role does not allow changing the workspace's default logo (members)."),
+  },
+});
+
+export const setPreviewImage = defineOperation({
+  method: "put",
+  path: "/api/links/{id}/preview/image",
+  auth: "workspace",
+  operationId: "setPreviewImage",
+  summary: "Upload a link's preview image",
+  description:
+    `Sets or replaces the image of the link's social preview (og:image, twitter:image), which ` +
+    `link-preview crawlers fetch from the service's own origin. It passes every defence a logo does ` +
+    `(the same types and size, the pixel bound, the sandboxed render) and is re-encoded as a JPEG ` +
+    `of at most ${MAX_PREVIEW_SIDE}×${MAX_PREVIEW_SIDE}, so nothing of the file but its pixels is kept. ` +
+    `An edit of the link: it needs an active subscription and the right to edit this link. Remove ` +
+    `it with PATCH /api/links/{id} and preview.image_url null.`,
+  tag: "Links",
+  write: true,
+  parameters: [LINK_ID_PARAMETER],
+  uploads: LOGO_UPLOAD_TYPES,
+  responses: {
+    200: ok("The link, its preview naming the image.", linkSchema),
+    ...LOGO_UPLOAD_FAILURES,
+    403: failure("Members may change only the links they created."),
+    404: failure("No link with this id exists in this workspace."),
   },
 });

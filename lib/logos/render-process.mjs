@@ -20,25 +20,25 @@ process.once("message", async (job) => {
 });
 
 /**
- * @param {{ bytes: Uint8Array; format: string; maxSide: number; maxSourcePixels: number }} job
- * @returns the encoded PNG, or why not: the bytes are another format, too many pixels, or unreadable
+ * @param {{ bytes: Uint8Array; format: string; maxSide: number; maxSourcePixels: number; output?: "png" | "jpeg" }} job
+ * @returns the encoded PNG (or JPEG, on white), or why not: the bytes are another format, too many pixels, or unreadable
  */
-async function encode({ bytes, format, maxSide, maxSourcePixels }) {
+async function encode({ bytes, format, maxSide, maxSourcePixels, output = "png" }) {
   const input = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   const metadata = await sharp(input, { limitInputPixels: false }).metadata();
   if (metadata.format !== format) return { outcome: "wrong_format", format: metadata.format };
   const { width, height } = metadata;
   const isSvg = format === "svg";
   if (!isSvg && width * height > maxSourcePixels) return { outcome: "too_many_pixels", width, height };
-  const { data, info } = await sharp(input, {
+  const resized = sharp(input, {
     limitInputPixels: maxSourcePixels,
     failOn: "error",
     ...(isSvg ? { density: svgDensity(width, height, maxSide) } : {}),
   })
     .rotate()
-    .resize({ width: maxSide, height: maxSide, fit: "inside", withoutEnlargement: true })
-    .png()
-    .toBuffer({ resolveWithObject: true });
+    .resize({ width: maxSide, height: maxSide, fit: "inside", withoutEnlargement: true });
+  const encoded = output === "jpeg" ? resized.flatten({ background: "#ffffff" }).jpeg({ quality: 85 }) : resized.png();
+  const { data, info } = await encoded.toBuffer({ resolveWithObject: true });
   return { outcome: "encoded", data, width: info.width, height: info.height };
 }
 

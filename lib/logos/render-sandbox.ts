@@ -4,7 +4,7 @@ import path from "node:path";
 import { forkIdle } from "@/lib/idle-process";
 
 /** What the renderer is asked to do with one upload (lib/logos/render-process.mjs). */
-export type RenderJob = { bytes: Buffer; format: string; maxSide: number; maxSourcePixels: number };
+export type RenderJob = { bytes: Buffer; format: string; maxSide: number; maxSourcePixels: number; output?: "png" | "jpeg" };
 
 /** What came of it: the renderer's own answer, or the sandbox's when it had to stop the renderer or could not start one. */
 export type RenderOutcome =

@@ -7,6 +7,9 @@ export type LogoUploadType = (typeof LOGO_UPLOAD_TYPES)[number];
 /** A stored logo is at most this many pixels wide and high. */
 export const MAX_LOGO_SIDE = 1024;
 
+/** A stored preview image is at most this many pixels wide and high (Open Graph readers show about 1200×630). */
+export const MAX_PREVIEW_SIDE = 1200;
+
 /** A raster upload decoding to more pixels than this is refused unread (a decompression bomb fits in 1 MiB). */
 export const MAX_LOGO_SOURCE_PIXELS = 25_000_000;
 

@@ -2,12 +2,15 @@ import { requireEditEntitlement } from "@/lib/billing/entitlement";
 import { readBinaryBody } from "@/lib/http/body";
 import { type Download, etagOf } from "@/lib/http/download";
 import { notFound } from "@/lib/http/errors";
-import { findEditableLink, getLink } from "@/lib/links/service";
+import { createHash } from "node:crypto";
+import { toLinkView } from "@/lib/links/present";
+import type { LinkView } from "@/lib/links/schemas";
+import { findEditableLink, getLink, setPreviewImage } from "@/lib/links/service";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { encodeLogo, logoUploadType } from "./decode";
 import { MAX_LOGO_UPLOAD_BYTES } from "./limits";
-import type { LogoResponse } from "./schemas";
+import { type LogoResponse, MAX_PREVIEW_SIDE } from "./schemas";
 import { type LogoInfo, type LogoOwner, logoStorage as storage } from "./store";
 
 const WORKSPACE_LOGO_REFUSAL =
@@ -81,4 +84,27 @@ async function download(owner: LogoOwner, missing: string): Promise<Download> {
 
 function toLogoResponse(info: LogoInfo): LogoResponse {
   return { logo: { content_type: "image/png", width: info.width, height: info.height, bytes: info.bytes } };
+}
+
+/**
+ * Sets a link's preview image: the upload through the same defences as a logo (type screen, size,
+ * pixel bound, sandboxed render), re-encoded as a JPEG, then named in the link's row
+ * (lib/links), where every door's visit already reads it.
+ */
+export async function uploadPreviewImage(principal: Principal, linkId: string, request: Request): Promise<LinkView> {
+  const link = await findEditableLink(principal, linkId);
+  const type = logoUploadType(request.headers.get("content-type"));
+  await requireEditEntitlement(principal.workspaceId);
+  const bytes = await readBinaryBody(request, MAX_LOGO_UPLOAD_BYTES);
+  const image = await encodeLogo(bytes, type, principal.workspaceId, { maxSide: MAX_PREVIEW_SIDE, format: "jpeg" });
+  const sha256 = createHash("sha256").update(image.data).digest("hex");
+  return toLinkView(
+    await setPreviewImage(principal, link.id, {
+      data: image.data,
+      contentType: "image/jpeg",
+      width: image.width,
+      height: image.height,
+      sha256,
+    }),
+  );
 }

@@ -129,6 +129,20 @@ export const setScanLimitTool = defineTool(linkOperations.updateLink, {
   run: async ({ id, scan_limit }, { principal }) => toLinkView(await editLink(principal, id, { scan_limit })),
 });
 
+export const setLinkPreviewTool = defineTool(linkOperations.updateLink, {
+  name: "set_link_preview",
+  description:
+    "Sets the social preview link-preview crawlers (Slack, X, Facebook, LinkedIn, Discord, WhatsApp, iMessage, " +
+    "Telegram) are shown for a link instead of the redirect: preview: {title, description, image_url}. A part left " +
+    "out is kept, null removes it; image_url may only be null (remove the uploaded image) or the address the Link " +
+    "already shows; preview null removes it all. People still go straight to the destination, and a crawler's visit " +
+    "is counted in preview_count, never as a scan. A password link shows no preview. Takes only id and preview.",
+  fields: ["preview"],
+  required: ["preview"],
+  hints: { destructive: false, idempotent: true },
+  run: async ({ id, preview }, { principal }) => toLinkView(await editLink(principal, id, { preview })),
+});
+
 export const bulkCreateLinksTool = defineTool(linkOperations.bulkCreateLinks, {
   name: "bulk_create_links",
   description:
@@ -282,6 +296,7 @@ export const TOOLS: readonly Tool[] = [
   scheduleRepointTool,
   setLinkPasswordTool,
   setScanLimitTool,
+  setLinkPreviewTool,
   bulkCreateLinksTool,
   archiveLinkTool,
   restoreLinkTool,

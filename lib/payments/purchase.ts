@@ -60,10 +60,11 @@ function refuseAccountFields(input: CreateLinkInput): void {
       "A link bought without an account lives on the default short host; domain_id needs an account's API key.",
     );
   }
-  if (input.title !== undefined || input.tags !== undefined || input.password !== undefined || input.scan_limit !== undefined) {
+  const accountFields = [input.title, input.tags, input.password, input.scan_limit, input.preview];
+  if (accountFields.some((field) => field !== undefined)) {
     throw new DomainError(
       "invalid_request",
-      "A link bought without an account carries no title, tags, password or scan limit; set them with the account's API key (PATCH /api/links/{id}).",
+      "A link bought without an account carries no title, tags, password, scan limit or preview; set them with the account's API key (PATCH /api/links/{id}).",
     );
   }
 }

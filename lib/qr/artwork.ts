@@ -30,7 +30,12 @@ export function artworkEtag(identity: ArtworkIdentity): string {
   );
 }
 
-/** `qr-<slug>.svg`; a custom-domain link's file name carries its host too, since its slug is unique only there. */
+/**
+ * `qr-<slug>.svg`; a custom-domain link's file name carries its host too, since its slug is unique
+ * only there. A header holds ASCII only: a printed code's segments are joined by - and the rest of
+ * what is not ASCII is percent-encoded.
+ */
 export function artworkFileName(link: { host: string | null; slug: string }, format: QrFormat): string {
-  return link.host ? `qr-${link.host}-${link.slug}.${format}` : `qr-${link.slug}.${format}`;
+  const code = encodeURIComponent(link.slug.replaceAll("/", "-"));
+  return link.host ? `qr-${link.host}-${code}.${format}` : `qr-${code}.${format}`;
 }

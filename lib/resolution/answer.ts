@@ -1,6 +1,16 @@
-import { abuseWarningPage, formRefusedPage, notFoundPage, passwordPage, shortLinksOnlyPage, unavailablePage } from "./pages";
+import {
+  abuseWarningPage,
+  formRefusedPage,
+  notFoundPage,
+  passwordPage,
+  previewPage,
+  shortLinksOnlyPage,
+  unavailablePage,
+} from "./pages";
+import { shortUrl } from "@/lib/links/present";
 import { PASS_COOKIE, PASS_LIFETIME_SECONDS } from "./password-gate";
 import type { Answer, Outcome, Visit } from "./types";
+import { codePath } from "@/lib/links/slugs";
 
 /** A redirect may be repointed at any time, so nothing may keep the old destination. */
 const COMMON_HEADERS = {
@@ -69,6 +79,8 @@ export function answerFor(outcome: Outcome, visit: Visit): Answer {
   switch (outcome.kind) {
     case "redirect":
       return redirectAnswer(outcome.location, method, outcome.pass === undefined ? null : passCookie(outcome.pass, visit));
+    case "preview":
+      return pageAnswer(200, previewPage(outcome.link.preview!, outcome.location, shortUrl(outcome.link)), method);
     case "blocked":
       return pageAnswer(403, abuseWarningPage(outcome.link.abuseReason), method);
     case "password_required":
@@ -102,7 +114,7 @@ export function answerFor(outcome: Outcome, visit: Visit): Answer {
 /** The pass for this code alone (its path), never sent to any other page of the host, nor readable by script. */
 function passCookie(pass: string, visit: Visit): string {
   const secure = visit.secure ? "; Secure" : "";
-  return `${PASS_COOKIE}=${pass}; Path=/${visit.slug}; Max-Age=${PASS_LIFETIME_SECONDS}; HttpOnly; SameSite=Lax${secure}`;
+  return `${PASS_COOKIE}=${pass}; Path=${codePath(visit.slug)}; Max-Age=${PASS_LIFETIME_SECONDS}; HttpOnly; SameSite=Lax${secure}`;
 }
 
 /** The body names the destination in plain text, as Next does for redirects, so both doors match. */

@@ -3,10 +3,11 @@ import { config } from "@/lib/config";
 import { processSingleton } from "@/lib/process-singleton";
 import { isVerifiedCustomDomain, lookUpVerifiedHost } from "@/lib/domains/verified-hosts";
 import { hearInvalidations, invalidationsHeard } from "@/lib/links/invalidation";
-import { isReserved, PRINTED_SLUG_PATTERN } from "@/lib/links/slugs";
+import { canonicalCode, collidingPath, isLookupCode, isReserved } from "@/lib/links/slugs";
 import { isIpLiteral } from "@/lib/safety/addresses";
 import { answerFor, shortLinksOnlyAnswer } from "./answer";
 import { readIncomingQuery } from "./destination-query";
+import { countPreview } from "./previews";
 import { resolveFromMemory, resolveVisit } from "./resolve";
 import { resolutionRuntime } from "./runtime";
 import type { Answer, Outcome, Visit } from "./types";
@@ -22,7 +23,38 @@ export type DoorRequest = {
   peerAddress?: string | null;
 };
 
-const SINGLE_SEGMENT = /^\/([^/]+)$/;
+/** The path of most visits: one plain segment, which is its code as it is (no decoding, no normalising). */
+const PLAIN_CODE_PATH = /^\/([A-Za-z0-9_-]+)$/;
+/** A dot segment, raw or percent-encoded: resolved as the WHATWG URL parser (and so Next's proxy) resolves it. */
+const DOT_SEGMENT = /\/(?:\.|%2e)/i;
+
+/**
+ * The code a path names (docs/adr/0007-printed-slugs.md): the plain path's segment at once;
+ * otherwise the path without its leading `/`, dot segments resolved as a URL parser resolves
+ * them, percent-decoded (a broken escape is kept, and then is no code) and in its one stored form
+ * (NFC). Null for the root and for paths of ours (a code never starts with them: collidingPath).
+ */
+export function codeInPath(pathname: string): string | null {
+  const plain = PLAIN_CODE_PATH.exec(pathname);
+  if (plain) return plain[1]!;
+  let path = pathname;
+  if (DOT_SEGMENT.test(path)) {
+    try {
+      path = new URL(path, "http://code.invalid").pathname;
+    } catch {
+      return null;
+    }
+  }
+  if (path.length < 2 || path[0] !== "/") return null;
+  let code = path.slice(1);
+  try {
+    code = decodeURIComponent(code);
+  } catch {
+    // Kept as sent: not a code, so the visit is an unknown code's.
+  }
+  code = canonicalCode(code);
+  return collidingPath(code) === null ? code : null;
+}
 
 const hosts = processSingleton("doorHosts", () => ({
   short: new URL(config().SHORT_BASE_URL).hostname,
@@ -38,27 +70,30 @@ function knownHosts(): { short: string; shortSecure: boolean; app: string } {
 export const CUSTOM_DOMAIN = Symbol("custom domain?");
 
 /**
- * A visit when the request is GET or HEAD of one path segment on the short host or a verified
- * custom domain, or a POST there (a protected link's form sent back: the door reads its password
- * with formPassword before serving it); null hands the request to the application. When short links share the app's
- * host, the app's own top-level paths (reserved slugs) stay with the application.
+ * A visit when the request is GET or HEAD of a code's path (codeInPath: one segment or several) on
+ * the short host or a verified custom domain, or a POST there (a protected link's form sent back:
+ * the door reads its password with formPassword before serving it); null hands the request to the
+ * application. When short links share the app's host, the app's own top-level paths (reserved
+ * slugs) stay with the application.
  */
 export async function visitFor(request: DoorRequest): Promise<Visit | null> {
   const known = visitNow(request);
   if (known !== CUSTOM_DOMAIN) return known;
   const requestHost = hostnameOf(request.hostHeader)!;
   if (!invalidationsHeard()) await hearInvalidations();
-  return (await isVerifiedCustomDomain(requestHost)) ? visitOn(requestHost, requestHost, request) : null;
+  return (await isVerifiedCustomDomain(requestHost))
+    ? visitOn(requestHost, requestHost, request, codeInPath(request.pathname)!)
+    : null;
 }
 
 /** visitFor without waiting: CUSTOM_DOMAIN when the answer needs the verified-domain lookup. */
 export function visitNow(request: DoorRequest): Visit | null | typeof CUSTOM_DOMAIN {
   if (request.method !== "GET" && request.method !== "HEAD" && request.method !== "POST") return null;
-  const segment = SINGLE_SEGMENT.exec(request.pathname)?.[1];
+  const code = codeInPath(request.pathname);
   const requestHost = hostnameOf(request.hostHeader);
-  if (!segment || !requestHost) return null;
+  if (code === null || !requestHost) return null;
   const { short, app } = knownHosts();
-  if (requestHost === short) return short === app && isReserved(segment) ? null : visitOn(null, requestHost, request, segment);
+  if (requestHost === short) return short === app && isReserved(code) ? null : visitOn(null, requestHost, request, code);
   return requestHost === app || !mayBeCustomDomain(requestHost) ? null : CUSTOM_DOMAIN;
 }
 
@@ -96,18 +131,13 @@ function mayBeCustomDomain(hostname: string): boolean {
   return hostname.includes(".") && !isIpLiteral(hostname);
 }
 
-function visitOn(
-  linkHost: string | null,
-  requestHost: string,
-  request: DoorRequest,
-  segment = SINGLE_SEGMENT.exec(request.pathname)![1]!,
-): Visit {
+function visitOn(linkHost: string | null, requestHost: string, request: DoorRequest, code: string): Visit {
   const trustedCountryHeader = config().TRUSTED_COUNTRY_HEADER;
   return {
     method: request.method as Visit["method"],
     host: linkHost,
     requestHost,
-    slug: segment,
+    slug: code,
     ...readIncomingQuery(request.search),
     userAgent: request.header("user-agent"),
     referrer: request.header("referer"),
@@ -131,20 +161,21 @@ export function withFormPassword(visit: Visit, body: string): Visit {
   return field === null ? visit : { ...visit, password: field };
 }
 
-export type Served = { answer: Answer; scanRecorded: boolean };
+/** `previewCounted`: a crawler was shown a preview, counted for writing shortly (lib/resolution/previews.ts). */
+export type Served = { answer: Answer; scanRecorded: boolean; previewCounted: boolean };
 
 const NOT_FOUND: Outcome = { kind: "not_found" };
 
 /** Resolves a visit, records the scan for after the response, and shapes the answer. */
 export async function serveVisit(visit: Visit): Promise<Served> {
   if (!invalidationsHeard()) await hearInvalidations();
-  return served(visit, PRINTED_SLUG_PATTERN.test(visit.slug) ? await resolveVisit(visit, resolutionRuntime()) : NOT_FOUND);
+  return served(visit, isLookupCode(visit.slug) ? await resolveVisit(visit, resolutionRuntime()) : NOT_FOUND);
 }
 
 /** serveVisit when memory alone answers (the warm path, no promise); undefined when it needs I/O. */
 export function serveFromMemory(visit: Visit): Served | undefined {
   if (!invalidationsHeard() || visit.method === "POST") return undefined;
-  const outcome = PRINTED_SLUG_PATTERN.test(visit.slug) ? resolveFromMemory(visit, resolutionRuntime()) : NOT_FOUND;
+  const outcome = isLookupCode(visit.slug) ? resolveFromMemory(visit, resolutionRuntime()) : NOT_FOUND;
   return outcome && served(visit, outcome);
 }
 
@@ -168,7 +199,10 @@ function served(visit: Visit, outcome: Outcome): Served {
       servedRule: outcome.kind === "redirect" ? outcome.servedRule : null,
     });
   }
-  return { answer: answerFor(outcome, visit), scanRecorded };
+  // A crawler shown a preview is no scan: it is counted as a preview.
+  const previewCounted = outcome.kind === "preview";
+  if (previewCounted) countPreview(outcome.link.id);
+  return { answer: answerFor(outcome, visit), scanRecorded, previewCounted };
 }
 
 /** A lower-case DNS name, with an optional port: what nearly every Host header is, read without a URL parser. */

@@ -12,6 +12,22 @@ export function cacheKey(host: string | null, slug: string): string {
 }
 
 /**
+ * The group of keys a change to one drops together (ADR 0010): every typed form PostgreSQL's
+ * lower() folds to the same code must share it. Coarser is safe (a change drops a few more
+ * entries, re-read at once), finer is not, so each character is lower-cased on its own (no
+ * context: lower() has none, as for a final sigma) and marks are dropped (the one full mapping
+ * that adds one, İ to i̇). A plain ASCII key is lower-cased only.
+ */
+export function foldedKey(key: string): string {
+  const lowered = key.toLowerCase();
+  if (/^[\u0000-\u007f]*$/.test(key)) return lowered;
+  return Array.from(key, (character) => character.toLowerCase())
+    .join("")
+    .normalize("NFD")
+    .replace(/\p{M}/gu, "");
+}
+
+/**
  * Resolved links (and misses) per host and slug. Entries are fresh for `ttlMs`; a stale entry
  * is still served when the database cannot be reached, so cached links keep resolving.
  */
@@ -44,10 +60,10 @@ export class LinkCache {
     this.entries.set(key, { link, freshUntil: now + this.ttlMs });
     // Cold path only: what a lookup found (or did not) under a key other than its link's own.
     if (link === null || cacheKey(link.host, link.slug) !== key) {
-      const foldedKey = key.toLowerCase();
-      const typed = this.folded.get(foldedKey);
+      const group = foldedKey(key);
+      const typed = this.folded.get(group);
       if (typed) typed.add(key);
-      else this.folded.set(foldedKey, new Set([key]));
+      else this.folded.set(group, new Set([key]));
     }
   }
 
@@ -60,10 +76,10 @@ export class LinkCache {
   delete(key: string): void {
     this.entries.delete(key);
     this.drops.set(key, ++this.dropCount);
-    const foldedKey = key.toLowerCase();
-    const typed = this.folded.get(foldedKey);
+    const group = foldedKey(key);
+    const typed = this.folded.get(group);
     if (!typed) return;
-    this.folded.delete(foldedKey);
+    this.folded.delete(group);
     for (const other of typed) {
       this.entries.delete(other);
       this.drops.set(other, ++this.dropCount);

@@ -69,3 +69,39 @@ export function formRefusedPage(): string {
     "What was sent is not a short link's password form, or it took too long to arrive. Go back and enter the password again.",
   ]);
 }
+
+/**
+ * What a link-preview crawler is shown for a link with a preview: Open Graph and Twitter Card tags
+ * (the image, when there is one, as a large card), and the redirect itself (a meta refresh and a
+ * link), so anything that follows the page still arrives. No script: the short host's CSP.
+ */
+export function previewPage(
+  preview: { title: string | null; description: string | null; imageUrl: string | null },
+  location: string,
+  shortUrl: string,
+): string {
+  const title = preview.title ?? shortUrl;
+  const tags: [string, string, string][] = [
+    ["property", "og:type", "website"],
+    ["property", "og:url", shortUrl],
+    ["property", "og:title", title],
+    ["name", "twitter:card", preview.imageUrl ? "summary_large_image" : "summary"],
+    ["name", "twitter:title", title],
+  ];
+  if (preview.description !== null)
+    tags.push(
+      ["name", "description", preview.description],
+      ["property", "og:description", preview.description],
+      ["name", "twitter:description", preview.description],
+    );
+  if (preview.imageUrl !== null)
+    tags.push(["property", "og:image", preview.imageUrl], ["name", "twitter:image", preview.imageUrl]);
+  const meta = tags.map(([kind, name, content]) => `<meta ${kind}="${name}" content="${escapeHtml(content)}">`).join("\n");
+  const destination = escapeHtml(location);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+${meta}
+<meta http-equiv="refresh" content="0; url=${destination}">
+</head><body><p><a href="${destination}">${destination}</a></p>
+</body></html>`;
+}

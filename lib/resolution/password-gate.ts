@@ -1,7 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { visitorAddress } from "@/lib/analytics/visitors";
 import { clientNetwork, keyedHash } from "@/lib/http/client-address";
-import { parseCookies } from "@/lib/http/cookies";
 import type { Outcome, ResolvedLink, Visit } from "./types";
 
 /** The cookie that spares a visitor a second entry: one per code (its Path), signed, short-lived. */
@@ -34,12 +33,21 @@ export function issuePass(link: ResolvedLink, now: number): string {
   return `${expiresAt}.${mac(link, expiresAt)}`;
 }
 
-/** Whether the request's cookie holds a pass for this link that has not expired. */
+/**
+ * Whether the request's cookie holds a pass for this link that has not expired. Every pass it
+ * carries is tried: a code below another (`menu` and `menu/drinks`) gets both codes' passes.
+ */
 export function holdsPass(link: ResolvedLink, cookieHeader: string | null, now: number): boolean {
   if (!cookieHeader || !cookieHeader.includes(PASS_COOKIE)) return false;
-  const pass = parseCookies(cookieHeader)[PASS_COOKIE];
-  const dot = pass?.indexOf(".") ?? -1;
-  if (!pass || dot <= 0) return false;
+  return cookieHeader.split(";").some((pair) => {
+    const [name, value] = pair.split("=", 2);
+    return name!.trim() === PASS_COOKIE && value !== undefined && isPassFor(link, value.trim(), now);
+  });
+}
+
+function isPassFor(link: ResolvedLink, pass: string, now: number): boolean {
+  const dot = pass.indexOf(".");
+  if (dot <= 0) return false;
   const expiresAt = Number(pass.slice(0, dot));
   if (!Number.isSafeInteger(expiresAt) || expiresAt * 1000 <= now) return false;
   const given = Buffer.from(pass.slice(dot + 1));

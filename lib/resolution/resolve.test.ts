@@ -33,6 +33,7 @@ function quarantined(overrides: Partial<ResolvedLink> = {}): ResolvedLink {
     title: null,
     passwordHash: null,
     scanLimit: null,
+    preview: null,
     ...overrides,
   };
 }
@@ -595,5 +596,49 @@ describe("a scan limit", () => {
     w.databaseDown();
     const visit = { ...visitOf(w.stored()), password: "open sesame" };
     expect(await resolveVisit(visit, w.deps)).toEqual({ kind: "unavailable" });
+  });
+});
+
+describe("a social preview", () => {
+  const SLACK = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)";
+  const BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
+  const preview = {
+    title: "Spring <menu>",
+    description: "Twelve new dishes",
+    imageUrl: "https://app.example/api/links/x/preview/image?v=1",
+  };
+
+  it("shows a crawler the preview page, from memory, and a person the redirect", async () => {
+    const w = world(quarantined({ status: ACTIVE, preview }));
+    const visit = visitOf(w.stored());
+    expect(await resolveVisit({ ...visit, userAgent: BROWSER }, w.deps)).toMatchObject({ kind: "redirect" });
+    const outcome = resolveFromMemory({ ...visit, userAgent: SLACK }, w.deps);
+    expect(outcome).toEqual({ kind: "preview", link: w.stored(), location: "https://example.com/" });
+    const answer = answerFor(outcome!, visit);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain('<meta property="og:title" content="Spring &#60;menu&#62;">');
+    expect(answer.body).toContain('<meta name="twitter:card" content="summary_large_image">');
+    expect(answer.body).toContain(`<meta property="og:image" content="${preview.imageUrl}">`);
+    expect(answer.body).toContain('<meta http-equiv="refresh" content="0; url=https://example.com/">');
+  });
+
+  it("gives a crawler the redirect at a link without a preview, and the password page at a password link", async () => {
+    const plain = world(quarantined({ status: ACTIVE }));
+    expect(await resolveVisit({ ...visitOf(plain.stored()), userAgent: SLACK }, plain.deps)).toMatchObject({ kind: "redirect" });
+    const locked = world(quarantined({ status: ACTIVE, preview, passwordHash: await hashPassword("open sesame") }));
+    const visit = { ...visitOf(locked.stored()), userAgent: SLACK };
+    expect(await resolveVisit(visit, locked.deps)).toMatchObject({ kind: "password_required" });
+    expect(await resolveVisit({ ...visit, password: "open sesame" }, locked.deps)).toMatchObject({ kind: "redirect" });
+  });
+
+  it("never counts a crawler toward a scan limit, and names the destination the live check let through", async () => {
+    const w = world(quarantined({ status: ACTIVE, preview, scanLimit: { after: 1, destination: "https://example.com/after" } }));
+    const visit = { ...visitOf(w.stored()), userAgent: SLACK };
+    expect(await resolveVisit(visit, w.deps)).toMatchObject({ kind: "preview", location: "https://example.com/" });
+    expect(w.calls.counted).toBe(0);
+    const blocked = world(quarantined({ status: ABUSE, preview, abuseReason: "phishing" }));
+    expect(await resolveVisit({ ...visitOf(blocked.stored()), userAgent: SLACK }, blocked.deps)).toMatchObject({
+      kind: "blocked",
+    });
   });
 });

@@ -11,6 +11,7 @@ import type { ReleasePolicy } from "./store";
 import { destinationsOf } from "@/lib/links/destinations";
 import { ABUSE, QUARANTINE } from "@/lib/links/status";
 import { type Granted, passwordGate, passwordGateFromMemory, type PasswordDeps } from "./password-gate";
+import { isPreviewCrawler } from "./crawlers";
 import { countryLookupPending, routeOf } from "./rules";
 import type { Outcome, ResolvedLink, Route, Visit } from "./types";
 
@@ -49,8 +50,9 @@ export function resolveFromMemory(visit: Visit, deps: ResolutionDeps): Outcome |
     const gate = passwordGateFromMemory(link, visit, deps.clock.now());
     if (gate === undefined || gate.kind !== "granted") return gate;
   }
-  // A scan limit is counted in the database, which alone decides which visits it still covers.
-  if (link.scanLimit !== null) return undefined;
+  const previewing = showsPreview(link, visit);
+  // A scan limit is counted in the database, which alone decides which visits it still covers (a crawler is no scan).
+  if (link.scanLimit !== null && !previewing) return undefined;
   if (countryLookupPending(link)) return undefined;
   const route = routeOf(link, visit, deps.clock.now());
   if (link.status === QUARANTINE) {
@@ -58,11 +60,21 @@ export function resolveFromMemory(visit: Visit, deps: ResolutionDeps): Outcome |
     if (verdict === undefined || verdict.status === "malicious") return undefined;
     if (verdict.status === "clean" && spacingElapsed(link, deps)) return undefined;
   }
-  return redirect(link, route, visit, null);
+  return redirect(link, route, visit, null, previewing);
 }
 
-function redirect(link: ResolvedLink, route: Route, visit: Visit, pass: string | null): Outcome {
+/**
+ * A link-preview crawler at a link with a preview gets the preview page rather than the redirect;
+ * a password link's preview is never shown (the crawler gets the password page, as anyone does).
+ * A link without a preview pays this one comparison.
+ */
+function showsPreview(link: ResolvedLink, visit: Visit): boolean {
+  return link.preview !== null && link.passwordHash === null && isPreviewCrawler(visit.userAgent);
+}
+
+function redirect(link: ResolvedLink, route: Route, visit: Visit, pass: string | null, previewing: boolean): Outcome {
   const location = mergeQuery(route.destination, visit.forward);
+  if (previewing) return { kind: "preview", link, location };
   return pass === null
     ? { kind: "redirect", link, location, servedRule: route.rule }
     : { kind: "redirect", link, location, servedRule: route.rule, pass };
@@ -88,7 +100,8 @@ async function resolveWithIo(visit: Visit, deps: ResolutionDeps): Promise<Outcom
     gate = decided;
   }
   // Past the password, the visit is any other: its scan limit, rules, schedules and the live check decide it.
-  if (link.scanLimit !== null && databaseAnswered) {
+  const previewing = showsPreview(link, visit);
+  if (link.scanLimit !== null && databaseAnswered && !previewing) {
     link = await countTowardScanLimit(link, deps);
     if (link.status === ABUSE) return { kind: "blocked", link };
   }
@@ -96,7 +109,7 @@ async function resolveWithIo(visit: Visit, deps: ResolutionDeps): Promise<Outcom
   const route = routeOf(link, visit, deps.clock.now());
   const checked = link.status === QUARANTINE ? await checkQuarantined(link, route, databaseAnswered, deps) : link;
   if (checked.status === ABUSE) return { kind: "blocked", link: checked };
-  return redirect(checked, route, visit, gate?.cookie ?? null);
+  return redirect(checked, route, visit, gate?.cookie ?? null, previewing);
 }
 
 /**

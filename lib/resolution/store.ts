@@ -5,6 +5,7 @@ import { pool } from "@/lib/db/pool";
 import { replicaMayMissCommitsForMs, usableReplicaPool } from "@/lib/db/replica";
 import { LRUCache } from "lru-cache";
 import { Prisma } from "@/lib/db/generated/client";
+import { previewOf, type StoredPreview } from "@/lib/links/preview";
 import { storedRules, storedSchedule } from "@/lib/links/routing";
 import type pg from "pg";
 import { type ChangedBy, linkChanged } from "@/lib/links/changes";
@@ -29,15 +30,19 @@ const RESOLUTION_COLUMNS = {
   passwordHash: true,
   scanLimitAfter: true,
   scanLimitDestination: true,
+  previewTitle: true,
+  previewDescription: true,
+  previewImage: true,
 } as const satisfies Prisma.LinkSelect;
 
 type Row = Prisma.LinkGetPayload<{ select: typeof RESOLUTION_COLUMNS }>;
 
 function toResolved(row: Row): ResolvedLink {
   const schedule = storedSchedule(row.schedule);
-  const { scanLimitAfter, scanLimitDestination, ...rest } = row;
+  const { scanLimitAfter, scanLimitDestination, previewTitle, previewDescription, previewImage, ...rest } = row;
   return {
     ...rest,
+    preview: resolvedPreview(row.id, { previewTitle, previewDescription, previewImage }),
     scanLimit:
       scanLimitAfter !== null && scanLimitDestination !== null
         ? { after: scanLimitAfter, destination: scanLimitDestination }
@@ -50,10 +55,17 @@ function toResolved(row: Row): ResolvedLink {
   };
 }
 
+/** The preview as the preview page needs it, its image as the address crawlers fetch. */
+function resolvedPreview(id: string, stored: StoredPreview): ResolvedLink["preview"] {
+  const preview = previewOf({ id, ...stored });
+  return preview && { title: preview.title, description: preview.description, imageUrl: preview.image_url };
+}
+
 /** The columns resolution reads, for the raw statements below. */
 const RESOLUTION_SELECT_LIST = `id, host, slug, destination, status, created_at AS "createdAt", clean_checks AS "cleanChecks",
     last_counted_check_at AS "lastCountedCheckAt", abuse_reason AS "abuseReason", rules, schedule, title,
-    password_hash AS "passwordHash", scan_limit_after AS "scanLimitAfter", scan_limit_destination AS "scanLimitDestination"`;
+    password_hash AS "passwordHash", scan_limit_after AS "scanLimitAfter", scan_limit_destination AS "scanLimitDestination",
+    preview_title AS "previewTitle", preview_description AS "previewDescription", preview_image AS "previewImage"`;
 
 /**
  * Every (host, slug) asked for in one statement. COALESCE(host, '') is the unique index's own
@@ -385,5 +397,19 @@ export function leastRecentlyCheckedActiveLinks(limit: number): Promise<DueLink[
     orderBy: [{ lastCheckedAt: { sort: "asc", nulls: "first" } }, { id: "asc" }],
     take: limit,
     select: DUE_LINK_COLUMNS,
+  });
+}
+
+/**
+ * Adds crawler visits to links' preview counts, one statement for a batch (lib/resolution/previews.ts
+ * gathers them): a preview shown is counted here, never as a scan.
+ */
+export async function addPreviewCounts(counts: ReadonlyMap<string, number>): Promise<void> {
+  if (counts.size === 0) return;
+  await pool().query({
+    name: "resolution-add-preview-counts",
+    text: `UPDATE links SET preview_count = preview_count + counted.n
+      FROM unnest($1::text[], $2::int[]) AS counted(id, n) WHERE links.id = counted.id`,
+    values: [[...counts.keys()], [...counts.values()]],
   });
 }

@@ -35,6 +35,8 @@ export type ResolvedLink = {
   passwordHash: string | null;
   /** After `after` scans the link points at `destination`: each visit is counted in the database, which decides. Null: no limit. */
   scanLimit: { after: number; destination: string } | null;
+  /** The social preview link-preview crawlers are shown instead of the redirect, or null: they get the redirect too. */
+  preview: { title: string | null; description: string | null; imageUrl: string | null } | null;
 };
 
 /** One request for a short link, as either door sees it, with the visitor facts its scan record keeps. */
@@ -63,6 +65,8 @@ export type Visit = VisitorFacts & {
 export type Outcome =
   /** `servedRule`: the index of the routing rule whose destination served, null for the link's own. */
   | { kind: "redirect"; link: ResolvedLink; location: string; servedRule: number | null; pass?: string }
+  /** A link-preview crawler at a link with a preview: the preview page, which names `location` (never a scan). */
+  | { kind: "preview"; link: ResolvedLink; location: string }
   /** A protected link's page: no password sent yet, or (`wrong`) a wrong one. */
   | { kind: "password_required"; link: ResolvedLink; wrong: boolean }
   /** Too many guesses at this code or from this network: try again after the seconds. */

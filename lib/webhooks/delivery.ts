@@ -1,8 +1,6 @@
-import http from "node:http";
-import https from "node:https";
 import { clock } from "@/lib/clock";
-import { isIpLiteral } from "@/lib/safety/addresses";
-import { bareHost, INTERNAL_RECEIVER, receiverAddressAllowed, receiverLookup } from "./receiver";
+import { INTERNAL_ADDRESS_CODE, outboundRequest } from "@/lib/safety/outbound";
+import { INTERNAL_RECEIVER } from "./receiver";
 import { signatureHeaders } from "./signing";
 
 /** The whole attempt, connection to last byte: a receiver slower than this has failed it. */
@@ -25,52 +23,24 @@ export async function sendMessage(url: string, secret: string, message: Message)
     ...outcome,
     durationMs: Math.round(performance.now() - started),
   });
-  const host = bareHost(url);
-  if (isIpLiteral(host) && !receiverAddressAllowed(host))
-    return finish({ delivered: false, statusCode: null, error: INTERNAL_RECEIVER });
   try {
-    const statusCode = await post(
-      url,
-      { ...signatureHeaders(secret, message.messageId, clock().now(), message.body) },
-      message.body,
-    );
+    const { status: statusCode } = await outboundRequest(url, {
+      method: "POST",
+      headers: {
+        ...signatureHeaders(secret, message.messageId, clock().now(), message.body),
+        "content-type": "application/json",
+        "user-agent": "Permalink-Webhooks/1",
+      },
+      body: message.body,
+      timeoutMs: DELIVERY_TIMEOUT_MS,
+      maxBytes: ANSWER_BYTES_READ,
+      internalMessage: INTERNAL_RECEIVER,
+    });
     const delivered = statusCode >= 200 && statusCode < 300;
     return finish({ delivered, statusCode, error: delivered ? null : answerProblem(statusCode) });
   } catch (error) {
     return finish({ delivered: false, statusCode: null, error: connectionProblem(error) });
   }
-}
-
-function post(url: string, headers: Record<string, string>, body: string): Promise<number> {
-  const transport = url.startsWith("https:") ? https : http;
-  return new Promise((resolve, reject) => {
-    const request = transport.request(
-      url,
-      {
-        method: "POST",
-        agent: false,
-        lookup: receiverLookup,
-        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-        headers: {
-          ...headers,
-          "content-type": "application/json",
-          "content-length": String(Buffer.byteLength(body)),
-          "user-agent": "Permalink-Webhooks/1",
-        },
-      },
-      (response) => {
-        let read = 0;
-        response.on("data", (chunk: Buffer) => {
-          read += chunk.length;
-          if (read >= ANSWER_BYTES_READ) response.destroy();
-        });
-        response.on("close", () => resolve(response.statusCode ?? 0));
-        response.on("error", () => resolve(response.statusCode ?? 0));
-      },
-    );
-    request.on("error", reject);
-    request.end(body);
-  });
 }
 
 function answerProblem(statusCode: number): string {
@@ -84,7 +54,7 @@ function connectionProblem(error: unknown): string {
   const code = "code" in error ? String(error.code) : "";
   if (error.name === "TimeoutError" || error.name === "AbortError")
     return `The receiver did not answer within ${DELIVERY_TIMEOUT_MS / 1000} seconds.`;
-  if (code === "EREFUSED_INTERNAL") return INTERNAL_RECEIVER;
+  if (code === INTERNAL_ADDRESS_CODE) return INTERNAL_RECEIVER;
   if (code === "ECONNREFUSED") return "The receiver refused the connection.";
   if (code === "ENOTFOUND") return error.message;
   return `The message could not be sent (${code || error.message}).`;

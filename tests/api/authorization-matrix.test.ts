@@ -225,6 +225,16 @@ const FIXTURES: Record<string, Fixture> = {
     status: by(204, 204, 403, 403, 204),
     namesResource: true,
   },
+  "PUT /api/links/{id}/preview/image": {
+    request: async (target) => pngUpload(`/api/links/${await target.freshLink()}/preview/image`),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
+  // Anyone's (crawlers fetch it with no credentials): a link without a preview image is 404 to every caller.
+  "GET /api/links/{id}/preview/image": {
+    request: async (target) => ({ path: `/api/links/${await target.link()}/preview/image` }),
+    status: 404,
+  },
   "GET /api/workspaces/logo": {
     request: async (target) => {
       if (target instanceof TeamWorkspace) await target.setWorkspaceLogo();

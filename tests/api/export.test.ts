@@ -65,6 +65,10 @@ describe("GET /api/links/export", () => {
       "scan_limit_after",
       "scan_limit_destination",
       "password_protected",
+      "preview_title",
+      "preview_description",
+      "preview_image_url",
+      "preview_count",
       "scans_30d",
     ]);
     expect(rows).toHaveLength(2);
@@ -84,6 +88,10 @@ describe("GET /api/links/export", () => {
       "",
       "",
       "false",
+      "",
+      "",
+      "",
+      "0",
       "0",
     ]);
     expect(byId.get(archived.body.id)![9]).toMatch(/^\d{4}-\d\d-\d\dT/);

@@ -30,6 +30,8 @@ describe("POST /api/links", () => {
       schedule: [],
       scan_limit: null,
       password_protected: false,
+      preview: null,
+      preview_count: 0,
     });
     expect(response.body.slug).not.toMatch(/[01lIO]/);
   });

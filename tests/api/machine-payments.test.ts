@@ -289,6 +289,8 @@ describe("paying with MPP", () => {
       schedule: [],
       scan_limit: null,
       password_protected: false,
+      preview: null,
+      preview_count: 0,
       receipt: transfer!.transaction,
       api_key: expect.stringMatching(/^plk_/),
     });

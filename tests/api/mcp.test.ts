@@ -60,6 +60,7 @@ describe("the MCP server's tools", () => {
       "schedule_repoint",
       "set_link_password",
       "set_scan_limit",
+      "set_link_preview",
       "bulk_create_links",
       "archive_link",
       "restore_link",
@@ -95,6 +96,7 @@ describe("the MCP server's tools", () => {
       ["schedule_repoint", "schedule"],
       ["set_link_password", "password"],
       ["set_scan_limit", "scan_limit"],
+      ["set_link_preview", "preview"],
     ] as const) {
       expect(byName[tool]!.inputSchema, tool).toMatchObject({ required: ["id", field], additionalProperties: false });
       expect(Object.keys(byName[tool]!.inputSchema.properties!), tool).toEqual(["id", field]);
@@ -386,6 +388,7 @@ describe("the MCP server's tools", () => {
       "schedule_repoint",
       "set_link_password",
       "set_scan_limit",
+      "set_link_preview",
       "archive_link",
       "restore_link",
       "get_qr",

@@ -94,6 +94,20 @@ async function migrationsDir(migrations: Record<string, string>): Promise<string
   return dir;
 }
 
+/** The project's migrations, where the one named `…_<suffix>` is among them, and a folder of those before it. */
+async function migrationsBefore(suffix: string): Promise<{ migrations: { name: string }[]; at: number; dir: string }> {
+  const migrations = await projectMigrations();
+  const at = migrations.findIndex((migration) => migration.name.endsWith(`_${suffix}`));
+  const before = Object.fromEntries(
+    await Promise.all(
+      migrations
+        .slice(0, at)
+        .map(async ({ name }) => [name, await readFile(path.join(MIGRATIONS_DIR, name, "migration.sql"), "utf8")] as const),
+    ),
+  );
+  return { migrations, at, dir: await migrationsDir(before) };
+}
+
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
@@ -214,16 +228,8 @@ describe("migrate()", () => {
 describe("the key recovery migration", () => {
   it("moves a sealed replay copy from its payment to the machine account's unused live key, and drops the payment's column", async () => {
     const databaseUrl = await emptyDatabase();
-    const migrations = await projectMigrations();
-    const keyRecovery = migrations.findIndex((migration) => migration.name.endsWith("_key_recovery"));
-    const before = Object.fromEntries(
-      await Promise.all(
-        migrations
-          .slice(0, keyRecovery)
-          .map(async ({ name }) => [name, await readFile(path.join(MIGRATIONS_DIR, name, "migration.sql"), "utf8")] as const),
-      ),
-    );
-    await migrate(databaseUrl, await migrationsDir(before));
+    const { migrations, at: keyRecovery, dir } = await migrationsBefore("key_recovery");
+    await migrate(databaseUrl, dir);
     await query(
       databaseUrl,
       `INSERT INTO workspaces (id, name, kind, payer_did) VALUES ('ws_m', 'machine', 'machine', 'did:pkh:eip155:84532:0xAb');
@@ -313,16 +319,8 @@ describe("the key recovery migration", () => {
 
   it("partitions a populated scan_events by day without losing, changing or adding a row", async () => {
     const databaseUrl = await emptyDatabase();
-    const migrations = await projectMigrations();
-    const partitioned = migrations.findIndex((migration) => migration.name.endsWith("_scan_events_partitioned"));
-    const before = Object.fromEntries(
-      await Promise.all(
-        migrations
-          .slice(0, partitioned)
-          .map(async ({ name }) => [name, await readFile(path.join(MIGRATIONS_DIR, name, "migration.sql"), "utf8")] as const),
-      ),
-    );
-    await migrate(databaseUrl, await migrationsDir(before));
+    const { migrations, at: partitioned, dir } = await migrationsBefore("scan_events_partitioned");
+    await migrate(databaseUrl, dir);
     // Rows across seven months up to now, some tomorrow and later (they must leave the old table for
     // the partitioned one), folded runs of several scans, both links.
     await query(
@@ -375,5 +373,38 @@ describe("the key recovery migration", () => {
       "INSERT INTO scan_events (link_id, host, occurred_at, via_qr) VALUES ('lnk_a', 's.example', now(), false) RETURNING id::text",
     );
     expect(BigInt(id)).toBe(BigInt(seeded[0]!.max_id) + 1n);
+  });
+
+  it("carries the link visitor rows kept so far into the one visitor row a scan, leaving the workspace's behind", async () => {
+    const databaseUrl = await emptyDatabase();
+    const { migrations, at: visitors, dir } = await migrationsBefore("scan_link_visitors");
+    await migrate(databaseUrl, dir);
+    await query(
+      databaseUrl,
+      `INSERT INTO workspaces (id, name, kind) VALUES ('ws_v', 'visitors', 'personal');
+       INSERT INTO links (id, workspace_id, slug, reusable, destination) VALUES
+         ('lnk_a', 'ws_v', 'a', false, 'https://example.com/a'), ('lnk_b', 'ws_v', 'b', false, 'https://example.com/b');
+       INSERT INTO scan_visitors (day, scope_id, visitor) VALUES
+         ('2026-12-02', 'lnk_a', '\\x01'), ('2026-12-02', 'ws_v', '\\x01'), ('2026-12-03', 'lnk_a', '\\x01'),
+         ('2026-12-03', 'lnk_b', '\\x01'), ('2026-12-03', 'ws_v', '\\x01'), ('2026-12-03', 'lnk_b', '\\x02'),
+         ('2026-12-03', 'ws_v', '\\x02');`,
+    );
+
+    expect(await migrate(databaseUrl)).toEqual(migrations.slice(visitors).map(({ name }) => name));
+
+    expect(
+      await query(
+        databaseUrl,
+        `SELECT to_char(day, 'YYYY-MM-DD') AS day, workspace_id, encode(visitor, 'hex') AS visitor, link_id
+         FROM scan_link_visitors ORDER BY 1, 3, 4`,
+      ),
+    ).toEqual([
+      { day: "2026-12-02", workspace_id: "ws_v", visitor: "01", link_id: "lnk_a" },
+      { day: "2026-12-03", workspace_id: "ws_v", visitor: "01", link_id: "lnk_a" },
+      { day: "2026-12-03", workspace_id: "ws_v", visitor: "01", link_id: "lnk_b" },
+      { day: "2026-12-03", workspace_id: "ws_v", visitor: "02", link_id: "lnk_b" },
+    ]);
+    // Kept for a release from before, which still writes it during a rolling restart.
+    expect(await query(databaseUrl, "SELECT count(*)::int AS rows FROM scan_visitors")).toEqual([{ rows: 7 }]);
   });
 });

@@ -25,6 +25,7 @@ const COMPARED_HEADERS = [
 let front: RunningApp;
 let proxy: RunningApp;
 const slugs: Record<string, string> = {};
+const ids: Record<string, string> = {};
 let customHost = "";
 /** A pass for the protected link, signed as the doors sign one (lib/resolution/password-gate.ts). */
 let pass = "";
@@ -39,6 +40,7 @@ async function seedLinks(): Promise<void> {
       data: { status, ...(status === 2 && { abuseReason: ABUSE_REASON }) },
     });
     slugs[name] = response.body.slug;
+    ids[name] = response.body.id;
     return response.body.id as string;
   };
   await make("active", "https://example.com/active?ref=poster", 0);
@@ -51,6 +53,7 @@ async function seedLinks(): Promise<void> {
     data: { id: newId("dom"), workspaceId: user.workspaceId, hostname: customHost, verifiedAt: new Date() },
   });
   await make("custom", "https://example.com/custom", 0, { domain_id: domain.id, slug: `menu-${randomString(SLUG_ALPHABET, 6)}` });
+  await importPrinted(user.token, PRINTED_ON_DOMAIN);
   const routed = await make("routed", "https://example.com/routed", 0);
   const rules = [
     { when: { country: ["AU"] }, destination: "https://example.com/au" },
@@ -66,7 +69,56 @@ async function seedLinks(): Promise<void> {
     const { passwordHash } = await db().link.findUniqueOrThrow({ where: { id } });
     pass = `permalink_pass=${issuePass({ id, passwordHash } as ResolvedLink, Date.now())}`;
   }
+  const preview = { title: "Spring menu — twelve dishes", description: "From Thursday <in> every shop." };
+  const previewed = await make("previewed", "https://example.com/previewed", 0, { preview });
+  await db().link.update({ where: { id: previewed }, data: { previewImage: PREVIEW_IMAGE } });
+  await make("previewedProtected", "https://example.com/previewed-protected", 0, { preview, password: PASSWORD });
 }
+
+/** Codes other services print and we never allocate, moved onto the custom domain by an import of Dub's export. */
+const PRINTED_ON_DOMAIN: [code: string, destination: string][] = [
+  ["café", "https://example.com/cafe"],
+  ["구글", "https://example.com/korean"],
+  ["menu.pdf", "https://example.com/menu-pdf"],
+  ["deal~1", "https://example.com/deal"],
+  ["2024/spring", "https://example.com/spring"],
+  ["x", "https://example.com/x"],
+];
+
+async function importPrinted(token: string, codes: [string, string][]): Promise<void> {
+  const rows = codes.map(
+    ([code, destination], index) => `https://${customHost}/${code},${destination},0,2025-03-0${index + 1}T10:00:00.000Z,No`,
+  );
+  const started = await call("POST", "/api/imports", {
+    token,
+    rawBody: ["Short link,Destination URL,Clicks,Created at,Archived", ...rows].join("\n"),
+    headers: { "content-type": "text/csv" },
+  });
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const job = await call("GET", `/api/imports/${started.body.id}`, { token });
+    if (job.body.status === "done") {
+      expect(job.body).toMatchObject({ created: codes.length, failed: 0 });
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("the import of printed codes did not finish");
+}
+
+const onDomain = (name: string, path: string, location: string | null): Case => ({
+  name,
+  host: () => customHost,
+  path: () => path,
+  expect: (r) =>
+    location === null
+      ? expect(r).toMatchObject({ status: 404, body: expect.stringContaining("This short link does not exist") })
+      : expect(r).toMatchObject({ status: 302, headers: { location } }),
+});
+
+/** A preview image's digest, as an upload stores it: the page names its address, which carries it. */
+const PREVIEW_IMAGE = "ab12".repeat(16);
+const SLACK = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)";
+const IMESSAGE = "facebookexternalhit/1.1 Facebot Twitterbot/1.0";
 
 const IPHONE =
   "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
@@ -151,6 +203,21 @@ const CASES: Case[] = [
     expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location: "https://example.com/custom" } }),
   },
   { name: "custom domain slug on the short host", path: () => `/${slugs.custom}`, expect: (r) => expect(r.status).toBe(404) },
+  // Printed codes (ADR 0007): the path as browsers send it, and every other form of the same code.
+  onDomain("unicode code, percent-encoded as browsers send it", "/caf%C3%A9", "https://example.com/cafe"),
+  onDomain("unicode code, decomposed (NFD)", "/cafe%CC%81", "https://example.com/cafe"),
+  onDomain("unicode code, typed in another case", "/CAF%C3%89", "https://example.com/cafe"),
+  onDomain("unicode code, lower-case hex escapes", "/caf%c3%a9", "https://example.com/cafe"),
+  onDomain("hangul code", "/%EA%B5%AC%EA%B8%80", "https://example.com/korean"),
+  onDomain("dotted code", "/menu.pdf", "https://example.com/menu-pdf"),
+  onDomain("dotted code, the dot percent-encoded", "/menu%2Epdf", "https://example.com/menu-pdf"),
+  onDomain("code with a tilde", "/deal~1", "https://example.com/deal"),
+  onDomain("code with a tilde, percent-encoded", "/deal%7E1", "https://example.com/deal"),
+  onDomain("multi-segment code", "/2024/spring", "https://example.com/spring"),
+  onDomain("multi-segment code, the slash percent-encoded", "/2024%2Fspring", "https://example.com/spring"),
+  onDomain("multi-segment code, with a query", "/2024/spring?utm_source=poster", "https://example.com/spring?utm_source=poster"),
+  onDomain("one-character code", "/x", "https://example.com/x"),
+  onDomain("multi-segment unknown code", "/2024/autumn", null),
   { name: "not a slug character", path: () => "/%E2%9C%93", expect: (r) => expect(r.status).toBe(404) },
   ...(
     [
@@ -227,6 +294,54 @@ const CASES: Case[] = [
     expect: (r) => expect(r.status).toBe(413),
   },
   {
+    name: "preview: a link-preview crawler gets the page with its tags and the redirect",
+    headers: { "user-agent": SLACK },
+    path: () => `/${slugs.previewed}?utm_source=slack`,
+    expect: (r) => {
+      expect(r).toMatchObject({ status: 200, headers: { "content-type": "text/html; charset=utf-8" } });
+      const location = "https://example.com/previewed?utm_source=slack";
+      expect(r.body).toContain('<meta property="og:title" content="Spring menu &#8212; twelve dishes">');
+      expect(r.body).toContain('<meta property="og:description" content="From Thursday &#60;in&#62; every shop.">');
+      expect(r.body).toContain(`<meta property="og:url" content="http://${SHORT_HOST}/${slugs.previewed}">`);
+      expect(r.body).toContain('<meta name="twitter:card" content="summary_large_image">');
+      expect(r.body).toContain(
+        `<meta property="og:image" content="http://app.test.example/api/links/${ids.previewed}/preview/image?v=${PREVIEW_IMAGE.slice(0, 16)}">`,
+      );
+      expect(r.body).toContain(`<meta http-equiv="refresh" content="0; url=${location}">`);
+      expect(r.body).toContain(`<a href="${location}">`);
+      expect(r.headers.location).toBeUndefined();
+    },
+  },
+  {
+    name: "preview: iMessage's fetcher, HEAD",
+    method: "HEAD",
+    headers: { "user-agent": IMESSAGE },
+    path: () => `/${slugs.previewed}`,
+    expect: (r) => expect(r).toMatchObject({ status: 200, body: "" }),
+  },
+  {
+    name: "preview: a person's browser gets the redirect",
+    headers: { "user-agent": IPHONE },
+    path: () => `/${slugs.previewed}`,
+    expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location: "https://example.com/previewed" } }),
+  },
+  {
+    name: "preview: a crawler at a link without one gets the redirect",
+    headers: { "user-agent": SLACK },
+    path: () => `/${slugs.active}`,
+    expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location: "https://example.com/active?ref=poster" } }),
+  },
+  {
+    name: "preview: a crawler at a password link gets the password page, never the preview",
+    headers: { "user-agent": SLACK },
+    path: () => `/${slugs.previewedProtected}`,
+    expect: (r) => {
+      expect(r.status).toBe(401);
+      expect(r.body).not.toContain("og:");
+      expect(r.body).not.toContain("previewed-protected");
+    },
+  },
+  {
     name: "a form sent to a link without a password",
     method: "POST",
     body: "password=anything",
@@ -280,6 +395,19 @@ describe("both doors give the same answer", () => {
       await new Promise((r) => setTimeout(r, 200));
     await new Promise((resolve) => setTimeout(resolve, 1200));
     expect([await count(protectedId), await count(linkId)]).toEqual([6, 0]);
+  });
+
+  it("count a crawler's preview on the link, apart from scans", async () => {
+    // The table's two crawler visits through each door are previews; its browser visit through each is a scan.
+    const previews = async () => (await db().link.findUniqueOrThrow({ where: { id: ids.previewed } })).previewCount;
+    for (let waited = 0; waited < 10_000 && (await previews()) < 4; waited += 200) await new Promise((r) => setTimeout(r, 200));
+    const scans = (id: string) => db().scanEvent.count({ where: { linkId: id } });
+    for (let waited = 0; waited < 10_000 && (await scans(ids.previewed!)) < 2; waited += 200)
+      await new Promise((r) => setTimeout(r, 200));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect([await previews(), await scans(ids.previewed!)]).toEqual([4, 2]);
+    const view = await db().link.findUniqueOrThrow({ where: { id: ids.previewedProtected } });
+    expect(view.previewCount).toBe(0);
   });
 
   it("hands everything else to the application", async () => {

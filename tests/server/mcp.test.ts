@@ -171,6 +171,7 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
         "restore_link",
         "schedule_repoint",
         "set_link_password",
+        "set_link_preview",
         "set_link_rules",
         "set_scan_limit",
         "start_import",

@@ -65,6 +65,7 @@ export function accountToolCalls(
       args: { id: ids.link, scan_limit: { after: 100, destination: destination() } },
       names: "link",
     },
+    { name: "set_link_preview", args: { id: ids.link, preview: { title: "Spring menu" } }, names: "link" },
     { name: "bulk_create_links", args: { links: [{ destination: destination() }] }, names: null },
     { name: "archive_link", args: { id: ids.link }, names: "link" },
     { name: "restore_link", args: { id: ids.link }, names: "link" },

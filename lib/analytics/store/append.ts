@@ -19,9 +19,9 @@ import { QUARTER, ROLLUP_DAYS_LOCK } from "./rollups";
 
 /**
  * Writes one batch in ONE statement, so it lands whole or not at all: it claims the batch id (a
- * retry of a batch that was committed writes nothing), records each visitor's first scan of the
- * UTC day per link and per workspace in scan_visitors (the primary key decides across
- * instances), inserts the raw rows, and adds the counts to the quarter-hour rollups (and to the day
+ * retry of a batch that was committed writes nothing), records each visitor's first scan of a link
+ * on its UTC day in scan_link_visitors (one row a visitor and link; the primary key decides across
+ * instances) and marks their first scan of the workspace that day (below), inserts the raw rows, and adds the counts to the quarter-hour rollups (and to the day
  * and month rollups too for a scan of a day before daily_from; closeScanDays adds the others once
  * their day has ended): per link its totals (scan_rollups, dimension 0) and its breakdown rows
  * (scan_link_breakdowns), per workspace every dimension.
@@ -134,7 +134,7 @@ export async function parkedScans(): Promise<number> {
   return Number(result.rows[0]?.scans ?? 0);
 }
 
-function inWriterTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export function inWriterTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   // PostgreSQL JIT-compiles a statement whose estimated cost runs high, as a big batch's can:
   // seconds of compiling for tens of ms of running. The fan-out's grouping and sorts hold a few
   // hundred thousand rows for the biggest batches: in memory, not spilled to disk (the default
@@ -165,18 +165,27 @@ const BATCH_COLUMNS = [
   "visitor",
 ] as const satisfies readonly (keyof ScanRow)[];
 
-/** Resolves to whether the batch wrote any scan: false when its id had been claimed by an earlier write, or every row was refused. */
-async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: ScanRow[], counts: number[]): Promise<boolean> {
+/**
+ * The batch statement's parameters: the id ($1), the rows' columns as arrays ($2 to $15, encoded a
+ * column a turn of the event loop) and the short host ($16). bench/scan-cost.ts sends the same to
+ * the statement of the release before, to measure both side by side.
+ */
+export async function batchStatementValues(batchId: string, rows: ScanRow[], counts: number[]): Promise<string[]> {
   const columns = await arrayLiterals([
     ...BATCH_COLUMNS.map((key) => rows.map((row) => row[key])),
     counts,
     // Rows from a scan stream message written before routing rules existed have no servedRule (NULL).
     rows.map((row) => row.servedRule),
   ]);
+  return [batchId, ...columns, new URL(config().SHORT_BASE_URL).hostname];
+}
+
+/** Resolves to whether the batch wrote any scan: false when its id had been claimed by an earlier write, or every row was refused. */
+async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: ScanRow[], counts: number[]): Promise<boolean> {
   const written = await client.query<{ ord: string }>({
     name: "analytics.write-scan-batch",
     text: WRITE_SCAN_BATCH,
-    values: [batchId, ...columns, new URL(config().SHORT_BASE_URL).hostname],
+    values: await batchStatementValues(batchId, rows, counts),
   });
   // link.scanned tells only the scans the statement wrote, by the positions it answers with: not a
   // row it refused (a link that does not exist, or named on a host it is not served on: a forged row
@@ -198,9 +207,17 @@ async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: Scan
  * batch's time follows its size, not the tables' (bench/batch-plan.ts --explain shows each step):
  * - claimed: one primary-key insert, O(log batches).
  * - input: n primary-key probes of links, O(n log L) (the planner may hash L instead while L is small).
- * - first_seen: 2n rows sorted, then inserted with one probe each, O(n log n + n log V) (V: visitor rows).
+ * - first_seen: n rows sorted, then inserted with one probe each, O(n log n + n log V) (V: visitor
+ *   rows): one visitor row a scan, the link's, where the release before wrote the workspace's too.
  *   Matched below with an uncorrelated IN: one hash of first_seen, O(n) (a correlated EXISTS scanned
  *   it once a scan, and joins degenerated to 24 million comparisons for one visitor on 5,000 links).
+ * - seen_before: the batch's visitors the workspace had already seen that day, by any link: one
+ *   probe each of the visitor rows' key prefix (day, workspace, visitor), O(n log V). It reads the
+ *   statement's snapshot, so neither this batch's rows nor a batch committing meanwhile: two writers
+ *   writing one visitor's scans of two links of a workspace at the same moment (two buffers, two
+ *   instances) both count the workspace's unique, the one estimate among the counts (docs/analytics.md).
+ *   The probe costs 3–10 µs a spread scan (it grows with the visitor rows), nearly what inserting
+ *   the workspace's row cost; what it saves is mostly that row's log (ADR 0011 has the numbers).
  * - flagged: two window sorts, O(n log n).
  * - raw: n appends with their index entries, O(n log E) (E: the day partition's rows); no foreign key
  *   probes links (input joined them).
@@ -232,7 +249,7 @@ const WRITE_SCAN_BATCH = `
     INSERT INTO scan_batches (id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING id
   ),
   input AS (
-    SELECT e.*, l.workspace_id, (e.occurred_at AT TIME ZONE 'UTC')::date AS day
+    SELECT e.*, l.workspace_id, (e.occurred_at AT TIME ZONE 'UTC')::date AS day, decode(e.visitor, 'hex') AS visitor_key
     FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[], $8::boolean[], $9::text[],
       $10::text[], $11::text[], $12::boolean[], $13::text[], $14::integer[], $15::smallint[])
       WITH ORDINALITY AS e(link_id, host, occurred_at, user_agent, referrer_host, country, via_qr, device, browser, os, bot,
@@ -241,22 +258,28 @@ const WRITE_SCAN_BATCH = `
     WHERE EXISTS (SELECT 1 FROM claimed)
   ),
   first_seen AS (
-    INSERT INTO scan_visitors (day, scope_id, visitor)
-    SELECT DISTINCT i.day, s.scope_id, decode(i.visitor, 'hex')
-    FROM input i CROSS JOIN LATERAL (VALUES (i.link_id), (i.workspace_id)) s(scope_id)
-    WHERE i.visitor IS NOT NULL
-    ORDER BY 1, 2, 3
+    INSERT INTO scan_link_visitors (day, workspace_id, visitor, link_id)
+    SELECT DISTINCT i.day, i.workspace_id, i.visitor_key, i.link_id
+    FROM input i
+    WHERE i.visitor_key IS NOT NULL
+    ORDER BY 1, 2, 3, 4
     ON CONFLICT DO NOTHING
-    RETURNING day, scope_id, encode(visitor, 'hex') AS visitor
+    RETURNING day, link_id, visitor
+  ),
+  seen_before AS (
+    SELECT DISTINCT i.day, i.workspace_id, i.visitor_key
+    FROM input i
+    WHERE i.visitor_key IS NOT NULL AND EXISTS (
+      SELECT 1 FROM scan_link_visitors v WHERE v.day = i.day AND v.workspace_id = i.workspace_id AND v.visitor = i.visitor_key)
   ),
   flagged AS (
     SELECT i.*,
-      i.visitor IS NOT NULL
-        AND row_number() OVER (PARTITION BY i.day, i.link_id, i.visitor ORDER BY i.ord) = 1
-        AND (i.day, i.link_id, i.visitor) IN (SELECT day, scope_id, visitor FROM first_seen) AS link_unique,
-      i.visitor IS NOT NULL
-        AND row_number() OVER (PARTITION BY i.day, i.workspace_id, i.visitor ORDER BY i.ord) = 1
-        AND (i.day, i.workspace_id, i.visitor) IN (SELECT day, scope_id, visitor FROM first_seen) AS workspace_unique
+      i.visitor_key IS NOT NULL
+        AND row_number() OVER (PARTITION BY i.day, i.link_id, i.visitor_key ORDER BY i.ord) = 1
+        AND (i.day, i.link_id, i.visitor_key) IN (SELECT day, link_id, visitor FROM first_seen) AS link_unique,
+      i.visitor_key IS NOT NULL
+        AND row_number() OVER (PARTITION BY i.day, i.workspace_id, i.visitor_key ORDER BY i.ord) = 1
+        AND (i.day, i.workspace_id, i.visitor_key) NOT IN (SELECT day, workspace_id, visitor_key FROM seen_before) AS workspace_unique
     FROM input i
   ),
   raw AS (

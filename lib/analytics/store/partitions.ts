@@ -69,6 +69,10 @@ export async function pruneScanData(retentionDays: number, now: number): Promise
   }
   const keptFrom = new Date(now - VISITOR_DAYS_KEPT * DAY_MS).toISOString();
   // A parked batch still to be written needs the visitor sets of its days (least() skips the NULL of an empty inbox).
+  // scan_visitors is the visitor set of releases before scan_link_visitors, kept pruned while one may still write it.
+  await db().$executeRaw`
+    DELETE FROM scan_link_visitors WHERE day < least((${keptFrom}::timestamptz AT TIME ZONE 'UTC')::date,
+      (SELECT (min(first_scan_at) AT TIME ZONE 'UTC')::date FROM scan_inbox))`;
   await db().$executeRaw`
     DELETE FROM scan_visitors WHERE day < least((${keptFrom}::timestamptz AT TIME ZONE 'UTC')::date,
       (SELECT (min(first_scan_at) AT TIME ZONE 'UTC')::date FROM scan_inbox))`;
