@@ -1993,7 +1993,7 @@ export interface components {
       /** @description day: YYYY-MM-DD; hour: the local hour with its offset (2026-01-31T09:00:00+10:30); country: ISO 3166 code or unknown; device: desktop, mobile, tablet, tv or unknown; browser and os: their names or unknown; referrer: the referring host or direct; source: qr or link; served: rule:N (the link's rule at index N, from 0, as it was when the scan was made) or default (the link's own destination); link: the link's id */
       key: string;
       scans: number;
-      /** @description visitors counted once per link (per workspace without link_id) per UTC day, where the visitor's first scan of that day fell. A visitor is an address and browser, so for day (in UTC), link, country, device, browser and os each row's uniques are exactly its distinct visitors per UTC day; for referrer, source, served and hour a visitor's later scans in other rows are not counted again there, so those rows' uniques are not distinct visitors (the dashboard leaves them out). Within a filter the totals, days and hours and the filter's own breakdown count as that breakdown's row does; the other breakdowns count each link's visitors and add them up over the links (a visitor of two links counts in both) */
+      /** @description visitors counted once per link (per workspace without link_id) per UTC day, where the visitor's first scan of that day fell. A visitor is an address and browser, so for day (in UTC), link, country, device, browser and os each row's uniques are exactly its distinct visitors per UTC day; for referrer, source, served and hour a visitor's later scans in other rows are not counted again there, so those rows' uniques are not distinct visitors (the dashboard leaves them out). Within a filter the totals, days and hours and the filter's own breakdown count as that breakdown's row does; the other breakdowns count each link's visitors and add them up over the links (a visitor of two links counts in both). A link's uniques are exact; the workspace's may count a visitor twice on a day when their scans of two of its links were recorded at the same moment */
       uniques: number;
     };
     EscrowKey: {
@@ -2304,7 +2304,7 @@ export interface components {
        */
       destination: string;
       /**
-       * @description case-sensitive, and refused (409) when it differs from an existing slug of its host only by case; omitted means allocated (7 characters)
+       * @description case-sensitive, and refused (409) when it differs from an existing slug of its host only by case; several segments (2024/spring) allowed; omitted means allocated (7 characters)
        * @example spring-menu
        */
       slug?: string;
