@@ -81,6 +81,8 @@ const nextConfig = (phase: string): NextConfig => ({
       { source: `/:top(${appPaths})/:rest*`, headers },
       // An invitation's link (two segments, so never a short link; /invite alone stays a slug).
       { source: "/invite/:token", headers },
+      // An app's consent page (two segments again; /connect alone stays a slug).
+      { source: "/connect/:id", headers },
     ];
   },
 });

@@ -7,7 +7,7 @@ import { config, resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
 import { migrate } from "@/lib/db/migrate";
 import { newId } from "@/lib/db/random";
-import { boot } from "@/scripts/boot";
+import { boot } from "@/server/boot";
 import { runBenchScript } from "./script";
 
 /**

@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { writeScanBatch } from "@/lib/analytics/store/append";
 import { config, resetConfig } from "@/lib/config";
 import { closePool, pool, writerPool } from "@/lib/db/pool";
-import { boot } from "@/scripts/boot";
+import { boot } from "@/server/boot";
 import { backendCpuReadable, costOf, measureBatch, type CostSample } from "./scan-cost";
 import { randomScanRows, seedSpreadLinks, type SpreadLinks } from "./spread-links";
 import { runBenchScript } from "./script";

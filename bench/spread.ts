@@ -6,8 +6,8 @@ import { droppedSinceStartIn } from "@/lib/analytics/scan-buffer";
 import { DIMENSIONS, QUARTER } from "@/lib/analytics/store/rollups";
 import { config, resetConfig } from "@/lib/config";
 import { closePool, pool } from "@/lib/db/pool";
-import { ensureFreshBuild } from "@/scripts/app-process";
-import { boot } from "@/scripts/boot";
+import { ensureFreshBuild } from "@/server/app-process";
+import { boot } from "@/server/boot";
 import { pinningNote } from "./cpus";
 import { backendCpuReadable, costOf, measureBatch, type CostSample } from "./scan-cost";
 import { exactVisits, visitOnce } from "./exact-visits";
@@ -271,8 +271,11 @@ function markdownTable(rows: SpreadRow[], batches: BatchTiming[]): string {
 }
 
 async function main(): Promise<void> {
-  // The batches written from this process take their visitors' addresses as the front door does (one hop).
+  // The batches written from this process take their visitors' addresses as the front door does (one
+  // hop), and name the links' host: the statement writes a row only for its link's own host, so
+  // batches timed with another short host wrote nothing.
   process.env.TRUSTED_PROXY_HOPS = "1";
+  process.env.SHORT_BASE_URL = `http://${SHORT_HOST}`;
   resetConfig();
   requireProjectNode();
   requireWrk();

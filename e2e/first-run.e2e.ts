@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { freePort } from "../scripts/app-process";
+import { freePort } from "../server/app-process";
 import { expect, test } from "./support/fixtures";
 import { collectOutput, errorLines, stopGroup, waitUntilAnswering } from "./support/global-setup";
 import { capturePage, watchConsole } from "./support/helpers";

@@ -1,6 +1,6 @@
 import { closeScanDaysThroughToday } from "@/lib/analytics/service";
 import { closePool } from "@/lib/db/pool";
-import { boot } from "./boot";
+import { boot } from "@/server/boot";
 
 /** `npm run close-scan-days`: closes the scan rollups of every day through today (docs/adr/0009-closed-days.md). */
 const { embedded } = await boot();

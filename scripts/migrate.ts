@@ -1,5 +1,5 @@
 import { log } from "@/lib/log";
-import { boot } from "./boot";
+import { boot } from "@/server/boot";
 
 const { embedded } = await boot();
 await embedded?.close();

@@ -937,6 +937,106 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/oauth/authorize": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Start an authorization (OAuth 2.1, PKCE S256)
+     * @description The authorization endpoint: response_type=code, client_id, redirect_uri, code_challenge with code_challenge_method=S256, scope, state and resource (RFC 8707: this server's MCP URL, /api/mcp). A valid request goes on (303) to the consent page, where the signed-in person chooses a workspace and the scopes their role there allows; anything else wrong goes back to redirect_uri as OAuth's error.
+     */
+    get: operations["authorizeOAuth"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/oauth/grants": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List connected apps
+     * @description The apps connected with OAuth to this workspace: each app's name (as it registered it), who connected it, the workspace, the scopes allowed, when it was connected and last used. Owners and admins see every one; others see those they connected. A person's session only.
+     */
+    get: operations["listOAuthGrants"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/oauth/grants/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Revoke a connected app
+     * @description Ends the connection: its access and refresh tokens stop working at once. Owners and admins revoke any; others revoke those they connected. A person's session only.
+     */
+    delete: operations["revokeOAuthGrant"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/oauth/register": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Register an app for OAuth (RFC 7591)
+     * @description Open dynamic client registration, as MCP clients do before connecting. Every app is a public client (token_endpoint_auth_method none) that proves itself with PKCE (S256). Redirect URIs must be https, or http on a loopback address (any port). client_name is shown as text on the consent page and among connected apps; client_uri and logo_uri are kept, never fetched.
+     */
+    post: operations["registerOAuthClient"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/oauth/token": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Exchange a code or a refresh token for tokens
+     * @description The token endpoint (application/x-www-form-urlencoded). grant_type=authorization_code with code, redirect_uri, code_verifier and client_id; or grant_type=refresh_token with refresh_token and client_id. The access token lasts 15 minutes and is bound to this server's MCP URL; the refresh token works once (each refresh answers a new one) and a second use of it revokes the connection. A code works once: a second use revokes the tokens it gave.
+     */
+    post: operations["exchangeOAuthToken"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/openapi.json": {
     parameters: {
       query?: never;
@@ -1839,6 +1939,38 @@ export interface components {
       /** @description the webhook endpoints whose signing secret this person saw (created or last rotated it), now flagged rotation_due: rotate each secret */
       webhooks_rotation_due: string[];
     };
+    OAuthError: {
+      /** @description the OAuth error code: invalid_request, invalid_grant, invalid_client_metadata, … */
+      error: string;
+      /** @description a sentence for a human */
+      error_description: string;
+    };
+    ConnectedAppList: {
+      grants: components["schemas"]["ConnectedApp"][];
+    };
+    OAuthClient: {
+      client_id: string;
+      /** @description epoch seconds */
+      client_id_issued_at: number;
+      client_name: string;
+      redirect_uris: string[];
+      client_uri?: string;
+      logo_uri?: string;
+      /** @constant */
+      token_endpoint_auth_method: "none";
+      grant_types: string[];
+      response_types: string[];
+      scope: string;
+    };
+    OAuthTokens: {
+      access_token: string;
+      /** @constant */
+      token_type: "Bearer";
+      expires_in: number;
+      /** @description used once: each refresh answers a new one, and a second use revokes the grant */
+      refresh_token: string;
+      scope: string;
+    };
     AbuseQueue: {
       links: components["schemas"]["AbuseQueueEntry"][];
       /** @description pass as cursor for the next page; null on the last page */
@@ -2177,6 +2309,35 @@ export interface components {
       /** @description every recorded change to the link, newest first, as GET /api/links/{id}/history gives it */
       history: components["schemas"]["LinkHistoryEntry"][];
     };
+    ConnectedApp: {
+      /** @description ogr_…: the {id} of DELETE /api/oauth/grants/{id} */
+      id: string;
+      app: {
+        client_id: string;
+        name: string;
+        uri: string | null;
+      };
+      /** @description the e-mail address of the person who allowed it */
+      connected_by: string | null;
+      workspace: {
+        id: string;
+        name: string;
+      };
+      scopes: (
+        | "links:read"
+        | "links:write"
+        | "analytics:read"
+        | "domains:read"
+        | "domains:write"
+        | "webhooks:read"
+        | "webhooks:write"
+        | "members:read"
+        | "account:read"
+      )[];
+      /** @description epoch milliseconds */
+      created_at: number;
+      last_used_at: number | null;
+    };
     AbuseQueueEntry: {
       link: {
         id: string;
@@ -2417,6 +2578,37 @@ export interface components {
        */
       role: "owner" | "admin" | "member" | "viewer";
     };
+    OAuthClientMetadata: {
+      /** @description https addresses, or http on a loopback address (127.0.0.1, [::1], localhost) */
+      redirect_uris?: string[];
+      /** @description shown on the consent page and among connected apps, as text */
+      client_name?: string;
+      /** @description an https address, shown as text, never fetched */
+      client_uri?: string;
+      /** @description an https address, kept but never fetched or shown as an image */
+      logo_uri?: string;
+      /** @description none: a public client proving itself with PKCE (the only method) */
+      token_endpoint_auth_method?: string;
+      grant_types?: string[];
+      response_types?: string[];
+      scope?: string;
+    } & {
+      [key: string]: unknown;
+    };
+    OAuthTokenRequest: {
+      /** @description authorization_code or refresh_token */
+      grant_type?: string;
+      code?: string;
+      redirect_uri?: string;
+      code_verifier?: string;
+      client_id?: string;
+      refresh_token?: string;
+      /** @description the MCP server's URL (the protected resource's metadata names it) */
+      resource?: string;
+      scope?: string;
+    } & {
+      [key: string]: unknown;
+    };
     LinkStatusChangeRequest: {
       /** @description 0 active, 1 quarantine, 2 abuse */
       status: 0 | 1 | 2;
@@ -2605,7 +2797,7 @@ export interface components {
     PaymentReceipt: string;
     /** @description On a 201 paid with x402: base64 JSON `{success: true, transaction, network, payer}`. */
     PaymentResponse: string;
-    /** @description The Bearer challenge: `Bearer realm="api"`. */
+    /** @description The Bearer challenge: `Bearer realm="api", resource_metadata="…/.well-known/oauth-protected-resource/api/mcp"`, with `error="invalid_token"` when a token was sent and is not (or no longer) valid. */
     WWWAuthenticate: string;
     /** @description Seconds until the write budget refills. */
     RetryAfter: number;
@@ -2619,6 +2811,8 @@ export interface components {
     DownloadCacheControl: string;
     /** @description `attachment; filename="…"` with a file name that says what the file is. */
     ContentDisposition: string;
+    /** @description Where the browser goes next. */
+    Location: string;
   };
   pathItems: never;
 }
@@ -6926,6 +7120,302 @@ export interface operations {
       };
       /** @description No mail server is configured on this production deployment (SMTP_URL). */
       503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  authorizeOAuth: {
+    parameters: {
+      query?: {
+        response_type?: string;
+        client_id?: string;
+        redirect_uri?: string;
+        scope?: string;
+        state?: string;
+        code_challenge?: string;
+        code_challenge_method?: string;
+        resource?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description To the consent page, or back to redirect_uri with error and state. */
+      303: {
+        headers: {
+          Location: components["headers"]["Location"];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description client_id names no registered app, or redirect_uri is not one it registered: nothing is sent anywhere. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["OAuthError"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listOAuthGrants: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Selects the workspace when a session token can reach several. An API key belongs to exactly one workspace and ignores it. Naming a workspace you are not a member of gives 401. */
+        "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The connected apps, newest first. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ConnectedAppList"];
+        };
+      };
+      /** @description No valid API key or session token was sent, or X-Workspace-Id names a workspace you are not a member of (decided before anything else about the request). */
+      401: {
+        headers: {
+          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description An API key or a connected app asked: only a person sees connected apps. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  revokeOAuthGrant: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Selects the workspace when a session token can reach several. An API key belongs to exactly one workspace and ignores it. Naming a workspace you are not a member of gives 401. */
+        "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+      };
+      path: {
+        /** @description the connected app's id (ogr_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Revoked. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description No valid API key or session token was sent, or X-Workspace-Id names a workspace you are not a member of (decided before anything else about the request). */
+      401: {
+        headers: {
+          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Someone else connected it and you are not an owner or admin, or an API key or a connected app asked. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No connected app with this id in this workspace (or it was revoked already). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many writes this minute for this workspace (limit 60 a minute, shared by its members and its key). */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["RetryAfter"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          RateLimit: components["headers"]["RateLimit"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  registerOAuthClient: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["OAuthClientMetadata"];
+      };
+    };
+    responses: {
+      /** @description The app is registered: its client_id. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["OAuthClient"];
+        };
+      };
+      /** @description invalid_redirect_uri or invalid_client_metadata, with a sentence saying which field and why. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["OAuthError"];
+        };
+      };
+      /** @description The request body is larger than 16 KiB. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many writes this minute from your address (limit 60 a minute). */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["RetryAfter"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          RateLimit: components["headers"]["RateLimit"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  exchangeOAuthToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenRequest"];
+      };
+    };
+    responses: {
+      /** @description The tokens. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["OAuthTokens"];
+        };
+      };
+      /** @description invalid_request, invalid_grant (a wrong code_verifier, a used or expired code, a used refresh token), invalid_target (resource is not this server's MCP URL), invalid_scope or unsupported_grant_type. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["OAuthError"];
+        };
+      };
+      /** @description invalid_client: client_id names no registered app. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["OAuthError"];
+        };
+      };
+      /** @description Too many writes this minute from your address (limit 60 a minute). */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["RetryAfter"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          RateLimit: components["headers"]["RateLimit"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
         headers: {
           [name: string]: unknown;
         };

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
-import { freePort } from "../../scripts/app-process";
+import { freePort } from "../../server/app-process";
 import { adminQuery, withDatabase } from "../../tests/support/database";
 import { startTestDnsServer } from "../../tests/support/dns-server";
 import type { FakeDnsRecords, FakeDnsServer } from "../../tests/support/fake-dns-server";

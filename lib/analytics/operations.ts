@@ -5,6 +5,7 @@ export const getAnalytics = defineOperation({
   method: "get",
   path: "/api/analytics",
   auth: "workspace",
+  scope: "analytics:read",
   operationId: "getAnalytics",
   summary: "Scan analytics",
   description:

@@ -2,7 +2,8 @@ import type { z } from "zod";
 import { bearerToken } from "@/lib/http/authorization";
 import { MAX_FORM_BODY_BYTES, readJsonBody, readTextBody, validate } from "@/lib/http/body";
 import { isRecordId, isSecretToken } from "@/lib/db/random";
-import { DomainError, type ErrorCode, notFound } from "@/lib/http/errors";
+import { config } from "@/lib/config";
+import { bearerChallenge, DomainError, type ErrorCode, notFound, RESOURCE_METADATA_PATH } from "@/lib/http/errors";
 import type { AuthMode, RouteSpec } from "@/lib/http/operation";
 import { type HandlerResult, Reply, reply, type ReplyFunction } from "@/lib/http/reply";
 import { internalError, json } from "@/lib/http/respond";
@@ -57,7 +58,8 @@ export type RouteHandler<Params> = ((request: Request, context: RouteContext<Par
 
 /**
  * Every route goes through here, in this order: authentication as the declaration's auth mode
- * says (credentials and workspace membership, or a deployment secret: 401, 503), the write rate
+ * says (credentials and workspace membership, or a deployment secret: 401, 503), an OAuth
+ * token's scope (403), the write rate
  * limit (429), body and query validation (400, 413), the shape of the ids in the path (404, before
  * any query sees them), then the handler. Failures become
  * `{ error }` with a real status; nothing else reaches the client. Each request is logged as one
@@ -70,6 +72,7 @@ export function apiRoute<const Spec extends RouteSpec, Params = ParamsOf<Spec>>(
   const serve = async (request: Request, context: RouteContext<Params>): Promise<Response> => {
     try {
       const principal = await authenticate(spec.auth, request);
+      requireScope(principal, spec.scope);
       if (spec.write) await enforceWriteBudget(principal, request);
       const body = await readBody(spec, request);
       const query = spec.query ? validate(spec.query, queryObject(request), "query") : undefined;
@@ -122,6 +125,28 @@ async function authenticate(mode: AuthMode, request: Request): Promise<Principal
   }
 }
 
+/**
+ * An app connected with OAuth calls only operations that name a scope its grant holds (403 with
+ * RFC 6750's insufficient_scope challenge otherwise), or "any" (the MCP server, which checks each
+ * tool's operation here too). Other callers are not asked: their role and the capability decide.
+ */
+export function requireScope(principal: Principal | null, scope: RouteSpec["scope"]): void {
+  const grant = principal?.kind === "session" ? principal.grant : undefined;
+  if (!grant || scope === "any") return;
+  if (!scope)
+    throw new DomainError(
+      "forbidden",
+      "An app connected with OAuth cannot do this; it needs a person's session or the workspace's API key.",
+      bearerChallenge("insufficient_scope"),
+    );
+  if (!grant.scopes.includes(scope))
+    throw new DomainError(
+      "forbidden",
+      `This needs the ${scope} scope, which this app was not allowed; connect it again and allow ${scope}.`,
+      bearerChallenge("insufficient_scope", scope),
+    );
+}
+
 /** One budget per workspace, shared by its members and its key; callers without an account get one per client address. */
 export async function enforceWriteBudget(principal: Principal | null, request: Request): Promise<void> {
   if (principal) await enforceWriteLimit(principal.workspaceId);
@@ -154,7 +179,16 @@ const STATUS: Record<ErrorCode, number> = {
 };
 
 function errorResponse(error: DomainError): Response {
-  return json({ error: error.message, ...error.details }, statusOf(error), error.headers);
+  return json({ error: error.message, ...error.details }, statusOf(error), withResourceMetadata(error.headers));
+}
+
+/** A Bearer challenge names the protected resource metadata (RFC 9728 §5.1): where an OAuth client learns how to get a token. */
+function withResourceMetadata(headers: Record<string, string>): Record<string, string> {
+  const challenge = headers["WWW-Authenticate"];
+  if (!challenge?.startsWith("Bearer ")) return headers;
+  const [realm, ...rest] = challenge.slice("Bearer ".length).split(", ");
+  const metadata = `resource_metadata="${config().BASE_URL}${RESOURCE_METADATA_PATH}"`;
+  return { ...headers, "WWW-Authenticate": `Bearer ${[realm, metadata, ...rest].join(", ")}` };
 }
 
 /** The HTTP status of a domain error: for answers that carry several outcomes (a bulk create's items). */

@@ -84,6 +84,7 @@ export const describeAccount = defineOperation({
   method: "get",
   path: "/api/account",
   auth: "workspace",
+  scope: "account:read",
   operationId: "describeAccount",
   summary: "Tier and quota",
   description:

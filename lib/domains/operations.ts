@@ -21,6 +21,7 @@ export const addDomain = defineOperation({
   method: "post",
   path: "/api/domains",
   auth: "workspace",
+  scope: "domains:write",
   operationId: "addDomain",
   summary: "Add a custom domain",
   description:
@@ -49,6 +50,7 @@ export const listDomains = defineOperation({
   method: "get",
   path: "/api/domains",
   auth: "workspace",
+  scope: "domains:read",
   operationId: "listDomains",
   summary: "List custom domains",
   description:
@@ -62,6 +64,7 @@ export const getDomain = defineOperation({
   method: "get",
   path: "/api/domains/{id}",
   auth: "workspace",
+  scope: "domains:read",
   operationId: "getDomain",
   summary: "Get a custom domain",
   description:
@@ -79,6 +82,7 @@ export const verifyDomain = defineOperation({
   method: "post",
   path: "/api/domains/{id}/verify",
   auth: "workspace",
+  scope: "domains:write",
   operationId: "verifyDomain",
   summary: "Check a custom domain's DNS now",
   description:
@@ -101,6 +105,7 @@ export const removeDomain = defineOperation({
   method: "delete",
   path: "/api/domains/{id}",
   auth: "workspace",
+  scope: "domains:write",
   operationId: "removeDomain",
   summary: "Delete a custom domain",
   description:

@@ -5,6 +5,7 @@ export const exportLinks = defineOperation({
   method: "get",
   path: "/api/links/export",
   auth: "workspace",
+  scope: "links:read",
   operationId: "exportLinks",
   summary: "Export every link",
   description:

@@ -11,7 +11,7 @@ const FALLBACK_ADDRESS_KEY = "permalink-client-address";
 
 /**
  * Whether the requests this process serves came through the self-hosted front door
- * (scripts/start.ts), which appends each connection's peer to X-Forwarded-For before Next sees it.
+ * (server/start.ts), which appends each connection's peer to X-Forwarded-For before Next sees it.
  * Set by the front door's process and the application process it forks; never under bare
  * `next start` or on Vercel.
  */

@@ -37,14 +37,29 @@ export const UNAUTHENTICATED_MESSAGE = "Send a valid API key or session token in
 
 export const NOT_A_MEMBER_MESSAGE = "The workspace named in X-Workspace-Id does not exist or you are not a member of it.";
 
-const BEARER_CHALLENGE = { "WWW-Authenticate": 'Bearer realm="api"' };
+/**
+ * Where the protected resource metadata lives (RFC 9728), relative to BASE_URL: the route wrapper
+ * adds it to every Bearer challenge it answers, so an OAuth client can start from any 401.
+ */
+export const RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource/api/mcp";
 
-export function unauthenticated(message = UNAUTHENTICATED_MESSAGE): DomainError {
-  return new DomainError("unauthenticated", message, BEARER_CHALLENGE);
+/**
+ * The Bearer challenge (RFC 6750 §3): the realm, and `error` when a token was sent and is not (or
+ * no longer) valid or lacks a scope.
+ */
+export function bearerChallenge(error?: "invalid_token" | "insufficient_scope", scope?: string): Record<string, string> {
+  const parts = ['realm="api"'];
+  if (error) parts.push(`error="${error}"`);
+  if (scope) parts.push(`scope="${scope}"`);
+  return { "WWW-Authenticate": `Bearer ${parts.join(", ")}` };
+}
+
+export function unauthenticated(message = UNAUTHENTICATED_MESSAGE, error?: "invalid_token"): DomainError {
+  return new DomainError("unauthenticated", message, bearerChallenge(error));
 }
 
 export function notAMember(): DomainError {
-  return new DomainError("unauthenticated", NOT_A_MEMBER_MESSAGE, BEARER_CHALLENGE);
+  return new DomainError("unauthenticated", NOT_A_MEMBER_MESSAGE, bearerChallenge());
 }
 
 export function forbidden(message: string): DomainError {

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { paymentRequiredSchema } from "./payment-required";
+import type { Scope } from "./scopes";
 import { errorSchema } from "./schemas";
 
 /**
@@ -37,11 +38,17 @@ export type AuthMode =
 export const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
-/** What a route needs from a request, checked by the wrapper in this order: auth, write budget, body, query. */
+/** What a route needs from a request, checked by the wrapper in this order: auth, scope, write budget, body, query. */
 export type RouteSpec = {
   auth: AuthMode;
   /** The route's path pattern (/api/links/{id}): what its log lines name. Operations must have one. */
   path?: string;
+  /**
+   * What an app connected with OAuth needs to call it: a scope (checked right after
+   * authentication, 403 without it), "any" (every connected app; the operation checks finer, as
+   * the MCP server does per tool), or nothing: no connected app may call it.
+   */
+  scope?: Scope | "any";
   /** Counts against the caller's write budget (429 when spent). */
   write?: boolean;
   /** A JSON body, validated with this schema. */
@@ -93,7 +100,8 @@ export type ResponseHeader =
   | "RateLimit"
   | "ETag"
   | "DownloadCacheControl"
-  | "ContentDisposition";
+  | "ContentDisposition"
+  | "Location";
 
 /**
  * One API operation, declared once beside its capability: the route wrapper validates with it

@@ -35,6 +35,7 @@ export const createLink = defineOperation({
   method: "post",
   path: "/api/links",
   auth: "payment_or_workspace",
+  scope: "links:write",
   operationId: "createLink",
   summary: "Create a permanent link",
   description:
@@ -90,6 +91,7 @@ export const bulkCreateLinks = defineOperation({
   method: "post",
   path: "/api/links/bulk",
   auth: "workspace",
+  scope: "links:write",
   operationId: "bulkCreateLinks",
   summary: "Create up to 100 links at once",
   description:
@@ -113,6 +115,7 @@ export const listLinks = defineOperation({
   method: "get",
   path: "/api/links",
   auth: "workspace",
+  scope: "links:read",
   operationId: "listLinks",
   summary: "List links",
   description:
@@ -132,6 +135,7 @@ export const getLink = defineOperation({
   method: "get",
   path: "/api/links/{id}",
   auth: "workspace",
+  scope: "links:read",
   operationId: "getLink",
   summary: "Get a link",
   description: "Any link of the workspace, archived ones included.",
@@ -147,6 +151,7 @@ export const getLinkHistory = defineOperation({
   method: "get",
   path: "/api/links/{id}/history",
   auth: "workspace",
+  scope: "links:read",
   query: linkHistoryQuery,
   operationId: "getLinkHistory",
   summary: "A link's history",
@@ -168,6 +173,7 @@ export const updateLink = defineOperation({
   method: "patch",
   path: "/api/links/{id}",
   auth: "workspace",
+  scope: "links:write",
   operationId: "updateLink",
   summary: "Repoint, retitle, retag, route or schedule a link",
   description:
@@ -210,6 +216,7 @@ export const archiveLink = defineOperation({
   method: "delete",
   path: "/api/links/{id}",
   auth: "workspace",
+  scope: "links:write",
   operationId: "archiveLink",
   summary: "Archive a link",
   description:
@@ -229,6 +236,7 @@ export const restoreLink = defineOperation({
   method: "post",
   path: "/api/links/{id}/restore",
   auth: "workspace",
+  scope: "links:write",
   operationId: "restoreLink",
   summary: "Restore an archived link",
   description:

@@ -279,6 +279,11 @@ function previewChange(link: LinkRow, preview: UpdateLinkInput["preview"]): Para
 export async function setPreviewImage(principal: Principal, id: string, image: store.PreviewImage): Promise<LinkRow> {
   const link = await findEditableLink(principal, id);
   await requireEditEntitlement(principal.workspaceId);
+  if (link.status === ABUSE)
+    throw new DomainError(
+      "conflict",
+      "This link was blocked for abuse and its preview cannot be changed; contact support to appeal.",
+    );
   return transaction(async (tx) => {
     const before = await store.readLinkForUpdate(tx, link.id);
     await store.savePreviewImage(tx, link.id, image);
@@ -400,22 +405,23 @@ export async function createLinks(
 
 /**
  * A link's preview image, for anyone (crawlers fetch it with no credentials): 404 when the link
- * has none, or has a password (its preview is never shown). `version` is the address's ?v=, the
- * image's digest when current: the answer says how long it may be kept.
+ * has none, has a password (its preview is never shown) or was blocked for abuse (the service's
+ * origin serves nothing of it). `version` is the address's ?v=, the image's digest when current:
+ * the answer says how long it may be kept, a day at most, so a block reaches caches too.
  */
 export async function previewImageDownload(id: string, version: string | null): Promise<Download & { cacheControl: string }> {
   const missing = "No link with this id has a preview image.";
   const found = await store.readPreviewImage(id, false);
-  if (!found || found.passwordProtected) throw notFound(missing);
+  if (!found || found.passwordProtected || found.blocked) throw notFound(missing);
   const current = version !== null && version.length >= 8 && found.sha256.startsWith(version);
   return {
     etag: etagOf(found.sha256),
     contentType: found.contentType,
     // A versioned address never changes what it names; an unversioned one may be replaced at any time.
-    cacheControl: current ? "public, max-age=31536000, immutable" : "public, max-age=300",
+    cacheControl: current ? "public, max-age=86400" : "public, max-age=300",
     load: async () => {
       const image = await store.readPreviewImage(id, true);
-      if (!image?.data || image.passwordProtected) throw notFound(missing);
+      if (!image?.data || image.passwordProtected || image.blocked) throw notFound(missing);
       return { body: image.data, etag: etagOf(image.sha256) };
     },
   };

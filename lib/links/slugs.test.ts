@@ -49,6 +49,9 @@ describe("printed codes keep what their source allowed", () => {
     expect(codePath("2024/spring")).toBe("/2024/spring");
     expect(codePath("deal~1")).toBe("/deal~1");
     expect(collidingPath("docs")).toBeNull();
+    // An invitation's page is the app's below /invite; the one segment stays a code.
+    expect(collidingPath("invite/Kx7-token")).toBe("/invite");
+    expect(collidingPath("invite")).toBeNull();
   });
 });
 

@@ -1,5 +1,5 @@
 import { randomString } from "@/lib/db/random";
-import { APP_TOP_LEVEL_PATHS } from "./app-paths";
+import { APP_SUBTREES, APP_TOP_LEVEL_PATHS } from "./app-paths";
 
 /**
  * The slug rules, in one place (docs/adr/0007-printed-slugs.md):
@@ -37,6 +37,8 @@ const PRINTED_SEGMENT = /^[\p{L}\p{M}\p{N}_.~-]+$/u;
 
 /** A slug may not shadow a page when short links share the application's host. */
 const RESERVED_SLUGS: ReadonlySet<string> = new Set(APP_TOP_LEVEL_PATHS);
+/** The first segments no code with several may have: the app's names, and the subtrees below an unreserved name. */
+const APP_PREFIXES: ReadonlySet<string> = new Set([...APP_TOP_LEVEL_PATHS, ...APP_SUBTREES]);
 /**
  * Paths answered before either door on every host: Next's build assets (Vercel serves /_next/
  * itself) and /.well-known/ (certificate challenges, and what a host publishes there). No code
@@ -62,7 +64,7 @@ export function canonicalCode(code: string): string {
 
 /**
  * The path of ours a code would take, or null: `/_next` and `/.well-known` on every host, and on
- * any host the first segment of a code with several (`api/v2`, `dashboard/links`), since a path
+ * any host the first segment of a code with several (`api/v2`, `dashboard/links`, `invite/x`), since a path
  * below one of the app's names is the application's (its host) or its refusal (a host of short
  * links only, which tells API callers where the API is). A one-segment `docs` is no page on a
  * custom domain, so it stays a code there.
@@ -70,7 +72,7 @@ export function canonicalCode(code: string): string {
 export function collidingPath(code: string): string | null {
   const slash = code.indexOf("/");
   const first = (slash === -1 ? code : code.slice(0, slash)).toLowerCase();
-  if (PLATFORM_PATHS.has(first) || (slash !== -1 && RESERVED_SLUGS.has(first))) return `/${first}`;
+  if (PLATFORM_PATHS.has(first) || (slash !== -1 && APP_PREFIXES.has(first))) return `/${first}`;
   return null;
 }
 

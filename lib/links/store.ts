@@ -5,7 +5,7 @@ import { isUniqueViolation } from "@/lib/db/errors";
 import { newId } from "@/lib/db/random";
 import { keysetCursor, type Position } from "@/lib/http/cursor";
 import type { RoutingRule, ScheduledRepoint } from "./routing";
-import { type LinkStatus, quarantineEntry } from "./status";
+import { ABUSE, type LinkStatus, quarantineEntry } from "./status";
 
 const LINK_SCALARS = {
   id: true,
@@ -345,16 +345,22 @@ export async function savePreviewImage(client: DbClient, id: string, image: Prev
 export async function readPreviewImage(
   id: string,
   withData: boolean,
-): Promise<{ contentType: string; sha256: string; passwordProtected: boolean; data: Buffer | null } | null> {
+): Promise<{ contentType: string; sha256: string; passwordProtected: boolean; blocked: boolean; data: Buffer | null } | null> {
   const row = await db().linkPreviewImage.findUnique({
     where: { linkId: id },
-    select: { contentType: true, sha256: true, data: withData, link: { select: { previewImage: true, passwordHash: true } } },
+    select: {
+      contentType: true,
+      sha256: true,
+      data: withData,
+      link: { select: { previewImage: true, passwordHash: true, status: true } },
+    },
   });
   if (!row || row.link.previewImage !== row.sha256) return null;
   return {
     contentType: row.contentType,
     sha256: row.sha256,
     passwordProtected: row.link.passwordHash !== null,
+    blocked: row.link.status === ABUSE,
     data: withData && row.data ? Buffer.from(row.data) : null,
   };
 }

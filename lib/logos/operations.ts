@@ -37,6 +37,7 @@ export const getLinkLogo = defineOperation({
   method: "get",
   path: "/api/links/{id}/logo",
   auth: "workspace",
+  scope: "links:read",
   operationId: "getLinkLogo",
   summary: "Download a link's logo",
   description:
@@ -54,6 +55,7 @@ export const setLinkLogo = defineOperation({
   method: "put",
   path: "/api/links/{id}/logo",
   auth: "workspace",
+  scope: "links:write",
   operationId: "setLinkLogo",
   summary: "Upload a link's logo",
   description:
@@ -75,6 +77,7 @@ export const removeLinkLogo = defineOperation({
   method: "delete",
   path: "/api/links/{id}/logo",
   auth: "workspace",
+  scope: "links:write",
   operationId: "removeLinkLogo",
   summary: "Remove a link's logo",
   description:
@@ -94,6 +97,7 @@ export const getWorkspaceLogo = defineOperation({
   method: "get",
   path: "/api/workspaces/logo",
   auth: "workspace",
+  scope: "links:read",
   operationId: "getWorkspaceLogo",
   summary: "Download the workspace's default logo",
   description:
@@ -112,6 +116,7 @@ export const setWorkspaceLogo = defineOperation({
   method: "put",
   path: "/api/workspaces/logo",
   auth: "workspace",
+  scope: "links:write",
   operationId: "setWorkspaceLogo",
   summary: "Upload the workspace's default logo",
   description:
@@ -132,6 +137,7 @@ export const removeWorkspaceLogo = defineOperation({
   method: "delete",
   path: "/api/workspaces/logo",
   auth: "workspace",
+  scope: "links:write",
   operationId: "removeWorkspaceLogo",
   summary: "Remove the workspace's default logo",
   description:
@@ -148,6 +154,7 @@ export const setPreviewImage = defineOperation({
   method: "put",
   path: "/api/links/{id}/preview/image",
   auth: "workspace",
+  scope: "links:write",
   operationId: "setPreviewImage",
   summary: "Upload a link's preview image",
   description:

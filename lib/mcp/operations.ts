@@ -24,6 +24,7 @@ export const callMcp = defineOperation({
   method: "post",
   path: "/api/mcp",
   auth: "optional_workspace",
+  scope: "any",
   operationId: "callMcp",
   summary: "MCP server (Streamable HTTP)",
   description:

@@ -1,9 +1,10 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { unauthenticated } from "@/lib/http/errors";
 import { json } from "@/lib/http/respond";
 import type { Principal } from "@/lib/workspaces/types";
-import { callTool, describeTool } from "./tool";
+import { AUTHENTICATE_MESSAGE, callTool, describeTool } from "./tool";
 import { TOOLS } from "./tools";
 
 const SERVER_INFO = { name: "permalink", title: "Permalink: permanent short links and QR codes", version: "1.0.0" };
@@ -11,8 +12,8 @@ const SERVER_INFO = { name: "permalink", title: "Permalink: permanent short link
 const INSTRUCTIONS = [
   "Permanent short links and QR codes: a code that has been issued never stops resolving, whatever " +
     "happens to its destination, the subscription or the link's archiving.",
-  "With an Authorization: Bearer header (an API key or a session token) the tools act on that " +
-    "workspace. Without one, call buy_link to buy a link with a machine payment (MPP or x402); its " +
+  "Connected with OAuth, or with an Authorization: Bearer header (an API key or a session token), the tools act on that " +
+    "workspace. Without credentials, calling another tool answers HTTP 401 with the OAuth challenge; call buy_link to buy a link with a machine payment (MPP or x402); its " +
     "first purchase returns an API key to connect with.",
 ].join(" ");
 
@@ -30,6 +31,7 @@ const TOOLS_BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
  * nullable fields as type arrays. See docs/agents.md.
  */
 export async function serveMcp(request: Request, principal: Principal | null, message: unknown): Promise<Response> {
+  if (!principal) challengeAnAccountToolCall(message);
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map(describeTool) }));
   server.setRequestHandler(CallToolRequestSchema, ({ params }) => {
@@ -44,6 +46,19 @@ export async function serveMcp(request: Request, principal: Principal | null, me
   } finally {
     await server.close();
   }
+}
+
+/**
+ * A call of a tool that needs an account, sent without credentials, is answered as HTTP 401 with
+ * the Bearer challenge naming the protected resource metadata (RFC 9728), before MCP sees it: that
+ * is how an MCP client with OAuth learns to connect (the MCP authorization specification). Listing
+ * the tools and buy_link stay open to anyone.
+ */
+function challengeAnAccountToolCall(message: unknown): void {
+  const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
+  if (method !== "tools/call" || typeof params?.name !== "string") return;
+  const tool = TOOLS_BY_NAME.get(params.name);
+  if (tool && !tool.anyone) throw unauthenticated(AUTHENTICATE_MESSAGE);
 }
 
 /**

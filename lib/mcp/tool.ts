@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool as McpTool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { enforceWriteBudget, recordIdParams } from "@/lib/api/route";
+import { enforceWriteBudget, recordIdParams, requireScope } from "@/lib/api/route";
 import { validate } from "@/lib/http/body";
 import { DomainError, unauthenticated } from "@/lib/http/errors";
 import type { OperationSpec, ParameterSpec } from "@/lib/http/operation";
@@ -163,6 +163,7 @@ export function defineTool<
     annotations: annotations(operation, wording.hints),
     async call(args, context) {
       const run = runner(wording, context);
+      requireScope(context.principal, operation.scope);
       if (operation.write) await enforceWriteBudget(context.principal, context.request);
       const parsed = validate(input, args ?? {}, where) as RunInput<Op, Extra, Taken>;
       recordIdParams(pathParams(operation, parsed));
@@ -172,7 +173,8 @@ export function defineTool<
 }
 
 export const AUTHENTICATE_MESSAGE =
-  "This tool needs an account: connect to the MCP endpoint with an Authorization: Bearer <API key or session token> " +
+  "This tool needs an account: connect with OAuth (this server's protected resource metadata is at " +
+  "/.well-known/oauth-protected-resource/api/mcp), or send an Authorization: Bearer <API key or session token> " +
   "header. Without credentials you can list the tools and buy a link with buy_link.";
 
 /** The tool's capability call, bound to its caller; a tool that needs an account refuses a caller without one here, first. */

@@ -30,6 +30,7 @@ export const listMembers = defineOperation({
   method: "get",
   path: "/api/members",
   auth: "workspace",
+  scope: "members:read",
   operationId: "listMembers",
   summary: "List members and invitations",
   description:

@@ -9,6 +9,7 @@ import { DomainError, forbidden, notFound } from "@/lib/http/errors";
 import { log } from "@/lib/log";
 import { endpointCreators, type RetiredEndpoints, retireEndpointsOfPerson } from "@/lib/webhooks/departures";
 import { announceEvent } from "@/lib/webhooks/outbox";
+import { revokeGrantsOfPerson } from "@/lib/oauth/store";
 import { can, requirePermission, roleMay } from "@/lib/workspaces/permissions";
 import { findWorkspaceManagers, type WorkspaceManagers } from "@/lib/workspaces/store";
 import type { Principal, Role } from "@/lib/workspaces/types";
@@ -180,7 +181,8 @@ export async function changeRole(principal: Principal, id: string, role: Role): 
  * Removes a member (owners and admins; only an owner removes an owner), lets anyone leave (their
  * own id), or revokes a pending invitation. The last owner stays, and so does a personal
  * workspace's own user. The member's links stay with the workspace; the API key they claimed does
- * not: it is revoked in the same transaction and the owners are told.
+ * not: it is revoked in the same transaction and the owners are told. So are the apps they
+ * connected with OAuth (their grants end in the same transaction).
  */
 export async function removeMember(principal: Principal, id: string): Promise<Removal> {
   if (principal.kind !== "session") throw forbidden(PEOPLE_NEED_A_PERSON);
@@ -214,6 +216,8 @@ export async function removeMember(principal: Principal, id: string): Promise<Re
     // Before the announcement: the outbox writes no message for an endpoint disabled here.
     const endpoints = await retireEndpointsOf(tx, principal, membership);
     await announceEvent(tx, principal.workspaceId, "member.removed", presentMembership(membership));
+    // The apps they connected act as them: they end with the membership.
+    await revokeGrantsOfPerson(tx, principal.workspaceId, membership.userId, new Date(clock().now()));
     return { keyRevoked: await revokeKeyOf(tx, principal, membership), endpoints };
   });
   if (!outcome) throw await refusalFor(principal, membership);

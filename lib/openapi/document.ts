@@ -22,6 +22,7 @@ import * as health from "@/lib/health/operations";
 import * as imports from "@/lib/imports/operations";
 import { config } from "@/lib/config";
 import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
+import { SCOPE_WORDING } from "@/lib/http/scopes";
 import {
   type AuthMode,
   type HttpMethod,
@@ -35,6 +36,7 @@ import * as logos from "@/lib/logos/operations";
 import * as mcp from "@/lib/mcp/operations";
 import * as meta from "./operations";
 import * as members from "@/lib/members/operations";
+import * as oauth from "@/lib/oauth/operations";
 import { paymentDiscovery } from "@/lib/payments/gateway";
 import * as payments from "@/lib/payments/operations";
 import * as qr from "@/lib/qr/operations";
@@ -65,6 +67,7 @@ const OPERATION_MODULES = [
   mcp,
   members,
   meta,
+  oauth,
   payments,
   qr,
   resolution,
@@ -197,11 +200,26 @@ const TAGS: TagObject[] = [
     name: "Agents",
     description: "The MCP server: the same capabilities as tools, and a paid tool that buys a link without an account.",
   },
+  {
+    name: "OAuth",
+    description:
+      "OAuth 2.1 for agents (the MCP authorization specification): registration, authorization with PKCE, tokens, connected apps.",
+  },
   { name: "Operations", description: "Jobs the deployment runs on a schedule." },
   { name: "Meta", description: "This description of the API." },
 ];
 
 const JSON_MEDIA_TYPE = "application/json";
+const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
+
+/** An operation a connected app may call also accepts an OAuth access token with its scope (every token for "any"). */
+function withOAuth(spec: OperationSpec, security: SecurityRequirementObject[]): SecurityRequirementObject[] {
+  if (!spec.scope) return security;
+  const oauth = { oauth: spec.scope === "any" ? [] : [spec.scope] };
+  const optional = security.some((requirement) => Object.keys(requirement).length === 0);
+  const named = security.filter((requirement) => Object.keys(requirement).length > 0);
+  return [...named, oauth, ...(optional ? [{}] : [])];
+}
 
 export function openApiDocument(): ApiDocument {
   const { BASE_URL, API_KEY_PREFIX } = config();
@@ -226,6 +244,21 @@ export function openApiDocument(): ApiDocument {
             `An API key (\`${API_KEY_PREFIX}_…\`) or a session JWT from the dashboard's identity provider. ` +
             `Both resolve to the same workspace and behave identically, except that only a session token can ` +
             `claim or revoke a key, and only a key can rotate itself.`,
+        },
+        oauth: {
+          type: "oauth2",
+          description:
+            "An access token from OAuth 2.1 (authorization code with PKCE S256; dynamic registration at " +
+            "/api/oauth/register; metadata at /.well-known/oauth-authorization-server), acting as the person who " +
+            "allowed it, on the workspace they chose, within the scopes they allowed and their role.",
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${BASE_URL}/api/oauth/authorize`,
+              tokenUrl: `${BASE_URL}/api/oauth/token`,
+              refreshUrl: `${BASE_URL}/api/oauth/token`,
+              scopes: { ...SCOPE_WORDING },
+            },
+          },
         },
         operatorAuth: {
           type: "http",
@@ -304,7 +337,7 @@ function operationObject(spec: OperationSpec, schemas: SchemaCollector): ApiOper
     summary: spec.summary,
     description: spec.description,
     tags: [spec.tag],
-    security: payable ? [...SECURITY[credentials], { paymentAuth: [] }, {}] : SECURITY[credentials],
+    security: withOAuth(spec, payable ? [...SECURITY[credentials], { paymentAuth: [] }, {}] : SECURITY[credentials]),
     "x-credentials": credentials,
     ...(payable && { "x-payment": paymentExtension() }),
     ...(payable && paymentInfo(spec.path)),
@@ -316,6 +349,9 @@ function operationObject(spec: OperationSpec, schemas: SchemaCollector): ApiOper
     ],
     ...(spec.body && { requestBody: { required: true, content: jsonContent(schemas.reference(spec.body, "input")) } }),
     ...(spec.uploads && { requestBody: { required: true, content: uploadContent(spec.uploads, schemas) } }),
+    ...(spec.form && {
+      requestBody: { required: true, content: { [FORM_MEDIA_TYPE]: { schema: schemas.reference(spec.form, "input") } } },
+    }),
     responses: Object.fromEntries(
       Object.entries(declared).map(([status, response]) => [status, responseObject(response, schemas)]),
     ),
@@ -449,7 +485,12 @@ const RESPONSE_HEADERS: Record<string, HeaderObject> = {
     description: "On a 201 paid with x402: base64 JSON `{success: true, transaction, network, payer}`.",
     schema: { type: "string" },
   },
-  WWWAuthenticate: { description: 'The Bearer challenge: `Bearer realm="api"`.', schema: { type: "string" } },
+  WWWAuthenticate: {
+    description:
+      'The Bearer challenge: `Bearer realm="api", resource_metadata="…/.well-known/oauth-protected-resource/api/mcp"`, ' +
+      'with `error="invalid_token"` when a token was sent and is not (or no longer) valid.',
+    schema: { type: "string" },
+  },
   RetryAfter: { description: "Seconds until the write budget refills.", schema: { type: "integer", minimum: 1 } },
   RateLimitPolicy: {
     description: "The write policy, as in the IETF RateLimit headers draft: quota `q` per window `w` seconds.",
@@ -468,6 +509,7 @@ const RESPONSE_HEADERS: Record<string, HeaderObject> = {
     description: '`attachment; filename="…"` with a file name that says what the file is.',
     schema: { type: "string" },
   },
+  Location: { description: "Where the browser goes next.", schema: { type: "string" } },
 };
 
 const WORKSPACE_ID_PARAMETER: ApiParameter = {

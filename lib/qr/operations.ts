@@ -15,6 +15,7 @@ export const getQrCode = defineOperation({
   method: "get",
   path: "/api/links/{id}/qr",
   auth: "workspace",
+  scope: "links:read",
   operationId: "getQrCode",
   summary: "Download a link's QR code",
   description:
@@ -74,6 +75,7 @@ export const getLinkQrDesign = defineOperation({
   method: "get",
   path: "/api/links/{id}/qr-design",
   auth: "workspace",
+  scope: "links:read",
   operationId: "getLinkQrDesign",
   summary: "Get a link's QR design",
   description:
@@ -92,6 +94,7 @@ export const setLinkQrDesign = defineOperation({
   method: "put",
   path: "/api/links/{id}/qr-design",
   auth: "workspace",
+  scope: "links:write",
   operationId: "setLinkQrDesign",
   summary: "Save a link's QR design",
   description:
@@ -114,6 +117,7 @@ export const removeLinkQrDesign = defineOperation({
   method: "delete",
   path: "/api/links/{id}/qr-design",
   auth: "workspace",
+  scope: "links:write",
   operationId: "removeLinkQrDesign",
   summary: "Forget a link's QR design",
   description:
@@ -134,6 +138,7 @@ export const getWorkspaceQrDesign = defineOperation({
   method: "get",
   path: "/api/workspaces/qr-design",
   auth: "workspace",
+  scope: "links:read",
   operationId: "getWorkspaceQrDesign",
   summary: "Get the workspace's default QR design",
   description:
@@ -147,6 +152,7 @@ export const setWorkspaceQrDesign = defineOperation({
   method: "put",
   path: "/api/workspaces/qr-design",
   auth: "workspace",
+  scope: "links:write",
   operationId: "setWorkspaceQrDesign",
   summary: "Save the workspace's default QR design",
   description:

@@ -73,11 +73,12 @@ export function formRefusedPage(): string {
 /**
  * What a link-preview crawler is shown for a link with a preview: Open Graph and Twitter Card tags
  * (the image, when there is one, as a large card), and the redirect itself (a meta refresh and a
- * link), so anything that follows the page still arrives. No script: the short host's CSP.
+ * link), so anything that follows the page still arrives; without a location (a scan-limited
+ * link), only a link to the short URL, which counts whoever follows it. No script: the short host's CSP.
  */
 export function previewPage(
   preview: { title: string | null; description: string | null; imageUrl: string | null },
-  location: string,
+  location: string | null,
   shortUrl: string,
 ): string {
   const title = preview.title ?? shortUrl;
@@ -97,11 +98,11 @@ export function previewPage(
   if (preview.imageUrl !== null)
     tags.push(["property", "og:image", preview.imageUrl], ["name", "twitter:image", preview.imageUrl]);
   const meta = tags.map(([kind, name, content]) => `<meta ${kind}="${name}" content="${escapeHtml(content)}">`).join("\n");
-  const destination = escapeHtml(location);
+  const destination = escapeHtml(location ?? shortUrl);
+  const refresh = location === null ? "" : `\n<meta http-equiv="refresh" content="0; url=${destination}">`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-${meta}
-<meta http-equiv="refresh" content="0; url=${destination}">
+${meta}${refresh}
 </head><body><p><a href="${destination}">${destination}</a></p>
 </body></html>`;
 }

@@ -631,10 +631,11 @@ describe("a social preview", () => {
     expect(await resolveVisit({ ...visit, password: "open sesame" }, locked.deps)).toMatchObject({ kind: "redirect" });
   });
 
-  it("never counts a crawler toward a scan limit, and names the destination the live check let through", async () => {
+  it("never counts a crawler toward a scan limit, nor names a scan-limited link's destination to it", async () => {
     const w = world(quarantined({ status: ACTIVE, preview, scanLimit: { after: 1, destination: "https://example.com/after" } }));
     const visit = { ...visitOf(w.stored()), userAgent: SLACK };
-    expect(await resolveVisit(visit, w.deps)).toMatchObject({ kind: "preview", location: "https://example.com/" });
+    // Anyone may claim to be Slackbot: the uncounted page must not lead past the limit.
+    expect(await resolveVisit(visit, w.deps)).toMatchObject({ kind: "preview", location: null });
     expect(w.calls.counted).toBe(0);
     const blocked = world(quarantined({ status: ABUSE, preview, abuseReason: "phishing" }));
     expect(await resolveVisit({ ...visitOf(blocked.stored()), userAgent: SLACK }, blocked.deps)).toMatchObject({

@@ -74,7 +74,7 @@ function showsPreview(link: ResolvedLink, visit: Visit): boolean {
 
 function redirect(link: ResolvedLink, route: Route, visit: Visit, pass: string | null, previewing: boolean): Outcome {
   const location = mergeQuery(route.destination, visit.forward);
-  if (previewing) return { kind: "preview", link, location };
+  if (previewing) return { kind: "preview", link, location: link.scanLimit === null ? location : null };
   return pass === null
     ? { kind: "redirect", link, location, servedRule: route.rule }
     : { kind: "redirect", link, location, servedRule: route.rule, pass };

@@ -65,8 +65,12 @@ export type Visit = VisitorFacts & {
 export type Outcome =
   /** `servedRule`: the index of the routing rule whose destination served, null for the link's own. */
   | { kind: "redirect"; link: ResolvedLink; location: string; servedRule: number | null; pass?: string }
-  /** A link-preview crawler at a link with a preview: the preview page, which names `location` (never a scan). */
-  | { kind: "preview"; link: ResolvedLink; location: string }
+  /**
+   * A link-preview crawler at a link with a preview: the preview page, which names `location` (never
+   * a scan). A scan-limited link's page names no destination (null): the page is no scan, so it must
+   * not lead past the limit for anyone whose user agent claims to be a crawler.
+   */
+  | { kind: "preview"; link: ResolvedLink; location: string | null }
   /** A protected link's page: no password sent yet, or (`wrong`) a wrong one. */
   | { kind: "password_required"; link: ResolvedLink; wrong: boolean }
   /** Too many guesses at this code or from this network: try again after the seconds. */

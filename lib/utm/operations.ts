@@ -12,6 +12,7 @@ export const listUtmTemplates = defineOperation({
   method: "get",
   path: "/api/utm-templates",
   auth: "workspace",
+  scope: "links:read",
   operationId: "listUtmTemplates",
   summary: "List UTM templates",
   description: "The workspace's saved UTM parameters, by name. Readable by every role.",
@@ -23,6 +24,7 @@ export const createUtmTemplate = defineOperation({
   method: "post",
   path: "/api/utm-templates",
   auth: "workspace",
+  scope: "links:write",
   operationId: "createUtmTemplate",
   summary: "Save a UTM template",
   description:
@@ -45,6 +47,7 @@ export const deleteUtmTemplate = defineOperation({
   method: "delete",
   path: "/api/utm-templates/{id}",
   auth: "workspace",
+  scope: "links:write",
   operationId: "deleteUtmTemplate",
   summary: "Delete a UTM template",
   description:

@@ -23,6 +23,7 @@ export const createWebhook = defineOperation({
   method: "post",
   path: "/api/webhooks",
   auth: "workspace",
+  scope: "webhooks:write",
   operationId: "createWebhook",
   summary: "Add a webhook",
   description:
@@ -48,6 +49,7 @@ export const listWebhooks = defineOperation({
   method: "get",
   path: "/api/webhooks",
   auth: "workspace",
+  scope: "webhooks:read",
   operationId: "listWebhooks",
   summary: "List webhooks",
   description: "Every webhook of the workspace, most recent first, without secrets.",
@@ -59,6 +61,7 @@ export const getWebhook = defineOperation({
   method: "get",
   path: "/api/webhooks/{id}",
   auth: "workspace",
+  scope: "webhooks:read",
   operationId: "getWebhook",
   summary: "Get a webhook",
   description: "The webhook, without its secret.",
@@ -71,6 +74,7 @@ export const updateWebhook = defineOperation({
   method: "patch",
   path: "/api/webhooks/{id}",
   auth: "workspace",
+  scope: "webhooks:write",
   operationId: "updateWebhook",
   summary: "Change a webhook",
   description:
@@ -93,6 +97,7 @@ export const deleteWebhook = defineOperation({
   method: "delete",
   path: "/api/webhooks/{id}",
   auth: "workspace",
+  scope: "webhooks:write",
   operationId: "deleteWebhook",
   summary: "Delete a webhook",
   description: "Deletes the webhook, its messages not yet sent and its delivery log.",
@@ -106,6 +111,7 @@ export const rotateWebhookSecret = defineOperation({
   method: "post",
   path: "/api/webhooks/{id}/rotate-secret",
   auth: "workspace",
+  scope: "webhooks:write",
   operationId: "rotateWebhookSecret",
   summary: "Rotate a webhook's secret",
   description: "Replaces the signing secret; the answer shows the new one once, and every attempt from now on is signed with it.",
@@ -123,6 +129,7 @@ export const testWebhook = defineOperation({
   method: "post",
   path: "/api/webhooks/{id}/test",
   auth: "workspace",
+  scope: "webhooks:write",
   operationId: "testWebhook",
   summary: "Send a test message",
   description:
@@ -140,6 +147,7 @@ export const webhookDeliveries = defineOperation({
   method: "get",
   path: "/api/webhooks/{id}/deliveries",
   auth: "workspace",
+  scope: "webhooks:read",
   operationId: "listWebhookDeliveries",
   summary: "A webhook's delivery log",
   description:
@@ -161,6 +169,7 @@ export const retryWebhookDelivery = defineOperation({
   method: "post",
   path: "/api/webhooks/{id}/deliveries/{message_id}/retry",
   auth: "workspace",
+  scope: "webhooks:write",
   operationId: "retryWebhookDelivery",
   summary: "Retry a message now",
   description:

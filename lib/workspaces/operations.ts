@@ -45,6 +45,7 @@ export const describeWorkspace = defineOperation({
   method: "get",
   path: "/api/workspaces",
   auth: "workspace",
+  scope: "account:read",
   operationId: "describeWorkspace",
   summary: "Describe the current workspace",
   description:

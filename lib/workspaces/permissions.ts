@@ -1,4 +1,5 @@
 import { forbidden } from "@/lib/http/errors";
+import type { Scope } from "@/lib/http/scopes";
 import type { Principal, Role } from "./types";
 
 /**
@@ -24,7 +25,8 @@ export type Action =
   | "webhooks.manage" // add, change, test and delete webhooks, read their delivery log
   | "escrow.read" // download the signed escrow of every code the workspace issued
   | "api_key.claim"
-  | "api_key.revoke";
+  | "api_key.revoke"
+  | "apps.manage"; // see and revoke every app connected with OAuth (anyone sees and revokes their own)
 
 type Rule = { roles: readonly Role[]; apiKey: boolean };
 
@@ -59,10 +61,47 @@ const ALLOWED: Record<Action, Rule> = {
   "escrow.read": { roles: MANAGERS, apiKey: true },
   "api_key.claim": { roles: MANAGERS, apiKey: false },
   "api_key.revoke": { roles: OWNERS, apiKey: false },
+  "apps.manage": { roles: MANAGERS, apiKey: false },
+};
+
+/**
+ * The actions each OAuth scope covers. A person may allow a scope when their role may do at least
+ * one of its actions (a viewer can never allow a write), and an app may then do only what the
+ * role and the scopes both allow. A scope without actions (account:read) reads what every member
+ * sees. A scope also brings the reads its actions start from (SCOPE_READS): changing a link reads
+ * it first, and scans are counted by link; those reads never make a scope grantable.
+ */
+const SCOPE_ACTIONS: Record<Scope, readonly Action[]> = {
+  "links:read": ["links.read"],
+  "links:write": ["links.create", "links.edit_own", "links.edit_any"],
+  "analytics:read": ["analytics.read"],
+  "domains:read": ["domains.read"],
+  "domains:write": ["domains.manage"],
+  "webhooks:read": ["webhooks.manage"],
+  "webhooks:write": ["webhooks.manage"],
+  "members:read": ["members.read"],
+  "account:read": [],
+};
+
+const SCOPE_READS: Partial<Record<Scope, readonly Action[]>> = {
+  "links:write": ["links.read"],
+  "analytics:read": ["links.read"],
+  "domains:write": ["domains.read"],
 };
 
 export function can(principal: Principal, action: Action): boolean {
-  return principal.kind === "api_key" ? ALLOWED[action].apiKey : roleMay(principal.role, action);
+  if (principal.kind === "api_key") return ALLOWED[action].apiKey;
+  if (!roleMay(principal.role, action)) return false;
+  return (
+    !principal.grant ||
+    principal.grant.scopes.some((scope) => SCOPE_ACTIONS[scope].includes(action) || SCOPE_READS[scope]?.includes(action))
+  );
+}
+
+/** Whether a person of this role may allow an app this scope. */
+export function roleMayGrant(role: Role, scope: Scope): boolean {
+  const actions = SCOPE_ACTIONS[scope];
+  return actions.length === 0 || actions.some((action) => roleMay(role, action));
 }
 
 export function roleMay(role: Role, action: Action): boolean {

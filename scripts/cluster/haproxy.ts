@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { waitForPort } from "./nats";
-import { stopChild } from "../child-process";
+import { stopChild } from "@/server/child-process";
 
 export type LoadBalancer = { url: string; stop(): Promise<void> };
 

@@ -3,6 +3,7 @@ import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
 import type { AuthMode } from "@/lib/http/operation";
+import { type Scope, SCOPES } from "@/lib/http/scopes";
 import { OPERATIONS } from "@/lib/openapi/document";
 import { type ApiResponse, call } from "../support/api";
 import {
@@ -33,6 +34,12 @@ type Request = { path: string; body?: unknown; rawBody?: Uint8Array; headers?: R
 type Statuses = Record<CallerKind, number>;
 
 type Fixture = {
+  /**
+   * The scope column: what an app connected with OAuth needs (its declaration's `scope`). With
+   * exactly that scope, the owner's app gets what the owner gets; with every other scope, 403.
+   * "any": every app (the MCP server checks each tool's operation); "none": no app at all.
+   */
+  scope: Scope | "any" | "none";
   /** The request, naming `target`'s resources (the caller's own workspace, the other one, or the ghost). */
   request: (target: Target) => Promise<Request> | Request;
   /** The status on the caller's own workspace, per caller; one number when every caller gets it. */
@@ -69,10 +76,12 @@ async function linkWithLogo(target: Target): Promise<string> {
 /** One entry per operation, keyed "METHOD /path" as the OpenAPI document writes it. */
 const FIXTURES: Record<string, Fixture> = {
   "POST /api/links": {
+    scope: "links:write",
     request: () => ({ path: "/api/links", body: { destination: uniqueDestination() } }),
     status: by(201, 201, 201, 403, 201),
   },
   "GET /api/links": {
+    scope: "links:read",
     request: () => ({ path: "/api/links?limit=200" }),
     status: 200,
     check: async (response, own) => {
@@ -82,35 +91,42 @@ const FIXTURES: Record<string, Fixture> = {
     },
   },
   "GET /api/links/{id}": {
+    scope: "links:read",
     request: async (target) => ({ path: `/api/links/${await target.link()}` }),
     status: 200,
     namesResource: true,
   },
   "GET /api/links/{id}/history": {
+    scope: "links:read",
     request: async (target) => ({ path: `/api/links/${await target.link()}/history` }),
     status: 200,
     namesResource: true,
   },
   "PATCH /api/links/{id}": {
+    scope: "links:write",
     request: async (target) => ({ path: `/api/links/${await target.freshLink()}`, body: { destination: uniqueDestination() } }),
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
   "DELETE /api/links/{id}": {
+    scope: "links:write",
     request: async (target) => ({ path: `/api/links/${await target.freshLink()}` }),
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
   "POST /api/links/{id}/restore": {
+    scope: "links:write",
     request: async (target) => ({ path: `/api/links/${await target.freshLink()}/restore` }),
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
   "POST /api/links/bulk": {
+    scope: "links:write",
     request: () => ({ path: "/api/links/bulk", body: { links: [{ destination: uniqueDestination() }] } }),
     status: by(200, 200, 200, 403, 200),
   },
   "GET /api/links/export": {
+    scope: "links:read",
     request: () => ({ path: "/api/links/export?format=json" }),
     status: 200,
     check: async (response, own) => {
@@ -118,6 +134,7 @@ const FIXTURES: Record<string, Fixture> = {
     },
   },
   "POST /api/imports": {
+    scope: "links:write",
     request: () => ({
       path: "/api/imports?dry_run=1",
       rawBody: new TextEncoder().encode(`long_url\n${uniqueDestination()}\n`),
@@ -125,24 +142,28 @@ const FIXTURES: Record<string, Fixture> = {
     }),
     status: by(202, 202, 403, 403, 202),
   },
-  "GET /api/imports": { request: () => ({ path: "/api/imports" }), status: 200 },
+  "GET /api/imports": { scope: "links:read", request: () => ({ path: "/api/imports" }), status: 200 },
   "GET /api/imports/{id}": {
+    scope: "links:read",
     request: async (target) => ({ path: `/api/imports/${await target.freshImport()}` }),
     status: 200,
     namesResource: true,
   },
   "GET /api/imports/{id}/entries": {
+    scope: "links:read",
     request: async (target) => ({ path: `/api/imports/${await target.freshImport()}/entries` }),
     status: 200,
     namesResource: true,
   },
   // A finished import: cancelling it is a conflict for those who may cancel.
   "POST /api/imports/{id}/cancel": {
+    scope: "links:write",
     request: async (target) => ({ path: `/api/imports/${await target.freshImport()}/cancel` }),
     status: by(409, 409, 403, 403, 409),
     namesResource: true,
   },
   "GET /api/tags": {
+    scope: "links:read",
     request: async (target) => {
       await target.freshTag();
       return { path: "/api/tags" };
@@ -153,20 +174,24 @@ const FIXTURES: Record<string, Fixture> = {
     },
   },
   "POST /api/tags": {
+    scope: "links:write",
     request: () => ({ path: "/api/tags", body: { name: `matrix ${process.pid}-${++counter}` } }),
     status: by(201, 201, 201, 403, 201),
   },
   "PATCH /api/tags/{id}": {
+    scope: "links:write",
     request: async (target) => ({ path: `/api/tags/${await target.freshTag()}`, body: { color: "green" } }),
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
   "DELETE /api/tags/{id}": {
+    scope: "links:write",
     request: async (target) => ({ path: `/api/tags/${await target.freshTag()}` }),
     status: by(204, 204, 403, 403, 204),
     namesResource: true,
   },
   "GET /api/utm-templates": {
+    scope: "links:read",
     request: async (target) => {
       await target.freshUtmTemplate();
       return { path: "/api/utm-templates" };
@@ -177,73 +202,91 @@ const FIXTURES: Record<string, Fixture> = {
     },
   },
   "POST /api/utm-templates": {
+    scope: "links:write",
     request: () => ({ path: "/api/utm-templates", body: { name: `matrix ${process.pid}-${++counter}`, utm_source: "matrix" } }),
     status: by(201, 201, 201, 403, 201),
   },
   "DELETE /api/utm-templates/{id}": {
+    scope: "links:write",
     request: async (target) => ({ path: `/api/utm-templates/${await target.freshUtmTemplate()}` }),
     status: by(204, 204, 403, 403, 204),
     namesResource: true,
   },
   "GET /api/links/{id}/qr": {
+    scope: "links:read",
     request: async (target) => ({ path: `/api/links/${await target.link()}/qr` }),
     status: 200,
     namesResource: true,
   },
   "GET /api/links/{id}/qr-design": {
+    scope: "links:read",
     request: async (target) => ({ path: `/api/links/${await target.link()}/qr-design` }),
     status: 200,
     namesResource: true,
   },
   "PUT /api/links/{id}/qr-design": {
+    scope: "links:write",
     request: async (target) => ({ path: `/api/links/${await target.freshLink()}/qr-design`, body: { fg: "#1b2a4a" } }),
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
   "DELETE /api/links/{id}/qr-design": {
+    scope: "links:write",
     request: async (target) => ({ path: `/api/links/${await target.freshLink()}/qr-design` }),
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
-  "GET /api/workspaces/qr-design": { request: () => ({ path: "/api/workspaces/qr-design" }), status: 200 },
+  "GET /api/workspaces/qr-design": { scope: "links:read", request: () => ({ path: "/api/workspaces/qr-design" }), status: 200 },
   "PUT /api/workspaces/qr-design": {
+    scope: "links:write",
     request: () => ({ path: "/api/workspaces/qr-design", body: { margin: 4 } }),
     status: by(200, 200, 403, 403, 200),
   },
   "GET /api/links/{id}/logo": {
+    scope: "links:read",
     request: async (target) => ({ path: `/api/links/${await target.link()}/logo` }),
     status: 200,
     namesResource: true,
   },
   "PUT /api/links/{id}/logo": {
+    scope: "links:write",
     request: async (target) => pngUpload(`/api/links/${await target.freshLink()}/logo`),
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
   "DELETE /api/links/{id}/logo": {
+    scope: "links:write",
     request: async (target) => ({ path: `/api/links/${await linkWithLogo(target)}/logo` }),
     status: by(204, 204, 403, 403, 204),
     namesResource: true,
   },
   "PUT /api/links/{id}/preview/image": {
+    scope: "links:write",
     request: async (target) => pngUpload(`/api/links/${await target.freshLink()}/preview/image`),
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
   // Anyone's (crawlers fetch it with no credentials): a link without a preview image is 404 to every caller.
   "GET /api/links/{id}/preview/image": {
+    scope: "none",
     request: async (target) => ({ path: `/api/links/${await target.link()}/preview/image` }),
     status: 404,
   },
   "GET /api/workspaces/logo": {
+    scope: "links:read",
     request: async (target) => {
       if (target instanceof TeamWorkspace) await target.setWorkspaceLogo();
       return { path: "/api/workspaces/logo" };
     },
     status: 200,
   },
-  "PUT /api/workspaces/logo": { request: () => pngUpload("/api/workspaces/logo"), status: by(200, 200, 403, 403, 200) },
+  "PUT /api/workspaces/logo": {
+    scope: "links:write",
+    request: () => pngUpload("/api/workspaces/logo"),
+    status: by(200, 200, 403, 403, 200),
+  },
   "DELETE /api/workspaces/logo": {
+    scope: "links:write",
     request: async (target) => {
       if (target instanceof TeamWorkspace) await target.setWorkspaceLogo();
       return { path: "/api/workspaces/logo" };
@@ -251,6 +294,7 @@ const FIXTURES: Record<string, Fixture> = {
     status: by(204, 204, 403, 403, 204),
   },
   "POST /api/billing/claim": {
+    scope: "none",
     request: async (target) => {
       if (target instanceof TeamWorkspace) await target.revokeApiKey();
       return { path: "/api/billing/claim" };
@@ -258,15 +302,17 @@ const FIXTURES: Record<string, Fixture> = {
     status: by(200, 200, 403, 403, 403),
   },
   "DELETE /api/billing/claim": {
+    scope: "none",
     request: async (target) => {
       if (target instanceof TeamWorkspace) await target.liveApiKey();
       return { path: "/api/billing/claim" };
     },
     status: by(200, 403, 403, 403, 403),
   },
-  "POST /api/keys/rotate": { request: () => ({ path: "/api/keys/rotate" }), status: sessionsOnly(403, 200) },
-  "GET /api/machine-accounts/nonce": { request: () => ({ path: "/api/machine-accounts/nonce" }), status: 200 },
+  "POST /api/keys/rotate": { scope: "none", request: () => ({ path: "/api/keys/rotate" }), status: sessionsOnly(403, 200) },
+  "GET /api/machine-accounts/nonce": { scope: "none", request: () => ({ path: "/api/machine-accounts/nonce" }), status: 200 },
   "POST /api/machine-accounts/key": {
+    scope: "none",
     request: () => ({
       path: "/api/machine-accounts/key",
       body: { message: "not a sign-in message", signature: `0x${"ab".repeat(65)}` },
@@ -275,15 +321,22 @@ const FIXTURES: Record<string, Fixture> = {
   },
   // Both workspaces are subscribed: a second checkout is refused in the portal's favour.
   "POST /api/billing/checkout": {
+    scope: "none",
     request: () => ({ path: "/api/billing/checkout", body: {} }),
     status: by(409, 409, 403, 403, 409),
   },
-  "POST /api/billing/portal": { request: () => ({ path: "/api/billing/portal" }), status: by(200, 200, 403, 403, 200) },
+  "POST /api/billing/portal": {
+    scope: "none",
+    request: () => ({ path: "/api/billing/portal" }),
+    status: by(200, 200, 403, 403, 200),
+  },
   "POST /api/billing/webhook": {
+    scope: "none",
     request: () => ({ path: "/api/billing/webhook", rawBody: new TextEncoder().encode("{}") }),
     status: 503,
   },
   "GET /api/account": {
+    scope: "account:read",
     request: () => ({ path: "/api/account" }),
     status: 200,
     check: async (response, own) => {
@@ -292,6 +345,7 @@ const FIXTURES: Record<string, Fixture> = {
     },
   },
   "GET /api/workspaces": {
+    scope: "account:read",
     request: () => ({ path: "/api/workspaces" }),
     status: 200,
     check: async (response, own) => {
@@ -299,15 +353,18 @@ const FIXTURES: Record<string, Fixture> = {
     },
   },
   "POST /api/workspaces": {
+    scope: "none",
     request: () => ({ path: "/api/workspaces", body: { name: "Another team" } }),
     status: sessionsOnly(201, 403),
   },
   // Renamed to the name it has, so the other workspace's name stays a secret to look for.
   "PATCH /api/workspaces": {
+    scope: "none",
     request: (target) => ({ path: "/api/workspaces", body: { name: target instanceof TeamWorkspace ? target.name : "Ghost" } }),
     status: by(200, 200, 403, 403, 403),
   },
   "GET /api/members": {
+    scope: "members:read",
     request: () => ({ path: "/api/members" }),
     status: 200,
     check: async (response, own) => {
@@ -319,44 +376,53 @@ const FIXTURES: Record<string, Fixture> = {
     },
   },
   "POST /api/members": {
+    scope: "none",
     request: () => ({ path: "/api/members", body: { email: uniqueEmail(), role: "member" } }),
     status: by(201, 201, 403, 403, 403),
   },
   "PATCH /api/members/{id}": {
+    scope: "none",
     request: async (target) => ({ path: `/api/members/${await target.freshMember()}`, body: { role: "viewer" } }),
     status: by(200, 200, 403, 403, 403),
     namesResource: true,
   },
   "DELETE /api/members/{id}": {
+    scope: "none",
     request: async (target) => ({ path: `/api/members/${await target.freshMember()}` }),
     status: by(200, 200, 403, 403, 403),
     namesResource: true,
   },
   "POST /api/members/{id}/resend": {
+    scope: "none",
     request: async (target) => ({ path: `/api/members/${(await target.freshInvitation()).id}/resend` }),
     status: by(200, 200, 403, 403, 403),
     namesResource: true,
   },
   // The invitation is to an address none of the callers signs in with.
   "POST /api/invitations/{token}/accept": {
+    scope: "none",
     request: async (target) => ({ path: `/api/invitations/${(await target.freshInvitation()).token}/accept` }),
     status: 403,
   },
   "POST /api/abuse-reports": {
+    scope: "none",
     request: async (target) => ({ path: "/api/abuse-reports", body: { url: await target.shortUrl(), reason: "phishing" } }),
     status: 202,
   },
-  "GET /api/operator/abuse-reports": { request: () => ({ path: "/api/operator/abuse-reports" }), status: 401 },
+  "GET /api/operator/abuse-reports": { scope: "none", request: () => ({ path: "/api/operator/abuse-reports" }), status: 401 },
   "PUT /api/operator/links/{id}/status": {
+    scope: "none",
     request: async (target) => ({ path: `/api/operator/links/${await target.link()}/status`, body: { status: 0 } }),
     status: 401,
   },
-  "GET /api/cron/recheck": { request: () => ({ path: "/api/cron/recheck" }), status: 401 },
+  "GET /api/cron/recheck": { scope: "none", request: () => ({ path: "/api/cron/recheck" }), status: 401 },
   "POST /api/domains": {
+    scope: "domains:write",
     request: () => ({ path: "/api/domains", body: { hostname: `go-${++counter}-${process.pid}.matrix-added.com` } }),
     status: by(201, 201, 403, 403, 201),
   },
   "GET /api/domains": {
+    scope: "domains:read",
     request: async (target) => {
       await target.domain();
       return { path: "/api/domains" };
@@ -368,28 +434,35 @@ const FIXTURES: Record<string, Fixture> = {
     },
   },
   "GET /api/domains/{id}": {
+    scope: "domains:read",
     request: async (target) => ({ path: `/api/domains/${await target.domain()}` }),
     status: 200,
     namesResource: true,
   },
   "POST /api/domains/{id}/verify": {
+    scope: "domains:write",
     request: async (target) => ({ path: `/api/domains/${await target.domain()}/verify` }),
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
   "DELETE /api/domains/{id}": {
+    scope: "domains:write",
     request: async (target) => ({ path: `/api/domains/${await target.freshDomain()}` }),
     status: by(204, 204, 403, 403, 204),
     namesResource: true,
   },
   // Public (Caddy asks without credentials): a name nobody verified gets 404 whoever asks.
   "GET /api/domains/tls-ask": {
+    scope: "none",
     request: () => ({ path: `/api/domains/tls-ask?domain=nobody-${++counter}.matrix-none.com` }),
     status: 404,
   },
-  "GET /api/cron/domains": { request: () => ({ path: "/api/cron/domains" }), status: 401 },
+  "GET /api/cron/domains": { scope: "none", request: () => ({ path: "/api/cron/domains" }), status: 401 },
+  "GET /api/cron/webhooks": { scope: "none", request: () => ({ path: "/api/cron/webhooks" }), status: 401 },
+  "GET /api/cron/repoints": { scope: "none", request: () => ({ path: "/api/cron/repoints" }), status: 401 },
   // The signed escrow: owners, admins and the key; each line after the header a code of the caller's own workspace.
   "GET /api/escrow": {
+    scope: "none",
     request: () => ({ path: "/api/escrow" }),
     status: by(200, 200, 403, 403, 200),
     check: async (response, own) => {
@@ -398,22 +471,23 @@ const FIXTURES: Record<string, Fixture> = {
       expect(lines.length - 2).toBe(await db().link.count({ where: { workspaceId: own.id } }));
     },
   },
-  "GET /api/operator/escrow": { request: () => ({ path: "/api/operator/escrow" }), status: 401 },
-  "GET /api/escrow/keys": { request: () => ({ path: "/api/escrow/keys" }), status: 200 },
+  "GET /api/operator/escrow": { scope: "none", request: () => ({ path: "/api/operator/escrow" }), status: 401 },
+  "GET /api/escrow/keys": { scope: "none", request: () => ({ path: "/api/escrow/keys" }), status: 200 },
   "PUT /api/domains/{id}/escrow": {
+    scope: "none",
     request: async (target) => ({ path: `/api/domains/${await target.domain()}/escrow`, body: { published: false } }),
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
   // Public: a domain whose owners publish nothing has no snapshot, whoever asks.
   "GET /api/escrow/domains/{id}": {
+    scope: "none",
     request: async (target) => ({ path: `/api/escrow/domains/${await target.domain()}` }),
     status: 404,
   },
-  "GET /api/cron/escrow": { request: () => ({ path: "/api/cron/escrow" }), status: 401 },
-  "GET /api/cron/webhooks": { request: () => ({ path: "/api/cron/webhooks" }), status: 401 },
-  "GET /api/cron/repoints": { request: () => ({ path: "/api/cron/repoints" }), status: 401 },
+  "GET /api/cron/escrow": { scope: "none", request: () => ({ path: "/api/cron/escrow" }), status: 401 },
   "POST /api/webhooks": {
+    scope: "webhooks:write",
     request: () => ({
       path: "/api/webhooks",
       body: { url: `https://hooks-${++counter}.matrix-receiver.com/in`, events: ["link.created"] },
@@ -421,6 +495,7 @@ const FIXTURES: Record<string, Fixture> = {
     status: by(201, 201, 403, 403, 201),
   },
   "GET /api/webhooks": {
+    scope: "webhooks:read",
     request: async (target) => {
       await target.freshWebhook();
       return { path: "/api/webhooks" };
@@ -431,36 +506,43 @@ const FIXTURES: Record<string, Fixture> = {
     },
   },
   "GET /api/webhooks/{id}": {
+    scope: "webhooks:read",
     request: async (target) => ({ path: `/api/webhooks/${await target.freshWebhook()}` }),
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
   "PATCH /api/webhooks/{id}": {
+    scope: "webhooks:write",
     request: async (target) => ({ path: `/api/webhooks/${await target.freshWebhook()}`, body: { description: "matrix" } }),
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
   "DELETE /api/webhooks/{id}": {
+    scope: "webhooks:write",
     request: async (target) => ({ path: `/api/webhooks/${await target.freshWebhook()}` }),
     status: by(204, 204, 403, 403, 204),
     namesResource: true,
   },
   "POST /api/webhooks/{id}/rotate-secret": {
+    scope: "webhooks:write",
     request: async (target) => ({ path: `/api/webhooks/${await target.freshWebhook()}/rotate-secret` }),
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
   "POST /api/webhooks/{id}/test": {
+    scope: "webhooks:write",
     request: async (target) => ({ path: `/api/webhooks/${await target.freshWebhook()}/test` }),
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
   "GET /api/webhooks/{id}/deliveries": {
+    scope: "webhooks:read",
     request: async (target) => ({ path: `/api/webhooks/${await target.freshWebhook()}/deliveries` }),
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
   "POST /api/webhooks/{id}/deliveries/{message_id}/retry": {
+    scope: "webhooks:write",
     request: async (target) => {
       const webhookId = await target.freshWebhook();
       const messageId = newId("msg");
@@ -482,16 +564,58 @@ const FIXTURES: Record<string, Fixture> = {
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
-  "GET /api/cron/scan-retention": { request: () => ({ path: "/api/cron/scan-retention" }), status: 401 },
-  "GET /api/openapi.json": { request: () => ({ path: "/api/openapi.json" }), status: 200 },
+  "GET /api/cron/scan-retention": { scope: "none", request: () => ({ path: "/api/cron/scan-retention" }), status: 401 },
+  "POST /api/oauth/register": {
+    scope: "none",
+    request: () => ({ path: "/api/oauth/register", body: { redirect_uris: ["http://127.0.0.1/cb"], client_name: "Matrix app" } }),
+    status: 201,
+  },
+  // Public: an unknown app is refused whoever asks, and never redirected anywhere.
+  "GET /api/oauth/authorize": {
+    scope: "none",
+    request: () => ({ path: "/api/oauth/authorize?response_type=code&client_id=ocl_AAAAAAAAAAAAAAAAAAAA" }),
+    status: 400,
+  },
+  "POST /api/oauth/token": {
+    scope: "none",
+    request: () => ({
+      path: "/api/oauth/token",
+      rawBody: new TextEncoder().encode("grant_type=refresh_token&refresh_token=plr_x&client_id=ocl_AAAAAAAAAAAAAAAAAAAA"),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    }),
+    status: 401,
+  },
+  // Owners and admins see every connected app, the others their own; an API key none.
+  "GET /api/oauth/grants": {
+    scope: "none",
+    request: async (target) => {
+      if (target instanceof TeamWorkspace) await target.freshGrant();
+      return { path: "/api/oauth/grants" };
+    },
+    status: sessionsOnly(200, 403),
+    check: async (response, own) => {
+      const ids = response.body.grants.map((grant: { id: string }) => grant.id);
+      expect(await db().oAuthGrant.count({ where: { id: { in: ids }, workspaceId: own.id } })).toBe(ids.length);
+    },
+  },
+  // The owner's connection: only owners and admins revoke someone else's.
+  "DELETE /api/oauth/grants/{id}": {
+    scope: "none",
+    request: async (target) => ({ path: `/api/oauth/grants/${await target.freshGrant()}` }),
+    status: by(204, 204, 403, 403, 403),
+    namesResource: true,
+  },
+  "GET /api/openapi.json": { scope: "none", request: () => ({ path: "/api/openapi.json" }), status: 200 },
   // Public (a load balancer's probe asks without credentials): the same answer whoever asks, naming no workspace.
   "GET /api/health": {
+    scope: "none",
     request: () => ({ path: "/api/health" }),
     status: 200,
     // A workspace's credentials are no operator's: the status alone.
     check: async (response) => expect(response.body).toEqual({ status: expect.any(String) }),
   },
   "GET /api/analytics": {
+    scope: "analytics:read",
     request: async (target) => ({ path: `/api/analytics?link_id=${await target.link()}&group_by=link` }),
     status: 200,
     namesResource: true,
@@ -506,6 +630,7 @@ const FIXTURES: Record<string, Fixture> = {
   },
   // MCP answers 200 with the tool's verdict inside: archiving a fresh link runs the same table as DELETE /api/links/{id}.
   "POST /api/mcp": {
+    scope: "any",
     request: async (target) => ({
       path: "/api/mcp",
       headers: { accept: "application/json, text/event-stream" },
@@ -564,6 +689,54 @@ function leaksOf(response: ApiResponse, other: TeamWorkspace): string[] {
   const text = /json|text|svg/.test(type) ? response.text : "";
   const headers = [...response.headers.values()].join("\n");
   return [...other.secrets].filter((secret) => text.includes(secret) || headers.includes(secret));
+}
+
+/**
+ * The scope column, on the owner's own workspace: the declaration names the fixture's scope; the
+ * owner's app with exactly that scope gets what the owner gets (any scope: every one), and with
+ * every other scope (none: every scope) it is refused with 403 before anything else.
+ */
+async function appColumn(
+  method: string,
+  fixture: Fixture,
+  operation: (typeof OPERATIONS)[number],
+  own: TeamWorkspace,
+  ownersStatus: number,
+  failures: string[],
+): Promise<void> {
+  const declared = operation.scope ?? "none";
+  if (declared !== fixture.scope) failures.push(`the declaration's scope is ${declared}, the matrix says ${fixture.scope}`);
+  const where = `${own.label} owner's app`;
+  const apps: [string, readonly Scope[], number][] =
+    declared === "none"
+      ? [["every scope", SCOPES, 403]]
+      : declared === "any"
+        ? [["every scope", SCOPES, ownersStatus]]
+        : [
+            [`only ${declared}`, [declared], ownersStatus],
+            [`every scope but ${declared}`, SCOPES.filter((scope) => scope !== declared), 403],
+          ];
+  for (const [label, scopes, expected] of apps) {
+    const request = await fixture.request(own);
+    const response = await send(method, request, { token: await own.appToken(scopes), headers: request.headers ?? {} });
+    await importFinished(response);
+    if (response.status !== expected)
+      failures.push(`${where} with ${label}: expected ${expected}, got ${response.status} ${response.text.slice(0, 200)}`);
+    else if (expected === 403 && !/scope|connected with OAuth/.test(response.body?.error ?? ""))
+      failures.push(`${where} with ${label}: the 403 does not name the scope: ${response.text.slice(0, 200)}`);
+  }
+}
+
+/** An import the app started runs to its end first: the workspace's cap on imports under way is the role callers' to meet. */
+async function importFinished(response: ApiResponse): Promise<void> {
+  const id = response.status === 202 ? response.body?.id : undefined;
+  if (typeof id !== "string" || !id.startsWith("imp_")) return;
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const row = await db().import.findUnique({ where: { id }, select: { status: true } });
+    if (!row || ["done", "failed", "cancelled"].includes(row.status)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 describe("the authorisation matrix", () => {
@@ -627,6 +800,8 @@ describe("the authorisation matrix", () => {
             for (const leak of leaksOf(foreign, other))
               failures.push(`${where}, ${other.label}'s resource: the answer carries "${leak}"`);
           }
+
+          if (actsOnWorkspace && caller === "owner") await appColumn(method, fixture, operation, own, expected, failures);
 
           if (actsOnWorkspace) {
             const crossingRequest = await fixture.request(caller === "api_key" ? own : other);

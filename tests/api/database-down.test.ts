@@ -4,7 +4,7 @@ import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
 import { resetResolutionRuntime } from "@/lib/resolution/runtime";
-import { freePort } from "@/scripts/app-process";
+import { freePort } from "@/server/app-process";
 import { call, newUser } from "../support/api";
 import { visit } from "../support/visits";
 

@@ -5,7 +5,7 @@ import { forgetHealthCheck } from "@/lib/health/service";
 import { log } from "@/lib/log";
 import { forgetSharedStoreClients } from "@/lib/shared-store/clients";
 import { forgetSharedStoreFailures } from "@/lib/shared-store/status";
-import { freePort } from "@/scripts/app-process";
+import { freePort } from "@/server/app-process";
 import { call } from "../support/api";
 import { askHealth, HEALTH_OPERATOR_TOKEN } from "../support/health";
 import { LOCAL_REDIS_URL } from "../support/redis";

@@ -66,7 +66,7 @@ describe("social previews", () => {
     const image = await fetchImage(imageUrl);
     expect(image.status).toBe(200);
     expect(image.headers.get("content-type")).toBe("image/jpeg");
-    expect(image.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(image.headers.get("cache-control")).toBe("public, max-age=86400");
     expect(image.bytes.subarray(0, 3)).toEqual(JPEG_MAGIC);
     const pixels = await pixelsOf(image.bytes);
     // Re-encoded within 1200×1200, its pixels kept.
@@ -83,6 +83,12 @@ describe("social previews", () => {
     // A replaced image is a new address.
     const replaced = await upload(user, link.id, await solidImage("jpeg", 600, 315, "#d02020"), "image/jpeg");
     expect(replaced.body.preview.image_url).not.toBe(imageUrl);
+
+    // Blocked for abuse: the service's origin serves nothing of the link, and no new image is taken.
+    await db().link.update({ where: { id: link.id }, data: { status: 2 } });
+    expect((await fetchImage(replaced.body.preview.image_url)).status).toBe(404);
+    const refused = await upload(user, link.id, await solidImage("png", 40, 40, "#2040d0"), "image/png");
+    expect([refused.status, refused.body.error]).toEqual([409, expect.stringMatching(/blocked for abuse/)]);
   });
 
   it("refuse what the logo pipeline refuses, keeping the image the link had", async () => {

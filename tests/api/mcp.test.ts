@@ -464,15 +464,20 @@ describe("the MCP server's tools", () => {
 });
 
 describe("authentication of the MCP endpoint", () => {
-  it("lets a caller without credentials connect and list the tools; every tool but buy_link says how to authenticate", async () => {
+  it("lets a caller without credentials connect and list the tools; every tool but buy_link answers the OAuth challenge", async () => {
     const anonymous = await connect();
     const calls = accountToolCalls({ link: "lnk_x", domain: "dom_x" }, freshDestination);
     expect([...calls.map((entry) => entry.name), "buy_link"].sort()).toEqual(TOOLS.map((tool) => tool.name).sort());
     for (const { name, args } of calls) {
-      const result = await callTool(anonymous, name, args);
-      expect(result.isError, name).toBe(true);
-      expect(textOf(result), name).toBe(AUTHENTICATE_MESSAGE);
+      // HTTP 401 with the Bearer challenge naming the protected resource metadata: how an OAuth client learns to connect.
+      const response = await mcpRequest({}, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
+      expect(response.status, name).toBe(401);
+      expect(response.body, name).toEqual({ error: AUTHENTICATE_MESSAGE });
+      expect(response.headers.get("www-authenticate"), name).toMatch(
+        /^Bearer realm="api", resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp"$/,
+      );
     }
+    await expect(callTool(anonymous, "list_links")).rejects.toThrow(/Error POSTing to endpoint/);
     await anonymous.close();
   });
 

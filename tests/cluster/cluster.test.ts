@@ -6,7 +6,7 @@ import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { config, resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
-import { freePort } from "@/scripts/app-process";
+import { freePort } from "@/server/app-process";
 import { startCluster, type Cluster } from "@/scripts/cluster/index";
 import type { ClusterPorts } from "@/scripts/cluster/ports";
 import { newLinks } from "../support/api";

@@ -8,7 +8,7 @@ import { writeScanBatch } from "@/lib/analytics/store/append";
 import { resetConfig } from "@/lib/config";
 import { closePool, pool } from "@/lib/db/pool";
 import { migrate } from "@/lib/db/migrate";
-import { EMBEDDED_POOL_SIZE, type EmbeddedDatabase, startEmbeddedDatabase } from "@/scripts/embedded-database";
+import { EMBEDDED_POOL_SIZE, type EmbeddedDatabase, startEmbeddedDatabase } from "@/server/embedded-database";
 import { scanRow } from "../support/analytics";
 
 /**
@@ -33,7 +33,7 @@ describe("the process pool on the embedded database", () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), "permalink-embedded-pool-"));
     own = { database: await startEmbeddedDatabase(dataDir), dataDir };
     await migrate(own.database.url);
-    // As scripts/boot.ts configures the process when it starts the embedded database.
+    // As server/boot.ts configures the process when it starts the embedded database.
     process.env.DATABASE_URL = own.database.url;
     process.env.DATABASE_POOL_SIZE = String(EMBEDDED_POOL_SIZE);
     resetConfig();

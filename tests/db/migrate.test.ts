@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
-import { type EmbeddedDatabase, startEmbeddedDatabase } from "@/scripts/embedded-database";
+import { type EmbeddedDatabase, startEmbeddedDatabase } from "@/server/embedded-database";
 import { MIGRATIONS_DIR, migrate } from "@/lib/db/migrate";
 import { adminQuery, withDatabase } from "../support/database";
 

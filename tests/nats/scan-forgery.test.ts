@@ -13,7 +13,7 @@ import {
 import { resetConfig } from "@/lib/config";
 import { db, disconnectDb } from "@/lib/db/client";
 import { closeNats, natsConnection } from "@/lib/nats/connection";
-import { freePort } from "@/scripts/app-process";
+import { freePort } from "@/server/app-process";
 import { report } from "../support/analytics";
 import { call, newUser, type TestUser } from "../support/api";
 import { deleteStreams, eventually, iphoneScan, rawScansOf } from "../support/scan-stream";

@@ -12,7 +12,7 @@ import { writeScanBatch } from "@/lib/analytics/store/append";
 import { resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
 import { closeNats, natsConnection, natsState } from "@/lib/nats/connection";
-import { freePort } from "@/scripts/app-process";
+import { freePort } from "@/server/app-process";
 import { call, newUser } from "../support/api";
 import { deleteStreams, eventually, iphoneScan, rawScansOf } from "../support/scan-stream";
 import { startTcpCut, type TcpCut } from "../support/tcp-cut";

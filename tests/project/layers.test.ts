@@ -92,7 +92,7 @@ describe("the layers of lib/", () => {
   });
 
   it("announces a change to a link from one place, linkChanged in lib/links/changes.ts", () => {
-    const elsewhere = [...sourceFiles("lib"), ...sourceFiles("app"), ...sourceFiles("scripts")].filter(
+    const elsewhere = [...sourceFiles("lib"), ...sourceFiles("app"), ...sourceFiles("server"), ...sourceFiles("scripts")].filter(
       (file) => !file.endsWith(".test.ts") && file !== "lib/links/changes.ts",
     );
     // The cache's half: a link's invalidation published anywhere else.
@@ -109,10 +109,32 @@ describe("the layers of lib/", () => {
   });
 
   it("touches the database only in a capability's store.ts (or store/ folder) and lib/db/", () => {
-    const touching = [...sourceFiles("lib"), ...sourceFiles("app"), ...sourceFiles("scripts"), "proxy.ts"]
+    const touching = [
+      ...sourceFiles("lib"),
+      ...sourceFiles("app"),
+      ...sourceFiles("server"),
+      ...sourceFiles("scripts"),
+      "proxy.ts",
+    ]
       .filter((file) => !file.endsWith(".test.ts") && !file.startsWith("lib/db/") && !STORE_FILE.test(file))
       .filter((file) => DATABASE_ACCESS.some((pattern) => pattern.test(readFileSync(file, "utf8"))));
     expect(touching).toEqual([]);
+  });
+
+  it("keeps the production server (server/) and the tools (scripts/) out of what the app and lib/ import", () => {
+    const app = [...sourceFiles("lib"), ...sourceFiles("app"), ...sourceFiles("components"), "proxy.ts", "instrumentation.ts"];
+    const reaching = app
+      .filter((file) => !file.endsWith(".test.ts"))
+      .flatMap((file) => importsOf(file).map((imported) => `${file} → ${imported}`))
+      .filter((edge) => / → (?:server|scripts)\//.test(edge));
+    expect(reaching).toEqual([]);
+    // The server runs what scripts/ starts, never the other way round.
+    const upward = sourceFiles("server").flatMap((file) =>
+      importsOf(file)
+        .filter((imported) => imported.startsWith("scripts/"))
+        .map((imported) => `${file} → ${imported}`),
+    );
+    expect(upward).toEqual([]);
   });
 
   it("keeps the typed client apart: sdk/ imports only itself and openapi-fetch, so it can be copied out whole", () => {

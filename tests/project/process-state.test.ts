@@ -5,17 +5,31 @@ import { sourceFiles } from "../support/import-graph";
 /**
  * One style of process state: long-lived values through processSingleton (lib/process-singleton.ts),
  * configuration through config() (lib/config), and no write to process.env while the app runs.
- * scripts/, tests/, bench/ and e2e/ prepare environments and are not scanned.
+ * The production server (server/) is held to the same rules; scripts/, tests/, bench/ and e2e/
+ * prepare environments and are not scanned.
  */
-const APP_FILES = [...["app", "components", "lib"].flatMap(sourceFiles), "proxy.ts", "instrumentation.ts"].filter(
+const APP_FILES = [...["app", "components", "lib", "server"].flatMap(sourceFiles), "proxy.ts", "instrumentation.ts"].filter(
   (file) => !file.endsWith(".test.ts"),
 );
 
 const ENV_WRITE =
   /(?:\bdelete\s+process\.env\b|\bObject\.assign\(\s*process\.env\b|\bprocess\.env(?:\.(\w+)|\[[^\]]+\])\s*(?:=(?!=)|\?\?=|\|\|=|&&=))/g;
 
-/** process.env read anywhere but in the configuration, the logger (it must speak before configuration is valid) and Next's start hook. */
-const ENV_READERS = ["lib/config/index.ts", "lib/log/index.ts", "instrumentation.ts"];
+/**
+ * process.env read anywhere but in the configuration, the logger (it must speak before
+ * configuration is valid), Next's start hook, and the server where it hands the environment on
+ * whole to a child process (the application process, a built app under test) or drops tcsh's HOST
+ * before configuration reads it.
+ */
+const ENV_READERS = [
+  "lib/config/index.ts",
+  "lib/log/index.ts",
+  "instrumentation.ts",
+  "server/application.ts",
+  "server/app-process.ts",
+  "server/boot.ts",
+  "server/embedded-database.ts",
+];
 
 /** A line of a code sample the docs pages show (inside a template string), not code that runs. */
 const isCodeSample = (line: string) => line.trimStart().startsWith("`");
@@ -40,9 +54,15 @@ describe("process state", () => {
     expect(envWrites("if (process.env.A === 'x' || process.env.B == null) use(process.env.C);")).toEqual([]);
   });
 
-  it("writes process.env only in Next's start hook, once, for next-auth's origin", () => {
+  it("writes process.env only in Next's start hook, for next-auth's origin, and where the server starts", () => {
     const writes = APP_FILES.flatMap((file) => envWrites(readFileSync(file, "utf8")).map((name) => `${file}: ${name}`));
-    expect(writes).toEqual(["instrumentation.ts: NEXTAUTH_URL"]);
+    // Before anything reads the configuration: tcsh's HOST (the machine's name) dropped, and the
+    // embedded database's data folder, which @prisma/dev takes only from XDG_DATA_HOME.
+    expect(writes.sort()).toEqual([
+      "instrumentation.ts: NEXTAUTH_URL",
+      "server/boot.ts: delete process.env",
+      "server/embedded-database.ts: XDG_DATA_HOME",
+    ]);
   });
 
   it("reads the environment only through config()", () => {

@@ -7,7 +7,7 @@ describe("the request proxy as a serverless function", () => {
   it("never parks scans: nothing it imports gives the scan buffer an overflow", () => {
     // A Vercel instance may freeze once its visits' scans are written: a parked batch would wait
     // in scan_inbox for a writer that may never run again, and writing parked batches could hold
-    // the instance's last visit. Only the long-lived server (scripts/start.ts) parks.
+    // the instance's last visit. Only the long-lived server (server/start.ts) parks.
     const closure = importClosure("proxy.ts").map((file) => path.join(ROOT, file));
     expect(closure.length).toBeGreaterThan(10);
     const source = (file: string) => readFileSync(file, "utf8");
@@ -19,6 +19,6 @@ describe("the request proxy as a serverless function", () => {
       "lib/analytics/scans.ts",
     ]);
     expect(relative(closure.filter((file) => /parkScansWhenBehind\(\);/.test(source(file))))).toEqual([]);
-    expect(source(path.join(ROOT, "scripts/start.ts"))).toMatch(/parkScansWhenBehind\(\);/);
+    expect(source(path.join(ROOT, "server/start.ts"))).toMatch(/parkScansWhenBehind\(\);/);
   });
 });

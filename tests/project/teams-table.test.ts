@@ -19,6 +19,7 @@ const ROWS: Record<string, Action[]> = {
   "download the signed escrow of every code": ["escrow.read"],
   "claim the API key": ["api_key.claim"],
   "revoke the API key": ["api_key.revoke"],
+  "see and revoke every connected app (anyone sees and revokes their own)": ["apps.manage"],
 };
 
 const COLUMNS = ["owner", "admin", "member", "viewer", "api_key"] as const;

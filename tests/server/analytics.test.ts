@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { closeScanDays } from "@/lib/analytics/store/fold";
 import { DAY, MONTH, QUARTER } from "@/lib/analytics/store/rollups";
 import { db } from "@/lib/db/client";
-import { type Door, startApp, type RunningApp } from "@/scripts/app-process";
+import { type Door, startApp, type RunningApp } from "@/server/app-process";
 import { newUser, type TestUser } from "../support/api";
 import { testAppEnv } from "../support/app-env";
 

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { readMigrations } from "@/lib/db/migrate";
-import { startApp, type RunningApp } from "@/scripts/app-process";
+import { startApp, type RunningApp } from "@/server/app-process";
 import { newLinks } from "../support/api";
 import { adminQuery, withDatabase } from "../support/database";
 import { TEST_ZONE } from "../support/dns-server";

@@ -4,7 +4,7 @@ import { newId, randomString } from "@/lib/db/random";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { issuePass } from "@/lib/resolution/password-gate";
 import type { ResolvedLink } from "@/lib/resolution/types";
-import { startApp, type RunningApp } from "@/scripts/app-process";
+import { startApp, type RunningApp } from "@/server/app-process";
 import { call, newUser } from "../support/api";
 import { rawRequest, type RawResponse } from "../support/http";
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
 import type { EscrowCode } from "@/lib/escrow/format";
-import { startApp, type RunningApp } from "@/scripts/app-process";
+import { startApp, type RunningApp } from "@/server/app-process";
 import { call, newUser } from "../support/api";
 import { runCommand } from "../support/command";
 import { rawRequest } from "../support/http";

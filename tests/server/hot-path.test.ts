@@ -5,7 +5,7 @@ import { pool } from "@/lib/db/pool";
 import { newId, randomString } from "@/lib/db/random";
 import { ACTIVE, QUARANTINE } from "@/lib/links/status";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
-import { startApp, type RunningApp } from "@/scripts/app-process";
+import { startApp, type RunningApp } from "@/server/app-process";
 import { newUser } from "../support/api";
 import { startFakeDnsServer, type FakeDnsServer } from "../support/fake-dns-server";
 import { TEST_ZONE } from "../support/dns-server";

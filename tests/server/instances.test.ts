@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomString } from "@/lib/db/random";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
-import { startApp, type RunningApp } from "@/scripts/app-process";
+import { startApp, type RunningApp } from "@/server/app-process";
 import { newUser } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";

@@ -12,7 +12,7 @@ import { domainListSchema } from "@/lib/domains/schemas";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { createLinkBody, linkListSchema, linkSchema, paidLinkSchema } from "@/lib/links/schemas";
 import { toolSchema } from "@/lib/mcp/tool";
-import { startApp, type RunningApp } from "@/scripts/app-process";
+import { startApp, type RunningApp } from "@/server/app-process";
 import { joinWorkspace, newUser } from "../support/api";
 import { rawRequest } from "../support/http";
 import { decodeQr } from "../support/images";

@@ -4,7 +4,7 @@ import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
 import { codePath } from "@/lib/links/slugs";
-import { startApp, type RunningApp } from "@/scripts/app-process";
+import { startApp, type RunningApp } from "@/server/app-process";
 import { call, newUser, type TestUser } from "../support/api";
 import { testAppEnv } from "../support/app-env";
 import { rawRequest } from "../support/http";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScanStreamWriter } from "@/lib/analytics/scan-stream";
 import { resetConfig } from "@/lib/config";
 import { closeNats } from "@/lib/nats/connection";
-import { startApp, type RunningApp } from "@/scripts/app-process";
+import { startApp, type RunningApp } from "@/server/app-process";
 import { newLinks } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintSessionToken } from "@/lib/auth/session-tokens";
 import { db } from "@/lib/db/client";
-import { startApp, type RunningApp } from "@/scripts/app-process";
+import { startApp, type RunningApp } from "@/server/app-process";
 import { newUser } from "../support/api";
 import { colourAt, decodeQr, pixelsOf, solidImage } from "../support/images";
 import { testAppEnv } from "../support/app-env";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startApp, type RunningApp } from "@/scripts/app-process";
+import { startApp, type RunningApp } from "@/server/app-process";
 import { newUser } from "../support/api";
 import { rawRequest } from "../support/http";
 import { waitUntilClearOfWindowBoundary } from "../support/redis";

@@ -7,7 +7,10 @@ import { db } from "@/lib/db/client";
 import { newSigningSecret, sealSecret } from "@/lib/webhooks/secret";
 import { newId } from "@/lib/db/random";
 import { hashInvitationToken } from "@/lib/members/tokens";
+import type { Scope } from "@/lib/http/scopes";
+import { secretHash } from "@/lib/oauth/tokens";
 import { call, joinWorkspace, newUser, subscribe, type TestUser } from "./api";
+import { connectApp } from "./oauth";
 import { solidImage } from "./images";
 import { visit } from "./visits";
 
@@ -47,6 +50,8 @@ export interface Target {
   freshImport(): Promise<string>;
   /** A new webhook of the workspace, whose receiver is refused at connection time (an internal address). */
   freshWebhook(): Promise<string>;
+  /** A new app the owner connected to the workspace with OAuth: its grant's id. */
+  freshGrant(): Promise<string>;
 }
 
 const unique = () => randomBytes(6).toString("hex");
@@ -96,6 +101,29 @@ export class TeamWorkspace implements Target {
     await workspace.freshInvitation();
     await workspace.scan(scanCount);
     return workspace;
+  }
+
+  private appTokens = new Map<string, string>();
+
+  /** An access token of an app the owner connected to this workspace with exactly these scopes (connected again once revoked). */
+  async appToken(scopes: readonly Scope[]): Promise<string> {
+    const key = [...scopes].sort().join(" ");
+    const known = this.appTokens.get(key);
+    const live = known && (await db().oAuthToken.count({ where: { tokenHash: secretHash(known), grant: { revokedAt: null } } }));
+    if (known && live) return known;
+    const { tokens } = await connectApp(this.users.owner, this.id, scopes);
+    this.appTokens.set(key, tokens.access_token);
+    return tokens.access_token;
+  }
+
+  async freshGrant(): Promise<string> {
+    await connectApp(this.users.owner, this.id, ["links:read"]);
+    const grant = await db().oAuthGrant.findFirstOrThrow({
+      where: { workspaceId: this.id, userId: this.users.owner.userId, revokedAt: null },
+      orderBy: { createdAt: "desc" },
+    });
+    this.secrets.add(grant.id);
+    return grant.id;
   }
 
   /** How a caller of this workspace authenticates: a role's session naming the workspace, or its live API key. */
@@ -280,6 +308,7 @@ export class Ghost implements Target {
   freshUtmTemplate = async () => newId("utm");
   freshImport = async () => newId("imp");
   freshWebhook = async () => newId("wh");
+  freshGrant = async () => newId("ogr");
 }
 
 export async function logoImage(): Promise<Buffer> {

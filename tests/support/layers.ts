@@ -25,6 +25,7 @@ export const CAPABILITIES = [
   "members",
   "billing",
   "webhooks",
+  "oauth",
   "workspaces",
   "auth",
   "safety",

@@ -36,7 +36,7 @@ export type Names = "link" | "domain" | null;
 /**
  * The one table of calls the suites walk for "every tool": each tool an account uses (all but
  * buy_link) once, naming `ids.link` wherever a tool takes a link's id and `ids.domain` as
- * create_link's domain_id. A caller without credentials gets the same answer from each; another
+ * create_link's domain_id. A caller without credentials gets the same OAuth challenge (HTTP 401) from each; another
  * workspace's ids get the HTTP API's not-found answer from each call that names one.
  */
 export function accountToolCalls(

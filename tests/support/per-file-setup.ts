@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, inject } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
-import { EMBEDDED_POOL_SIZE } from "@/scripts/embedded-database";
+import { EMBEDDED_POOL_SIZE } from "@/server/embedded-database";
 import { register } from "@/instrumentation";
 import { cloneDatabase } from "./database";
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { migrate } from "@/lib/db/migrate";
-import { freePort } from "@/scripts/app-process";
+import { freePort } from "@/server/app-process";
 import { startOwnPrimary, startStreamingReplica } from "@/scripts/cluster/postgres";
 
 /** A primary and its streaming replica, both owned by the test (Debian's PostgreSQL binaries, run as the postgres user). */

@@ -9,7 +9,7 @@ import { type ApplicationMessage } from "./application";
 import { applicationServer, INVALIDATIONS_SENT_HEADER } from "./application-proxy";
 
 /**
- * The application process `npm start` forks (scripts/application.ts): Next on a loopback port,
+ * The application process `npm start` forks (server/application.ts): Next on a loopback port,
  * reporting link changes to the front door over IPC. Not meant to be run by hand.
  */
 async function main(): Promise<void> {

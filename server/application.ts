@@ -63,7 +63,7 @@ class ApplicationSupervisor {
   start(): Promise<void> {
     // The application's work (the dashboard, the API's writes, imports, logo checks) runs only on CPU
     // time the front does not want: lib/idle-process.ts.
-    const child = forkIdle("scripts/next-server.ts", [], {
+    const child = forkIdle("server/next-server.ts", [], {
       env: { ...process.env, ...settledValues() },
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });

@@ -1,0 +1,22 @@
+"use client";
+
+import { useActionState } from "react";
+import { buttonClass, errorClass } from "@/components/ui/styles";
+import { revokeAppAction, type RevokeState } from "./actions";
+
+export function RevokeApp({ id, name }: { id: string; name: string }) {
+  const [state, revoke, pending] = useActionState<RevokeState, FormData>(revokeAppAction, null);
+  return (
+    <form action={revoke}>
+      <input type="hidden" name="id" value={id} />
+      <button type="submit" className={buttonClass.danger} disabled={pending} aria-label={`Disconnect ${name}`}>
+        Disconnect
+      </button>
+      {state && !state.ok && (
+        <p role="alert" className={errorClass + " mt-2"}>
+          {state.error}
+        </p>
+      )}
+    </form>
+  );
+}
