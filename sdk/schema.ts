@@ -310,7 +310,11 @@ export interface paths {
     delete: operations["removeDomain"];
     options?: never;
     head?: never;
-    patch?: never;
+    /**
+     * Set where a custom domain's root and unknown codes go
+     * @description A verified domain may send a visit of its root (https://go.example.com/) to root_destination and a visit of a code it does not have to not_found_destination, each with a redirect; null puts back our own plain page, and a field left out stays as it is. Each destination passes the same rules and safety checks as a link's. A code that exists always answers for itself, and a code typed in another case is looked for first (it reaches the one code it matches), so not_found_destination never hides an existing code.
+     */
+    patch: operations["updateDomain"];
     trace?: never;
   };
   "/api/domains/{id}/escrow": {
@@ -1599,6 +1603,10 @@ export interface components {
       }[];
       /** @description one sentence: what to do now */
       next: string;
+      /** @description where a visit of the domain's root is sent (a redirect); null: our plain page */
+      root_destination: string | null;
+      /** @description where a visit of a code the domain does not have is sent (a redirect), never instead of an existing code; null: our not-found page */
+      not_found_destination: string | null;
     };
     PaymentRequired: {
       /** @description what to do; always says that existing links keep resolving */
@@ -2420,6 +2428,18 @@ export interface components {
        * @example go.example.com
        */
       hostname: string;
+    };
+    UpdateDomainRequest: {
+      /**
+       * @description where a visit of the domain's root (https://go.example.com/) is sent; checked as a link's destination is; null: our plain page
+       * @example https://example.com/
+       */
+      root_destination?: string | null;
+      /**
+       * @description where a visit of a code the domain does not have is sent, once a code typed in another case has been looked for; null: our not-found page
+       * @example https://example.com/
+       */
+      not_found_destination?: string | null;
     };
     EscrowPublicationInput: {
       /** @description true publishes the domain's snapshot at a public address */
@@ -3983,6 +4003,121 @@ export interface operations {
       };
       /** @description The TLS provider did not confirm the removal; the domain was kept. Try again. */
       502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateDomain: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Selects the workspace when a session token can reach several. An API key belongs to exactly one workspace and ignores it. Naming a workspace you are not a member of gives 401. */
+        "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+      };
+      path: {
+        /** @description the domain's id, as returned when it was added */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["UpdateDomainRequest"];
+      };
+    };
+    responses: {
+      /** @description The domain, with its destinations. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Domain"];
+        };
+      };
+      /** @description The body failed validation, or a destination is not an http or https URL. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No valid API key or session token was sent, or X-Workspace-Id names a workspace you are not a member of (decided before anything else about the request). */
+      401: {
+        headers: {
+          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Your role does not allow managing custom domains: owners, admins and the workspace's API key may. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No domain with this id exists in this workspace. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The domain is not verified yet. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request body is larger than 16 KiB. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description A destination was refused by the safety checks. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many writes this minute for this workspace (limit 60 a minute, shared by its members and its key). */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["RetryAfter"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          RateLimit: components["headers"]["RateLimit"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
         headers: {
           [name: string]: unknown;
         };

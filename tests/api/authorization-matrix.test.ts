@@ -439,6 +439,15 @@ const FIXTURES: Record<string, Fixture> = {
     status: 200,
     namesResource: true,
   },
+  "PATCH /api/domains/{id}": {
+    scope: "domains:write",
+    request: async (target) => ({
+      path: `/api/domains/${await target.domain()}`,
+      body: { not_found_destination: uniqueDestination() },
+    }),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
   "POST /api/domains/{id}/verify": {
     scope: "domains:write",
     request: async (target) => ({ path: `/api/domains/${await target.domain()}/verify` }),
