@@ -681,6 +681,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/links/{id}/preview/fill": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Fill a link's preview from its destination
+     * @description Fetches the link's destination page once, now, and fills the preview from its own tags: og:title (else twitter:title, else <title>), og:description (else description) and og:image, which is fetched too and passes every defence an upload does. What the page lacks is left as it was. The fetch follows the outbound rules of webhooks: public addresses only, each address checked as it is connected to, at most 3 redirects each checked again, 512 KiB of page and 8 seconds a request. Never done on a visit. Needs an active subscription and the right to edit this link.
+     */
+    post: operations["fillPreview"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/links/{id}/preview/image": {
     parameters: {
       query?: never;
@@ -5808,6 +5828,99 @@ export interface operations {
       };
       /** @description No link with this id exists in this workspace. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many writes this minute for this workspace (limit 60 a minute, shared by its members and its key). */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["RetryAfter"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          RateLimit: components["headers"]["RateLimit"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  fillPreview: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Selects the workspace when a session token can reach several. An API key belongs to exactly one workspace and ignores it. Naming a workspace you are not a member of gives 401. */
+        "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+      };
+      path: {
+        /** @description the link's id, as returned at creation */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The link, its preview filled. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Link"];
+        };
+      };
+      /** @description No valid API key or session token was sent, or X-Workspace-Id names a workspace you are not a member of (decided before anything else about the request). */
+      401: {
+        headers: {
+          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The workspace has no active subscription (pay: subscribe). */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PaymentRequired"];
+        };
+      };
+      /** @description Members may change only the links they created. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No link with this id exists in this workspace. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The destination could not be read: an internal address, a refusal, a timeout, an answer that is not a 2xx web page, or a page with no title, description or image. Nothing was changed. */
+      422: {
         headers: {
           [name: string]: unknown;
         };

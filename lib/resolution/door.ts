@@ -82,11 +82,14 @@ export async function visitFor(request: DoorRequest): Promise<Visit | null> {
   if (known !== CUSTOM_DOMAIN) return known;
   const requestHost = hostnameOf(request.hostHeader)!;
   if (!invalidationsHeard()) await hearInvalidations();
-  // Unknown (the database cannot say in time): a visit all the same, served from what is cached.
-  const domain = (await lookUpCustomDomain(requestHost)) ?? UNKNOWN_DESTINATIONS;
-  if (domain === false) return null;
+  const lookedUp = await lookUpCustomDomain(requestHost);
+  const code = codeInPath(request.pathname);
+  // Not a domain of ours; or its root, when the database cannot say in time: the application's own rules apply.
+  if (lookedUp === false || (lookedUp === null && code === null)) return null;
+  // Unknown (the database cannot say in time): a code's visit all the same, served from what is cached.
+  const domain = lookedUp ?? UNKNOWN_DESTINATIONS;
   // The root is a visit of the domain alone (slug ""): its root_destination, or our plain page.
-  const visit = visitOn(requestHost, requestHost, request, codeInPath(request.pathname) ?? "");
+  const visit = visitOn(requestHost, requestHost, request, code ?? "");
   visit.domain = domain;
   return visit;
 }

@@ -266,6 +266,17 @@ const FIXTURES: Record<string, Fixture> = {
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
+  // The destination is made internal, so the fill is refused before any connection (422) once the caller may make it.
+  "POST /api/links/{id}/preview/fill": {
+    scope: "links:write",
+    request: async (target) => {
+      const id = await target.freshLink();
+      await db().link.updateMany({ where: { id }, data: { destination: "http://10.0.0.7/menu" } });
+      return { path: `/api/links/${id}/preview/fill` };
+    },
+    status: by(422, 422, 403, 403, 422),
+    namesResource: true,
+  },
   // Anyone's (crawlers fetch it with no credentials): a link without a preview image is 404 to every caller.
   "GET /api/links/{id}/preview/image": {
     scope: "none",
