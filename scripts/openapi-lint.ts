@@ -2,7 +2,7 @@
  * `npm run lint:openapi`: the OpenAPI document as a public deployment that takes machine payments
  * serves it (every part of it, x-payment-info included), checked by Spectral's `oas` ruleset
  * (.spectral.yaml: fails on any warning) and Redocly's `recommended` (redocly.yaml: fails on any error;
- * its two warnings are explained there). CI (.ci/run) runs it.
+ * its three warnings are explained there). CI (.ci/run) runs it.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";

@@ -165,6 +165,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/cron/escrow": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Write today's signed snapshot of every code (cron)
+     * @description Writes the escrow of every code of the service to ESCROW_DIRECTORY as permalink-escrow-YYYY-MM-DD.jsonl, once a UTC day, and keeps the last ESCROW_KEEP. Vercel Cron calls it with Bearer CRON_SECRET.
+     */
+    get: operations["writeEscrowSnapshot"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/cron/recheck": {
     parameters: {
       query?: never;
@@ -290,6 +310,30 @@ export interface paths {
     delete: operations["removeDomain"];
     options?: never;
     head?: never;
+    /**
+     * Set where a custom domain's root and unknown codes go
+     * @description A verified domain may send a visit of its root (https://go.example.com/) to root_destination and a visit of a code it does not have to not_found_destination, each with a redirect; null puts back our own plain page, and a field left out stays as it is. Each destination passes the same rules and safety checks as a link's. A code that exists always answers for itself, and a code typed in another case is looked for first (it reaches the one code it matches), so not_found_destination never hides an existing code.
+     */
+    patch: operations["updateDomain"];
+    trace?: never;
+  };
+  "/api/domains/{id}/escrow": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Publish a custom domain's signed snapshot, or stop
+     * @description With published: true, anyone may download the signed snapshot of every code on this domain at url (GET /api/escrow/domains/{id}), so an archive can mirror it and keep the codes alive. Owners, admins and the API key; the domain must be verified for the snapshot to be served.
+     */
+    put: operations["setEscrowPublication"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
     patch?: never;
     trace?: never;
   };
@@ -325,6 +369,66 @@ export interface paths {
      * @description Caddy's on-demand TLS permission check (`ask`, or `permission http`): 200 only when the name is a verified custom domain of this service, so nobody can make the server request certificates for names it does not serve. One cached lookup per name.
      */
     get: operations["askTlsPermission"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/escrow": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download the signed escrow of every code
+     * @description Every code the workspace has issued, on every host, archived ones included. JSON Lines in the escrow format, version 1 (docs/escrow.md): a header pinning the Ed25519 key, one line a code (host, slug, current destination, rules, scheduled changes, scan limit, status, password_protected, created_at, archived_at), and a signature line over everything before it; streamed as it is read. Check it with `npm run verify-escrow -- FILE`, which needs nothing of this service. Owners, admins and the workspace's API key; at most 10 a minute per credential and 30 per client network (429 with Retry-After).
+     */
+    get: operations["getEscrow"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/escrow/domains/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A published custom domain's signed snapshot
+     * @description Every code on one verified custom domain whose owners chose to publish it, for anyone. JSON Lines in the escrow format, version 1 (docs/escrow.md): a header pinning the Ed25519 key, one line a code (host, slug, current destination, rules, scheduled changes, scan limit, status, password_protected, created_at, archived_at), and a signature line over everything before it; streamed as it is read. Check it with `npm run verify-escrow -- FILE`, which needs nothing of this service. At most 30 a minute per client network (429 with Retry-After).
+     */
+    get: operations["getPublishedDomainEscrow"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/escrow/keys": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The keys escrow snapshots are signed with
+     * @description Every Ed25519 key a snapshot was ever signed with, current (retired_at null) and past, so a snapshot signed before a rotation still verifies. The same document is served at /.well-known/permalink-escrow.json.
+     */
+    get: operations["getEscrowKeys"];
     put?: never;
     post?: never;
     delete?: never;
@@ -577,6 +681,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/links/{id}/preview/fill": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Fill a link's preview from its destination
+     * @description Fetches the link's destination page once, now, and fills the preview from its own tags: og:title (else twitter:title, else <title>), og:description (else description) and og:image, which is fetched too and passes every defence an upload does. What the page lacks is left as it was. The fetch follows the outbound rules of webhooks: public addresses only, each address checked as it is connected to, at most 3 redirects each checked again, 512 KiB of page and 8 seconds a request. Never done on a visit. Needs an active subscription and the right to edit this link.
+     */
+    post: operations["fillPreview"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/links/{id}/preview/image": {
     parameters: {
       query?: never;
@@ -698,7 +822,7 @@ export interface paths {
     };
     /**
      * Export every link
-     * @description Every link of the workspace, archived ones included, most recent first, streamed as it is read: id, short_url, slug, host, destination, status, tags, title, created_at, archived_at (ISO 8601), imported_from, scan_limit_after, scan_limit_destination, password_protected and scans_30d. CSV (default) has one header line and writes any cell a spreadsheet would take for a formula (starting with =, +, -, @, tab or carriage return) with a leading single quote; tags are joined with commas and the status is written by name (active, quarantine, abuse; JSON keeps the integer). Readable by every role and without a subscription. At most 10 exports a minute per credential and 30 per client network (429 with Retry-After).
+     * @description Every link of the workspace, archived ones included, most recent first, streamed as it is read: id, short_url, slug, host, destination, status, tags, title, created_at, archived_at (ISO 8601), imported_from, scan_limit_after, scan_limit_destination, password_protected and scans_30d; JSON also carries each link's history (every recorded change, newest first). CSV (default) has one header line and writes any cell a spreadsheet would take for a formula (starting with =, +, -, @, tab or carriage return) with a leading single quote; tags are joined with commas and the status is written by name (active, quarantine, abuse; JSON keeps the integer). Readable by every role and without a subscription. At most 10 exports a minute per credential and 30 per client network (429 with Retry-After).
      */
     get: operations["exportLinks"];
     put?: never;
@@ -969,6 +1093,26 @@ export interface paths {
      * @description Links with pending abuse reports, most distinct reporters first, then the most recently reported: each with the link, the number of reporters, the first and last report times and its most recent reports. At most 100 per page; follow next_cursor for more. Setting a link's status retires its pending reports, which takes it off the queue until someone reports it again.
      */
     get: operations["listAbuseQueue"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/operator/escrow": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download the signed escrow of every code of the service (operator)
+     * @description Every code issued on every host by every workspace, archived ones included. JSON Lines in the escrow format, version 1 (docs/escrow.md): a header pinning the Ed25519 key, one line a code (host, slug, current destination, rules, scheduled changes, scan limit, status, password_protected, created_at, archived_at), and a signature line over everything before it; streamed as it is read. Check it with `npm run verify-escrow -- FILE`, which needs nothing of this service.
+     */
+    get: operations["getServiceEscrow"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1410,6 +1554,14 @@ export interface components {
       /** @description verified domains whose DNS broke, their owners and admins e-mailed by this run (once per failure) */
       notices: number;
     };
+    EscrowRun: {
+      /** @description the file written by this pass; null when today's was already there */
+      written: string | null;
+      codes: number;
+      /** @description snapshots now in the directory */
+      kept: number;
+      removed: number;
+    };
     RecheckResult: {
       /** @description links given a live safety check in this run */
       checked: number;
@@ -1471,6 +1623,10 @@ export interface components {
       }[];
       /** @description one sentence: what to do now */
       next: string;
+      /** @description where a visit of the domain's root is sent (a redirect); null: our plain page */
+      root_destination: string | null;
+      /** @description where a visit of a code the domain does not have is sent (a redirect), never instead of an existing code; null: our not-found page */
+      not_found_destination: string | null;
     };
     PaymentRequired: {
       /** @description what to do; always says that existing links keep resolving */
@@ -1483,8 +1639,24 @@ export interface components {
       /** Format: uri */
       docs: string;
     };
+    EscrowPublication: {
+      domain_id: string;
+      published: boolean;
+      published_at: string | null;
+      /** @description where anyone may download the domain's signed snapshot, while published */
+      url: string | null;
+    };
     TlsAskAnswer: {
       hostname: string;
+    };
+    EscrowKeys: {
+      /** @constant */
+      format: "permalink-escrow";
+      /** @constant */
+      version: 1;
+      /** Format: uri */
+      service: string;
+      keys: components["schemas"]["EscrowKey"][];
     };
     /** @description The answer to a caller without the operator token: the status alone. */
     HealthStatus: {
@@ -1703,7 +1875,7 @@ export interface components {
       }[];
     };
     LinkExport: {
-      links: components["schemas"]["ExportedLink"][];
+      links: components["schemas"]["ExportedLinkWithHistory"][];
     };
     RecoveryNonce: {
       /** @description single use; put it in the message's Nonce field */
@@ -1984,6 +2156,18 @@ export interface components {
       /** @description visitors counted once per link (per workspace without link_id) per UTC day, where the visitor's first scan of that day fell. A visitor is an address and browser, so for day (in UTC), link, country, device, browser and os each row's uniques are exactly its distinct visitors per UTC day; for referrer, source, served and hour a visitor's later scans in other rows are not counted again there, so those rows' uniques are not distinct visitors (the dashboard leaves them out). Within a filter the totals, days and hours and the filter's own breakdown count as that breakdown's row does; the other breakdowns count each link's visitors and add them up over the links (a visitor of two links counts in both). A link's uniques are exact; the workspace's may count a visitor twice on a day when their scans of two of its links were recorded at the same moment */
       uniques: number;
     };
+    EscrowKey: {
+      /** @description the first 16 bytes of SHA-256 of the raw public key, base64url */
+      id: string;
+      /** @constant */
+      algorithm: "Ed25519";
+      /** @description the raw 32-byte public key, base64url */
+      public_key: string;
+      /** Format: date-time */
+      created_at: string;
+      /** @description null for the current key */
+      retired_at: string | null;
+    };
     ImportEntry: {
       /** @description the entry's place in the import, from 0 (a row, or a further code a row printed) */
       entry: number;
@@ -2120,7 +2304,7 @@ export interface components {
       /** @description the social preview crawlers are shown; absent from changes recorded before links had one */
       preview?: components["schemas"]["Preview"] | null;
     };
-    ExportedLink: {
+    ExportedLinkWithHistory: {
       id: string;
       /** Format: uri */
       short_url: string;
@@ -2150,6 +2334,8 @@ export interface components {
       preview_count: number;
       /** @description scans by people in the last 30 days, today included (UTC days) */
       scans_30d: number;
+      /** @description every recorded change to the link, newest first, as GET /api/links/{id}/history gives it */
+      history: components["schemas"]["LinkHistoryEntry"][];
     };
     ConnectedApp: {
       /** @description ogr_…: the {id} of DELETE /api/oauth/grants/{id} */
@@ -2262,6 +2448,22 @@ export interface components {
        * @example go.example.com
        */
       hostname: string;
+    };
+    UpdateDomainRequest: {
+      /**
+       * @description where a visit of the domain's root (https://go.example.com/) is sent; checked as a link's destination is; null: our plain page
+       * @example https://example.com/
+       */
+      root_destination?: string | null;
+      /**
+       * @description where a visit of a code the domain does not have is sent, once a code typed in another case has been looked for; null: our not-found page
+       * @example https://example.com/
+       */
+      not_found_destination?: string | null;
+    };
+    EscrowPublicationInput: {
+      /** @description true publishes the domain's snapshot at a public address */
+      published: boolean;
     };
     /** @description A JSON export of links: an array of links, or an object whose links (Bitly, Short.io) or data (Kutt) is one, or Shlink's page, whose shortUrls.data is one. */
     ImportJsonFile:
@@ -3300,6 +3502,54 @@ export interface operations {
       };
     };
   };
+  writeEscrowSnapshot: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description What this pass wrote and kept. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["EscrowRun"];
+        };
+      };
+      /** @description The Authorization header is not `Bearer <CRON_SECRET>`. */
+      401: {
+        headers: {
+          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CRON_SECRET is not set on this deployment, so the operation is switched off. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   recheckLinks: {
     parameters: {
       query?: never;
@@ -3782,6 +4032,218 @@ export interface operations {
       };
     };
   };
+  updateDomain: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Selects the workspace when a session token can reach several. An API key belongs to exactly one workspace and ignores it. Naming a workspace you are not a member of gives 401. */
+        "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+      };
+      path: {
+        /** @description the domain's id, as returned when it was added */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["UpdateDomainRequest"];
+      };
+    };
+    responses: {
+      /** @description The domain, with its destinations. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Domain"];
+        };
+      };
+      /** @description The body failed validation, or a destination is not an http or https URL. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No valid API key or session token was sent, or X-Workspace-Id names a workspace you are not a member of (decided before anything else about the request). */
+      401: {
+        headers: {
+          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Your role does not allow managing custom domains: owners, admins and the workspace's API key may. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No domain with this id exists in this workspace. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The domain is not verified yet. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request body is larger than 16 KiB. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description A destination was refused by the safety checks. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many writes this minute for this workspace (limit 60 a minute, shared by its members and its key). */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["RetryAfter"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          RateLimit: components["headers"]["RateLimit"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  setEscrowPublication: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Selects the workspace when a session token can reach several. An API key belongs to exactly one workspace and ignores it. Naming a workspace you are not a member of gives 401. */
+        "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+      };
+      path: {
+        /** @description the custom domain's id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["EscrowPublicationInput"];
+      };
+    };
+    responses: {
+      /** @description Whether the snapshot is published, and where. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["EscrowPublication"];
+        };
+      };
+      /** @description The body failed validation. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No valid API key or session token was sent, or X-Workspace-Id names a workspace you are not a member of (decided before anything else about the request). */
+      401: {
+        headers: {
+          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Your role in this workspace does not allow managing domains. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No domain with this id exists in this workspace. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The request body is larger than 16 KiB. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many writes this minute for this workspace (limit 60 a minute, shared by its members and its key). */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["RetryAfter"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          RateLimit: components["headers"]["RateLimit"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   verifyDomain: {
     parameters: {
       query?: never;
@@ -3907,6 +4369,153 @@ export interface operations {
       };
       /** @description The database could not be reached; Caddy will ask again. */
       503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getEscrow: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Selects the workspace when a session token can reach several. An API key belongs to exactly one workspace and ignores it. Naming a workspace you are not a member of gives 401. */
+        "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The signed snapshot, as an attachment. */
+      200: {
+        headers: {
+          "Content-Disposition": components["headers"]["ContentDisposition"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/jsonl": string;
+        };
+      };
+      /** @description No valid API key or session token was sent, or X-Workspace-Id names a workspace you are not a member of (decided before anything else about the request). */
+      401: {
+        headers: {
+          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Only the workspace's owners and admins (and its API key) may download its escrow. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description More than 10 escrow downloads this minute with this credential, or 30 from your network. */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["RetryAfter"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          RateLimit: components["headers"]["RateLimit"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getPublishedDomainEscrow: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the custom domain's id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The signed snapshot, as an attachment. */
+      200: {
+        headers: {
+          "Content-Disposition": components["headers"]["ContentDisposition"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/jsonl": string;
+        };
+      };
+      /** @description No published escrow exists for this domain. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description More than 30 escrow downloads this minute from your network. */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["RetryAfter"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          RateLimit: components["headers"]["RateLimit"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getEscrowKeys: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The keys, oldest first. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["EscrowKeys"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
         headers: {
           [name: string]: unknown;
         };
@@ -5249,6 +5858,99 @@ export interface operations {
       };
     };
   };
+  fillPreview: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Selects the workspace when a session token can reach several. An API key belongs to exactly one workspace and ignores it. Naming a workspace you are not a member of gives 401. */
+        "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+      };
+      path: {
+        /** @description the link's id, as returned at creation */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The link, its preview filled. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Link"];
+        };
+      };
+      /** @description No valid API key or session token was sent, or X-Workspace-Id names a workspace you are not a member of (decided before anything else about the request). */
+      401: {
+        headers: {
+          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The workspace has no active subscription (pay: subscribe). */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PaymentRequired"];
+        };
+      };
+      /** @description Members may change only the links they created. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No link with this id exists in this workspace. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The destination could not be read: an internal address, a refusal, a timeout, an answer that is not a 2xx web page, or a page with no title, description or image. Nothing was changed. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many writes this minute for this workspace (limit 60 a minute, shared by its members and its key). */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["RetryAfter"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          RateLimit: components["headers"]["RateLimit"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   getPreviewImage: {
     parameters: {
       query?: {
@@ -5938,7 +6640,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The links, as a CSV file or a JSON document {links: [...]}, sent as an attachment. */
+      /** @description The links, as a CSV file or a JSON document {links: [...]} whose links carry their history, sent as an attachment. */
       200: {
         headers: {
           "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -7032,6 +7734,55 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The Authorization header is not `Bearer <OPERATOR_TOKEN>`. */
+      401: {
+        headers: {
+          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description OPERATOR_TOKEN is not set on this deployment, so the operation is switched off. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getServiceEscrow: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The signed snapshot, as an attachment. */
+      200: {
+        headers: {
+          "Content-Disposition": components["headers"]["ContentDisposition"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/jsonl": string;
         };
       };
       /** @description The Authorization header is not `Bearer <OPERATOR_TOKEN>`. */

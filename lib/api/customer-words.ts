@@ -24,6 +24,7 @@ const PLACES: readonly Rewrite[] = [
   [/revoke it \(DELETE \/api\/billing\/claim\)/g, "revoke it in Settings"],
   [/upload one with PUT \/api\/links\/\{id\}\/logo or PUT \/api\/workspaces\/logo/g, "upload one first"],
   [/upload one with PUT \/api\/links\/\{id\}\/logo/g, "upload one on this page"],
+  [/upload its image with PUT \/api\/links\/\{id\}\/preview\/image/g, "upload its image in its Preview card"],
   [/upload one with PUT \/api\/workspaces\/logo/g, "upload one first"],
   [/, or leave out logo=true/g, ""],
   [/The workspace named in X-Workspace-Id/g, "That workspace"],

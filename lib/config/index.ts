@@ -61,6 +61,19 @@ const issuerList = z
   )
   .pipe(z.array(z.string().regex(/^[a-z0-9.-]+$/, "must be CA domain names, comma-separated")).min(1));
 
+/**
+ * An Ed25519 private key: PKCS #8 PEM, or its 32-byte seed in base64 or base64url (what `openssl genpkey -algorithm
+ * ed25519` writes, or `openssl rand -base64 32`). Its shape is checked here (this module runs on the edge too, without
+ * node:crypto); lib/escrow/keys.ts reads the key itself and says so when it is not Ed25519.
+ */
+const ed25519PrivateKey = z
+  .string()
+  .trim()
+  .regex(
+    /^(?:-----BEGIN PRIVATE KEY-----[A-Za-z0-9+/=\s]+-----END PRIVATE KEY-----|[A-Za-z0-9+/_-]{43}=?)$/,
+    "must be an Ed25519 private key: PKCS #8 PEM, or a 32-byte seed in base64 (openssl rand -base64 32)",
+  );
+
 const stripePriceId = z.string().regex(/^price_\w+$/, "must be a Stripe price id (price_…)");
 
 const configSchema = z.object({
@@ -217,6 +230,10 @@ const configSchema = z.object({
     .regex(/@/, "must be a sender address such as Permalink <no-reply@example.com>")
     .optional(),
   INVITATION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(14),
+  ESCROW_SIGNING_KEY: ed25519PrivateKey.optional(),
+  ESCROW_DIRECTORY: z.string().min(1).optional(),
+  ESCROW_KEEP: z.coerce.number().int().min(1).max(3650).default(30),
+  ESCROW_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
 });
 
 /** Every environment variable the service reads (.env.example documents each). */

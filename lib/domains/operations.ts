@@ -6,6 +6,7 @@ import {
   domainSchema,
   tlsAskAnswerSchema,
   tlsAskQuery,
+  updateDomainBody,
 } from "./schemas";
 import { DOMAIN_NOT_FOUND } from "./not-found";
 
@@ -75,6 +76,33 @@ export const getDomain = defineOperation({
   responses: {
     200: ok("The domain.", domainSchema),
     404: failure(DOMAIN_NOT_FOUND),
+  },
+});
+
+export const updateDomain = defineOperation({
+  method: "patch",
+  path: "/api/domains/{id}",
+  auth: "workspace",
+  scope: "domains:write",
+  operationId: "updateDomain",
+  summary: "Set where a custom domain's root and unknown codes go",
+  description:
+    "A verified domain may send a visit of its root (https://go.example.com/) to root_destination and a visit " +
+    "of a code it does not have to not_found_destination, each with a redirect; null puts back our own plain " +
+    "page, and a field left out stays as it is. Each destination passes the same rules and safety checks as a " +
+    "link's. A code that exists always answers for itself, and a code typed in another case is looked for " +
+    "first (it reaches the one code it matches), so not_found_destination never hides an existing code.",
+  tag: "Domains",
+  write: true,
+  parameters: [DOMAIN_ID_PARAMETER],
+  body: updateDomainBody,
+  responses: {
+    200: ok("The domain, with its destinations.", domainSchema),
+    400: failure("The body failed validation, or a destination is not an http or https URL."),
+    403: failure(MANAGE_REFUSED),
+    404: failure(DOMAIN_NOT_FOUND),
+    409: failure("The domain is not verified yet."),
+    422: failure("A destination was refused by the safety checks."),
   },
 });
 

@@ -24,6 +24,8 @@ export function toDomainView(row: DomainRow): DomainView {
     created_at: row.createdAt.getTime(),
     dns,
     next: nextStep(row, hostnameStatus, certStatus, dns.length),
+    root_destination: row.rootDestination,
+    not_found_destination: row.notFoundDestination,
   };
 }
 

@@ -12,6 +12,28 @@ export const addDomainBody = z
   })
   .meta({ id: "AddDomainRequest" });
 
+/** A destination a domain sends visitors to: the same rules as a link's (lib/links/destination-gate.ts), null for our own page. */
+const domainDestination = (description: string) =>
+  z
+    .string({ error: "must be a string" })
+    .min(1, "must not be empty")
+    .max(4096, "must be at most 4096 characters")
+    .nullable()
+    .optional()
+    .meta({ description, example: "https://example.com/" });
+
+export const updateDomainBody = z
+  .strictObject({
+    root_destination: domainDestination(
+      "where a visit of the domain's root (https://go.example.com/) is sent; checked as a link's destination is; null: our plain page",
+    ),
+    not_found_destination: domainDestination(
+      "where a visit of a code the domain does not have is sent, once a code typed in another case has been looked for; " +
+        "null: our not-found page",
+    ),
+  })
+  .meta({ id: "UpdateDomainRequest" });
+
 export const tlsAskQuery = z.strictObject({
   domain: z
     .string()
@@ -55,6 +77,17 @@ export const domainSchema = z
       description: "every record to create: the TXT ownership record while unverified, then the CNAME (or the apex's A and AAAA)",
     }),
     next: z.string().meta({ description: "one sentence: what to do now" }),
+    root_destination: z.string().nullable().meta({
+      description: "where a visit of the domain's root is sent (a redirect); null: our plain page",
+    }),
+    not_found_destination: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          "where a visit of a code the domain does not have is sent (a redirect), never instead of an existing code; " +
+          "null: our not-found page",
+      }),
   })
   .meta({ id: "Domain" });
 
@@ -74,4 +107,5 @@ export const domainCheckTotalsSchema = z
   .meta({ id: "DomainCheckTotals" });
 
 export type AddDomainInput = z.infer<typeof addDomainBody>;
+export type UpdateDomainInput = z.infer<typeof updateDomainBody>;
 export type DomainView = z.infer<typeof domainSchema>;

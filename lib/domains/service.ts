@@ -9,12 +9,14 @@ import { checkDomain } from "./check";
 import { parseCustomHostname } from "./hostname";
 import { toDomainView } from "./present";
 import { routingTarget } from "./records";
-import type { AddDomainInput, DomainView } from "./schemas";
+import type { AddDomainInput, DomainView, UpdateDomainInput } from "./schemas";
 import * as store from "./store";
 import type { DomainRow } from "./store";
 import { domainNotFound } from "./not-found";
 import { removeDomainRow } from "./removal";
 import { lookUpVerifiedHost } from "./verified-hosts";
+import { vetDestination } from "@/lib/links/destination-gate";
+import { publishInvalidation } from "@/lib/links/invalidation";
 
 const TOKEN_LENGTH = 32;
 
@@ -74,6 +76,35 @@ async function checkedOrGone(row: DomainRow): Promise<DomainRow> {
   const checked = await checkDomain(row);
   if (!checked) throw domainNotFound();
   return checked;
+}
+
+/**
+ * Where a verified domain sends its root and its unknown codes: each a destination through the
+ * links' gate (the rules and the safety checks), or null for the service's own page; a field left
+ * out stays as it is. The doors learn at once (the domain's invalidation, on every instance).
+ */
+export async function updateDomain(principal: Principal, id: string, input: UpdateDomainInput): Promise<DomainView> {
+  requirePermission(
+    principal,
+    "domains.manage",
+    "Your role in this workspace does not allow managing custom domains (owners and admins may).",
+  );
+  const domain = await findOwnDomain(principal, id);
+  if (!domain.verifiedAt) {
+    throw new DomainError(
+      "conflict",
+      `${domain.hostname} is not verified yet: once its records are right, it can send its root and unknown codes where you say.`,
+    );
+  }
+  const vetted = async (destination: string | null | undefined) =>
+    destination === undefined || destination === null ? destination : vetDestination(destination);
+  const updated = await store.updateDomainDestinations(domain.id, {
+    rootDestination: await vetted(input.root_destination),
+    notFoundDestination: await vetted(input.not_found_destination),
+  });
+  if (!updated) throw domainNotFound();
+  publishInvalidation({ kind: "domain", hostname: updated.hostname });
+  return toDomainView(updated);
 }
 
 /** 409 while links live on the domain (they must keep resolving); otherwise the claim and its certificate go. */

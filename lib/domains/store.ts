@@ -19,6 +19,8 @@ const DOMAIN_COLUMNS = {
   failedChecks: true,
   noticeSentAt: true,
   tlsRecords: true,
+  rootDestination: true,
+  notFoundDestination: true,
   createdAt: true,
 } as const satisfies Prisma.DomainSelect;
 
@@ -145,9 +147,42 @@ export function dueDomains(now: Date, limit: number): Promise<DomainRow[]> {
   });
 }
 
-/** Whether a verified domain has this hostname: one probe of the unique index on verified hostnames. */
-export async function isVerifiedHostname(hostname: string): Promise<boolean> {
-  return (await db().domain.findFirst({ where: { hostname, verifiedAt: { not: null } }, select: { id: true } })) !== null;
+/** Where a verified domain sends its root and its unknown codes (null: the service's own page). */
+export type DomainDestinations = { root: string | null; notFound: string | null };
+
+/** The verified domain of this hostname, as the doors need it; null when none: one probe of the unique index on verified hostnames. */
+export async function verifiedHostname(hostname: string): Promise<DomainDestinations | null> {
+  const row = await db().domain.findFirst({
+    where: { hostname, verifiedAt: { not: null } },
+    select: { rootDestination: true, notFoundDestination: true },
+  });
+  return row && { root: row.rootDestination, notFound: row.notFoundDestination };
+}
+
+/** Where the domain's root goes (null: our plain page, or no such domain). */
+export async function domainRoot(id: string): Promise<string | null> {
+  return (await db().domain.findUnique({ where: { id }, select: { rootDestination: true } }))?.rootDestination ?? null;
+}
+
+/**
+ * Gives the domain's root this destination unless it has one (an import's `_root`): null when this
+ * call set it, else the destination it already had. One conditional UPDATE decides a race.
+ */
+export async function claimDomainRoot(id: string, destination: string): Promise<string | null> {
+  const { count } = await db().domain.updateMany({
+    where: { id, rootDestination: null },
+    data: { rootDestination: destination },
+  });
+  return count === 1 ? null : domainRoot(id);
+}
+
+/** Writes the destinations named (undefined leaves one as it is); null when the domain was removed meanwhile. */
+export async function updateDomainDestinations(
+  id: string,
+  destinations: { rootDestination?: string | null; notFoundDestination?: string | null },
+): Promise<DomainRow | null> {
+  const [updated] = await db().domain.updateManyAndReturn({ where: { id }, data: destinations, select: DOMAIN_COLUMNS });
+  return updated ?? null;
 }
 
 /**

@@ -11,7 +11,8 @@ export const exportLinks = defineOperation({
   description:
     "Every link of the workspace, archived ones included, most recent first, streamed as it is read: " +
     "id, short_url, slug, host, destination, status, tags, title, created_at, archived_at (ISO " +
-    "8601), imported_from, scan_limit_after, scan_limit_destination, password_protected and scans_30d. " +
+    "8601), imported_from, scan_limit_after, scan_limit_destination, password_protected and scans_30d; " +
+    "JSON also carries each link's history (every recorded change, newest first). " +
     "CSV (default) has one header line and writes any cell a spreadsheet would take for a formula " +
     "(starting with =, +, -, @, tab or carriage return) with a leading single quote; tags are joined " +
     "with commas and the status is written by name (active, quarantine, abuse; JSON keeps the integer). Readable by every role and without a " +
@@ -20,7 +21,8 @@ export const exportLinks = defineOperation({
   query: exportLinksQuery,
   responses: {
     200: {
-      description: "The links, as a CSV file or a JSON document {links: [...]}, sent as an attachment.",
+      description:
+        "The links, as a CSV file or a JSON document {links: [...]} whose links carry their history, sent as an attachment.",
       body: linkExportSchema,
       files: ["text/csv"],
       headers: { "Content-Disposition": "ContentDisposition" },

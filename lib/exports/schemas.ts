@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { historyEntrySchema } from "@/lib/links/history-schemas";
 
 export const EXPORT_FORMATS = ["csv", "json"] as const;
 
@@ -34,7 +35,19 @@ export const exportedLinkSchema = z
   })
   .meta({ id: "ExportedLink" });
 
-export const linkExportSchema = z.object({ links: z.array(exportedLinkSchema) }).meta({ id: "LinkExport" });
+export const linkExportSchema = z
+  .object({
+    links: z.array(
+      exportedLinkSchema
+        .extend({
+          history: z
+            .array(historyEntrySchema)
+            .meta({ description: "every recorded change to the link, newest first, as GET /api/links/{id}/history gives it" }),
+        })
+        .meta({ id: "ExportedLinkWithHistory" }),
+    ),
+  })
+  .meta({ id: "LinkExport" });
 
 export type ExportedLink = z.infer<typeof exportedLinkSchema>;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

@@ -2,6 +2,7 @@ import { scansPerLinkSince } from "@/lib/analytics/store/reads";
 import { clock, DAY_MS, utcDayStart } from "@/lib/clock";
 import { type CsvCell, csvRow } from "@/lib/http/csv";
 import { enforceReadBudget, type ReadBudget } from "@/lib/http/write-limit";
+import { historyOfLinkPage } from "@/lib/links/history";
 import { shortUrl, tagNamesOf } from "@/lib/links/present";
 import { previewOf } from "@/lib/links/preview";
 import { allLinkPages } from "@/lib/links/service";
@@ -54,37 +55,81 @@ export async function exportDownload(principal: Principal, format: ExportFormat,
   });
 }
 
+/** Text gathered before it is handed to the stream: enough to keep writes few, little enough to keep memory flat. */
+const CHUNK_CHARS = 64 * 1024;
+
 /**
  * The workspace's links as a stream of text: one page of links is read, written and let go before
- * the next is read, so memory stays the same whatever the number of links.
+ * the next is read, so memory stays the same whatever the number of links. JSON carries each
+ * link's history (newest first), read in bounded pieces beside its page.
  */
 export function exportLinks(principal: Principal, format: ExportFormat): ReadableStream<Uint8Array> {
-  const since = scanWindowStart();
-  const pages = allLinkPages(principal);
+  const text = format === "csv" ? csvText(principal) : jsonText(principal);
   const encoder = new TextEncoder();
-  let started = false;
-  let first = true;
   return new ReadableStream({
     async pull(controller) {
-      const opening = started ? "" : format === "csv" ? csvRow(CSV_HEADER) : '{"links":[';
-      started = true;
-      const next = await pages.next();
-      if (next.done) {
-        controller.enqueue(encoder.encode(opening + (format === "csv" ? "" : "]}\n")));
-        controller.close();
-        return;
+      let chunk = "";
+      while (chunk.length < CHUNK_CHARS) {
+        const next = await text.next();
+        if (next.done) {
+          if (chunk) controller.enqueue(encoder.encode(chunk));
+          controller.close();
+          return;
+        }
+        chunk += next.value;
       }
-      const rows = await exportedRows(principal.workspaceId, next.value, since);
-      const text =
-        format === "csv"
-          ? rows.map((row) => csvRow(CSV_HEADER.map((column) => csvCell(row, column)))).join("")
-          : rows.map((row) => `${first ? ((first = false), "") : ","}${JSON.stringify(row)}`).join("");
-      controller.enqueue(encoder.encode(opening + text));
+      controller.enqueue(encoder.encode(chunk));
     },
     async cancel() {
-      await pages.return(undefined);
+      await text.return(undefined);
     },
   });
+}
+
+async function* csvText(principal: Principal): AsyncGenerator<string> {
+  const since = scanWindowStart();
+  const pages = allLinkPages(principal);
+  try {
+    let header = csvRow(CSV_HEADER);
+    for await (const page of pages) {
+      const rows = await exportedRows(principal.workspaceId, page, since);
+      yield header + rows.map((row) => csvRow(CSV_HEADER.map((column) => csvCell(row, column)))).join("");
+      header = "";
+    }
+    if (header) yield header;
+  } finally {
+    await pages.return(undefined);
+  }
+}
+
+/** `{"links":[…]}`, each link's object closed only once its history's last piece is written. */
+async function* jsonText(principal: Principal): AsyncGenerator<string> {
+  const since = scanWindowStart();
+  const pages = allLinkPages(principal);
+  try {
+    yield '{"links":[';
+    let separator = "";
+    for await (const page of pages) {
+      const rows = new Map((await exportedRows(principal.workspaceId, page, since)).map((row) => [row.id, row]));
+      let open: string | null = null;
+      let entrySeparator = "";
+      for await (const piece of historyOfLinkPage(page)) {
+        if (piece.linkId !== open) {
+          if (open !== null) yield "]}";
+          yield `${separator}${JSON.stringify(rows.get(piece.linkId)).slice(0, -1)},"history":[`;
+          [open, separator, entrySeparator] = [piece.linkId, ",", ""];
+        }
+        for (const entry of piece.entries) {
+          yield entrySeparator + JSON.stringify(entry);
+          entrySeparator = ",";
+        }
+      }
+      if (open !== null) yield "]}";
+    }
+    yield "]}\n";
+  } finally {
+    await pages.return(undefined);
+  }
 }
 
 /**

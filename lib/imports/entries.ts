@@ -3,6 +3,9 @@ import { validate } from "@/lib/http/body";
 import { DomainError } from "@/lib/http/errors";
 import { importedLinkBody } from "@/lib/links/schemas";
 import { canonicalCode } from "@/lib/links/slugs";
+import { vetDestination } from "@/lib/links/destination-gate";
+import { publishInvalidation } from "@/lib/links/invalidation";
+import * as domainStore from "@/lib/domains/store";
 import { createImportedLink, type PreparedLink, prepareLink } from "@/lib/links/service";
 import type { Principal } from "@/lib/workspaces/types";
 import { rowTurn } from "./capacity";
@@ -100,6 +103,7 @@ export async function importEntry(context: JobContext, entry: number, row: Impor
       const imported = context.batch.imported.get(origin.importedFrom);
       if (imported) return outcome(keptOrMerged(context.made, imported));
     }
+    if (origin?.target?.slug === "") return outcome(await importedRoot(context, row, origin.target, rawKeys));
     const prepared = await rowTurn(() => prepare(context, row, origin));
     if (origin?.target) {
       const holder = context.batch.holders.get(store.holderKey(origin.target));
@@ -142,6 +146,35 @@ export async function importEntry(context: JobContext, entry: number, row: Impor
       };
     throw error;
   }
+}
+
+/**
+ * A verified domain's root printed by the source (Dub's `_root`): the domain's root_destination,
+ * through the links' destination gate. Kept when the domain already sends its root there; failed
+ * when it sends it elsewhere (the customer decides, never the import); a dry run writes nothing.
+ */
+async function importedRoot(
+  context: JobContext,
+  row: ImportRow,
+  target: { domainId: string; host: string },
+  keys: string[],
+): Promise<Settled> {
+  const destination = await rowTurn(() => vetDestination(row.destination, { lookups: !context.record.dryRun }));
+  // What the root had before: null when this row gives it its destination (a dry run only looks).
+  const before = context.record.dryRun
+    ? await domainStore.domainRoot(target.domainId)
+    : await domainStore.claimDomainRoot(target.domainId, destination);
+  if (before !== null && before !== destination) {
+    throw new DomainError(
+      "conflict",
+      `The root of ${target.host} already sends visitors to ${before}: change it on the domain if this row's ` +
+        `destination should have it instead.`,
+    );
+  }
+  if (before !== null) return { outcome: "kept", linkId: null, mergedInto: null, error: null, keys: [] };
+  remember(context.made, keys, row.row, null);
+  if (!context.record.dryRun) publishInvalidation({ kind: "domain", hostname: target.host });
+  return { outcome: "created", linkId: null, mergedInto: null, error: null, keys };
 }
 
 /** The keys an entry may share with an earlier one: what decides whether it must wait for it (lib/imports/job.ts). */
@@ -265,15 +298,10 @@ export function originOf(context: Pick<JobContext, "domains" | "bareCodeHost">, 
   }
   const domainId = context.domains.get(url.hostname);
   const slug = decodedPath(url.pathname, printed);
-  if (domainId && !slug) {
-    throw new DomainError(
-      "invalid_request",
-      `"${printed}" is the root of ${url.hostname}, which an import does not take over yet.`,
-    );
-  }
+  // A domain's root (Dub's _root) is no code: on a verified domain it becomes where the root goes (slug "").
   return {
     importedFrom: `${url.host}${url.pathname}`,
-    target: domainId && slug ? { domainId, host: url.hostname, slug } : null,
+    target: domainId ? { domainId, host: url.hostname, slug } : null,
   };
 }
 

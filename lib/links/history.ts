@@ -75,6 +75,53 @@ function entryView(row: HistoryRow): HistoryEntryView {
   };
 }
 
+/** History rows read at once by the export: a link with more is read in pieces of this many. */
+const HISTORY_CHUNK = 2000;
+
+/**
+ * The history of a page of links, in the page's order and newest first within a link, as pieces of
+ * at most a few thousand entries: links with few rows are read together, one with many in several
+ * pieces, so memory stays bounded whatever a link's history holds. Every link of the page gets at
+ * least one piece (empty when it has no history). The caller has checked the principal may read links.
+ */
+export async function* historyOfLinkPage(
+  links: readonly LinkRow[],
+): AsyncGenerator<{ linkId: string; entries: HistoryEntryView[] }> {
+  const counts = await store.historyCounts(links.map((link) => link.id));
+  let group: string[] = [];
+  let groupRows = 0;
+  async function* flush() {
+    if (group.length === 0) return;
+    const rows = await store.historyOfLinks(group);
+    const byLink = new Map<string, HistoryRow[]>();
+    for (const row of rows) {
+      const entries = byLink.get(row.linkId);
+      if (entries) entries.push(row);
+      else byLink.set(row.linkId, [row]);
+    }
+    for (const linkId of group) yield { linkId, entries: (byLink.get(linkId) ?? []).map(entryView) };
+    [group, groupRows] = [[], 0];
+  }
+  for (const link of links) {
+    const count = counts.get(link.id) ?? 0;
+    if (count > HISTORY_CHUNK) {
+      yield* flush();
+      let before: bigint | undefined;
+      for (;;) {
+        const rows = await store.historyOfLinks([link.id], HISTORY_CHUNK, before);
+        yield { linkId: link.id, entries: rows.map(entryView) };
+        if (rows.length < HISTORY_CHUNK) break;
+        before = rows.at(-1)!.id;
+      }
+      continue;
+    }
+    if (groupRows + count > HISTORY_CHUNK) yield* flush();
+    group.push(link.id);
+    groupRows += count;
+  }
+  yield* flush();
+}
+
 /** A page of a link's history, newest first: any member who may read links may read it, archived links included. */
 export async function linkHistoryPage(
   principal: Principal,

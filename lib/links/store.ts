@@ -238,6 +238,26 @@ export async function pageOfHistory(linkId: string, limit: number, after?: Histo
     orderBy: { id: "desc" },
     take: limit,
   });
+  return withActorEmails(rows);
+}
+
+/** How many history rows each of these links has (a link with none is absent). */
+export async function historyCounts(linkIds: string[]): Promise<Map<string, number>> {
+  const counts = await db().linkHistory.groupBy({ by: ["linkId"], where: { linkId: { in: linkIds } }, _count: { _all: true } });
+  return new Map(counts.map((count) => [count.linkId, count._count._all]));
+}
+
+/** Every history row of these links, by link and newest first within one; `limit` and `before` page through one link's. */
+export async function historyOfLinks(linkIds: string[], limit?: number, before?: bigint): Promise<HistoryRow[]> {
+  const rows = await db().linkHistory.findMany({
+    where: { linkId: { in: linkIds }, ...(before !== undefined && { id: { lt: before } }) },
+    orderBy: [{ linkId: "asc" }, { id: "desc" }],
+    ...(limit !== undefined && { take: limit }),
+  });
+  return withActorEmails(rows);
+}
+
+async function withActorEmails(rows: Prisma.LinkHistoryGetPayload<object>[]): Promise<HistoryRow[]> {
   const userIds = [...new Set(rows.filter((row) => row.actorKind === "session" && row.actorId).map((row) => row.actorId!))];
   const users = userIds.length
     ? await db().user.findMany({ where: { id: { in: userIds } }, select: { id: true, email: true } })

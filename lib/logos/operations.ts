@@ -175,3 +175,32 @@ export const setPreviewImage = defineOperation({
     404: failure("No link with this id exists in this workspace."),
   },
 });
+
+export const fillPreview = defineOperation({
+  method: "post",
+  path: "/api/links/{id}/preview/fill",
+  auth: "workspace",
+  scope: "links:write",
+  operationId: "fillPreview",
+  summary: "Fill a link's preview from its destination",
+  description:
+    "Fetches the link's destination page once, now, and fills the preview from its own tags: og:title " +
+    "(else twitter:title, else <title>), og:description (else description) and og:image, which is " +
+    "fetched too and passes every defence an upload does. What the page lacks is left as it was. The " +
+    "fetch follows the outbound rules of webhooks: public addresses only, each address checked as it is " +
+    "connected to, at most 3 redirects each checked again, 512 KiB of page and 8 seconds a request. " +
+    "Never done on a visit. Needs an active subscription and the right to edit this link.",
+  tag: "Links",
+  write: true,
+  parameters: [LINK_ID_PARAMETER],
+  responses: {
+    200: ok("The link, its preview filled.", linkSchema),
+    402: paymentRequired("The workspace has no active subscription (pay: subscribe)."),
+    403: failure("Members may change only the links they created."),
+    404: failure("No link with this id exists in this workspace."),
+    422: failure(
+      "The destination could not be read: an internal address, a refusal, a timeout, an answer that is not " +
+        "a 2xx web page, or a page with no title, description or image. Nothing was changed.",
+    ),
+  },
+});

@@ -337,39 +337,41 @@ export async function acceptInvitation(principal: Principal, token: string) {
   };
 }
 
-export type InvitationOutline = {
-  /** "ann@example.com invited you to join the workspace "Acme" on Permalink as a member." */
-  sentence: string;
-  /** The address the invitation was sent to: the one to sign in with. */
-  email: string;
-  expiresAt: Date;
-  /** Why it can no longer be accepted (used, revoked, expired), or null while it can. */
-  unusable: string | null;
-};
+/** What an invitation link offers while it can be accepted; once it cannot, only why. */
+export type InvitationOutline =
+  | {
+      /** "ann@example.com invited you to join the workspace "Acme" on Permalink as a member." */
+      sentence: string;
+      /** The address the invitation was sent to: the one to sign in with. */
+      email: string;
+      expiresAt: Date;
+      unusable: null;
+    }
+  | { unusable: string };
 
 /**
  * What an invitation link offers, for its page before and after sign-in. The token is the
  * credential: whoever holds the e-mail's link may read what it offers, as they could in the
- * e-mail. Unknown link → 404.
+ * e-mail, while it can be accepted; a used, revoked or expired link (one forwarded or left in a
+ * history) says only why it no longer works. Unknown link → 404.
  */
 export async function describeInvitation(token: string): Promise<InvitationOutline> {
   const invitation = await findInvitationByToken(token);
-  const [workspace, inviter] = await Promise.all([
-    store.workspaceSummary(invitation.workspaceId),
-    invitation.invitedByUserId ? store.findUserEmail(invitation.invitedByUserId) : null,
-  ]);
-  let unusable: string | null = null;
   try {
     requireStillUsable(invitation, new Date(clock().now()));
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    unusable = error.message;
+    return { unusable: error.message };
   }
+  const [workspace, inviter] = await Promise.all([
+    store.workspaceSummary(invitation.workspaceId),
+    invitation.invitedByUserId ? store.findUserEmail(invitation.invitedByUserId) : null,
+  ]);
   return {
     sentence: invitationSentence({ inviterEmail: inviter?.email ?? null, workspaceName: workspace.name, role: invitation.role }),
     email: invitation.email,
     expiresAt: invitation.expiresAt,
-    unusable,
+    unusable: null,
   };
 }
 

@@ -16,6 +16,7 @@ import * as abuse from "@/lib/abuse/operations";
 import * as analytics from "@/lib/analytics/operations";
 import * as billing from "@/lib/billing/operations";
 import * as domains from "@/lib/domains/operations";
+import * as escrow from "@/lib/escrow/operations";
 import * as linkExports from "@/lib/exports/operations";
 import * as health from "@/lib/health/operations";
 import * as imports from "@/lib/imports/operations";
@@ -57,6 +58,7 @@ const OPERATION_MODULES = [
   analytics,
   billing,
   domains,
+  escrow,
   health,
   imports,
   linkExports,
@@ -187,6 +189,11 @@ const TAGS: TagObject[] = [
   {
     name: "Webhooks",
     description: "Signed, retried messages (Standard Webhooks) about the workspace's links, domains, members and imports.",
+  },
+  {
+    name: "Escrow",
+    description:
+      "A signed copy of every code, which anyone can verify and serve without this service, and the keys it is signed with.",
   },
   { name: "Abuse", description: "Reporting abusive links, and the operator's review of them." },
   {

@@ -106,6 +106,10 @@ export function answerFor(outcome: Outcome, visit: Visit): Answer {
       );
     case "not_found":
       return NOT_FOUND[method];
+    case "domain_redirect":
+      return redirectAnswer(outcome.location, method, null);
+    case "no_root":
+      return SHORT_LINKS_ONLY_PAGE[method];
     case "unavailable":
       return UNAVAILABLE[method];
   }

@@ -1,12 +1,13 @@
 import { scanBuffer } from "@/lib/analytics/scans";
 import { config } from "@/lib/config";
 import { processSingleton } from "@/lib/process-singleton";
-import { isVerifiedCustomDomain, lookUpVerifiedHost } from "@/lib/domains/verified-hosts";
+import type { DomainDestinations } from "@/lib/domains/store";
+import { lookUpCustomDomain, lookUpVerifiedHost } from "@/lib/domains/verified-hosts";
 import { hearInvalidations, invalidationsHeard } from "@/lib/links/invalidation";
 import { canonicalCode, collidingPath, isLookupCode, isReserved } from "@/lib/links/slugs";
 import { isIpLiteral } from "@/lib/safety/addresses";
 import { answerFor, shortLinksOnlyAnswer } from "./answer";
-import { readIncomingQuery } from "./destination-query";
+import { mergeQuery, readIncomingQuery } from "./destination-query";
 import { countPreview } from "./previews";
 import { resolveFromMemory, resolveVisit } from "./resolve";
 import { resolutionRuntime } from "./runtime";
@@ -81,20 +82,32 @@ export async function visitFor(request: DoorRequest): Promise<Visit | null> {
   if (known !== CUSTOM_DOMAIN) return known;
   const requestHost = hostnameOf(request.hostHeader)!;
   if (!invalidationsHeard()) await hearInvalidations();
-  return (await isVerifiedCustomDomain(requestHost))
-    ? visitOn(requestHost, requestHost, request, codeInPath(request.pathname)!)
-    : null;
+  const lookedUp = await lookUpCustomDomain(requestHost);
+  const code = codeInPath(request.pathname);
+  // Not a domain of ours; or its root, when the database cannot say in time: the application's own rules apply.
+  if (lookedUp === false || (lookedUp === null && code === null)) return null;
+  // Unknown (the database cannot say in time): a code's visit all the same, served from what is cached.
+  const domain = lookedUp ?? UNKNOWN_DESTINATIONS;
+  // The root is a visit of the domain alone (slug ""): its root_destination, or our plain page.
+  const visit = visitOn(requestHost, requestHost, request, code ?? "");
+  visit.domain = domain;
+  return visit;
 }
+
+const UNKNOWN_DESTINATIONS: DomainDestinations = Object.freeze({ root: null, notFound: null });
 
 /** visitFor without waiting: CUSTOM_DOMAIN when the answer needs the verified-domain lookup. */
 export function visitNow(request: DoorRequest): Visit | null | typeof CUSTOM_DOMAIN {
   if (request.method !== "GET" && request.method !== "HEAD" && request.method !== "POST") return null;
   const code = codeInPath(request.pathname);
   const requestHost = hostnameOf(request.hostHeader);
-  if (code === null || !requestHost) return null;
+  if (!requestHost) return null;
   const { short, app } = knownHosts();
-  if (requestHost === short) return short === app && isReserved(code) ? null : visitOn(null, requestHost, request, code);
-  return requestHost === app || !mayBeCustomDomain(requestHost) ? null : CUSTOM_DOMAIN;
+  if (requestHost === short) {
+    return code === null || (short === app && isReserved(code)) ? null : visitOn(null, requestHost, request, code);
+  }
+  if (requestHost === app || !mayBeCustomDomain(requestHost)) return null;
+  return code !== null || request.pathname === "/" ? CUSTOM_DOMAIN : null;
 }
 
 /**
@@ -169,8 +182,27 @@ const NOT_FOUND: Outcome = { kind: "not_found" };
 /** Resolves a visit, records the scan for after the response, and shapes the answer. */
 export async function serveVisit(visit: Visit): Promise<Served> {
   if (!invalidationsHeard()) await hearInvalidations();
-  return served(visit, isLookupCode(visit.slug) ? await resolveVisit(visit, resolutionRuntime()) : NOT_FOUND);
+  if (visit.domain && visit.slug === "") return served(visit, rootOf(visit, visit.domain));
+  const outcome = isLookupCode(visit.slug) ? await resolveVisit(visit, resolutionRuntime()) : NOT_FOUND;
+  const notFound = outcome.kind === "not_found" ? visit.domain?.notFound : undefined;
+  return served(visit, notFound ? domainRedirect(visit, notFound) : outcome);
 }
+
+/**
+ * A custom domain's root: its root_destination, or the plain page every other path of ours gets
+ * there. A code the domain does not have, once the exact and the case-insensitive lookups found
+ * nothing: its not_found_destination. Neither is a link's visit, so no scan is recorded; the
+ * visit's query is passed on, as a link's is.
+ */
+function rootOf(visit: Visit, domain: DomainDestinations): Outcome {
+  return domain.root ? domainRedirect(visit, domain.root) : NO_ROOT;
+}
+
+function domainRedirect(visit: Visit, destination: string): Outcome {
+  return { kind: "domain_redirect", location: mergeQuery(destination, visit.forward) };
+}
+
+const NO_ROOT: Outcome = { kind: "no_root" };
 
 /** serveVisit when memory alone answers (the warm path, no promise); undefined when it needs I/O. */
 export function serveFromMemory(visit: Visit): Served | undefined {

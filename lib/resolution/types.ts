@@ -1,6 +1,7 @@
 import type { VisitorFacts } from "@/lib/analytics/types";
 import type { ScheduledRepoint } from "@/lib/links/routing";
 import type { LinkStatus } from "@/lib/links/status";
+import type { DomainDestinations } from "@/lib/domains/store";
 
 /** A routing rule made ready for visits when its link is cached: each named condition a set, the rest null (any value). */
 export type CompiledRule = {
@@ -60,6 +61,8 @@ export type Visit = VisitorFacts & {
   cookie: string | null;
   /** The visit came over HTTPS (a custom domain, or an https short host): the pass cookie is marked Secure. */
   secure: boolean;
+  /** On a custom domain: where it sends its root (slug "") and its unknown codes; absent on the short host. */
+  domain?: DomainDestinations;
 };
 
 export type Outcome =
@@ -77,6 +80,10 @@ export type Outcome =
   | { kind: "password_limited"; link: ResolvedLink; retryAfterSeconds: number }
   | { kind: "blocked"; link: ResolvedLink }
   | { kind: "not_found" }
+  /** A custom domain's own redirect: its root, or an unknown code (no link, no scan). */
+  | { kind: "domain_redirect"; location: string }
+  /** A custom domain's root, which it sends nowhere: our plain page. */
+  | { kind: "no_root" }
   | { kind: "unavailable" };
 
 /**

@@ -23,24 +23,36 @@ export function signingKey(secret: string): Buffer {
  * secret itself, so it cannot be hashed like an API key.
  */
 export function sealSecret(secret: string): string {
+  return sealUnderAuthSecret(secret, WEBHOOK_LABEL);
+}
+
+export function unsealSecret(stored: string): string {
+  return unsealUnderAuthSecret(stored, WEBHOOK_LABEL);
+}
+
+const WEBHOOK_LABEL = "webhook signing secrets";
+
+/** A secret the service must use again (a signing key), sealed as webhook secrets are, under a key of its own `label`. */
+export function sealUnderAuthSecret(secret: string, label: string): string {
   const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv("aes-256-gcm", sealingKey(), iv);
+  const cipher = createCipheriv("aes-256-gcm", sealingKey(label), iv);
   const sealed = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
   return [SEAL_VERSION, iv.toString("base64url"), sealed.toString("base64url"), cipher.getAuthTag().toString("base64url")].join(
     ".",
   );
 }
 
-export function unsealSecret(stored: string): string {
+export function unsealUnderAuthSecret(stored: string, label: string): string {
   const [version, iv, sealed, tag] = stored.split(".");
-  if (version !== SEAL_VERSION || !iv || !sealed || !tag) throw new Error("A webhook secret is stored in an unknown form.");
-  const decipher = createDecipheriv("aes-256-gcm", sealingKey(), Buffer.from(iv, "base64url"));
+  if (version !== SEAL_VERSION || !iv || !sealed || !tag)
+    throw new Error(`A sealed secret (${label}) is stored in an unknown form.`);
+  const decipher = createDecipheriv("aes-256-gcm", sealingKey(label), Buffer.from(iv, "base64url"));
   decipher.setAuthTag(Buffer.from(tag, "base64url"));
   return Buffer.concat([decipher.update(Buffer.from(sealed, "base64url")), decipher.final()]).toString("utf8");
 }
 
-function sealingKey(): Buffer {
+function sealingKey(label: string): Buffer {
   const authSecret = config().AUTH_SECRET;
-  if (!authSecret) throw new Error("AUTH_SECRET is needed to keep webhook secrets sealed.");
-  return Buffer.from(hkdfSync("sha256", authSecret, "permalink", "webhook signing secrets", 32));
+  if (!authSecret) throw new Error(`AUTH_SECRET is needed to keep ${label} sealed.`);
+  return Buffer.from(hkdfSync("sha256", authSecret, "permalink", label, 32));
 }

@@ -23,6 +23,7 @@ export type Action =
   | "domains.manage" // add, verify and delete custom domains
   | "billing.manage" // checkout and the billing portal
   | "webhooks.manage" // add, change, test and delete webhooks, read their delivery log
+  | "escrow.read" // download the signed escrow of every code the workspace issued
   | "api_key.claim"
   | "api_key.revoke"
   | "apps.manage"; // see and revoke every app connected with OAuth (anyone sees and revokes their own)
@@ -57,6 +58,7 @@ const ALLOWED: Record<Action, Rule> = {
   "domains.manage": { roles: MANAGERS, apiKey: true },
   "billing.manage": { roles: MANAGERS, apiKey: true },
   "webhooks.manage": { roles: MANAGERS, apiKey: true },
+  "escrow.read": { roles: MANAGERS, apiKey: true },
   "api_key.claim": { roles: MANAGERS, apiKey: false },
   "api_key.revoke": { roles: OWNERS, apiKey: false },
   "apps.manage": { roles: MANAGERS, apiKey: false },

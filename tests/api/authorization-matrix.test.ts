@@ -266,6 +266,17 @@ const FIXTURES: Record<string, Fixture> = {
     status: by(200, 200, 403, 403, 200),
     namesResource: true,
   },
+  // The destination is made internal, so the fill is refused before any connection (422) once the caller may make it.
+  "POST /api/links/{id}/preview/fill": {
+    scope: "links:write",
+    request: async (target) => {
+      const id = await target.freshLink();
+      await db().link.updateMany({ where: { id }, data: { destination: "http://10.0.0.7/menu" } });
+      return { path: `/api/links/${id}/preview/fill` };
+    },
+    status: by(422, 422, 403, 403, 422),
+    namesResource: true,
+  },
   // Anyone's (crawlers fetch it with no credentials): a link without a preview image is 404 to every caller.
   "GET /api/links/{id}/preview/image": {
     scope: "none",
@@ -439,6 +450,15 @@ const FIXTURES: Record<string, Fixture> = {
     status: 200,
     namesResource: true,
   },
+  "PATCH /api/domains/{id}": {
+    scope: "domains:write",
+    request: async (target) => ({
+      path: `/api/domains/${await target.domain()}`,
+      body: { not_found_destination: uniqueDestination() },
+    }),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
   "POST /api/domains/{id}/verify": {
     scope: "domains:write",
     request: async (target) => ({ path: `/api/domains/${await target.domain()}/verify` }),
@@ -460,6 +480,32 @@ const FIXTURES: Record<string, Fixture> = {
   "GET /api/cron/domains": { scope: "none", request: () => ({ path: "/api/cron/domains" }), status: 401 },
   "GET /api/cron/webhooks": { scope: "none", request: () => ({ path: "/api/cron/webhooks" }), status: 401 },
   "GET /api/cron/repoints": { scope: "none", request: () => ({ path: "/api/cron/repoints" }), status: 401 },
+  // The signed escrow: owners, admins and the key; each line after the header a code of the caller's own workspace.
+  "GET /api/escrow": {
+    scope: "none",
+    request: () => ({ path: "/api/escrow" }),
+    status: by(200, 200, 403, 403, 200),
+    check: async (response, own) => {
+      const lines = response.text.trim().split("\n");
+      expect(JSON.parse(lines[0]!).scope).toEqual({ kind: "workspace", id: own.id });
+      expect(lines.length - 2).toBe(await db().link.count({ where: { workspaceId: own.id } }));
+    },
+  },
+  "GET /api/operator/escrow": { scope: "none", request: () => ({ path: "/api/operator/escrow" }), status: 401 },
+  "GET /api/escrow/keys": { scope: "none", request: () => ({ path: "/api/escrow/keys" }), status: 200 },
+  "PUT /api/domains/{id}/escrow": {
+    scope: "none",
+    request: async (target) => ({ path: `/api/domains/${await target.domain()}/escrow`, body: { published: false } }),
+    status: by(200, 200, 403, 403, 200),
+    namesResource: true,
+  },
+  // Public: a domain whose owners publish nothing has no snapshot, whoever asks.
+  "GET /api/escrow/domains/{id}": {
+    scope: "none",
+    request: async (target) => ({ path: `/api/escrow/domains/${await target.domain()}` }),
+    status: 404,
+  },
+  "GET /api/cron/escrow": { scope: "none", request: () => ({ path: "/api/cron/escrow" }), status: 401 },
   "POST /api/webhooks": {
     scope: "webhooks:write",
     request: () => ({

@@ -25,6 +25,8 @@ const DOMAIN_FIELDS = [
   "created_at",
   "dns",
   "next",
+  "root_destination",
+  "not_found_destination",
 ];
 
 let dns: FakeDnsServer;

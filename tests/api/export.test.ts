@@ -156,6 +156,61 @@ describe("GET /api/links/export", () => {
     expect(response.body.links[0]).toMatchObject({ destination: expect.stringMatching(/\/123[0-3]$/), tags: [], scans_30d: 0 });
   });
 
+  it("carries each link's history in JSON, as the history endpoint gives it, one link's thousands of rows included", async () => {
+    const owner = await newUser("export-history-owner");
+    const alice = await newUser("export-history-alice");
+    const asAlice = await joinWorkspace(alice, owner.workspaceId, "admin");
+    const made = await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/first" } });
+    expect(made.status).toBe(201);
+    const edited = await call("PATCH", `/api/links/${made.body.id}`, {
+      ...asAlice,
+      body: { destination: "https://example.com/second" },
+    });
+    expect(edited.status).toBe(200);
+    expect((await call("DELETE", `/api/links/${made.body.id}`, asAlice)).status).toBe(200);
+    // Another link with more history rows than the export reads at once, so it is written in pieces.
+    const busy = await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/busy" } });
+    const recorded = (await db().linkHistory.findFirstOrThrow({ where: { linkId: busy.body.id } })).after as object;
+    const edits = 4321;
+    await db().linkHistory.createMany({
+      data: Array.from({ length: edits }, (_, index) => ({
+        linkId: busy.body.id,
+        workspaceId: owner.workspaceId,
+        occurredAt: new Date(Date.UTC(2026, 5, 1) + index * 1000),
+        change: "edited",
+        via: "api_key",
+        actorKind: "api_key",
+        actorId: `key-${index}`,
+        changed: ["title"],
+        before: recorded,
+        after: recorded,
+      })),
+    });
+    const quiet = await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/quiet" } });
+
+    const response = await call("GET", "/api/links/export?format=json", { token: owner.token });
+    expect(response.status).toBe(200);
+    const links = response.body.links as {
+      id: string;
+      history: { change: string; by: { email: string | null; api_key_id: string | null } }[];
+    }[];
+    const byId = new Map(links.map((link) => [link.id, link]));
+    const history = await call("GET", `/api/links/${made.body.id}/history`, { token: owner.token });
+    expect(byId.get(made.body.id)!.history).toEqual(history.body.entries);
+    expect(byId.get(made.body.id)!.history.map((entry) => [entry.change, entry.by.email])).toEqual([
+      ["archived", alice.email],
+      ["edited", alice.email],
+      ["created", owner.email],
+    ]);
+    const busyHistory = byId.get(busy.body.id)!.history;
+    expect(busyHistory).toHaveLength(edits + 1);
+    expect(busyHistory.slice(0, 2).map((entry) => entry.by.api_key_id)).toEqual([`key-${edits - 1}`, `key-${edits - 2}`]);
+    expect(busyHistory.at(-1)!.change).toBe("created");
+    expect(byId.get(quiet.body.id)!.history.map((entry) => entry.change)).toEqual(["created"]);
+    // Most recent first, as before.
+    expect(links.map((link) => link.id)).toEqual([quiet.body.id, busy.body.id, made.body.id]);
+  });
+
   it("refuses an unknown format with 400", async () => {
     const response = await call("GET", "/api/links/export?format=xlsx", { token: (await newUser()).token });
     expect(response.status).toBe(400);

@@ -86,7 +86,10 @@ async function expectAccounted(user: TestUser, report: Report): Promise<Entry[]>
     true,
   );
   if (!report.dry_run) {
-    const named = entries.filter((entry) => entry.outcome !== "failed").map((entry) => entry.link_id!);
+    // A domain's root (Dub's _root) is no link: it is where the domain sends its root (root_destination).
+    const rootless = entries.filter((entry) => entry.outcome !== "failed" && entry.link_id === null);
+    for (const entry of rootless) expect(entry.code, "only a domain's root names no link").toMatch(/^https:\/\/[^/]+\/?$/);
+    const named = entries.filter((entry) => entry.outcome !== "failed" && entry.link_id !== null).map((entry) => entry.link_id!);
     const links = await db().link.count({ where: { workspaceId: user.workspaceId, id: { in: named } } });
     expect(links).toBe(new Set(named).size);
   }
@@ -109,10 +112,11 @@ describe("every peer's own file: every row accounted for, and a second run chang
       expect(counts(run)).toEqual(counts(check));
       expect(run.created).toBeGreaterThan(0);
       const links = await db().link.count({ where: { workspaceId: user.workspaceId } });
-      expect(links).toBe(run.created);
+      const roots = entries.filter((entry) => entry.outcome === "created" && entry.link_id === null).length;
+      expect(links).toBe(Number(run.created) - roots);
 
       // Codes on the verified domain are there; codes of other hosts are new links naming them.
-      for (const entry of entries.filter((entry) => entry.outcome === "created")) {
+      for (const entry of entries.filter((entry) => entry.outcome === "created" && entry.link_id !== null)) {
         const link = await db().link.findUniqueOrThrow({ where: { id: entry.link_id! } });
         if (link.host === null) expect(link.importedFrom ?? null, entry.code ?? "").not.toContain(domain.hostname);
         else expect(link.host).toBe(domain.hostname);

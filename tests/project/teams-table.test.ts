@@ -16,6 +16,7 @@ const ROWS: Record<string, Action[]> = {
   "manage domains": ["domains.manage"],
   "manage billing (checkout, portal)": ["billing.manage"],
   "manage webhooks (add, change, test, read the delivery log)": ["webhooks.manage"],
+  "download the signed escrow of every code": ["escrow.read"],
   "claim the API key": ["api_key.claim"],
   "revoke the API key": ["api_key.revoke"],
   "see and revoke every connected app (anyone sees and revokes their own)": ["apps.manage"],

@@ -27,6 +27,7 @@ let proxy: RunningApp;
 const slugs: Record<string, string> = {};
 const ids: Record<string, string> = {};
 let customHost = "";
+let siteHost = "";
 /** A pass for the protected link, signed as the doors sign one (lib/resolution/password-gate.ts). */
 let pass = "";
 const PASSWORD = "staff only";
@@ -54,6 +55,17 @@ async function seedLinks(): Promise<void> {
   });
   await make("custom", "https://example.com/custom", 0, { domain_id: domain.id, slug: `menu-${randomString(SLUG_ALPHABET, 6)}` });
   await importPrinted(user.token, PRINTED_ON_DOMAIN);
+  // A second domain whose owner says where its root and its unknown codes go.
+  siteHost = `site-${user.userId.toLowerCase()}.example.org`;
+  const site = await db().domain.create({
+    data: { id: newId("dom"), workspaceId: user.workspaceId, hostname: siteHost, verifiedAt: new Date() },
+  });
+  const destinations = {
+    root_destination: "https://example.com/site-home",
+    not_found_destination: "https://example.com/site-lost",
+  };
+  expect((await call("PATCH", `/api/domains/${site.id}`, { token: user.token, body: destinations })).status).toBe(200);
+  await make("site", "https://example.com/site-menu", 0, { domain_id: site.id, slug: `menu-${randomString(SLUG_ALPHABET, 6)}` });
   const routed = await make("routed", "https://example.com/routed", 0);
   const rules = [
     { when: { country: ["AU"] }, destination: "https://example.com/au" },
@@ -203,6 +215,21 @@ const CASES: Case[] = [
     expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location: "https://example.com/custom" } }),
   },
   { name: "custom domain slug on the short host", path: () => `/${slugs.custom}`, expect: (r) => expect(r.status).toBe(404) },
+  // A domain's root and unknown codes, where its owner says; an existing code always answers for itself.
+  ...(
+    [
+      ["unknown code on a domain with a not-found destination", "GET", "/Unknown9", "https://example.com/site-lost"],
+      ["unknown multi-segment code there", "GET", "/2024/unknown", "https://example.com/site-lost"],
+      ["an existing code there", "GET", "@site", "https://example.com/site-menu"],
+      ["an existing code there, typed in another case", "GET", "@SITE", "https://example.com/site-menu"],
+    ] as const
+  ).map(([name, method, path, location]): Case => ({
+    name,
+    method,
+    host: () => siteHost,
+    path: () => (path === "@site" ? `/${slugs.site}` : path === "@SITE" ? `/${slugs.site!.toUpperCase()}` : path),
+    expect: (r) => expect(r).toMatchObject({ status: 302, headers: { location } }),
+  })),
   // Printed codes (ADR 0007): the path as browsers send it, and every other form of the same code.
   onDomain("unicode code, percent-encoded as browsers send it", "/caf%C3%A9", "https://example.com/cafe"),
   onDomain("unicode code, decomposed (NFD)", "/cafe%CC%81", "https://example.com/cafe"),
@@ -366,6 +393,20 @@ describe("both doors give the same answer", () => {
     expect(cookieShape(viaProxy)).toBe(cookieShape(viaFront));
     expect(viaProxy.body).toBe(viaFront.body);
     expect(viaFront.headers["x-robots-tag"]).toBe("noindex");
+  });
+
+  // Next adds the pages' own headers to "/" behind its proxy, so the root is compared by status and Location.
+  it.each([
+    ["GET", "/", "https://example.com/site-home"],
+    ["HEAD", "/", "https://example.com/site-home"],
+    ["GET", "/?utm_source=card", "https://example.com/site-home?utm_source=card"],
+  ])("send a domain's root where its owner says (%s %s)", async (method, path, location) => {
+    for (const app of [front, proxy]) {
+      const answer = await rawRequest(app.url, path, { method, host: siteHost });
+      expect([answer.status, answer.headers.location, answer.headers["cache-control"]]).toEqual([302, location, "no-store"]);
+    }
+    // Paths of ours keep their refusal there.
+    for (const app of [front, proxy]) expect((await rawRequest(app.url, "/api/links", { host: siteHost })).status).toBe(404);
   });
 
   it("limit password guesses at a code with a sentence and Retry-After, and record scans only on redirect", async () => {

@@ -11,6 +11,7 @@ export const ROOF = ["api", "openapi", "mcp"];
 export const CAPABILITIES = [
   "imports",
   "exports",
+  "escrow",
   "abuse",
   "qr",
   "logos",

@@ -5,10 +5,12 @@ import { type ActionResult, dashboardAction } from "@/lib/api/dashboard";
 import {
   addDomain as addDomainOperation,
   removeDomain as removeDomainOperation,
+  updateDomain as updateDomainOperation,
   verifyDomain as verifyDomainOperation,
 } from "@/lib/domains/operations";
-import { addDomain, getDomain, removeDomain, verifyDomain } from "@/lib/domains/service";
-import { required } from "../form-fields";
+import { addDomain, getDomain, removeDomain, updateDomain, verifyDomain } from "@/lib/domains/service";
+import { withScheme } from "@/lib/links/typed-destination";
+import { optional, required } from "../form-fields";
 
 export type DomainState = ActionResult<string> | null;
 
@@ -32,6 +34,26 @@ export async function verifyDomainAction(_previous: DomainState, form: FormData)
     const domain = await verifyDomain(principal, id);
     return `Checked ${domain.hostname} just now: ${domain.verified ? "verified" : "not verified yet"}, status ${domain.hostname_status}.`;
   });
+  if (result.ok) revalidatePath("/dashboard/domains");
+  return result;
+}
+
+/** Where the domain's own address and its unknown short links send visitors; a field left blank sends them to our plain page. */
+export async function updateDomainAction(_previous: DomainState, form: FormData): Promise<DomainState> {
+  const id = required(form, "id");
+  const destination = (name: string) => {
+    const typed = optional(form, name);
+    return typed === undefined ? null : withScheme(typed);
+  };
+  const result = await dashboardAction(
+    updateDomainOperation,
+    { root_destination: destination("root_destination"), not_found_destination: destination("not_found_destination") },
+    async (principal, body) => {
+      const domain = await updateDomain(principal, id, body);
+      return `Saved where visitors of ${domain.hostname} go.`;
+    },
+    { root_destination: "The address for the domain itself", not_found_destination: "The address for unknown short links" },
+  );
   if (result.ok) revalidatePath("/dashboard/domains");
   return result;
 }

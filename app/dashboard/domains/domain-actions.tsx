@@ -4,8 +4,8 @@ import { useRouter } from "next/navigation";
 import { useActionState } from "react";
 import { Confirm } from "@/components/ui/confirm";
 import { ActionOutcome } from "@/components/ui/outcome";
-import { buttonClass } from "@/components/ui/styles";
-import { type DomainState, removeDomainAction, verifyDomainAction } from "./actions";
+import { buttonClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import { type DomainState, removeDomainAction, updateDomainAction, verifyDomainAction } from "./actions";
 
 /** Verify now, and remove after a confirmation; for owners and admins (the page leaves it out for others). */
 export function DomainActions({ id, hostname }: { id: string; hostname: string }) {
@@ -43,5 +43,83 @@ export function DomainActions({ id, hostname }: { id: string; hostname: string }
       <ActionOutcome state={checked} />
       {removal && !removal.ok && <ActionOutcome state={removal} />}
     </div>
+  );
+}
+
+/**
+ * Where the domain's own address and its unknown short links send visitors: owners and admins
+ * change them, everyone else reads them. Blank: our plain page. An existing short link always
+ * answers for itself.
+ */
+export function DomainDestinations({
+  id,
+  hostname,
+  root,
+  notFound,
+  manages,
+}: {
+  id: string;
+  hostname: string;
+  root: string | null;
+  notFound: string | null;
+  manages: boolean;
+}) {
+  const [saved, save, saving] = useActionState<DomainState, FormData>(updateDomainAction, null);
+  const fields = [
+    {
+      name: "root_destination",
+      label: `When someone opens ${hostname} itself`,
+      value: root,
+      hint: "Blank: a plain page saying the address serves short links.",
+    },
+    {
+      name: "not_found_destination",
+      label: `When someone opens a short link ${hostname} does not have`,
+      value: notFound,
+      hint: "Blank: a plain page saying the link does not exist. Your short links always go where they should, even typed in another case.",
+    },
+  ];
+  if (!manages) {
+    return (
+      <dl className="m-0 space-y-2 text-sm">
+        {fields.map((field) => (
+          <div key={field.name}>
+            <dt className="font-semibold">{field.label}</dt>
+            <dd className="m-0 break-all">{field.value ?? "Our plain page"}</dd>
+          </div>
+        ))}
+      </dl>
+    );
+  }
+  return (
+    <form action={save} className="space-y-3" aria-label={`Where visitors of ${hostname} go`}>
+      <input type="hidden" name="id" value={id} />
+      {fields.map((field) => (
+        <div key={field.name}>
+          <label htmlFor={`${field.name}-${id}`} className={labelClass}>
+            {field.label}
+          </label>
+          <input
+            id={`${field.name}-${id}`}
+            name={field.name}
+            type="text"
+            inputMode="url"
+            defaultValue={field.value ?? ""}
+            placeholder="https://example.com/"
+            aria-describedby={`${field.name}-${id}-hint`}
+            aria-invalid={saved && !saved.ok && saved.field === field.name ? true : undefined}
+            className={inputClass}
+          />
+          <p id={`${field.name}-${id}-hint`} className={mutedClass + " mb-0 mt-1"}>
+            {field.hint}
+          </p>
+        </div>
+      ))}
+      <button type="submit" className={buttonClass.secondary} disabled={saving}>
+        {saving ? "Saving…" : "Save where visitors go"}
+        <span className="sr-only"> for {hostname}</span>
+      </button>
+      <ActionOutcome state={saved} />
+    </form>
   );
 }

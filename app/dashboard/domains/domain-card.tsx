@@ -3,7 +3,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { inCustomerWords } from "@/lib/api/customer-words";
 import { badgeClass, badgeTone, cardClass, mutedClass } from "@/components/ui/styles";
 import type { DomainView } from "@/lib/domains/schemas";
-import { DomainActions } from "./domain-actions";
+import { DomainActions, DomainDestinations } from "./domain-actions";
 
 const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZone: "UTC" });
 
@@ -64,6 +64,15 @@ export function DomainCard({ domain, manages }: { domain: DomainView; manages: b
         </div>
       )}
       <p className={mutedClass + " mt-0"}>Added {dateFormat.format(domain.created_at)}</p>
+      {domain.verified && (
+        <DomainDestinations
+          id={domain.id}
+          hostname={domain.hostname}
+          root={domain.root_destination}
+          notFound={domain.not_found_destination}
+          manages={manages}
+        />
+      )}
       {manages && <DomainActions id={domain.id} hostname={domain.hostname} />}
     </section>
   );

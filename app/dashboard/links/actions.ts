@@ -9,6 +9,8 @@ import { tagNamesOf, toLinkView } from "@/lib/links/present";
 import type { LinkView } from "@/lib/links/schemas";
 import { archive, createLink, editLink, getLink, restore } from "@/lib/links/service";
 import { withScheme } from "@/lib/links/typed-destination";
+import { fillPreview } from "@/lib/logos/operations";
+import { fillPreviewFromDestination } from "@/lib/logos/preview-fill";
 import { setLinkQrDesign, setWorkspaceQrDesign } from "@/lib/qr/operations";
 import type { QrDesignView } from "@/lib/qr/schemas";
 import { saveLinkDesign, saveWorkspaceDesign } from "@/lib/qr/service";
@@ -109,6 +111,42 @@ export async function protectLinkAction(_previous: LinkEditState, form: FormData
         : "Saved: visitors must enter this password before they go on.";
     },
     { password: "The password" },
+  );
+  if (result.ok) revalidatePath("/dashboard", "layout");
+  return result;
+}
+
+/**
+ * The link's social preview: "save" sets its title and description as typed (an empty field
+ * removes one), "fill" reads them and the image from the destination's own page, once, now,
+ * "remove" takes the whole preview away, its image too.
+ */
+export async function previewLinkAction(_previous: LinkEditState, form: FormData): Promise<LinkEditState> {
+  const id = required(form, "id");
+  const intent = required(form, "intent");
+  if (intent === "fill") {
+    const result = await dashboardAction(fillPreview, undefined, async (principal) => {
+      await fillPreviewFromDestination(principal, id);
+      return "Filled from the destination's page: check the preview, and change what you like.";
+    });
+    if (result.ok) revalidatePath("/dashboard", "layout");
+    return result;
+  }
+  const result = await dashboardAction(
+    updateLink,
+    {
+      preview:
+        intent === "remove"
+          ? null
+          : { title: optional(form, "preview_title") ?? null, description: optional(form, "preview_description") ?? null },
+    },
+    async (principal, body) => {
+      await editLink(principal, id, body);
+      return intent === "remove"
+        ? "The preview is removed: apps that show links read the destination's own page."
+        : "Saved: apps like Slack, WhatsApp and iMessage show this preview for the link.";
+    },
+    { preview: "The preview" },
   );
   if (result.ok) revalidatePath("/dashboard", "layout");
   return result;

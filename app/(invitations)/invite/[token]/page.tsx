@@ -26,38 +26,53 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
       </p>
       <h1 className="mt-4 text-3xl font-bold">Join a workspace</h1>
       <div className={cardClass + " mt-6 space-y-4"}>
-        <p className="m-0" data-testid="invitation-offer">
-          {invitation.sentence}
-        </p>
-        {invitation.unusable ? (
+        {invitation.unusable !== null ? (
           <p role="alert" className={errorClass + " m-0"}>
             {invitation.unusable}
           </p>
-        ) : context ? (
-          <>
-            <p className="m-0">
-              You are signed in as <strong>{context.user.email}</strong>. The invitation works only for{" "}
-              <strong>{invitation.email}</strong>.
-            </p>
-            <AcceptInvitation token={token} />
-            <div className="flex flex-wrap items-center gap-2">
-              <p className={mutedClass + " m-0"}>
-                Not the right address? Sign out, then sign in with the address the invitation was sent to.
-              </p>
-              <SignOutButton />
-            </div>
-          </>
         ) : (
           <>
-            <p className="m-0">
-              Sign in with <strong>{invitation.email}</strong> to accept. The link works once.
+            <p className="m-0" data-testid="invitation-offer">
+              {invitation.sentence}
             </p>
-            <Link href={`/signin?callbackUrl=${encodeURIComponent(here)}`} className={buttonClass.primary + " no-underline"}>
-              Sign in to accept
-            </Link>
+            {context ? (
+              <SignedIn token={token} signedInAs={context.user.email} invited={invitation.email} />
+            ) : (
+              <SignedOut invited={invitation.email} here={here} />
+            )}
           </>
         )}
       </div>
     </main>
+  );
+}
+
+function SignedIn({ token, signedInAs, invited }: { token: string; signedInAs: string | null; invited: string }) {
+  return (
+    <>
+      <p className="m-0">
+        You are signed in as <strong>{signedInAs}</strong>. The invitation works only for <strong>{invited}</strong>.
+      </p>
+      <AcceptInvitation token={token} />
+      <div className="flex flex-wrap items-center gap-2">
+        <p className={mutedClass + " m-0"}>
+          Not the right address? Sign out, then sign in with the address the invitation was sent to.
+        </p>
+        <SignOutButton />
+      </div>
+    </>
+  );
+}
+
+function SignedOut({ invited, here }: { invited: string; here: string }) {
+  return (
+    <>
+      <p className="m-0">
+        Sign in with <strong>{invited}</strong> to accept. The link works once.
+      </p>
+      <Link href={`/signin?callbackUrl=${encodeURIComponent(here)}`} className={buttonClass.primary + " no-underline"}>
+        Sign in to accept
+      </Link>
+    </>
   );
 }

@@ -1,10 +1,14 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { getDomain, removeDomain } from "@/lib/domains/operations";
+import { getDomain, removeDomain, updateDomain } from "@/lib/domains/operations";
 import * as domains from "@/lib/domains/service";
 
 export const GET = apiRoute(getDomain, async ({ principal, params, reply }) =>
   reply(200, await domains.getDomain(principal, params.id)),
+);
+
+export const PATCH = apiRoute(updateDomain, async ({ principal, params, body, reply }) =>
+  reply(200, await domains.updateDomain(principal, params.id, body)),
 );
 
 export const DELETE = apiRoute(removeDomain, async ({ principal, params, reply }) => {
@@ -12,4 +16,4 @@ export const DELETE = apiRoute(removeDomain, async ({ principal, params, reply }
   return reply(204);
 });
 
-export const { POST, PUT, PATCH, OPTIONS } = otherMethods({ GET, DELETE });
+export const { POST, PUT, OPTIONS } = otherMethods({ GET, PATCH, DELETE });

@@ -22,6 +22,7 @@ import { LinkHistory } from "./link-history";
 import { dashboardTitle } from "../../page-title";
 import { LabelForm } from "./label-form";
 import { PasswordForm } from "./password-form";
+import { PreviewForm } from "./preview-form";
 import { ScanLimitForm } from "./scan-limit-form";
 import { LinkEditForms } from "./link-edit-forms";
 import { QrDesigner } from "./qr-designer";
@@ -124,6 +125,8 @@ async function LinkTools({ principal, link }: { principal: Principal; link: Awai
       <PasswordForm id={link.id} isProtected={view.password_protected} canEdit={account.can.edit_links} />
 
       <ScanLimitForm id={link.id} limit={view.scan_limit} canEdit={account.can.edit_links} />
+
+      <PreviewForm id={link.id} preview={view.preview} count={view.preview_count} canEdit={account.can.edit_links} />
 
       <LinkEditForms
         id={link.id}

@@ -1,0 +1,11 @@
+import { otherMethods } from "@/lib/api/methods";
+import { apiRoute } from "@/lib/api/route";
+import { getEscrow } from "@/lib/escrow/operations";
+import { workspaceEscrow } from "@/lib/escrow/service";
+import { hashedClientNetwork } from "@/lib/http/client-address";
+
+export const GET = apiRoute(getEscrow, async ({ request, principal }) =>
+  workspaceEscrow(principal, hashedClientNetwork(request)),
+);
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });

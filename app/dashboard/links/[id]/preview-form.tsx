@@ -1,0 +1,126 @@
+"use client";
+
+import { type ChangeEvent, useActionState, useState } from "react";
+import { useRouter } from "next/navigation";
+import { ActionOutcome } from "@/components/ui/outcome";
+import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import { MAX_LOGO_UPLOAD_BYTES } from "@/lib/logos/limits";
+import { type LinkEditState, previewLinkAction } from "../actions";
+
+type Preview = { title: string | null; description: string | null; image_url: string | null } | null;
+
+/**
+ * What apps that show links (Slack, WhatsApp, iMessage, LinkedIn…) display for this link: a title,
+ * a description and an image, typed, uploaded, or read once from the destination's own page.
+ */
+export function PreviewForm({ id, preview, count, canEdit }: { id: string; preview: Preview; count: number; canEdit: boolean }) {
+  const [state, action, pending] = useActionState<LinkEditState, FormData>(previewLinkAction, null);
+  const [imageError, setImageError] = useState<string | null>(null);
+  const [uploading, setUploading] = useState(false);
+  const router = useRouter();
+
+  async function upload(file: File) {
+    setImageError(null);
+    if (file.size > MAX_LOGO_UPLOAD_BYTES) return setImageError("The image is larger than 1 MiB; choose a smaller one.");
+    setUploading(true);
+    try {
+      const response = await fetch(`/dashboard/links/${id}/preview-image`, {
+        method: "PUT",
+        body: file,
+        headers: { "Content-Type": file.type || "application/octet-stream" },
+      });
+      if (!response.ok) return setImageError(((await response.json()) as { error: string }).error);
+      router.refresh();
+    } finally {
+      setUploading(false);
+    }
+  }
+
+  return (
+    <section aria-labelledby="preview-heading" className={cardClass}>
+      <h2 id="preview-heading" className="mt-0 text-lg">
+        Preview
+      </h2>
+      <p className={mutedClass + " mt-0"}>
+        {preview
+          ? "Apps that show links, such as Slack, WhatsApp, iMessage and LinkedIn, show this for the link; people who open it still go straight to the destination."
+          : "Apps that show links, such as Slack, WhatsApp and iMessage, show the destination's own title and image. Set a preview to choose what they show."}{" "}
+        {count > 0 && `Shown ${count} ${count === 1 ? "time" : "times"} so far (not counted as scans).`}
+      </p>
+      {preview?.image_url && (
+        // eslint-disable-next-line @next/next/no-img-element -- the image is served from our own origin, already sized
+        <img src={preview.image_url} alt="The preview's image" className="mb-3 max-h-40 w-auto rounded border border-zinc-200" />
+      )}
+      {canEdit ? (
+        <>
+          <form action={action} className="grid gap-3" key={JSON.stringify(state) + JSON.stringify(preview)}>
+            <input type="hidden" name="id" value={id} />
+            <div>
+              <label htmlFor="preview-title" className={labelClass}>
+                Title
+              </label>
+              <input
+                id="preview-title"
+                name="preview_title"
+                maxLength={200}
+                defaultValue={preview?.title ?? ""}
+                className={inputClass}
+              />
+            </div>
+            <div>
+              <label htmlFor="preview-description" className={labelClass}>
+                Description
+              </label>
+              <textarea
+                id="preview-description"
+                name="preview_description"
+                maxLength={500}
+                rows={2}
+                defaultValue={preview?.description ?? ""}
+                className={inputClass}
+              />
+            </div>
+            <div className="flex flex-wrap gap-2">
+              <button type="submit" name="intent" value="save" className={buttonClass.primary} disabled={pending}>
+                Save preview
+              </button>
+              <button type="submit" name="intent" value="fill" className={buttonClass.secondary} disabled={pending}>
+                Fill from the destination
+              </button>
+              {preview && (
+                <button type="submit" name="intent" value="remove" className={buttonClass.secondary} disabled={pending}>
+                  Remove preview
+                </button>
+              )}
+            </div>
+            <ActionOutcome state={state} />
+          </form>
+          <div className="mt-3 space-y-1">
+            <label htmlFor="preview-image-file" className={labelClass}>
+              {preview?.image_url ? "Replace the image" : "Upload an image"} (PNG, JPEG, WebP or SVG, up to 1 MiB)
+            </label>
+            <input
+              id="preview-image-file"
+              type="file"
+              accept="image/png,image/jpeg,image/webp,image/svg+xml"
+              disabled={uploading}
+              className="block text-sm"
+              onChange={(event: ChangeEvent<HTMLInputElement>) => {
+                const file = event.target.files?.[0];
+                if (file) void upload(file);
+                event.target.value = "";
+              }}
+            />
+            {imageError && (
+              <p role="alert" className={errorClass}>
+                {imageError}
+              </p>
+            )}
+          </div>
+        </>
+      ) : (
+        <p className={mutedClass}>Changing the preview needs an active subscription and the right to edit this link.</p>
+      )}
+    </section>
+  );
+}
