@@ -3,8 +3,8 @@ import { analyticsCsv, scanAnalytics } from "@/lib/analytics/service";
 import { createLinksInBulk } from "@/lib/api/bulk-links";
 import { describeAccount as describeAccountOperation } from "@/lib/billing/operations";
 import { describeAccount } from "@/lib/billing/service";
-import { listDomains as listDomainsOperation } from "@/lib/domains/operations";
-import { listDomains } from "@/lib/domains/service";
+import { listDomains as listDomainsOperation, updateDomain as updateDomainOperation } from "@/lib/domains/operations";
+import { listDomains, updateDomain } from "@/lib/domains/service";
 import { hashedClientNetwork } from "@/lib/http/client-address";
 import * as importOperations from "@/lib/imports/operations";
 import { getImport, startImport } from "@/lib/imports/service";
@@ -212,6 +212,17 @@ export const listDomainsTool = defineTool(listDomainsOperation, {
   run: (_input, { principal }) => listDomains(principal),
 });
 
+export const setDomainDestinationsTool = defineTool(updateDomainOperation, {
+  name: "set_domain_destinations",
+  description:
+    "Sets where a verified custom domain sends a visit of its root (https://go.example.com/) and of a code it does " +
+    "not have, as PATCH /api/domains/{id} does: root_destination and not_found_destination, each a destination " +
+    "vetted like a link's; null puts back the service's own page, and a field left out stays as it is. A code that " +
+    "exists always answers for itself. Owners and admins only; the domain must be verified (list_domains).",
+  hints: { destructive: false, idempotent: true },
+  run: ({ id, ...destinations }, { principal }) => updateDomain(principal, id, destinations),
+});
+
 export const listWebhooksTool = defineTool(listWebhooksOperation, {
   name: "list_webhooks",
   description:
@@ -303,6 +314,7 @@ export const TOOLS: readonly Tool[] = [
   getQrTool,
   getAnalyticsTool,
   listDomainsTool,
+  setDomainDestinationsTool,
   listWebhooksTool,
   listTagsTool,
   startImportTool,

@@ -192,6 +192,7 @@ describe("OpenAPI document", () => {
       "tags",
       "password",
       "scan_limit",
+      "preview",
     ]);
   });
 

@@ -4,7 +4,8 @@ import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/config";
-import { randomString } from "@/lib/db/random";
+import { db } from "@/lib/db/client";
+import { newId, randomString } from "@/lib/db/random";
 import { resetWriteLimiter } from "@/lib/http/write-limit";
 import { accountSchema } from "@/lib/billing/schemas";
 import { domainListSchema } from "@/lib/domains/schemas";
@@ -67,6 +68,7 @@ describe("the MCP server's tools", () => {
       "get_qr",
       "get_analytics",
       "list_domains",
+      "set_domain_destinations",
       "list_webhooks",
       "list_tags",
       "start_import",
@@ -337,6 +339,32 @@ describe("the MCP server's tools", () => {
     expect(strangers.domains.map((domain) => domain.id)).not.toContain(added.body.id);
   });
 
+  it("sets where a verified domain's root and unknown codes go, as PATCH /api/domains/{id} does", async () => {
+    const team = await newUser("mcp-domain-destinations");
+    const hostname = freshHostname();
+    const id = newId("dom");
+    await db().domain.create({ data: { id, workspaceId: team.workspaceId, hostname, verifiedAt: new Date() } });
+    const client = await connect({ token: team.token });
+    const set = await callTool(client, "set_domain_destinations", {
+      id,
+      root_destination: "https://example.com/home",
+      not_found_destination: "https://example.com/help",
+    });
+    const unverified = await call("POST", "/api/domains", { token: team.token, body: { hostname: freshHostname() } });
+    const refused = await callTool(client, "set_domain_destinations", { id: unverified.body.id, root_destination: null });
+    await client.close();
+
+    expect(set.isError, textOf(set)).toBeFalsy();
+    expect(set.structuredContent).toMatchObject({
+      id,
+      root_destination: "https://example.com/home",
+      not_found_destination: "https://example.com/help",
+    });
+    expect(set.structuredContent).toEqual((await call("GET", `/api/domains/${id}`, { token: team.token })).body);
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/not verified/);
+  });
+
   it("describes the account as GET /api/account does", async () => {
     const account = await callTool(ownerClient, "get_account");
     expect(account.structuredContent).toEqual((await call("GET", "/api/account", { token: owner.token })).body);
@@ -368,7 +396,8 @@ describe("the MCP server's tools", () => {
     };
     const notFound = {
       link: (await call("GET", `/api/links/${theirs.link}`, { token: owner.token })).body.error,
-      domain: (
+      domain: (await call("GET", `/api/domains/${theirs.domain}`, { token: owner.token })).body.error,
+      domain_id: (
         await call("POST", "/api/links", {
           token: owner.token,
           body: { destination: freshDestination(), domain_id: theirs.domain },
@@ -376,7 +405,8 @@ describe("the MCP server's tools", () => {
       ).body.error,
     };
     expect(notFound.link).toMatch(/No link with this id/);
-    expect(notFound.domain).toMatch(/domain/);
+    expect(notFound.domain).toMatch(/No domain with this id/);
+    expect(notFound.domain_id).toMatch(/domain/);
 
     const naming = accountToolCalls(theirs, freshDestination).filter((entry) => entry.names !== null);
     expect(naming.map((entry) => entry.name)).toEqual([
@@ -393,6 +423,7 @@ describe("the MCP server's tools", () => {
       "restore_link",
       "get_qr",
       "get_analytics",
+      "set_domain_destinations",
     ]);
     for (const { name, args, names } of naming) {
       const result = await callTool(ownerClient, name, args);

@@ -170,6 +170,7 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
         "repoint_link",
         "restore_link",
         "schedule_repoint",
+        "set_domain_destinations",
         "set_link_password",
         "set_link_preview",
         "set_link_rules",
@@ -300,10 +301,15 @@ describe("the MCP server on the running app, through the SDK's Client over Strea
       const client = await connect({ token: owner.token });
       const http = {
         link: await api("GET", `/api/links/${theirs.link}`, owner.token),
-        domain: await api("POST", "/api/links", owner.token, { destination: freshDestination(), domain_id: theirs.domain }),
+        domain: await api("GET", `/api/domains/${theirs.domain}`, owner.token),
+        domainId: await api("POST", "/api/links", owner.token, { destination: freshDestination(), domain_id: theirs.domain }),
       };
-      expect([http.link.status, http.domain.status]).toEqual([404, 404]);
-      const notFound = { link: (await http.link.json()).error, domain: (await http.domain.json()).error };
+      expect([http.link.status, http.domain.status, http.domainId.status]).toEqual([404, 404, 404]);
+      const notFound = {
+        link: (await http.link.json()).error,
+        domain: (await http.domain.json()).error,
+        domain_id: (await http.domainId.json()).error,
+      };
 
       for (const { name, args, names } of accountToolCalls(theirs, freshDestination).filter((entry) => entry.names !== null)) {
         const result = await callTool(client, name, args);

@@ -30,13 +30,13 @@ export function textOf(result: CallToolResult | Awaited<ReturnType<Client["callT
   return first.text;
 }
 
-/** Which of another workspace's resources a tool call names, if any. */
-export type Names = "link" | "domain" | null;
+/** Which of another workspace's resources a tool call names, if any: a link's id, a domain's in the path, or create_link's domain_id. */
+export type Names = "link" | "domain" | "domain_id" | null;
 
 /**
  * The one table of calls the suites walk for "every tool": each tool an account uses (all but
  * buy_link) once, naming `ids.link` wherever a tool takes a link's id and `ids.domain` as
- * create_link's domain_id. A caller without credentials gets the same OAuth challenge (HTTP 401) from each; another
+ * create_link's domain_id and a domain's id. A caller without credentials gets the same OAuth challenge (HTTP 401) from each; another
  * workspace's ids get the HTTP API's not-found answer from each call that names one.
  */
 export function accountToolCalls(
@@ -44,7 +44,7 @@ export function accountToolCalls(
   destination: () => string,
 ): { name: string; args: Record<string, unknown>; names: Names }[] {
   return [
-    { name: "create_link", args: { destination: destination(), domain_id: ids.domain }, names: "domain" },
+    { name: "create_link", args: { destination: destination(), domain_id: ids.domain }, names: "domain_id" },
     { name: "list_links", args: {}, names: null },
     { name: "get_link", args: { id: ids.link }, names: "link" },
     { name: "get_link_history", args: { id: ids.link }, names: "link" },
@@ -72,6 +72,7 @@ export function accountToolCalls(
     { name: "get_qr", args: { id: ids.link }, names: "link" },
     { name: "get_analytics", args: { link_id: ids.link }, names: "link" },
     { name: "list_domains", args: {}, names: null },
+    { name: "set_domain_destinations", args: { id: ids.domain, root_destination: destination() }, names: "domain" },
     { name: "list_webhooks", args: {}, names: null },
     { name: "list_tags", args: {}, names: null },
     { name: "start_import", args: { file: `url\n${destination()}\n`, dry_run: "1" }, names: null },
