@@ -159,16 +159,19 @@ async function expectRollupsOfRawRows(workspaceId: string, written: ScanRow[]): 
     GROUP BY 1, 2, 3`;
   const toScans = (rows: Day[]) => rows.map((row) => ({ ...row, scans: row.scans || 0 }));
   expect(toScans(number(rollups))).toEqual(toScans(number(raw)));
-  // A visitor's first scan of a UTC day is flagged once per link and once for the workspace.
+  // A visitor's first scan of a UTC day is flagged exactly once per link. For the workspace it is an
+  // estimate (docs/analytics.md): at least once, and at most once per link, when writers of two of its
+  // links race on one visitor.
   const [flags] = await db().$queryRaw<{ link: bigint; workspace: bigint }[]>`
     SELECT count(*) FILTER (WHERE e.link_unique) AS link, count(*) FILTER (WHERE e.workspace_unique) AS workspace
     FROM scan_events e JOIN links l ON l.id = e.link_id WHERE l.workspace_id = ${workspaceId}`;
   const dayOf = (row: ScanRow) => row.occurredAt.toISOString().slice(0, 10);
   const visits = written.filter((row) => row.visitor !== null);
-  expect(flags).toEqual({
-    link: BigInt(new Set(visits.map((row) => `${row.linkId} ${dayOf(row)} ${row.visitor}`)).size),
-    workspace: BigInt(new Set(visits.map((row) => `${dayOf(row)} ${row.visitor}`)).size),
-  });
+  const perLink = new Set(visits.map((row) => `${row.linkId} ${dayOf(row)} ${row.visitor}`)).size;
+  const perWorkspace = new Set(visits.map((row) => `${dayOf(row)} ${row.visitor}`)).size;
+  expect(flags.link).toBe(BigInt(perLink));
+  expect(Number(flags.workspace)).toBeGreaterThanOrEqual(perWorkspace);
+  expect(Number(flags.workspace)).toBeLessThanOrEqual(perLink);
   // The links' breakdown rows hold the same scans and uniques as their totals, per grain.
   const breakdowns = await db().$queryRaw<{ grain: number; scans: bigint; uniques: bigint }[]>`
     SELECT grain, sum(scans) AS scans, sum(uniques) AS uniques FROM scan_link_breakdowns
