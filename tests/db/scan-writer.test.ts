@@ -169,9 +169,9 @@ async function expectRollupsOfRawRows(workspaceId: string, written: ScanRow[]): 
   const visits = written.filter((row) => row.visitor !== null);
   const perLink = new Set(visits.map((row) => `${row.linkId} ${dayOf(row)} ${row.visitor}`)).size;
   const perWorkspace = new Set(visits.map((row) => `${dayOf(row)} ${row.visitor}`)).size;
-  expect(flags.link).toBe(BigInt(perLink));
-  expect(Number(flags.workspace)).toBeGreaterThanOrEqual(perWorkspace);
-  expect(Number(flags.workspace)).toBeLessThanOrEqual(perLink);
+  expect(flags!.link).toBe(BigInt(perLink));
+  expect(Number(flags!.workspace)).toBeGreaterThanOrEqual(perWorkspace);
+  expect(Number(flags!.workspace)).toBeLessThanOrEqual(perLink);
   // The links' breakdown rows hold the same scans and uniques as their totals, per grain.
   const breakdowns = await db().$queryRaw<{ grain: number; scans: bigint; uniques: bigint }[]>`
     SELECT grain, sum(scans) AS scans, sum(uniques) AS uniques FROM scan_link_breakdowns
