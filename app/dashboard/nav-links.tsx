@@ -19,7 +19,7 @@ export function NavLinks() {
                 href={page.href}
                 aria-current={current ? "page" : undefined}
                 className={
-                  "block whitespace-nowrap border-b-2 px-3 py-2 text-sm no-underline " +
+                  "block whitespace-nowrap border-b-2 px-2 py-2 text-sm no-underline sm:px-3 " +
                   (current
                     ? "border-accent font-semibold text-zinc-900 dark:text-white"
                     : "border-transparent text-zinc-700 hover:text-zinc-900 dark:text-zinc-300 dark:hover:text-white")

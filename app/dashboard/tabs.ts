@@ -7,7 +7,7 @@ export const TABS = [
   { href: "/dashboard/domains", label: "Domains" },
   { href: "/dashboard/members", label: "Members" },
   { href: "/dashboard/settings/webhooks", label: "Webhooks" },
-  { href: "/dashboard/apps", label: "Connected apps" },
+  { href: "/dashboard/apps", label: "Apps" },
   { href: "/dashboard/billing", label: "Billing" },
   { href: "/dashboard/settings", label: "API key & workspace" },
 ] as const;
