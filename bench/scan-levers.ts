@@ -1,17 +1,17 @@
+import type { ScanRow } from "@/lib/analytics/enrich";
+import { batchStatementValues, inWriterTransaction, WRITE_SCAN_BATCH } from "@/lib/analytics/store/append";
+import { config } from "@/lib/config";
+import { closePool, pool } from "@/lib/db/pool";
+import { boot } from "@/server/boot";
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import type { ScanRow } from "@/lib/analytics/enrich";
-import { batchStatementValues, inWriterTransaction, WRITE_SCAN_BATCH } from "@/lib/analytics/store/append";
-import { config } from "@/lib/config";
-import { closePool, pool } from "@/lib/db/pool";
-import { boot } from "@/server/boot";
-import { backendCpuNs, backendCpuReadable, writeLegacyScanBatch } from "./scan-cost";
-import { randomScanRows, seedSpreadLinks, type SpreadLinks } from "./spread-links";
+import { backendCpu, backendCpuReadable, backendCpuSinceNs, writeLegacyScanBatch } from "./scan-cost";
 import { runBenchScript } from "./script";
+import { randomScanRows, seedSpreadLinks, type SpreadLinks } from "./spread-links";
 
 /**
  * Scratch: the levers of issue 43 measured side by side, each design a batch in turns over links of
@@ -196,7 +196,7 @@ async function main(): Promise<void> {
     for (const design of designs) {
       const rows = await randomScanRows(links.get(design)!, Number(options.batch), host);
       const idsFrom = await lastId();
-      const before = await backendCpuNs();
+      const before = await backendCpu();
       if (design === "legacy") await writeLegacyScanBatch(randomUUID(), rows);
       else {
         // Encoded before the transaction: a process holding a million links' ids in memory can pause
@@ -216,13 +216,13 @@ async function main(): Promise<void> {
           ),
         );
       }
-      const used = (await backendCpuNs()) - before;
+      const used = await backendCpuSinceNs(before);
       pending.get(design)!.push(`(e.id > ${idsFrom} AND e.id <= ${await lastId()})`);
       cpu.get(design)!.push(used / 1000 / rows.length);
       scans.set(design, scans.get(design)! + rows.length);
       const folds = design.includes("nobd") || design.includes("nototals");
       if (folds && ((index + 1) % foldEvery === 0 || index === batches - 1)) {
-        const foldBefore = await backendCpuNs();
+        const foldBefore = await backendCpu();
         await inWriterTransaction(async (client) => {
           // A link probed a raw row, as the batch statement does: without stats on the day's new
           // partition the planner otherwise hashes every design's links (5 million) for each fold.
@@ -233,7 +233,7 @@ async function main(): Promise<void> {
           if (design.includes("nototals")) await client.query(FOLD_TOTALS(batchRows), values);
           pending.set(design, []);
         });
-        foldCpu.set(design, foldCpu.get(design)! + ((await backendCpuNs()) - foldBefore) / 1000);
+        foldCpu.set(design, foldCpu.get(design)! + (await backendCpuSinceNs(foldBefore)) / 1000);
       }
       console.log(`batch ${index + 1} ${design}: ${(used / 1000 / rows.length).toFixed(1)} µs a scan`);
     }
