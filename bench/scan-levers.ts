@@ -14,7 +14,7 @@ import { runBenchScript } from "./script";
 import { randomScanRows, seedSpreadLinks, type SpreadLinks } from "./spread-links";
 
 /**
- * Scratch: the levers of issue 43 measured side by side, each design a batch in turns over links of
+ * The scan writer's next levers measured side by side, each design a batch in turns over links of
  * its own, PostgreSQL CPU a scan from its backends' counters.
  * - legacy: the release before's statement; current: today's;
  * - copy: today's statement without its raw INSERT, answering each row's flags, then the raw rows by COPY;
