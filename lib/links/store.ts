@@ -263,7 +263,9 @@ export async function historyOfLinks(linkIds: string[], limit?: number, before?:
 }
 
 async function withActorEmails(rows: Prisma.LinkHistoryGetPayload<object>[]): Promise<HistoryRow[]> {
-  const idsOf = (kind: string) => [...new Set(rows.filter((row) => row.actorKind === kind && row.actorId).map((row) => row.actorId!))];
+  const idsOf = (kind: string) => [
+    ...new Set(rows.filter((row) => row.actorKind === kind && row.actorId).map((row) => row.actorId!)),
+  ];
   const grantIds = idsOf("oauth_grant");
   const grants = grantIds.length
     ? await db().oAuthGrant.findMany({

@@ -317,13 +317,19 @@ async function exchangeCode(clientId: string, form: TokenForm): Promise<Outcome<
       return refuse("invalid_grant", INVALID_CODE);
     if (authorization.usedAt) {
       if (authorization.grantId) await store.revokeGrant(tx, authorization.grantId, now());
-      return refuse("invalid_grant", "The code was already used; the tokens it gave have been revoked. Start again from the app.");
+      return refuse(
+        "invalid_grant",
+        "The code was already used; the tokens it gave have been revoked. Start again from the app.",
+      );
     }
     if (authorization.expiresAt.getTime() <= clock().now()) return refuse("invalid_grant", INVALID_CODE);
     if (form.redirect_uri !== undefined && form.redirect_uri !== authorization.redirectUri)
       return refuse("invalid_grant", "redirect_uri is not the one the code was issued to.");
     if (!verifierMatches(verifier, authorization.codeChallenge))
-      return refuse("invalid_grant", "code_verifier does not match the code_challenge of the authorization request (PKCE, S256).");
+      return refuse(
+        "invalid_grant",
+        "code_verifier does not match the code_challenge of the authorization request (PKCE, S256).",
+      );
     if (form.resource !== undefined && form.resource !== authorization.resource)
       return refuse("invalid_target", "resource is not the one the code was issued for.");
     const grantId = await store.insertGrant(tx, {

@@ -183,7 +183,11 @@ describe("a link's history", () => {
     });
     expect(made.status, made.text).toBe(201);
     const grant = await db().oAuthGrant.findFirstOrThrow({ where: { clientId: writer.started.clientId } });
-    const byApp = { kind: "app", user_id: owner.userId, app: { client_id: writer.started.clientId, name: "Test agent", grant_id: grant.id } };
+    const byApp = {
+      kind: "app",
+      user_id: owner.userId,
+      app: { client_id: writer.started.clientId, name: "Test agent", grant_id: grant.id },
+    };
     const [asOwner] = (await historyOf(made.body.id, { token: owner.token })).entries;
     expect(asOwner).toMatchObject({ change: "created", via: "oauth", by: { ...byApp, email: owner.email, api_key_id: null } });
     const reader = await connectApp(owner, owner.workspaceId, ["links:read"]);
@@ -195,7 +199,10 @@ describe("a link's history", () => {
     const ownEdit = await call("PATCH", `/api/links/${made.body.id}`, { token: owner.token, body: { title: "Mine" } });
     expect(ownEdit.status, ownEdit.text).toBe(200);
     const [memberEntry] = (await historyOf(made.body.id, { token: reader.tokens.access_token })).entries;
-    expect(memberEntry).toMatchObject({ via: "session_token", by: { kind: "member", user_id: owner.userId, email: null, app: null } });
+    expect(memberEntry).toMatchObject({
+      via: "session_token",
+      by: { kind: "member", user_id: owner.userId, email: null, app: null },
+    });
   });
 
   it("is append-only in the database: no statement changes or deletes a row", async () => {

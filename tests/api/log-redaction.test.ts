@@ -26,7 +26,10 @@ describe("log redaction", () => {
     };
     logger.info(secrets, "top level");
     logger.info({ form: secrets, body: { ...secrets }, query: { code: secrets.code } }, "one level down");
-    logger.info({ req: { headers: { "link-password": "hunter2-link" } }, headers: { "link-password": "hunter2-link" } }, "headers");
+    logger.info(
+      { req: { headers: { "link-password": "hunter2-link" } }, headers: { "link-password": "hunter2-link" } },
+      "headers",
+    );
     const text = JSON.stringify(lines);
     for (const secret of [...Object.values(secrets), "hunter2-link"]) expect(text).not.toContain(secret);
     expect(lines[0]).toMatchObject({ access_token: "[redacted]", code: "[redacted]", code_verifier: "[redacted]" });

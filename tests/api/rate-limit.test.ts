@@ -1,9 +1,9 @@
 import { resetConfig } from "@/lib/config";
+import { db } from "@/lib/db/client";
 import { hashedClientAddress } from "@/lib/http/client-address";
 import { resetWriteLimiter } from "@/lib/http/write-limit";
 import { Redis as Ioredis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { db } from "@/lib/db/client";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
 import { pkce, REDIRECT } from "../support/oauth";
 import { LOCAL_REDIS_URL, waitUntilClearOfWindowBoundary } from "../support/redis";
