@@ -3,6 +3,7 @@ import {
   authorizationQuerySchema,
   clientMetadataSchema,
   connectedAppListSchema,
+  oauthCleanupRunSchema,
   oauthErrorSchema,
   registeredClientSchema,
   tokenFormSchema,
@@ -117,4 +118,20 @@ export const revokeOAuthGrant = defineOperation({
     403: failure("Someone else connected it and you are not an owner or admin, or an API key or a connected app asked."),
     404: failure("No connected app with this id in this workspace (or it was revoked already)."),
   },
+});
+
+export const cleanUpOAuth = defineOperation({
+  method: "get",
+  path: "/api/cron/oauth-cleanup",
+  auth: "cron",
+  operationId: "cleanUpOAuth",
+  summary: "Delete spent OAuth codes and tokens (cron)",
+  description:
+    "Deletes authorization requests and codes past their expiry, access tokens past their 15 " +
+    "minutes, refresh tokens past their 30 days, and a used code or rotated refresh token a day " +
+    "after its use (until then a second use of it still revokes the connection it gave). Nothing " +
+    "that still works is touched, and every answer stays the same: a deleted token was already " +
+    "refused. Safe to run any number of times and on several instances at once.",
+  tag: "Operations",
+  responses: { 200: ok("What this run deleted.", oauthCleanupRunSchema) },
 });

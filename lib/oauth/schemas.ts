@@ -102,3 +102,21 @@ export const connectedAppSchema = z
   .meta({ id: "ConnectedApp" });
 
 export const connectedAppListSchema = z.object({ grants: z.array(connectedAppSchema) }).meta({ id: "ConnectedAppList" });
+
+export const oauthCleanupRunSchema = z
+  .object({
+    authorizations_deleted: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: "authorization requests and codes past their expiry (a used code a day after its use)" }),
+    access_tokens_deleted: z.number().int().min(0).meta({ description: "access tokens past their expiry" }),
+    refresh_tokens_deleted: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: "refresh tokens past their expiry, and rotated ones a day after their use" }),
+  })
+  .meta({ id: "OAuthCleanupRun" });
+
+export type OAuthCleanupRun = z.output<typeof oauthCleanupRunSchema>;

@@ -10,7 +10,13 @@ import { can, roleMayGrant } from "@/lib/workspaces/permissions";
 import { findRole, userMemberships } from "@/lib/workspaces/store";
 import type { Principal, Role } from "@/lib/workspaces/types";
 import { issuer, resourceUrl } from "./metadata";
-import type { authorizationQuerySchema, OAuthErrorBody, registeredClientSchema, tokenFormSchema } from "./schemas";
+import type {
+  authorizationQuerySchema,
+  OAuthCleanupRun,
+  OAuthErrorBody,
+  registeredClientSchema,
+  tokenFormSchema,
+} from "./schemas";
 
 type AuthorizationQuery = z.output<typeof authorizationQuerySchema>;
 type TokenForm = z.output<typeof tokenFormSchema>;
@@ -19,6 +25,7 @@ import {
   ACCESS_TOKEN_SECONDS,
   AUTHORIZATION_REQUEST_MINUTES,
   CODE_SECONDS,
+  EVIDENCE_HOURS,
   newAccessToken,
   newCode,
   newRefreshToken,
@@ -447,4 +454,20 @@ export async function revokeConnectedApp(principal: Principal, id: string): Prom
   if (grant.userId !== person.userId && !can(person, "apps.manage"))
     throw forbidden("Only an owner or admin can revoke an app someone else connected; you can revoke the ones you connected.");
   await transaction((tx) => store.revokeGrant(tx, grant.id, now()));
+}
+
+// ── Cleanup ──────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * The scheduled cleanup: codes and tokens past their expiry, and used codes and rotated refresh
+ * tokens once their use is EVIDENCE_HOURS old. Every one deleted was already refused, so no
+ * answer changes; a live token is never touched.
+ */
+export async function cleanUpSpentOAuth(): Promise<OAuthCleanupRun> {
+  const deleted = await store.deleteSpentOAuthRows(now(), new Date(clock().now() - EVIDENCE_HOURS * 3_600_000));
+  return {
+    authorizations_deleted: deleted.authorizations,
+    access_tokens_deleted: deleted.accessTokens,
+    refresh_tokens_deleted: deleted.refreshTokens,
+  };
 }

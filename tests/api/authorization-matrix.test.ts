@@ -506,6 +506,7 @@ const FIXTURES: Record<string, Fixture> = {
     status: 404,
   },
   "GET /api/cron/escrow": { scope: "none", request: () => ({ path: "/api/cron/escrow" }), status: 401 },
+  "GET /api/cron/oauth-cleanup": { scope: "none", request: () => ({ path: "/api/cron/oauth-cleanup" }), status: 401 },
   "POST /api/webhooks": {
     scope: "webhooks:write",
     request: () => ({
