@@ -6,6 +6,7 @@ import {
   oauthCleanupRunSchema,
   oauthErrorSchema,
   registeredClientSchema,
+  revocationFormSchema,
   tokenFormSchema,
   tokenResponseSchema,
 } from "./schemas";
@@ -16,6 +17,7 @@ export const registerOAuthClient = defineOperation({
   method: "post",
   path: "/api/oauth/register",
   auth: "public",
+  crossOrigin: true,
   operationId: "registerOAuthClient",
   summary: "Register an app for OAuth (RFC 7591)",
   description:
@@ -56,6 +58,7 @@ export const exchangeOAuthToken = defineOperation({
   method: "post",
   path: "/api/oauth/token",
   auth: "public",
+  crossOrigin: true,
   operationId: "exchangeOAuthToken",
   summary: "Exchange a code or a refresh token for tokens",
   description:
@@ -73,6 +76,29 @@ export const exchangeOAuthToken = defineOperation({
       "invalid_request, invalid_grant (a wrong code_verifier, a used or expired code, a used refresh token), " +
         "invalid_target (resource is not this server's MCP URL), invalid_scope or unsupported_grant_type.",
     ),
+    401: oauthError("invalid_client: client_id names no registered app."),
+  },
+});
+
+export const revokeOAuthToken = defineOperation({
+  method: "post",
+  path: "/api/oauth/revoke",
+  auth: "public",
+  crossOrigin: true,
+  operationId: "revokeOAuthToken",
+  summary: "Revoke a token (RFC 7009)",
+  description:
+    "The revocation endpoint (application/x-www-form-urlencoded): token, client_id and, optionally, " +
+    "token_type_hint. Revoking an access or a refresh token ends its connection, as Disconnect " +
+    "among connected apps does: every token of it stops working at once. A token that is unknown, " +
+    "expired, revoked already or issued to another app is answered the same 200 and left as it is " +
+    "(RFC 7009 §2.2).",
+  tag: "OAuth",
+  write: true,
+  form: revocationFormSchema,
+  responses: {
+    200: { description: "The token no longer works (or never did)." },
+    400: oauthError("invalid_request: token is missing."),
     401: oauthError("invalid_client: client_id names no registered app."),
   },
 });

@@ -75,6 +75,15 @@ export const tokenFormSchema = z
   })
   .meta({ id: "OAuthTokenRequest" });
 
+/** The revocation request's form (RFC 7009 §2.1): a public client names itself with client_id. */
+export const revocationFormSchema = z
+  .looseObject({
+    token: text.meta({ description: "the access or refresh token to revoke" }),
+    token_type_hint: text.meta({ description: "access_token or refresh_token (optional: either is found)" }),
+    client_id: text.meta({ description: "the app the token was issued to" }),
+  })
+  .meta({ id: "OAuthRevocationRequest" });
+
 export const tokenResponseSchema = z
   .object({
     access_token: z.string(),

@@ -15,11 +15,13 @@ import type {
   OAuthCleanupRun,
   OAuthErrorBody,
   registeredClientSchema,
+  revocationFormSchema,
   tokenFormSchema,
 } from "./schemas";
 
 type AuthorizationQuery = z.output<typeof authorizationQuerySchema>;
 type TokenForm = z.output<typeof tokenFormSchema>;
+type RevocationForm = z.output<typeof revocationFormSchema>;
 import * as store from "./store";
 import {
   ACCESS_TOKEN_SECONDS,
@@ -392,6 +394,21 @@ async function replayedRefresh(grantId: string): Promise<OAuthRefusal> {
     "invalid_grant",
     "This refresh token was already used, so it may have been copied: the connection has been revoked. Connect again.",
   );
+}
+
+/**
+ * RFC 7009: an app ends its own connection with either of its tokens (the grant is revoked, so
+ * every token of it stops at once). A token this app was not given, or one that no longer works,
+ * changes nothing and is answered the same (§2.2).
+ */
+export async function revokeToken(form: RevocationForm): Promise<Outcome<null>> {
+  const client = form.client_id && isRecordId(form.client_id) ? await store.findClient(form.client_id) : null;
+  if (!client) return refuse("invalid_client", "client_id names no app registered here.", 401);
+  if (!form.token) return refuse("invalid_request", "token is required: the access or refresh token to revoke.");
+  const token = await store.findToken(secretHash(form.token));
+  if (token && token.grant.clientId === client.id && !token.grant.revokedAt)
+    await transaction((tx) => store.revokeGrant(tx, token.grant.id, now()));
+  return { ok: true, value: null };
 }
 
 // ── Access tokens at the resource ────────────────────────────────────────────────────────────

@@ -606,6 +606,16 @@ const FIXTURES: Record<string, Fixture> = {
     }),
     status: 401,
   },
+  // Public: an app names itself; a token it was not given is answered 200 and left alone.
+  "POST /api/oauth/revoke": {
+    scope: "none",
+    request: () => ({
+      path: "/api/oauth/revoke",
+      rawBody: new TextEncoder().encode("token=plo_x&client_id=ocl_AAAAAAAAAAAAAAAAAAAA"),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    }),
+    status: 401,
+  },
   // Owners and admins see every connected app, the others their own; an API key none.
   "GET /api/oauth/grants": {
     scope: "none",
