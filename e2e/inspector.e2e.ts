@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { Readable } from "node:stream";
 import { type Browser, type Page } from "@playwright/test";
 import { freePort } from "../server/app-process";
 import { expect, test } from "./support/fixtures";
@@ -48,18 +49,26 @@ test.afterEach(() =>
 );
 
 type Run = { code: number | null; stdout: string; stderr: string };
+type Inspector = ChildProcessByStdio<null, Readable, Readable>;
 
 /** The Inspector's CLI as a child process, on the project's Node (its own bin needs Node 22 or later). */
-function startInspector(args: readonly string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<Run> } {
-  const child = spawn(path.resolve("node_modules/.bin/node"), [INSPECTOR, "--cli", `${baseUrl()}/api/mcp`, ...args], {
+function startInspector(args: readonly string[], env: Record<string, string> = {}): { child: Inspector; done: Promise<Run> } {
+  const child: Inspector = spawn(path.resolve("node_modules/.bin/node"), [INSPECTOR, "--cli", `${baseUrl()}/api/mcp`, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     // Its secrets (the OAuth tokens it obtains) in a file under that home: there is no keychain here.
-    env: { PATH: process.env.PATH, HOME: home, NO_COLOR: "1", MCP_INSPECTOR_SECRET_STORE: "file", ...env },
+    env: {
+      NODE_ENV: "production",
+      PATH: process.env.PATH,
+      HOME: home,
+      NO_COLOR: "1",
+      MCP_INSPECTOR_SECRET_STORE: "file",
+      ...env,
+    },
   });
   let stdout = "";
   let stderr = "";
-  child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const done = new Promise<Run>((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
   return { child, done };
 }
@@ -190,7 +199,7 @@ test("the Inspector's CLI connects with OAuth itself: discovery, registration, P
   );
   let stderr = "";
   const address = await new Promise<string>((resolve, reject) => {
-    login.child.stderr!.on("data", (chunk: Buffer) => {
+    login.child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
       const found = /Please navigate to: (\S+)/.exec(stderr);
       if (found) resolve(found[1]!);
