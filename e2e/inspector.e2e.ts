@@ -1,10 +1,10 @@
+import { type Browser, type Page } from "@playwright/test";
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
-import { type Browser, type Page } from "@playwright/test";
 import { freePort } from "../server/app-process";
 import { expect, test } from "./support/fixtures";
 import { baseUrl, subscribedSession } from "./support/helpers";

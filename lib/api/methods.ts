@@ -1,6 +1,6 @@
 import { CROSS_ORIGIN_HEADERS, preflightHeaders } from "@/lib/http/cross-origin";
-import { json } from "@/lib/http/respond";
 import type { RouteSpec } from "@/lib/http/operation";
+import { json } from "@/lib/http/respond";
 import { servedAndLogged } from "./request-log";
 
 /** The methods a route file may serve; Next answers HEAD with GET's handler. */

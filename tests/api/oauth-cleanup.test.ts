@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { secretHash } from "@/lib/oauth/tokens";
+import { afterEach, describe, expect, it } from "vitest";
 import { call, newUser } from "../support/api";
 import { allow, connectApp, form, start, type Tokens } from "../support/oauth";
 

@@ -1,8 +1,9 @@
-import { encode } from "next-auth/jwt";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDashboardSession } from "@/lib/workspaces/sign-in";
 import { startApp, type RunningApp } from "@/server/app-process";
+import { encode } from "next-auth/jwt";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newUser } from "../support/api";
+import { testAppEnv } from "../support/app-env";
 
 /**
  * CORS for browser-based agent platforms, through the front door as `npm start` serves it: the
@@ -26,12 +27,7 @@ const MCP_ACCEPT = "application/json, text/event-stream";
 let app: RunningApp;
 
 beforeAll(async () => {
-  app = await startApp("front", {
-    DATABASE_URL: process.env.DATABASE_URL,
-    AUTH_SECRET: process.env.AUTH_SECRET,
-    DNS_RESOLVER: process.env.DNS_RESOLVER,
-    RECHECK_INTERVAL_SECONDS: "0",
-  });
+  app = await startApp("front", { ...testAppEnv(), RECHECK_INTERVAL_SECONDS: "0" });
 }, 300_000);
 
 afterAll(async () => {

@@ -1,9 +1,9 @@
-import type { Metadata } from "next";
-import Link from "next/link";
 import { Table } from "@/components/table";
+import { CodeBlock } from "@/components/ui/code-block";
 import { config } from "@/lib/config";
 import { TOOLS } from "@/lib/mcp/tools";
-import { CodeBlock } from "@/components/ui/code-block";
+import type { Metadata } from "next";
+import Link from "next/link";
 
 // The addresses and the price come from runtime configuration, not the build's.
 export const dynamic = "force-dynamic";
@@ -79,8 +79,8 @@ function Connect({ endpoint, prefix }: { endpoint: string; prefix: string }) {
         tool that needs an account is answered 401 with <code>WWW-Authenticate</code> naming this server&apos;s OAuth metadata;
         the client registers itself, opens a page here where you sign in, choose the workspace and what the app may do (never more
         than your role allows), and then acts as you within that. Its access lasts 15 minutes and renews itself; the app shows
-        under <Link href="/dashboard/apps">Connected apps</Link> in the dashboard, where Disconnect ends it at once. Clients running in
-        a browser page of another site may make every one of these calls. To try it:{" "}
+        under <Link href="/dashboard/apps">Connected apps</Link> in the dashboard, where Disconnect ends it at once. Clients
+        running in a browser page of another site may make every one of these calls. To try it:{" "}
         <code>npx @modelcontextprotocol/inspector --cli {endpoint} --method tools/call --tool-name list_links</code> prints the
         page to open.
       </p>
