@@ -4,11 +4,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type Browser, type Page } from "@playwright/test";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { expect, test } from "./support/fixtures";
 import { baseUrl, capturePage, subscribedSession } from "./support/helpers";
+import { Callback } from "./support/oauth";
 
 /**
  * An agent platform's flow end to end, with the MCP SDK's own client and its OAuth client
@@ -19,32 +18,6 @@ import { baseUrl, capturePage, subscribedSession } from "./support/helpers";
 test.describe.configure({ mode: "serial", timeout: 180_000 });
 
 const PERSON = "oauth-agent@permalink.test";
-
-/** The app's side of the redirect: a loopback server that keeps the code it is sent. */
-class Callback {
-  private server: Server | undefined;
-  private waiting: ((query: URLSearchParams) => void) | undefined;
-  url = "";
-
-  async start(): Promise<void> {
-    this.server = createServer((request, response) => {
-      const query = new URL(request.url ?? "/", "http://127.0.0.1").searchParams;
-      response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-      response.end("<!doctype html><title>Connected</title><p>You can close this window.</p>");
-      this.waiting?.(query);
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/callback`;
-  }
-
-  next(): Promise<URLSearchParams> {
-    return new Promise((resolve) => (this.waiting = resolve));
-  }
-
-  stop(): Promise<void> {
-    return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-  }
-}
 
 /** The SDK's OAuthClientProvider, kept in memory as an agent platform keeps it per connection. */
 class MemoryProvider implements OAuthClientProvider {

@@ -185,6 +185,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/cron/oauth-cleanup": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Delete spent OAuth codes and tokens (cron)
+     * @description Deletes authorization requests and codes past their expiry, access tokens past their 15 minutes, refresh tokens past their 30 days, and a used code or rotated refresh token a day after its use (until then a second use of it still revokes the connection it gave). Nothing that still works is touched, and every answer stays the same: a deleted token was already refused. Safe to run any number of times and on several instances at once.
+     */
+    get: operations["cleanUpOAuth"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/cron/recheck": {
     parameters: {
       query?: never;
@@ -1041,6 +1061,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/oauth/revoke": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Revoke a token (RFC 7009)
+     * @description The revocation endpoint (application/x-www-form-urlencoded): token, client_id and, optionally, token_type_hint. Revoking an access or a refresh token ends its connection, as Disconnect among connected apps does: every token of it stops working at once. A token that is unknown, expired, revoked already or issued to another app is answered the same 200 and left as it is (RFC 7009 §2.2).
+     */
+    post: operations["revokeOAuthToken"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/oauth/token": {
     parameters: {
       query?: never;
@@ -1561,6 +1601,14 @@ export interface components {
       /** @description snapshots now in the directory */
       kept: number;
       removed: number;
+    };
+    OAuthCleanupRun: {
+      /** @description authorization requests and codes past their expiry (a used code a day after its use) */
+      authorizations_deleted: number;
+      /** @description access tokens past their expiry */
+      access_tokens_deleted: number;
+      /** @description refresh tokens past their expiry, and rotated ones a day after their use */
+      refresh_tokens_deleted: number;
     };
     RecheckResult: {
       /** @description links given a live safety check in this run */
@@ -2657,6 +2705,16 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    OAuthRevocationRequest: {
+      /** @description the access or refresh token to revoke */
+      token?: string;
+      /** @description access_token or refresh_token (optional: either is found) */
+      token_type_hint?: string;
+      /** @description the app the token was issued to */
+      client_id?: string;
+    } & {
+      [key: string]: unknown;
+    };
     OAuthTokenRequest: {
       /** @description authorization_code or refresh_token */
       grant_type?: string;
@@ -3540,6 +3598,54 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["EscrowRun"];
+        };
+      };
+      /** @description The Authorization header is not `Bearer <CRON_SECRET>`. */
+      401: {
+        headers: {
+          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CRON_SECRET is not set on this deployment, so the operation is switched off. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  cleanUpOAuth: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description What this run deleted. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["OAuthCleanupRun"];
         };
       };
       /** @description The Authorization header is not `Bearer <CRON_SECRET>`. */
@@ -7619,6 +7725,67 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many writes this minute from your address (limit 60 a minute). */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["RetryAfter"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          RateLimit: components["headers"]["RateLimit"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  revokeOAuthToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/x-www-form-urlencoded": components["schemas"]["OAuthRevocationRequest"];
+      };
+    };
+    responses: {
+      /** @description The token no longer works (or never did). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid_request: token is missing. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["OAuthError"];
+        };
+      };
+      /** @description invalid_client: client_id names no registered app. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["OAuthError"];
         };
       };
       /** @description Too many writes this minute from your address (limit 60 a minute). */

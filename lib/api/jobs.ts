@@ -2,6 +2,7 @@ import { scanRetentionJob } from "@/lib/analytics/jobs";
 import { domainCheckJob } from "@/lib/domains/jobs";
 import { escrowSnapshotJob } from "@/lib/escrow/jobs";
 import { scheduledRepointJob } from "@/lib/links/jobs";
+import { oauthCleanupJob } from "@/lib/oauth/jobs";
 import { recheckJob } from "@/lib/resolution/jobs";
 import type { Job } from "@/lib/schedule";
 import { webhookDeliveryJob } from "@/lib/webhooks/jobs";
@@ -14,4 +15,5 @@ export const JOBS: readonly Job[] = [
   webhookDeliveryJob,
   scheduledRepointJob,
   escrowSnapshotJob,
+  oauthCleanupJob,
 ];

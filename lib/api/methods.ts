@@ -1,3 +1,5 @@
+import { CROSS_ORIGIN_HEADERS, preflightHeaders } from "@/lib/http/cross-origin";
+import type { RouteSpec } from "@/lib/http/operation";
 import { json } from "@/lib/http/respond";
 import { servedAndLogged } from "./request-log";
 
@@ -5,19 +7,26 @@ import { servedAndLogged } from "./request-log";
 const ROUTE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 type RouteMethod = (typeof ROUTE_METHODS)[number];
 
-/** A handler that serves no operation: 405 for a method the route does not take, or OPTIONS. */
+/**
+ * A handler that serves no operation: 405 for a method the route does not take, or OPTIONS (for a
+ * door read across origins, the CORS preflight's answer).
+ */
 export type OtherMethodHandler = ((request: Request) => Promise<Response>) & { allow: readonly string[] };
 
 /**
  * What a route answers to the methods it does not serve, given the handlers it does: 405 with an
  * `Allow` header and an `{ error }` sentence (Next's own 405 has an empty body and no `Allow`),
- * and OPTIONS listing the same methods. A route file exports the names it does not define:
+ * and OPTIONS listing the same methods. When the served handlers are read across origins
+ * (`crossOrigin` in their declaration), OPTIONS is also the CORS preflight's answer and the 405
+ * is readable from any origin. A route file exports the names it does not define:
  *
  *     export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET, POST });
  */
 export function otherMethods(served: Partial<Record<RouteMethod, unknown>>): Record<RouteMethod | "OPTIONS", OtherMethodHandler> {
   const allow = allowedMethods(served);
-  const allowHeader = { Allow: allow.join(", ") };
+  const crossOrigin = readAcrossOrigins(served);
+  const allowHeader = { Allow: allow.join(", "), ...(crossOrigin && CROSS_ORIGIN_HEADERS) };
+  const optionsHeaders = { Allow: allow.join(", "), ...(crossOrigin && preflightHeaders(allow)) };
   const route = routePattern(served);
   const notAllowed = Object.assign(
     (request: Request) =>
@@ -33,7 +42,7 @@ export function otherMethods(served: Partial<Record<RouteMethod, unknown>>): Rec
     { allow },
   );
   const options = Object.assign(
-    async () => new Response(null, { status: 204, headers: { ...allowHeader, "Cache-Control": "no-store" } }),
+    async () => new Response(null, { status: 204, headers: { ...optionsHeaders, "Cache-Control": "no-store" } }),
     { allow },
   );
   return { GET: notAllowed, POST: notAllowed, PUT: notAllowed, PATCH: notAllowed, DELETE: notAllowed, OPTIONS: options };
@@ -44,6 +53,11 @@ function routePattern(served: Partial<Record<RouteMethod, unknown>>): string | u
   return Object.values(served)
     .map((handler) => (handler as { spec?: { path?: string } } | undefined)?.spec?.path)
     .find((path) => path !== undefined);
+}
+
+/** Whether the served handlers' declaration says pages of other origins read them. */
+function readAcrossOrigins(served: Partial<Record<RouteMethod, unknown>>): boolean {
+  return Object.values(served).some((handler) => (handler as { spec?: RouteSpec } | undefined)?.spec?.crossOrigin === true);
 }
 
 function allowedMethods(served: Partial<Record<RouteMethod, unknown>>): string[] {

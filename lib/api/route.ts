@@ -2,6 +2,7 @@ import { config } from "@/lib/config";
 import { isRecordId, isSecretToken } from "@/lib/db/random";
 import { bearerToken } from "@/lib/http/authorization";
 import { MAX_FORM_BODY_BYTES, readJsonBody, readTextBody, validate } from "@/lib/http/body";
+import { readableAcrossOrigins } from "@/lib/http/cross-origin";
 import { bearerChallenge, DomainError, type ErrorCode, notFound, RESOURCE_METADATA_PATH } from "@/lib/http/errors";
 import type { AuthMode, RouteSpec } from "@/lib/http/operation";
 import { type HandlerResult, Reply, reply, type ReplyFunction } from "@/lib/http/reply";
@@ -91,8 +92,11 @@ export function apiRoute<const Spec extends RouteSpec, Params = ParamsOf<Spec>>(
       return internalError();
     }
   };
+  const answer = spec.crossOrigin
+    ? async (request: Request, context: RouteContext<Params>) => readableAcrossOrigins(await serve(request, context))
+    : serve;
   const route = (request: Request, context: RouteContext<Params>) =>
-    servedAndLogged(request, spec.path ?? "(unnamed route)", () => serve(request, context));
+    servedAndLogged(request, spec.path ?? "(unnamed route)", () => answer(request, context));
   return Object.assign(route, { spec });
 }
 

@@ -64,6 +64,12 @@ export type RouteSpec = {
   rawBodyMaxBytes?: number;
   /** The query string, validated with this schema. */
   query?: z.ZodObject;
+  /**
+   * Read by pages of any origin (browser-based agent platforms): every answer carries
+   * `Access-Control-Allow-Origin: *`, never credentials, and OPTIONS answers the preflight
+   * (lib/http/cross-origin.ts). Only for doors that take no cookie.
+   */
+  crossOrigin?: true;
 };
 
 /** A file whose content is a JSON value: its media type and what it holds. */

@@ -25,6 +25,7 @@ export const callMcp = defineOperation({
   path: "/api/mcp",
   auth: "optional_workspace",
   scope: "any",
+  crossOrigin: true,
   operationId: "callMcp",
   summary: "MCP server (Streamable HTTP)",
   description:

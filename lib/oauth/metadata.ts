@@ -21,6 +21,7 @@ export function resourceMetadataUrl(): string {
 export const AUTHORIZE_PATH = "/api/oauth/authorize";
 export const TOKEN_PATH = "/api/oauth/token";
 export const REGISTER_PATH = "/api/oauth/register";
+export const REVOKE_PATH = "/api/oauth/revoke";
 
 /** RFC 9728's protected resource metadata. */
 export function protectedResourceMetadata() {
@@ -43,6 +44,8 @@ export function authorizationServerMetadata() {
     authorization_endpoint: `${base}${AUTHORIZE_PATH}`,
     token_endpoint: `${base}${TOKEN_PATH}`,
     registration_endpoint: `${base}${REGISTER_PATH}`,
+    revocation_endpoint: `${base}${REVOKE_PATH}`,
+    revocation_endpoint_auth_methods_supported: ["none"],
     scopes_supported: [...SCOPES],
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
@@ -55,5 +58,5 @@ export function authorizationServerMetadata() {
   };
 }
 
-/** The metadata documents are public and read by browser-based clients too. */
-export const METADATA_HEADERS = { "Access-Control-Allow-Origin": "*", "Cache-Control": "public, max-age=300" };
+/** The metadata documents are public (their routes are read across origins: `crossOrigin`) and may be cached a little. */
+export const METADATA_HEADERS = { "Cache-Control": "public, max-age=300" };

@@ -3,8 +3,10 @@ import {
   authorizationQuerySchema,
   clientMetadataSchema,
   connectedAppListSchema,
+  oauthCleanupRunSchema,
   oauthErrorSchema,
   registeredClientSchema,
+  revocationFormSchema,
   tokenFormSchema,
   tokenResponseSchema,
 } from "./schemas";
@@ -15,6 +17,7 @@ export const registerOAuthClient = defineOperation({
   method: "post",
   path: "/api/oauth/register",
   auth: "public",
+  crossOrigin: true,
   operationId: "registerOAuthClient",
   summary: "Register an app for OAuth (RFC 7591)",
   description:
@@ -62,6 +65,7 @@ export const exchangeOAuthToken = defineOperation({
   method: "post",
   path: "/api/oauth/token",
   auth: "public",
+  crossOrigin: true,
   operationId: "exchangeOAuthToken",
   summary: "Exchange a code or a refresh token for tokens",
   description:
@@ -80,6 +84,29 @@ export const exchangeOAuthToken = defineOperation({
       "invalid_request, invalid_grant (a wrong code_verifier, a used or expired code, a used refresh token), " +
         "invalid_target (resource is not this server's MCP URL), invalid_scope or unsupported_grant_type.",
     ),
+    401: oauthError("invalid_client: client_id names no registered app."),
+  },
+});
+
+export const revokeOAuthToken = defineOperation({
+  method: "post",
+  path: "/api/oauth/revoke",
+  auth: "public",
+  crossOrigin: true,
+  operationId: "revokeOAuthToken",
+  summary: "Revoke a token (RFC 7009)",
+  description:
+    "The revocation endpoint (application/x-www-form-urlencoded): token, client_id and, optionally, " +
+    "token_type_hint. Revoking an access or a refresh token ends its connection, as Disconnect " +
+    "among connected apps does: every token of it stops working at once. A token that is unknown, " +
+    "expired, revoked already or issued to another app is answered the same 200 and left as it is " +
+    "(RFC 7009 §2.2).",
+  tag: "OAuth",
+  write: true,
+  form: revocationFormSchema,
+  responses: {
+    200: { description: "The token no longer works (or never did)." },
+    400: oauthError("invalid_request: token is missing."),
     401: oauthError("invalid_client: client_id names no registered app."),
   },
 });
@@ -125,4 +152,20 @@ export const revokeOAuthGrant = defineOperation({
     403: failure("Someone else connected it and you are not an owner or admin, or an API key or a connected app asked."),
     404: failure("No connected app with this id in this workspace (or it was revoked already)."),
   },
+});
+
+export const cleanUpOAuth = defineOperation({
+  method: "get",
+  path: "/api/cron/oauth-cleanup",
+  auth: "cron",
+  operationId: "cleanUpOAuth",
+  summary: "Delete spent OAuth codes and tokens (cron)",
+  description:
+    "Deletes authorization requests and codes past their expiry, access tokens past their 15 " +
+    "minutes, refresh tokens past their 30 days, and a used code or rotated refresh token a day " +
+    "after its use (until then a second use of it still revokes the connection it gave). Nothing " +
+    "that still works is touched, and every answer stays the same: a deleted token was already " +
+    "refused. Safe to run any number of times and on several instances at once.",
+  tag: "Operations",
+  responses: { 200: ok("What this run deleted.", oauthCleanupRunSchema) },
 });

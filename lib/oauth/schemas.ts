@@ -75,6 +75,15 @@ export const tokenFormSchema = z
   })
   .meta({ id: "OAuthTokenRequest" });
 
+/** The revocation request's form (RFC 7009 §2.1): a public client names itself with client_id. */
+export const revocationFormSchema = z
+  .looseObject({
+    token: text.meta({ description: "the access or refresh token to revoke" }),
+    token_type_hint: text.meta({ description: "access_token or refresh_token (optional: either is found)" }),
+    client_id: text.meta({ description: "the app the token was issued to" }),
+  })
+  .meta({ id: "OAuthRevocationRequest" });
+
 export const tokenResponseSchema = z
   .object({
     access_token: z.string(),
@@ -102,3 +111,21 @@ export const connectedAppSchema = z
   .meta({ id: "ConnectedApp" });
 
 export const connectedAppListSchema = z.object({ grants: z.array(connectedAppSchema) }).meta({ id: "ConnectedAppList" });
+
+export const oauthCleanupRunSchema = z
+  .object({
+    authorizations_deleted: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: "authorization requests and codes past their expiry (a used code a day after its use)" }),
+    access_tokens_deleted: z.number().int().min(0).meta({ description: "access tokens past their expiry" }),
+    refresh_tokens_deleted: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: "refresh tokens past their expiry, and rotated ones a day after their use" }),
+  })
+  .meta({ id: "OAuthCleanupRun" });
+
+export type OAuthCleanupRun = z.output<typeof oauthCleanupRunSchema>;

@@ -10,12 +10,20 @@ import type { Principal, Role } from "@/lib/workspaces/types";
 import { OAuthClientMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { z } from "zod";
 import { issuer, resourceUrl } from "./metadata";
-import type { authorizationQuerySchema, OAuthErrorBody, registeredClientSchema, tokenFormSchema } from "./schemas";
+import type {
+  authorizationQuerySchema,
+  OAuthCleanupRun,
+  OAuthErrorBody,
+  registeredClientSchema,
+  revocationFormSchema,
+  tokenFormSchema,
+} from "./schemas";
 import * as store from "./store";
 import {
   ACCESS_TOKEN_SECONDS,
   AUTHORIZATION_REQUEST_MINUTES,
   CODE_SECONDS,
+  EVIDENCE_HOURS,
   newAccessToken,
   newCode,
   newRefreshToken,
@@ -27,6 +35,7 @@ import {
 
 type AuthorizationQuery = z.output<typeof authorizationQuerySchema>;
 type TokenForm = z.output<typeof tokenFormSchema>;
+type RevocationForm = z.output<typeof revocationFormSchema>;
 
 /** A refusal in OAuth's words: its status, and the body every OAuth client reads. */
 export type OAuthRefusal = { ok: false; status: 400 | 401; body: OAuthErrorBody };
@@ -391,6 +400,21 @@ async function replayedRefresh(grantId: string): Promise<OAuthRefusal> {
   );
 }
 
+/**
+ * RFC 7009: an app ends its own connection with either of its tokens (the grant is revoked, so
+ * every token of it stops at once). A token this app was not given, or one that no longer works,
+ * changes nothing and is answered the same (§2.2).
+ */
+export async function revokeToken(form: RevocationForm): Promise<Outcome<null>> {
+  const client = form.client_id && isRecordId(form.client_id) ? await store.findClient(form.client_id) : null;
+  if (!client) return refuse("invalid_client", "client_id names no app registered here.", 401);
+  if (!form.token) return refuse("invalid_request", "token is required: the access or refresh token to revoke.");
+  const token = await store.findToken(secretHash(form.token));
+  if (token && token.grant.clientId === client.id && !token.grant.revokedAt)
+    await transaction((tx) => store.revokeGrant(tx, token.grant.id, now()));
+  return { ok: true, value: null };
+}
+
 // ── Access tokens at the resource ────────────────────────────────────────────────────────────
 
 /**
@@ -451,4 +475,20 @@ export async function revokeConnectedApp(principal: Principal, id: string): Prom
   if (grant.userId !== person.userId && !can(person, "apps.manage"))
     throw forbidden("Only an owner or admin can revoke an app someone else connected; you can revoke the ones you connected.");
   await transaction((tx) => store.revokeGrant(tx, grant.id, now()));
+}
+
+// ── Cleanup ──────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * The scheduled cleanup: codes and tokens past their expiry, and used codes and rotated refresh
+ * tokens once their use is EVIDENCE_HOURS old. Every one deleted was already refused, so no
+ * answer changes; a live token is never touched.
+ */
+export async function cleanUpSpentOAuth(): Promise<OAuthCleanupRun> {
+  const deleted = await store.deleteSpentOAuthRows(now(), new Date(clock().now() - EVIDENCE_HOURS * 3_600_000));
+  return {
+    authorizations_deleted: deleted.authorizations,
+    access_tokens_deleted: deleted.accessTokens,
+    refresh_tokens_deleted: deleted.refreshTokens,
+  };
 }

@@ -174,3 +174,22 @@ export async function listLiveGrants(workspaceId: string, userId: string | null)
 export async function findLiveGrant(workspaceId: string, id: string) {
   return db().oAuthGrant.findFirst({ where: { id, workspaceId, revokedAt: null }, select: { id: true, userId: true } });
 }
+
+/** What one cleanup pass deleted. */
+export type OAuthCleanup = { authorizations: number; accessTokens: number; refreshTokens: number };
+
+/**
+ * Deletes the rows that can no longer change an answer: authorization requests and codes past
+ * their expiry, access and refresh tokens past theirs, and a used code or rotated refresh token
+ * once its use is older than `evidenceSince` (until then a second use still revokes what it gave).
+ */
+export async function deleteSpentOAuthRows(now: Date, evidenceSince: Date): Promise<OAuthCleanup> {
+  const authorizations = await db().oAuthAuthorization.deleteMany({
+    where: { expiresAt: { lte: now }, OR: [{ usedAt: null }, { usedAt: { lte: evidenceSince } }] },
+  });
+  const accessTokens = await db().oAuthToken.deleteMany({ where: { kind: "access", expiresAt: { lte: now } } });
+  const refreshTokens = await db().oAuthToken.deleteMany({
+    where: { kind: "refresh", OR: [{ expiresAt: { lte: now } }, { usedAt: { lte: evidenceSince } }] },
+  });
+  return { authorizations: authorizations.count, accessTokens: accessTokens.count, refreshTokens: refreshTokens.count };
+}

@@ -8,6 +8,11 @@ export const REFRESH_TOKEN_DAYS = 30;
 /** A person has this long to decide on the consent page, and the app this long to exchange the code. */
 export const AUTHORIZATION_REQUEST_MINUTES = 10;
 export const CODE_SECONDS = 60;
+/**
+ * A used code or rotated refresh token is kept this long after its use, so that a second use (a
+ * copy replayed) still revokes the connection it gave; then the cleanup job deletes it.
+ */
+export const EVIDENCE_HOURS = 24;
 
 /**
  * The three secrets, each 256 bits of base62 behind a prefix that names it (secret scanners find

@@ -506,6 +506,7 @@ const FIXTURES: Record<string, Fixture> = {
     status: 404,
   },
   "GET /api/cron/escrow": { scope: "none", request: () => ({ path: "/api/cron/escrow" }), status: 401 },
+  "GET /api/cron/oauth-cleanup": { scope: "none", request: () => ({ path: "/api/cron/oauth-cleanup" }), status: 401 },
   "POST /api/webhooks": {
     scope: "webhooks:write",
     request: () => ({
@@ -601,6 +602,16 @@ const FIXTURES: Record<string, Fixture> = {
     request: () => ({
       path: "/api/oauth/token",
       rawBody: new TextEncoder().encode("grant_type=refresh_token&refresh_token=plr_x&client_id=ocl_AAAAAAAAAAAAAAAAAAAA"),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    }),
+    status: 401,
+  },
+  // Public: an app names itself; a token it was not given is answered 200 and left alone.
+  "POST /api/oauth/revoke": {
+    scope: "none",
+    request: () => ({
+      path: "/api/oauth/revoke",
+      rawBody: new TextEncoder().encode("token=plo_x&client_id=ocl_AAAAAAAAAAAAAAAAAAAA"),
       headers: { "content-type": "application/x-www-form-urlencoded" },
     }),
     status: 401,

@@ -605,6 +605,9 @@ describe("how agents find the MCP server", () => {
 
     for (const expected of [
       `${APP_ORIGIN}/api/mcp`,
+      "With OAuth: connect with a click",
+      "Connected apps",
+      "@modelcontextprotocol/inspector --cli",
       "mcpServers",
       "mcp-remote",
       "StreamableHTTPClientTransport",

@@ -350,4 +350,39 @@ describe("consent, tokens and the API", () => {
     expect(created.body.result.isError).toBe(true);
     expect(created.body.result.content[0].text).toMatch(/links:write/);
   });
+
+  it("revocation (RFC 7009): either token ends its app's connection; another app's token or an unknown one changes nothing", async () => {
+    const owner = await newUser("oauth-revoke");
+    const { started, tokens } = await connected(owner, ["links:read"]);
+    const other = await connected(owner, ["links:read"]);
+    const revoke = (fields: Record<string, string>) => call("POST", "/api/oauth/revoke", form(fields));
+
+    expect((await revoke({ token: tokens.access_token })).status).toBe(401);
+    const missing = await revoke({ client_id: started.clientId });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ error: "invalid_request", error_description: expect.stringMatching(/token/) });
+    // Another app's token, and one that never was: 200, and nothing ends.
+    expect((await revoke({ token: other.tokens.refresh_token, client_id: started.clientId })).status).toBe(200);
+    expect((await revoke({ token: "plr_unknown", client_id: started.clientId })).status).toBe(200);
+    expect((await call("GET", "/api/links", { token: other.tokens.access_token })).status).toBe(200);
+    expect((await call("GET", "/api/links", { token: tokens.access_token })).status).toBe(200);
+
+    const revoked = await revoke({ token: tokens.refresh_token, token_type_hint: "refresh_token", client_id: started.clientId });
+    expect(revoked.status, revoked.text).toBe(200);
+    expect(revoked.headers.get("cache-control")).toBe("no-store");
+    expect((await call("GET", "/api/links", { token: tokens.access_token })).status).toBe(401);
+    const refreshed = await call(
+      "POST",
+      "/api/oauth/token",
+      form({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: started.clientId }),
+    );
+    expect(refreshed.body.error).toBe("invalid_grant");
+    // Revoked twice: the same answer.
+    expect((await revoke({ token: tokens.access_token, client_id: started.clientId })).status).toBe(200);
+
+    // An access token ends its connection too.
+    await revoke({ token: other.tokens.access_token, token_type_hint: "access_token", client_id: other.started.clientId });
+    expect((await call("GET", "/api/links", { token: other.tokens.access_token })).status).toBe(401);
+    expect(await db().oAuthGrant.count({ where: { userId: owner.userId, revokedAt: null } })).toBe(0);
+  });
 });

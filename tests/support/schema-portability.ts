@@ -2,8 +2,10 @@
  * The MCP Inspector's tool-schema portability check, as `--strict` applies it
  * (`@modelcontextprotocol/inspector` 2.12.0, core/json/schemaLint.ts): a `type` array, a `$ref`
  * outside the document, a schema with no validation keyword and a bare boolean where a schema
- * belongs each make a finding. The Inspector itself needs a network install, so the suite runs
- * its rules here against what tools/list answers.
+ * belongs each make a finding. Both MCP suites run these rules over what the SDK's Client lists,
+ * in-process and against the built app; the Inspector itself (a devDependency) runs `--strict`
+ * against the app as `npm start` serves it in e2e/inspector.e2e.ts, and these rules must agree
+ * with it: nothing found by either.
  */
 export type PortabilityFinding = { tool: string; schema: "inputSchema" | "outputSchema"; path: string; rule: string };
 

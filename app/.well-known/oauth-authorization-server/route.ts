@@ -6,7 +6,7 @@ import { authorizationServerMetadata, METADATA_HEADERS } from "@/lib/oauth/metad
 export const dynamic = "force-dynamic";
 
 /** RFC 8414's authorization server metadata; the issuer is the deployment's origin, so the path has nothing after it. */
-export const GET = apiRoute({ auth: "public", path: "/.well-known/oauth-authorization-server" }, async () =>
+export const GET = apiRoute({ auth: "public", crossOrigin: true, path: "/.well-known/oauth-authorization-server" }, async () =>
   json(authorizationServerMetadata(), 200, METADATA_HEADERS),
 );
 

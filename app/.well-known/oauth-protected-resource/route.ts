@@ -6,7 +6,7 @@ import { METADATA_HEADERS, protectedResourceMetadata } from "@/lib/oauth/metadat
 export const dynamic = "force-dynamic";
 
 /** RFC 9728's protected resource metadata of the MCP server, at the well-known root (clients that do not insert the path). */
-export const GET = apiRoute({ auth: "public", path: "/.well-known/oauth-protected-resource" }, async () =>
+export const GET = apiRoute({ auth: "public", crossOrigin: true, path: "/.well-known/oauth-protected-resource" }, async () =>
   json(protectedResourceMetadata(), 200, METADATA_HEADERS),
 );
 

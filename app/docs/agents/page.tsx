@@ -3,6 +3,7 @@ import { CodeBlock } from "@/components/ui/code-block";
 import { config } from "@/lib/config";
 import { TOOLS } from "@/lib/mcp/toolset";
 import type { Metadata } from "next";
+import Link from "next/link";
 
 // The addresses and the price come from runtime configuration, not the build's.
 export const dynamic = "force-dynamic";
@@ -72,12 +73,24 @@ function Connect({ endpoint, prefix }: { endpoint: string; prefix: string }) {
   return (
     <section>
       <h2 id="connect">Connect</h2>
+      <h3 id="connect-oauth">With OAuth: connect with a click</h3>
       <p>
-        The credential is the API&apos;s: <code>Authorization: Bearer &lt;API key&gt;</code> (<code>{prefix}_…</code>, minted with{" "}
-        <code>POST /api/billing/claim</code> or returned by a first purchase) or a dashboard session token, with{" "}
-        <code>X-Workspace-Id</code> to pick a workspace. A credential that is sent but not valid is refused with 401 before any
-        tool runs. Without any credential you can connect, list the tools and call <code>buy_link</code>; the other tools answer
-        with an error that says how to authenticate.
+        An MCP client or agent platform that supports OAuth needs only the address <code>{endpoint}</code>. Its first call of a
+        tool that needs an account is answered 401 with <code>WWW-Authenticate</code> naming this server&apos;s OAuth metadata;
+        the client registers itself, opens a page here where you sign in, choose the workspace and what the app may do (never more
+        than your role allows), and then acts as you within that. Its access lasts 15 minutes and renews itself; the app shows
+        under <Link href="/dashboard/apps">Connected apps</Link> in the dashboard, where Disconnect ends it at once. Clients
+        running in a browser page of another site may make every one of these calls. To try it:{" "}
+        <code>npx @modelcontextprotocol/inspector --cli {endpoint} --method tools/call --tool-name list_links</code> prints the
+        page to open.
+      </p>
+      <h3 id="connect-key">With an API key</h3>
+      <p>
+        For scripts and agents without OAuth, send the API&apos;s credential: <code>Authorization: Bearer &lt;API key&gt;</code> (
+        <code>{prefix}_…</code>, minted with <code>POST /api/billing/claim</code> or returned by a first purchase) or a dashboard
+        session token, with <code>X-Workspace-Id</code> to pick a workspace. A key can do everything in its workspace and cannot
+        be narrowed, so prefer OAuth where the agent supports it. A credential that is sent but not valid is refused with 401
+        before any tool runs. Without any credential you can connect, list the tools and call <code>buy_link</code>.
       </p>
       <p>
         Clients that speak Streamable HTTP with headers (Claude Code&apos;s and Cursor&apos;s <code>.mcp.json</code>, VS

@@ -6,8 +6,9 @@ import { METADATA_HEADERS, protectedResourceMetadata } from "@/lib/oauth/metadat
 export const dynamic = "force-dynamic";
 
 /** RFC 9728 §3.1: the metadata of the resource /api/mcp, at the well-known path with the resource's path after it (what every 401 names). */
-export const GET = apiRoute({ auth: "public", path: "/.well-known/oauth-protected-resource/api/mcp" }, async () =>
-  json(protectedResourceMetadata(), 200, METADATA_HEADERS),
+export const GET = apiRoute(
+  { auth: "public", crossOrigin: true, path: "/.well-known/oauth-protected-resource/api/mcp" },
+  async () => json(protectedResourceMetadata(), 200, METADATA_HEADERS),
 );
 
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });
