@@ -1,4 +1,5 @@
-import { type EscrowCode, type EscrowKeysDocument, keyId, rawPublicKey, signedStatement } from "@/lib/escrow/format";
+import { keyId, rawPublicKey, signedStatement, type EscrowCode, type EscrowKeysDocument } from "@/lib/escrow/format";
+import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, generateKeyPairSync, sign } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { request } from "node:http";
@@ -6,7 +7,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommand } from "../tests/support/command";
-import { spawn, type ChildProcess } from "node:child_process";
 
 /** The verifier as a person runs it, on files signed here (no service: the verifier needs none). */
 const CLI_TIMEOUT_MS = 60_000;
@@ -122,7 +122,9 @@ describe("verify-escrow, run without the service", () => {
         const run = await verifier(args);
         expect(run.exitCode).toBe(3);
         expect(run.stdout).toBe("");
-        expect(run.stderr).toMatch(/^UNTRUSTED: the file is whole \(1 codes, each once\), but its signature was checked only against the key inside the file/);
+        expect(run.stderr).toMatch(
+          /^UNTRUSTED: the file is whole \(1 codes, each once\), but its signature was checked only against the key inside the file/,
+        );
         expect(run.stderr).toContain("/.well-known/permalink-escrow.json at the address you know the service by");
         expect(run.stderr).toContain("Nothing is served from an untrusted file.");
         expect(run.stderr).not.toContain("attacker.example");
@@ -144,13 +146,21 @@ describe("verify-escrow, run without the service", () => {
           code("s.permalink.example", "Kx7mQ2v"),
         ],
         {
-          domains: [{ host: "go.example", root_destination: "https://example.com/home", not_found_destination: "https://example.com/lost" }],
+          domains: [
+            {
+              host: "go.example",
+              root_destination: "https://example.com/home",
+              not_found_destination: "https://example.com/lost",
+            },
+          ],
         },
       );
       const checked = await verifier([file, "--keys", keys]);
       expect(checked.stderr).toBe("");
       expect(checked.exitCode).toBe(0);
-      expect(checked.stdout).toMatch(/^Verified: 5 codes of the whole service at https:\/\/permalink\.example, snapshot of \S+, each once, signed by key \S+, one of the keys in \S+\.\n$/);
+      expect(checked.stdout).toMatch(
+        /^Verified: 5 codes of the whole service at https:\/\/permalink\.example, snapshot of \S+, each once, signed by key \S+, one of the keys in \S+\.\n$/,
+      );
 
       const { child, url } = await serveEscrow([file, "--keys", keys]);
       try {
@@ -170,7 +180,10 @@ describe("verify-escrow, run without the service", () => {
         expect(await answers("/")).toEqual({ status: 302, location: "https://example.com/home" });
         expect(await answers("/?ref=card")).toEqual({ status: 302, location: "https://example.com/home?ref=card" });
         expect(await answers("/nothing-here")).toEqual({ status: 302, location: "https://example.com/lost" });
-        expect(await answers("/kx7mq2v", "s.permalink.example")).toEqual({ status: 302, location: "https://example.com/Kx7mQ2v" });
+        expect(await answers("/kx7mq2v", "s.permalink.example")).toEqual({
+          status: 302,
+          location: "https://example.com/Kx7mQ2v",
+        });
         expect(await answers("/nothing-here", "s.permalink.example")).toEqual({ status: 404, location: undefined });
         expect(await answers("/", "s.permalink.example")).toEqual({ status: 404, location: undefined });
       } finally {

@@ -327,7 +327,7 @@ export interface paths {
     get?: never;
     /**
      * Publish a custom domain's signed snapshot, or stop
-     * @description With published: true, anyone may download the signed snapshot of every code on this domain at url (GET /api/escrow/domains/{id}), so an archive can mirror it and keep the codes alive. Owners, admins and the API key; the domain must be verified for the snapshot to be served.
+     * @description With published: true, anyone may download the signed snapshot of every code on this domain at url (GET /api/escrow/domains/{id}), so an archive can mirror it and keep the codes alive. The file is public: it shows every code's destination, rules, scheduled changes and scan limit, and the domain's root and not-found destinations; a password-protected code is listed with its destinations withheld (null). Owners, admins and the API key; the domain must be verified for the snapshot to be served.
      */
     put: operations["setEscrowPublication"];
     post?: never;
@@ -386,7 +386,7 @@ export interface paths {
     };
     /**
      * Download the signed escrow of every code
-     * @description Every code the workspace has issued, on every host, archived ones included. JSON Lines in the escrow format, version 1 (docs/escrow.md): a header pinning the Ed25519 key, one line a code (host, slug, current destination, rules, scheduled changes, scan limit, status, password_protected, created_at, archived_at), and a signature line over everything before it; streamed as it is read. Check it with `npm run verify-escrow -- FILE`, which needs nothing of this service. Owners, admins and the workspace's API key; at most 10 a minute per credential and 30 per client network (429 with Retry-After).
+     * @description Every code the workspace has issued, on every host, archived ones included. JSON Lines in the escrow format, version 1 (docs/escrow.md): a header pinning the Ed25519 key (and naming custom domains' root and not-found destinations), one line a code (host, slug, current destination, rules, scheduled changes, scan limit, status, password_protected, created_at, archived_at), and a signature line over everything before it; streamed as it is read. Check it with `npm run verify-escrow -- FILE --keys https://…/.well-known/permalink-escrow.json`, which needs nothing else of this service. Owners, admins and the workspace's API key; at most 10 a minute per credential and 30 per client network (429 with Retry-After).
      */
     get: operations["getEscrow"];
     put?: never;
@@ -406,7 +406,7 @@ export interface paths {
     };
     /**
      * A published custom domain's signed snapshot
-     * @description Every code on one verified custom domain whose owners chose to publish it, for anyone. JSON Lines in the escrow format, version 1 (docs/escrow.md): a header pinning the Ed25519 key, one line a code (host, slug, current destination, rules, scheduled changes, scan limit, status, password_protected, created_at, archived_at), and a signature line over everything before it; streamed as it is read. Check it with `npm run verify-escrow -- FILE`, which needs nothing of this service. At most 30 a minute per client network (429 with Retry-After).
+     * @description Every code on one verified custom domain whose owners chose to publish it, for anyone. JSON Lines in the escrow format, version 1 (docs/escrow.md): a header pinning the Ed25519 key (and naming custom domains' root and not-found destinations), one line a code (host, slug, current destination, rules, scheduled changes, scan limit, status, password_protected, created_at, archived_at), and a signature line over everything before it; streamed as it is read. Check it with `npm run verify-escrow -- FILE --keys https://…/.well-known/permalink-escrow.json`, which needs nothing else of this service. Password-protected codes are listed with their destinations withheld (null). At most 30 a minute per client network (429 with Retry-After).
      */
     get: operations["getPublishedDomainEscrow"];
     put?: never;
@@ -884,7 +884,7 @@ export interface paths {
     put?: never;
     /**
      * MCP server (Streamable HTTP)
-     * @description A Model Context Protocol server over Streamable HTTP, stateless (no session id; every request stands alone, so any instance answers). Send each JSON-RPC message as a POST with Accept: application/json, text/event-stream (without both, 406); the answer is JSON. Tools: create_link, list_links, get_link, get_link_history, repoint_link, set_link_rules, schedule_repoint, set_link_password, set_scan_limit, set_link_preview, bulk_create_links, archive_link, restore_link, get_qr, get_analytics, list_domains, set_domain_destinations, list_webhooks, list_tags, start_import, get_import, get_account, buy_link; each runs the same checks, in the same order, with the same error sentences, as the HTTP operation it mirrors, and a write tool counts against the same write budget. With Authorization: Bearer (API key or session token; X-Workspace-Id selects a workspace) the tools act on that workspace; a credential that is sent but not valid is refused here with 401. Without credentials an agent may list the tools and call buy_link, which answers with a machine-payment challenge (MPP and x402, in the tool result) and, paid, returns the PaidLink; the other tools answer with an error saying how to authenticate. How to connect: /docs/agents.
+     * @description A Model Context Protocol server over Streamable HTTP, stateless (no session id; every request stands alone, so any instance answers). Send each JSON-RPC message as a POST with Accept: application/json, text/event-stream (without both, 406); the answer is JSON. Tools: archive_link, bulk_create_links, buy_link, create_link, get_account, get_analytics, get_import, get_link_history, get_link, get_qr, list_domains, list_links, list_tags, list_webhooks, repoint_link, restore_link, schedule_repoint, set_domain_destinations, set_link_password, set_link_preview, set_link_rules, set_scan_limit, start_import; each runs the same checks, in the same order, with the same error sentences, as the HTTP operation it mirrors, and a write tool counts against the same write budget. With Authorization: Bearer (API key or session token; X-Workspace-Id selects a workspace) the tools act on that workspace; a credential that is sent but not valid is refused here with 401. Without credentials an agent may list the tools and call buy_link, which answers with a machine-payment challenge (MPP and x402, in the tool result) and, paid, returns the PaidLink; the other tools answer with an error saying how to authenticate. How to connect: /docs/agents.
      */
     post: operations["callMcp"];
     delete?: never;
@@ -1110,7 +1110,7 @@ export interface paths {
     };
     /**
      * Download the signed escrow of every code of the service (operator)
-     * @description Every code issued on every host by every workspace, archived ones included. JSON Lines in the escrow format, version 1 (docs/escrow.md): a header pinning the Ed25519 key, one line a code (host, slug, current destination, rules, scheduled changes, scan limit, status, password_protected, created_at, archived_at), and a signature line over everything before it; streamed as it is read. Check it with `npm run verify-escrow -- FILE`, which needs nothing of this service.
+     * @description Every code issued on every host by every workspace, archived ones included. JSON Lines in the escrow format, version 1 (docs/escrow.md): a header pinning the Ed25519 key (and naming custom domains' root and not-found destinations), one line a code (host, slug, current destination, rules, scheduled changes, scan limit, status, password_protected, created_at, archived_at), and a signature line over everything before it; streamed as it is read. Check it with `npm run verify-escrow -- FILE --keys https://…/.well-known/permalink-escrow.json`, which needs nothing else of this service.
      */
     get: operations["getServiceEscrow"];
     put?: never;
@@ -1645,6 +1645,8 @@ export interface components {
       published_at: string | null;
       /** @description where anyone may download the domain's signed snapshot, while published */
       url: string | null;
+      /** @description what publishing means: the file is public, with every code's destination, rules and scheduled changes; password-protected codes are listed without theirs */
+      notice: string;
     };
     TlsAskAnswer: {
       hostname: string;

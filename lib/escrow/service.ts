@@ -53,7 +53,11 @@ export async function publishedDomainEscrow(domainId: string, clientNetwork: str
   const domain = isRecordId(domainId) ? await store.findDomain(domainId) : null;
   if (!domain || !domain.escrowPublication || !domain.verifiedAt)
     throw notFound("No published escrow exists for this domain: its owners have not chosen to publish one.");
-  return escrowDownload({ kind: "domain", id: domain.id, host: domain.hostname }, { domainId: domain.id }, { withholdProtected: true });
+  return escrowDownload(
+    { kind: "domain", id: domain.id, host: domain.hostname },
+    { domainId: domain.id },
+    { withholdProtected: true },
+  );
 }
 
 /** Whether a custom domain's snapshot is published, and where. Owners and admins (who manage domains) decide. */

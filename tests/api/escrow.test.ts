@@ -313,7 +313,9 @@ describe("the escrow of every code", () => {
       },
     });
     expect(routing.status, routing.text).toBe(200);
-    expect((await call("PUT", `/api/domains/${domainId}/escrow`, { token: owner.token, body: { published: true } })).status).toBe(200);
+    expect((await call("PUT", `/api/domains/${domainId}/escrow`, { token: owner.token, body: { published: true } })).status).toBe(
+      200,
+    );
 
     const snapshot = await call("GET", `/api/escrow/domains/${domainId}`);
     expect(snapshot.status).toBe(200);
@@ -361,7 +363,9 @@ describe("the escrow of every code", () => {
       body: { root_destination: "https://example.com/home", not_found_destination: "https://example.com/lost" },
     });
     expect(set.status, set.text).toBe(200);
-    const domains = [{ host: hostname, root_destination: "https://example.com/home", not_found_destination: "https://example.com/lost" }];
+    const domains = [
+      { host: hostname, root_destination: "https://example.com/home", not_found_destination: "https://example.com/lost" },
+    ];
     const own = await verified((await call("GET", "/api/escrow", { token: owner.token })).text);
     expect(own.ok && own.header.domains).toEqual(domains);
     await call("PUT", `/api/domains/${domainId}/escrow`, { token: owner.token, body: { published: true } });

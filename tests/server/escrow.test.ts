@@ -78,9 +78,9 @@ function verifier(args: string[]) {
   return runCommand("npm", ["run", "--silent", "verify-escrow", "--", ...args], { ...process.env, DATABASE_URL: "" });
 }
 
-/** `verify-escrow FILE --serve --port 0`, until it says where it serves. */
-function serveEscrow(file: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn("npx", ["tsx", "scripts/verify-escrow.ts", file, "--serve", "--port", "0"], {
+/** `verify-escrow FILE --keys KEYS --serve --port 0`, until it says where it serves. */
+function serveEscrow(file: string, keys: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn("npx", ["tsx", "scripts/verify-escrow.ts", file, "--keys", keys, "--serve", "--port", "0"], {
     env: { ...process.env, DATABASE_URL: "" },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -130,10 +130,10 @@ describe("the escrow, verified and served without the service", () => {
       expect(verified.stderr).toBe("");
       expect(verified.exitCode).toBe(0);
       expect(verified.stdout).toMatch(
-        /^Verified: 8 codes of workspace \S+ at http:\/\/app\.test\.example, snapshot of \S+, each once, signed by key \S+\.\n$/,
+        /^Verified: 8 codes of workspace \S+ at http:\/\/app\.test\.example, snapshot of \S+, each once, signed by key \S+, one of the keys in \S+\.\n$/,
       );
 
-      const { child, url } = await serveEscrow(file);
+      const { child, url } = await serveEscrow(file, keys);
       try {
         const compared: string[] = [];
         for (const code of codes) {
@@ -181,7 +181,7 @@ describe("the escrow, verified and served without the service", () => {
         stdout: "",
         stderr: "Not verified: The file's contents do not match its signature line: a line was changed after it was signed.\n",
       });
-      const truncatedRun = await verifier([truncated, "--serve", "--port", "0"]);
+      const truncatedRun = await verifier([truncated, "--keys", keys, "--serve", "--port", "0"]);
       expect(truncatedRun.exitCode).toBe(1);
       expect(truncatedRun.stderr).toMatch(
         /^Not verified: The file is truncated: line \d+ stops part-way, before the signature line \(\d+ codes were read whole\)\.\n$/,
