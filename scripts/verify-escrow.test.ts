@@ -82,6 +82,8 @@ function serveEscrow(args: string[]): Promise<{ child: ChildProcess; url: string
   const child = spawn("npx", ["tsx", "scripts/verify-escrow.ts", ...args, "--serve", "--port", String(PORT)], {
     env: { ...process.env, DATABASE_URL: "" },
     stdio: ["ignore", "pipe", "pipe"],
+    // Its own process group: npx starts tsx, which starts node; stopping the group stops all three.
+    detached: true,
   });
   return new Promise((resolve, reject) => {
     let output = "";
@@ -187,7 +189,7 @@ describe("verify-escrow, run without the service", () => {
         expect(await answers("/nothing-here", "s.permalink.example")).toEqual({ status: 404, location: undefined });
         expect(await answers("/", "s.permalink.example")).toEqual({ status: 404, location: undefined });
       } finally {
-        child.kill();
+        process.kill(-child.pid!, "SIGTERM");
       }
     },
     CLI_TIMEOUT_MS * 2,
