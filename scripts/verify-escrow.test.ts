@@ -1,5 +1,4 @@
 import { keyId, rawPublicKey, signedStatement, type EscrowCode, type EscrowKeysDocument } from "@/lib/escrow/format";
-import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, generateKeyPairSync, sign } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { request } from "node:http";
@@ -7,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommand } from "../tests/support/command";
+import { serveEscrow } from "../tests/support/verify-escrow";
 
 /** The verifier as a person runs it, on files signed here (no service: the verifier needs none). */
 const CLI_TIMEOUT_MS = 60_000;
@@ -78,30 +78,6 @@ function verifier(args: string[]) {
   return runCommand("npx", ["tsx", "scripts/verify-escrow.ts", ...args], { ...process.env, DATABASE_URL: "" });
 }
 
-function serveEscrow(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn("npx", ["tsx", "scripts/verify-escrow.ts", ...args, "--serve", "--port", String(PORT)], {
-    env: { ...process.env, DATABASE_URL: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-    // Its own process group: npx starts tsx, which starts node; stopping the group stops all three.
-    detached: true,
-  });
-  return new Promise((resolve, reject) => {
-    let output = "";
-    const timer = setTimeout(() => reject(new Error(`verify-escrow --serve did not start: ${output}`)), CLI_TIMEOUT_MS);
-    const read = (chunk: Buffer) => {
-      output += chunk;
-      const serving = output.match(/Serving \d+ codes as redirects at (http:\/\/\S+)/);
-      if (serving) {
-        clearTimeout(timer);
-        resolve({ child, url: serving[1]! });
-      }
-    };
-    child.stdout.on("data", read);
-    child.stderr.on("data", read);
-    child.on("exit", (exitCode) => reject(new Error(`verify-escrow --serve exited with ${exitCode}: ${output}`)));
-  });
-}
-
 /** A GET with the Host header a visitor's browser sends (fetch may not set it). */
 function get(url: string, path: string, host: string): Promise<{ status: number; location: string | undefined }> {
   return new Promise((resolve, reject) => {
@@ -164,7 +140,7 @@ describe("verify-escrow, run without the service", () => {
         /^Verified: 5 codes of the whole service at https:\/\/permalink\.example, snapshot of \S+, each once, signed by key \S+, one of the keys in \S+\.\n$/,
       );
 
-      const { child, url } = await serveEscrow([file, "--keys", keys]);
+      const { url, stop } = await serveEscrow([file, "--keys", keys, "--port", String(PORT)], CLI_TIMEOUT_MS);
       try {
         const answers = async (path: string, host = "go.example") => get(url, path, host);
         expect(await answers("/menu")).toEqual({ status: 302, location: "https://example.com/menu" });
@@ -189,7 +165,7 @@ describe("verify-escrow, run without the service", () => {
         expect(await answers("/nothing-here", "s.permalink.example")).toEqual({ status: 404, location: undefined });
         expect(await answers("/", "s.permalink.example")).toEqual({ status: 404, location: undefined });
       } finally {
-        process.kill(-child.pid!, "SIGTERM");
+        stop();
       }
     },
     CLI_TIMEOUT_MS * 2,
