@@ -347,7 +347,7 @@ export interface paths {
     get?: never;
     /**
      * Publish a custom domain's signed snapshot, or stop
-     * @description With published: true, anyone may download the signed snapshot of every code on this domain at url (GET /api/escrow/domains/{id}), so an archive can mirror it and keep the codes alive. Owners, admins and the API key; the domain must be verified for the snapshot to be served.
+     * @description With published: true, anyone may download the signed snapshot of every code on this domain at url (GET /api/escrow/domains/{id}), so an archive can mirror it and keep the codes alive. The file is public: it shows every code's destination, rules, scheduled changes and scan limit, and the domain's root and not-found destinations; a password-protected code is listed with its destinations withheld (null). Owners, admins and the API key; the domain must be verified for the snapshot to be served.
      */
     put: operations["setEscrowPublication"];
     post?: never;
@@ -406,7 +406,7 @@ export interface paths {
     };
     /**
      * Download the signed escrow of every code
-     * @description Every code the workspace has issued, on every host, archived ones included. JSON Lines in the escrow format, version 1 (docs/escrow.md): a header pinning the Ed25519 key, one line a code (host, slug, current destination, rules, scheduled changes, scan limit, status, password_protected, created_at, archived_at), and a signature line over everything before it; streamed as it is read. Check it with `npm run verify-escrow -- FILE`, which needs nothing of this service. Owners, admins and the workspace's API key; at most 10 a minute per credential and 30 per client network (429 with Retry-After).
+     * @description Every code the workspace has issued, on every host, archived ones included. JSON Lines in the escrow format, version 1 (docs/escrow.md): a header pinning the Ed25519 key (and naming custom domains' root and not-found destinations), one line a code (host, slug, current destination, rules, scheduled changes, scan limit, status, password_protected, created_at, archived_at), and a signature line over everything before it; streamed as it is read. Check it with `npm run verify-escrow -- FILE --keys https://…/.well-known/permalink-escrow.json`, which needs nothing else of this service. Owners, admins and the workspace's API key; at most 10 a minute per credential and 30 per client network (429 with Retry-After).
      */
     get: operations["getEscrow"];
     put?: never;
@@ -426,7 +426,7 @@ export interface paths {
     };
     /**
      * A published custom domain's signed snapshot
-     * @description Every code on one verified custom domain whose owners chose to publish it, for anyone. JSON Lines in the escrow format, version 1 (docs/escrow.md): a header pinning the Ed25519 key, one line a code (host, slug, current destination, rules, scheduled changes, scan limit, status, password_protected, created_at, archived_at), and a signature line over everything before it; streamed as it is read. Check it with `npm run verify-escrow -- FILE`, which needs nothing of this service. At most 30 a minute per client network (429 with Retry-After).
+     * @description Every code on one verified custom domain whose owners chose to publish it, for anyone. JSON Lines in the escrow format, version 1 (docs/escrow.md): a header pinning the Ed25519 key (and naming custom domains' root and not-found destinations), one line a code (host, slug, current destination, rules, scheduled changes, scan limit, status, password_protected, created_at, archived_at), and a signature line over everything before it; streamed as it is read. Check it with `npm run verify-escrow -- FILE --keys https://…/.well-known/permalink-escrow.json`, which needs nothing else of this service. Password-protected codes are listed with their destinations withheld (null). At most 30 a minute per client network (429 with Retry-After).
      */
     get: operations["getPublishedDomainEscrow"];
     put?: never;
@@ -1150,7 +1150,7 @@ export interface paths {
     };
     /**
      * Download the signed escrow of every code of the service (operator)
-     * @description Every code issued on every host by every workspace, archived ones included. JSON Lines in the escrow format, version 1 (docs/escrow.md): a header pinning the Ed25519 key, one line a code (host, slug, current destination, rules, scheduled changes, scan limit, status, password_protected, created_at, archived_at), and a signature line over everything before it; streamed as it is read. Check it with `npm run verify-escrow -- FILE`, which needs nothing of this service.
+     * @description Every code issued on every host by every workspace, archived ones included. JSON Lines in the escrow format, version 1 (docs/escrow.md): a header pinning the Ed25519 key (and naming custom domains' root and not-found destinations), one line a code (host, slug, current destination, rules, scheduled changes, scan limit, status, password_protected, created_at, archived_at), and a signature line over everything before it; streamed as it is read. Check it with `npm run verify-escrow -- FILE --keys https://…/.well-known/permalink-escrow.json`, which needs nothing else of this service.
      */
     get: operations["getServiceEscrow"];
     put?: never;
@@ -1693,6 +1693,8 @@ export interface components {
       published_at: string | null;
       /** @description where anyone may download the domain's signed snapshot, while published */
       url: string | null;
+      /** @description what publishing means: the file is public, with every code's destination, rules and scheduled changes; password-protected codes are listed without theirs */
+      notice: string;
     };
     TlsAskAnswer: {
       hostname: string;

@@ -26,7 +26,15 @@ export type EscrowHeader = {
   key: EscrowKeyRef;
   /** Where the service lists its current and past keys. */
   keys_url: string;
+  /**
+   * The scope's custom domains that send a visit of their root, or of a code they do not have,
+   * somewhere of their owners' choosing (absent in files written before these were added).
+   */
+  domains?: EscrowDomain[];
 };
+
+/** A custom domain's own destinations: its root's, and a code it does not have's (after the case-insensitive lookup). */
+export type EscrowDomain = { host: string; root_destination: string | null; not_found_destination: string | null };
 
 export type EscrowStatus = "active" | "quarantine" | "abuse";
 
@@ -34,8 +42,13 @@ export type EscrowStatus = "active" | "quarantine" | "abuse";
 export type EscrowCode = {
   host: string;
   slug: string;
-  /** Where the code sends a visitor no rule matches, at the snapshot's time (a scheduled change already due applied). */
-  destination: string;
+  /**
+   * Where the code sends a visitor no rule matches, at the snapshot's time (a scheduled change
+   * already due applied). Null only for a password-protected code in a published (public) file:
+   * its destinations are withheld (rules, schedule and scan_limit empty too), since the password
+   * guards them.
+   */
+  destination: string | null;
   rules: { when: Record<string, string[]>; destination: string }[];
   /** Scheduled changes still to come, in time order. */
   schedule: { at: string; destination: string }[];

@@ -2,10 +2,10 @@ import { defineOperation, failure, ok, type ParameterSpec, RATE_LIMIT_HEADERS } 
 import { escrowKeysSchema, escrowPublicationBody, escrowPublicationSchema, escrowRunSchema } from "./schemas";
 
 const FORMAT =
-  "JSON Lines in the escrow format, version 1 (docs/escrow.md): a header pinning the Ed25519 key, one line a code " +
+  "JSON Lines in the escrow format, version 1 (docs/escrow.md): a header pinning the Ed25519 key (and naming custom domains' root and not-found destinations), one line a code " +
   "(host, slug, current destination, rules, scheduled changes, scan limit, status, password_protected, created_at, " +
   "archived_at), and a signature line over everything before it; streamed as it is read. Check it with " +
-  "`npm run verify-escrow -- FILE`, which needs nothing of this service.";
+  "`npm run verify-escrow -- FILE --keys https://…/.well-known/permalink-escrow.json`, which needs nothing else of this service.";
 
 const SNAPSHOT = {
   description: "The signed snapshot, as an attachment.",
@@ -70,7 +70,9 @@ export const setEscrowPublication = defineOperation({
   summary: "Publish a custom domain's signed snapshot, or stop",
   description:
     "With published: true, anyone may download the signed snapshot of every code on this domain at url " +
-    "(GET /api/escrow/domains/{id}), so an archive can mirror it and keep the codes alive. Owners, admins and " +
+    "(GET /api/escrow/domains/{id}), so an archive can mirror it and keep the codes alive. The file is public: it " +
+    "shows every code's destination, rules, scheduled changes and scan limit, and the domain's root and not-found " +
+    "destinations; a password-protected code is listed with its destinations withheld (null). Owners, admins and " +
     "the API key; the domain must be verified for the snapshot to be served.",
   tag: "Escrow",
   parameters: [DOMAIN_ID_PARAMETER],
@@ -91,6 +93,7 @@ export const getPublishedDomainEscrow = defineOperation({
   summary: "A published custom domain's signed snapshot",
   description:
     `Every code on one verified custom domain whose owners chose to publish it, for anyone. ${FORMAT} ` +
+    "Password-protected codes are listed with their destinations withheld (null). " +
     "At most 30 a minute per client network (429 with Retry-After).",
   tag: "Escrow",
   parameters: [DOMAIN_ID_PARAMETER],

@@ -29,6 +29,11 @@ export const escrowPublicationSchema = z
     published: z.boolean(),
     published_at: z.iso.datetime().nullable(),
     url: z.url().nullable().meta({ description: "where anyone may download the domain's signed snapshot, while published" }),
+    notice: z.string().meta({
+      description:
+        "what publishing means: the file is public, with every code's destination, rules and scheduled changes; " +
+        "password-protected codes are listed without theirs",
+    }),
   })
   .meta({ id: "EscrowPublication" });
 

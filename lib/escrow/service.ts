@@ -53,7 +53,11 @@ export async function publishedDomainEscrow(domainId: string, clientNetwork: str
   const domain = isRecordId(domainId) ? await store.findDomain(domainId) : null;
   if (!domain || !domain.escrowPublication || !domain.verifiedAt)
     throw notFound("No published escrow exists for this domain: its owners have not chosen to publish one.");
-  return escrowDownload({ kind: "domain", id: domain.id, host: domain.hostname }, { domainId: domain.id });
+  return escrowDownload(
+    { kind: "domain", id: domain.id, host: domain.hostname },
+    { domainId: domain.id },
+    { withholdProtected: true },
+  );
 }
 
 /** Whether a custom domain's snapshot is published, and where. Owners and admins (who manage domains) decide. */
@@ -61,7 +65,7 @@ export async function setDomainPublication(
   principal: Principal,
   domainId: string,
   published: boolean,
-): Promise<{ domain_id: string; published: boolean; published_at: string | null; url: string | null }> {
+): Promise<{ domain_id: string; published: boolean; published_at: string | null; url: string | null; notice: string }> {
   requirePermission(principal, "domains.manage", "Your role in this workspace does not allow managing domains.");
   const domain = isRecordId(domainId) ? await store.findDomain(domainId) : null;
   if (!domain || domain.workspaceId !== principal.workspaceId) throw notFound("No domain with this id exists in this workspace.");
@@ -71,17 +75,31 @@ export async function setDomainPublication(
     published,
     published_at: publishedAt?.toISOString() ?? null,
     url: published ? publicationUrl(domain.id) : null,
+    notice: PUBLIC_NOTICE,
   };
 }
+
+/** Said with every answer about publishing, so nobody publishes without knowing who can read the file. */
+const PUBLIC_NOTICE =
+  "Anyone with this address can download the file: it lists every code on this domain with its destination, rules " +
+  "and scheduled changes. Password-protected codes are listed without their destinations.";
 
 export function publicationUrl(domainId: string): string {
   return `${config().BASE_URL}/api/escrow/domains/${domainId}`;
 }
 
-function escrowDownload(scope: EscrowScope, codes: CodeScope): Response {
+/**
+ * `withholdProtected`: the file is public (a published domain's), so a password-protected code is
+ * written with its destinations withheld. The workspace's and the operator's files keep them:
+ * their holders need them to keep serving.
+ */
+type Audience = { withholdProtected: boolean };
+const PRIVATE: Audience = { withholdProtected: false };
+
+function escrowDownload(scope: EscrowScope, codes: CodeScope, audience: Audience = PRIVATE): Response {
   const stamp = new Date(clock().now()).toISOString().slice(0, 10);
   const name = scope.kind === "service" ? "service" : scope.kind === "domain" ? scope.host : scope.id;
-  return new Response(textStream(escrowLines(scope, codes)), {
+  return new Response(textStream(escrowLines(scope, codes, audience)), {
     headers: {
       "Content-Type": ESCROW_MEDIA_TYPE,
       "Content-Disposition": `attachment; filename="permalink-escrow-${name}-${stamp}.jsonl"`,
@@ -91,7 +109,7 @@ function escrowDownload(scope: EscrowScope, codes: CodeScope): Response {
 }
 
 /** A snapshot as lines of text: the header, one line a code, and the signature line over everything before it. */
-export async function* escrowLines(scope: EscrowScope, codes: CodeScope): AsyncGenerator<string> {
+export async function* escrowLines(scope: EscrowScope, codes: CodeScope, audience: Audience = PRIVATE): AsyncGenerator<string> {
   const key = await signingKey();
   const now = clock().now();
   const { BASE_URL, SHORT_BASE_URL } = config();
@@ -110,6 +128,11 @@ export async function* escrowLines(scope: EscrowScope, codes: CodeScope): AsyncG
     snapshot_at: new Date(now).toISOString(),
     key: { id: key.id, algorithm: "Ed25519", public_key: key.publicKey },
     keys_url: `${BASE_URL}/.well-known/permalink-escrow.json`,
+    domains: (await store.domainDestinations(codes)).map((domain) => ({
+      host: domain.hostname,
+      root_destination: domain.rootDestination,
+      not_found_destination: domain.notFoundDestination,
+    })),
   };
   yield line(header);
   const shortHost = new URL(SHORT_BASE_URL).host;
@@ -117,7 +140,7 @@ export async function* escrowLines(scope: EscrowScope, codes: CodeScope): AsyncG
   let after: string | undefined;
   for (;;) {
     const rows = await store.pageOfCodes(codes, PAGE, after);
-    if (rows.length > 0) yield rows.map((row) => line(escrowCode(row, shortHost, now))).join("");
+    if (rows.length > 0) yield rows.map((row) => line(escrowCode(row, shortHost, now, audience))).join("");
     count += rows.length;
     if (rows.length < PAGE) break;
     after = rows.at(-1)!.id;
@@ -128,7 +151,13 @@ export async function* escrowLines(scope: EscrowScope, codes: CodeScope): AsyncG
   yield `${JSON.stringify(trailer)}\n`;
 }
 
-function escrowCode(row: CodeRow, shortHost: string, now: number): EscrowCode {
+function escrowCode(row: CodeRow, shortHost: string, now: number, audience: Audience): EscrowCode {
+  const code = codeLine(row, shortHost, now);
+  if (!code.password_protected || !audience.withholdProtected) return code;
+  return { ...code, destination: null, rules: [], schedule: [], scan_limit: null };
+}
+
+function codeLine(row: CodeRow, shortHost: string, now: number): EscrowCode {
   const schedule = storedSchedule(row.schedule);
   return {
     host: row.host ?? shortHost,

@@ -68,6 +68,17 @@ export async function pageOfCodes(scope: CodeScope, limit: number, afterId?: str
   });
 }
 
+/** The scope's custom domains that send their root or unknown codes somewhere, by hostname. */
+export async function domainDestinations(scope: CodeScope) {
+  const where: Prisma.DomainWhereInput =
+    scope === "service" ? {} : "domainId" in scope ? { id: scope.domainId } : { workspaceId: scope.workspaceId };
+  return db().domain.findMany({
+    where: { AND: [where, { OR: [{ rootDestination: { not: null } }, { notFoundDestination: { not: null } }] }] },
+    orderBy: { hostname: "asc" },
+    select: { hostname: true, rootDestination: true, notFoundDestination: true },
+  });
+}
+
 /** The domain, with whether its owners publish its snapshot. */
 export async function findDomain(domainId: string) {
   return db().domain.findUnique({

@@ -131,13 +131,25 @@ function checkSignature(
       ok: false,
       problem: `The signature is forged or damaged: it does not verify with the key the header pins (${header.key.id}).`,
     };
-  if (trusted && !trusted.some((key) => key.id === header.key.id && key.public_key === header.key.public_key))
+  const listed = trusted?.find((key) => key.id === header.key.id && key.public_key === header.key.public_key);
+  if (trusted && !listed)
     return {
       ok: false,
       problem:
         `The file is signed by key ${header.key.id}, which is not one of the service's keys: ` +
         "whoever signed it is not the service.",
     };
+  if (listed?.retired_at) {
+    const retired = Date.parse(listed.retired_at);
+    const snapshot = Date.parse(header.snapshot_at);
+    if (Number.isNaN(snapshot) || Number.isNaN(retired) || retired < snapshot)
+      return {
+        ok: false,
+        problem:
+          `The file is signed by key ${header.key.id}, which the service retired at ${listed.retired_at}, before the ` +
+          `snapshot's time (${header.snapshot_at}): a retired key signs nothing new, so whoever signed it is not the service.`,
+      };
+  }
   return { ok: true, header, codes, kept };
 }
 
@@ -156,11 +168,15 @@ function headerProblem(value: unknown): string | null {
 
 function codeProblem(value: unknown): string | null {
   if (!isRecord(value)) return "it is not an object";
-  for (const field of ["host", "slug", "destination", "created_at"] as const)
+  for (const field of ["host", "slug", "created_at"] as const)
     if (typeof value[field] !== "string" || value[field] === "") return `${field} is missing`;
   if (!STATUSES.has(value.status as string)) return "status must be active, quarantine or abuse";
   if (!Array.isArray(value.rules) || !Array.isArray(value.schedule)) return "rules and schedule must be lists";
   if (typeof value.password_protected !== "boolean") return "password_protected must be true or false";
+  // A published file withholds a password-protected code's destinations (docs/escrow.md): null only there.
+  if (value.destination === null && value.password_protected) return null;
+  if (typeof value.destination !== "string" || value.destination === "")
+    return "destination is missing (only a password-protected code's may be null)";
   return null;
 }
 

@@ -3,10 +3,11 @@ import { config } from "@/lib/config";
 import type { DomainDestinations } from "@/lib/domains/store";
 import { lookUpCustomDomain, lookUpVerifiedHost } from "@/lib/domains/verified-hosts";
 import { hearInvalidations, invalidationsHeard } from "@/lib/links/invalidation";
-import { canonicalCode, collidingPath, isLookupCode, isReserved } from "@/lib/links/slugs";
+import { isLookupCode, isReserved } from "@/lib/links/slugs";
 import { processSingleton } from "@/lib/process-singleton";
 import { isIpLiteral } from "@/lib/safety/addresses";
 import { answerFor, shortLinksOnlyAnswer } from "./answer";
+import { codeInPath } from "./code-path";
 import { mergeQuery, readIncomingQuery } from "./destination-query";
 import { countPreview } from "./previews";
 import { resolveFromMemory, resolveVisit } from "./resolve";
@@ -23,39 +24,6 @@ export type DoorRequest = {
   /** The socket's peer, where the door has one (the self-hosted front door). */
   peerAddress?: string | null;
 };
-
-/** The path of most visits: one plain segment, which is its code as it is (no decoding, no normalising). */
-const PLAIN_CODE_PATH = /^\/([A-Za-z0-9_-]+)$/;
-/** A dot segment, raw or percent-encoded: resolved as the WHATWG URL parser (and so Next's proxy) resolves it. */
-const DOT_SEGMENT = /\/(?:\.|%2e)/i;
-
-/**
- * The code a path names (docs/adr/0007-printed-slugs.md): the plain path's segment at once;
- * otherwise the path without its leading `/`, dot segments resolved as a URL parser resolves
- * them, percent-decoded (a broken escape is kept, and then is no code) and in its one stored form
- * (NFC). Null for the root and for paths of ours (a code never starts with them: collidingPath).
- */
-export function codeInPath(pathname: string): string | null {
-  const plain = PLAIN_CODE_PATH.exec(pathname);
-  if (plain) return plain[1]!;
-  let path = pathname;
-  if (DOT_SEGMENT.test(path)) {
-    try {
-      path = new URL(path, "http://code.invalid").pathname;
-    } catch {
-      return null;
-    }
-  }
-  if (path.length < 2 || path[0] !== "/") return null;
-  let code = path.slice(1);
-  try {
-    code = decodeURIComponent(code);
-  } catch {
-    // Kept as sent: not a code, so the visit is an unknown code's.
-  }
-  code = canonicalCode(code);
-  return collidingPath(code) === null ? code : null;
-}
 
 const hosts = processSingleton("doorHosts", () => ({
   short: new URL(config().SHORT_BASE_URL).hostname,

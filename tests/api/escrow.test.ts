@@ -66,6 +66,10 @@ async function workspaceWithCodes(): Promise<{ owner: TestUser; domainId: string
   return { owner, domainId: domain.id, hostname, ids };
 }
 
+const PUBLIC_NOTICE =
+  "Anyone with this address can download the file: it lists every code on this domain with its destination, rules " +
+  "and scheduled changes. Password-protected codes are listed without their destinations.";
+
 describe("the escrow of every code", () => {
   it("streams every code of the workspace, archived and on every host, signed and verifiable without the service", async () => {
     const { owner, hostname, ids } = await workspaceWithCodes();
@@ -93,7 +97,7 @@ describe("the escrow of every code", () => {
       status: "quarantine",
       password_protected: false,
     });
-    expect(result.kept.some((code: EscrowCode) => code.destination.includes("not-mine"))).toBe(false);
+    expect(result.kept.some((code: EscrowCode) => code.destination?.includes("not-mine"))).toBe(false);
   });
 
   it("lets owners, admins and the key download it, not members or viewers", async () => {
@@ -199,6 +203,7 @@ describe("the escrow of every code", () => {
       published: true,
       published_at: expect.any(String),
       url: `http://app.test.example${publicAddress}`,
+      notice: PUBLIC_NOTICE,
     });
     const snapshot = await call("GET", publicAddress);
     expect(snapshot.status).toBe(200);
@@ -291,5 +296,101 @@ describe("the escrow of every code", () => {
       resetConfig();
       await rm(directory, { recursive: true, force: true });
     }
+  });
+  it("withholds a password-protected code's destinations from a published (public) file, and keeps them for the workspace", async () => {
+    const { owner, domainId, hostname } = await workspaceWithCodes();
+    const made = await call("POST", "/api/links", {
+      token: owner.token,
+      body: { destination: "https://example.com/secret-staff-menu", domain_id: domainId, slug: "staff", password: "hunter2-xyz" },
+    });
+    expect(made.status, made.text).toBe(201);
+    const routing = await call("PATCH", `/api/links/${made.body.id}`, {
+      token: owner.token,
+      body: {
+        rules: [{ when: { language: ["fr"] }, destination: "https://example.com/secret-fr" }],
+        schedule: [{ at: Date.now() + 86_400_000, destination: "https://example.com/secret-later" }],
+        scan_limit: { after: 5, destination: "https://example.com/secret-spent" },
+      },
+    });
+    expect(routing.status, routing.text).toBe(200);
+    expect((await call("PUT", `/api/domains/${domainId}/escrow`, { token: owner.token, body: { published: true } })).status).toBe(
+      200,
+    );
+
+    const snapshot = await call("GET", `/api/escrow/domains/${domainId}`);
+    expect(snapshot.status).toBe(200);
+    expect(snapshot.text).not.toContain("secret");
+    const result = await verified(snapshot.text);
+    expect(result.ok, result.ok ? "" : result.problem).toBe(true);
+    if (!result.ok) return;
+    expect(result.kept.find((code) => code.slug === "staff")).toEqual({
+      host: hostname,
+      slug: "staff",
+      destination: null,
+      rules: [],
+      schedule: [],
+      scan_limit: null,
+      status: expect.stringMatching(/^(active|quarantine)$/),
+      password_protected: true,
+      created_at: expect.any(String),
+      archived_at: null,
+    });
+    expect(result.kept.find((code) => code.slug === "spring-menu")!.destination).toBe("https://example.com/custom");
+
+    const own = await call("GET", "/api/escrow", { token: owner.token });
+    const mine = await verified(own.text);
+    expect(mine.ok && mine.kept.find((code) => code.slug === "staff")).toMatchObject({
+      destination: "https://example.com/secret-staff-menu",
+      rules: [{ when: { language: ["fr"] }, destination: "https://example.com/secret-fr" }],
+      schedule: [{ destination: "https://example.com/secret-later" }],
+      scan_limit: { after: 5, destination: "https://example.com/secret-spent" },
+      password_protected: true,
+    });
+    // A null destination is accepted only for a password-protected code.
+    const lines = own.text.split("\n");
+    const open = lines.findIndex((line) => line.includes('"spring-menu"'));
+    lines[open] = lines[open]!.replace('"https://example.com/custom"', "null");
+    const refused = await verified(lines.join("\n"));
+    expect(refused.ok || refused.problem).toBe(
+      `Line ${open + 1} is not a code as the format has it: destination is missing (only a password-protected code's may be null).`,
+    );
+  });
+
+  it("holds a custom domain's root and not-found destinations in the domain's and the workspace's files", async () => {
+    const { owner, domainId, hostname } = await workspaceWithCodes();
+    const set = await call("PATCH", `/api/domains/${domainId}`, {
+      token: owner.token,
+      body: { root_destination: "https://example.com/home", not_found_destination: "https://example.com/lost" },
+    });
+    expect(set.status, set.text).toBe(200);
+    const domains = [
+      { host: hostname, root_destination: "https://example.com/home", not_found_destination: "https://example.com/lost" },
+    ];
+    const own = await verified((await call("GET", "/api/escrow", { token: owner.token })).text);
+    expect(own.ok && own.header.domains).toEqual(domains);
+    await call("PUT", `/api/domains/${domainId}/escrow`, { token: owner.token, body: { published: true } });
+    const published = await verified((await call("GET", `/api/escrow/domains/${domainId}`)).text);
+    expect(published.ok && published.header.domains).toEqual(domains);
+    const other = await newUser("escrow-no-domain");
+    const none = await verified((await call("GET", "/api/escrow", { token: other.token })).text);
+    expect(none.ok && none.header.domains).toEqual([]);
+  });
+
+  it("refuses a file signed with a key the service retired before the file's snapshot time", async () => {
+    const { owner } = await workspaceWithCodes();
+    const text = (await call("GET", "/api/escrow", { token: owner.token })).text;
+    const header = JSON.parse(text.split("\n")[0]!) as { key: { id: string }; snapshot_at: string };
+    const listed = await keys();
+    const retiredAt = new Date(Date.parse(header.snapshot_at) - 60_000).toISOString();
+    const retired = listed.map((key) => (key.id === header.key.id ? { ...key, retired_at: retiredAt } : key));
+    const result = await verifyEscrow([Buffer.from(text)], { trusted: retired });
+    expect(result.ok || result.problem).toBe(
+      `The file is signed by key ${header.key.id}, which the service retired at ${retiredAt}, before the snapshot's time ` +
+        `(${header.snapshot_at}): a retired key signs nothing new, so whoever signed it is not the service.`,
+    );
+    const later = listed.map((key) =>
+      key.id === header.key.id ? { ...key, retired_at: new Date(Date.parse(header.snapshot_at) + 60_000).toISOString() } : key,
+    );
+    expect(await verifyEscrow([Buffer.from(text)], { trusted: later })).toMatchObject({ ok: true });
   });
 });

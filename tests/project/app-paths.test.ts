@@ -1,5 +1,5 @@
 import { APP_SUBTREES, APP_TOP_LEVEL_PATHS } from "@/lib/links/app-paths";
-import { codeInPath } from "@/lib/resolution/door";
+import { codeInPath } from "@/lib/resolution/code-path";
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 

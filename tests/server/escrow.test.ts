@@ -2,7 +2,6 @@ import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
 import type { EscrowCode } from "@/lib/escrow/format";
 import { startApp, type RunningApp } from "@/server/app-process";
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newUser } from "../support/api";
 import { runCommand } from "../support/command";
 import { rawRequest } from "../support/http";
+import { serveEscrow } from "../support/verify-escrow";
 
 const SHORT_HOST = "s.test.example";
 const APP_HOST = "app.test.example";
@@ -78,29 +78,6 @@ function verifier(args: string[]) {
   return runCommand("npm", ["run", "--silent", "verify-escrow", "--", ...args], { ...process.env, DATABASE_URL: "" });
 }
 
-/** `verify-escrow FILE --serve --port 0`, until it says where it serves. */
-function serveEscrow(file: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn("npx", ["tsx", "scripts/verify-escrow.ts", file, "--serve", "--port", "0"], {
-    env: { ...process.env, DATABASE_URL: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  return new Promise((resolve, reject) => {
-    let output = "";
-    const timer = setTimeout(() => reject(new Error(`verify-escrow --serve did not start: ${output}`)), CLI_TIMEOUT_MS);
-    const read = (chunk: Buffer) => {
-      output += chunk;
-      const serving = output.match(/Serving \d+ codes as redirects at (http:\/\/\S+)/);
-      if (serving) {
-        clearTimeout(timer);
-        resolve({ child, url: serving[1]! });
-      }
-    };
-    child.stdout.on("data", read);
-    child.stderr.on("data", read);
-    child.on("exit", (code) => reject(new Error(`verify-escrow --serve exited with ${code}: ${output}`)));
-  });
-}
-
 async function download(): Promise<{ file: string; keys: string; text: string }> {
   const escrow = await rawRequest(front.url, "/api/escrow", { host: APP_HOST, headers: { authorization: `Bearer ${token}` } });
   expect(escrow.status, escrow.body).toBe(200);
@@ -130,10 +107,10 @@ describe("the escrow, verified and served without the service", () => {
       expect(verified.stderr).toBe("");
       expect(verified.exitCode).toBe(0);
       expect(verified.stdout).toMatch(
-        /^Verified: 8 codes of workspace \S+ at http:\/\/app\.test\.example, snapshot of \S+, each once, signed by key \S+\.\n$/,
+        /^Verified: 8 codes of workspace \S+ at http:\/\/app\.test\.example, snapshot of \S+, each once, signed by key \S+, one of the keys in \S+\.\n$/,
       );
 
-      const { child, url } = await serveEscrow(file);
+      const { url, stop } = await serveEscrow([file, "--keys", keys, "--port", "0"], CLI_TIMEOUT_MS);
       try {
         const compared: string[] = [];
         for (const code of codes) {
@@ -160,7 +137,7 @@ describe("the escrow, verified and served without the service", () => {
         const unknown = await rawRequest(url, "/Unknown9", { host: SHORT_HOST });
         expect(unknown.status).toBe((await rawRequest(front.url, "/Unknown9", { host: SHORT_HOST })).status);
       } finally {
-        child.kill();
+        stop();
       }
     },
     CLI_TIMEOUT_MS * 3,
@@ -181,7 +158,7 @@ describe("the escrow, verified and served without the service", () => {
         stdout: "",
         stderr: "Not verified: The file's contents do not match its signature line: a line was changed after it was signed.\n",
       });
-      const truncatedRun = await verifier([truncated, "--serve", "--port", "0"]);
+      const truncatedRun = await verifier([truncated, "--keys", keys, "--serve", "--port", "0"]);
       expect(truncatedRun.exitCode).toBe(1);
       expect(truncatedRun.stderr).toMatch(
         /^Not verified: The file is truncated: line \d+ stops part-way, before the signature line \(\d+ codes were read whole\)\.\n$/,
