@@ -93,6 +93,7 @@ export const revokeOAuthToken = defineOperation({
   path: "/api/oauth/revoke",
   auth: "public",
   crossOrigin: true,
+  invalidBodyError: "invalid_request",
   operationId: "revokeOAuthToken",
   summary: "Revoke a token (RFC 7009)",
   description:
