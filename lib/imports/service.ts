@@ -57,7 +57,10 @@ export async function startImport(
   let record;
   if (fromPeer) {
     if (query.format !== "auto" && query.format !== fromPeer.source)
-      throw new DomainError("invalid_request", `format=${query.format} does not match the source ${fromPeer.source}: leave format out.`);
+      throw new DomainError(
+        "invalid_request",
+        `format=${query.format} does not match the source ${fromPeer.source}: leave format out.`,
+      );
     requireOptionsOf(fromPeer);
     record = await store.insertImport({
       ...started,

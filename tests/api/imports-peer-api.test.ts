@@ -18,7 +18,11 @@ type Source = "dub" | "rebrandly" | "shortio";
 type Report = Record<string, number | string> & { id: string; total: number; status: string; errors: { error: string }[] };
 type Entry = { entry: number; row: number; code: string | null; outcome: string; link_id: string | null; error: string | null };
 
-const KEYS = { dub: `dub_${randomString("abcdefghjk0123456789", 24)}`, rebrandly: "5ecret-rebrandly-key", shortio: "sk_ShortSecretKey42" };
+const KEYS = {
+  dub: `dub_${randomString("abcdefghjk0123456789", 24)}`,
+  rebrandly: "5ecret-rebrandly-key",
+  shortio: "sk_ShortSecretKey42",
+};
 const REBRANDLY_WORKSPACE = "4a1bc8e2f3d94a5e8b7c6d5e4f3a2b1c";
 
 let apis: PeerApis;
@@ -97,7 +101,8 @@ const newHostname = () => `go-${randomString("abcdefghijkmnpqrstuvwxyz", 8)}.imp
 
 afterAll(async () => {
   await apis.close();
-  for (const name of ["DUB_API_BASE", "REBRANDLY_API_BASE", "SHORTIO_API_BASE", "WEBHOOK_PRIVATE_NETWORKS"]) delete process.env[name];
+  for (const name of ["DUB_API_BASE", "REBRANDLY_API_BASE", "SHORTIO_API_BASE", "WEBHOOK_PRIVATE_NETWORKS"])
+    delete process.env[name];
   resetConfig();
 });
 
@@ -347,7 +352,9 @@ describe("a peer that refuses, slows down or fails", () => {
     const before = apis.requests.length;
     const run = await imported(user, { source: "dub", token: KEYS.dub }, "?dry_run=1");
     expect(run.status).toBe("failed");
-    expect(run.errors.at(-1)!.error).toBe("Dub's API address points inside this service's network, which an import may not reach.");
+    expect(run.errors.at(-1)!.error).toBe(
+      "Dub's API address points inside this service's network, which an import may not reach.",
+    );
     expect(apis.requests.length).toBe(before);
   });
 });
@@ -371,7 +378,10 @@ describe("the request", () => {
   it("refuses a format that is not the source", async () => {
     const user = await workspaceWithDomain();
     const response = await start(user, { source: "dub", token: KEYS.dub }, "?format=bitly");
-    expect(response).toMatchObject({ status: 400, body: { error: "format=bitly does not match the source dub: leave format out." } });
+    expect(response).toMatchObject({
+      status: 400,
+      body: { error: "format=bitly does not match the source dub: leave format out." },
+    });
   });
 
   it("cancels an import by API token between pages, and forgets the key", async () => {

@@ -88,13 +88,19 @@ function bounded(value: string | null, fallback: number, max: number): number | 
 function dub(data: PeerData, request: http.IncomingMessage, path: string, query: URLSearchParams, send: Send) {
   if (request.headers.authorization !== `Bearer ${data.keys.dub}`)
     return send(401, {
-      error: { code: "unauthorized", message: "Unauthorized: Invalid API key.", doc_url: "https://dub.co/docs/api-reference/errors" },
+      error: {
+        code: "unauthorized",
+        message: "Unauthorized: Invalid API key.",
+        doc_url: "https://dub.co/docs/api-reference/errors",
+      },
     });
   if (path !== "/links") return send(404, { error: { code: "not_found", message: "Not found" } });
   const page = bounded(query.get("page"), 1, 1_000_000);
   const pageSize = bounded(query.get("pageSize"), 100, 100);
   if (page === null || pageSize === null)
-    return send(422, { error: { code: "unprocessable_entity", message: "page and pageSize must be positive, pageSize at most 100" } });
+    return send(422, {
+      error: { code: "unprocessable_entity", message: "page and pageSize must be positive, pageSize at most 100" },
+    });
   send(200, data.dub.slice((page - 1) * pageSize, page * pageSize));
 }
 
@@ -113,7 +119,8 @@ function rebrandly(data: PeerData, request: http.IncomingMessage, path: string, 
 }
 
 function shortio(data: PeerData, request: http.IncomingMessage, path: string, query: URLSearchParams, send: Send) {
-  if (request.headers.authorization !== data.keys.shortio) return send(401, { error: "Unauthorized", message: "Invalid API key" });
+  if (request.headers.authorization !== data.keys.shortio)
+    return send(401, { error: "Unauthorized", message: "Invalid API key" });
   if (path === "/api/domains")
     return send(
       200,
@@ -126,7 +133,14 @@ function shortio(data: PeerData, request: http.IncomingMessage, path: string, qu
   const limit = bounded(query.get("limit"), 150, 150);
   if (limit === null) return send(400, { error: "Bad Request", message: "limit must be at most 150" });
   const token = query.get("pageToken");
-  const from = token === null ? 0 : Number(Buffer.from(token, "base64url").toString("utf8").replace(/^after:/, ""));
+  const from =
+    token === null
+      ? 0
+      : Number(
+          Buffer.from(token, "base64url")
+            .toString("utf8")
+            .replace(/^after:/, ""),
+        );
   if (!Number.isInteger(from)) return send(400, { error: "Bad Request", message: "Invalid pageToken" });
   const page = links.slice(from, from + limit);
   const next = from + limit < links.length ? Buffer.from(`after:${from + limit}`).toString("base64url") : null;

@@ -176,24 +176,207 @@ export function ImportForm({ domains, canImport }: Props) {
 }
 
 /** Sends the file; the job as it started, or the refusal's sentence. */
-async function upload(
-  file: File,
-  options: { format: ImportFormat; domainId: string; dryRun: boolean },
-): Promise<ImportView | string> {
+function upload(file: File, options: { format: ImportFormat; domainId: string; dryRun: boolean }): Promise<ImportView | string> {
   const query = new URLSearchParams({ format: options.format, dry_run: options.dryRun ? "1" : "0" });
   if (options.domainId) query.set("domain_id", options.domainId);
   const json = file.type === "application/json" || file.name.toLowerCase().endsWith(".json");
+  return startJob(query, json ? "application/json" : "text/csv", file, "The file could not be sent");
+}
+
+/** POST to the dashboard's door of /api/imports; the job as it started, or the refusal's sentence. */
+async function startJob(query: URLSearchParams, type: string, body: BodyInit, notSent: string): Promise<ImportView | string> {
   try {
     const response = await fetch(`/dashboard/imports/upload?${query}`, {
       method: "POST",
-      headers: { "Content-Type": json ? "application/json" : "text/csv" },
-      body: file,
+      headers: { "Content-Type": type },
+      body,
     });
     const answer = (await response.json()) as ImportView | { error: string };
     return "error" in answer ? inCustomerWords(answer.error) : answer;
   } catch {
-    return "The file could not be sent: check your connection and try again.";
+    return `${notSent}: check your connection and try again.`;
   }
+}
+
+type Peer = "dub" | "rebrandly" | "shortio";
+
+/** Where each service shows the key, in its own words. */
+const PEERS: Record<Peer, { name: string; where: string }> = {
+  dub: { name: "Dub", where: "In Dub, open your workspace's Settings, then API Keys, and create a key that may read links." },
+  rebrandly: { name: "Rebrandly", where: "In Rebrandly, open your account's API keys page and create a key (or copy one)." },
+  shortio: { name: "Short.io", where: "In Short.io, open Integrations & API and copy the secret API key." },
+};
+
+/**
+ * Bring links straight from Dub, Rebrandly or Short.io with an API key: check first (nothing is
+ * written), then import. The key goes to the dashboard's door of POST /api/imports as
+ * {source, token}; the page forgets it once the import has started, and the service keeps it
+ * sealed only until the last page is read.
+ */
+export function PeerImportForm({ canImport }: { canImport: boolean }) {
+  const [peer, setPeer] = useState<Peer>("dub");
+  const [key, setKey] = useState("");
+  const [workspace, setWorkspace] = useState("");
+  const [domain, setDomain] = useState("");
+  const [check, setCheck] = useState<ImportView | null>(null);
+  const [run, setRun] = useState<ImportView | null>(null);
+  const [refusal, setRefusal] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+
+  function changed() {
+    setCheck(null);
+    setRun(null);
+    setRefusal(null);
+  }
+
+  async function send(dryRun: boolean) {
+    if (!key.trim()) return setRefusal(`Paste your ${PEERS[peer].name} API key first.`);
+    setRefusal(null);
+    setSending(true);
+    try {
+      const body = {
+        source: peer,
+        token: key.trim(),
+        ...(peer === "rebrandly" && workspace.trim() && { workspace: workspace.trim() }),
+        ...(peer === "shortio" && domain.trim() && { domain: domain.trim() }),
+      };
+      const query = new URLSearchParams({ dry_run: dryRun ? "1" : "0" });
+      const job = await startJob(query, "application/json", JSON.stringify(body), "The key could not be sent");
+      if (typeof job === "string") setRefusal(job);
+      else if (dryRun) setCheck(job);
+      else {
+        setRun(job);
+        setKey("");
+      }
+    } finally {
+      setSending(false);
+    }
+  }
+
+  const checked = check?.status === "done";
+  return (
+    <div className="space-y-5">
+      <form
+        className="grid gap-4 md:grid-cols-3 md:items-start"
+        autoComplete="off"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void send(true);
+        }}
+      >
+        <div>
+          <label htmlFor="peer-import-service" className={labelClass}>
+            Your links are at
+          </label>
+          <select
+            id="peer-import-service"
+            className={inputClass}
+            value={peer}
+            onChange={(event) => {
+              setPeer(event.target.value as Peer);
+              changed();
+            }}
+          >
+            {Object.entries(PEERS).map(([value, { name }]) => (
+              <option key={value} value={value}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="md:col-span-2">
+          <label htmlFor="peer-import-key" className={labelClass}>
+            {PEERS[peer].name} API key
+          </label>
+          <input
+            id="peer-import-key"
+            type="password"
+            autoComplete="off"
+            spellCheck={false}
+            required
+            className={inputClass}
+            value={key}
+            aria-describedby="peer-import-key-help"
+            onChange={(event) => {
+              setKey(event.target.value);
+              changed();
+            }}
+          />
+          <p id="peer-import-key-help" className={mutedClass + " m-0 mt-1"}>
+            {PEERS[peer].where} We use it only to read your links, keep it locked away until they are all read, then forget it.
+          </p>
+        </div>
+        {peer === "rebrandly" && (
+          <div className="md:col-span-3">
+            <label htmlFor="peer-import-workspace" className={labelClass}>
+              Rebrandly workspace ID (optional)
+            </label>
+            <input
+              id="peer-import-workspace"
+              className={inputClass}
+              value={workspace}
+              onChange={(event) => {
+                setWorkspace(event.target.value);
+                changed();
+              }}
+            />
+            <p className={mutedClass + " m-0 mt-1"}>Leave it empty to bring the links of your main workspace.</p>
+          </div>
+        )}
+        {peer === "shortio" && (
+          <div className="md:col-span-3">
+            <label htmlFor="peer-import-domain" className={labelClass}>
+              Only this Short.io domain (optional)
+            </label>
+            <input
+              id="peer-import-domain"
+              className={inputClass}
+              placeholder="go.example.com"
+              value={domain}
+              onChange={(event) => {
+                setDomain(event.target.value);
+                changed();
+              }}
+            />
+            <p className={mutedClass + " m-0 mt-1"}>Leave it empty to bring the links of every domain in your account.</p>
+          </div>
+        )}
+        <div className="flex flex-wrap gap-3 md:col-span-3">
+          <button type="submit" className={buttonClass.primary} disabled={sending}>
+            {sending && !checked ? "Reading your links…" : "Check my links"}
+          </button>
+          {checked && (
+            <button
+              type="button"
+              className={buttonClass.primary}
+              disabled={
+                sending ||
+                !canImport ||
+                check.created === 0 ||
+                (run !== null && run.status !== "failed" && run.status !== "cancelled")
+              }
+              onClick={() => void send(false)}
+            >
+              Import {check.created.toLocaleString("en-AU")} {check.created === 1 ? "link" : "links"}
+            </button>
+          )}
+        </div>
+        {checked && !canImport && (
+          <p className={mutedClass + " m-0 md:col-span-3"}>
+            Importing creates links, which needs an active subscription: choose a plan in{" "}
+            <Link href="/dashboard/billing">Billing</Link>.
+          </p>
+        )}
+        {refusal && (
+          <p role="alert" className={errorClass + " m-0 md:col-span-3"}>
+            {refusal}
+          </p>
+        )}
+      </form>
+      {check && <FollowedImport key={check.id} initial={check} onUpdate={setCheck} />}
+      {run && <FollowedImport key={run.id} initial={run} onUpdate={setRun} />}
+    </div>
+  );
 }
 
 /**
