@@ -38,33 +38,12 @@ export function ImportForm({ domains, canImport }: Props) {
   const [file, setFile] = useState<File | null>(null);
   const [format, setFormat] = useState<ImportFormat>("auto");
   const [domainId, setDomainId] = useState("");
-  const [check, setCheck] = useState<ImportView | null>(null);
-  const [run, setRun] = useState<ImportView | null>(null);
-  const [refusal, setRefusal] = useState<string | null>(null);
-  const [sending, setSending] = useState(false);
-
+  const flow = useCheckThenImport((dryRun) =>
+    file ? upload(file, { format, domainId, dryRun }) : "Choose the file your old service exported first.",
+  );
   /** Any change of file or option asks for a new check. */
-  function changed() {
-    setCheck(null);
-    setRun(null);
-    setRefusal(null);
-  }
+  const { changed, send } = flow;
 
-  async function send(dryRun: boolean) {
-    if (!file) return setRefusal("Choose the file your old service exported first.");
-    setRefusal(null);
-    setSending(true);
-    try {
-      const job = await upload(file, { format, domainId, dryRun });
-      if (typeof job === "string") setRefusal(job);
-      else if (dryRun) setCheck(job);
-      else setRun(job);
-    } finally {
-      setSending(false);
-    }
-  }
-
-  const checked = check?.status === "done";
   return (
     <div className="space-y-5">
       <form
@@ -137,41 +116,116 @@ export function ImportForm({ domains, canImport }: Props) {
               : "A link on a domain verified here keeps its exact code there; choose a domain to keep every code on it."}
           </p>
         </div>
-        <div className="flex flex-wrap gap-3 md:col-span-3">
-          <button type="submit" className={buttonClass.primary} disabled={sending}>
-            {sending && !checked ? "Sending…" : "Check the file"}
-          </button>
-          {checked && (
-            <button
-              type="button"
-              className={buttonClass.primary}
-              disabled={
-                sending ||
-                !canImport ||
-                check.created === 0 ||
-                (run !== null && run.status !== "failed" && run.status !== "cancelled")
-              }
-              onClick={() => void send(false)}
-            >
-              Import {check.created.toLocaleString("en-AU")} {check.created === 1 ? "link" : "links"}
-            </button>
-          )}
-        </div>
-        {checked && !canImport && (
-          <p className={mutedClass + " m-0 md:col-span-3"}>
-            Importing creates links, which needs an active subscription: choose a plan in{" "}
-            <Link href="/dashboard/billing">Billing</Link>.
-          </p>
-        )}
-        {refusal && (
-          <p role="alert" className={errorClass + " m-0 md:col-span-3"}>
-            {refusal}
-          </p>
-        )}
+        <CheckThenImportButtons flow={flow} canImport={canImport} checkLabel="Check the file" sendingLabel="Sending…" />
       </form>
-      {check && <FollowedImport key={check.id} initial={check} onUpdate={setCheck} />}
-      {run && <FollowedImport key={run.id} initial={run} onUpdate={setRun} />}
+      <ImportJobs flow={flow} />
     </div>
+  );
+}
+
+/** A check, then an import of the same thing: each job followed, a refusal's sentence shown. */
+type CheckThenImport = {
+  check: ImportView | null;
+  run: ImportView | null;
+  refusal: string | null;
+  sending: boolean;
+  setCheck(job: ImportView): void;
+  setRun(job: ImportView): void;
+  /** Any change of what is imported asks for a new check. */
+  changed(): void;
+  send(dryRun: boolean): Promise<void>;
+};
+
+/** `start` starts the job (a dry run or the import), or says in a sentence why it cannot. */
+function useCheckThenImport(start: (dryRun: boolean) => Promise<ImportView | string> | string): CheckThenImport {
+  const [check, setCheck] = useState<ImportView | null>(null);
+  const [run, setRun] = useState<ImportView | null>(null);
+  const [refusal, setRefusal] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+  return {
+    check,
+    run,
+    refusal,
+    sending,
+    setCheck,
+    setRun,
+    changed() {
+      setCheck(null);
+      setRun(null);
+      setRefusal(null);
+    },
+    async send(dryRun) {
+      setRefusal(null);
+      setSending(true);
+      try {
+        const job = await start(dryRun);
+        if (typeof job === "string") setRefusal(job);
+        else if (dryRun) setCheck(job);
+        else setRun(job);
+      } finally {
+        setSending(false);
+      }
+    },
+  };
+}
+
+/** The form's buttons (check; then import what the check counted), and why it cannot import yet. */
+function CheckThenImportButtons({
+  flow,
+  canImport,
+  checkLabel,
+  sendingLabel,
+}: {
+  flow: CheckThenImport;
+  canImport: boolean;
+  checkLabel: string;
+  sendingLabel: string;
+}) {
+  const { check, run, sending, refusal } = flow;
+  const checked = check?.status === "done";
+  return (
+    <>
+      <div className="flex flex-wrap gap-3 md:col-span-3">
+        <button type="submit" className={buttonClass.primary} disabled={sending}>
+          {sending && !checked ? sendingLabel : checkLabel}
+        </button>
+        {checked && (
+          <button
+            type="button"
+            className={buttonClass.primary}
+            disabled={
+              sending ||
+              !canImport ||
+              check.created === 0 ||
+              (run !== null && run.status !== "failed" && run.status !== "cancelled")
+            }
+            onClick={() => void flow.send(false)}
+          >
+            Import {check.created.toLocaleString("en-AU")} {check.created === 1 ? "link" : "links"}
+          </button>
+        )}
+      </div>
+      {checked && !canImport && (
+        <p className={mutedClass + " m-0 md:col-span-3"}>
+          Importing creates links, which needs an active subscription: choose a plan in{" "}
+          <Link href="/dashboard/billing">Billing</Link>.
+        </p>
+      )}
+      {refusal && (
+        <p role="alert" className={errorClass + " m-0 md:col-span-3"}>
+          {refusal}
+        </p>
+      )}
+    </>
+  );
+}
+
+function ImportJobs({ flow }: { flow: CheckThenImport }) {
+  return (
+    <>
+      {flow.check && <FollowedImport key={flow.check.id} initial={flow.check} onUpdate={flow.setCheck} />}
+      {flow.run && <FollowedImport key={flow.run.id} initial={flow.run} onUpdate={flow.setRun} />}
+    </>
   );
 }
 
@@ -218,42 +272,22 @@ export function PeerImportForm({ canImport }: { canImport: boolean }) {
   const [key, setKey] = useState("");
   const [workspace, setWorkspace] = useState("");
   const [domain, setDomain] = useState("");
-  const [check, setCheck] = useState<ImportView | null>(null);
-  const [run, setRun] = useState<ImportView | null>(null);
-  const [refusal, setRefusal] = useState<string | null>(null);
-  const [sending, setSending] = useState(false);
+  const flow = useCheckThenImport(async (dryRun) => {
+    if (!key.trim()) return `Paste your ${PEERS[peer].name} API key first.`;
+    const body = {
+      source: peer,
+      token: key.trim(),
+      ...(peer === "rebrandly" && workspace.trim() && { workspace: workspace.trim() }),
+      ...(peer === "shortio" && domain.trim() && { domain: domain.trim() }),
+    };
+    const query = new URLSearchParams({ dry_run: dryRun ? "1" : "0" });
+    const job = await startJob(query, "application/json", JSON.stringify(body), "The key could not be sent");
+    // The page forgets the key once the import has started.
+    if (!dryRun && typeof job !== "string") setKey("");
+    return job;
+  });
+  const { changed, send } = flow;
 
-  function changed() {
-    setCheck(null);
-    setRun(null);
-    setRefusal(null);
-  }
-
-  async function send(dryRun: boolean) {
-    if (!key.trim()) return setRefusal(`Paste your ${PEERS[peer].name} API key first.`);
-    setRefusal(null);
-    setSending(true);
-    try {
-      const body = {
-        source: peer,
-        token: key.trim(),
-        ...(peer === "rebrandly" && workspace.trim() && { workspace: workspace.trim() }),
-        ...(peer === "shortio" && domain.trim() && { domain: domain.trim() }),
-      };
-      const query = new URLSearchParams({ dry_run: dryRun ? "1" : "0" });
-      const job = await startJob(query, "application/json", JSON.stringify(body), "The key could not be sent");
-      if (typeof job === "string") setRefusal(job);
-      else if (dryRun) setCheck(job);
-      else {
-        setRun(job);
-        setKey("");
-      }
-    } finally {
-      setSending(false);
-    }
-  }
-
-  const checked = check?.status === "done";
   return (
     <div className="space-y-5">
       <form
@@ -341,40 +375,14 @@ export function PeerImportForm({ canImport }: { canImport: boolean }) {
             <p className={mutedClass + " m-0 mt-1"}>Leave it empty to bring the links of every domain in your account.</p>
           </div>
         )}
-        <div className="flex flex-wrap gap-3 md:col-span-3">
-          <button type="submit" className={buttonClass.primary} disabled={sending}>
-            {sending && !checked ? "Reading your links…" : "Check my links"}
-          </button>
-          {checked && (
-            <button
-              type="button"
-              className={buttonClass.primary}
-              disabled={
-                sending ||
-                !canImport ||
-                check.created === 0 ||
-                (run !== null && run.status !== "failed" && run.status !== "cancelled")
-              }
-              onClick={() => void send(false)}
-            >
-              Import {check.created.toLocaleString("en-AU")} {check.created === 1 ? "link" : "links"}
-            </button>
-          )}
-        </div>
-        {checked && !canImport && (
-          <p className={mutedClass + " m-0 md:col-span-3"}>
-            Importing creates links, which needs an active subscription: choose a plan in{" "}
-            <Link href="/dashboard/billing">Billing</Link>.
-          </p>
-        )}
-        {refusal && (
-          <p role="alert" className={errorClass + " m-0 md:col-span-3"}>
-            {refusal}
-          </p>
-        )}
+        <CheckThenImportButtons
+          flow={flow}
+          canImport={canImport}
+          checkLabel="Check my links"
+          sendingLabel="Reading your links…"
+        />
       </form>
-      {check && <FollowedImport key={check.id} initial={check} onUpdate={setCheck} />}
-      {run && <FollowedImport key={run.id} initial={run} onUpdate={setRun} />}
+      <ImportJobs flow={flow} />
     </div>
   );
 }
