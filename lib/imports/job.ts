@@ -4,14 +4,14 @@ import { DomainError } from "@/lib/http/errors";
 import { enforceImportWriteLimit } from "@/lib/http/write-limit";
 import { log } from "@/lib/log";
 import { announceEvent } from "@/lib/webhooks/outbox";
-import type { Principal } from "@/lib/workspaces/types";
 import { findRole } from "@/lib/workspaces/store";
+import type { Principal } from "@/lib/workspaces/types";
 import { runningJob } from "./capacity";
 import { entryKeys, importEntry, type JobContext, lookupsFor, madeFrom, settledAgainst } from "./entries";
 import { type ImportRow, rowsFromStore, storedRows } from "./parser";
-import { nextPage, openPeerToken, PeerFailure, type PeerCursor, peerName } from "./peers";
-import * as store from "./store";
+import { nextPage, openPeerToken, type PeerCursor, PeerFailure, peerName } from "./peers";
 import type { EntryOutcome, ImportRecord, RowError } from "./store";
+import * as store from "./store";
 import { toImportView } from "./view";
 
 const LEASE_MS = 30_000;

@@ -1,9 +1,9 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { DomainError } from "@/lib/http/errors";
 import { INTERNAL_ADDRESS_CODE, outboundRequest } from "@/lib/safety/outbound";
 import { sealUnderAuthSecret, unsealUnderAuthSecret } from "@/lib/webhooks/secret";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type ImportRow, jsonValue, peerPageRows } from "./parser";
 import type { ImportPeer, PeerImportRequest } from "./schemas";
 

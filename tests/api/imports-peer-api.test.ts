@@ -1,9 +1,9 @@
-import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { clock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
 import { type Links, type PeerApis, type PeerData, startPeerApis } from "../support/peer-apis-stand-in";
 import { visit } from "../support/visits";
