@@ -2,9 +2,11 @@ import { clock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { call, newUser, type TestUser } from "../support/api";
+import { APP_ORIGIN, call, dispatch, newUser, type TestUser } from "../support/api";
+import { connectMcp, textOf } from "../support/mcp";
 import { type Links, type PeerApis, type PeerData, startPeerApis } from "../support/peer-apis-stand-in";
 import { visit } from "../support/visits";
 
@@ -373,6 +375,27 @@ describe("the request", () => {
     expect(response.status).toBe(400);
     expect(response.body.error).toMatch(message);
     expect(response.text).not.toContain('"token":"k"');
+  });
+
+  it("takes the same request through MCP start_import, as its file", async () => {
+    const user = await workspaceWithDomain();
+    const client = await connectMcp(APP_ORIGIN, {
+      token: user.token,
+      fetch: (input, init) => dispatch(new Request(input, init)),
+    });
+    try {
+      const result = (await client.callTool({
+        name: "start_import",
+        arguments: { file: JSON.stringify({ source: "rebrandly", token: KEYS.rebrandly }), file_type: "json", dry_run: "1" },
+      })) as CallToolResult;
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ status: "queued", format: "rebrandly", dry_run: true, total: 0 });
+      expect(JSON.stringify(result)).not.toContain(KEYS.rebrandly);
+      const report = await finished(user, (result.structuredContent as { id: string }).id);
+      expect(report).toMatchObject({ status: "done", total: data.rebrandly.links.length });
+    } finally {
+      await client.close();
+    }
   });
 
   it("refuses a format that is not the source", async () => {
