@@ -1716,7 +1716,7 @@ export interface components {
       /** @enum {string} */
       format: "auto" | "bitly" | "dub" | "rebrandly" | "shortio" | "shlink" | "kutt" | "generic";
       dry_run: boolean;
-      /** @description rows in the file, plus one for each further code a row printed (Bitly's custom back-halves) */
+      /** @description rows in the file, plus one for each further code a row printed (Bitly's custom back-halves); by API token, the links read so far, growing page by page */
       total: number;
       /** @description entries handled so far: created + kept + merged + failed */
       processed: number;

@@ -110,7 +110,11 @@ export const importSchema = z
     total: z
       .number()
       .int()
-      .meta({ description: "rows in the file, plus one for each further code a row printed (Bitly's custom back-halves)" }),
+      .meta({
+        description:
+          "rows in the file, plus one for each further code a row printed (Bitly's custom back-halves); by API token, " +
+          "the links read so far, growing page by page",
+      }),
     processed: z.number().int().meta({ description: "entries handled so far: created + kept + merged + failed" }),
     created: z.number().int().meta({ description: "entries that became a new link (on a dry run: would become one)" }),
     kept: z
