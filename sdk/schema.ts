@@ -492,7 +492,7 @@ export interface paths {
     put?: never;
     /**
      * Import links from another service
-     * @description Takes a CSV or JSON export from Bitly, Dub, Rebrandly, Short.io, Shlink, Kutt or any file with a destination column (long_url, url, destination, original_url, target…), and imports it as a background job: 202 with the job, then follow GET /api/imports/{id}. Each source's export is read by its own fields (format=auto recognises them): Bitly's link and long_url, Dub's shortLink (or domain and key) and url, Rebrandly's shortUrl (or domain and slashtag), Short.io's shortURL and originalURL, Shlink's shortUrl (or domain and shortCode) and longUrl, also its REST pages ({shortUrls: {data}}), and Kutt's link (or domain, null for kutt.it, and address), target and description; tags may be names or objects with a name; archived and the creation date are carried. Headers are matched without regard to case, spaces and underscores. A code printed on a verified custom domain of this workspace keeps its exact slug there, so printed codes keep working once the domain points here; a code printed without its host (a generic file's slug column) goes to domain_id; a code of any other host becomes a new link of its own whose imported_from names it. Every row passes the same checks as POST /api/links (destination, safety, slug, plan allowance, write budget: the job waits for the budget rather than failing). Every entry ends created, kept (already here), merged (into an earlier row's link) or failed (with a sentence): see GET /api/imports/{id}/entries. Importing the same file again creates nothing: every code imported before is kept. dry_run=1 decides every row the same way without writing, and without looking names up (the real run also refuses a name that resolves to an internal address). At most 20 MB, 100,000 rows, 200 columns and 64 KiB a row; JSON nested at most 16 deep. A workspace, and a person across their workspaces, have at most 2 imports under way at once (429 with Retry-After past that, or while the service is reading other files). Formats: auto, bitly, dub, rebrandly, shortio, shlink, kutt, generic.
+     * @description Takes a CSV or JSON export from Bitly, Dub, Rebrandly, Short.io, Shlink, Kutt or any file with a destination column (long_url, url, destination, original_url, target…), and imports it as a background job: 202 with the job, then follow GET /api/imports/{id}. Each source's export is read by its own fields (format=auto recognises them): Bitly's link and long_url, Dub's shortLink (or domain and key) and url, Rebrandly's shortUrl (or domain and slashtag), Short.io's shortURL and originalURL, Shlink's shortUrl (or domain and shortCode) and longUrl, also its REST pages ({shortUrls: {data}}), and Kutt's link (or domain, null for kutt.it, and address), target and description; tags may be names or objects with a name; archived and the creation date are carried. Headers are matched without regard to case, spaces and underscores. A code printed on a verified custom domain of this workspace keeps its exact slug there, so printed codes keep working once the domain points here; a code printed without its host (a generic file's slug column) goes to domain_id; a code of any other host becomes a new link of its own whose imported_from names it. Every row passes the same checks as POST /api/links (destination, safety, slug, plan allowance, write budget: the job waits for the budget rather than failing). Every entry ends created, kept (already here), merged (into an earlier row's link) or failed (with a sentence): see GET /api/imports/{id}/entries. Importing the same file again creates nothing: every code imported before is kept. dry_run=1 decides every row the same way without writing, and without looking names up (the real run also refuses a name that resolves to an internal address). At most 20 MB, 100,000 rows, 200 columns and 64 KiB a row; JSON nested at most 16 deep. A workspace, and a person across their workspaces, have at most 2 imports under way at once (429 with Retry-After past that, or while the service is reading other files). Formats: auto, bitly, dub, rebrandly, shortio, shlink, kutt, generic. Instead of a file, a JSON body {source, token} (ImportFromPeer: source dub, rebrandly or shortio, the API key there; workspace for a Rebrandly workspace, domain for one Short.io domain) imports by API token: the job pages through that service's API (Dub's GET /links, Rebrandly's GET /v1/links, Short.io's GET /api/domains and GET /api/links) and reads each page as that service's file, with the same report, budget, cancel and re-runs; total grows as pages arrive. The key is kept sealed only until the last page is read (erased at once when the job ends or is cancelled) and never shown. A key the service refuses, a service that keeps failing or slows the job down past a bound fails the import with a sentence; what was imported stays, and starting again brings the rest.
      */
     post: operations["startImport"];
     delete?: never;
@@ -1766,7 +1766,7 @@ export interface components {
       /** @enum {string} */
       format: "auto" | "bitly" | "dub" | "rebrandly" | "shortio" | "shlink" | "kutt" | "generic";
       dry_run: boolean;
-      /** @description rows in the file, plus one for each further code a row printed (Bitly's custom back-halves) */
+      /** @description rows in the file, plus one for each further code a row printed (Bitly's custom back-halves); by API token, the links read so far, growing page by page */
       total: number;
       /** @description entries handled so far: created + kept + merged + failed */
       processed: number;
@@ -2537,7 +2537,7 @@ export interface components {
       /** @description true publishes the domain's snapshot at a public address */
       published: boolean;
     };
-    /** @description A JSON export of links: an array of links, or an object whose links (Bitly, Short.io) or data (Kutt) is one, or Shlink's page, whose shortUrls.data is one. */
+    /** @description A JSON export of links: an array of links, or an object whose links (Bitly, Short.io) or data (Kutt) is one, or Shlink's page, whose shortUrls.data is one; or, instead of a file, an ImportFromPeer ({source, token}): the job reads the links from that service's API. */
     ImportJsonFile:
       | {
           [key: string]: unknown;
@@ -2569,7 +2569,8 @@ export interface components {
           };
         } & {
           [key: string]: unknown;
-        });
+        })
+      | components["schemas"]["ImportFromPeer"];
     CreateLinkRequest: {
       /**
        * @description http or https URL; stored normalised
@@ -2846,6 +2847,20 @@ export interface components {
     };
     RenameWorkspace: {
       name: string;
+    };
+    /** @description An import by API token: the job pages through the service's API (Dub's GET /links, Rebrandly's GET /v1/links, Short.io's GET /api/domains and GET /api/links) instead of reading a file. */
+    ImportFromPeer: {
+      /**
+       * @description the service whose API the import reads: dub, rebrandly or shortio
+       * @enum {string}
+       */
+      source: "dub" | "rebrandly" | "shortio";
+      /** @description the API key at that service (Dub: a workspace API key, dub_…; Rebrandly: an API key; Short.io: the secret key). Kept sealed only until the last page is read, never shown again. */
+      token: string;
+      /** @description rebrandly only: the workspace to read (its id); without it, the key's main workspace */
+      workspace?: string;
+      /** @description shortio only: only this domain's links (a hostname); without it, every domain of the account */
+      domain?: string;
     };
     /** @description after this many scans the link points at destination from then on (the code keeps resolving); counted exactly, in the database */
     ScanLimit: {
@@ -4768,7 +4783,7 @@ export interface operations {
           "application/json": components["schemas"]["Import"];
         };
       };
-      /** @description The file is not CSV or JSON, its quoting is broken, it has no destination column, its rows are too wide or too long, its JSON nests too deep, or the query failed validation (an unknown format names the formats). */
+      /** @description The file is not CSV or JSON, its quoting is broken, it has no destination column, its rows are too wide or too long, its JSON nests too deep, or the query failed validation (an unknown format names the formats); or an import by API token names an unknown source, an empty key, or an option of another source. */
       400: {
         headers: {
           [name: string]: unknown;

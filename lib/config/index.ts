@@ -218,6 +218,10 @@ const configSchema = z.object({
   VERCEL_PROJECT_ID: z.string().min(1).optional(),
   VERCEL_TEAM_ID: z.string().min(1).optional(),
   VERCEL_API_BASE: httpUrl.default("https://api.vercel.com"),
+  // Where an import by API token pages through each peer's API (docs/imports.md): tests and operators only.
+  DUB_API_BASE: httpUrl.default("https://api.dub.co"),
+  REBRANDLY_API_BASE: httpUrl.default("https://api.rebrandly.com"),
+  SHORTIO_API_BASE: httpUrl.default("https://api.short.io"),
   DOMAIN_CHECK_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(300),
   SMTP_URL: z
     .string()

@@ -8,7 +8,8 @@ import { findRole } from "@/lib/workspaces/store";
 import type { Principal } from "@/lib/workspaces/types";
 import { runningJob } from "./capacity";
 import { entryKeys, importEntry, type JobContext, lookupsFor, madeFrom, settledAgainst } from "./entries";
-import { type ImportRow, rowsFromStore } from "./parser";
+import { type ImportRow, rowsFromStore, storedRows } from "./parser";
+import { nextPage, openPeerToken, type PeerCursor, PeerFailure, peerName } from "./peers";
 import type { EntryOutcome, ImportRecord, RowError } from "./store";
 import * as store from "./store";
 import { toImportView } from "./view";
@@ -69,7 +70,6 @@ async function runClaimedImport(record: ImportRecord, token: string, lease: Leas
     });
     return;
   }
-  const rows = await rowsFromStore(record.source!);
   const domains = await store.verifiedDomains(record.workspaceId);
   const bareCodeHost = record.domainId ? ([...domains].find(([, domainId]) => domainId === record.domainId)?.[0] ?? null) : null;
   const job: Omit<JobContext, "batch"> = {
@@ -80,13 +80,62 @@ async function runClaimedImport(record: ImportRecord, token: string, lease: Leas
     made: madeFrom(await store.createdEntries(id)),
     spendWrite: () => spendWrite(record.workspaceId),
   };
-  for (let start = record.nextRow; start < rows.length; start += BATCH_ROWS) {
-    const nextRow = Math.min(start + BATCH_ROWS, rows.length);
-    const batch = rows.slice(start, nextRow);
-    const outcomes = await importBatch({ ...job, batch: await lookupsFor(job, batch) }, start, batch);
-    if (!lease.held() || (await store.saveProgress(id, token, countsOf(nextRow, outcomes), outcomes)) === "stopped") return;
+  const pages = pagesOf(record);
+  for (let page: Page | string | null = await pages.first(); page; page = await pages.next(page, token)) {
+    if (typeof page === "string") {
+      await store.finishImport(id, token, "failed", announceFinished, { row: 0, error: page });
+      return;
+    }
+    const end = page.start + page.rows.length;
+    for (let start = Math.max(record.nextRow, page.start); start < end; start += BATCH_ROWS) {
+      const nextRow = Math.min(start + BATCH_ROWS, end);
+      const batch = page.rows.slice(start - page.start, nextRow - page.start);
+      const outcomes = await importBatch({ ...job, batch: await lookupsFor(job, batch) }, start, batch);
+      if (!lease.held() || (await store.saveProgress(id, token, countsOf(nextRow, outcomes), outcomes)) === "stopped") return;
+    }
   }
-  await store.finishImport(id, token, "done", announceFinished);
+  if (lease.held()) await store.finishImport(id, token, "done", announceFinished);
+}
+
+/** Rows the job has in hand: a file's all at once, or the page of a peer's API under way, from entry `start`. */
+type Page = { rows: ImportRow[]; start: number; cursor: PeerCursor | null };
+
+/**
+ * The import's rows page by page: a file is one page; an import by API token reads the peer's next
+ * page once the one in hand is imported, and keeps it (store.savePage) before importing it, so a
+ * resumed job asks for the page it had not finished. A PeerFailure's sentence ends the job; "stop"
+ * when the import was cancelled meanwhile, or another job holds it.
+ */
+function pagesOf(record: ImportRecord) {
+  const key = record.peerTokenSealed ? openPeerToken(record.peerTokenSealed) : null;
+  return {
+    first: async (): Promise<Page> => ({
+      rows: await rowsFromStore(record.source!),
+      start: record.sourceStart,
+      cursor: (record.peerCursor as PeerCursor | null) ?? null,
+    }),
+    next: async (page: Page, token: string): Promise<Page | string | null> => {
+      if (!page.cursor || !key) return null;
+      let read;
+      try {
+        read = await nextPage(page.cursor, key);
+      } catch (error) {
+        if (error instanceof PeerFailure) return error.message;
+        // The page read by the peer's file mapping, refused as a file would be (no destination field…).
+        if (error instanceof DomainError)
+          return `${peerName(page.cursor.source)}'s API answered a page this import cannot read: ${error.message}`;
+        throw error;
+      }
+      const start = page.start + page.rows.length;
+      const kept = await store.savePage(record.id, token, {
+        source: await storedRows(read.rows),
+        sourceStart: start,
+        total: start + read.rows.length,
+        cursor: read.next,
+      });
+      return kept === "running" ? { rows: read.rows, start, cursor: read.next } : null;
+    },
+  };
 }
 
 function countsOf(nextRow: number, outcomes: EntryOutcome[]) {

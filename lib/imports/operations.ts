@@ -49,7 +49,14 @@ export const startImport = defineOperation({
     `${MAX_IMPORT_ROW_CHARS / 1024} KiB a row; JSON nested at most ${MAX_IMPORT_NESTING} deep. A workspace, and ` +
     `a person across their workspaces, have at most 2 imports under way at once (429 with Retry-After ` +
     `past that, or while the service is reading other files). ` +
-    `Formats: ${IMPORT_FORMATS.join(", ")}.`,
+    `Formats: ${IMPORT_FORMATS.join(", ")}. ` +
+    `Instead of a file, a JSON body {source, token} (ImportFromPeer: source dub, rebrandly or shortio, the API key ` +
+    `there; workspace for a Rebrandly workspace, domain for one Short.io domain) imports by API token: the job pages ` +
+    `through that service's API (Dub's GET /links, Rebrandly's GET /v1/links, Short.io's GET /api/domains and ` +
+    `GET /api/links) and reads each page as that service's file, with the same report, budget, cancel and re-runs; ` +
+    `total grows as pages arrive. The key is kept sealed only until the last page is read (erased at once when the job ` +
+    `ends or is cancelled) and never shown. A key the service refuses, a service that keeps failing or slows the job ` +
+    `down past a bound fails the import with a sentence; what was imported stays, and starting again brings the rest.`,
   tag: "Links",
   write: true,
   query: startImportQuery,
@@ -58,7 +65,8 @@ export const startImport = defineOperation({
     202: ok("The import was accepted and runs in the background.", importSchema),
     400: failure(
       "The file is not CSV or JSON, its quoting is broken, it has no destination column, its rows are too " +
-        "wide or too long, its JSON nests too deep, or the query failed validation (an unknown format names the formats).",
+        "wide or too long, its JSON nests too deep, or the query failed validation (an unknown format names the formats); " +
+        "or an import by API token names an unknown source, an empty key, or an option of another source.",
     ),
     402: paymentRequired("The workspace has no active subscription (a dry run needs none)."),
     403: failure("Only owners, admins and the API key may import links."),

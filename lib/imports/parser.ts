@@ -462,15 +462,38 @@ function csvRefusal(error: CsvError): DomainError {
 }
 
 async function jsonRows(text: string, format: ImportFormat): Promise<ImportRow[]> {
-  let parsed: unknown;
+  const records = jsonRecords(await jsonValue(text));
+  if (records.length > MAX_IMPORT_ROWS) throw tooManyRows();
+  return recordRows(records, format, 2);
+}
+
+/**
+ * JSON text as a file's is read: nesting bounded, raw control characters inside strings escaped;
+ * text that is no JSON is a 400 ("The file is not valid JSON.").
+ */
+export async function jsonValue(text: string): Promise<unknown> {
   const bounded = await boundedJsonText(text);
   try {
-    parsed = JSON.parse(bounded);
+    return JSON.parse(bounded) as unknown;
   } catch {
     throw new DomainError("invalid_request", "The file is not valid JSON.");
   }
-  const records = jsonRecords(parsed);
-  if (records.length > MAX_IMPORT_ROWS) throw tooManyRows();
+}
+
+/**
+ * A page of a peer's API (lib/imports/peers.ts), read by the same mapping as that peer's file:
+ * one place for each rule. Rows are numbered from `firstRow`, the link's place in the peer's listing.
+ */
+export async function peerPageRows(
+  records: Record<string, unknown>[],
+  format: ImportFormat,
+  firstRow: number,
+): Promise<ImportRow[]> {
+  return records.length === 0 ? [] : recordRows(records, format, firstRow);
+}
+
+/** JSON records as rows, by the format's mapping; the first record is row `firstRow`. */
+async function recordRows(records: Record<string, unknown>[], format: ImportFormat, firstRow: number): Promise<ImportRow[]> {
   const normalised = new Map<string, string>();
   const keysOf = (record: Record<string, unknown>, index: number): string[] => {
     const keys = Object.keys(record);
@@ -507,7 +530,7 @@ async function jsonRows(text: string, format: ImportFormat): Promise<ImportRow[]
     }
     rows.push(
       ...toRows(
-        index + 2,
+        index + firstRow,
         (meaning) => WANTED[meaning].map((name) => fields.get(name)),
         (name) => fields.get(name),
         mapping,

@@ -37,6 +37,50 @@ const exportedLinks = z
   .array(z.looseObject({}).meta({ description: "a link, with the fields its service exports" }))
   .meta({ description: "the links, each an object" });
 
+/** The peers whose API an import reads by the customer's token, as Dub's own importer does. */
+export const IMPORT_PEERS = ["dub", "rebrandly", "shortio"] as const;
+export type ImportPeer = (typeof IMPORT_PEERS)[number];
+export const MAX_PEER_TOKEN_CHARS = 512;
+
+/** An import by API token: the job pages through the peer's API with the key, which is never shown again. */
+export const peerImportRequest = z
+  .strictObject({
+    source: z.enum(IMPORT_PEERS, { error: `must be one of ${IMPORT_PEERS.join(", ")}` }).meta({
+      description: "the service whose API the import reads: dub, rebrandly or shortio",
+    }),
+    token: z
+      .string({ error: "must be the API key as a string" })
+      .trim()
+      .min(1, "must not be empty")
+      .max(MAX_PEER_TOKEN_CHARS, `must be at most ${MAX_PEER_TOKEN_CHARS} characters`)
+      .regex(/^[\x21-\x7e]+$/, "must be the API key exactly as the service shows it (no spaces or line breaks)")
+      .meta({
+        description:
+          "the API key at that service (Dub: a workspace API key, dub_…; Rebrandly: an API key; Short.io: the secret key). " +
+          "Kept sealed only until the last page is read, never shown again.",
+      }),
+    workspace: z
+      .string({ error: "must be a string" })
+      .trim()
+      .regex(/^[\w-]{1,100}$/, "must be a Rebrandly workspace id")
+      .optional()
+      .meta({ description: "rebrandly only: the workspace to read (its id); without it, the key's main workspace" }),
+    domain: z
+      .string({ error: "must be a string" })
+      .trim()
+      .toLowerCase()
+      .regex(/^[a-z0-9.-]{1,253}$/, "must be a hostname such as go.example.com")
+      .optional()
+      .meta({ description: "shortio only: only this domain's links (a hostname); without it, every domain of the account" }),
+  })
+  .meta({
+    id: "ImportFromPeer",
+    description:
+      "An import by API token: the job pages through the service's API (Dub's GET /links, Rebrandly's GET /v1/links, " +
+      "Short.io's GET /api/domains and GET /api/links) instead of reading a file.",
+  });
+export type PeerImportRequest = z.infer<typeof peerImportRequest>;
+
 /** A JSON import file, as the document describes it; the parser (lib/imports/parser.ts) reads and checks the body itself. */
 export const importJsonFile = z
   .union([
@@ -44,12 +88,14 @@ export const importJsonFile = z
     z.looseObject({ links: exportedLinks }),
     z.looseObject({ data: exportedLinks }),
     z.looseObject({ shortUrls: z.looseObject({ data: exportedLinks }) }),
+    peerImportRequest,
   ])
   .meta({
     id: "ImportJsonFile",
     description:
       "A JSON export of links: an array of links, or an object whose links (Bitly, Short.io) or data (Kutt) is one, " +
-      "or Shlink's page, whose shortUrls.data is one.",
+      "or Shlink's page, whose shortUrls.data is one; or, instead of a file, an ImportFromPeer ({source, token}): the " +
+      "job reads the links from that service's API.",
   });
 
 export const importSchema = z
@@ -64,7 +110,11 @@ export const importSchema = z
     total: z
       .number()
       .int()
-      .meta({ description: "rows in the file, plus one for each further code a row printed (Bitly's custom back-halves)" }),
+      .meta({
+        description:
+          "rows in the file, plus one for each further code a row printed (Bitly's custom back-halves); by API token, " +
+          "the links read so far, growing page by page",
+      }),
     processed: z.number().int().meta({ description: "entries handled so far: created + kept + merged + failed" }),
     created: z.number().int().meta({ description: "entries that became a new link (on a dry run: would become one)" }),
     kept: z

@@ -1,18 +1,21 @@
 import { requireCreateEntitlement } from "@/lib/billing/entitlement";
 import { isRecordId } from "@/lib/db/random";
-import { readBinaryBody } from "@/lib/http/body";
+import { readBinaryBody, validate } from "@/lib/http/body";
 import { DomainError, notFound } from "@/lib/http/errors";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { readingFile } from "./capacity";
 import { resume } from "./job";
 import { parseImportFile, storedRows } from "./parser";
+import { firstCursor, requireOptionsOf, sealPeerToken } from "./peers";
 import {
   type ImportReportQuery,
   type ImportReportView,
   type ImportView,
   MAX_IMPORT_BYTES,
   MAX_REPORT_PAGE,
+  peerImportRequest,
+  type PeerImportRequest,
   type StartImportQuery,
   TOO_LARGE_SENTENCE,
 } from "./schemas";
@@ -28,7 +31,9 @@ export type ImportFile = { text: string; mediaType: "csv" | "json" };
 
 /**
  * Starts an import as a background job and answers at once with its state (202). The file is read
- * after the caller's checks (readFile: the HTTP body, or start_import's argument).
+ * after the caller's checks (readFile: the HTTP body, or start_import's argument). A small JSON
+ * object with a token ({source, token}) is no file: the job pages through that peer's API with
+ * the key (lib/imports/peers.ts), kept sealed until the last page is read.
  */
 export async function startImport(
   principal: Principal,
@@ -42,18 +47,49 @@ export async function startImport(
   }
   await requireRoomForImport(principal);
   const { text, mediaType } = await readFile();
-  const rows = await readingFile(() => parseImportFile(text, mediaType, query.format));
-  const record = await store.insertImport({
+  const fromPeer = peerRequestOf(text, mediaType);
+  const started = {
     workspaceId: principal.workspaceId,
     userId: principal.kind === "session" ? principal.userId : null,
-    format: query.format,
     domainId: query.domain_id ?? null,
     dryRun: query.dry_run,
-    source: await storedRows(rows),
-    total: rows.length,
-  });
+  };
+  let record;
+  if (fromPeer) {
+    if (query.format !== "auto" && query.format !== fromPeer.source)
+      throw new DomainError(
+        "invalid_request",
+        `format=${query.format} does not match the source ${fromPeer.source}: leave format out.`,
+      );
+    requireOptionsOf(fromPeer);
+    record = await store.insertImport({
+      ...started,
+      format: fromPeer.source,
+      source: "",
+      total: 0,
+      peer: { tokenSealed: sealPeerToken(fromPeer.token), cursor: firstCursor(fromPeer) },
+    });
+  } else {
+    const rows = await readingFile(() => parseImportFile(text, mediaType, query.format));
+    record = await store.insertImport({ ...started, format: query.format, source: await storedRows(rows), total: rows.length });
+  }
   resume(record.id);
   return toImportView(record);
+}
+
+/** A request to import by API token is a small JSON object with a token; anything else is a file. */
+const MAX_PEER_REQUEST_CHARS = 4096;
+
+function peerRequestOf(text: string, mediaType: "csv" | "json"): PeerImportRequest | null {
+  if (mediaType !== "json" || text.length > MAX_PEER_REQUEST_CHARS || !text.trimStart().startsWith("{")) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (parsed === null || typeof parsed !== "object" || !("token" in parsed)) return null;
+  return validate(peerImportRequest, parsed, "body");
 }
 
 /** A workspace, and a person across every workspace they are in, runs a bounded number of imports at once. */

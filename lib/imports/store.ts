@@ -18,8 +18,18 @@ export async function insertImport(data: {
   dryRun: boolean;
   source: string;
   total: number;
+  /** An import by API token: the key, sealed, and where its first page is. */
+  peer?: { tokenSealed: string; cursor: Prisma.InputJsonValue };
 }): Promise<ImportRecord> {
-  return db().import.create({ data: { id: newId("imp"), status: "queued", ...data } });
+  const { peer, ...fields } = data;
+  return db().import.create({
+    data: {
+      id: newId("imp"),
+      status: "queued",
+      ...fields,
+      ...(peer && { peerTokenSealed: peer.tokenSealed, peerCursor: peer.cursor }),
+    },
+  });
 }
 
 export async function findImport(workspaceId: string, id: string): Promise<ImportRecord | null> {
@@ -109,6 +119,33 @@ export async function saveProgress(
   return saved[0]?.status === "running" ? "running" : "stopped";
 }
 
+/**
+ * Keeps the page of a peer's API the job has just read (if the job holding `token` still holds the
+ * import): its rows become the import's source from `sourceStart` on, the total grows by them, and
+ * the cursor names the next page. After the last page (cursor null) the key is erased at once. An
+ * import being cancelled is cancelled here, its key and rows dropped.
+ */
+export async function savePage(
+  id: string,
+  token: string,
+  page: { source: string; sourceStart: number; total: number; cursor: Prisma.InputJsonValue | null },
+): Promise<"running" | "stopped"> {
+  const cursor = page.cursor === null ? null : JSON.stringify(page.cursor);
+  const saved = await db().$queryRaw<{ status: string }[]>`
+    UPDATE imports SET
+      source = CASE WHEN status = 'cancelling' THEN NULL ELSE ${page.source} END,
+      source_start = ${page.sourceStart},
+      total = CASE WHEN status = 'cancelling' THEN total ELSE ${page.total} END,
+      peer_cursor = CASE WHEN status = 'cancelling' THEN NULL ELSE ${cursor}::jsonb END,
+      peer_token_sealed = CASE WHEN status = 'cancelling' OR ${cursor}::jsonb IS NULL THEN NULL ELSE peer_token_sealed END,
+      status = CASE WHEN status = 'cancelling' THEN 'cancelled' ELSE status END,
+      finished_at = CASE WHEN status = 'cancelling' THEN now() ELSE finished_at END,
+      lease_until = CASE WHEN status = 'cancelling' THEN NULL ELSE lease_until END
+    WHERE id = ${id} AND lease_token = ${token}
+    RETURNING status`;
+  return saved[0]?.status === "running" ? "running" : "stopped";
+}
+
 function asStoredEntry(entry: EntryOutcome) {
   return {
     entry: entry.entry,
@@ -152,12 +189,12 @@ export type ImportEntryRow = Omit<Prisma.ImportEntryGetPayload<object>, "importI
 /**
  * Cancels an import in one statement. One no job holds (queued, or a job a restart interrupted) is
  * `cancelled` at once; one a job is importing is `cancelling` until that job has saved the batch it
- * is writing (saveProgress), then `cancelled`. The file is dropped either way: nothing resumes it.
+ * is writing (saveProgress), then `cancelled`. The file (and an API key) is dropped either way: nothing resumes it.
  * Null when no such import is under way.
  */
 export async function cancelImport(workspaceId: string, id: string): Promise<ImportRecord | null> {
   const rows = await db().$queryRaw<{ id: string }[]>`
-    UPDATE imports SET source = NULL,
+    UPDATE imports SET source = NULL, peer_token_sealed = NULL, peer_cursor = NULL,
       status = CASE WHEN status = 'running' AND lease_until > now() THEN 'cancelling' ELSE 'cancelled' END,
       finished_at = CASE WHEN status = 'running' AND lease_until > now() THEN NULL ELSE now() END,
       lease_until = CASE WHEN status = 'running' AND lease_until > now() THEN lease_until ELSE NULL END
@@ -179,7 +216,7 @@ export async function unfinishedImports(
   return { workspace, person };
 }
 
-/** Done (if the job holding `token` still holds it): the file is dropped, the counts and errors stay; `onFinished` writes, in the same transaction, what announces it. */
+/** Done (if the job holding `token` still holds it): the file and any API key are dropped, the counts and errors stay; `onFinished` writes, in the same transaction, what announces it. */
 export async function finishImport(
   id: string,
   token: string,
@@ -189,7 +226,7 @@ export async function finishImport(
 ): Promise<void> {
   await transaction(async (tx) => {
     const finished = await tx.$executeRaw`
-      UPDATE imports SET status = ${status}, source = NULL, lease_until = NULL, lease_token = NULL, finished_at = now(),
+      UPDATE imports SET status = ${status}, source = NULL, peer_token_sealed = NULL, peer_cursor = NULL, lease_until = NULL, lease_token = NULL, finished_at = now(),
         errors = CASE WHEN ${error === undefined} THEN errors ELSE errors || ${JSON.stringify(error ? [error] : [])}::jsonb END
       WHERE id = ${id} AND lease_token = ${token} AND status = 'running'`;
     const record = finished === 1 ? await tx.import.findUnique({ where: { id } }) : null;

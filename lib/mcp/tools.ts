@@ -247,7 +247,9 @@ export const startImportTool = defineTool(importOperations.startImport, {
     "column. Rows whose short link is on a verified custom domain of the workspace (or on domain_id) keep their " +
     'slug there; others get a new slug. dry_run "1" checks and counts without writing. Runs in the background: ' +
     "returns the Import (status queued); follow it with get_import. Owners, admins and API keys. An MCP message " +
-    "is at most 16 KiB, so send larger files to POST /api/imports.",
+    "is at most 16 KiB, so send larger files to POST /api/imports. To import by API token instead of a file, send " +
+    'file_type json and as file {"source": "dub" | "rebrandly" | "shortio", "token": "<their API key>"} (workspace for ' +
+    "Rebrandly, domain for one Short.io domain): the job pages through that service's API.",
   arguments: {
     file: z
       .string({ error: "must be a string" })

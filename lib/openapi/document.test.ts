@@ -284,7 +284,10 @@ describe("OpenAPI document", () => {
     expect(content?.["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/ImportJsonFile" });
     expect(content?.["text/csv"]?.schema).toEqual({ type: "string", contentMediaType: "text/csv" });
     const file = componentSchema("ImportJsonFile");
-    expect(file.anyOf?.map((choice) => (choice as JsonSchema).type)).toEqual(["array", "object", "object", "object"]);
+    expect(file.anyOf?.map((choice) => (choice as JsonSchema).type)).toEqual(["array", "object", "object", "object", undefined]);
+    // Instead of a file, an import by API token: {source, token}.
+    expect(file.anyOf?.at(-1)).toEqual({ $ref: "#/components/schemas/ImportFromPeer" });
+    expect(componentSchema("ImportFromPeer")).toMatchObject({ type: "object", required: ["source", "token"] });
   });
 
   it("documents the limit query parameter of the list with its bounds", () => {

@@ -38,33 +38,12 @@ export function ImportForm({ domains, canImport }: Props) {
   const [file, setFile] = useState<File | null>(null);
   const [format, setFormat] = useState<ImportFormat>("auto");
   const [domainId, setDomainId] = useState("");
-  const [check, setCheck] = useState<ImportView | null>(null);
-  const [run, setRun] = useState<ImportView | null>(null);
-  const [refusal, setRefusal] = useState<string | null>(null);
-  const [sending, setSending] = useState(false);
-
+  const flow = useCheckThenImport((dryRun) =>
+    file ? upload(file, { format, domainId, dryRun }) : "Choose the file your old service exported first.",
+  );
   /** Any change of file or option asks for a new check. */
-  function changed() {
-    setCheck(null);
-    setRun(null);
-    setRefusal(null);
-  }
+  const { changed, send } = flow;
 
-  async function send(dryRun: boolean) {
-    if (!file) return setRefusal("Choose the file your old service exported first.");
-    setRefusal(null);
-    setSending(true);
-    try {
-      const job = await upload(file, { format, domainId, dryRun });
-      if (typeof job === "string") setRefusal(job);
-      else if (dryRun) setCheck(job);
-      else setRun(job);
-    } finally {
-      setSending(false);
-    }
-  }
-
-  const checked = check?.status === "done";
   return (
     <div className="space-y-5">
       <form
@@ -137,63 +116,275 @@ export function ImportForm({ domains, canImport }: Props) {
               : "A link on a domain verified here keeps its exact code there; choose a domain to keep every code on it."}
           </p>
         </div>
-        <div className="flex flex-wrap gap-3 md:col-span-3">
-          <button type="submit" className={buttonClass.primary} disabled={sending}>
-            {sending && !checked ? "Sending…" : "Check the file"}
-          </button>
-          {checked && (
-            <button
-              type="button"
-              className={buttonClass.primary}
-              disabled={
-                sending ||
-                !canImport ||
-                check.created === 0 ||
-                (run !== null && run.status !== "failed" && run.status !== "cancelled")
-              }
-              onClick={() => void send(false)}
-            >
-              Import {check.created.toLocaleString("en-AU")} {check.created === 1 ? "link" : "links"}
-            </button>
-          )}
-        </div>
-        {checked && !canImport && (
-          <p className={mutedClass + " m-0 md:col-span-3"}>
-            Importing creates links, which needs an active subscription: choose a plan in{" "}
-            <Link href="/dashboard/billing">Billing</Link>.
-          </p>
-        )}
-        {refusal && (
-          <p role="alert" className={errorClass + " m-0 md:col-span-3"}>
-            {refusal}
-          </p>
-        )}
+        <CheckThenImportButtons flow={flow} canImport={canImport} checkLabel="Check the file" sendingLabel="Sending…" />
       </form>
-      {check && <FollowedImport key={check.id} initial={check} onUpdate={setCheck} />}
-      {run && <FollowedImport key={run.id} initial={run} onUpdate={setRun} />}
+      <ImportJobs flow={flow} />
     </div>
   );
 }
 
+/** A check, then an import of the same thing: each job followed, a refusal's sentence shown. */
+type CheckThenImport = {
+  check: ImportView | null;
+  run: ImportView | null;
+  refusal: string | null;
+  sending: boolean;
+  setCheck(job: ImportView): void;
+  setRun(job: ImportView): void;
+  /** Any change of what is imported asks for a new check. */
+  changed(): void;
+  send(dryRun: boolean): Promise<void>;
+};
+
+/** `start` starts the job (a dry run or the import), or says in a sentence why it cannot. */
+function useCheckThenImport(start: (dryRun: boolean) => Promise<ImportView | string> | string): CheckThenImport {
+  const [check, setCheck] = useState<ImportView | null>(null);
+  const [run, setRun] = useState<ImportView | null>(null);
+  const [refusal, setRefusal] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+  return {
+    check,
+    run,
+    refusal,
+    sending,
+    setCheck,
+    setRun,
+    changed() {
+      setCheck(null);
+      setRun(null);
+      setRefusal(null);
+    },
+    async send(dryRun) {
+      setRefusal(null);
+      setSending(true);
+      try {
+        const job = await start(dryRun);
+        if (typeof job === "string") setRefusal(job);
+        else if (dryRun) setCheck(job);
+        else setRun(job);
+      } finally {
+        setSending(false);
+      }
+    },
+  };
+}
+
+/** The form's buttons (check; then import what the check counted), and why it cannot import yet. */
+function CheckThenImportButtons({
+  flow,
+  canImport,
+  checkLabel,
+  sendingLabel,
+}: {
+  flow: CheckThenImport;
+  canImport: boolean;
+  checkLabel: string;
+  sendingLabel: string;
+}) {
+  const { check, run, sending, refusal } = flow;
+  const checked = check?.status === "done";
+  return (
+    <>
+      <div className="flex flex-wrap gap-3 md:col-span-3">
+        <button type="submit" className={buttonClass.primary} disabled={sending}>
+          {sending && !checked ? sendingLabel : checkLabel}
+        </button>
+        {checked && (
+          <button
+            type="button"
+            className={buttonClass.primary}
+            disabled={
+              sending ||
+              !canImport ||
+              check.created === 0 ||
+              (run !== null && run.status !== "failed" && run.status !== "cancelled")
+            }
+            onClick={() => void flow.send(false)}
+          >
+            Import {check.created.toLocaleString("en-AU")} {check.created === 1 ? "link" : "links"}
+          </button>
+        )}
+      </div>
+      {checked && !canImport && (
+        <p className={mutedClass + " m-0 md:col-span-3"}>
+          Importing creates links, which needs an active subscription: choose a plan in{" "}
+          <Link href="/dashboard/billing">Billing</Link>.
+        </p>
+      )}
+      {refusal && (
+        <p role="alert" className={errorClass + " m-0 md:col-span-3"}>
+          {refusal}
+        </p>
+      )}
+    </>
+  );
+}
+
+function ImportJobs({ flow }: { flow: CheckThenImport }) {
+  return (
+    <>
+      {flow.check && <FollowedImport key={flow.check.id} initial={flow.check} onUpdate={flow.setCheck} />}
+      {flow.run && <FollowedImport key={flow.run.id} initial={flow.run} onUpdate={flow.setRun} />}
+    </>
+  );
+}
+
 /** Sends the file; the job as it started, or the refusal's sentence. */
-async function upload(
-  file: File,
-  options: { format: ImportFormat; domainId: string; dryRun: boolean },
-): Promise<ImportView | string> {
+function upload(file: File, options: { format: ImportFormat; domainId: string; dryRun: boolean }): Promise<ImportView | string> {
   const query = new URLSearchParams({ format: options.format, dry_run: options.dryRun ? "1" : "0" });
   if (options.domainId) query.set("domain_id", options.domainId);
   const json = file.type === "application/json" || file.name.toLowerCase().endsWith(".json");
+  return startJob(query, json ? "application/json" : "text/csv", file, "The file could not be sent");
+}
+
+/** POST to the dashboard's door of /api/imports; the job as it started, or the refusal's sentence. */
+async function startJob(query: URLSearchParams, type: string, body: BodyInit, notSent: string): Promise<ImportView | string> {
   try {
     const response = await fetch(`/dashboard/imports/upload?${query}`, {
       method: "POST",
-      headers: { "Content-Type": json ? "application/json" : "text/csv" },
-      body: file,
+      headers: { "Content-Type": type },
+      body,
     });
     const answer = (await response.json()) as ImportView | { error: string };
     return "error" in answer ? inCustomerWords(answer.error) : answer;
   } catch {
-    return "The file could not be sent: check your connection and try again.";
+    return `${notSent}: check your connection and try again.`;
   }
+}
+
+type Peer = "dub" | "rebrandly" | "shortio";
+
+/** Where each service shows the key, in its own words. */
+const PEERS: Record<Peer, { name: string; where: string }> = {
+  dub: { name: "Dub", where: "In Dub, open your workspace's Settings, then API Keys, and create a key that may read links." },
+  rebrandly: { name: "Rebrandly", where: "In Rebrandly, open your account's API keys page and create a key (or copy one)." },
+  shortio: { name: "Short.io", where: "In Short.io, open Integrations & API and copy the secret API key." },
+};
+
+/**
+ * Bring links straight from Dub, Rebrandly or Short.io with an API key: check first (nothing is
+ * written), then import. The key goes to the dashboard's door of POST /api/imports as
+ * {source, token}; the page forgets it once the import has started, and the service keeps it
+ * sealed only until the last page is read.
+ */
+export function PeerImportForm({ canImport }: { canImport: boolean }) {
+  const [peer, setPeer] = useState<Peer>("dub");
+  const [key, setKey] = useState("");
+  const [workspace, setWorkspace] = useState("");
+  const [domain, setDomain] = useState("");
+  const flow = useCheckThenImport(async (dryRun) => {
+    if (!key.trim()) return `Paste your ${PEERS[peer].name} API key first.`;
+    const body = {
+      source: peer,
+      token: key.trim(),
+      ...(peer === "rebrandly" && workspace.trim() && { workspace: workspace.trim() }),
+      ...(peer === "shortio" && domain.trim() && { domain: domain.trim() }),
+    };
+    const query = new URLSearchParams({ dry_run: dryRun ? "1" : "0" });
+    const job = await startJob(query, "application/json", JSON.stringify(body), "The key could not be sent");
+    // The page forgets the key once the import has started.
+    if (!dryRun && typeof job !== "string") setKey("");
+    return job;
+  });
+  const { changed, send } = flow;
+
+  return (
+    <div className="space-y-5">
+      <form
+        className="grid gap-4 md:grid-cols-3 md:items-start"
+        autoComplete="off"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void send(true);
+        }}
+      >
+        <div>
+          <label htmlFor="peer-import-service" className={labelClass}>
+            Your links are at
+          </label>
+          <select
+            id="peer-import-service"
+            className={inputClass}
+            value={peer}
+            onChange={(event) => {
+              setPeer(event.target.value as Peer);
+              changed();
+            }}
+          >
+            {Object.entries(PEERS).map(([value, { name }]) => (
+              <option key={value} value={value}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="md:col-span-2">
+          <label htmlFor="peer-import-key" className={labelClass}>
+            {PEERS[peer].name} API key
+          </label>
+          <input
+            id="peer-import-key"
+            type="password"
+            autoComplete="off"
+            spellCheck={false}
+            required
+            className={inputClass}
+            value={key}
+            aria-describedby="peer-import-key-help"
+            onChange={(event) => {
+              setKey(event.target.value);
+              changed();
+            }}
+          />
+          <p id="peer-import-key-help" className={mutedClass + " m-0 mt-1"}>
+            {PEERS[peer].where} We use it only to read your links, keep it locked away until they are all read, then forget it.
+          </p>
+        </div>
+        {peer === "rebrandly" && (
+          <div className="md:col-span-3">
+            <label htmlFor="peer-import-workspace" className={labelClass}>
+              Rebrandly workspace ID (optional)
+            </label>
+            <input
+              id="peer-import-workspace"
+              className={inputClass}
+              value={workspace}
+              onChange={(event) => {
+                setWorkspace(event.target.value);
+                changed();
+              }}
+            />
+            <p className={mutedClass + " m-0 mt-1"}>Leave it empty to bring the links of your main workspace.</p>
+          </div>
+        )}
+        {peer === "shortio" && (
+          <div className="md:col-span-3">
+            <label htmlFor="peer-import-domain" className={labelClass}>
+              Only this Short.io domain (optional)
+            </label>
+            <input
+              id="peer-import-domain"
+              className={inputClass}
+              placeholder="go.example.com"
+              value={domain}
+              onChange={(event) => {
+                setDomain(event.target.value);
+                changed();
+              }}
+            />
+            <p className={mutedClass + " m-0 mt-1"}>Leave it empty to bring the links of every domain in your account.</p>
+          </div>
+        )}
+        <CheckThenImportButtons
+          flow={flow}
+          canImport={canImport}
+          checkLabel="Check my links"
+          sendingLabel="Reading your links…"
+        />
+      </form>
+      <ImportJobs flow={flow} />
+    </div>
+  );
 }
 
 /**

@@ -11,7 +11,7 @@ import Link from "next/link";
 import { Suspense } from "react";
 import { viewerZone } from "../analytics/viewer-zone";
 import { dashboardTitle } from "../page-title";
-import { FollowedImport, ImportForm } from "./import-form";
+import { FollowedImport, ImportForm, PeerImportForm } from "./import-form";
 
 export const generateMetadata = () => dashboardTitle("Import");
 
@@ -56,12 +56,24 @@ async function ImportTools({ principal, shown }: { principal: Principal; shown: 
   return (
     <>
       {mayImport ? (
-        <section aria-labelledby="import-heading" className={cardClass}>
-          <h2 id="import-heading" className="mt-0 text-lg">
-            Bring in a file
-          </h2>
-          <ImportForm domains={domains} canImport={account.active} />
-        </section>
+        <>
+          <section aria-labelledby="import-heading" className={cardClass}>
+            <h2 id="import-heading" className="mt-0 text-lg">
+              Bring in a file
+            </h2>
+            <ImportForm domains={domains} canImport={account.active} />
+          </section>
+          <section aria-labelledby="peer-import-heading" className={cardClass}>
+            <h2 id="peer-import-heading" className="mt-0 text-lg">
+              Bring links from Dub, Rebrandly or Short.io with an API key
+            </h2>
+            <p className={mutedClass}>
+              No file needed: paste an API key from your old service and we read your links from it directly, every page of them.
+              Links on a custom domain you have verified here keep their exact codes.
+            </p>
+            <PeerImportForm canImport={account.active} />
+          </section>
+        </>
       ) : (
         <p className={cardClass + " m-0"}>Only the workspace&apos;s owners and admins can import links.</p>
       )}
