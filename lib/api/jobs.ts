@@ -1,5 +1,5 @@
 import { scanRetentionJob } from "@/lib/analytics/jobs";
-import { domainCheckJob } from "@/lib/domains/jobs";
+import { domainCheckJob, domainExpiryJob } from "@/lib/domains/jobs";
 import { escrowSnapshotJob } from "@/lib/escrow/jobs";
 import { scheduledRepointJob } from "@/lib/links/jobs";
 import { recheckJob } from "@/lib/resolution/jobs";
@@ -10,6 +10,7 @@ import type { Job } from "@/lib/schedule";
 export const JOBS: readonly Job[] = [
   recheckJob,
   domainCheckJob,
+  domainExpiryJob,
   scanRetentionJob,
   webhookDeliveryJob,
   scheduledRepointJob,

@@ -1,6 +1,7 @@
 import { config } from "@/lib/config";
 import { defineJob } from "@/lib/schedule";
-import { checkDomains } from "./operations";
+import { checkDomainExpiry, checkDomains } from "./operations";
+import { runDomainExpiryChecks } from "./expiry";
 import { runDomainChecks } from "./job";
 
 /** The background DNS check of custom domains. */
@@ -10,4 +11,13 @@ export const domainCheckJob = defineJob({
   cron: "*/5 * * * *",
   intervalMs: () => config().DOMAIN_CHECK_INTERVAL_SECONDS * 1000,
   run: runDomainChecks,
+});
+
+/** The expiry check of verified domains' registrations and certificates, and the warnings before a lapse. */
+export const domainExpiryJob = defineJob({
+  name: "domain expiry check",
+  operation: checkDomainExpiry,
+  cron: "41 * * * *",
+  intervalMs: () => config().DOMAIN_EXPIRY_INTERVAL_SECONDS * 1000,
+  run: runDomainExpiryChecks,
 });
