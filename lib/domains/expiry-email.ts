@@ -2,7 +2,7 @@ import { config } from "@/lib/config";
 import type { OutgoingEmail } from "@/lib/email";
 import { workspaceInEmail } from "@/lib/workspaces/names";
 import type { WorkspaceManagers } from "@/lib/workspaces/store";
-import { registrableDomain } from "./rdap";
+import { daysLeft, registrableDomain } from "./lapse";
 import type { DomainView } from "./schemas";
 import type { ExpiryKind } from "./store";
 
@@ -10,9 +10,8 @@ const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "long", timeSty
 
 /** "lapses in 7 days", "lapses within a day", "has already lapsed": how far off, in words. */
 export function lapseIn(expiresAt: number, now: number): string {
-  const remaining = expiresAt - now;
-  const days = Math.ceil(remaining / 86_400_000);
-  if (remaining <= 0) return "has already lapsed";
+  const days = daysLeft(expiresAt, now);
+  if (days === 0) return "has already lapsed";
   if (days === 1) return "lapses within a day";
   return `lapses in ${days === 1 ? "1 day" : `${days} days`}`;
 }

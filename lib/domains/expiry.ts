@@ -9,6 +9,7 @@ import { announceEvent } from "@/lib/webhooks/outbox";
 import { findWorkspaceManagers } from "@/lib/workspaces/store";
 import { readCertificateExpiry } from "./certificate";
 import { expiryEmail } from "./expiry-email";
+import { WARNING_HORIZON_MS, warningReached } from "./lapse";
 import { toDomainView } from "./present";
 import { lookUpRegistrationExpiry } from "./rdap";
 import * as store from "./store";
@@ -16,9 +17,7 @@ import type { DomainRow, ExpiryKind, ExpiryWarningRow } from "./store";
 
 const HOUR_MS = 60 * 60_000;
 const DAY_MS = 24 * HOUR_MS;
-/** The warnings, most distant first: each is sent once per expiry date, the nearest one reached only. */
-export const WARNING_DAYS = [30, 7, 1] as const;
-const HORIZON_MS = WARNING_DAYS[0] * DAY_MS;
+const HORIZON_MS = WARNING_HORIZON_MS;
 /** Registrations change rarely: a registry is asked about a domain at most once a day. */
 const REGISTRATION_EVERY_MS = DAY_MS;
 /** A certificate is read daily, hourly once it is within the warnings' reach (a renewal is seen before a warning). */
@@ -94,13 +93,6 @@ async function refreshExpiry(row: DomainRow): Promise<void> {
     ...(registration && { registration: { expiresAt: registration.expiresAt, checkedAt } }),
     ...(certificate && { certificate: { expiresAt: certificate.expiresAt, checkedAt } }),
   });
-}
-
-/** The nearest warning a lapse `remainingMs` away has reached (30, 7 or 1 days; 1 once it has lapsed), or null. */
-export function warningReached(remainingMs: number): number | null {
-  let reached: number | null = null;
-  for (const days of WARNING_DAYS) if (remainingMs <= days * DAY_MS) reached = days;
-  return reached;
 }
 
 /** Claims the warning each expiring date has reached; how many were new. */

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
-import { getDomain } from "tldts";
 import { z } from "zod";
 import { config } from "@/lib/config";
+import { processSingleton } from "@/lib/process-singleton";
 import { INTERNAL_ADDRESS_CODE, outboundGet, vetOutboundUrl } from "@/lib/safety/outbound";
+import { registrableDomain } from "./lapse";
 import shippedBootstrap from "./rdap-bootstrap.json";
 
 /**
@@ -30,13 +31,16 @@ const ANSWER_BYTES = 256 * 1024;
 const LOOKUP_TIMEOUT_MS = 10_000;
 const INTERNAL_REGISTRY = "The RDAP server's address is internal or private, so it is not asked.";
 
-let loaded: { file: string | undefined; bootstrap: RdapBootstrap } | undefined;
+/** The bootstrap of each file read (undefined: the shipped snapshot), read once per process. */
+const loadedBootstraps = processSingleton("rdapBootstraps", () => new Map<string | undefined, RdapBootstrap>());
 
-/** The bootstrap in force: RDAP_BOOTSTRAP_FILE when set (read once per file), else the shipped snapshot. */
+/** The bootstrap in force: RDAP_BOOTSTRAP_FILE when set, else the shipped snapshot. */
 export function rdapBootstrap(): RdapBootstrap {
   const file = config().RDAP_BOOTSTRAP_FILE;
-  if (!loaded || loaded.file !== file) loaded = { file, bootstrap: parseBootstrap(file ? readBootstrapFile(file) : shippedBootstrap) };
-  return loaded.bootstrap;
+  const loaded = loadedBootstraps.get();
+  let bootstrap = loaded.get(file);
+  if (!bootstrap) loaded.set(file, (bootstrap = parseBootstrap(file ? readBootstrapFile(file) : shippedBootstrap)));
+  return bootstrap;
 }
 
 function readBootstrapFile(file: string): unknown {
@@ -78,11 +82,6 @@ export function rdapBaseFor(name: string, bootstrap: RdapBootstrap = rdapBootstr
   return base.endsWith("/") ? base : `${base}/`;
 }
 
-/** The registrable domain of a hostname (go.shop.example.co.uk → example.co.uk), from the public suffix list (tldts). */
-export function registrableDomain(hostname: string): string | null {
-  return getDomain(hostname, { allowPrivateDomains: false });
-}
-
 export type RegistrationExpiry = { domain: string | null; expiresAt: Date | null; problem: string | null };
 
 /**
@@ -101,7 +100,7 @@ export async function lookUpRegistrationExpiry(hostname: string): Promise<Regist
   }
   if (!base) return unknown(`The registry of ${domain} publishes no RDAP service that this deployment knows of.`);
   const verdict = await vetOutboundUrl(new URL(`domain/${encodeURIComponent(domain)}`, base).toString());
-  if (!verdict.ok) return unknown(verdict.reason === "internal" ? INTERNAL_REGISTRY : `The RDAP server's address: ${verdict.message}`);
+  if (!verdict.ok) return unknown(verdict.reason === "internal" ? INTERNAL_REGISTRY : registrySentence(verdict.message));
   try {
     const answer = await outboundGet(verdict.url, {
       headers: { accept: "application/rdap+json, application/json" },
@@ -129,6 +128,13 @@ export function expirationOf(object: unknown): Date | null {
     if (Number.isFinite(at)) return new Date(at);
   }
   return null;
+}
+
+/** A destination rule's refusal, said of the RDAP server. */
+function registrySentence(destinationMessage: string): string {
+  return destinationMessage
+    .replace(/^The destination/, "The RDAP server's address")
+    .replace(/short links may not redirect to/, "the service does not send requests to");
 }
 
 function lookupProblem(domain: string, error: unknown): string {
