@@ -63,4 +63,3 @@ export function expiryEmail(
   const what = kind === "registration" ? `The domain ${registrable}` : `The certificate of ${hostname}`;
   return { to: managers.addresses, subject: `${what} ${lapse}`, text };
 }
-

@@ -78,7 +78,9 @@ async function refreshExpiry(row: DomainRow): Promise<void> {
   const certificateDue =
     !row.certificateCheckedAt ||
     row.certificateCheckedAt < due.certificateBefore ||
-    (row.certificateCheckedAt < due.soonCertificateBefore && !!row.certificateExpiresAt && row.certificateExpiresAt < due.soonBefore);
+    (row.certificateCheckedAt < due.soonCertificateBefore &&
+      !!row.certificateExpiresAt &&
+      row.certificateExpiresAt < due.soonBefore);
   const [registration, certificate] = await Promise.all([
     registrationDue ? lookUpRegistrationExpiry(row.hostname) : undefined,
     certificateDue ? readCertificateExpiry(row.hostname) : undefined,
@@ -87,7 +89,8 @@ async function refreshExpiry(row: DomainRow): Promise<void> {
     ["registration", registration],
     ["certificate", certificate],
   ] as const)
-    if (reading?.problem) log().warn({ domain: row.id, kind, detail: reading.problem }, "a custom domain's expiry could not be read");
+    if (reading?.problem)
+      log().warn({ domain: row.id, kind, detail: reading.problem }, "a custom domain's expiry could not be read");
   const checkedAt = new Date(clock().now());
   await store.recordExpiry(row.id, {
     ...(registration && { registration: { expiresAt: registration.expiresAt, checkedAt } }),
@@ -153,7 +156,10 @@ async function sendWarning(warning: ExpiryWarningRow): Promise<boolean> {
   } catch (error) {
     await store.releaseExpiryEmail(warning.id, claimedAt);
     if (error instanceof DomainError)
-      log().warn({ domain: domain.id, detail: error.message }, "a custom domain's expiry warning was not sent; the next run tries again");
+      log().warn(
+        { domain: domain.id, detail: error.message },
+        "a custom domain's expiry warning was not sent; the next run tries again",
+      );
     else log().error({ err: error, domain: domain.id }, "a custom domain's expiry warning failed; the next run tries again");
     return false;
   }

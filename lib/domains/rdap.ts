@@ -112,7 +112,9 @@ export async function lookUpRegistrationExpiry(hostname: string): Promise<Regist
     if (answer.status !== 200) return unknown(`The registry's RDAP server answered ${answer.status} for ${domain}.`);
     if (answer.truncated) return unknown(`The registry's RDAP answer for ${domain} was larger than ${ANSWER_BYTES / 1024} KiB.`);
     const expiresAt = expirationOf(JSON.parse(answer.body.toString("utf8")));
-    return expiresAt ? { domain, expiresAt, problem: null } : unknown(`The registry's RDAP answer for ${domain} has no expiry date.`);
+    return expiresAt
+      ? { domain, expiresAt, problem: null }
+      : unknown(`The registry's RDAP answer for ${domain} has no expiry date.`);
   } catch (error) {
     return unknown(lookupProblem(domain, error));
   }

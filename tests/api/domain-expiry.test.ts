@@ -77,7 +77,12 @@ afterAll(async () => {
   closeEmail();
   await Promise.all([rdap.close(), tlsServer.close(), smtp.close(), receiver.close()]);
   rmSync(bootstrapDir, { recursive: true, force: true });
-  useSettings({ SMTP_URL: undefined, RDAP_BOOTSTRAP_FILE: undefined, CERTIFICATE_CHECK_PORT: undefined, WEBHOOK_PRIVATE_NETWORKS: undefined });
+  useSettings({
+    SMTP_URL: undefined,
+    RDAP_BOOTSTRAP_FILE: undefined,
+    CERTIFICATE_CHECK_PORT: undefined,
+    WEBHOOK_PRIVATE_NETWORKS: undefined,
+  });
 });
 
 beforeEach(() => {
@@ -102,7 +107,10 @@ async function verifiedTeamDomain() {
     body: { destination: "https://example.com/kept", slug, domain_id: added.id },
   });
   expect(link.status, link.text).toBe(201);
-  const hook = await call("POST", "/api/webhooks", { token: owner.token, body: { url: receiver.url, events: ["domain.expiring"] } });
+  const hook = await call("POST", "/api/webhooks", {
+    token: owner.token,
+    body: { url: receiver.url, events: ["domain.expiring"] },
+  });
   expect(hook.status, hook.text).toBe(201);
   receiver.secret = hook.body.secret;
   return { owner, admin, member, registrable, hostname, id: added.id as string, slug };
@@ -259,7 +267,14 @@ describe("the expiry of a verified custom domain", () => {
     const warnings = await Promise.all(
       Array.from({ length: 6 }, () =>
         claimExpiryWarning(
-          { id: newId("dew"), domainId: id, kind: "registration", expiresAt: row.registrationExpiresAt!, days: 7, now: new Date(now) },
+          {
+            id: newId("dew"),
+            domainId: id,
+            kind: "registration",
+            expiresAt: row.registrationExpiresAt!,
+            days: 7,
+            now: new Date(now),
+          },
           async () => undefined,
         ),
       ),
@@ -268,7 +283,14 @@ describe("the expiry of a verified custom domain", () => {
     const fresh = await Promise.all(
       Array.from({ length: 6 }, () =>
         claimExpiryWarning(
-          { id: newId("dew"), domainId: id, kind: "registration", expiresAt: row.registrationExpiresAt!, days: 1, now: new Date(now) },
+          {
+            id: newId("dew"),
+            domainId: id,
+            kind: "registration",
+            expiresAt: row.registrationExpiresAt!,
+            days: 1,
+            now: new Date(now),
+          },
           async () => undefined,
         ),
       ),
@@ -306,7 +328,8 @@ describe("the outbound rules of the expiry lookups", () => {
       expect(await lookUpRegistrationExpiry("go.refused-example.com")).toEqual({
         domain: "refused-example.com",
         expiresAt: null,
-        problem: "The RDAP server's address points at a loopback address (127.0.0.0/8), which the service does not send requests to.",
+        problem:
+          "The RDAP server's address points at a loopback address (127.0.0.0/8), which the service does not send requests to.",
       });
       world.dns.set("go.refused-example.com", { cname: SHORT_HOST });
       expect(await readCertificateExpiry("go.refused-example.com")).toEqual({
@@ -323,7 +346,10 @@ describe("the outbound rules of the expiry lookups", () => {
       );
       // A name of the registry that points inside is refused too, at the lookup.
       world.dns.set("rdap.inside-example.net", { a: ["10.1.2.3"] });
-      useSettings({ WEBHOOK_PRIVATE_NETWORKS: undefined, RDAP_BOOTSTRAP_FILE: writeBootstrap("https://rdap.inside-example.net/") });
+      useSettings({
+        WEBHOOK_PRIVATE_NETWORKS: undefined,
+        RDAP_BOOTSTRAP_FILE: writeBootstrap("https://rdap.inside-example.net/"),
+      });
       expect((await lookUpRegistrationExpiry("go.refused-example.com")).problem).toBe(
         "The RDAP server's address is internal or private, so it is not asked.",
       );
@@ -344,7 +370,9 @@ describe("the outbound rules of the expiry lookups", () => {
     writeFileSync(broken, JSON.stringify({ version: "1.0", services: "com" }));
     useSettings({ RDAP_BOOTSTRAP_FILE: broken });
     try {
-      expect((await lookUpRegistrationExpiry("go.example.com")).problem).toMatch(/^The RDAP bootstrap is not in IANA's dns.json format/);
+      expect((await lookUpRegistrationExpiry("go.example.com")).problem).toMatch(
+        /^The RDAP bootstrap is not in IANA's dns.json format/,
+      );
     } finally {
       useSettings({ RDAP_BOOTSTRAP_FILE: writeBootstrap(rdap.base) });
     }

@@ -86,8 +86,8 @@ export default async function SettingsPage() {
             A copy of every code
           </h2>
           <p className={mutedClass}>
-            Every short link this workspace has made, archived ones too, with where each one goes, in one file signed by us. Keep it
-            somewhere safe: if this service ever went away, you or an archive could keep your codes working from it.
+            Every short link this workspace has made, archived ones too, with where each one goes, in one file signed by us. Keep
+            it somewhere safe: if this service ever went away, you or an archive could keep your codes working from it.
           </p>
           <p className="mb-0">
             <a href="/dashboard/settings/escrow" download className={buttonClass.secondary} data-testid="escrow-download">
@@ -95,9 +95,9 @@ export default async function SettingsPage() {
             </a>
           </p>
           <p className={mutedClass + " mb-0"}>
-            Anyone can check that it is complete and really ours without asking us: run{" "}
-            <code>npm run verify-escrow -- FILE</code> in a copy of Permalink&apos;s source code (its <code>docs/escrow.md</code>{" "}
-            explains the file, and how to keep the codes working from it). The keys we sign with are published at{" "}
+            Anyone can check that it is complete and really ours without asking us: run <code>npm run verify-escrow -- FILE</code>{" "}
+            in a copy of Permalink&apos;s source code (its <code>docs/escrow.md</code> explains the file, and how to keep the
+            codes working from it). The keys we sign with are published at{" "}
             <a href="/.well-known/permalink-escrow.json">/.well-known/permalink-escrow.json</a>.
           </p>
         </section>
