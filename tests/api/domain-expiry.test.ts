@@ -257,6 +257,25 @@ describe("the expiry of a verified custom domain", () => {
     expect(mails()).toHaveLength(2);
   });
 
+  it("gives the e-mail's claim back when the mail server refuses it, so the next run sends it; the webhook stays one", async () => {
+    const { owner, registrable, hostname, id } = await verifiedTeamDomain();
+    tlsServer.issue(hostname, 300);
+    rdap.setExpiry(registrable, new Date(Math.floor((now + 20 * DAY) / 1000) * 1000));
+    const refusing = new URL(smtp.url);
+    refusing.password = "not-the-password";
+    useSettings({ SMTP_URL: refusing.toString() });
+    try {
+      expect(await runDomainExpiryChecks()).toMatchObject({ ran: true, emails: 0 });
+    } finally {
+      useSettings({ SMTP_URL: smtp.url });
+    }
+    expect(mailsAbout(registrable)).toHaveLength(0);
+    now += HOUR;
+    expect(await runDomainExpiryChecks()).toMatchObject({ ran: true, warnings: 0, emails: 1 });
+    expect((await smtp.messageTo(owner.email)).mail.subject).toBe(`The domain ${registrable} lapses in 20 days`);
+    expect(await expiringHooks(id)).toEqual([["registration", 30]]);
+  });
+
   it("decides each warning once however many claim it at once: one INSERT … ON CONFLICT DO NOTHING", async () => {
     const { registrable, hostname, id } = await verifiedTeamDomain();
     rdap.setExpiry(registrable, new Date(Math.floor((now + 5 * DAY) / 1000) * 1000));
