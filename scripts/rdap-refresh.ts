@@ -1,7 +1,7 @@
+import { parseBootstrap } from "@/lib/domains/rdap";
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { format, resolveConfig } from "prettier";
-import { parseBootstrap } from "@/lib/domains/rdap";
 
 /**
  * Replaces the RDAP bootstrap snapshot the project ships (lib/domains/rdap-bootstrap.json) with

@@ -1,14 +1,14 @@
 "use client";
 
-import { CustomerSentence } from "@/components/ui/customer-sentence";
-import { useActionState } from "react";
 import { CopyButton } from "@/components/ui/copy-button";
+import { CustomerSentence } from "@/components/ui/customer-sentence";
 import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
 import { buttonClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import type { UtmTemplateView } from "@/lib/utm/schemas";
-import { TagsField } from "./tags-field";
+import { useActionState } from "react";
 import { createLinkAction, type CreateLinkState } from "./links/actions";
-import { UtmBuilder, useUtmDestination } from "./utm-builder";
+import { TagsField } from "./tags-field";
+import { useUtmDestination, UtmBuilder } from "./utm-builder";
 
 type Domains = { id: string; hostname: string }[];
 

@@ -1,13 +1,13 @@
 "use client";
 
-import Link from "next/link";
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
 import { ActionMenu, MENU_ITEM } from "@/components/ui/action-menu";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { buttonClass, errorClass, inputClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { TagChip } from "@/components/ui/tag-chip";
 import type { LinkStatus } from "@/lib/links/status";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
 import { changeLinksAction, tagLinksAction } from "./links/actions";
 
 /** One row of the list, as the page prepared it (the creation time already written in the viewer's zone). */

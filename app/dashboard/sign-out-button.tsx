@@ -1,7 +1,7 @@
 "use client";
 
-import { signOut } from "next-auth/react";
 import { buttonClass } from "@/components/ui/styles";
+import { signOut } from "next-auth/react";
 
 export function SignOutButton() {
   return (

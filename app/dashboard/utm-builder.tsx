@@ -1,6 +1,5 @@
 "use client";
 
-import { useState, useTransition } from "react";
 import { Confirm } from "@/components/ui/confirm";
 import { ActionOutcome, type ActionSentence } from "@/components/ui/outcome";
 import { buttonClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
@@ -15,6 +14,7 @@ import {
   withUtm,
 } from "@/lib/utm/parameters";
 import type { UtmTemplateView } from "@/lib/utm/schemas";
+import { useState, useTransition } from "react";
 import { deleteUtmTemplateAction, saveUtmTemplateAction } from "./utm/actions";
 
 const PLACEHOLDERS: Record<UtmField, string> = {

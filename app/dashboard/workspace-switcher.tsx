@@ -1,8 +1,8 @@
 "use client";
 
+import { inputClass } from "@/components/ui/styles";
 import { usePathname } from "next/navigation";
 import { useRef } from "react";
-import { inputClass } from "@/components/ui/styles";
 import { switchWorkspaceAction } from "./settings/actions";
 import { tabOf } from "./tabs";
 

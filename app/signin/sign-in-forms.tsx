@@ -1,11 +1,11 @@
 "use client";
 
+import { buttonClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import { SIGN_IN_ERRORS } from "@/lib/auth/sign-in-errors";
+import type { SignInMethod } from "@/lib/auth/sign-in-methods";
 import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { buttonClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
-import type { SignInMethod } from "@/lib/auth/sign-in-methods";
-import { SIGN_IN_ERRORS } from "@/lib/auth/sign-in-errors";
 
 export function SignInForms({
   methods,

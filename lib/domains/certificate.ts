@@ -1,7 +1,7 @@
-import tls from "node:tls";
 import { config } from "@/lib/config";
 import { withDeadline } from "@/lib/deadline";
 import { INTERNAL_ADDRESS_CODE, outboundLookup } from "@/lib/safety/outbound";
+import tls from "node:tls";
 
 /** The handshake, connection to certificate, at most. */
 const HANDSHAKE_TIMEOUT_MS = 8_000;

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { clock } from "@/lib/clock";
 import type { DbClient } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
@@ -7,13 +6,14 @@ import { DomainError } from "@/lib/http/errors";
 import { log } from "@/lib/log";
 import { announceEvent } from "@/lib/webhooks/outbox";
 import { findWorkspaceManagers } from "@/lib/workspaces/store";
+import { randomUUID } from "node:crypto";
 import { readCertificateExpiry } from "./certificate";
 import { expiryEmail } from "./expiry-email";
 import { WARNING_HORIZON_MS, warningReached } from "./lapse";
 import { toDomainView } from "./present";
 import { lookUpRegistrationExpiry } from "./rdap";
-import * as store from "./store";
 import type { DomainRow, ExpiryKind, ExpiryWarningRow } from "./store";
+import * as store from "./store";
 
 const HOUR_MS = 60 * 60_000;
 const DAY_MS = 24 * HOUR_MS;

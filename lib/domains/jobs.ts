@@ -1,8 +1,8 @@
 import { config } from "@/lib/config";
 import { defineJob } from "@/lib/schedule";
-import { checkDomainExpiry, checkDomains } from "./operations";
 import { runDomainExpiryChecks } from "./expiry";
 import { runDomainChecks } from "./job";
+import { checkDomainExpiry, checkDomains } from "./operations";
 
 /** The background DNS check of custom domains. */
 export const domainCheckJob = defineJob({

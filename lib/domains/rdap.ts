@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
-import { z } from "zod";
 import { config } from "@/lib/config";
 import { processSingleton } from "@/lib/process-singleton";
 import { INTERNAL_ADDRESS_CODE, outboundGet, vetOutboundUrl } from "@/lib/safety/outbound";
+import { readFileSync } from "node:fs";
+import { z } from "zod";
 import { registrableDomain } from "./lapse";
 import shippedBootstrap from "./rdap-bootstrap.json";
 

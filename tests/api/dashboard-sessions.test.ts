@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { endAllDashboardSessions } from "@/lib/workspaces/sign-in";
 import { db } from "@/lib/db/client";
+import { endAllDashboardSessions } from "@/lib/workspaces/sign-in";
+import { describe, expect, it } from "vitest";
 import { call, dashboardSignIn as signIn } from "../support/api";
 
 /** A dashboard request with this cookie: 200 while its session lives, 401 after. */

@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
+import { X509Certificate } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { X509Certificate } from "node:crypto";
 import tls from "node:tls";
 
 export type TlsServer = {

@@ -1,24 +1,24 @@
-import Link from "next/link";
+import { FoldOnPhone } from "@/components/ui/fold-on-phone";
+import { STATUS_WORDS } from "@/components/ui/status-labels";
 import { badgeClass, badgeTone, buttonClass, cardClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
-import { requireDashboard } from "@/lib/api/dashboard";
 import { LIST_SCAN_DAYS, listScanCounts } from "@/lib/analytics/service";
+import { requireDashboard } from "@/lib/api/dashboard";
 import { describeAccount } from "@/lib/billing/service";
 import {
   browseLinks,
   browseLinksQuery,
-  type LinkSort,
   linkHosts,
   STATUS_FILTER_NAMES,
   STATUS_FILTERS,
   verifiedDomains,
+  type LinkSort,
 } from "@/lib/links/browse";
 import { listTags } from "@/lib/tags/service";
 import { listUtmTemplates } from "@/lib/utm/service";
+import Link from "next/link";
 import { viewerZone } from "../analytics/viewer-zone";
 import { CreateLinkForm } from "../create-link-form";
 import { LinksList } from "../links-list";
-import { FoldOnPhone } from "@/components/ui/fold-on-phone";
-import { STATUS_WORDS } from "@/components/ui/status-labels";
 import { dashboardTitle } from "../page-title";
 
 export const generateMetadata = () => dashboardTitle("Links");

@@ -1,5 +1,4 @@
 import { FramedTable, type Heading } from "@/components/table";
-import { inCustomerWords } from "@/lib/api/customer-words";
 import { LoadingState } from "@/components/ui/loading-state";
 import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
 import {
@@ -7,11 +6,12 @@ import {
   analyticsQuery,
   type AnalyticsReport,
   type AnalyticsRow,
-  FILTERS,
   type FilterDimension,
+  FILTERS,
   ONE_PER_VISITOR,
 } from "@/lib/analytics/schemas";
 import { scanAnalytics } from "@/lib/analytics/service";
+import { inCustomerWords } from "@/lib/api/customer-words";
 import { validate } from "@/lib/http/body";
 import { DomainError } from "@/lib/http/errors";
 import { shortUrl } from "@/lib/links/present";

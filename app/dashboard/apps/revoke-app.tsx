@@ -1,7 +1,7 @@
 "use client";
 
-import { useActionState } from "react";
 import { buttonClass, errorClass } from "@/components/ui/styles";
+import { useActionState } from "react";
 import { revokeAppAction, type RevokeState } from "./actions";
 
 export function RevokeApp({ id, name }: { id: string; name: string }) {

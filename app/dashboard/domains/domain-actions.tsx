@@ -1,10 +1,10 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useActionState } from "react";
 import { Confirm } from "@/components/ui/confirm";
 import { ActionOutcome } from "@/components/ui/outcome";
 import { buttonClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import { useRouter } from "next/navigation";
+import { useActionState } from "react";
 import { type DomainState, removeDomainAction, updateDomainAction, verifyDomainAction } from "./actions";
 
 /** Verify now, and remove after a confirmation; for owners and admins (the page leaves it out for others). */

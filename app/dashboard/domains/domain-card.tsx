@@ -1,7 +1,7 @@
 import { FramedTable } from "@/components/table";
 import { CopyButton } from "@/components/ui/copy-button";
-import { inCustomerWords } from "@/lib/api/customer-words";
 import { badgeClass, badgeTone, cardClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { inCustomerWords } from "@/lib/api/customer-words";
 import { clock } from "@/lib/clock";
 import { daysLeft, registrableDomain, WARNING_HORIZON_MS } from "@/lib/domains/lapse";
 import type { DomainView } from "@/lib/domains/schemas";

@@ -1,11 +1,11 @@
 "use client";
 
-import Link from "next/link";
-import { type ReactNode, useEffect, useState } from "react";
 import { buttonClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { inCustomerWords } from "@/lib/api/customer-words";
 import { csvTable } from "@/lib/http/csv";
 import type { ImportFormat, ImportView } from "@/lib/imports/schemas";
+import Link from "next/link";
+import { type ReactNode, useEffect, useState } from "react";
 
 /** The formats in the customer's words; auto reads the columns. */
 const FORMAT_NAMES: Record<ImportFormat, string> = {

@@ -1,11 +1,11 @@
 "use client";
 
-import { useActionState } from "react";
 import { Confirm } from "@/components/ui/confirm";
-import { ActionOutcome } from "@/components/ui/outcome";
-import { useNotify } from "@/components/ui/toaster";
-import { buttonClass, inputClass, labelClass } from "@/components/ui/styles";
 import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
+import { ActionOutcome } from "@/components/ui/outcome";
+import { buttonClass, inputClass, labelClass } from "@/components/ui/styles";
+import { useNotify } from "@/components/ui/toaster";
+import { useActionState } from "react";
 import {
   changeRoleAction,
   inviteAction,

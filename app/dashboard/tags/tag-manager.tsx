@@ -1,14 +1,14 @@
 "use client";
 
-import Link from "next/link";
-import { useActionState, useState, useTransition } from "react";
 import { Confirm } from "@/components/ui/confirm";
 import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
 import { ActionOutcome, type ActionSentence } from "@/components/ui/outcome";
 import { buttonClass, cardClass, inputClass, labelClass } from "@/components/ui/styles";
 import { TagChip } from "@/components/ui/tag-chip";
 import type { TagView } from "@/lib/tags/schemas";
-import { type AddTagState, addTagAction, deleteTagAction, recolourTagAction, renameTagAction } from "./actions";
+import Link from "next/link";
+import { useActionState, useState, useTransition } from "react";
+import { addTagAction, deleteTagAction, recolourTagAction, renameTagAction, type AddTagState } from "./actions";
 
 const colourName = (color: string) => color[0]!.toUpperCase() + color.slice(1);
 

@@ -1,8 +1,8 @@
 "use client";
 
-import { useActionState, useState } from "react";
-import { buttonClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
 import { type ConsentState, decideConsentAction } from "@/app/dashboard/apps/consent-actions";
+import { buttonClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import { useActionState, useState } from "react";
 
 type Option = { id: string; label: string; role: string; grantable: readonly string[] };
 

@@ -1,8 +1,8 @@
 "use client";
 
-import { useActionState } from "react";
-import { buttonClass, errorClass } from "@/components/ui/styles";
 import { acceptInvitationAction, type MemberState } from "@/app/dashboard/members/actions";
+import { buttonClass, errorClass } from "@/components/ui/styles";
+import { useActionState } from "react";
 
 export function AcceptInvitation({ token }: { token: string }) {
   const [state, accept, pending] = useActionState<MemberState, FormData>(acceptInvitationAction, null);

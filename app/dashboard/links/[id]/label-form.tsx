@@ -1,11 +1,11 @@
 "use client";
 
-import { useActionState } from "react";
-import { ActionOutcome } from "@/components/ui/outcome";
 import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
+import { ActionOutcome } from "@/components/ui/outcome";
 import { buttonClass, cardClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
-import { type LabelState, labelLinkAction } from "../actions";
+import { useActionState } from "react";
 import { TagsField } from "../../tags-field";
+import { type LabelState, labelLinkAction } from "../actions";
 
 /** The link's title and tags, edited together; a refusal keeps what was typed. */
 export function LabelForm({

@@ -1,12 +1,12 @@
 "use client";
 
 import { CustomerSentence } from "@/components/ui/customer-sentence";
-import { useActionState } from "react";
 import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
 import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import type { UtmTemplateView } from "@/lib/utm/schemas";
+import { useActionState } from "react";
+import { useUtmDestination, UtmBuilder } from "../../utm-builder";
 import { archiveLinkAction, type LinkEditState, repointLinkAction, restoreLinkAction } from "../actions";
-import { UtmBuilder, useUtmDestination } from "../../utm-builder";
 
 export function LinkEditForms({
   id,

@@ -1,9 +1,9 @@
 "use client";
 
-import { useActionState } from "react";
-import { ActionOutcome } from "@/components/ui/outcome";
 import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
+import { ActionOutcome } from "@/components/ui/outcome";
 import { buttonClass, cardClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import { useActionState } from "react";
 import { type LinkEditState, protectLinkAction } from "../actions";
 
 /** Sets, changes or removes the link's password; the password itself is never shown back. */

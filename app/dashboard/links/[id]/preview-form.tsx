@@ -1,10 +1,10 @@
 "use client";
 
-import { type ChangeEvent, useActionState, useState } from "react";
-import { useRouter } from "next/navigation";
 import { ActionOutcome } from "@/components/ui/outcome";
 import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
 import { MAX_LOGO_UPLOAD_BYTES } from "@/lib/logos/limits";
+import { useRouter } from "next/navigation";
+import { type ChangeEvent, useActionState, useState } from "react";
 import { type LinkEditState, previewLinkAction } from "../actions";
 
 type Preview = { title: string | null; description: string | null; image_url: string | null } | null;

@@ -1,15 +1,15 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { QRCodeSVG } from "qrcode.react";
-import { useLayoutEffect, useRef, useState, type ChangeEvent } from "react";
 import { Confirm } from "@/components/ui/confirm";
 import { buttonClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { MAX_LOGO_UPLOAD_BYTES } from "@/lib/logos/limits";
-import { maxLogoModules } from "@/lib/qr/logo-area";
 import { unscannableColours } from "@/lib/qr/contrast";
 import { levelFor } from "@/lib/qr/levels";
+import { maxLogoModules } from "@/lib/qr/logo-area";
 import type { QrDesignView, QrLevel } from "@/lib/qr/schemas";
+import { useRouter } from "next/navigation";
+import { QRCodeSVG } from "qrcode.react";
+import { useLayoutEffect, useRef, useState, type ChangeEvent } from "react";
 import { saveQrDesignAction } from "../actions";
 
 type Bounds = { min: number; max: number; default: number };

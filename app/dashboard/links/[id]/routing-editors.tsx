@@ -1,11 +1,10 @@
 "use client";
 
-import { useState, useTransition } from "react";
 import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import type { ActionResult } from "@/lib/api/dashboard";
 import {
-  DEVICES,
   type Device,
+  DEVICES,
   MAX_RULES,
   MAX_SCHEDULED,
   type OperatingSystem,
@@ -15,6 +14,7 @@ import {
 } from "@/lib/links/routing";
 import type { LinkView } from "@/lib/links/schemas";
 import { withScheme } from "@/lib/links/typed-destination";
+import { useState, useTransition } from "react";
 import { instantOfZoned, zonedInputValue } from "../../zoned-time";
 import { previewRouteAction, saveRulesAction, saveScheduleAction } from "./routing-actions";
 

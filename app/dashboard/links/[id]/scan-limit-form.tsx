@@ -1,8 +1,8 @@
 "use client";
 
-import { useActionState } from "react";
 import { ActionOutcome } from "@/components/ui/outcome";
 import { buttonClass, cardClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import { useActionState } from "react";
 import { type LinkEditState, scanLimitAction } from "../actions";
 
 type ScanLimit = { after: number; destination: string; scans: number } | null;

@@ -1,8 +1,8 @@
+import { buttonClass, cardClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { localCheckoutView } from "@/lib/billing/local-pages";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { buttonClass, cardClass, mutedClass, noticeClass } from "@/components/ui/styles";
-import { localCheckoutView } from "@/lib/billing/local-pages";
 import { LocalBillingPage } from "../../local-page";
 
 export const dynamic = "force-dynamic";
