@@ -94,7 +94,7 @@ export default async function SettingsPage() {
               Download a signed copy of every code
             </a>
           </p>
-          <p className={mutedClass + " mb-0"}>
+          <p className={mutedClass + " mb-0 break-words"}>
             Anyone can check that it is complete and really ours without asking us: run <code>npm run verify-escrow -- FILE</code>{" "}
             in a copy of Permalink&apos;s source code (its <code>docs/escrow.md</code> explains the file, and how to keep the
             codes working from it). The keys we sign with are published at{" "}
