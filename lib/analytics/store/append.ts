@@ -4,7 +4,7 @@ import { arrayLiterals } from "@/lib/db/array-literal";
 import { inTransaction } from "@/lib/db/checkout";
 import { connectionWatchdog, pool, writerPool } from "@/lib/db/pool";
 import { MAX_SCAN_MESSAGE_BYTES, scanMessages } from "@/lib/webhooks/outbox";
-import { anyScanListener, enqueueScanMessages } from "@/lib/webhooks/store";
+import { anyScanListener, enqueueScanMessages } from "@/lib/webhooks/store/deliveries";
 import type pg from "pg";
 import type { ScanRow } from "../enrich";
 import type { ParkedWrite } from "../parked-batches";
