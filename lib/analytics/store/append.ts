@@ -240,8 +240,9 @@ async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: Scan
  * Every upsert goes in key order and the steps run in the same order in every statement (the
  * workspace's rows last, rollupFanOut), so concurrent writers take rows in the same order and never
  * deadlock; keys start with the workspace and the link, so a link's rows share a few index pages.
+ * Exported for bench/scan-levers.ts, which measures variants of it beside it.
  */
-const WRITE_SCAN_BATCH = `
+export const WRITE_SCAN_BATCH = `
   WITH rollup_days AS (
     SELECT coalesce((SELECT daily_from FROM scan_rollup_days), 'infinity') AS daily_from
   ),
