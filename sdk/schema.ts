@@ -145,6 +145,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/cron/domain-expiry": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Run the expiry check of custom domains (cron)
+     * @description Reads when each verified domain's registration lapses (RDAP, through IANA's bootstrap file; at most daily) and its certificate (a TLS handshake; daily, hourly in its last 30 days), then warns the owners and admins 30, 7 and 1 days before either lapses: an e-mail and a domain.expiring webhook, once per threshold and expiry date. Links keep resolving whatever it finds. One instance runs it at a time (a lease in PostgreSQL); a run while another holds the lease does nothing and says so.
+     */
+    get: operations["checkDomainExpiry"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/cron/domains": {
     parameters: {
       query?: never;
@@ -1583,6 +1603,16 @@ export interface components {
        */
       outcome: "applied" | "stale" | "duplicate" | "ignored";
     };
+    DomainExpiryTotals: {
+      /** @description false when another instance holds the job's lease */
+      ran: boolean;
+      /** @description verified domains whose registration (RDAP) or certificate (a TLS handshake) was read */
+      looked_up: number;
+      /** @description warnings decided by this run (30, 7 or 1 days before a lapse), each once */
+      warnings: number;
+      /** @description warnings e-mailed to the workspace's owners and admins by this run */
+      emails: number;
+    };
     DomainCheckTotals: {
       /** @description false when another instance holds the job's lease */
       ran: boolean;
@@ -1675,6 +1705,10 @@ export interface components {
       root_destination: string | null;
       /** @description where a visit of a code the domain does not have is sent (a redirect), never instead of an existing code; null: our not-found page */
       not_found_destination: string | null;
+      /** @description epoch milliseconds: when the registration of the hostname's registrable domain (example.com for go.example.com) lapses, as its registry's RDAP server said at the last look (at most daily, verified domains only); null: not known. Owners and admins are e-mailed 30, 7 and 1 days before, and domain.expiring fires; links keep resolving either way */
+      registration_expires_at: number | null;
+      /** @description epoch milliseconds: when the HTTPS certificate visitors of the hostname get lapses, read by a TLS handshake (daily, hourly in its last 30 days; verified domains only); null: not known. Warned like registration_expires_at */
+      certificate_expires_at: number | null;
     };
     PaymentRequired: {
       /** @description what to do; always says that existing links keep resolving */
@@ -2099,6 +2133,7 @@ export interface components {
         | "link.scanned"
         | "domain.verified"
         | "domain.failed"
+        | "domain.expiring"
         | "member.joined"
         | "member.removed"
         | "import.finished"
@@ -2129,6 +2164,7 @@ export interface components {
         | "link.scanned"
         | "domain.verified"
         | "domain.failed"
+        | "domain.expiring"
         | "member.joined"
         | "member.removed"
         | "import.finished"
@@ -2810,6 +2846,7 @@ export interface components {
         | "link.scanned"
         | "domain.verified"
         | "domain.failed"
+        | "domain.expiring"
         | "member.joined"
         | "member.removed"
         | "import.finished"
@@ -2833,6 +2870,7 @@ export interface components {
         | "link.scanned"
         | "domain.verified"
         | "domain.failed"
+        | "domain.expiring"
         | "member.joined"
         | "member.removed"
         | "import.finished"
@@ -3541,6 +3579,54 @@ export interface operations {
         };
       };
       /** @description This deployment does not bill through Stripe. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  checkDomainExpiry: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description What this run did. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["DomainExpiryTotals"];
+        };
+      };
+      /** @description The Authorization header is not `Bearer <CRON_SECRET>`. */
+      401: {
+        headers: {
+          "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Something went wrong on the service's side; the request was not completed. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CRON_SECRET is not set on this deployment, so the operation is switched off. */
       503: {
         headers: {
           [name: string]: unknown;

@@ -1,5 +1,5 @@
 import { scanRetentionJob } from "@/lib/analytics/jobs";
-import { domainCheckJob } from "@/lib/domains/jobs";
+import { domainCheckJob, domainExpiryJob } from "@/lib/domains/jobs";
 import { escrowSnapshotJob } from "@/lib/escrow/jobs";
 import { scheduledRepointJob } from "@/lib/links/jobs";
 import { oauthCleanupJob } from "@/lib/oauth/jobs";
@@ -11,6 +11,7 @@ import { webhookDeliveryJob } from "@/lib/webhooks/jobs";
 export const JOBS: readonly Job[] = [
   recheckJob,
   domainCheckJob,
+  domainExpiryJob,
   scanRetentionJob,
   webhookDeliveryJob,
   scheduledRepointJob,

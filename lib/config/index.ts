@@ -223,6 +223,9 @@ const configSchema = z.object({
   REBRANDLY_API_BASE: httpUrl.default("https://api.rebrandly.com"),
   SHORTIO_API_BASE: httpUrl.default("https://api.short.io"),
   DOMAIN_CHECK_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(300),
+  DOMAIN_EXPIRY_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
+  RDAP_BOOTSTRAP_FILE: z.string().min(1).optional(),
+  CERTIFICATE_CHECK_PORT: z.coerce.number().int().min(1).max(65535).default(443),
   SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\/[^\s/]+/, "must be an smtp:// or smtps:// URL such as smtps://user:password@smtp.example.com:465")

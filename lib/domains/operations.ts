@@ -3,6 +3,7 @@ import { DOMAIN_NOT_FOUND } from "./not-found";
 import {
   addDomainBody,
   domainCheckTotalsSchema,
+  domainExpiryTotalsSchema,
   domainListSchema,
   domainSchema,
   tlsAskAnswerSchema,
@@ -184,4 +185,20 @@ export const checkDomains = defineOperation({
     "a time (a lease in PostgreSQL); a run while another holds the lease does nothing and says so.",
   tag: "Operations",
   responses: { 200: ok("What this run did.", domainCheckTotalsSchema) },
+});
+
+export const checkDomainExpiry = defineOperation({
+  method: "get",
+  path: "/api/cron/domain-expiry",
+  auth: "cron",
+  operationId: "checkDomainExpiry",
+  summary: "Run the expiry check of custom domains (cron)",
+  description:
+    "Reads when each verified domain's registration lapses (RDAP, through IANA's bootstrap file; at most daily) " +
+    "and its certificate (a TLS handshake; daily, hourly in its last 30 days), then warns the owners and admins " +
+    "30, 7 and 1 days before either lapses: an e-mail and a domain.expiring webhook, once per threshold and " +
+    "expiry date. Links keep resolving whatever it finds. One instance runs it at a time (a lease in " +
+    "PostgreSQL); a run while another holds the lease does nothing and says so.",
+  tag: "Operations",
+  responses: { 200: ok("What this run did.", domainExpiryTotalsSchema) },
 });

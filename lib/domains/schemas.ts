@@ -88,6 +88,17 @@ export const domainSchema = z
           "where a visit of a code the domain does not have is sent (a redirect), never instead of an existing code; " +
           "null: our not-found page",
       }),
+    registration_expires_at: epochMilliseconds.nullable().meta({
+      description:
+        "epoch milliseconds: when the registration of the hostname's registrable domain (example.com for go.example.com) " +
+        "lapses, as its registry's RDAP server said at the last look (at most daily, verified domains only); null: not known. " +
+        "Owners and admins are e-mailed 30, 7 and 1 days before, and domain.expiring fires; links keep resolving either way",
+    }),
+    certificate_expires_at: epochMilliseconds.nullable().meta({
+      description:
+        "epoch milliseconds: when the HTTPS certificate visitors of the hostname get lapses, read by a TLS handshake " +
+        "(daily, hourly in its last 30 days; verified domains only); null: not known. Warned like registration_expires_at",
+    }),
   })
   .meta({ id: "Domain" });
 
@@ -105,6 +116,18 @@ export const domainCheckTotalsSchema = z
       .meta({ description: "verified domains whose DNS broke, their owners and admins e-mailed by this run (once per failure)" }),
   })
   .meta({ id: "DomainCheckTotals" });
+
+export const domainExpiryTotalsSchema = z
+  .object({
+    ran: z.boolean().meta({ description: "false when another instance holds the job's lease" }),
+    looked_up: z
+      .number()
+      .int()
+      .meta({ description: "verified domains whose registration (RDAP) or certificate (a TLS handshake) was read" }),
+    warnings: z.number().int().meta({ description: "warnings decided by this run (30, 7 or 1 days before a lapse), each once" }),
+    emails: z.number().int().meta({ description: "warnings e-mailed to the workspace's owners and admins by this run" }),
+  })
+  .meta({ id: "DomainExpiryTotals" });
 
 export type AddDomainInput = z.infer<typeof addDomainBody>;
 export type UpdateDomainInput = z.infer<typeof updateDomainBody>;

@@ -1,6 +1,6 @@
 import { db, type DbClient, transaction } from "@/lib/db/client";
 import { isUniqueViolation } from "@/lib/db/errors";
-import type { Prisma } from "@/lib/db/generated/client";
+import { Prisma } from "@/lib/db/generated/client";
 import { isRecordId } from "@/lib/db/random";
 import type { DnsRecord } from "./records";
 import type { CertStatus, HostnameStatus } from "./status";
@@ -21,6 +21,10 @@ const DOMAIN_COLUMNS = {
   tlsRecords: true,
   rootDestination: true,
   notFoundDestination: true,
+  registrationExpiresAt: true,
+  registrationCheckedAt: true,
+  certificateExpiresAt: true,
+  certificateCheckedAt: true,
   createdAt: true,
 } as const satisfies Prisma.DomainSelect;
 
@@ -206,4 +210,135 @@ export async function releaseJobLease(name: string, holder: string): Promise<voi
 export async function deleteDomain(client: DbClient, domainId: string): Promise<number> {
   const { count } = await client.domain.deleteMany({ where: { id: domainId } });
   return count;
+}
+
+/** What lapses: the registration of the hostname's registrable domain, or the certificate visitors get. */
+export type ExpiryKind = "registration" | "certificate";
+
+const EXPIRY_COLUMN: Record<ExpiryKind, Prisma.Sql> = {
+  registration: Prisma.raw(`"registration_expires_at"`),
+  certificate: Prisma.raw(`"certificate_expires_at"`),
+};
+
+/** When each lookup is due: a reading older than its bound is looked at again. */
+export type ExpiryDue = {
+  /** Registrations read before this (RDAP changes rarely: a day ago). */
+  registrationBefore: Date;
+  /** Certificates read before this (a day ago)… */
+  certificateBefore: Date;
+  /** …or before this (an hour ago) when the last reading lapses before `soonBefore`, so a renewal is seen before any warning. */
+  soonCertificateBefore: Date;
+  soonBefore: Date;
+};
+
+/** Verified domains with a reading due, those never read first, then the oldest readings. */
+export function domainsDueExpiryCheck(due: ExpiryDue, limit: number): Promise<DomainRow[]> {
+  return db().domain.findMany({
+    where: {
+      verifiedAt: { not: null },
+      OR: [
+        { registrationCheckedAt: null },
+        { registrationCheckedAt: { lt: due.registrationBefore } },
+        { certificateCheckedAt: null },
+        { certificateCheckedAt: { lt: due.certificateBefore } },
+        { certificateCheckedAt: { lt: due.soonCertificateBefore }, certificateExpiresAt: { lt: due.soonBefore } },
+      ],
+    },
+    orderBy: [
+      { registrationCheckedAt: { sort: "asc", nulls: "first" } },
+      { certificateCheckedAt: { sort: "asc", nulls: "first" } },
+    ],
+    take: limit,
+    select: DOMAIN_COLUMNS,
+  });
+}
+
+/**
+ * Writes what the lookups found: a reading that found a date replaces the stored one; one that
+ * failed keeps the last known date and records only that it looked (so it is not asked again
+ * within the day). Undefined leaves a kind as it is (it was not due).
+ */
+export async function recordExpiry(
+  id: string,
+  readings: Partial<Record<ExpiryKind, { expiresAt: Date | null; checkedAt: Date }>>,
+): Promise<void> {
+  const { registration, certificate } = readings;
+  await db().domain.updateMany({
+    where: { id },
+    data: {
+      ...(registration && {
+        registrationCheckedAt: registration.checkedAt,
+        ...(registration.expiresAt && { registrationExpiresAt: registration.expiresAt }),
+      }),
+      ...(certificate && {
+        certificateCheckedAt: certificate.checkedAt,
+        ...(certificate.expiresAt && { certificateExpiresAt: certificate.expiresAt }),
+      }),
+    },
+  });
+}
+
+/** Verified domains whose registration or certificate lapses before `horizon` (or has lapsed). */
+export function domainsExpiringBefore(horizon: Date): Promise<DomainRow[]> {
+  return db().domain.findMany({
+    where: {
+      verifiedAt: { not: null },
+      OR: [{ registrationExpiresAt: { lt: horizon } }, { certificateExpiresAt: { lt: horizon } }],
+    },
+    orderBy: { id: "asc" },
+    select: DOMAIN_COLUMNS,
+  });
+}
+
+export type ExpiryWarningRow = { id: string; domainId: string; kind: ExpiryKind; expiresAt: Date; days: number };
+
+/**
+ * Decides the warning `days` before this expiry date of the domain, once: one INSERT … SELECT …
+ * ON CONFLICT DO NOTHING, so of any number of runs deciding it at once exactly one gets the row
+ * (the unique key on domain, kind, date and days), and only while the domain is verified and its
+ * stored date is still this one (a renewal read meanwhile makes it moot). `onClaimed` runs in the
+ * same transaction (the webhook message), so the warning and its message commit together.
+ */
+export async function claimExpiryWarning(
+  warning: ExpiryWarningRow & { now: Date },
+  onClaimed: (client: DbClient, domain: DomainRow) => Promise<void>,
+): Promise<ExpiryWarningRow | null> {
+  return transaction(async (tx) => {
+    const [claimed] = await tx.$queryRaw<ExpiryWarningRow[]>`
+      INSERT INTO "domain_expiry_warnings" ("id", "domain_id", "kind", "expires_at", "days", "created_at")
+      SELECT ${warning.id}, "id", ${warning.kind}, ${warning.expiresAt}, ${warning.days}, ${warning.now} FROM "domains"
+      WHERE "id" = ${warning.domainId} AND "verified_at" IS NOT NULL AND ${EXPIRY_COLUMN[warning.kind]} = ${warning.expiresAt}
+      ON CONFLICT ("domain_id", "kind", "expires_at", "days") DO NOTHING
+      RETURNING "id", "domain_id" AS "domainId", "kind", "expires_at" AS "expiresAt", "days"`;
+    if (!claimed) return null;
+    const domain = await tx.domain.findUnique({ where: { id: warning.domainId }, select: DOMAIN_COLUMNS });
+    if (domain) await onClaimed(tx, domain);
+    return claimed;
+  });
+}
+
+/**
+ * Warnings whose e-mail has not gone out (just decided, or a send that failed), while the domain's
+ * date is still the warned one and the lapse is less than a day past.
+ */
+export function unsentExpiryWarnings(now: Date, limit: number): Promise<ExpiryWarningRow[]> {
+  const dayAgo = new Date(now.getTime() - 24 * 60 * 60_000);
+  return db().$queryRaw<ExpiryWarningRow[]>`
+    SELECT w."id", w."domain_id" AS "domainId", w."kind", w."expires_at" AS "expiresAt", w."days"
+    FROM "domain_expiry_warnings" w JOIN "domains" d ON d."id" = w."domain_id"
+    WHERE w."emailed_at" IS NULL AND w."expires_at" > ${dayAgo}
+      AND w."expires_at" = CASE w."kind" WHEN 'registration' THEN d."registration_expires_at" ELSE d."certificate_expires_at" END
+    ORDER BY w."created_at", w."id"
+    LIMIT ${limit}`;
+}
+
+/** Claims a warning's e-mail: one conditional UPDATE, so one sender gets it. */
+export async function claimExpiryEmail(id: string, now: Date): Promise<boolean> {
+  const { count } = await db().domainExpiryWarning.updateMany({ where: { id, emailedAt: null }, data: { emailedAt: now } });
+  return count === 1;
+}
+
+/** Gives the claim back after the message could not be sent (only this claim), so the next run tries again. */
+export async function releaseExpiryEmail(id: string, claimedAt: Date): Promise<void> {
+  await db().domainExpiryWarning.updateMany({ where: { id, emailedAt: claimedAt }, data: { emailedAt: null } });
 }

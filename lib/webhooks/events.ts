@@ -8,6 +8,7 @@ export const EVENT_TYPES = [
   "link.scanned",
   "domain.verified",
   "domain.failed",
+  "domain.expiring",
   "member.joined",
   "member.removed",
   "import.finished",

@@ -478,6 +478,7 @@ const FIXTURES: Record<string, Fixture> = {
     status: 404,
   },
   "GET /api/cron/domains": { scope: "none", request: () => ({ path: "/api/cron/domains" }), status: 401 },
+  "GET /api/cron/domain-expiry": { scope: "none", request: () => ({ path: "/api/cron/domain-expiry" }), status: 401 },
   "GET /api/cron/webhooks": { scope: "none", request: () => ({ path: "/api/cron/webhooks" }), status: 401 },
   "GET /api/cron/repoints": { scope: "none", request: () => ({ path: "/api/cron/repoints" }), status: 401 },
   // The signed escrow: owners, admins and the key; each line after the header a code of the caller's own workspace.

@@ -1,26 +1,7 @@
 import { db } from "@/lib/db/client";
 import { endAllDashboardSessions } from "@/lib/workspaces/sign-in";
 import { describe, expect, it } from "vitest";
-import { call } from "../support/api";
-
-const cookiePairs = (headers: Headers) =>
-  headers
-    .getSetCookie()
-    .map((line) => line.split(";")[0]!)
-    .filter((pair) => !pair.endsWith("="));
-
-/** Signs in through next-auth's own routes (the development sign-in: the same session cookie as a magic link's). */
-async function signIn(email: string, headers: Record<string, string> = {}) {
-  const csrf = await call("GET", "/api/auth/csrf", { headers });
-  const csrfCookies = cookiePairs(csrf.headers);
-  const signedIn = await call("POST", "/api/auth/callback/development", {
-    headers: { ...headers, "content-type": "application/x-www-form-urlencoded", cookie: csrfCookies.join("; ") },
-    rawBody: new URLSearchParams({ email, csrfToken: csrf.body.csrfToken, callbackUrl: "/dashboard", json: "true" }).toString(),
-  });
-  const session = cookiePairs(signedIn.headers).find((pair) => pair.includes("next-auth.session-token"));
-  if (!session) throw new Error(`No session cookie: ${signedIn.status} ${signedIn.text}`);
-  return { session, csrfCookies, csrfToken: csrf.body.csrfToken as string, setCookies: signedIn.headers.getSetCookie() };
-}
+import { call, dashboardSignIn as signIn } from "../support/api";
 
 /** A dashboard request with this cookie: 200 while its session lives, 401 after. */
 const dashboardStatus = async (session: string) =>

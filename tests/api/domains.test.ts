@@ -27,6 +27,8 @@ const DOMAIN_FIELDS = [
   "next",
   "root_destination",
   "not_found_destination",
+  "registration_expires_at",
+  "certificate_expires_at",
 ];
 
 let dns: FakeDnsServer;
@@ -95,6 +97,8 @@ describe("POST /api/domains", () => {
     expect(added.status).toBe(201);
     expect(Object.keys(added.body).sort()).toEqual([...DOMAIN_FIELDS].sort());
     expect(added.body).toMatchObject({ hostname: sub, verified: false, hostname_status: "pending", cert_status: "pending" });
+    // Read by the expiry check once the domain is verified; not known before.
+    expect(added.body).toMatchObject({ registration_expires_at: null, certificate_expires_at: null });
     expect(added.body.id).toMatch(/^dom_/);
     expect(typeof added.body.created_at).toBe("number");
     expect(added.body.dns).toEqual([

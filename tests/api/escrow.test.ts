@@ -11,7 +11,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
+import { call, dashboardSignIn, joinWorkspace, newUser, type TestUser } from "../support/api";
 
 const OPERATOR_TOKEN = "operator-token-for-the-escrow-0123456789";
 
@@ -98,6 +98,19 @@ describe("the escrow of every code", () => {
       password_protected: false,
     });
     expect(result.kept.some((code: EscrowCode) => code.destination?.includes("not-mine"))).toBe(false);
+  });
+
+  it("gives the signed-in dashboard the same signed file, behind Settings' download link", async () => {
+    const email = `escrow-dashboard-${Date.now()}@example.com`;
+    const { session } = await dashboardSignIn(email);
+    const { id: userId } = await db().user.findFirstOrThrow({ where: { email }, select: { id: true } });
+    const { workspaceId } = await db().membership.findFirstOrThrow({ where: { userId }, select: { workspaceId: true } });
+    const download = await call("GET", "/dashboard/settings/escrow", { headers: { cookie: session } });
+    expect(download.status, download.text).toBe(200);
+    expect(download.headers.get("content-disposition")).toMatch(/^attachment; filename="permalink-escrow-.+\.jsonl"$/);
+    const result = await verified(download.text);
+    expect(result).toMatchObject({ ok: true, header: { scope: { kind: "workspace", id: workspaceId } } });
+    expect((await call("GET", "/dashboard/settings/escrow")).status).toBe(401);
   });
 
   it("lets owners, admins and the key download it, not members or viewers", async () => {

@@ -167,3 +167,22 @@ export async function newLinks(count: number, label: string): Promise<string[]> 
   }
   return slugs;
 }
+
+const cookiePairs = (headers: Headers) =>
+  headers
+    .getSetCookie()
+    .map((line) => line.split(";")[0]!)
+    .filter((pair) => !pair.endsWith("="));
+
+/** Signs in through next-auth's own routes (the development sign-in: the same session cookie as a magic link's). */
+export async function dashboardSignIn(email: string, headers: Record<string, string> = {}) {
+  const csrf = await call("GET", "/api/auth/csrf", { headers });
+  const csrfCookies = cookiePairs(csrf.headers);
+  const signedIn = await call("POST", "/api/auth/callback/development", {
+    headers: { ...headers, "content-type": "application/x-www-form-urlencoded", cookie: csrfCookies.join("; ") },
+    rawBody: new URLSearchParams({ email, csrfToken: csrf.body.csrfToken, callbackUrl: "/dashboard", json: "true" }).toString(),
+  });
+  const session = cookiePairs(signedIn.headers).find((pair) => pair.includes("next-auth.session-token"));
+  if (!session) throw new Error(`No session cookie: ${signedIn.status} ${signedIn.text}`);
+  return { session, csrfCookies, csrfToken: csrf.body.csrfToken as string, setCookies: signedIn.headers.getSetCookie() };
+}

@@ -1,7 +1,9 @@
 import { FramedTable } from "@/components/table";
 import { CopyButton } from "@/components/ui/copy-button";
-import { badgeClass, badgeTone, cardClass, mutedClass } from "@/components/ui/styles";
+import { badgeClass, badgeTone, cardClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { inCustomerWords } from "@/lib/api/customer-words";
+import { clock } from "@/lib/clock";
+import { daysLeft, registrableDomain, WARNING_HORIZON_MS } from "@/lib/domains/lapse";
 import type { DomainView } from "@/lib/domains/schemas";
 import { DomainActions, DomainDestinations } from "./domain-actions";
 
@@ -64,6 +66,7 @@ export function DomainCard({ domain, manages }: { domain: DomainView; manages: b
         </div>
       )}
       <p className={mutedClass + " mt-0"}>Added {dateFormat.format(domain.created_at)}</p>
+      {domain.verified && <DomainLapses domain={domain} />}
       {domain.verified && (
         <DomainDestinations
           id={domain.id}
@@ -75,6 +78,45 @@ export function DomainCard({ domain, manages }: { domain: DomainView; manages: b
       )}
       {manages && <DomainActions id={domain.id} hostname={domain.hostname} />}
     </section>
+  );
+}
+
+/**
+ * When the domain's registration and its certificate run out, and a warning in plain words when
+ * either is within the warnings' reach (30 days). Only words: nothing here changes how links resolve.
+ */
+function DomainLapses({ domain }: { domain: DomainView }) {
+  const now = clock().now();
+  const registrable = registrableDomain(domain.hostname) ?? domain.hostname;
+  const until = (at: number | null) => (at === null ? "not known yet" : `until ${dateFormat.format(at)}`);
+  const near = (at: number | null): at is number => at !== null && at - now <= WARNING_HORIZON_MS;
+  const inWords = (at: number) => {
+    const days = daysLeft(at, now);
+    return days === 0 ? "has run out" : `runs out ${days === 1 ? "within a day" : `in ${days} days`}`;
+  };
+  return (
+    <div className="space-y-2" data-testid="domain-lapses">
+      <dl className="m-0 grid gap-x-6 gap-y-1 text-sm sm:grid-cols-[auto_1fr]">
+        <dt className="font-medium">Registration of {registrable}</dt>
+        <dd className="m-0">{until(domain.registration_expires_at)}</dd>
+        <dt className="font-medium">HTTPS certificate</dt>
+        <dd className="m-0">{until(domain.certificate_expires_at)}</dd>
+      </dl>
+      {near(domain.registration_expires_at) && (
+        <p role="status" className={noticeClass + " m-0"}>
+          The registration of {registrable} {inWords(domain.registration_expires_at)} (
+          {dateFormat.format(domain.registration_expires_at)}). Renew it with your registrar: once it runs out, visitors can no
+          longer reach your links on {domain.hostname}. If you renewed it already, this goes away within a day.
+        </p>
+      )}
+      {near(domain.certificate_expires_at) && (
+        <p role="status" className={noticeClass + " m-0"}>
+          The HTTPS certificate of {domain.hostname} {inWords(domain.certificate_expires_at)} (
+          {dateFormat.format(domain.certificate_expires_at)}). It is normally renewed by itself long before that: check that the
+          DNS records above are still right.
+        </p>
+      )}
+    </div>
   );
 }
 

@@ -80,6 +80,28 @@ export default async function SettingsPage() {
           canRevoke={can(principal, "api_key.revoke")}
         />
       </section>
+      {can(principal, "escrow.read") && (
+        <section aria-labelledby="escrow-heading" className={cardClass}>
+          <h2 id="escrow-heading" className="mt-0 text-lg">
+            A copy of every code
+          </h2>
+          <p className={mutedClass}>
+            Every short link this workspace has made, archived ones too, with where each one goes, in one file signed by us. Keep
+            it somewhere safe: if this service ever went away, you or an archive could keep your codes working from it.
+          </p>
+          <p className="mb-0">
+            <a href="/dashboard/settings/escrow" download className={buttonClass.secondary} data-testid="escrow-download">
+              Download a signed copy of every code
+            </a>
+          </p>
+          <p className={mutedClass + " mb-0 break-words"}>
+            Anyone can check that it is complete and really ours without asking us: run <code>npm run verify-escrow -- FILE</code>{" "}
+            in a copy of Permalink&apos;s source code (its <code>docs/escrow.md</code> explains the file, and how to keep the
+            codes working from it). The keys we sign with are published at{" "}
+            <a href="/.well-known/permalink-escrow.json">/.well-known/permalink-escrow.json</a>.
+          </p>
+        </section>
+      )}
       <section aria-labelledby="sessions-heading" className={cardClass}>
         <h2 id="sessions-heading" className="mt-0 text-lg">
           Signed-in devices

@@ -10,6 +10,7 @@ export const EVENT_MEANINGS: Record<EventType, string> = {
   "link.scanned": "someone visited a short link or scanned its QR code",
   "domain.verified": "a custom domain's DNS records were found and it can carry links",
   "domain.failed": "a custom domain's DNS no longer points here, or its certificate failed",
+  "domain.expiring": "a custom domain's registration or certificate runs out in 30, 7 or 1 days",
   "member.joined": "someone accepted an invitation to the workspace",
   "member.removed": "someone left the workspace or was removed from it",
   "import.finished": "an import of links finished",
