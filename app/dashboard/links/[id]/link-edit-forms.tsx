@@ -2,8 +2,10 @@
 
 import { CustomerSentence } from "@/components/ui/customer-sentence";
 import { useActionState } from "react";
-import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
-import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { Button } from "@/components/ui/button";
+import { TextField } from "@/components/ui/field";
+import { errorFor } from "@/components/ui/field-error";
+import { cardClass, errorClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import type { UtmTemplateView } from "@/lib/utm/schemas";
 import { archiveLinkAction, type LinkEditState, repointLinkAction, restoreLinkAction } from "../actions";
 import { UtmBuilder, useUtmDestination } from "../../utm-builder";
@@ -66,9 +68,9 @@ export function LinkEditForms({
         {canArchive && (
           <form action={archive}>
             <input type="hidden" name="id" value={id} />
-            <button type="submit" className={archived ? buttonClass.primary : buttonClass.danger} disabled={archiving}>
+            <Button type="submit" variant={archived ? "primary" : "danger"} disabled={archiving}>
               {archived ? "Restore this link" : "Archive this link"}
-            </button>
+            </Button>
           </form>
         )}
         {archiveState && !archiveState.ok && (
@@ -101,11 +103,11 @@ function RepointFields({
   const utm = useUtmDestination(typed);
   return (
     <>
-      <label htmlFor="repoint-destination" className={labelClass}>
-        New destination
-      </label>
-      <input
+      <TextField
         id="repoint-destination"
+        label="New destination"
+        help="The code keeps working; each visit checks the new destination live again until it has proven safe."
+        error={errorFor("destination", state)}
         name="destination"
         type="text"
         inputMode="url"
@@ -113,17 +115,11 @@ function RepointFields({
         required
         value={utm.destination}
         onChange={(event) => utm.setDestination(event.target.value)}
-        className={inputClass}
-        {...fieldProps("destination", "repoint-destination-error", state, "repoint-destination-help")}
       />
-      <FieldError id="repoint-destination-error" error={errorFor("destination", state)} />
-      <p id="repoint-destination-help" className={mutedClass + " m-0"}>
-        The code keeps working; each visit checks the new destination live again until it has proven safe.
-      </p>
       <UtmBuilder idPrefix="repoint" utm={utm} templates={templates} />
-      <button type="submit" className={buttonClass.primary} disabled={pending}>
+      <Button type="submit" variant="primary" disabled={pending}>
         Repoint
-      </button>
+      </Button>
     </>
   );
 }
