@@ -18,7 +18,7 @@ import { listTags } from "@/lib/tags/service";
 import { listUtmTemplates } from "@/lib/utm/service";
 import { viewerZone } from "../analytics/viewer-zone";
 import { CreateLinkForm } from "../create-link-form";
-import { LinksList } from "../links-list";
+import { LinksList } from "./links-list";
 import { FoldOnPhone } from "@/components/ui/fold-on-phone";
 import { STATUS_WORDS } from "@/components/ui/status-labels";
 import { dashboardTitle } from "../page-title";

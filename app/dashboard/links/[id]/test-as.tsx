@@ -1,0 +1,97 @@
+"use client";
+
+import { useState, useTransition } from "react";
+import { Button } from "@/components/ui/button";
+import { SelectField, TextField } from "@/components/ui/field";
+import { errorClass } from "@/components/ui/styles";
+import type { ActionResult } from "@/lib/api/dashboard";
+import { DEVICES, SYSTEMS } from "@/lib/links/routing";
+import { previewRouteAction } from "./routing-actions";
+import { asRule, deviceName, type EditableRule, SYSTEM_NAMES } from "./routing-rules";
+
+/** Where a visitor would land under the rules as they stand in the editor, decided by the same code as a visit. */
+export function TestAs({ rules, destination }: { rules: EditableRule[]; destination: string }) {
+  const [facts, setFacts] = useState({ country: "", device: "", os: "", language: "" });
+  const [answer, setAnswer] = useState<ActionResult<string> | null>(null);
+  const [testing, startTesting] = useTransition();
+  const test = () =>
+    startTesting(async () => {
+      const result = await previewRouteAction(rules.map(asRule), {
+        country: facts.country.trim().toUpperCase() || null,
+        device: facts.device || null,
+        os: facts.os || null,
+        language: facts.language.trim().toLowerCase() || null,
+      });
+      setAnswer(
+        result.ok
+          ? {
+              ok: true,
+              value:
+                result.value === null
+                  ? `No rule matches: ${destination}`
+                  : `Rule ${result.value + 1}: ${asRule(rules[result.value]!).destination}`,
+            }
+          : result,
+      );
+    });
+  return (
+    <fieldset className="mt-5 space-y-3 border-t border-zinc-200 pt-4 dark:border-zinc-700">
+      <legend className="text-base font-semibold">Test as a visitor</legend>
+      <div className="grid gap-3 sm:grid-cols-4">
+        <TextField
+          id="test-country"
+          label="Country"
+          value={facts.country}
+          placeholder="AU"
+          maxLength={2}
+          onChange={(event) => setFacts({ ...facts, country: event.target.value })}
+        />
+        <SelectField
+          id="test-device"
+          label="Device"
+          value={facts.device}
+          onChange={(event) => setFacts({ ...facts, device: event.target.value })}
+        >
+          <option value="">Any</option>
+          {DEVICES.map((device) => (
+            <option key={device} value={device}>
+              {deviceName(device)}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField
+          id="test-system"
+          label="System"
+          value={facts.os}
+          onChange={(event) => setFacts({ ...facts, os: event.target.value })}
+        >
+          <option value="">Any</option>
+          {SYSTEMS.map((system) => (
+            <option key={system} value={system}>
+              {SYSTEM_NAMES[system]}
+            </option>
+          ))}
+        </SelectField>
+        <TextField
+          id="test-language"
+          label="Language"
+          value={facts.language}
+          placeholder="fr"
+          onChange={(event) => setFacts({ ...facts, language: event.target.value })}
+        />
+      </div>
+      <Button disabled={testing} onClick={test}>
+        Show where they go
+      </Button>
+      {answer && (
+        <p
+          role={answer.ok ? "status" : "alert"}
+          className={(answer.ok ? "m-0 break-all text-sm" : errorClass) + " mt-2"}
+          data-testid="test-as-result"
+        >
+          {answer.ok ? answer.value : answer.error}
+        </p>
+      )}
+    </fieldset>
+  );
+}
