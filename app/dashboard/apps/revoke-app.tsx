@@ -1,7 +1,8 @@
 "use client";
 
+import { Button } from "@/components/ui/button";
 import { useActionState } from "react";
-import { buttonClass, errorClass } from "@/components/ui/styles";
+import { errorClass } from "@/components/ui/styles";
 import { revokeAppAction, type RevokeState } from "./actions";
 
 export function RevokeApp({ id, name }: { id: string; name: string }) {
@@ -9,9 +10,9 @@ export function RevokeApp({ id, name }: { id: string; name: string }) {
   return (
     <form action={revoke}>
       <input type="hidden" name="id" value={id} />
-      <button type="submit" className={buttonClass.danger} disabled={pending} aria-label={`Disconnect ${name}`}>
+      <Button variant="danger" type="submit" disabled={pending} aria-label={`Disconnect ${name}`}>
         Disconnect
-      </button>
+      </Button>
       {state && !state.ok && (
         <p role="alert" className={errorClass + " mt-2"}>
           {state.error}

@@ -1,6 +1,7 @@
+import { Button } from "@/components/ui/button";
 import Link from "next/link";
 import { OneFieldForm } from "@/components/ui/one-field-form";
-import { buttonClass, cardClass, mutedClass } from "@/components/ui/styles";
+import { cardClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
 import { can } from "@/lib/workspaces/permissions";
 import { describeWorkspaces } from "@/lib/workspaces/service";
@@ -89,9 +90,9 @@ export default async function SettingsPage() {
           browser signed in as you, this one included, has to sign in again.
         </p>
         <form action={signOutEverywhereAction}>
-          <button type="submit" className={buttonClass.danger}>
+          <Button variant="danger" type="submit">
             Sign out everywhere
-          </button>
+          </Button>
         </form>
       </section>
     </div>
