@@ -10,7 +10,7 @@ import { errorClass, noticeClass } from "@/components/ui/styles";
 import type { UtmTemplateView } from "@/lib/utm/schemas";
 import { TagsField } from "./tags-field";
 import { createLinkAction, type CreateLinkState } from "./links/actions";
-import { UtmBuilder, useUtmDestination } from "./utm-builder";
+import { DestinationField, UtmBuilder, useUtmDestination } from "./utm-builder";
 
 type Domains = { id: string; hostname: string }[];
 
@@ -48,18 +48,12 @@ function CreateLinkFields({
   const utm = useUtmDestination(state?.input.destination ?? "");
   return (
     <>
-      <TextField
+      <DestinationField
+        utm={utm}
         id="create-destination"
         label="Destination"
         error={errorFor("destination", state)}
-        name="destination"
-        type="text"
-        inputMode="url"
         autoComplete="url"
-        spellCheck={false}
-        required
-        value={utm.destination}
-        onChange={(event) => utm.setDestination(event.target.value)}
         placeholder="example.com/spring-menu"
       />
       <TextField

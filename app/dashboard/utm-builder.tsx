@@ -55,6 +55,33 @@ export function useUtmDestination(initial: string) {
 
 type UtmDestination = ReturnType<typeof useUtmDestination>;
 
+/** The destination as a person types it (a scheme may be left out), kept in step with the UTM fields. */
+export function DestinationField({
+  utm,
+  ...field
+}: {
+  utm: UtmDestination;
+  id: string;
+  label: string;
+  help?: string;
+  error: string | undefined;
+  placeholder?: string;
+  autoComplete?: string;
+}) {
+  return (
+    <TextField
+      {...field}
+      name="destination"
+      type="text"
+      inputMode="url"
+      spellCheck={false}
+      required
+      value={utm.destination}
+      onChange={(event) => utm.setDestination(event.target.value)}
+    />
+  );
+}
+
 function valuesOf(template: UtmTemplateView): UtmValues {
   return Object.fromEntries(UTM_FIELDS.map((field) => [field, template[field] ?? ""])) as UtmValues;
 }

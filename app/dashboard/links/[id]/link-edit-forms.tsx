@@ -3,12 +3,11 @@
 import { CustomerSentence } from "@/components/ui/customer-sentence";
 import { useActionState } from "react";
 import { Button } from "@/components/ui/button";
-import { TextField } from "@/components/ui/field";
 import { errorFor } from "@/components/ui/field-error";
 import { cardClass, errorClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import type { UtmTemplateView } from "@/lib/utm/schemas";
 import { archiveLinkAction, type LinkEditState, repointLinkAction, restoreLinkAction } from "../actions";
-import { UtmBuilder, useUtmDestination } from "../../utm-builder";
+import { DestinationField, UtmBuilder, useUtmDestination } from "../../utm-builder";
 
 export function LinkEditForms({
   id,
@@ -103,18 +102,12 @@ function RepointFields({
   const utm = useUtmDestination(typed);
   return (
     <>
-      <TextField
+      <DestinationField
+        utm={utm}
         id="repoint-destination"
         label="New destination"
         help="The code keeps working; each visit checks the new destination live again until it has proven safe."
         error={errorFor("destination", state)}
-        name="destination"
-        type="text"
-        inputMode="url"
-        spellCheck={false}
-        required
-        value={utm.destination}
-        onChange={(event) => utm.setDestination(event.target.value)}
       />
       <UtmBuilder idPrefix="repoint" utm={utm} templates={templates} />
       <Button type="submit" variant="primary" disabled={pending}>

@@ -12,8 +12,6 @@ import { saveRulesAction } from "./routing-actions";
 import { asRule, deviceName, type EditableRule, editable, EMPTY_RULE, SYSTEM_NAMES } from "./routing-rules";
 import { TestAs } from "./test-as";
 
-const toggle = <T,>(values: T[], value: T) => (values.includes(value) ? values.filter((v) => v !== value) : [...values, value]);
-
 /** The link's routing rules, editable in order, with a "test as" preview of where a visitor would go. */
 export function RulesEditor({
   id,
@@ -123,32 +121,22 @@ function RuleFields({
           disabled={!canEdit}
         />
       </div>
-      <fieldset className="flex flex-wrap gap-x-4 gap-y-1">
-        <legend className={labelClass}>Devices</legend>
-        {DEVICES.map((device) => (
-          <Checkbox
-            key={device}
-            label={deviceName(device)}
-            className="flex items-center gap-1 text-sm"
-            checked={rule.devices.includes(device)}
-            onChange={() => onChange({ devices: toggle(rule.devices, device) })}
-            disabled={!canEdit}
-          />
-        ))}
-      </fieldset>
-      <fieldset className="flex flex-wrap gap-x-4 gap-y-1">
-        <legend className={labelClass}>Systems</legend>
-        {SYSTEMS.map((system) => (
-          <Checkbox
-            key={system}
-            label={SYSTEM_NAMES[system]}
-            className="flex items-center gap-1 text-sm"
-            checked={rule.systems.includes(system)}
-            onChange={() => onChange({ systems: toggle(rule.systems, system) })}
-            disabled={!canEdit}
-          />
-        ))}
-      </fieldset>
+      <Choices
+        legend="Devices"
+        values={DEVICES}
+        words={deviceName}
+        chosen={rule.devices}
+        disabled={!canEdit}
+        onChange={(devices) => onChange({ devices })}
+      />
+      <Choices
+        legend="Systems"
+        values={SYSTEMS}
+        words={(system) => SYSTEM_NAMES[system]}
+        chosen={rule.systems}
+        disabled={!canEdit}
+        onChange={(systems) => onChange({ systems })}
+      />
       <TextField
         id={`rule-${index}-destination`}
         label="Send them to"
@@ -159,6 +147,39 @@ function RuleFields({
         disabled={!canEdit}
       />
       {children}
+    </fieldset>
+  );
+}
+
+/** A condition of several values (devices, systems), one box each; none ticked ignores the condition. */
+function Choices<Value extends string>({
+  legend,
+  values,
+  words,
+  chosen,
+  disabled,
+  onChange,
+}: {
+  legend: string;
+  values: readonly Value[];
+  words: (value: Value) => string;
+  chosen: Value[];
+  disabled: boolean;
+  onChange: (chosen: Value[]) => void;
+}) {
+  return (
+    <fieldset className="flex flex-wrap gap-x-4 gap-y-1">
+      <legend className={labelClass}>{legend}</legend>
+      {values.map((value) => (
+        <Checkbox
+          key={value}
+          label={words(value)}
+          className="flex items-center gap-1 text-sm"
+          checked={chosen.includes(value)}
+          onChange={() => onChange(chosen.includes(value) ? chosen.filter((other) => other !== value) : [...chosen, value])}
+          disabled={disabled}
+        />
+      ))}
     </fieldset>
   );
 }

@@ -46,32 +46,20 @@ export function TestAs({ rules, destination }: { rules: EditableRule[]; destinat
           maxLength={2}
           onChange={(event) => setFacts({ ...facts, country: event.target.value })}
         />
-        <SelectField
+        <AnyOf
           id="test-device"
           label="Device"
           value={facts.device}
-          onChange={(event) => setFacts({ ...facts, device: event.target.value })}
-        >
-          <option value="">Any</option>
-          {DEVICES.map((device) => (
-            <option key={device} value={device}>
-              {deviceName(device)}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField
+          options={DEVICES.map((device) => [device, deviceName(device)])}
+          onChange={(device) => setFacts({ ...facts, device })}
+        />
+        <AnyOf
           id="test-system"
           label="System"
           value={facts.os}
-          onChange={(event) => setFacts({ ...facts, os: event.target.value })}
-        >
-          <option value="">Any</option>
-          {SYSTEMS.map((system) => (
-            <option key={system} value={system}>
-              {SYSTEM_NAMES[system]}
-            </option>
-          ))}
-        </SelectField>
+          options={SYSTEMS.map((system) => [system, SYSTEM_NAMES[system]])}
+          onChange={(os) => setFacts({ ...facts, os })}
+        />
         <TextField
           id="test-language"
           label="Language"
@@ -93,5 +81,31 @@ export function TestAs({ rules, destination }: { rules: EditableRule[]; destinat
         </p>
       )}
     </fieldset>
+  );
+}
+
+/** A fact of the visitor chosen from a list, or Any. */
+function AnyOf({
+  id,
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  options: [value: string, words: string][];
+  onChange: (value: string) => void;
+}) {
+  return (
+    <SelectField id={id} label={label} value={value} onChange={(event) => onChange(event.target.value)}>
+      <option value="">Any</option>
+      {options.map(([option, words]) => (
+        <option key={option} value={option}>
+          {words}
+        </option>
+      ))}
+    </SelectField>
   );
 }
