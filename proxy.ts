@@ -1,10 +1,8 @@
-import { NextResponse, type NextFetchEvent, type NextRequest } from "next/server";
 import { scanBuffer } from "@/lib/analytics/scans";
 import { behindFrontDoor, splitFrontDoorPeer } from "@/lib/http/client-address";
 import { foreignServerAction, malformedRequest, undecodableServerAction, type Refusal } from "@/lib/http/malformed-request";
 import { invalidationsSent } from "@/lib/links/invalidation";
 import { formRefusedAnswer } from "@/lib/resolution/answer";
-import { flushPreviewCounts } from "@/lib/resolution/previews";
 import {
   applicationRefusal,
   MAX_FORM_BYTES,
@@ -14,6 +12,8 @@ import {
   type DoorRequest,
   type Served,
 } from "@/lib/resolution/door";
+import { flushPreviewCounts } from "@/lib/resolution/previews";
+import { NextResponse, type NextFetchEvent, type NextRequest } from "next/server";
 
 /** How long a visit's scan may wait for others to share its write: a little of the function's life, far less than a write. */
 const SCAN_FLUSH_WINDOW_MS = 25;

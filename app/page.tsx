@@ -1,6 +1,6 @@
-import Link from "next/link";
-import { cardClass, mutedClass, buttonClass } from "@/components/ui/styles";
+import { buttonClass, cardClass, mutedClass } from "@/components/ui/styles";
 import { CURRENCY, describePrice, offeredChoices, PLAN_IDS, PLANS } from "@/lib/billing/plans";
+import Link from "next/link";
 
 /** Each plan with its prices, from the one catalogue the checkout charges (lib/billing/plans.ts). */
 const PLAN_CARDS = PLAN_IDS.map((plan) => ({

@@ -1,13 +1,13 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
-import pg from "pg";
-import { DAY, DIMENSIONS, MONTH, QUARTER } from "@/lib/analytics/store/rollups";
 import { readAnalytics, type AnalyticsRequest } from "@/lib/analytics/store/reads";
+import { DAY, DIMENSIONS, MONTH, QUARTER } from "@/lib/analytics/store/rollups";
 import { config, resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
 import { migrate } from "@/lib/db/migrate";
 import { newId } from "@/lib/db/random";
 import { boot } from "@/server/boot";
+import { randomBytes } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import pg from "pg";
 import { runBenchScript } from "./script";
 
 /**

@@ -1,7 +1,7 @@
-import { createServer } from "node:http";
 import { answerFor } from "@/lib/resolution/answer";
-import { sendAnswer } from "@/lib/resolution/write-answer";
 import type { Answer, ResolvedLink, Visit } from "@/lib/resolution/types";
+import { sendAnswer } from "@/lib/resolution/write-answer";
+import { createServer } from "node:http";
 
 /**
  * The floor under the front door: bare node:http sending the front door's own answers, byte for

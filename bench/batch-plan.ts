@@ -1,12 +1,12 @@
-import { randomUUID } from "node:crypto";
-import { parseArgs } from "node:util";
 import { writeScanBatch } from "@/lib/analytics/store/append";
 import { config, resetConfig } from "@/lib/config";
 import { closePool, pool, writerPool } from "@/lib/db/pool";
 import { boot } from "@/server/boot";
+import { randomUUID } from "node:crypto";
+import { parseArgs } from "node:util";
 import { backendCpuReadable, costOf, measureBatch, type CostSample } from "./scan-cost";
-import { randomScanRows, seedSpreadLinks, type SpreadLinks } from "./spread-links";
 import { runBenchScript } from "./script";
+import { randomScanRows, seedSpreadLinks, type SpreadLinks } from "./spread-links";
 
 /**
  * `npx tsx bench/batch-plan.ts --links 1000000 [--batch 5000] [--batches 5] [--explain] [--compare]`:

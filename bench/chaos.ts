@@ -1,18 +1,18 @@
+import { config, settleConfig } from "@/lib/config";
+import { closePool } from "@/lib/db/pool";
+import { startCluster } from "@/scripts/cluster/index";
+import { ensureFreshBuild, startApp } from "@/server/app-process";
+import { boot } from "@/server/boot";
+import { isAlive } from "@/tests/support/faults";
+import { rawRequest } from "@/tests/support/http";
+import { visitContinuously } from "@/tests/support/load";
+import { rawScansOf } from "@/tests/support/scan-stream";
+import { startTcpCut, type TcpCut } from "@/tests/support/tcp-cut";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { config, settleConfig } from "@/lib/config";
-import { closePool } from "@/lib/db/pool";
-import { ensureFreshBuild, startApp } from "@/server/app-process";
-import { boot } from "@/server/boot";
-import { startCluster } from "@/scripts/cluster/index";
-import { rawRequest } from "@/tests/support/http";
-import { isAlive } from "@/tests/support/faults";
-import { visitContinuously } from "@/tests/support/load";
-import { rawScansOf } from "@/tests/support/scan-stream";
-import { startTcpCut, type TcpCut } from "@/tests/support/tcp-cut";
 import { seedSpreadLinks, type SpreadLinks } from "./spread-links";
 
 /**

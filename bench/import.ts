@@ -1,6 +1,3 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { setTimeout as sleep } from "node:timers/promises";
-import { parseArgs } from "node:util";
 import { mintSessionToken } from "@/lib/auth/session-tokens";
 import { completeLocalCheckout } from "@/lib/billing/local-provider";
 import { startCheckout } from "@/lib/billing/service";
@@ -9,13 +6,16 @@ import type { ImportView } from "@/lib/imports/schemas";
 import { ACTIVE } from "@/lib/links/status";
 import { ensureFreshBuild } from "@/server/app-process";
 import { boot } from "@/server/boot";
-import { startFakeDnsServer } from "@/tests/support/fake-dns-server";
 import { TEST_ZONE } from "@/tests/support/dns-server";
+import { startFakeDnsServer } from "@/tests/support/fake-dns-server";
+import { mkdir, writeFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseArgs } from "node:util";
 import { pinningNote } from "./cpus";
+import { runBenchScript, writeReadmeBlock } from "./script";
 import { benchServerEnv, oneLink, waitForScans } from "./seed";
 import { type BenchServer, requireProjectNode, startServer } from "./servers";
 import { requireWrk, socketErrors, wrk, type WrkResult } from "./wrk";
-import { runBenchScript, writeReadmeBlock } from "./script";
 
 /**
  * `npm run bench` (or `npx tsx bench/import.ts [--rows 100000] [--slice-seconds 10]`): a generic

@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { connect as tcpConnect } from "node:net";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
+import { randomBytes } from "node:crypto";
+import { connect as tcpConnect } from "node:net";
 import { exactVisits } from "./exact-visits";
 import { scansIn, waitForScans, type BenchLink } from "./seed";
 import { startServer } from "./servers";

@@ -1,23 +1,23 @@
+import { droppedSinceStartIn } from "@/lib/analytics/scan-buffer";
+import { closePool } from "@/lib/db/pool";
+import { ensureFreshBuild } from "@/server/app-process";
+import { boot } from "@/server/boot";
+import { TEST_ZONE } from "@/tests/support/dns-server";
+import { startFakeDnsServer } from "@/tests/support/fake-dns-server";
+import { startUpstashStandIn } from "@/tests/support/upstash-stand-in";
 import { mkdir, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { droppedSinceStartIn } from "@/lib/analytics/scan-buffer";
-import { closePool } from "@/lib/db/pool";
-import { boot } from "@/server/boot";
-import { ensureFreshBuild } from "@/server/app-process";
-import { startFakeDnsServer } from "@/tests/support/fake-dns-server";
-import { TEST_ZONE } from "@/tests/support/dns-server";
-import { startUpstashStandIn } from "@/tests/support/upstash-stand-in";
 import { pinningNote } from "./cpus";
 import { concurrentVisits, exactVisits } from "./exact-visits";
-import { exactAcrossInstances } from "./instances";
 import { hostileUploads, subscribedSessionToken, type HostileUploads, type UploadTally } from "./hostile-logos";
+import { exactAcrossInstances } from "./instances";
 import { markdownTable, summarise, type Row, type RunResult, type ScenarioKey } from "./report";
-import { benchServerEnv, COLD_LINKS, scansIn, seedBenchLinks, waitForScans, type BenchLinks } from "./seed";
-import { seedSpreadLinks } from "./spread-links";
-import { cpuMicros, NEXT_FLOOR_DIR, requireProjectNode, residentBytes, startServer, type BenchServer } from "./servers";
-import { requireWrk, socketErrors, wrk, type WrkResult } from "./wrk";
 import { runBenchScript, writeReadmeBlock } from "./script";
+import { benchServerEnv, COLD_LINKS, scansIn, seedBenchLinks, waitForScans, type BenchLinks } from "./seed";
+import { cpuMicros, NEXT_FLOOR_DIR, requireProjectNode, residentBytes, startServer, type BenchServer } from "./servers";
+import { seedSpreadLinks } from "./spread-links";
+import { requireWrk, socketErrors, wrk, type WrkResult } from "./wrk";
 
 /**
  * `npm run bench [-- --runs 3]`: the redirect paths driven by wrk. Each run keeps a bare node:http

@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto";
-import { readFile } from "node:fs/promises";
-import type pg from "pg";
 import type { ScanRow } from "@/lib/analytics/enrich";
 import { batchStatementValues, inWriterTransaction, writeScanBatch } from "@/lib/analytics/store/append";
 import { pool } from "@/lib/db/pool";
 import { processSingleton } from "@/lib/process-singleton";
+import { randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import type pg from "pg";
 
 /**
  * What a scan costs PostgreSQL, read from its backends' own CPU counters (/proc/<pid>/schedstat:

@@ -1,5 +1,5 @@
-import { readFile, writeFile } from "node:fs/promises";
 import { resetConfig } from "@/lib/config";
+import { readFile, writeFile } from "node:fs/promises";
 
 const BENCH_README = "bench/README.md";
 

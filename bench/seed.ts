@@ -1,10 +1,10 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { config } from "@/lib/config";
 import { pool } from "@/lib/db/pool";
 import { newId, randomString } from "@/lib/db/random";
-import { ACTIVE, QUARANTINE } from "@/lib/links/status";
 import { MAX_RULES } from "@/lib/links/routing";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
+import { ACTIVE, QUARANTINE } from "@/lib/links/status";
+import { setTimeout as sleep } from "node:timers/promises";
 
 /** One link per scenario, each in its own workspace, so a scenario's scans are counted on their own. */
 export type BenchLink = { workspaceId: string; slug: string };

@@ -1,7 +1,7 @@
+import { freePort, FRONT_NODE_FLAGS, productionEnv } from "@/server/app-process";
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { FRONT_NODE_FLAGS, freePort, productionEnv } from "@/server/app-process";
 import { onCpu, SERVER_CPU } from "./cpus";
 
 export type BenchServer = { url: string; pid: number; stop(): Promise<void>; output(): string };

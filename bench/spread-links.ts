@@ -1,13 +1,13 @@
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import { from as copyFrom } from "pg-copy-streams";
 import { countryLookup } from "@/lib/analytics/countries";
 import { enrichScan, type ScanRow } from "@/lib/analytics/enrich";
 import type { CapturedScan } from "@/lib/analytics/types";
 import { pool } from "@/lib/db/pool";
 import { newId, randomString } from "@/lib/db/random";
-import { ACTIVE } from "@/lib/links/status";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
+import { ACTIVE } from "@/lib/links/status";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { from as copyFrom } from "pg-copy-streams";
 
 /**
  * Many links in one workspace, visited at random (QR codes on thousands of menus and posters, each

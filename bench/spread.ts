@@ -1,20 +1,20 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { Agent } from "node:http";
-import { setTimeout as sleep } from "node:timers/promises";
-import { parseArgs } from "node:util";
 import { droppedSinceStartIn } from "@/lib/analytics/scan-buffer";
 import { DIMENSIONS, QUARTER } from "@/lib/analytics/store/rollups";
 import { config, resetConfig } from "@/lib/config";
 import { closePool, pool } from "@/lib/db/pool";
 import { ensureFreshBuild } from "@/server/app-process";
 import { boot } from "@/server/boot";
+import { mkdir, writeFile } from "node:fs/promises";
+import { Agent } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseArgs } from "node:util";
 import { pinningNote } from "./cpus";
-import { backendCpuReadable, costOf, measureBatch, type CostSample } from "./scan-cost";
 import { exactVisits, visitOnce } from "./exact-visits";
+import { backendCpuReadable, costOf, measureBatch, type CostSample } from "./scan-cost";
+import { runBenchScript, writeReadmeBlock } from "./script";
 import { requireProjectNode, startServer } from "./servers";
 import { randomScanRows, seedSpreadLinks, VISITOR_AGENTS, type SpreadLinks } from "./spread-links";
 import { requireWrk, socketErrors, wrk } from "./wrk";
-import { runBenchScript, writeReadmeBlock } from "./script";
 
 /**
  * `npm run bench` (or `npx tsx bench/spread.ts [--links 20000,1000000] [--seconds 60] [--runs 1]`):

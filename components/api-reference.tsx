@@ -1,6 +1,6 @@
-import type { ReferenceObject } from "openapi3-ts/oas31";
-import type { ApiDocument, ApiOperation, ApiParameter, Credentials, JsonSchema } from "@/lib/openapi/document";
 import { HTTP_METHODS } from "@/lib/http/operation";
+import type { ApiDocument, ApiOperation, ApiParameter, Credentials, JsonSchema } from "@/lib/openapi/document";
+import type { ReferenceObject } from "openapi3-ts/oas31";
 import { Table } from "./table";
 
 /**

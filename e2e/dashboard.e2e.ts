@@ -1,18 +1,18 @@
+import { type Browser, type BrowserContext, chromium, type Page } from "@playwright/test";
 import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Browser, type BrowserContext, chromium, type Page } from "@playwright/test";
 import sharp from "sharp";
 import { decodeQr } from "../tests/support/images";
-import { expect, test } from "./support/fixtures";
 import { CHROMIUM } from "./support/chromium";
+import { expect, test } from "./support/fixtures";
 import {
   baseUrl,
   capturePage,
   linkInMail,
+  requestWithHost,
   setDnsRecords,
   signInByMagicLink,
-  requestWithHost,
   subscribeToUnlimited,
   watchConsole,
 } from "./support/helpers";

@@ -1,8 +1,8 @@
-import { readFile } from "node:fs/promises";
 import { type Page } from "@playwright/test";
+import { readFile } from "node:fs/promises";
 import { expect, test } from "./support/fixtures";
+import { baseUrl, capturePage, requestWithHost, setDnsRecords } from "./support/helpers";
 import { subscribedSessionForFile } from "./support/session";
-import { baseUrl, capturePage, setDnsRecords, requestWithHost } from "./support/helpers";
 
 /**
  * Moving in: a customer with a verified custom domain brings a Bitly export whose codes live on

@@ -1,11 +1,11 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { type Browser, type Page } from "@playwright/test";
 import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type Browser, type Page } from "@playwright/test";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { expect, test } from "./support/fixtures";
 import { baseUrl, capturePage, subscribedSession } from "./support/helpers";

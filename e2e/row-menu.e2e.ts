@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { type Browser, type Locator, type Page } from "@playwright/test";
+import { readFile } from "node:fs/promises";
 import { decodeQr } from "../tests/support/images";
 import { expect, test } from "./support/fixtures";
 import { baseUrl, capturePage, subscribedSession } from "./support/helpers";

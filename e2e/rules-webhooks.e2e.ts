@@ -1,7 +1,7 @@
 import { type Page } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
-import { subscribedSessionForFile } from "./support/session";
 import { capturePage } from "./support/helpers";
+import { subscribedSessionForFile } from "./support/session";
 
 /**
  * A link that reacts: routing rules with the "test as" preview, and a scheduled change of

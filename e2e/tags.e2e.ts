@@ -1,7 +1,7 @@
 import { type Locator, type Page } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
-import { subscribedSessionForFile } from "./support/session";
 import { baseUrl, capturePage } from "./support/helpers";
+import { subscribedSessionForFile } from "./support/session";
 
 /**
  * Tags in the dashboard: a customer adds a tag with its colour, gives it to a link, renames it,

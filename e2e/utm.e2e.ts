@@ -1,7 +1,7 @@
 import { type Page } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
-import { subscribedSessionForFile } from "./support/session";
 import { baseUrl, capturePage } from "./support/helpers";
+import { subscribedSessionForFile } from "./support/session";
 
 /**
  * The UTM builder: a customer fills in the parameters for one link and saves them as a template,

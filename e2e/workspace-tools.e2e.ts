@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { type Browser, type Page } from "@playwright/test";
+import { readFile } from "node:fs/promises";
 import sharp from "sharp";
 import { decodeQr } from "../tests/support/images";
 import { expect, test } from "./support/fixtures";
@@ -8,8 +8,8 @@ import {
   capturePage,
   formShareOfFirstScreen,
   signInByMagicLink,
-  watchConsole,
   subscribedSession,
+  watchConsole,
 } from "./support/helpers";
 
 /**

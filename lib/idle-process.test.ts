@@ -1,9 +1,9 @@
+import { threadPolicies } from "@/tests/support/scheduling";
 import { once } from "node:events";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { threadPolicies } from "@/tests/support/scheduling";
 import { forkIdle, idleScheduling } from "./idle-process";
 
 /** A script that starts a few threads (a worker and libuv's pool), forks a child of its own, and reports both pids. */

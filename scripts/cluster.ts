@@ -1,7 +1,7 @@
+import { log } from "@/lib/log";
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { log } from "@/lib/log";
 import { startCluster } from "./cluster/index";
 import { ClusterUsageError, clusterSettings } from "./cluster/ports";
 

@@ -1,6 +1,6 @@
-import { parseArgs } from "node:util";
 import { mintSessionToken } from "@/lib/auth/session-tokens";
 import { loadConfiguration } from "@/server/boot";
+import { parseArgs } from "node:util";
 
 /** Prints a session token from the built-in identity provider, for scripts and tests. */
 const { values } = parseArgs({ options: { email: { type: "string" }, "ttl-seconds": { type: "string" } } });

@@ -11,9 +11,9 @@ import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { parseArgs } from "node:util";
 import type { EscrowCode, EscrowKeysDocument } from "../lib/escrow/format";
+import { type Verified, verifyEscrow } from "../lib/escrow/verify";
 import { currentDestination } from "../lib/links/routing";
 import { mergeQuery, readIncomingQuery } from "../lib/resolution/destination-query";
-import { type Verified, verifyEscrow } from "../lib/escrow/verify";
 
 const USAGE = "Usage: verify-escrow FILE [--keys FILE|URL] [--serve] [--port 8080] [--listen 127.0.0.1]";
 

@@ -1,8 +1,8 @@
+import { spokenDuration, tellOperator } from "@/lib/log/plain";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
-import { spokenDuration, tellOperator } from "@/lib/log/plain";
 
 /** Which door answers short links: the self-hosted node:http front, or Next's proxy.ts alone. */
 export type Door = "front" | "proxy";

@@ -1,6 +1,6 @@
-import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { clientNetwork, trustedAddress } from "@/lib/http/client-address";
 import { deliverInvalidation, type Invalidation } from "@/lib/links/invalidation";
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 

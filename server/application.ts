@@ -1,11 +1,11 @@
-import { type ChildProcess } from "node:child_process";
-import { type IncomingMessage, type ServerResponse } from "node:http";
-import next from "next";
 import { settleBillingProvider } from "@/lib/billing/provider";
 import { settledValues } from "@/lib/config";
 import { forkIdle } from "@/lib/idle-process";
 import { deliverInvalidation, type Invalidation } from "@/lib/links/invalidation";
 import { log } from "@/lib/log";
+import next from "next";
+import { type ChildProcess } from "node:child_process";
+import { type IncomingMessage, type ServerResponse } from "node:http";
 import { type Handler, InvalidationsHeard, proxyToApplication } from "./application-proxy";
 import { stopChild } from "./child-process";
 

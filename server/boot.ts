@@ -1,11 +1,11 @@
-import { hostname } from "node:os";
 import { ensureAuthSecret } from "@/lib/auth/dev-secret";
 import { ConfigError, config, settleConfig } from "@/lib/config";
-import { EMBEDDED_POOL_SIZE, startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded-database";
 import { migrate } from "@/lib/db/migrate";
 import { logAppliedMigrations, migrateAtStart } from "@/lib/db/migrate-at-start";
 import { log } from "@/lib/log";
 import { ensurePaymentSettings } from "@/lib/payments/dev-settings";
+import { hostname } from "node:os";
+import { EMBEDDED_POOL_SIZE, startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded-database";
 
 /** Validates configuration (one clear line and exit 1 when wrong) and settles the auth secret. */
 export async function loadConfiguration(): Promise<void> {

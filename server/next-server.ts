@@ -1,10 +1,10 @@
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import next from "next";
 import { settleBillingProvider } from "@/lib/billing/provider";
 import { behindFrontDoor } from "@/lib/http/client-address";
 import { onInvalidation } from "@/lib/links/invalidation";
 import { log } from "@/lib/log";
+import next from "next";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { type ApplicationMessage } from "./application";
 import { applicationServer, INVALIDATIONS_SENT_HEADER } from "./application-proxy";
 

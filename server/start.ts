@@ -1,7 +1,5 @@
-import { createServer } from "node:http";
-import { setTimeout as sleep } from "node:timers/promises";
-import { parkScansWhenBehind, scanBuffer } from "@/lib/analytics/scans";
 import { startScanStreamWriter } from "@/lib/analytics/scan-stream";
+import { parkScansWhenBehind, scanBuffer } from "@/lib/analytics/scans";
 import { holdsDeploymentSecret } from "@/lib/api/deployment-secret";
 import { JOBS } from "@/lib/api/jobs";
 import { signInLinksPrinted } from "@/lib/auth/sign-in-methods";
@@ -15,6 +13,8 @@ import { tellOperator } from "@/lib/log/plain";
 import { closeNats, natsConfigured } from "@/lib/nats/connection";
 import { createFrontDoor } from "@/lib/resolution/node-door";
 import { startJob } from "@/lib/schedule";
+import { createServer } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { ensureFreshBuild } from "./app-process";
 import { applicationInProcess, applicationProcess } from "./application";
 import { boot } from "./boot";

@@ -1,15 +1,15 @@
 "use client";
 
-import { CustomerSentence } from "@/components/ui/customer-sentence";
-import { useActionState } from "react";
-import { CopyButton } from "@/components/ui/copy-button";
 import { Button } from "@/components/ui/button";
+import { CopyButton } from "@/components/ui/copy-button";
+import { CustomerSentence } from "@/components/ui/customer-sentence";
 import { SelectField, TextField } from "@/components/ui/field";
 import { errorFor } from "@/components/ui/field-error";
 import { errorClass, noticeClass } from "@/components/ui/styles";
 import type { UtmTemplateView } from "@/lib/utm/schemas";
-import { TagsField } from "./tags-field";
+import { useActionState } from "react";
 import { createLinkAction, type CreateLinkState } from "./links/actions";
+import { TagsField } from "./tags-field";
 import { DestinationField, UtmBuilder, useUtmDestination } from "./utm-builder";
 
 type Domains = { id: string; hostname: string }[];

@@ -1,8 +1,8 @@
-import { cookies } from "next/headers";
 import { WORKSPACE_COOKIE } from "@/lib/api/dashboard";
 import { config } from "@/lib/config";
 import { withScheme } from "@/lib/links/typed-destination";
 import { utmFromForm, withUtm } from "@/lib/utm/parameters";
+import { cookies } from "next/headers";
 
 /** A field of the form; null when what arrived is not a form (an action can be called with anything). */
 export function fieldOf(form: FormData, name: string): FormDataEntryValue | null {

@@ -1,10 +1,10 @@
-import type { Metadata } from "next";
-import Link from "next/link";
-import type { ReactNode } from "react";
 import { Toaster } from "@/components/ui/toaster";
 import { requireDashboard } from "@/lib/api/dashboard";
 import { describeAccount } from "@/lib/billing/service";
 import { describeWorkspaces } from "@/lib/workspaces/service";
+import type { Metadata } from "next";
+import Link from "next/link";
+import type { ReactNode } from "react";
 import { NavLinks } from "./nav-links";
 import { SignOutButton } from "./sign-out-button";
 import { WorkspaceSwitcher } from "./workspace-switcher";

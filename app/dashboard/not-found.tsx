@@ -1,5 +1,5 @@
-import Link from "next/link";
 import { buttonClass, cardClass, mutedClass } from "@/components/ui/styles";
+import Link from "next/link";
 
 /** Inside the dashboard's frame: a link, domain or page that is not there, or belongs to another workspace. */
 export default function DashboardNotFound() {

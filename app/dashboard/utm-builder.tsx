@@ -1,10 +1,9 @@
 "use client";
 
-import { useState, useTransition } from "react";
-import { Confirm } from "@/components/ui/confirm";
-import { ActionOutcome, type ActionSentence } from "@/components/ui/outcome";
 import { Button } from "@/components/ui/button";
+import { Confirm } from "@/components/ui/confirm";
 import { SelectField, TextField } from "@/components/ui/field";
+import { ActionOutcome, type ActionSentence } from "@/components/ui/outcome";
 import { mutedClass } from "@/components/ui/styles";
 import {
   TEMPLATE_NAME_MAX,
@@ -17,6 +16,7 @@ import {
   withUtm,
 } from "@/lib/utm/parameters";
 import type { UtmTemplateView } from "@/lib/utm/schemas";
+import { useState, useTransition } from "react";
 import { deleteUtmTemplateAction, saveUtmTemplateAction } from "./utm/actions";
 
 const PLACEHOLDERS: Record<UtmField, string> = {

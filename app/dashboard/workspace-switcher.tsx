@@ -1,8 +1,8 @@
 "use client";
 
+import { SelectField } from "@/components/ui/field";
 import { usePathname } from "next/navigation";
 import { useRef } from "react";
-import { SelectField } from "@/components/ui/field";
 import { switchWorkspaceAction } from "./settings/actions";
 import { tabOf } from "./tabs";
 

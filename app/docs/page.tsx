@@ -1,11 +1,11 @@
-import type { Metadata } from "next";
+import { ApiOperations, ApiSchemas } from "@/components/api-reference";
 import { Table } from "@/components/table";
+import { CodeBlock } from "@/components/ui/code-block";
 import { config } from "@/lib/config";
 import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
-import { ApiOperations, ApiSchemas } from "@/components/api-reference";
-import { openApiDocument } from "@/lib/openapi/document";
 import { MAX_LIST_SIZE } from "@/lib/links/schemas";
-import { CodeBlock } from "@/components/ui/code-block";
+import { openApiDocument } from "@/lib/openapi/document";
+import type { Metadata } from "next";
 
 // The server address and the write limit come from runtime configuration, not the build's.
 export const dynamic = "force-dynamic";

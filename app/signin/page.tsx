@@ -1,12 +1,12 @@
+import { cardClass, errorClass, mutedClass } from "@/components/ui/styles";
+import { dashboardContext } from "@/lib/api/dashboard";
+import { SIGN_IN_ERRORS } from "@/lib/auth/sign-in-errors";
+import { signInLinksPrinted, signInMethods } from "@/lib/auth/sign-in-methods";
+import { config } from "@/lib/config";
+import { sameOriginUrl } from "@/lib/http/return-url";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
-import { cardClass, errorClass, mutedClass } from "@/components/ui/styles";
-import { dashboardContext } from "@/lib/api/dashboard";
-import { signInLinksPrinted, signInMethods } from "@/lib/auth/sign-in-methods";
-import { SIGN_IN_ERRORS } from "@/lib/auth/sign-in-errors";
-import { config } from "@/lib/config";
-import { sameOriginUrl } from "@/lib/http/return-url";
 import { SignInForms } from "./sign-in-forms";
 
 export const dynamic = "force-dynamic";

@@ -1,13 +1,13 @@
 "use client";
 
-import { signIn } from "next-auth/react";
-import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
 import { errorClass, mutedClass } from "@/components/ui/styles";
-import type { SignInMethod } from "@/lib/auth/sign-in-methods";
 import { SIGN_IN_ERRORS } from "@/lib/auth/sign-in-errors";
+import type { SignInMethod } from "@/lib/auth/sign-in-methods";
+import { signIn } from "next-auth/react";
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
 
 export function SignInForms({
   methods,

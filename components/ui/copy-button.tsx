@@ -1,7 +1,7 @@
 "use client";
 
-import { Button } from "./button";
 import { useState } from "react";
+import { Button } from "./button";
 
 /**
  * Copies `text`. The visible word (Copy, then Copied) starts the button's name and `what` ends it

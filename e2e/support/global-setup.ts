@@ -1,3 +1,4 @@
+import { simpleParser } from "mailparser";
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
@@ -5,7 +6,6 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
 import { freePort } from "../../server/app-process";
 import { adminQuery, withDatabase } from "../../tests/support/database";

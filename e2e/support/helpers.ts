@@ -1,7 +1,3 @@
-import { appendFile, mkdir, readdir, readFile } from "node:fs/promises";
-import { get as httpGet } from "node:http";
-import { gzipSync } from "node:zlib";
-import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import {
   type Browser,
@@ -12,9 +8,13 @@ import {
   type Page,
   type TestInfo,
 } from "@playwright/test";
-import { CHROMIUM } from "./chromium";
+import { appendFile, mkdir, readdir, readFile } from "node:fs/promises";
+import { get as httpGet } from "node:http";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
 import { apiWordsIn } from "../../lib/api/customer-words";
 import type { FakeDnsRecords } from "../../tests/support/fake-dns-server";
+import { CHROMIUM } from "./chromium";
 
 export const baseUrl = () => process.env.E2E_BASE_URL!;
 

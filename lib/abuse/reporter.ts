@@ -1,6 +1,6 @@
-import { createHmac } from "node:crypto";
 import { config } from "@/lib/config";
 import { clientNetwork } from "@/lib/http/client-address";
+import { createHmac } from "node:crypto";
 
 /**
  * Keys the reporter hash when AUTH_SECRET is unset (a deployment signing in through AUTH_JWKS_URL).

@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { epochMilliseconds, nextPageCursor, pageCursor, storedText } from "@/lib/http/schemas";
 import { ABUSE, linkStatusField } from "@/lib/links/status";
+import { z } from "zod";
 
 export const REPORTS_PER_MINUTE = 10;
 export const MAX_QUEUE_PAGE = 100;

@@ -1,7 +1,7 @@
+import { processSingleton } from "@/lib/process-singleton";
 import Bowser from "bowser";
 import { isbot } from "isbot";
 import { LRUCache } from "lru-cache";
-import { processSingleton } from "@/lib/process-singleton";
 
 export type AgentFacts = { bot: boolean; device: string | null; browser: string | null; os: string | null };
 

@@ -1,6 +1,6 @@
+import { config } from "@/lib/config";
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { config } from "@/lib/config";
 import { agentFacts } from "./agents";
 import { countryFromEdge } from "./countries";
 import { enrichScan, referrerHost } from "./enrich";

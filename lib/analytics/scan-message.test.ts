@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { newId } from "@/lib/db/random";
+import { describe, expect, it } from "vitest";
 import { enrichScan } from "./enrich";
 import { InvalidScanMessage, scanMessageFromText, scanMessageText } from "./scan-message";
 import type { CapturedScan } from "./types";

@@ -1,7 +1,7 @@
-import { z } from "zod";
 import { clock, DAY_MS } from "@/lib/clock";
 import { isRecordId } from "@/lib/db/random";
 import { MAX_RULES } from "@/lib/links/routing";
+import { z } from "zod";
 import { DEVICE_CLASSES, KNOWN_BROWSERS, KNOWN_SYSTEMS, OTHER_AGENT } from "./agents";
 import { isCountryCode } from "./countries";
 import { HOST_NAME, MAX_USER_AGENT_LENGTH, type ScanRow } from "./enrich";

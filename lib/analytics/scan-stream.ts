@@ -1,3 +1,7 @@
+import { config } from "@/lib/config";
+import { log } from "@/lib/log";
+import { natsConnection, usableNatsConnection } from "@/lib/nats/connection";
+import { processSingleton } from "@/lib/process-singleton";
 import {
   AckPolicy,
   DiscardPolicy,
@@ -9,12 +13,8 @@ import {
   type JsMsg,
 } from "@nats-io/jetstream";
 import { headers, nanos, type NatsConnection } from "@nats-io/transport-node";
-import { config } from "@/lib/config";
-import { log } from "@/lib/log";
-import { natsConnection, usableNatsConnection } from "@/lib/nats/connection";
-import { processSingleton } from "@/lib/process-singleton";
 import type { ScanRow } from "./enrich";
-import { InvalidScanMessage, type ScanMessage, scanMessageFromText, scanMessageText } from "./scan-message";
+import { InvalidScanMessage, scanMessageFromText, scanMessageText, type ScanMessage } from "./scan-message";
 import { writeScanBatch } from "./store/append";
 
 /**

@@ -1,8 +1,8 @@
-import { setImmediate as nextTurn } from "node:timers/promises";
 import { scanWriterConnections } from "@/lib/db/pool";
 import { log } from "@/lib/log";
 import { natsConfigured } from "@/lib/nats/connection";
 import { processSingleton } from "@/lib/process-singleton";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { countryLookup } from "./countries";
 import { enrichScan, type ScanRow } from "./enrich";
 import { ScanBuffer, ShardedScanBuffer } from "./scan-buffer";

@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { DomainError } from "@/lib/http/errors";
 import { storedText } from "@/lib/http/schemas";
+import { z } from "zod";
 
 export const GROUP_BY = ["day", "hour", "country", "device", "browser", "os", "referrer", "source", "served", "link"] as const;
 export type GroupBy = (typeof GROUP_BY)[number];

@@ -1,15 +1,15 @@
 import { clock, DAY_MS } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { csvTable } from "@/lib/http/csv";
-import { log } from "@/lib/log";
+import { DomainError } from "@/lib/http/errors";
 import { getLink } from "@/lib/links/service";
+import { log } from "@/lib/log";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
-import { readAnalytics, recentScansByLink } from "./store/reads";
 import { type AnalyticsQuery, type AnalyticsReport, filterOf, type ScanRetentionRun } from "./schemas";
-import { DomainError } from "@/lib/http/errors";
 import { type ClosedScanDays, closeScanDays } from "./store/fold";
 import { createScanPartitionsAhead, pruneScanData } from "./store/partitions";
+import { readAnalytics, recentScansByLink } from "./store/reads";
 
 /**
  * Scan counts for one link of the caller's workspace, or for the whole workspace, of every scan or

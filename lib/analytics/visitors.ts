@@ -1,8 +1,8 @@
-import { createHmac, createSecretKey, randomBytes, type KeyObject } from "node:crypto";
 import { config } from "@/lib/config";
 import { trustedAddress } from "@/lib/http/client-address";
 import { log } from "@/lib/log";
 import { processSingleton } from "@/lib/process-singleton";
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from "node:crypto";
 import type { VisitorFacts } from "./types";
 
 /** The day keys derived so far (a few days' worth), and the key of this process when AUTH_SECRET is unset. */

@@ -1,13 +1,12 @@
-import { config } from "@/lib/config";
-import { notAMember, unauthenticated } from "@/lib/http/errors";
-import { findRole } from "@/lib/workspaces/store";
-import type { Principal } from "@/lib/workspaces/types";
-import { ensureUser } from "@/lib/workspaces/store";
-import { findLiveKey } from "@/lib/auth/store";
 import { hasValidFormat, looksLikeApiKey } from "@/lib/auth/api-keys";
 import { looksLikeJwt, verifySessionToken } from "@/lib/auth/session-tokens";
+import { findLiveKey } from "@/lib/auth/store";
+import { config } from "@/lib/config";
+import { notAMember, unauthenticated } from "@/lib/http/errors";
 import { principalOfAccessToken } from "@/lib/oauth/service";
 import { looksLikeAccessToken } from "@/lib/oauth/tokens";
+import { ensureUser, findRole } from "@/lib/workspaces/store";
+import type { Principal } from "@/lib/workspaces/types";
 
 const ACCESS_TOKEN_REFUSED =
   "The access token is not valid: it has expired, was revoked, or was issued for another server. Refresh it, or connect again.";

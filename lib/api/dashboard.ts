@@ -1,18 +1,18 @@
-import { getToken } from "next-auth/jwt";
-import { log } from "@/lib/log";
-import { cache } from "react";
-import { cookies } from "next/headers";
-import { notFound, redirect } from "next/navigation";
 import { config } from "@/lib/config";
 import { parseCookies } from "@/lib/http/cookies";
 import { DomainError, forbidden, unauthenticated } from "@/lib/http/errors";
 import type { RouteSpec } from "@/lib/http/operation";
-import { type BodyOf, type FieldNames, FieldRefusal, formBody } from "./form-body";
 import { enforceWriteLimit } from "@/lib/http/write-limit";
 import { invalidationsSent } from "@/lib/links/invalidation";
+import { log } from "@/lib/log";
 import { type DashboardUser, dashboardPrincipal, findDashboardUser } from "@/lib/workspaces/sign-in";
 import type { Principal } from "@/lib/workspaces/types";
+import { getToken } from "next-auth/jwt";
+import { cookies } from "next/headers";
+import { notFound, redirect } from "next/navigation";
+import { cache } from "react";
 import { inCustomerWords } from "./customer-words";
+import { type BodyOf, type FieldNames, FieldRefusal, formBody } from "./form-body";
 import { authOptions } from "./next-auth";
 
 /** The cookie naming the workspace the dashboard acts on; membership is checked on every request. */

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { createLink, updateLink } from "@/lib/links/operations";
+import { describe, expect, it } from "vitest";
 import { FieldRefusal, formBody } from "./form-body";
 
 const NAMES = { slug: "The custom slug", destination: "The destination" };

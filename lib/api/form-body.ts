@@ -1,5 +1,5 @@
-import type { z } from "zod";
 import type { RouteSpec } from "@/lib/http/operation";
+import type { z } from "zod";
 
 export type BodyOf<Spec> = Spec extends { body: infer Schema extends z.ZodType } ? z.output<Schema> : unknown;
 

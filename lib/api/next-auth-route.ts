@@ -1,14 +1,14 @@
-import NextAuth from "next-auth";
 import { normaliseEmail } from "@/lib/auth/email";
 import { limitSignInEmail } from "@/lib/auth/sign-in-limit";
 import { config } from "@/lib/config";
-import { log } from "@/lib/log";
 import { MAX_FORM_BODY_BYTES, readTextBody } from "@/lib/http/body";
-import { parseCookies } from "@/lib/http/cookies";
 import { cameOverHttps } from "@/lib/http/client-address";
+import { parseCookies } from "@/lib/http/cookies";
 import { DomainError } from "@/lib/http/errors";
 import { internalError, json } from "@/lib/http/respond";
 import { sameOriginUrl } from "@/lib/http/return-url";
+import { log } from "@/lib/log";
+import NextAuth from "next-auth";
 import { authOptions } from "./next-auth";
 import { servedAndLogged } from "./request-log";
 

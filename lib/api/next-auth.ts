@@ -1,14 +1,14 @@
-import type { NextAuthOptions } from "next-auth";
-import CredentialsProvider from "next-auth/providers/credentials";
-import EmailProvider from "next-auth/providers/email";
-import GitHubProvider from "next-auth/providers/github";
-import GoogleProvider from "next-auth/providers/google";
 import { normaliseEmail } from "@/lib/auth/email";
 import { DEVELOPMENT_PROVIDER_ID, signInMethods } from "@/lib/auth/sign-in-methods";
 import { config } from "@/lib/config";
 import { sendEmail, sender } from "@/lib/email";
 import { sameOriginUrl } from "@/lib/http/return-url";
 import { endDashboardSession, signInAdapter, signInAs, startDashboardSession } from "@/lib/workspaces/sign-in";
+import type { NextAuthOptions } from "next-auth";
+import CredentialsProvider from "next-auth/providers/credentials";
+import EmailProvider from "next-auth/providers/email";
+import GitHubProvider from "next-auth/providers/github";
+import GoogleProvider from "next-auth/providers/google";
 
 /** How long a magic link works. */
 const MAGIC_LINK_MINUTES = 15;

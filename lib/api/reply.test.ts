@@ -1,7 +1,7 @@
-import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { newId } from "@/lib/db/random";
 import { defineOperation, download, failure, ok } from "@/lib/http/operation";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { apiRoute } from "./route";
 
 const thing = z.object({ id: z.string(), count: z.number() });

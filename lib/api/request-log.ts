@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import { log, withRequestContext } from "@/lib/log";
+import { randomUUID } from "node:crypto";
 
 /** An id a proxy in front may have given the request (Vercel, a load balancer): short, and only safe characters. */
 const FORWARDED_ID = /^[\w.:-]{1,128}$/;

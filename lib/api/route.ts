@@ -1,8 +1,7 @@
-import type { z } from "zod";
+import { config } from "@/lib/config";
+import { isRecordId, isSecretToken } from "@/lib/db/random";
 import { bearerToken } from "@/lib/http/authorization";
 import { MAX_FORM_BODY_BYTES, readJsonBody, readTextBody, validate } from "@/lib/http/body";
-import { isRecordId, isSecretToken } from "@/lib/db/random";
-import { config } from "@/lib/config";
 import { bearerChallenge, DomainError, type ErrorCode, notFound, RESOURCE_METADATA_PATH } from "@/lib/http/errors";
 import type { AuthMode, RouteSpec } from "@/lib/http/operation";
 import { type HandlerResult, Reply, reply, type ReplyFunction } from "@/lib/http/reply";
@@ -12,6 +11,7 @@ import { invalidationsSent } from "@/lib/links/invalidation";
 import { log } from "@/lib/log";
 import { paysWithoutAccount } from "@/lib/payments/credential";
 import type { Principal } from "@/lib/workspaces/types";
+import type { z } from "zod";
 import { authenticateBearer } from "./authenticate";
 import { holdsDeploymentSecret, requireDeploymentSecret } from "./deployment-secret";
 import { servedAndLogged } from "./request-log";

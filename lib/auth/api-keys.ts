@@ -1,6 +1,6 @@
+import { BASE62, randomString } from "@/lib/db/random";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { crc32 } from "node:zlib";
-import { BASE62, randomString } from "@/lib/db/random";
 
 const SECRET_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;

@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { ConfigError, config, settleConfig } from "@/lib/config";
 import { readOrCreateDevValue } from "@/lib/config/dev-values";
+import { randomBytes } from "node:crypto";
 
 /**
  * Outside production the built-in identity provider may run without AUTH_SECRET: a random

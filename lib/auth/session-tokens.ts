@@ -1,8 +1,8 @@
-import { createRemoteJWKSet, type JWTPayload, jwtVerify, SignJWT, type JWTVerifyGetKey } from "jose";
-import { z } from "zod";
 import { config } from "@/lib/config";
-import { processSingleton } from "@/lib/process-singleton";
 import { storedText } from "@/lib/http/schemas";
+import { processSingleton } from "@/lib/process-singleton";
+import { createRemoteJWKSet, jwtVerify, SignJWT, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import { z } from "zod";
 import { normaliseEmail } from "./email";
 
 /**

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { printedMessage } from "@/lib/email";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { signInLinksPrinted, signInMethods } from "./sign-in-methods";
 
 /** The sign-in methods a production process offers with exactly these settings. */

@@ -1,7 +1,7 @@
-import { afterAll, describe, expect, inject, it } from "vitest";
 import { config } from "@/lib/config";
 import { createDb, db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { releaseUnit, reserveUnit, unitsUsed } from "./store";
 
 /**

@@ -1,7 +1,7 @@
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
-import { type DbClient, transaction } from "@/lib/db/client";
 import { configuredPaymentSettings } from "@/lib/config/payments";
+import { type DbClient, transaction } from "@/lib/db/client";
 import type { DomainError } from "@/lib/http/errors";
 import { machinePaymentsOff, paymentRequiredError } from "@/lib/http/payment-required";
 import type { Cycle } from "./cycles";

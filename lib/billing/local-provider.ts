@@ -5,10 +5,10 @@ import { DomainError, notFound } from "@/lib/http/errors";
 import { intervalEnd } from "./cycles";
 import { type PlanChoice, isOffered } from "./plans";
 import type { BillingProvider } from "./provider-contract";
-import * as store from "./store";
-import type { LocalSession } from "./store";
-import { applyBillingEvent } from "./subscriptions";
 import { LIVE_STATUSES } from "./state";
+import type { LocalSession } from "./store";
+import * as store from "./store";
+import { applyBillingEvent } from "./subscriptions";
 import type { AccountState, SubscriptionSnapshot } from "./types";
 
 const CHECKOUT_LIFETIME_MS = 24 * 60 * 60 * 1000;

@@ -1,10 +1,10 @@
 import { config, settleConfig } from "@/lib/config";
-import { processSingleton } from "@/lib/process-singleton";
 import { DomainError } from "@/lib/http/errors";
+import { log } from "@/lib/log";
+import { processSingleton } from "@/lib/process-singleton";
 import { localProvider } from "./local-provider";
 import type { BillingProvider } from "./provider-contract";
 import { stripeProvider } from "./stripe-provider";
-import { log } from "@/lib/log";
 
 /** The configured provider; 503 on a production deployment that set up neither Stripe nor BILLING_PROVIDER=local. */
 export function billingProvider(): BillingProvider {

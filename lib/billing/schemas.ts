@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { epochMilliseconds } from "@/lib/http/schemas";
+import { z } from "zod";
 import { DEFAULT_INTERVAL, DEFAULT_PLAN, INTERVALS, PLAN_IDS, isOffered } from "./plans";
 import { SUBSCRIPTION_STATUSES } from "./types";
 

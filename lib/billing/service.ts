@@ -7,8 +7,8 @@ import type { PlanChoice } from "./plans";
 import { billingProvider } from "./provider";
 import type { AccountReport } from "./schemas";
 import { LIVE_STATUSES, type Standing } from "./state";
-import * as store from "./store";
 import type { BillingSubject } from "./store";
+import * as store from "./store";
 
 /**
  * Where to send the customer to subscribe. Refused while the workspace has a subscription that

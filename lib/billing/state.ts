@@ -1,7 +1,7 @@
+import { DAY_MS } from "@/lib/clock";
 import { type Cycle, cycleContaining } from "./cycles";
 import { type Interval, PLANS, type PlanId } from "./plans";
 import type { AccountState, BillingEvent, SubscriptionStatus } from "./types";
-import { DAY_MS } from "@/lib/clock";
 
 /** Statuses that may still grant access: a late event about another subscription must not replace one of these with an ended one. */
 export const LIVE_STATUSES: ReadonlySet<SubscriptionStatus> = new Set(["trialing", "active", "past_due"]);

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { storedText } from "@/lib/http/schemas";
+import { z } from "zod";
 import { WORKSPACE_METADATA_KEY } from "./stripe-provider";
 
 /**

@@ -1,11 +1,11 @@
-import Stripe from "stripe";
 import { config } from "@/lib/config";
 import { DomainError } from "@/lib/http/errors";
+import { log } from "@/lib/log";
+import Stripe from "stripe";
 import { CURRENCY, stripePriceId } from "./plans";
 import type { BillingProvider } from "./provider-contract";
-import * as store from "./store";
 import type { BillingSubject } from "./store";
-import { log } from "@/lib/log";
+import * as store from "./store";
 
 /** Metadata that ties Stripe's objects to the workspace, so every webhook event can be mapped back. */
 export const WORKSPACE_METADATA_KEY = "workspace_id";

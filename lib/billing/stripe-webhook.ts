@@ -1,22 +1,22 @@
-import Stripe from "stripe";
-import type { z } from "zod";
 import { config } from "@/lib/config";
 import { DomainError } from "@/lib/http/errors";
+import { log } from "@/lib/log";
+import Stripe from "stripe";
+import type { z } from "zod";
 import { choiceForStripePrice } from "./plans";
 import * as store from "./store";
 import {
   firstProblem,
-  type StripeEvent,
   stripeCheckoutSessionSchema,
+  type StripeEvent,
   stripeEventSchema,
   stripeInvoiceSchema,
   type StripeSubscription,
   stripeSubscriptionSchema,
 } from "./stripe-events";
 import { callStripe, WORKSPACE_METADATA_KEY } from "./stripe-provider";
-import { type ApplyOutcome, applyBillingEvent } from "./subscriptions";
+import { applyBillingEvent, type ApplyOutcome } from "./subscriptions";
 import type { BillingEvent, SubscriptionChange, SubscriptionSnapshot, SubscriptionStatus } from "./types";
-import { log } from "@/lib/log";
 
 export type WebhookOutcome = ApplyOutcome | "ignored";
 

@@ -1,6 +1,6 @@
+import { runCommand } from "@/tests/support/command";
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCommand } from "@/tests/support/command";
 import { CONFIG_VARIABLES, ConfigError, config, parseConfig, resetConfig, settleConfig, settledValues } from "./index";
 
 const VALID_SECRET = "x".repeat(32);

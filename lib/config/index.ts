@@ -1,7 +1,7 @@
-import ipaddr from "ipaddr.js";
-import { z } from "zod";
 import { LOG_LEVELS } from "@/lib/log";
 import { processSingleton } from "@/lib/process-singleton";
+import ipaddr from "ipaddr.js";
+import { z } from "zod";
 import { NatsUrlError, natsServers, type NatsServers } from "./nats";
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "@/lib/config";
+import { describe, expect, it } from "vitest";
 import { atomicAmount } from "./payments";
 
 describe("payment configuration", () => {

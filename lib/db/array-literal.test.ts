@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { pool } from "./pool";
 import { arrayLiteral, arrayLiterals } from "./array-literal";
+import { pool } from "./pool";
 
 const AWKWARD = ["plain", 'with "quotes"', "back\\slash\\", "a,b", "{braces}", " spaced ", "", "NULL", "ünïcødé 🚀", "new\nline"];
 

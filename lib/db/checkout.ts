@@ -1,5 +1,5 @@
-import type pg from "pg";
 import { withDeadline } from "@/lib/deadline";
+import type pg from "pg";
 
 /**
  * Runs `work` on a client checked out of `from`, and releases it however `work` ends.

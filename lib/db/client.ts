@@ -1,7 +1,7 @@
-import { PrismaPg } from "@prisma/adapter-pg";
-import type pg from "pg";
 import { log } from "@/lib/log";
 import { processSingleton } from "@/lib/process-singleton";
+import { PrismaPg } from "@prisma/adapter-pg";
+import type pg from "pg";
 import { type Prisma, PrismaClient } from "./generated/client";
 import { closePool, createPool, pool } from "./pool";
 import { closeReplica, usableReplicaPool } from "./replica";

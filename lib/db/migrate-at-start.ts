@@ -1,7 +1,7 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import pg from "pg";
 import { log } from "@/lib/log";
 import { processSingleton } from "@/lib/process-singleton";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
 import { migrate } from "./migrate";
 
 /** Whether this process's migrations are applied, or still waiting for the database to answer. */

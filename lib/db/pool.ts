@@ -1,6 +1,6 @@
-import pg from "pg";
 import { config } from "@/lib/config";
 import { processSingleton } from "@/lib/process-singleton";
+import pg from "pg";
 
 /**
  * The process's one PostgreSQL pool. Prisma's adapter runs on it (lib/db/client.ts) and the hot path's

@@ -1,8 +1,8 @@
-import type pg from "pg";
 import { config } from "@/lib/config";
+import { withDeadline } from "@/lib/deadline";
 import { log } from "@/lib/log";
 import { processSingleton } from "@/lib/process-singleton";
-import { withDeadline } from "@/lib/deadline";
+import type pg from "pg";
 import { createPool, pool } from "./pool";
 
 /**

@@ -3,12 +3,12 @@ import { config } from "@/lib/config";
 import { publishInvalidation } from "@/lib/links/invalidation";
 import { checkDns, type DnsFindings } from "./dns-check";
 import { createDomainResolver } from "./dns-lookup";
+import { recordDomainEvents } from "./events";
 import { isApexHostname } from "./hostname";
 import { routingTarget } from "./records";
 import type { HostnameStatus } from "./status";
-import { recordDomainEvents } from "./events";
-import * as store from "./store";
 import type { DomainRow } from "./store";
+import * as store from "./store";
 import { tlsProvider, type TlsState } from "./tls";
 
 /** A healthy domain is looked at again after this long; a failing one sooner, backing off from the first delay. */

@@ -1,7 +1,7 @@
-import type { CaaRecord } from "node:dns";
-import ipaddr from "ipaddr.js";
-import { parse as parsePublicSuffix } from "tldts";
 import { stripTrailingDots } from "@/lib/safety/hostnames";
+import ipaddr from "ipaddr.js";
+import type { CaaRecord } from "node:dns";
+import { parse as parsePublicSuffix } from "tldts";
 import { describeLookupFailure, type DomainResolver, isAbsent, type Lookup } from "./dns-lookup";
 import { ownershipRecord, type RoutingTarget } from "./records";
 

@@ -5,8 +5,8 @@ import { log } from "@/lib/log";
 import { findWorkspaceManagers } from "@/lib/workspaces/store";
 import { brokenDomainEmail } from "./failure-email";
 import { toDomainView } from "./present";
-import * as store from "./store";
 import type { DomainRow } from "./store";
+import * as store from "./store";
 
 /**
  * Tells the workspace's owners and admins, once per failure, that a verified domain's DNS no

@@ -1,7 +1,7 @@
-import { parse as parsePublicSuffix } from "tldts";
 import { DomainError } from "@/lib/http/errors";
 import { isIpLiteral } from "@/lib/safety/addresses";
 import { classifyHostname, isWithinDomain, stripTrailingDots } from "@/lib/safety/hostnames";
+import { parse as parsePublicSuffix } from "tldts";
 
 /** A customer hostname as stored, and whether it is a zone apex (example.com), which cannot be a CNAME. */
 export type CustomHostname = { hostname: string; apex: boolean };

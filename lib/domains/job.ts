@@ -1,9 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { clock } from "@/lib/clock";
+import { randomUUID } from "node:crypto";
 import { checkDomain } from "./check";
 import { noticeBrokenDomain } from "./failure-notice";
-import * as store from "./store";
 import type { DomainRow } from "./store";
+import * as store from "./store";
 
 const LEASE = "domain-checks";
 /** Longer than a run can take (each check is bounded by DNS and provider timeouts): a crashed holder's lease expires by itself. */

@@ -1,7 +1,7 @@
 import { config } from "@/lib/config";
 import { defineJob } from "@/lib/schedule";
-import { checkDomains } from "./operations";
 import { runDomainChecks } from "./job";
+import { checkDomains } from "./operations";
 
 /** The background DNS check of custom domains. */
 export const domainCheckJob = defineJob({

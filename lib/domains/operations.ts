@@ -1,4 +1,5 @@
 import { defineOperation, failure, ok, type ParameterSpec, paymentRequired } from "@/lib/http/operation";
+import { DOMAIN_NOT_FOUND } from "./not-found";
 import {
   addDomainBody,
   domainCheckTotalsSchema,
@@ -8,7 +9,6 @@ import {
   tlsAskQuery,
   updateDomainBody,
 } from "./schemas";
-import { DOMAIN_NOT_FOUND } from "./not-found";
 
 const DOMAIN_ID_PARAMETER = {
   name: "id",

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { epochMilliseconds } from "@/lib/http/schemas";
+import { z } from "zod";
 import { CERT_STATUSES, HOSTNAME_STATUSES } from "./status";
 
 export const addDomainBody = z

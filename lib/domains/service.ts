@@ -3,20 +3,20 @@ import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { BASE62, newId, randomString } from "@/lib/db/random";
 import { DomainError, notFound } from "@/lib/http/errors";
+import { vetDestination } from "@/lib/links/destination-gate";
+import { publishInvalidation } from "@/lib/links/invalidation";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { checkDomain } from "./check";
 import { parseCustomHostname } from "./hostname";
+import { domainNotFound } from "./not-found";
 import { toDomainView } from "./present";
 import { routingTarget } from "./records";
-import type { AddDomainInput, DomainView, UpdateDomainInput } from "./schemas";
-import * as store from "./store";
-import type { DomainRow } from "./store";
-import { domainNotFound } from "./not-found";
 import { removeDomainRow } from "./removal";
+import type { AddDomainInput, DomainView, UpdateDomainInput } from "./schemas";
+import type { DomainRow } from "./store";
+import * as store from "./store";
 import { lookUpVerifiedHost } from "./verified-hosts";
-import { vetDestination } from "@/lib/links/destination-gate";
-import { publishInvalidation } from "@/lib/links/invalidation";
 
 const TOKEN_LENGTH = 32;
 

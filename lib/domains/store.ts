@@ -1,7 +1,7 @@
 import { db, type DbClient, transaction } from "@/lib/db/client";
 import { isUniqueViolation } from "@/lib/db/errors";
-import { isRecordId } from "@/lib/db/random";
 import type { Prisma } from "@/lib/db/generated/client";
+import { isRecordId } from "@/lib/db/random";
 import type { DnsRecord } from "./records";
 import type { CertStatus, HostnameStatus } from "./status";
 

@@ -1,8 +1,8 @@
-import { LRUCache } from "lru-cache";
 import { clock } from "@/lib/clock";
 import { withDeadline } from "@/lib/deadline";
 import { onInvalidation } from "@/lib/links/invalidation";
 import { processSingleton } from "@/lib/process-singleton";
+import { LRUCache } from "lru-cache";
 import { type DomainDestinations, verifiedHostname } from "./store";
 
 /** How long an answer is trusted without news from the invalidation bus (the bus normally makes changes visible at once). */

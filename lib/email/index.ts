@@ -1,8 +1,8 @@
-import nodemailer, { type Transporter } from "nodemailer";
 import { config, isLocalDeployment } from "@/lib/config";
 import { DomainError } from "@/lib/http/errors";
 import { log } from "@/lib/log";
 import { processSingleton } from "@/lib/process-singleton";
+import nodemailer, { type Transporter } from "nodemailer";
 
 /** One message to one person, or to several who all see each other's address: plain text always, HTML when the sender has it. */
 export type OutgoingEmail = { to: string | string[]; subject: string; text: string; html?: string };

@@ -1,12 +1,12 @@
+import { clock } from "@/lib/clock";
+import { config } from "@/lib/config";
+import { log } from "@/lib/log";
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { clock } from "@/lib/clock";
-import { config } from "@/lib/config";
-import { log } from "@/lib/log";
 import { escrowLines } from "./service";
 
 const FILE = /^permalink-escrow-(\d{4}-\d\d-\d\d)\.jsonl$/;

@@ -1,7 +1,7 @@
-import { createPrivateKey, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { config } from "@/lib/config";
 import { processSingleton } from "@/lib/process-singleton";
 import { sealUnderAuthSecret, unsealUnderAuthSecret } from "@/lib/webhooks/secret";
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { ESCROW_FORMAT, ESCROW_VERSION, type EscrowKeysDocument, keyId, rawPublicKey } from "./format";
 import * as store from "./store";
 

@@ -1,4 +1,3 @@
-import { createHash, sign } from "node:crypto";
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { isRecordId } from "@/lib/db/random";
@@ -9,6 +8,7 @@ import { pendingRepoints, storedRules, storedSchedule } from "@/lib/links/routin
 import { ABUSE, QUARANTINE } from "@/lib/links/status";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
+import { createHash, sign } from "node:crypto";
 import {
   ESCROW_FORMAT,
   ESCROW_VERSION,
@@ -19,8 +19,8 @@ import {
   signedStatement,
 } from "./format";
 import { signingKey } from "./keys";
-import * as store from "./store";
 import type { CodeRow, CodeScope } from "./store";
+import * as store from "./store";
 
 /** Codes read at once: a page is written and let go before the next is read, so memory stays flat. */
 const PAGE = 1000;

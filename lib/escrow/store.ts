@@ -1,7 +1,7 @@
 import { clock } from "@/lib/clock";
 import { db, transaction } from "@/lib/db/client";
-import type { Prisma } from "@/lib/db/generated/client";
 import { isUniqueViolation } from "@/lib/db/errors";
+import type { Prisma } from "@/lib/db/generated/client";
 
 export type EscrowKeyRow = Prisma.EscrowKeyGetPayload<object>;
 export type NewEscrowKey = { id: string; publicKey: string; sealedPrivateKey: string | null };

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { historyEntrySchema } from "@/lib/links/history-schemas";
+import { z } from "zod";
 
 export const EXPORT_FORMATS = ["csv", "json"] as const;
 

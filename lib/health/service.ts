@@ -1,10 +1,10 @@
-import { sharedStoreFailure, sharedStoreAnswered, sharedStoreFailed, describeWithoutSecrets } from "@/lib/shared-store/status";
-import { pingSharedStore, sharedStoreKind } from "@/lib/shared-store/clients";
 import { schemaState } from "@/lib/db/migrate-at-start";
 import { replicaState } from "@/lib/db/replica";
-import { natsState } from "@/lib/nats/connection";
 import { withDeadline } from "@/lib/deadline";
+import { natsState } from "@/lib/nats/connection";
 import { processSingleton } from "@/lib/process-singleton";
+import { pingSharedStore, sharedStoreKind } from "@/lib/shared-store/clients";
+import { describeWithoutSecrets, sharedStoreAnswered, sharedStoreFailed, sharedStoreFailure } from "@/lib/shared-store/status";
 import type { Component, Health, HealthStatus } from "./schemas";
 import { pingDatabase } from "./store";
 

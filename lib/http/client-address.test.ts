@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/config";
+import { afterEach, describe, expect, it } from "vitest";
 import { behindFrontDoor, clientAddress, clientNetwork } from "./client-address";
 
 describe("the client address", () => {

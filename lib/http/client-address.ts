@@ -1,7 +1,7 @@
-import { createHmac } from "node:crypto";
-import ipaddr from "ipaddr.js";
 import { config } from "@/lib/config";
 import { processSingleton } from "@/lib/process-singleton";
+import ipaddr from "ipaddr.js";
+import { createHmac } from "node:crypto";
 
 /**
  * Keys the address hash when AUTH_SECRET is unset (a deployment signing in through AUTH_JWKS_URL).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "./errors";
 import { keysetCursor } from "./cursor";
+import { DomainError } from "./errors";
 
 const byTime = keysetCursor({ createdAt: "time", id: "id" });
 const byReporters = keysetCursor({ reporters: "count", lastReportedAt: "time", linkId: "id" });

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { paymentRequiredSchema } from "./payment-required";
-import type { Scope } from "./scopes";
 import { errorSchema } from "./schemas";
+import type { Scope } from "./scopes";
 
 /**
  * Who may call a route. The route wrapper (lib/api/route.ts) enforces it before anything else;

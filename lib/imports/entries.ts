@@ -1,17 +1,17 @@
 import { type CreateEntitlement, requireCreateEntitlement } from "@/lib/billing/entitlement";
+import * as domainStore from "@/lib/domains/store";
 import { validate } from "@/lib/http/body";
 import { DomainError } from "@/lib/http/errors";
-import { importedLinkBody } from "@/lib/links/schemas";
-import { canonicalCode } from "@/lib/links/slugs";
 import { vetDestination } from "@/lib/links/destination-gate";
 import { publishInvalidation } from "@/lib/links/invalidation";
-import * as domainStore from "@/lib/domains/store";
+import { importedLinkBody } from "@/lib/links/schemas";
 import { createImportedLink, type PreparedLink, prepareLink } from "@/lib/links/service";
+import { canonicalCode } from "@/lib/links/slugs";
 import type { Principal } from "@/lib/workspaces/types";
 import { rowTurn } from "./capacity";
 import type { ImportRow } from "./parser";
-import * as store from "./store";
 import type { EntryOutcome, ImportRecord } from "./store";
+import * as store from "./store";
 
 /** What this job has created so far: by what each created entry stands for, and by link. */
 export type Made = {

@@ -4,13 +4,13 @@ import { DomainError } from "@/lib/http/errors";
 import { enforceImportWriteLimit } from "@/lib/http/write-limit";
 import { log } from "@/lib/log";
 import { announceEvent } from "@/lib/webhooks/outbox";
-import type { Principal } from "@/lib/workspaces/types";
 import { findRole } from "@/lib/workspaces/store";
+import type { Principal } from "@/lib/workspaces/types";
 import { runningJob } from "./capacity";
 import { entryKeys, importEntry, type JobContext, lookupsFor, madeFrom, settledAgainst } from "./entries";
 import { type ImportRow, rowsFromStore } from "./parser";
-import * as store from "./store";
 import type { EntryOutcome, ImportRecord, RowError } from "./store";
+import * as store from "./store";
 import { toImportView } from "./view";
 
 const LEASE_MS = 30_000;

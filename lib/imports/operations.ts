@@ -1,10 +1,10 @@
 import { defineOperation, failure, ok, type ParameterSpec, paymentRequired } from "@/lib/http/operation";
 import {
   IMPORT_FORMATS,
+  importJsonFile,
   importListSchema,
   importReportQuery,
   importReportSchema,
-  importJsonFile,
   importSchema,
   MAX_IMPORT_COLUMNS,
   MAX_IMPORT_NESTING,

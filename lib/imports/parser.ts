@@ -1,8 +1,8 @@
-import { Readable } from "node:stream";
-import { domainToUnicode } from "node:url";
-import { CsvError, parse } from "csv-parse";
 import { DomainError } from "@/lib/http/errors";
 import { withScheme } from "@/lib/links/typed-destination";
+import { CsvError, parse } from "csv-parse";
+import { Readable } from "node:stream";
+import { domainToUnicode } from "node:url";
 import {
   type ImportFormat,
   MAX_IMPORT_COLUMNS,

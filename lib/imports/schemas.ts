@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { isRecordId } from "@/lib/db/random";
 import { nextPageCursor, pageCursor } from "@/lib/http/schemas";
+import { z } from "zod";
 
 export const IMPORT_FORMATS = ["auto", "bitly", "dub", "rebrandly", "shortio", "shlink", "kutt", "generic"] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];

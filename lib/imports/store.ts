@@ -1,5 +1,5 @@
-import type { Prisma } from "@/lib/db/generated/client";
 import { db, type DbClient, transaction } from "@/lib/db/client";
+import type { Prisma } from "@/lib/db/generated/client";
 import { newId } from "@/lib/db/random";
 import { keysetCursor } from "@/lib/http/cursor";
 

@@ -1,12 +1,12 @@
-import { z } from "zod";
 import type { Prisma } from "@/lib/db/generated/client";
 import { keysetCursor } from "@/lib/http/cursor";
 import { storedText } from "@/lib/http/schemas";
+import { nameKey } from "@/lib/tags/store";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
+import { z } from "zod";
 import { shortUrl } from "./present";
 import { ABUSE, ACTIVE, asLinkStatus, type LinkStatus, QUARANTINE } from "./status";
-import { nameKey } from "@/lib/tags/store";
 import { type BrowseFilter, type BrowsePage, browseRows, workspaceDomains } from "./store";
 
 /** Rows per page of the dashboard's table; the cursor pages through any number of links. */

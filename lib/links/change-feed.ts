@@ -1,5 +1,5 @@
-import type { Redis as UpstashRedis } from "@upstash/redis";
 import { SafeToLogError, sharedStoreAnswered, sharedStoreFailed } from "@/lib/shared-store/status";
+import type { Redis as UpstashRedis } from "@upstash/redis";
 
 /**
  * Changes every instance must hear, kept in a Redis stream: Upstash's REST API has no subscriber,

@@ -6,8 +6,8 @@ import { DEFAULT_TAG_COLOR } from "@/lib/tags/schemas";
 import { ensureTags, replaceLinkTags } from "@/lib/tags/store";
 import { type ChangedBy, linkChanged } from "./changes";
 import { allocateSlug } from "./slugs";
-import * as store from "./store";
 import type { LinkRow } from "./store";
+import * as store from "./store";
 
 const SLUG_ATTEMPTS = 8;
 

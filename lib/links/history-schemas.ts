@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { nextPageCursor, pageCursor } from "@/lib/http/schemas";
+import { z } from "zod";
 import { MAX_LIST_SIZE, pageLimit, previewView, routingRuleView, scheduledRepointView } from "./schemas";
 
 /** The kinds of change a link's history records (the same vocabulary as linkChanged's). */

@@ -6,8 +6,8 @@ import type { HistoryDoor, HistoryEntryView, RecordedLink } from "./history-sche
 import { tagNamesOf } from "./present";
 import { previewOf } from "./preview";
 import { storedRules, storedSchedule } from "./routing";
-import * as store from "./store";
 import type { HistoryRow, LinkRow } from "./store";
+import * as store from "./store";
 
 const DEFAULT_PAGE = 50;
 const RECORDED_FIELDS = [

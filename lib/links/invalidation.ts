@@ -1,9 +1,9 @@
-import { EventEmitter } from "node:events";
-import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
 import { config } from "@/lib/config";
 import { processSingleton } from "@/lib/process-singleton";
 import { upstashClient } from "@/lib/shared-store/clients";
+import { Redis } from "ioredis";
+import { randomUUID } from "node:crypto";
+import { EventEmitter } from "node:events";
 import { type ChangeFeed, createChangeFeed } from "./change-feed";
 
 /** A link whose cached copy must be dropped, a custom domain verified or removed, or everything (messages may have been missed). */

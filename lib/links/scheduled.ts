@@ -4,8 +4,8 @@ import { linkChanged } from "./changes";
 import { destinationNow } from "./destinations";
 import { pendingRepoints, storedSchedule } from "./routing";
 import type { ScheduledRepointRun } from "./schemas";
-import * as store from "./store";
 import type { LinkRow } from "./store";
+import * as store from "./store";
 
 /**
  * Writes into the link what its schedule has already made true at `now`: the latest due

@@ -1,11 +1,10 @@
-import { z } from "zod";
 import { isRecordId } from "@/lib/db/random";
 import { nextPageCursor, pageCursor, storedText } from "@/lib/http/schemas";
 import { tagName, tagNames } from "@/lib/tags/schemas";
-import { DEVICES, MAX_RULES, MAX_SCHEDULED, SYSTEMS } from "./routing";
+import { z } from "zod";
 import { PASSWORD_MAX, PASSWORD_MIN } from "./password";
 import { PREVIEW_DESCRIPTION_MAX, PREVIEW_TITLE_MAX } from "./preview";
-import { linkStatusField } from "./status";
+import { DEVICES, MAX_RULES, MAX_SCHEDULED, SYSTEMS } from "./routing";
 import {
   canonicalCode,
   collidingPath,
@@ -15,6 +14,7 @@ import {
   isReserved,
   printedCodeProblem,
 } from "./slugs";
+import { linkStatusField } from "./status";
 
 export const MAX_LIST_SIZE = 200;
 

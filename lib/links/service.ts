@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from "node:util";
 import { type CreateEntitlement, requireCreateEntitlement, requireEditEntitlement } from "@/lib/billing/entitlement";
 import { clock } from "@/lib/clock";
 import { transaction } from "@/lib/db/client";
@@ -10,12 +9,13 @@ import { DEFAULT_TAG_COLOR } from "@/lib/tags/schemas";
 import { ensureTags, nameKey, replaceLinkTags } from "@/lib/tags/store";
 import { can, requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
-import { caseTwinTaken, type CommittedLink, commitLink, slugTaken } from "./commit";
+import { isDeepStrictEqual } from "node:util";
+import { linkChanged } from "./changes";
+import { caseTwinTaken, commitLink, type CommittedLink, slugTaken } from "./commit";
 import { vetDestination } from "./destination-gate";
 import { hashPassword } from "./password";
-import { isOwnPreviewImageUrl, previewImagePath } from "./preview";
-import { linkChanged } from "./changes";
 import { toListItem } from "./present";
+import { isOwnPreviewImageUrl, previewImagePath } from "./preview";
 import {
   currentDestination,
   pendingRepoints,
@@ -25,7 +25,7 @@ import {
   storedSchedule,
 } from "./routing";
 import { foldDueRepoints } from "./scheduled";
-import { createLinkBody, MAX_LIST_SIZE, type CreateLinkInput, type UpdateLinkInput } from "./schemas";
+import { createLinkBody, type CreateLinkInput, MAX_LIST_SIZE, type UpdateLinkInput } from "./schemas";
 import { ABUSE } from "./status";
 import * as store from "./store";
 import { linkCursor, type LinkPosition, type LinkRow } from "./store";

@@ -1,7 +1,7 @@
 import { clock } from "@/lib/clock";
 import { db, type DbClient, transaction } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
 import { isUniqueViolation } from "@/lib/db/errors";
+import { Prisma } from "@/lib/db/generated/client";
 import { newId } from "@/lib/db/random";
 import { keysetCursor, type Position } from "@/lib/http/cursor";
 import type { RoutingRule, ScheduledRepoint } from "./routing";

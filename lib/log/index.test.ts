@@ -1,6 +1,6 @@
+import { processSingleton } from "@/lib/process-singleton";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { processSingleton } from "@/lib/process-singleton";
 import { createLogger, levelFrom, withRequestContext } from "./index";
 
 /** A logger writing into an array of parsed lines. */

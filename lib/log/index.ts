@@ -1,5 +1,5 @@
-import pino, { type DestinationStream, type Logger } from "pino";
 import { processSingleton, requestContext, type RequestContext } from "@/lib/process-singleton";
+import pino, { type DestinationStream, type Logger } from "pino";
 
 export type { Logger } from "pino";
 

@@ -1,16 +1,16 @@
-import { createHash } from "node:crypto";
 import { requireEditEntitlement } from "@/lib/billing/entitlement";
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { DomainError } from "@/lib/http/errors";
 import { destinationNow } from "@/lib/links/destinations";
-import { PREVIEW_DESCRIPTION_MAX, PREVIEW_TITLE_MAX } from "@/lib/links/preview";
 import { toLinkView } from "@/lib/links/present";
+import { PREVIEW_DESCRIPTION_MAX, PREVIEW_TITLE_MAX } from "@/lib/links/preview";
 import { storedSchedule } from "@/lib/links/routing";
 import type { LinkView } from "@/lib/links/schemas";
 import { editLink, findEditableLink, setPreviewImage } from "@/lib/links/service";
 import { INTERNAL_ADDRESS_CODE, outboundGet, vetOutboundUrl } from "@/lib/safety/outbound";
 import type { Principal } from "@/lib/workspaces/types";
+import { createHash } from "node:crypto";
 import { encodeLogo } from "./decode";
 import { MAX_LOGO_UPLOAD_BYTES } from "./limits";
 import { LOGO_UPLOAD_TYPES, type LogoUploadType, MAX_PREVIEW_SIDE } from "./schemas";

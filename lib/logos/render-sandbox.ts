@@ -1,7 +1,7 @@
+import { forkIdle } from "@/lib/idle-process";
 import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { forkIdle } from "@/lib/idle-process";
 
 /** What the renderer is asked to do with one upload (lib/logos/render-process.mjs). */
 export type RenderJob = { bytes: Buffer; format: string; maxSide: number; maxSourcePixels: number; output?: "png" | "jpeg" };

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
+import { createHash } from "node:crypto";
 import type { EncodedLogo } from "./decode";
 
 /** Whose logo: a link's own, or the default of a workspace's links. */

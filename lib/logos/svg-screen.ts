@@ -1,5 +1,5 @@
-import { Parser } from "htmlparser2";
 import { DomainError } from "@/lib/http/errors";
+import { Parser } from "htmlparser2";
 import { rasterSize } from "./raster-header";
 import { MAX_EMBEDDED_IMAGE_BYTES, MAX_EMBEDDED_IMAGE_PIXELS, MAX_SVG_DEPTH, MAX_SVG_ELEMENTS } from "./schemas";
 

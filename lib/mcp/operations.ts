@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { defineOperation, failure } from "@/lib/http/operation";
+import { z } from "zod";
 import { TOOLS } from "./tools";
 
 const jsonRpcMessage = z

@@ -1,6 +1,6 @@
-import { z } from "zod";
-import { describe, expect, it } from "vitest";
 import { defineOperation, failure, ok } from "@/lib/http/operation";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { defineTool, toolSchema } from "./tool";
 
 describe("toolSchema", () => {

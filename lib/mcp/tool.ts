@@ -1,5 +1,3 @@
-import type { CallToolResult, Tool as McpTool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
 import { enforceWriteBudget, recordIdParams, requireScope } from "@/lib/api/route";
 import { validate } from "@/lib/http/body";
 import { DomainError, unauthenticated } from "@/lib/http/errors";
@@ -7,6 +5,8 @@ import type { OperationSpec, ParameterSpec } from "@/lib/http/operation";
 import { INTERNAL_ERROR_MESSAGE } from "@/lib/http/respond";
 import { log } from "@/lib/log";
 import type { Principal } from "@/lib/workspaces/types";
+import type { CallToolResult, Tool as McpTool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 
 /** What a tool call knows: the caller the HTTP request authenticated (null without credentials), that request, and the call's _meta. */
 export type CallContext = { principal: Principal | null; request: Request; meta: Record<string, unknown> | undefined };

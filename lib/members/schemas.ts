@@ -1,7 +1,7 @@
-import { z } from "zod";
 import { normaliseEmail } from "@/lib/auth/email";
 import { epochMilliseconds } from "@/lib/http/schemas";
 import { roleSchema, workspaceMembershipSchema } from "@/lib/workspaces/schemas";
+import { z } from "zod";
 
 export const memberStatusSchema = z.enum(["active", "invited", "expired"]).meta({
   description:

@@ -4,22 +4,22 @@ import { requireInviteEntitlement } from "@/lib/billing/entitlement";
 import { clock, DAY_MS } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { type DbClient, transaction } from "@/lib/db/client";
-import { emailAvailable, EMAIL_NOT_CONFIGURED, type OutgoingEmail, sendEmail } from "@/lib/email";
+import { EMAIL_NOT_CONFIGURED, emailAvailable, type OutgoingEmail, sendEmail } from "@/lib/email";
 import { DomainError, forbidden, notFound } from "@/lib/http/errors";
 import { log } from "@/lib/log";
+import { revokeGrantsOfPerson } from "@/lib/oauth/store";
 import { endpointCreators, type RetiredEndpoints, retireEndpointsOfPerson } from "@/lib/webhooks/departures";
 import { announceEvent } from "@/lib/webhooks/outbox";
-import { revokeGrantsOfPerson } from "@/lib/oauth/store";
 import { can, requirePermission, roleMay } from "@/lib/workspaces/permissions";
 import { findWorkspaceManagers, type WorkspaceManagers } from "@/lib/workspaces/store";
 import type { Principal, Role } from "@/lib/workspaces/types";
 import { invitationEmail, invitationSentence, invitationUrl } from "./invitation-email";
 import { type KeyHolderChange, keyRevokedEmail } from "./key-revoked-email";
 import type { InviteMemberInput } from "./schemas";
-import { webhooksRetiredEmail } from "./webhooks-retired-email";
-import * as store from "./store";
 import type { InvitationRow, MembershipRow } from "./store";
+import * as store from "./store";
 import { hashInvitationToken, newInvitationToken } from "./tokens";
+import { webhooksRetiredEmail } from "./webhooks-retired-email";
 
 type SessionPrincipal = Extract<Principal, { kind: "session" }>;
 

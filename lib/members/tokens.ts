@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import { newSecretToken } from "@/lib/db/random";
+import { createHash } from "node:crypto";
 
 /** 256 random bits, URL-safe: the secret in an invitation link (its shape is checked by the route wrapper). */
 export function newInvitationToken(): string {

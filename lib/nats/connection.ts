@@ -1,4 +1,7 @@
-import { readFile } from "node:fs/promises";
+import { config, type Config } from "@/lib/config";
+import { natsServers } from "@/lib/config/nats";
+import { log } from "@/lib/log";
+import { processSingleton } from "@/lib/process-singleton";
 import {
   connect,
   credsAuthenticator,
@@ -6,10 +9,7 @@ import {
   type NatsConnection,
   type NodeConnectionOptions,
 } from "@nats-io/transport-node";
-import { type Config, config } from "@/lib/config";
-import { natsServers } from "@/lib/config/nats";
-import { log } from "@/lib/log";
-import { processSingleton } from "@/lib/process-singleton";
+import { readFile } from "node:fs/promises";
 
 /** A first connection waits at most this long; after that the client reconnects on its own, forever. */
 const CONNECT_TIMEOUT_MS = 2_000;

@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { epochMilliseconds } from "@/lib/http/schemas";
 import { SCOPES } from "@/lib/http/scopes";
+import { z } from "zod";
 
 /** An OAuth error answer (RFC 6749 §5.2, RFC 7591 §3.2.2): a code clients switch on, and a sentence for a human. */
 export const oauthErrorSchema = z

@@ -1,19 +1,16 @@
-import { OAuthClientMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { clock } from "@/lib/clock";
 import { transaction } from "@/lib/db/client";
 import { isRecordId } from "@/lib/db/random";
 import { DomainError, forbidden, notFound } from "@/lib/http/errors";
 import { storedText } from "@/lib/http/schemas";
 import { parseScopes, type Scope, SCOPE_WORDING, SCOPES } from "@/lib/http/scopes";
-import { z } from "zod";
 import { can, roleMayGrant } from "@/lib/workspaces/permissions";
 import { findRole, userMemberships } from "@/lib/workspaces/store";
 import type { Principal, Role } from "@/lib/workspaces/types";
+import { OAuthClientMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { z } from "zod";
 import { issuer, resourceUrl } from "./metadata";
 import type { authorizationQuerySchema, OAuthErrorBody, registeredClientSchema, tokenFormSchema } from "./schemas";
-
-type AuthorizationQuery = z.output<typeof authorizationQuerySchema>;
-type TokenForm = z.output<typeof tokenFormSchema>;
 import * as store from "./store";
 import {
   ACCESS_TOKEN_SECONDS,
@@ -27,6 +24,9 @@ import {
   secretHash,
   verifierMatches,
 } from "./tokens";
+
+type AuthorizationQuery = z.output<typeof authorizationQuerySchema>;
+type TokenForm = z.output<typeof tokenFormSchema>;
 
 /** A refusal in OAuth's words: its status, and the body every OAuth client reads. */
 export type OAuthRefusal = { ok: false; status: 400 | 401; body: OAuthErrorBody };

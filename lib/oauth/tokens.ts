@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { constantTimeEqual } from "@/lib/auth/api-keys";
 import { BASE62, randomString } from "@/lib/db/random";
+import { createHash } from "node:crypto";
 
 /** How long each secret counts. An access token is short-lived; its refresh token is replaced at each use. */
 export const ACCESS_TOKEN_SECONDS = 15 * 60;

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { HTTP_METHODS } from "@/lib/http/operation";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type ApiDocument, type ApiOperation, type JsonSchema, openApiDocument } from "./document";
 
 let document: ApiDocument;

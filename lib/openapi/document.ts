@@ -1,3 +1,35 @@
+import * as abuse from "@/lib/abuse/operations";
+import * as analytics from "@/lib/analytics/operations";
+import * as billing from "@/lib/billing/operations";
+import { config } from "@/lib/config";
+import * as domains from "@/lib/domains/operations";
+import * as escrow from "@/lib/escrow/operations";
+import * as linkExports from "@/lib/exports/operations";
+import * as health from "@/lib/health/operations";
+import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
+import {
+  type AuthMode,
+  failure,
+  type HttpMethod,
+  type OperationSpec,
+  RATE_LIMIT_HEADERS,
+  type ResponseSpec,
+} from "@/lib/http/operation";
+import { SCOPE_WORDING } from "@/lib/http/scopes";
+import * as imports from "@/lib/imports/operations";
+import * as links from "@/lib/links/operations";
+import * as logos from "@/lib/logos/operations";
+import * as mcp from "@/lib/mcp/operations";
+import * as members from "@/lib/members/operations";
+import * as oauth from "@/lib/oauth/operations";
+import { paymentDiscovery } from "@/lib/payments/gateway";
+import * as payments from "@/lib/payments/operations";
+import * as qr from "@/lib/qr/operations";
+import * as resolution from "@/lib/resolution/operations";
+import * as tags from "@/lib/tags/operations";
+import * as utm from "@/lib/utm/operations";
+import * as webhooks from "@/lib/webhooks/operations";
+import * as workspaces from "@/lib/workspaces/operations";
 import type {
   HeaderObject,
   OpenAPIObject,
@@ -12,39 +44,7 @@ import type {
   TagObject,
 } from "openapi3-ts/oas31";
 import { z } from "zod";
-import * as abuse from "@/lib/abuse/operations";
-import * as analytics from "@/lib/analytics/operations";
-import * as billing from "@/lib/billing/operations";
-import * as domains from "@/lib/domains/operations";
-import * as escrow from "@/lib/escrow/operations";
-import * as linkExports from "@/lib/exports/operations";
-import * as health from "@/lib/health/operations";
-import * as imports from "@/lib/imports/operations";
-import { config } from "@/lib/config";
-import { MAX_JSON_BODY_BYTES } from "@/lib/http/body";
-import { SCOPE_WORDING } from "@/lib/http/scopes";
-import {
-  type AuthMode,
-  type HttpMethod,
-  failure,
-  type OperationSpec,
-  RATE_LIMIT_HEADERS,
-  type ResponseSpec,
-} from "@/lib/http/operation";
-import * as links from "@/lib/links/operations";
-import * as logos from "@/lib/logos/operations";
-import * as mcp from "@/lib/mcp/operations";
 import * as meta from "./operations";
-import * as members from "@/lib/members/operations";
-import * as oauth from "@/lib/oauth/operations";
-import { paymentDiscovery } from "@/lib/payments/gateway";
-import * as payments from "@/lib/payments/operations";
-import * as qr from "@/lib/qr/operations";
-import * as resolution from "@/lib/resolution/operations";
-import * as tags from "@/lib/tags/operations";
-import * as utm from "@/lib/utm/operations";
-import * as webhooks from "@/lib/webhooks/operations";
-import * as workspaces from "@/lib/workspaces/operations";
 
 export const API_VERSION = "2026-08-21";
 

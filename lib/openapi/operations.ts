@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { defineOperation } from "@/lib/http/operation";
+import { z } from "zod";
 
 export const getOpenApiDocument = defineOperation({
   method: "get",

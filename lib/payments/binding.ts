@@ -1,7 +1,7 @@
-import { formatUnits, isAddressEqual, isAddress } from "viem";
+import type { PaymentSettings } from "@/lib/config/payments";
+import { formatUnits, isAddress, isAddressEqual } from "viem";
 import { purchaseBinding } from "./gateway";
 import { ASK_AGAIN } from "./responses";
-import type { PaymentSettings } from "@/lib/config/payments";
 import type { PaymentCredential, Purchase } from "./types";
 
 /**

@@ -1,7 +1,7 @@
+import { authorizationScheme } from "@/lib/http/authorization";
 import { Credential, Mcp, PaymentRequest } from "mppx";
 import { getAddress, isAddress } from "viem";
 import { z } from "zod";
-import { authorizationScheme } from "@/lib/http/authorization";
 import { sha256 } from "./gateway";
 import type { CredentialReading, PaymentCredential, PaymentTerms } from "./types";
 

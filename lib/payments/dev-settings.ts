@@ -1,9 +1,9 @@
-import { randomBytes } from "node:crypto";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { config, settleConfig } from "@/lib/config";
-import { log } from "@/lib/log";
 import { readOrCreateDevValue } from "@/lib/config/dev-values";
 import { atomicAmount } from "@/lib/config/payments";
+import { log } from "@/lib/log";
+import { randomBytes } from "node:crypto";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 
 /**
  * Checks the price against the asset at start, and outside production fills in what machine

@@ -1,8 +1,9 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { findReplaySeal, forgetReplaySeals, mintReplayableApiKey } from "@/lib/auth/store";
 import { clock } from "@/lib/clock";
 import { transaction } from "@/lib/db/client";
 import { commitLink, type LinkDraft } from "@/lib/links/commit";
+import type { PaidLink } from "@/lib/links/schemas";
+import { setTimeout as sleep } from "node:timers/promises";
 import { bindingMismatch } from "./binding";
 import { charge, FACILITATOR_TIMEOUT_MS, sha256 } from "./gateway";
 import {
@@ -15,11 +16,10 @@ import {
   stillSettling,
   toPaidLink,
 } from "./responses";
-import type { PaidLink } from "@/lib/links/schemas";
 import { openApiKey, sealApiKey } from "./seal";
 import { paymentSettings } from "./settings";
-import * as store from "./store";
 import type { PaymentRow } from "./store";
+import * as store from "./store";
 import type { PaymentCredential, Purchase } from "./types";
 
 const PENDING_POLL_MS = 100;

@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
+import { config, type Config } from "@/lib/config";
+import { configuredPaymentSettings, type PaymentSettings } from "@/lib/config/payments";
+import { processSingleton } from "@/lib/process-singleton";
 import { generate } from "mppx/discovery";
 import { Mppx, evm } from "mppx/server";
-import { config, type Config } from "@/lib/config";
-import { processSingleton } from "@/lib/process-singleton";
-import { configuredPaymentSettings, type PaymentSettings } from "@/lib/config/payments";
+import { createHash } from "node:crypto";
 import { paymentSettings } from "./settings";
 import type { Purchase } from "./types";
 

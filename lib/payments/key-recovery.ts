@@ -1,13 +1,12 @@
-import { type Hex, verifyMessage } from "viem";
-import { parseSiweMessage } from "viem/siwe";
 import { replaceWorkspaceKey } from "@/lib/auth/store";
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
 import { BASE62, randomString } from "@/lib/db/random";
 import { DomainError, notFound, unauthenticated } from "@/lib/http/errors";
+import { type Hex, verifyMessage } from "viem";
+import { parseSiweMessage } from "viem/siwe";
 import type { RecoverKeyInput, RecoveryNonce } from "./schemas";
-import { consumeNonce, forgetExpiredNonces, storeNonce } from "./store";
-import { findMachineAccount, payerDidOf } from "./store";
+import { consumeNonce, findMachineAccount, forgetExpiredNonces, payerDidOf, storeNonce } from "./store";
 
 const NONCE_LIFETIME_MS = 10 * 60_000;
 const NONCE_LENGTH = 32;

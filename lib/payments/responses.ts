@@ -1,13 +1,13 @@
-import { Receipt } from "mppx";
+import type { PaymentSettings } from "@/lib/config/payments";
 import { DomainError } from "@/lib/http/errors";
 import { paymentRequiredResponse } from "@/lib/http/payment-required";
 import { json } from "@/lib/http/respond";
 import { toLinkView } from "@/lib/links/present";
-import type { LinkRow } from "@/lib/links/store";
-import { charge } from "./gateway";
-import type { PaymentSettings } from "@/lib/config/payments";
-import { paymentSettings } from "./settings";
 import type { PaidLink } from "@/lib/links/schemas";
+import type { LinkRow } from "@/lib/links/store";
+import { Receipt } from "mppx";
+import { charge } from "./gateway";
+import { paymentSettings } from "./settings";
 import type { Purchase } from "./types";
 
 /** The headers a paid answer carries: Payment-Receipt (MPP), and PAYMENT-RESPONSE when x402 paid. */

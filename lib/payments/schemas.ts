@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { epochMilliseconds } from "@/lib/http/schemas";
+import { z } from "zod";
 
 export const recoveryNonceSchema = z
   .object({

@@ -1,8 +1,8 @@
-import { getAddress } from "viem";
 import { clock } from "@/lib/clock";
 import { db, type DbClient } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client";
 import { newId } from "@/lib/db/random";
+import { getAddress } from "viem";
 import type { PaymentCredential } from "./types";
 
 export type PaymentRow = {

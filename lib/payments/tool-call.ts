@@ -1,7 +1,7 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { Challenge, Credential, Mcp, Receipt } from "mppx";
 import type { PaymentRequired } from "@/lib/http/payment-required";
 import type { CreateLinkInput, PaidLink } from "@/lib/links/schemas";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Challenge, Credential, Mcp, Receipt } from "mppx";
 import { readToolCallCredential } from "./credential";
 import { buyLinkWith } from "./purchase";
 

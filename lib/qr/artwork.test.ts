@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { readIncomingQuery } from "@/lib/resolution/destination-query";
+import { describe, expect, it } from "vitest";
 import { artworkEtag, artworkFileName, levelFor, scanUrl } from "./artwork";
 import { DEFAULT_QR_DESIGN, qrDesignBody, qrQuery } from "./schemas";
 

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { etagOf } from "@/lib/http/download";
 import { QR_PARAM } from "@/lib/resolution/destination-query";
+import { createHash } from "node:crypto";
 import type { QrDesign, QrFormat, QrLevel } from "./schemas";
 
 export { levelFor } from "./levels";

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { DomainError } from "@/lib/http/errors";
+import { describe, expect, it } from "vitest";
 import { contrastRatio, relativeLuminance, requireScannableColours } from "./contrast";
 
 function refusal(fg: string, bg: string): DomainError | null {

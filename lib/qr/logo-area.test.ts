@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { correctablePerBlock, ecBlocks, maxLogoModules, MAX_LOGO_SHARE_OF_SIDE, versionOf, worstBlockDamage } from "./logo-area";
+import { correctablePerBlock, ecBlocks, MAX_LOGO_SHARE_OF_SIDE, maxLogoModules, versionOf, worstBlockDamage } from "./logo-area";
 
 describe("the logo's area bound", () => {
   it("reads the version from the modules per side", () => {

@@ -1,6 +1,6 @@
+import { colourAt, countNear, decodeQr, pixelsOf } from "@/tests/support/images";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { colourAt, countNear, decodeQr, pixelsOf } from "@/tests/support/images";
 import { levelFor, scanUrl } from "./artwork";
 import { renderArtwork, type ArtworkSpec } from "./render";
 import type { QrLevel } from "./schemas";

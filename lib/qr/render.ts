@@ -1,6 +1,6 @@
-import sharp from "sharp";
 import { DomainError } from "@/lib/http/errors";
 import { processSingleton } from "@/lib/process-singleton";
+import sharp from "sharp";
 import { maxLogoModules } from "./logo-area";
 import type { QrFormat, QrLevel } from "./schemas";
 

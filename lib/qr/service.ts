@@ -1,4 +1,3 @@
-import { LRUCache } from "lru-cache";
 import type { Download } from "@/lib/http/download";
 import { notFound } from "@/lib/http/errors";
 import { enforceReadBudget, type ReadBudget } from "@/lib/http/write-limit";
@@ -9,6 +8,7 @@ import { type LogoInfo, type LogoOwner, logoStorage } from "@/lib/logos/store";
 import { processSingleton } from "@/lib/process-singleton";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
+import { LRUCache } from "lru-cache";
 import { artworkEtag, artworkFileName, levelFor, scanUrl } from "./artwork";
 import { requireScannableColours } from "./contrast";
 import { renderArtwork } from "./render";

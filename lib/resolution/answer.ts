@@ -1,3 +1,5 @@
+import { shortUrl } from "@/lib/links/present";
+import { codePath } from "@/lib/links/slugs";
 import {
   abuseWarningPage,
   formRefusedPage,
@@ -7,10 +9,8 @@ import {
   shortLinksOnlyPage,
   unavailablePage,
 } from "./pages";
-import { shortUrl } from "@/lib/links/present";
 import { PASS_COOKIE, PASS_LIFETIME_SECONDS } from "./password-gate";
 import type { Answer, Outcome, Visit } from "./types";
-import { codePath } from "@/lib/links/slugs";
 
 /** A redirect may be repointed at any time, so nothing may keep the old destination. */
 const COMMON_HEADERS = {

@@ -1,10 +1,10 @@
 import { scanBuffer } from "@/lib/analytics/scans";
 import { config } from "@/lib/config";
-import { processSingleton } from "@/lib/process-singleton";
 import type { DomainDestinations } from "@/lib/domains/store";
 import { lookUpCustomDomain, lookUpVerifiedHost } from "@/lib/domains/verified-hosts";
 import { hearInvalidations, invalidationsHeard } from "@/lib/links/invalidation";
 import { canonicalCode, collidingPath, isLookupCode, isReserved } from "@/lib/links/slugs";
+import { processSingleton } from "@/lib/process-singleton";
 import { isIpLiteral } from "@/lib/safety/addresses";
 import { answerFor, shortLinksOnlyAnswer } from "./answer";
 import { mergeQuery, readIncomingQuery } from "./destination-query";

@@ -1,5 +1,5 @@
-import type { Verdict } from "@/lib/safety/verdict";
 import type { Holder } from "@/lib/links/destinations";
+import type { Verdict } from "@/lib/safety/verdict";
 import type { LinkVerdict } from "./link-verdict";
 import { blockForAbuse } from "./store";
 

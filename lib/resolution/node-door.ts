@@ -1,5 +1,6 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { log } from "@/lib/log";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { formRefusedAnswer } from "./answer";
 import {
   applicationRefusal,
   applicationRefusalNow,
@@ -12,7 +13,6 @@ import {
   withFormPassword,
   type DoorRequest,
 } from "./door";
-import { formRefusedAnswer } from "./answer";
 import type { Answer } from "./types";
 import { sendAnswer } from "./write-answer";
 

@@ -1,6 +1,6 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
 import { visitorAddress } from "@/lib/analytics/visitors";
 import { clientNetwork, keyedHash } from "@/lib/http/client-address";
+import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Outcome, ResolvedLink, Visit } from "./types";
 
 /** The cookie that spares a visitor a second entry: one per code (its Path), signed, short-lived. */

@@ -1,5 +1,6 @@
 import { clock } from "@/lib/clock";
 import { storedRules, storedSchedule } from "@/lib/links/routing";
+import { ACTIVE } from "@/lib/links/status";
 import { safetyChecker } from "@/lib/safety/instance";
 import type { Verdict } from "@/lib/safety/verdict";
 import { blockForVerdict } from "./link-status";
@@ -14,7 +15,6 @@ import {
   quarantinedLinksDue,
   type ReleasePolicy,
 } from "./store";
-import { ACTIVE } from "@/lib/links/status";
 
 export type RecheckOptions = { quarantinedLimit: number; activeSample: number };
 

@@ -1,15 +1,15 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { hashPassword, verifyPassword } from "@/lib/links/password";
 import { ABUSE, ACTIVE, QUARANTINE } from "@/lib/links/status";
 import type { Verdict } from "@/lib/safety/verdict";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { answerFor } from "./answer";
 import { DatabaseTrouble } from "./database-trouble";
 import { LinkCache } from "./link-cache";
-import { compileRules, preferredLanguage } from "./rules";
+import { holdsPass, PASS_COOKIE } from "./password-gate";
 import { type ResolutionDeps, resolveFromMemory, resolveVisit } from "./resolve";
+import { compileRules, preferredLanguage } from "./rules";
 import type { ReleasePolicy } from "./store";
 import type { ResolvedLink, Visit } from "./types";
-import { hashPassword, verifyPassword } from "@/lib/links/password";
-import { answerFor } from "./answer";
-import { holdsPass, PASS_COOKIE } from "./password-gate";
 
 const GUESSES = 3;
 

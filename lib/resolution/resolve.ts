@@ -1,18 +1,18 @@
 import type { Clock } from "@/lib/clock";
 import { withDeadline } from "@/lib/deadline";
-import type { Verdict } from "@/lib/safety/verdict";
-import type { CachedChecker } from "@/lib/safety/verdict-cache";
-import { mergeQuery } from "./destination-query";
-import { verdictAbuseReason } from "./link-status";
-import { checkLink } from "./link-verdict";
-import type { DatabaseTrouble } from "./database-trouble";
-import { cacheKey, type LinkCache } from "./link-cache";
-import type { ReleasePolicy } from "./store";
 import { destinationsOf } from "@/lib/links/destinations";
 import { ABUSE, QUARANTINE } from "@/lib/links/status";
-import { type Granted, passwordGate, passwordGateFromMemory, type PasswordDeps } from "./password-gate";
+import type { Verdict } from "@/lib/safety/verdict";
+import type { CachedChecker } from "@/lib/safety/verdict-cache";
 import { isPreviewCrawler } from "./crawlers";
+import type { DatabaseTrouble } from "./database-trouble";
+import { mergeQuery } from "./destination-query";
+import { cacheKey, type LinkCache } from "./link-cache";
+import { verdictAbuseReason } from "./link-status";
+import { checkLink } from "./link-verdict";
+import { passwordGate, passwordGateFromMemory, type Granted, type PasswordDeps } from "./password-gate";
 import { countryLookupPending, routeOf } from "./rules";
+import type { ReleasePolicy } from "./store";
 import type { Outcome, ResolvedLink, Route, Visit } from "./types";
 
 /** Everything resolution touches, injected so both doors and the tests share one core. */

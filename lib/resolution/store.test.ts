@@ -1,8 +1,8 @@
-import { describe, expect, it } from "vitest";
 import { pool } from "@/lib/db/pool";
 import { newId, randomString } from "@/lib/db/random";
-import { ACTIVE, QUARANTINE } from "@/lib/links/status";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
+import { ACTIVE, QUARANTINE } from "@/lib/links/status";
+import { describe, expect, it } from "vitest";
 import { FIND_LINKS, findLink } from "./store";
 
 async function seedLinks(count: number, host: string | null): Promise<{ slug: string; destination: string }[]> {

@@ -1,16 +1,16 @@
 import { clock } from "@/lib/clock";
-import { processSingleton } from "@/lib/process-singleton";
 import { db, transaction } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/client";
 import { pool } from "@/lib/db/pool";
 import { replicaMayMissCommitsForMs, usableReplicaPool } from "@/lib/db/replica";
-import { LRUCache } from "lru-cache";
-import { Prisma } from "@/lib/db/generated/client";
+import { type ChangedBy, linkChanged } from "@/lib/links/changes";
 import { previewOf, type StoredPreview } from "@/lib/links/preview";
 import { storedRules, storedSchedule } from "@/lib/links/routing";
-import type pg from "pg";
-import { type ChangedBy, linkChanged } from "@/lib/links/changes";
-import { findLinkForUpdate, readLink } from "@/lib/links/store";
 import { ABUSE, ACTIVE, asLinkStatus, type LinkStatus, QUARANTINE, quarantineEntry } from "@/lib/links/status";
+import { findLinkForUpdate, readLink } from "@/lib/links/store";
+import { processSingleton } from "@/lib/process-singleton";
+import { LRUCache } from "lru-cache";
+import type pg from "pg";
 import { compileRules } from "./rules";
 import type { ResolvedLink } from "./types";
 

@@ -1,7 +1,7 @@
 import type { VisitorFacts } from "@/lib/analytics/types";
+import type { DomainDestinations } from "@/lib/domains/store";
 import type { ScheduledRepoint } from "@/lib/links/routing";
 import type { LinkStatus } from "@/lib/links/status";
-import type { DomainDestinations } from "@/lib/domains/store";
 
 /** A routing rule made ready for visits when its link is cached: each named condition a set, the rest null (any value). */
 export type CompiledRule = {

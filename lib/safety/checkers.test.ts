@@ -1,10 +1,10 @@
+import { startFakeDnsServer, type FakeDnsServer } from "@/tests/support/fake-dns-server";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeDnsServer, type FakeDnsServer } from "@/tests/support/fake-dns-server";
 import {
   createCompositeChecker,
   createDefaultChecker,

@@ -5,10 +5,10 @@ import { createHeuristicChecker } from "./heuristics";
 import type { SafetyChecker, Verdict } from "./verdict";
 import { createWebRiskChecker } from "./web-risk";
 
-export type { SafetyChecker, Threat, UnknownReason, Verdict } from "./verdict";
 export { createBlocklistChecker, lookupExpressions, parseBlocklist } from "./blocklist";
 export { createDnsSafetyChecker } from "./dns-checker";
 export { createHeuristicChecker } from "./heuristics";
+export type { SafetyChecker, Threat, UnknownReason, Verdict } from "./verdict";
 export { createWebRiskChecker } from "./web-risk";
 
 export type DefaultCheckerOptions = {

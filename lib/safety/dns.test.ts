@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeDnsServer, type FakeDnsServer } from "@/tests/support/fake-dns-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDnsChecker, type DnsChecker } from "./dns";
 import { createDnsSafetyChecker } from "./dns-checker";
 

@@ -1,8 +1,8 @@
 import { config } from "@/lib/config";
 import { processSingleton } from "@/lib/process-singleton";
+import type { SafetyChecker } from "./checkers";
 import { createDefaultChecker, createRulesChecker, type DefaultCheckerOptions } from "./checkers";
 import { isServedCustomDomain } from "./served-hosts";
-import type { SafetyChecker } from "./checkers";
 
 function checkerOptions(): DefaultCheckerOptions {
   const { SAFETY_BLOCKLIST_FILE, DNS_RESOLVER, WEB_RISK_API_KEY, SHORT_BASE_URL, BASE_URL } = config();

@@ -1,9 +1,9 @@
+import { config } from "@/lib/config";
+import ipaddr from "ipaddr.js";
+import { Resolver } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import { Resolver } from "node:dns/promises";
-import ipaddr from "ipaddr.js";
-import { config } from "@/lib/config";
 import { isIpLiteral } from "./addresses";
 import { checkDestination, isInternalAddress, normaliseDestination } from "./destination";
 

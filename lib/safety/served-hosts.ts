@@ -1,7 +1,7 @@
-import { LRUCache } from "lru-cache";
 import { clock } from "@/lib/clock";
 import { withDeadline } from "@/lib/deadline";
 import { processSingleton } from "@/lib/process-singleton";
+import { LRUCache } from "lru-cache";
 import { isVerifiedHostname } from "./store";
 
 /** A newly verified domain counts within this long; destinations already on it were refused or accepted before it was ours. */

@@ -1,5 +1,5 @@
-import { LRUCache } from "lru-cache";
 import type { Clock } from "@/lib/clock";
+import { LRUCache } from "lru-cache";
 import type { SafetyChecker, Verdict } from "./verdict";
 
 const MAX_CACHED_VERDICTS = 50_000;

@@ -1,7 +1,7 @@
-import { Redis as UpstashRedis } from "@upstash/redis";
-import type { Redis as Ioredis } from "ioredis";
 import { config } from "@/lib/config";
 import { processSingleton } from "@/lib/process-singleton";
+import { Redis as UpstashRedis } from "@upstash/redis";
+import type { Redis as Ioredis } from "ioredis";
 import { createFailFastIoredis } from "./ioredis";
 import { SafeToLogError, type SharedStoreKind } from "./status";
 

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { storedText } from "@/lib/http/schemas";
+import { z } from "zod";
 
 export const TAG_NAME_MAX = 40;
 export const MAX_TAGS_PER_LINK = 10;

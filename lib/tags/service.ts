@@ -1,10 +1,10 @@
-import { DomainError, notFound } from "@/lib/http/errors";
 import { isRecordId } from "@/lib/db/random";
+import { DomainError, notFound } from "@/lib/http/errors";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
-import { type CreateTagInput, DEFAULT_TAG_COLOR, type TagView, TAG_COLORS, type UpdateTagInput } from "./schemas";
-import * as store from "./store";
+import { type CreateTagInput, DEFAULT_TAG_COLOR, TAG_COLORS, type TagView, type UpdateTagInput } from "./schemas";
 import type { TagRow } from "./store";
+import * as store from "./store";
 
 export const TAG_NOT_FOUND = "No tag with this id exists in this workspace.";
 

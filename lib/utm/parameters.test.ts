@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { normaliseDestination } from "@/lib/safety/destination";
+import { describe, expect, it } from "vitest";
 import { NO_UTM, utmFromForm, utmOf, withUtm } from "./parameters";
 
 describe("the UTM part of a destination", () => {

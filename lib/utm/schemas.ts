@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { storedText } from "@/lib/http/schemas";
+import { z } from "zod";
 import { TEMPLATE_NAME_MAX, UTM_FIELDS, UTM_VALUE_MAX } from "./parameters";
 
 /** Templates a workspace keeps at most: a list people choose from, not a store. */

@@ -4,8 +4,8 @@ import { can, requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { NO_UTM, UTM_FIELDS } from "./parameters";
 import { type CreateUtmTemplateInput, MAX_TEMPLATES, type UtmTemplateView } from "./schemas";
-import * as store from "./store";
 import type { TemplateRow } from "./store";
+import * as store from "./store";
 
 export async function listUtmTemplates(principal: Principal): Promise<{ templates: UtmTemplateView[] }> {
   requirePermission(principal, "links.read", "Your role in this workspace does not allow reading UTM templates.");

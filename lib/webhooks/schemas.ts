@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { epochMilliseconds, storedText } from "@/lib/http/schemas";
+import { z } from "zod";
 import { EVENT_TYPES } from "./events";
 
 export const MAX_WEBHOOKS_PER_WORKSPACE = 20;

@@ -1,5 +1,5 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { config } from "@/lib/config";
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 
 const SECRET_PREFIX = "whsec_";
 /** 32 random bytes: within the 24 to 64 the Standard Webhooks specification asks of a secret. */

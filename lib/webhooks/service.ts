@@ -17,8 +17,8 @@ import {
   type WebhookView,
 } from "./schemas";
 import { newSigningSecret, sealSecret, unsealSecret } from "./secret";
-import * as store from "./store";
 import type { AttemptLogRow, WebhookRow } from "./store";
+import * as store from "./store";
 
 const MANAGE_REFUSED = "Your role does not allow managing webhooks: owners, admins and the workspace's API key may.";
 const WEBHOOK_NOT_FOUND = "No webhook with this id exists in this workspace.";

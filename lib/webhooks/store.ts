@@ -1,7 +1,7 @@
-import type pg from "pg";
 import { clock } from "@/lib/clock";
 import { db, type DbClient, transaction } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
+import type pg from "pg";
 import type { EventType } from "./events";
 
 const WEBHOOK_COLUMNS = {

@@ -1,12 +1,12 @@
 import { clock } from "@/lib/clock";
 import { log } from "@/lib/log";
 import { sendMessage } from "./delivery";
-import { RETRY_DELAYS_MS } from "./retries";
 import { noticeDisabledWebhook } from "./disabled-notice";
+import { RETRY_DELAYS_MS } from "./retries";
 import type { WebhookRunTotals } from "./schemas";
 import { unsealSecret } from "./secret";
-import * as store from "./store";
 import type { ClaimedDelivery } from "./store";
+import * as store from "./store";
 
 /** Deliveries one round of a pass claims; a pass claims round after round while they come full. */
 const CLAIM_BATCH = 20;

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { epochMilliseconds, storedText } from "@/lib/http/schemas";
+import { z } from "zod";
 import { carriesAddress, NAME_CARRIES_ADDRESS } from "./names";
 
 export const roleSchema = z.enum(["owner", "admin", "member", "viewer"]).meta({

@@ -1,8 +1,8 @@
-import type { Adapter, AdapterAccount, AdapterUser } from "next-auth/adapters";
 import { normaliseEmail } from "@/lib/auth/email";
 import type { SessionIdentity } from "@/lib/auth/session-tokens";
 import { clock } from "@/lib/clock";
 import { config } from "@/lib/config";
+import type { Adapter, AdapterAccount, AdapterUser } from "next-auth/adapters";
 import * as store from "./store";
 import type { Principal } from "./types";
 

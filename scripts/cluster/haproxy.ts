@@ -1,8 +1,8 @@
+import { stopChild } from "@/server/child-process";
 import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { waitForPort } from "./nats";
-import { stopChild } from "@/server/child-process";
 
 export type LoadBalancer = { url: string; stop(): Promise<void> };
 

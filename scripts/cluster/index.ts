@@ -1,13 +1,13 @@
+import { migrate } from "@/lib/db/migrate";
+import { ensureFreshBuild, freePort, startApp } from "@/server/app-process";
+import { stopChild } from "@/server/child-process";
 import { spawn } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { migrate } from "@/lib/db/migrate";
-import { ensureFreshBuild, freePort, startApp } from "@/server/app-process";
 import { startLoadBalancer } from "./haproxy";
 import { startNatsCluster, waitForPort, type NatsCluster } from "./nats";
-import { postgresBinDir, startOwnPrimary, startStreamingReplica, type OwnPostgres } from "./postgres";
-import { stopChild } from "@/server/child-process";
 import type { ClusterPorts } from "./ports";
+import { postgresBinDir, startOwnPrimary, startStreamingReplica, type OwnPostgres } from "./postgres";
 import { ensureCommands } from "./processes";
 import { supervise } from "./supervisor";
 

@@ -1,10 +1,10 @@
+import { freePort } from "@/server/app-process";
+import { stopChild } from "@/server/child-process";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { connect as connectTcp } from "node:net";
 import path from "node:path";
-import { freePort } from "@/server/app-process";
-import { stopChild } from "@/server/child-process";
 import { NATS_NODES } from "./ports";
 
 /** NATS servers clustered on loopback, each with JetStream on its own disk directory. */

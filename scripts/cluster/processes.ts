@@ -1,5 +1,5 @@
-import { spawnSync } from "node:child_process";
 import { log } from "@/lib/log";
+import { spawnSync } from "node:child_process";
 
 const onPath = (command: string) => spawnSync("sh", ["-c", `command -v ${command}`]).status === 0;
 

@@ -1,7 +1,7 @@
+import { stopChild } from "@/server/child-process";
+import { eventually } from "@/tests/support/scan-stream";
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { eventually } from "@/tests/support/scan-stream";
-import { stopChild } from "@/server/child-process";
 import { supervise, type Supervisable } from "./supervisor";
 
 /** A process that runs until it is killed, as the supervisor sees an instance. */

@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { log } from "@/lib/log";
+import { setTimeout as sleep } from "node:timers/promises";
 
 /** A process a supervisor can watch: its id, a promise of its end, and how to end it. */
 export type Supervisable = { pid: number; exited: Promise<unknown>; stop(): Promise<unknown> };

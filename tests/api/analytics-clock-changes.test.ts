@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
-import { describe, expect, it } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
 import { writeScanBatch } from "@/lib/analytics/store/append";
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
 import { scanRow } from "../support/analytics";
 import { call, newUser } from "../support/api";
 

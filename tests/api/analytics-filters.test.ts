@@ -1,11 +1,11 @@
-import { describe, expect, it } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
 import { writeScanBatch } from "@/lib/analytics/store/append";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
-import { seededRandom } from "../support/random";
+import { describe, expect, it } from "vitest";
 import { createLink, report } from "../support/analytics";
 import { call, newUser } from "../support/api";
+import { seededRandom } from "../support/random";
 
 /**
  * Visitors as the writer sees them: an address and browser, so one country, device, browser and OS

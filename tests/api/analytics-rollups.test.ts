@@ -1,19 +1,19 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
 import { scanRetentionJob } from "@/lib/analytics/jobs";
-import { startJob } from "@/lib/schedule";
 import { applyScanRetention } from "@/lib/analytics/service";
-import { closeScanDays } from "@/lib/analytics/store/fold";
-import { DAY, DIMENSIONS, MONTH, QUARTER } from "@/lib/analytics/store/rollups";
-import { pruneScanData } from "@/lib/analytics/store/partitions";
 import { writeScanBatch } from "@/lib/analytics/store/append";
+import { closeScanDays } from "@/lib/analytics/store/fold";
+import { pruneScanData } from "@/lib/analytics/store/partitions";
+import { DAY, DIMENSIONS, MONTH, QUARTER } from "@/lib/analytics/store/rollups";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
-import { seededRandom } from "../support/random";
+import { startJob } from "@/lib/schedule";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLink, report } from "../support/analytics";
 import { call, newUser, type TestUser } from "../support/api";
+import { seededRandom } from "../support/random";
 
 const COUNTRIES = ["AU", "NZ", "GB", null];
 

@@ -1,5 +1,3 @@
-import { NextRequest, type NextFetchEvent } from "next/server";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scanBuffer } from "@/lib/analytics/scans";
 import { writeScanBatch } from "@/lib/analytics/store/append";
 import { setClock } from "@/lib/clock";
@@ -8,6 +6,8 @@ import { db } from "@/lib/db/client";
 import { behindFrontDoor } from "@/lib/http/client-address";
 import { resetResolutionRuntime } from "@/lib/resolution/runtime";
 import { proxy } from "@/proxy";
+import { NextRequest, type NextFetchEvent } from "next/server";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
 import { visit } from "../support/visits";
 

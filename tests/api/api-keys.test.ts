@@ -1,11 +1,11 @@
-import pg from "pg";
-import { describe, expect, it } from "vitest";
-import { mintApiKey } from "@/lib/auth/store";
-import { rotateKeyAsOwner } from "@/lib/workspaces/api-key";
-import type { Principal } from "@/lib/workspaces/types";
 import { generateApiKey, hasValidFormat, hashApiKey } from "@/lib/auth/api-keys";
+import { mintApiKey } from "@/lib/auth/store";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
+import { rotateKeyAsOwner } from "@/lib/workspaces/api-key";
+import type { Principal } from "@/lib/workspaces/types";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser } from "../support/api";
 
 async function claim(token: string) {

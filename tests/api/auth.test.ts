@@ -1,11 +1,11 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { exportJWK, generateKeyPair, SignJWT } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mintSessionToken } from "@/lib/auth/session-tokens";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
-import { mintSessionToken } from "@/lib/auth/session-tokens";
 import { NOT_A_MEMBER_MESSAGE, UNAUTHENTICATED_MESSAGE } from "@/lib/http/errors";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser, sessionFor } from "../support/api";
 
 const secret = () => new TextEncoder().encode(process.env.AUTH_SECRET!);

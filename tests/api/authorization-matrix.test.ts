@@ -1,14 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
 import type { AuthMode } from "@/lib/http/operation";
 import { type Scope, SCOPES } from "@/lib/http/scopes";
 import { OPERATIONS } from "@/lib/openapi/document";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type ApiResponse, call } from "../support/api";
 import {
-  CALLERS,
   type CallerKind,
+  CALLERS,
   type Credentials,
   Ghost,
   logoImage,

@@ -1,4 +1,3 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
 import LocalCheckoutPage from "@/app/billing/local/checkout/[id]/page";
 import LocalPortalPage from "@/app/billing/local/portal/[id]/page";
 import { setClock } from "@/lib/clock";
@@ -6,6 +5,7 @@ import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
 import { log } from "@/lib/log";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, newUser } from "../support/api";
 import {
   cancelThroughPortal,

@@ -1,10 +1,10 @@
-import Stripe from "stripe";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
-import { log } from "@/lib/log";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
+import { log } from "@/lib/log";
+import Stripe from "stripe";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
 import { createLink, KEEP_RESOLVING_SENTENCE, startCheckout } from "../support/billing";
 import { startStripeStandIn, type StripeStandIn } from "../support/stripe-stand-in";

@@ -1,10 +1,10 @@
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { mintApiKey } from "@/lib/auth/store";
 import { addMonths } from "@/lib/billing/cycles";
 import { setClock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
 import { insertLink } from "@/lib/links/store";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
 import { cancelThroughPortal, createLink, KEEP_RESOLVING_SENTENCE, startCheckout } from "../support/billing";
 import { TEST_ZONE } from "../support/dns-server";

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { resetWriteLimiter } from "@/lib/http/write-limit";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
 
 const bulk = (user: Pick<TestUser, "token">, links: unknown[]) =>

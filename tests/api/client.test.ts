@@ -1,7 +1,7 @@
+import { createPermalinkClient, type PermalinkClient } from "@/sdk";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { createPermalinkClient, type PermalinkClient } from "@/sdk";
 import { APP_ORIGIN, dispatch, newUser } from "../support/api";
 
 /**

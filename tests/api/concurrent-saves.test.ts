@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { MAX_TEMPLATES } from "@/lib/utm/schemas";
+import { describe, expect, it } from "vitest";
 import { call, newUser } from "../support/api";
 
 describe("saves and deletes at once, and names a person reads", () => {

@@ -1,9 +1,9 @@
-import { describe, expect, it } from "vitest";
 import { getDomain, removeDomain, verifyDomain } from "@/lib/domains/service";
 import { changeRole, removeMember, resendInvitation } from "@/lib/members/service";
-import { findRole } from "@/lib/workspaces/store";
 import { dashboardPrincipal, findDashboardUser, startDashboardSession } from "@/lib/workspaces/sign-in";
+import { findRole } from "@/lib/workspaces/store";
 import type { Principal } from "@/lib/workspaces/types";
+import { describe, expect, it } from "vitest";
 import { newUser } from "../support/api";
 
 // The dashboard's server actions pass the id a form posted straight to the capability (the API's

@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { endAllDashboardSessions } from "@/lib/workspaces/sign-in";
 import { db } from "@/lib/db/client";
+import { endAllDashboardSessions } from "@/lib/workspaces/sign-in";
+import { describe, expect, it } from "vitest";
 import { call } from "../support/api";
 
 const cookiePairs = (headers: Headers) =>

@@ -1,8 +1,8 @@
+import { db } from "@/lib/db/client";
+import { log } from "@/lib/log";
+import { dashboardPrincipal, findDashboardUser, signInAdapter, signInAs, startDashboardSession } from "@/lib/workspaces/sign-in";
 import { createHash } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
-import { log } from "@/lib/log";
-import { db } from "@/lib/db/client";
-import { dashboardPrincipal, findDashboardUser, startDashboardSession, signInAdapter, signInAs } from "@/lib/workspaces/sign-in";
 import { call, joinWorkspace, newUser, sessionFor } from "../support/api";
 
 const adapter = signInAdapter();

@@ -1,10 +1,10 @@
-import { createServer, type AddressInfo, type Server } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
 import { resetResolutionRuntime } from "@/lib/resolution/runtime";
 import { freePort } from "@/server/app-process";
+import { createServer, type AddressInfo, type Server } from "node:net";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, newUser } from "../support/api";
 import { visit } from "../support/visits";
 

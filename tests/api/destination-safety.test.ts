@@ -1,9 +1,9 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
 import { forgetVerifiedHosts } from "@/lib/domains/verified-hosts";
 import { resetSafetyChecker } from "@/lib/safety/instance";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, newUser } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 

@@ -1,4 +1,3 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { randomString } from "@/lib/db/random";
@@ -8,6 +7,7 @@ import { findDomain } from "@/lib/domains/store";
 import { forgetVerifiedHosts } from "@/lib/domains/verified-hosts";
 import { closeEmail } from "@/lib/email";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser } from "../support/api";
 import { domainCheckWorld } from "../support/domain-check-world";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp-server";

@@ -1,8 +1,8 @@
-import { beforeEach, describe, expect, it } from "vitest";
 import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
 import { forgetVerifiedHosts } from "@/lib/domains/verified-hosts";
+import { beforeEach, describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
 import { visit } from "../support/visits";
 

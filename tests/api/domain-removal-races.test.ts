@@ -1,8 +1,8 @@
-import { describe, expect, it } from "vitest";
-import { setTimeout as sleep } from "node:timers/promises";
 import { db } from "@/lib/db/client";
 import { randomString } from "@/lib/db/random";
 import { runDomainChecks } from "@/lib/domains/job";
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
 import { call, newUser } from "../support/api";
 import { domainCheckWorld } from "../support/domain-check-world";
 

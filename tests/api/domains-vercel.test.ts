@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { randomString } from "@/lib/db/random";
 import { resetTlsProvider } from "@/lib/domains/tls";
 import { resetSafetyChecker } from "@/lib/safety/instance";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";

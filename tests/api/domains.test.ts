@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { randomString } from "@/lib/db/random";
-import { forgetVerifiedHosts } from "@/lib/domains/verified-hosts";
 import { resetTlsProvider } from "@/lib/domains/tls";
+import { forgetVerifiedHosts } from "@/lib/domains/verified-hosts";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
-import { resetSafetyChecker } from "@/lib/safety/instance";
 import { applicationRefusal, visitFor } from "@/lib/resolution/door";
+import { resetSafetyChecker } from "@/lib/safety/instance";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";

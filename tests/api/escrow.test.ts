@@ -1,8 +1,3 @@
-import { generateKeyPairSync, sign } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
@@ -11,6 +6,11 @@ import { writeDailySnapshot } from "@/lib/escrow/archive";
 import { type EscrowCode, type EscrowKeysDocument, keyId, rawPublicKey, signedStatement } from "@/lib/escrow/format";
 import { resetSigningKey } from "@/lib/escrow/keys";
 import { verifyEscrow } from "@/lib/escrow/verify";
+import { generateKeyPairSync, sign } from "node:crypto";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
 
 const OPERATOR_TOKEN = "operator-token-for-the-escrow-0123456789";

@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
+import { describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser } from "../support/api";
 
 /** Splits RFC 4180 text into records of fields (quoted fields may hold commas, quotes and line breaks). */

@@ -1,11 +1,11 @@
+import { resetConfig } from "@/lib/config";
+import { OPERATIONS } from "@/lib/openapi/document";
 import fc from "fast-check";
 import { SignJWT } from "jose";
 import Stripe from "stripe";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { resetConfig } from "@/lib/config";
-import { OPERATIONS } from "@/lib/openapi/document";
-import { type ApiResponse, call, newUser, ROUTE_TEMPLATES } from "../support/api";
+import { call, newUser, ROUTE_TEMPLATES, type ApiResponse } from "../support/api";
 import { deepJson, largeCsv, wideCsv } from "../support/hostile-imports";
 import { startFacilitator, type RunningFacilitator } from "../support/payments/facilitator";
 import { Eip3009Ledger } from "../support/payments/ledger";

@@ -1,4 +1,3 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
 import { forgetHealthCheck } from "@/lib/health/service";
@@ -6,6 +5,7 @@ import { log } from "@/lib/log";
 import { forgetSharedStoreClients } from "@/lib/shared-store/clients";
 import { forgetSharedStoreFailures } from "@/lib/shared-store/status";
 import { freePort } from "@/server/app-process";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { call } from "../support/api";
 import { askHealth, HEALTH_OPERATOR_TOKEN } from "../support/health";
 import { LOCAL_REDIS_URL } from "../support/redis";

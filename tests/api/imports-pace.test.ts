@@ -1,11 +1,11 @@
-import pg from "pg";
-import { afterEach, describe, expect, it, vi } from "vitest";
 import { clock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
 import { resetWriteLimiter } from "@/lib/http/write-limit";
 import { runImport } from "@/lib/imports/job";
+import pg from "pg";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
 
 /**

@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
 import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
 
 /**

@@ -1,12 +1,12 @@
-import { readFileSync } from "node:fs";
-import { monitorEventLoopDelay } from "node:perf_hooks";
-import { afterEach, describe, expect, it, vi } from "vitest";
 import { clock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
 import { runImport } from "@/lib/imports/job";
 import { resetSafetyChecker } from "@/lib/safety/instance";
+import { readFileSync } from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { APP_ORIGIN, call, dispatch, joinWorkspace, newUser, type TestUser } from "../support/api";
 import { startFakeDnsServer } from "../support/fake-dns-server";
 import { deepJson, largeCsv, wideCsv } from "../support/hostile-imports";

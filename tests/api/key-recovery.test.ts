@@ -1,12 +1,12 @@
-import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { type CreateSiweMessageParameters, createSiweMessage } from "viem/siwe";
-import { afterEach, describe, expect, it, vi } from "vitest";
 import { mintApiKey } from "@/lib/auth/store";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
 import { resetWriteLimiter } from "@/lib/http/write-limit";
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import { createSiweMessage, type CreateSiweMessageParameters } from "viem/siwe";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { APP_ORIGIN, call, newUser } from "../support/api";
 
 const NETWORK = "eip155:84532";

@@ -1,13 +1,13 @@
-import { describe, expect, it } from "vitest";
 import { afterCommit, db, transaction } from "@/lib/db/client";
 import { linkChanged } from "@/lib/links/changes";
 import type { Invalidation } from "@/lib/links/invalidation";
 import { applyDueRepoints } from "@/lib/links/scheduled";
 import { readLink } from "@/lib/links/store";
 import { blockForAbuse, setStatus } from "@/lib/resolution/store";
+import { describe, expect, it } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
-import { createLink, editLink, linkEditWorld, listenTo } from "../support/link-edit-world";
 import { heardInvalidations } from "../support/invalidations";
+import { createLink, editLink, linkEditWorld, listenTo } from "../support/link-edit-world";
 
 const world = linkEditWorld();
 const LINK_EVENTS = ["link.created", "link.updated", "link.archived", "link.restored", "link.status_changed"];

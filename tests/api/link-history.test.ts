@@ -1,9 +1,9 @@
-import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { doorOf } from "@/lib/links/changes";
-import { readLink } from "@/lib/links/store";
 import { applyDueRepoints } from "@/lib/links/scheduled";
+import { readLink } from "@/lib/links/store";
 import { blockForAbuse, setStatus } from "@/lib/resolution/store";
+import { describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser } from "../support/api";
 import { linkEditWorld } from "../support/link-edit-world";
 import { visit } from "../support/visits";

@@ -1,12 +1,12 @@
+import { resetConfig } from "@/lib/config";
+import { resetSafetyChecker } from "@/lib/safety/instance";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { resetConfig } from "@/lib/config";
-import { resetSafetyChecker } from "@/lib/safety/instance";
 import { call, newUser, type TestUser } from "../support/api";
+import { TEST_ZONE } from "../support/dns-server";
 import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
 import { pixelsOf, solidImage } from "../support/images";
-import { TEST_ZONE } from "../support/dns-server";
 import { visit } from "../support/visits";
 
 /** The destination's own server, on loopback as a test's must be: its name resolves to 127.0.0.1 once the link exists. */

@@ -1,6 +1,6 @@
+import { db } from "@/lib/db/client";
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { db } from "@/lib/db/client";
 import { call, newUser, type TestUser } from "../support/api";
 import { colourAt, pixelsOf, pngBomb, solidImage } from "../support/images";
 

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scanBuffer } from "@/lib/analytics/scans";
 import { db } from "@/lib/db/client";
 import { resetResolutionRuntime } from "@/lib/resolution/runtime";
 import { runWebhookDeliveries } from "@/lib/webhooks/worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
 import { useTestBlocklist } from "../support/blocklist";
 import { createLink, editLink, linkEditWorld, listenTo } from "../support/link-edit-world";

@@ -1,7 +1,7 @@
-import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { applyDueRepoints } from "@/lib/links/scheduled";
 import { runWebhookDeliveries } from "@/lib/webhooks/worker";
+import { describe, expect, it } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
 import { createLink, editLink, linkEditWorld, listenTo } from "../support/link-edit-world";
 import { visit } from "../support/visits";

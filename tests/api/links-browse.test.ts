@@ -1,12 +1,12 @@
-import { describe, expect, it } from "vitest";
-import { listScanCounts } from "@/lib/analytics/service";
 import { scanBuffer } from "@/lib/analytics/scans";
+import { listScanCounts } from "@/lib/analytics/service";
 import { db } from "@/lib/db/client";
 import { randomString } from "@/lib/db/random";
-import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { BROWSE_PAGE_SIZE, browseLinks, browseLinksQuery } from "@/lib/links/browse";
+import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { ABUSE } from "@/lib/links/status";
 import type { Principal } from "@/lib/workspaces/types";
+import { describe, expect, it } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
 import { visit } from "../support/visits";
 

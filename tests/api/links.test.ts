@@ -1,8 +1,8 @@
-import { readdirSync } from "node:fs";
-import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
 import { isReserved, SLUG_ALPHABET } from "@/lib/links/slugs";
+import { readdirSync } from "node:fs";
+import { describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 

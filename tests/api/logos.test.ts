@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
-import sharp from "sharp";
-import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { randomString } from "@/lib/db/random";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
+import { createHash } from "node:crypto";
+import sharp from "sharp";
+import { describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser } from "../support/api";
 import { cancelThroughPortal } from "../support/billing";
 import { colourAt, pixelsOf, pngBomb, solidImage } from "../support/images";

@@ -1,3 +1,10 @@
+import { resetConfig } from "@/lib/config";
+import { db } from "@/lib/db/client";
+import { newId, randomString } from "@/lib/db/random";
+import { resetWriteLimiter } from "@/lib/http/write-limit";
+import { SLUG_ALPHABET } from "@/lib/links/slugs";
+import { log } from "@/lib/log";
+import { API_KEY_REPLAY_WINDOW_MS } from "@/lib/payments/fulfilment";
 import {
   decodePaymentRequiredHeader,
   decodePaymentResponseHeader,
@@ -11,16 +18,9 @@ import { type Address, getAddress } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { resetConfig } from "@/lib/config";
-import { log } from "@/lib/log";
-import { db } from "@/lib/db/client";
-import { resetWriteLimiter } from "@/lib/http/write-limit";
-import { newId, randomString } from "@/lib/db/random";
-import { SLUG_ALPHABET } from "@/lib/links/slugs";
-import { API_KEY_REPLAY_WINDOW_MS } from "@/lib/payments/fulfilment";
-import { APP_ORIGIN, type ApiResponse, call, newUser } from "../support/api";
+import { type ApiResponse, APP_ORIGIN, call, newUser } from "../support/api";
 import { appFetch, mppAgent, x402Agent } from "../support/payments/agents";
-import { startFacilitator, type RunningFacilitator } from "../support/payments/facilitator";
+import { type RunningFacilitator, startFacilitator } from "../support/payments/facilitator";
 import { Eip3009Ledger, type Transfer } from "../support/payments/ledger";
 import { visit } from "../support/visits";
 

@@ -1,12 +1,12 @@
-import { createHash } from "node:crypto";
-import { type AddressInfo, createServer } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { closeEmail } from "@/lib/email";
 import { log } from "@/lib/log";
 import { describeInvitation, ownMemberId } from "@/lib/members/service";
+import { createHash } from "node:crypto";
+import { type AddressInfo, createServer } from "node:net";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { call, joinWorkspace, newUser, sessionFor, subscribe, type TestUser } from "../support/api";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp-server";
 

@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { decideConsent, pendingConsent } from "@/lib/oauth/service";
+import { describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
 import { allow, authorize, connectApp, exchange, form, pkce, REDIRECT, register, start, type Started } from "../support/oauth";
 

@@ -1,8 +1,8 @@
+import { resetConfig } from "@/lib/config";
+import { openApiDocument } from "@/lib/openapi/document";
 import { validate } from "mppx/discovery";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { resetConfig } from "@/lib/config";
-import { openApiDocument } from "@/lib/openapi/document";
 import { call } from "../support/api";
 
 const RECIPIENT = privateKeyToAccount(generatePrivateKey()).address;

@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
 import { randomString } from "@/lib/db/random";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
+import { describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser } from "../support/api";
 import { cancelThroughPortal } from "../support/billing";
 import { colourAt, decodeQr, pixelsOf, solidImage } from "../support/images";

@@ -1,11 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scanBuffer } from "@/lib/analytics/scans";
 import { db } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
 import { forgetVerifiedHosts } from "@/lib/domains/verified-hosts";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
-import { resetResolutionRuntime } from "@/lib/resolution/runtime";
 import { artworkCache } from "@/lib/qr/service";
+import { resetResolutionRuntime } from "@/lib/resolution/runtime";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser } from "../support/api";
 import { cancelThroughPortal } from "../support/billing";
 import { colourAt, decodeQr, pixelsOf, solidImage } from "../support/images";

@@ -1,10 +1,10 @@
-import { Redis as Ioredis } from "ioredis";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { hashedClientAddress } from "@/lib/http/client-address";
-import { LOCAL_REDIS_URL, waitUntilClearOfWindowBoundary } from "../support/redis";
 import { resetWriteLimiter } from "@/lib/http/write-limit";
+import { Redis as Ioredis } from "ioredis";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
+import { LOCAL_REDIS_URL, waitUntilClearOfWindowBoundary } from "../support/redis";
 
 const WRITES_PER_MINUTE = 3;
 /** Room for one test's writes to stay inside one fixed Redis window even on a loaded machine. */

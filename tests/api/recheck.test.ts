@@ -1,4 +1,3 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
@@ -6,12 +5,13 @@ import { onInvalidation, type Invalidation } from "@/lib/links/invalidation";
 import { recheckLinks } from "@/lib/resolution/recheck";
 import { blockForAbuse } from "@/lib/resolution/store";
 import { runWebhookDeliveries } from "@/lib/webhooks/worker";
-import { useTestBlocklist } from "../support/blocklist";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
+import { useTestBlocklist } from "../support/blocklist";
 import { startTestDnsServer, TEST_ZONE } from "../support/dns-server";
 import type { FakeDnsServer } from "../support/fake-dns-server";
-import { startWebhookReceiver } from "../support/webhook-receiver";
 import { visit } from "../support/visits";
+import { startWebhookReceiver } from "../support/webhook-receiver";
 
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;

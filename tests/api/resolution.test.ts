@@ -1,10 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scanBuffer } from "@/lib/analytics/scans";
 import { setClock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { resetResolutionRuntime } from "@/lib/resolution/runtime";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 import { visit } from "../support/visits";

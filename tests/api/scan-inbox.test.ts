@@ -1,14 +1,14 @@
+import type { ScanRow } from "@/lib/analytics/enrich";
+import { scanMessageText } from "@/lib/analytics/scan-message";
+import { parkScansWhenBehind, scanBuffer } from "@/lib/analytics/scans";
+import { parkedScans, parkScanBatch, writeOldestParkedBatch, writeScanBatch } from "@/lib/analytics/store/append";
+import { pruneScanData } from "@/lib/analytics/store/partitions";
+import { DAY } from "@/lib/analytics/store/rollups";
+import type { CapturedScan } from "@/lib/analytics/types";
+import { db } from "@/lib/db/client";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it, vi } from "vitest";
-import type { ScanRow } from "@/lib/analytics/enrich";
-import { parkScansWhenBehind, scanBuffer } from "@/lib/analytics/scans";
-import { DAY } from "@/lib/analytics/store/rollups";
-import { parkedScans, parkScanBatch, writeOldestParkedBatch, writeScanBatch } from "@/lib/analytics/store/append";
-import { pruneScanData } from "@/lib/analytics/store/partitions";
-import type { CapturedScan } from "@/lib/analytics/types";
-import { scanMessageText } from "@/lib/analytics/scan-message";
-import { db } from "@/lib/db/client";
 import { call, newUser } from "../support/api";
 
 /**

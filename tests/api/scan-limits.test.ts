@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { runWebhookDeliveries } from "@/lib/webhooks/worker";
+import { describe, expect, it } from "vitest";
 import { call, newUser } from "../support/api";
 import { editLink, linkEditWorld, listenTo } from "../support/link-edit-world";
 import { visit } from "../support/visits";

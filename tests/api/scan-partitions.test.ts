@@ -1,11 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
 import { applyScanRetention } from "@/lib/analytics/service";
-import { MONTH } from "@/lib/analytics/store/rollups";
 import { writeScanBatch } from "@/lib/analytics/store/append";
+import { MONTH } from "@/lib/analytics/store/rollups";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
+import { afterEach, describe, expect, it } from "vitest";
 import { createLink, report } from "../support/analytics";
 import { call, newUser } from "../support/api";
 

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { closeEmail } from "@/lib/email";
 import { resetWriteLimiter } from "@/lib/http/write-limit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiResponse, call, newUser } from "../support/api";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp-server";
 

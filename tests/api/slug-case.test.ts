@@ -1,9 +1,9 @@
-import { beforeEach, describe, expect, it } from "vitest";
 import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
 import { runImport } from "@/lib/imports/job";
 import { resetResolutionRuntime } from "@/lib/resolution/runtime";
+import { beforeEach, describe, expect, it } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
 import { visit } from "../support/visits";
 

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
+import { describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
 
 const as = (user: Pick<TestUser, "token">) => ({ token: user.token });

@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { MAX_TEMPLATES } from "@/lib/utm/schemas";
+import { describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
 
 const save = (caller: { token: string; headers?: Record<string, string> }, body: unknown) =>

@@ -1,22 +1,22 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { scanBuffer } from "@/lib/analytics/scans";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { closeEmail } from "@/lib/email";
+import { runImport } from "@/lib/imports/job";
+import { recheckLinks } from "@/lib/resolution/recheck";
 import { resetSafetyChecker } from "@/lib/safety/instance";
 import { MAX_SCAN_MESSAGE_BYTES } from "@/lib/webhooks/outbox";
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from "@/lib/webhooks/retries";
 import { TEST_NOT_DELIVERED } from "@/lib/webhooks/service";
 import { FINISHED_KEPT_MS, runWebhookDeliveries } from "@/lib/webhooks/worker";
-import { runImport } from "@/lib/imports/job";
-import { recheckLinks } from "@/lib/resolution/recheck";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser, sessionFor, subscribe, type TestUser } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp-server";
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 import { visit } from "../support/visits";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 
 const OPERATOR_TOKEN = "operator-token-for-the-webhook-tests-0123456789";
 

@@ -1,20 +1,20 @@
+import { config, resetConfig } from "@/lib/config";
+import { disconnectDb } from "@/lib/db/client";
+import { type Cluster, startCluster } from "@/scripts/cluster/index";
+import type { ClusterPorts } from "@/scripts/cluster/ports";
+import { freePort } from "@/server/app-process";
+import { type ConsumerInfo, jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type ConsumerInfo, jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { config, resetConfig } from "@/lib/config";
-import { disconnectDb } from "@/lib/db/client";
-import { freePort } from "@/server/app-process";
-import { startCluster, type Cluster } from "@/scripts/cluster/index";
-import type { ClusterPorts } from "@/scripts/cluster/ports";
 import { newLinks } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
 import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
 import { answerOn, rawRequest } from "../support/http";
-import { eventually, rawScansOf } from "../support/scan-stream";
 import { visitContinuously } from "../support/load";
+import { eventually, rawScansOf } from "../support/scan-stream";
 
 /**
  * `npm run cluster`'s layout, started as that command starts it: HAProxy in front of three

@@ -1,17 +1,17 @@
-import { randomUUID } from "node:crypto";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
-import { closeScanDays } from "@/lib/analytics/store/fold";
 import { parkScanBatch, writeOldestParkedBatch, writeScanBatch } from "@/lib/analytics/store/append";
+import { closeScanDays } from "@/lib/analytics/store/fold";
 import { pruneScanData } from "@/lib/analytics/store/partitions";
 import { recentScansByLink, scansPerLinkSince } from "@/lib/analytics/store/reads";
 import { setClock } from "@/lib/clock";
 import { db, disconnectDb } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
-import { seededRandom } from "../support/random";
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLink, report } from "../support/analytics";
 import { newUser, type TestUser } from "../support/api";
+import { seededRandom } from "../support/random";
 
 /**
  * Closing UTC days (lib/analytics/store/fold.ts, closeScanDays) against the raw rows, with every session

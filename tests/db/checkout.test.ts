@@ -1,7 +1,7 @@
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inTransaction, withClient } from "@/lib/db/checkout";
 import { createPool } from "@/lib/db/pool";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTcpCut, type TcpCut } from "../support/tcp-cut";
 
 /**

@@ -1,14 +1,14 @@
+import type { ScanRow } from "@/lib/analytics/enrich";
+import { writeScanBatch } from "@/lib/analytics/store/append";
+import { resetConfig } from "@/lib/config";
+import { migrate } from "@/lib/db/migrate";
+import { closePool, pool } from "@/lib/db/pool";
+import { EMBEDDED_POOL_SIZE, type EmbeddedDatabase, startEmbeddedDatabase } from "@/server/embedded-database";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import type { ScanRow } from "@/lib/analytics/enrich";
-import { writeScanBatch } from "@/lib/analytics/store/append";
-import { resetConfig } from "@/lib/config";
-import { closePool, pool } from "@/lib/db/pool";
-import { migrate } from "@/lib/db/migrate";
-import { EMBEDDED_POOL_SIZE, type EmbeddedDatabase, startEmbeddedDatabase } from "@/server/embedded-database";
 import { scanRow } from "../support/analytics";
 
 /**

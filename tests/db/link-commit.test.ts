@@ -1,11 +1,11 @@
-import { readdir, readFile } from "node:fs/promises";
-import path from "node:path";
-import { describe, expect, it } from "vitest";
 import { db, transaction } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
 import { commitLink, type LinkDraft } from "@/lib/links/commit";
-import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import type { Invalidation } from "@/lib/links/invalidation";
+import { SLUG_ALPHABET } from "@/lib/links/slugs";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
 import { heardInvalidations } from "../support/invalidations";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");

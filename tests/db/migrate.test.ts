@@ -1,11 +1,11 @@
+import { migrate, MIGRATIONS_DIR } from "@/lib/db/migrate";
+import { type EmbeddedDatabase, startEmbeddedDatabase } from "@/server/embedded-database";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
-import { type EmbeddedDatabase, startEmbeddedDatabase } from "@/server/embedded-database";
-import { MIGRATIONS_DIR, migrate } from "@/lib/db/migrate";
 import { adminQuery, withDatabase } from "../support/database";
 
 const { serverUrl, prefix, embedded } = inject("testDatabase");

@@ -1,8 +1,8 @@
+import * as store from "@/lib/payments/store";
+import type { PaymentCredential } from "@/lib/payments/types";
 import { randomBytes } from "node:crypto";
 import { getAddress } from "viem";
 import { describe, expect, it } from "vitest";
-import * as store from "@/lib/payments/store";
-import type { PaymentCredential } from "@/lib/payments/types";
 
 const NETWORK = "eip155:84532";
 const PURCHASE = "purchase-hash";

@@ -1,16 +1,16 @@
-import { randomUUID } from "node:crypto";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeScanBatch } from "@/lib/analytics/store/append";
 import { resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
 import { checkReplica } from "@/lib/db/replica";
 import { resolutionRuntime } from "@/lib/resolution/runtime";
 import { findLink } from "@/lib/resolution/store";
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
+import { askHealth, HEALTH_OPERATOR_TOKEN } from "../support/health";
 import { startReplicatedDatabase, type ReplicatedDatabase } from "../support/postgres-replica";
 import { eventually, iphoneScan } from "../support/scan-stream";
-import { askHealth, HEALTH_OPERATOR_TOKEN } from "../support/health";
 
 /** A primary and a streaming replica of its own (pg_basebackup), so the test can pause, lag and stop the replica. */
 let database: ReplicatedDatabase;

@@ -1,15 +1,15 @@
-import { randomUUID } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
 import { ScanBuffer, ShardedScanBuffer } from "@/lib/analytics/scan-buffer";
+import { parkScanBatch, writeOldestParkedBatch, writeScanBatch } from "@/lib/analytics/store/append";
 import { closeScanDays } from "@/lib/analytics/store/fold";
 import { DAY, QUARTER } from "@/lib/analytics/store/rollups";
-import { parkScanBatch, writeOldestParkedBatch, writeScanBatch } from "@/lib/analytics/store/append";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createLink, scanRow } from "../support/analytics";
-import { seededRandom } from "../support/random";
 import { newUser } from "../support/api";
+import { seededRandom } from "../support/random";
 
 /**
  * The scan writer as the process runs it (lib/analytics/scans.ts): scans split by link over two

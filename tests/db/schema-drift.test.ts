@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { getDMMF } from "@prisma/internals";
+import { readFile } from "node:fs/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 

@@ -1,7 +1,7 @@
+import { config as proxyConfig } from "@/proxy";
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { config as proxyConfig } from "@/proxy";
 
 /**
  * The deployment artifact `vercel build` writes (scripts/vercel-build.sh; .ci/run runs it, then

@@ -1,18 +1,18 @@
+import { recordScanRows, startScanStreamWriter } from "@/lib/analytics/scan-stream";
+import { resetConfig } from "@/lib/config";
+import { closeNats, natsConnection, natsState } from "@/lib/nats/connection";
+import { waitForPort } from "@/scripts/cluster/nats";
+import { freePort } from "@/server/app-process";
+import { stopChild } from "@/server/child-process";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { recordScanRows, startScanStreamWriter } from "@/lib/analytics/scan-stream";
-import { resetConfig } from "@/lib/config";
-import { closeNats, natsConnection, natsState } from "@/lib/nats/connection";
-import { freePort } from "@/server/app-process";
-import { stopChild } from "@/server/child-process";
-import { waitForPort } from "@/scripts/cluster/nats";
 import { call, newUser } from "../support/api";
-import { eventually, iphoneScan, rawScansOf } from "../support/scan-stream";
 import { askHealth, HEALTH_OPERATOR_TOKEN } from "../support/health";
+import { eventually, iphoneScan, rawScansOf } from "../support/scan-stream";
 
 /**
  * A NATS server of the test's own that admits only a user with a password (as `npm run cluster`

@@ -1,6 +1,3 @@
-import { randomBytes, randomUUID } from "node:crypto";
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
 import { MAX_SCANS_PER_ROW, scanMessageText } from "@/lib/analytics/scan-message";
 import {
@@ -14,6 +11,9 @@ import { resetConfig } from "@/lib/config";
 import { db, disconnectDb } from "@/lib/db/client";
 import { closeNats, natsConnection } from "@/lib/nats/connection";
 import { freePort } from "@/server/app-process";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { randomBytes, randomUUID } from "node:crypto";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { report } from "../support/analytics";
 import { call, newUser, type TestUser } from "../support/api";
 import { deleteStreams, eventually, iphoneScan, rawScansOf } from "../support/scan-stream";

@@ -1,12 +1,12 @@
-import { randomBytes, randomUUID } from "node:crypto";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
-import { afterAll, expect, it } from "vitest";
 import { startScanStreamWriter } from "@/lib/analytics/scan-stream";
 import { parkScansWhenBehind, scanBuffer } from "@/lib/analytics/scans";
 import { parkedScans, parkScanBatch } from "@/lib/analytics/store/append";
 import { resetConfig } from "@/lib/config";
 import { closeNats } from "@/lib/nats/connection";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { randomBytes, randomUUID } from "node:crypto";
+import { afterAll, expect, it } from "vitest";
 import { call, newUser } from "../support/api";
 import { eventually, iphoneScan } from "../support/scan-stream";
 

@@ -1,11 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes, randomUUID } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
 import { recordScanRows, scanMessages, startScanStreamWriter, type ScanStreamWriter } from "@/lib/analytics/scan-stream";
 import { writeScanBatch } from "@/lib/analytics/store/append";
@@ -13,10 +5,18 @@ import { resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
 import { closeNats, natsConnection, natsState } from "@/lib/nats/connection";
 import { freePort } from "@/server/app-process";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, newUser } from "../support/api";
+import { askHealth, HEALTH_OPERATOR_TOKEN } from "../support/health";
 import { deleteStreams, eventually, iphoneScan, rawScansOf } from "../support/scan-stream";
 import { startTcpCut, type TcpCut } from "../support/tcp-cut";
-import { askHealth, HEALTH_OPERATOR_TOKEN } from "../support/health";
 
 /** The machines run NATS with JetStream here (and CI's do); each test gets streams of its own. */
 const LOCAL_NATS = "nats://127.0.0.1:4222";

@@ -1,7 +1,7 @@
-import { readdirSync } from "node:fs";
-import { describe, expect, it } from "vitest";
 import { APP_SUBTREES, APP_TOP_LEVEL_PATHS } from "@/lib/links/app-paths";
 import { codeInPath } from "@/lib/resolution/door";
+import { readdirSync } from "node:fs";
+import { describe, expect, it } from "vitest";
 
 /** What app/ serves at its top level: its folders and files, a route group's own children in its place. */
 function topLevelNames(directory = "app"): string[] {

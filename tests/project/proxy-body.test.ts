@@ -1,7 +1,7 @@
-import { describe, expect, it } from "vitest";
 import { MAX_IMPORT_BYTES } from "@/lib/imports/schemas";
 import { MAX_LOGO_UPLOAD_BYTES } from "@/lib/logos/limits";
 import { PROXY_BODY_LIMIT_BYTES } from "@/next.config";
+import { describe, expect, it } from "vitest";
 
 describe("the proxy's copy of request bodies", () => {
   it("passes on the largest body a route takes whole, and one over its limit still over it", () => {

@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
 import { JOBS } from "@/lib/api/jobs";
 import { HTTP_METHODS, type OperationSpec, type RouteSpec } from "@/lib/http/operation";
 import { openApiDocument, OPERATIONS, operationsIn } from "@/lib/openapi/document";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
 
 type RouteModule = Record<string, unknown>;
 

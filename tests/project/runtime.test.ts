@@ -1,6 +1,6 @@
+import { FRONT_NODE_FLAGS } from "@/server/app-process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { FRONT_NODE_FLAGS } from "@/server/app-process";
 
 describe("the runtime", () => {
   it("is the Node 24 that package.json installs, not the machine's own Node", () => {

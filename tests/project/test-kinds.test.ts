@@ -1,7 +1,7 @@
+import { TEST_KINDS } from "@/vitest.config";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { TEST_KINDS } from "@/vitest.config";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const THIS_FILE = "tests/project/test-kinds.test.ts";

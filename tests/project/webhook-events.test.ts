@@ -1,6 +1,6 @@
+import { EVENT_TYPES } from "@/lib/webhooks/events";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { EVENT_TYPES } from "@/lib/webhooks/events";
 
 /** The event names (`link.created`, …) docs/webhooks.md's "Events" section describes. */
 function documentedEvents(): string[] {

@@ -1,8 +1,8 @@
-import { Redis as UpstashRedis } from "@upstash/redis";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type ChangeFeed, createChangeFeed, HEAR_INTERVAL_MS, LINK_CHANGES_STREAM } from "@/lib/links/change-feed";
 import { log } from "@/lib/log";
 import { forgetSharedStoreFailures } from "@/lib/shared-store/status";
+import { Redis as UpstashRedis } from "@upstash/redis";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type UpstashStandIn, startUpstashStandIn } from "../support/upstash-stand-in";
 
 type Change = { slug: string };

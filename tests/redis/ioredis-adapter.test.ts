@@ -1,7 +1,7 @@
-import { createHash, randomUUID } from "node:crypto";
-import { Redis as Ioredis } from "ioredis";
-import { afterAll, describe, expect, it } from "vitest";
 import { createIoredisScriptingClient } from "@/lib/http/rate-limit/ioredis-adapter";
+import { Redis as Ioredis } from "ioredis";
+import { createHash, randomUUID } from "node:crypto";
+import { afterAll, describe, expect, it } from "vitest";
 import { LOCAL_REDIS_URL, uniquePrefix } from "../support/redis";
 
 const redis = new Ioredis(LOCAL_REDIS_URL);

@@ -1,8 +1,8 @@
-import { Redis as Ioredis } from "ioredis";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { type ClosableWriteLimiter, createWriteLimiter } from "@/lib/http/rate-limit";
 import { log } from "@/lib/log";
 import { forgetSharedStoreFailures } from "@/lib/shared-store/status";
+import { Redis as Ioredis } from "ioredis";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { LOCAL_REDIS_URL, uniquePrefix, unusedLocalPort, waitUntilClearOfWindowBoundary } from "../support/redis";
 import { type UpstashStandIn, startUpstashStandIn } from "../support/upstash-stand-in";
 

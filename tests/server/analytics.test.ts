@@ -1,11 +1,11 @@
-import { request as httpRequest } from "node:http";
-import pg from "pg";
 import { droppedSinceStartIn } from "@/lib/analytics/scan-buffer";
-import { afterAll, describe, expect, it } from "vitest";
 import { closeScanDays } from "@/lib/analytics/store/fold";
 import { DAY, MONTH, QUARTER } from "@/lib/analytics/store/rollups";
 import { db } from "@/lib/db/client";
-import { type Door, startApp, type RunningApp } from "@/server/app-process";
+import { startApp, type Door, type RunningApp } from "@/server/app-process";
+import { request as httpRequest } from "node:http";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
 import { newUser, type TestUser } from "../support/api";
 import { testAppEnv } from "../support/app-env";
 

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApp, type RunningApp } from "@/server/app-process";
 import { idleScheduling } from "@/lib/idle-process";
+import { startApp, type RunningApp } from "@/server/app-process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newUser } from "../support/api";
-import { threadPolicies } from "../support/scheduling";
 import { testAppEnv } from "../support/app-env";
+import { threadPolicies } from "../support/scheduling";
 
 /**
  * Under `npm start` the front door (short links) and the application (dashboard and API) are two

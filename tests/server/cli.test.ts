@@ -1,12 +1,12 @@
+import type { ScanRow } from "@/lib/analytics/enrich";
+import { writeScanBatch } from "@/lib/analytics/store/append";
+import { DAY } from "@/lib/analytics/store/rollups";
+import { config } from "@/lib/config";
+import { db } from "@/lib/db/client";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { describe, expect, it } from "vitest";
-import { config } from "@/lib/config";
 import { call, newUser } from "../support/api";
 import { runCommand } from "../support/command";
-import type { ScanRow } from "@/lib/analytics/enrich";
-import { DAY } from "@/lib/analytics/store/rollups";
-import { writeScanBatch } from "@/lib/analytics/store/append";
-import { db } from "@/lib/db/client";
 
 const CLI_TIMEOUT_MS = 60_000;
 

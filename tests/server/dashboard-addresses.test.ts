@@ -1,7 +1,7 @@
-import { encode } from "next-auth/jwt";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDashboardSession } from "@/lib/workspaces/sign-in";
 import { startApp, type RunningApp } from "@/server/app-process";
+import { encode } from "next-auth/jwt";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
 
 /**

@@ -1,14 +1,14 @@
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { readMigrations } from "@/lib/db/migrate";
 import { startApp, type RunningApp } from "@/server/app-process";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { newLinks } from "../support/api";
 import { adminQuery, withDatabase } from "../support/database";
 import { TEST_ZONE } from "../support/dns-server";
-import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
+import { startFakeDnsServer, type FakeDnsServer } from "../support/fake-dns-server";
+import { frontAppEnv, isAlive } from "../support/faults";
 import { rawRequest } from "../support/http";
 import { visitContinuously } from "../support/load";
-import { frontAppEnv, isAlive } from "../support/faults";
 import { eventually, rawScansOf } from "../support/scan-stream";
 import { startTcpCut, type TcpCut } from "../support/tcp-cut";
 

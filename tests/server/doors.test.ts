@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { issuePass } from "@/lib/resolution/password-gate";
 import type { ResolvedLink } from "@/lib/resolution/types";
 import { startApp, type RunningApp } from "@/server/app-process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newUser } from "../support/api";
 import { rawRequest, type RawResponse } from "../support/http";
 

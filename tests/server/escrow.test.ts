@@ -1,12 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
 import type { EscrowCode } from "@/lib/escrow/format";
 import { startApp, type RunningApp } from "@/server/app-process";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newUser } from "../support/api";
 import { runCommand } from "../support/command";
 import { rawRequest } from "../support/http";

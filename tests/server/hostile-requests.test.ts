@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "@/server/app-process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest, type RawResponse } from "../support/http";
 
 /**

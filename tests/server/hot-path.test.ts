@@ -1,14 +1,14 @@
+import { pool } from "@/lib/db/pool";
+import { newId, randomString } from "@/lib/db/random";
+import { SLUG_ALPHABET } from "@/lib/links/slugs";
+import { ACTIVE, QUARANTINE } from "@/lib/links/status";
+import { startApp, type RunningApp } from "@/server/app-process";
 import { Agent, request } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pool } from "@/lib/db/pool";
-import { newId, randomString } from "@/lib/db/random";
-import { ACTIVE, QUARANTINE } from "@/lib/links/status";
-import { SLUG_ALPHABET } from "@/lib/links/slugs";
-import { startApp, type RunningApp } from "@/server/app-process";
 import { newUser } from "../support/api";
-import { startFakeDnsServer, type FakeDnsServer } from "../support/fake-dns-server";
 import { TEST_ZONE } from "../support/dns-server";
+import { startFakeDnsServer, type FakeDnsServer } from "../support/fake-dns-server";
 
 /**
  * The benchmark's scenarios (bench/run.ts) at correctness scale: a few hundred concurrent visits

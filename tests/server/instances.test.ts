@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomString } from "@/lib/db/random";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { startApp, type RunningApp } from "@/server/app-process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newUser } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
-import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
+import { startFakeDnsServer, type FakeDnsServer } from "../support/fake-dns-server";
 import { rawRequest } from "../support/http";
 
 const SHORT_HOST = "s.test.example";

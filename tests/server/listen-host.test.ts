@@ -1,6 +1,6 @@
+import { startApp, type RunningApp } from "@/server/app-process";
 import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApp, type RunningApp } from "@/server/app-process";
 import { testAppEnv } from "../support/app-env";
 import { answerOn } from "../support/http";
 

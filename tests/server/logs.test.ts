@@ -1,9 +1,9 @@
+import { startApp, type RunningApp } from "@/server/app-process";
 import { Mppx, evm } from "mppx/client";
 import Stripe from "stripe";
 import { type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApp, type RunningApp } from "@/server/app-process";
 import { newUser } from "../support/api";
 import { startFacilitator, type RunningFacilitator } from "../support/payments/facilitator";
 import { Eip3009Ledger } from "../support/payments/ledger";

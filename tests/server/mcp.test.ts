@@ -1,23 +1,23 @@
+import { analyticsQuery, analyticsSchema } from "@/lib/analytics/schemas";
+import { accountSchema } from "@/lib/billing/schemas";
+import { randomString } from "@/lib/db/random";
+import { domainListSchema } from "@/lib/domains/schemas";
+import { createLinkBody, linkListSchema, linkSchema, paidLinkSchema } from "@/lib/links/schemas";
+import { SLUG_ALPHABET } from "@/lib/links/slugs";
+import { toolSchema } from "@/lib/mcp/tool";
+import { startApp, type RunningApp } from "@/server/app-process";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Challenge, Credential, Mcp } from "mppx";
 import { evm } from "mppx/client";
 import type { Address } from "viem";
-import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { analyticsQuery, analyticsSchema } from "@/lib/analytics/schemas";
-import { accountSchema } from "@/lib/billing/schemas";
-import { randomString } from "@/lib/db/random";
-import { domainListSchema } from "@/lib/domains/schemas";
-import { SLUG_ALPHABET } from "@/lib/links/slugs";
-import { createLinkBody, linkListSchema, linkSchema, paidLinkSchema } from "@/lib/links/schemas";
-import { toolSchema } from "@/lib/mcp/tool";
-import { startApp, type RunningApp } from "@/server/app-process";
 import { joinWorkspace, newUser } from "../support/api";
+import { TEST_ZONE } from "../support/dns-server";
+import { startFakeDnsServer, type FakeDnsServer } from "../support/fake-dns-server";
 import { rawRequest } from "../support/http";
 import { decodeQr } from "../support/images";
-import { TEST_ZONE } from "../support/dns-server";
-import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
 import {
   accountToolCalls,
   connectMcp,
@@ -28,9 +28,9 @@ import {
   X402_PAYMENT_RESPONSE,
   x402McpAgent,
 } from "../support/mcp";
-import { portabilityFindings } from "../support/schema-portability";
 import { startFacilitator, type RunningFacilitator } from "../support/payments/facilitator";
 import { Eip3009Ledger } from "../support/payments/ledger";
+import { portabilityFindings } from "../support/schema-portability";
 
 const REQUEST_TIMEOUT_MS = 60_000;
 const NETWORK = "eip155:84532";

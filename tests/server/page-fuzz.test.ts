@@ -1,8 +1,8 @@
+import { startDashboardSession } from "@/lib/workspaces/sign-in";
+import { startApp, type RunningApp } from "@/server/app-process";
 import fc from "fast-check";
 import { encode } from "next-auth/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDashboardSession } from "@/lib/workspaces/sign-in";
-import { startApp, type RunningApp } from "@/server/app-process";
 import { call, newUser } from "../support/api";
 import { rawRequest } from "../support/http";
 

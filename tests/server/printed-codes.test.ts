@@ -1,10 +1,10 @@
-import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
 import { codePath } from "@/lib/links/slugs";
 import { startApp, type RunningApp } from "@/server/app-process";
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
 import { testAppEnv } from "../support/app-env";
 import { rawRequest } from "../support/http";

@@ -1,17 +1,17 @@
-import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScanStreamWriter } from "@/lib/analytics/scan-stream";
 import { resetConfig } from "@/lib/config";
 import { closeNats } from "@/lib/nats/connection";
 import { startApp, type RunningApp } from "@/server/app-process";
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newLinks } from "../support/api";
 import { TEST_ZONE } from "../support/dns-server";
-import { type FakeDnsServer, startFakeDnsServer } from "../support/fake-dns-server";
+import { startFakeDnsServer, type FakeDnsServer } from "../support/fake-dns-server";
+import { frontAppEnv } from "../support/faults";
 import { rawRequest } from "../support/http";
+import { visitContinuously } from "../support/load";
 import { deleteStreams, eventually, rawScansOf } from "../support/scan-stream";
 import { startTcpCut, type TcpCut } from "../support/tcp-cut";
-import { visitContinuously } from "../support/load";
-import { frontAppEnv } from "../support/faults";
 
 /**
  * Faults on real processes, with scans through NATS JetStream (the machines run it on 4222): the

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintSessionToken } from "@/lib/auth/session-tokens";
 import { db } from "@/lib/db/client";
 import { startApp, type RunningApp } from "@/server/app-process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newUser } from "../support/api";
-import { colourAt, decodeQr, pixelsOf, solidImage } from "../support/images";
 import { testAppEnv } from "../support/app-env";
+import { colourAt, decodeQr, pixelsOf, solidImage } from "../support/images";
 
 const REQUEST_TIMEOUT_MS = 30_000;
 

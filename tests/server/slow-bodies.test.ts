@@ -1,6 +1,6 @@
+import { startApp, type RunningApp } from "@/server/app-process";
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApp, type RunningApp } from "@/server/app-process";
 import { frontAppEnv } from "../support/faults";
 
 /**

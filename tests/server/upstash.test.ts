@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "@/server/app-process";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { newUser } from "../support/api";
+import { testAppEnv } from "../support/app-env";
 import { rawRequest } from "../support/http";
 import { waitUntilClearOfWindowBoundary } from "../support/redis";
-import { type UpstashStandIn, startUpstashStandIn } from "../support/upstash-stand-in";
-import { testAppEnv } from "../support/app-env";
+import { startUpstashStandIn, type UpstashStandIn } from "../support/upstash-stand-in";
 
 /**
  * Vercel's shape: two instances of the app under `next start` (the proxy answers short links), with

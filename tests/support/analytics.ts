@@ -1,5 +1,5 @@
-import { expect } from "vitest";
 import type { ScanRow } from "@/lib/analytics/enrich";
+import { expect } from "vitest";
 import { call, type TestUser } from "./api";
 
 /** A link of the user's workspace to the destination, created through the API; its id. */

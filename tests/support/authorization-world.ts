@@ -1,17 +1,17 @@
-import { randomBytes } from "node:crypto";
 import { scanBuffer } from "@/lib/analytics/scans";
 import { hashApiKey } from "@/lib/auth/api-keys";
 import { claimApiKey } from "@/lib/auth/store";
 import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
-import { newSigningSecret, sealSecret } from "@/lib/webhooks/secret";
 import { newId } from "@/lib/db/random";
-import { hashInvitationToken } from "@/lib/members/tokens";
 import type { Scope } from "@/lib/http/scopes";
+import { hashInvitationToken } from "@/lib/members/tokens";
 import { secretHash } from "@/lib/oauth/tokens";
+import { newSigningSecret, sealSecret } from "@/lib/webhooks/secret";
+import { randomBytes } from "node:crypto";
 import { call, joinWorkspace, newUser, subscribe, type TestUser } from "./api";
-import { connectApp } from "./oauth";
 import { solidImage } from "./images";
+import { connectApp } from "./oauth";
 import { visit } from "./visits";
 
 export const ROLES = ["owner", "admin", "member", "viewer"] as const;

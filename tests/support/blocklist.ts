@@ -1,9 +1,9 @@
-import { appendFile, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { resetConfig } from "@/lib/config";
 import { resetResolutionRuntime } from "@/lib/resolution/runtime";
 import { resetSafetyChecker } from "@/lib/safety/instance";
+import { appendFile, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 
 /** Rebuilds configuration, the checker chain and the resolution runtime from process.env. */
 export function refreshRuntime(): void {

@@ -1,8 +1,8 @@
+import { startEmbeddedDatabase, type EmbeddedDatabase } from "@/server/embedded-database";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { startEmbeddedDatabase, type EmbeddedDatabase } from "@/server/embedded-database";
 
 /** The server tests run against: TEST_DATABASE_URL, else DATABASE_URL, else an embedded one. */
 export async function testServerUrl(): Promise<{ url: string; embedded?: EmbeddedDatabase }> {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll } from "vitest";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { resetTlsProvider } from "@/lib/domains/tls";
+import { afterAll, beforeAll } from "vitest";
 import { TEST_ZONE } from "./dns-server";
 import { type FakeDnsServer, startFakeDnsServer } from "./fake-dns-server";
 

@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
-import type { TestProject } from "vitest/node";
 import { migrate } from "@/lib/db/migrate";
 import { ensureFreshBuild } from "@/server/app-process";
+import { randomBytes } from "node:crypto";
+import type { TestProject } from "vitest/node";
 import { adminQuery, testServerUrl, withDatabase } from "./database";
 import { startTestDnsServer } from "./dns-server";
 

@@ -1,5 +1,5 @@
-import { crc32, deflateSync } from "node:zlib";
 import jsQR from "jsqr";
+import { crc32, deflateSync } from "node:zlib";
 import sharp from "sharp";
 
 export type Pixels = { data: Buffer; width: number; height: number };

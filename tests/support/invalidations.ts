@@ -1,5 +1,5 @@
-import { afterEach, beforeEach } from "vitest";
 import { type Invalidation, onInvalidation } from "@/lib/links/invalidation";
+import { afterEach, beforeEach } from "vitest";
 
 /** The invalidations this process heard during the current test, in order; a test may empty `heard`. */
 export function heardInvalidations(): { heard: Invalidation[] } {

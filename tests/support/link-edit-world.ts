@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { resetResolutionRuntime } from "@/lib/resolution/runtime";
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { call, type TestUser } from "./api";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver";
 

@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from "node:crypto";
-import { expect } from "vitest";
 import { config } from "@/lib/config";
 import { decideConsent } from "@/lib/oauth/service";
+import { createHash, randomBytes } from "node:crypto";
+import { expect } from "vitest";
 import { call } from "./api";
 
 /**

@@ -1,9 +1,9 @@
-import { randomBytes } from "node:crypto";
-import { afterAll, inject } from "vitest";
+import { register } from "@/instrumentation";
 import { resetConfig } from "@/lib/config";
 import { disconnectDb } from "@/lib/db/client";
 import { EMBEDDED_POOL_SIZE } from "@/server/embedded-database";
-import { register } from "@/instrumentation";
+import { randomBytes } from "node:crypto";
+import { afterAll, inject } from "vitest";
 import { cloneDatabase } from "./database";
 
 const { serverUrl, template, prefix, embedded } = inject("testDatabase");

@@ -1,10 +1,10 @@
+import { migrate } from "@/lib/db/migrate";
+import { startOwnPrimary, startStreamingReplica } from "@/scripts/cluster/postgres";
+import { freePort } from "@/server/app-process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { migrate } from "@/lib/db/migrate";
-import { freePort } from "@/server/app-process";
-import { startOwnPrimary, startStreamingReplica } from "@/scripts/cluster/postgres";
 
 /** A primary and its streaming replica, both owned by the test (Debian's PostgreSQL binaries, run as the postgres user). */
 export type ReplicatedDatabase = {

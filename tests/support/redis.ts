@@ -1,7 +1,7 @@
+import { WRITE_WINDOW_MS } from "@/lib/http/rate-limit/policy";
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { WRITE_WINDOW_MS } from "@/lib/http/rate-limit/policy";
 
 export const LOCAL_REDIS_URL = "redis://127.0.0.1:6379";
 

@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
+import type { ScanRow } from "@/lib/analytics/enrich";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
+import { randomBytes } from "node:crypto";
 import pg from "pg";
-import type { ScanRow } from "@/lib/analytics/enrich";
 
 /** Retries an expectation until it holds or `timeoutMs` passes (then its last failure is thrown). */
 export async function eventually(expectation: () => Promise<void>, timeoutMs = 15_000): Promise<void> {

@@ -1,5 +1,5 @@
-import type { AddressInfo } from "node:net";
 import { simpleParser, type ParsedMail } from "mailparser";
+import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
 
 export type CapturedMail = { envelopeFrom: string; envelopeTo: string[]; mail: ParsedMail; authenticatedAs: string | undefined };

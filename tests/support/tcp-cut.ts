@@ -1,4 +1,4 @@
-import { createServer, connect, type Server, type Socket } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
 
 export type TcpCut = {
   /** 127.0.0.1's port that forwards to the target while open. */

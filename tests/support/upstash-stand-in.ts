@@ -1,7 +1,7 @@
+import { Redis as Ioredis } from "ioredis";
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Redis as Ioredis } from "ioredis";
 import { LOCAL_REDIS_URL } from "./redis";
 
 export type UpstashStandIn = {

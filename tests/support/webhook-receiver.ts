@@ -1,8 +1,8 @@
+import { clock } from "@/lib/clock";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { vi } from "vitest";
-import { clock } from "@/lib/clock";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the payload as JSON, read by each test
 export type ReceivedMessage = { id: string; type: string; data: any; body: string; headers: IncomingHttpHeaders };

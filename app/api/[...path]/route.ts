@@ -11,10 +11,10 @@ const unknownRoute = apiRoute(
 );
 
 export {
+  unknownRoute as DELETE,
   unknownRoute as GET,
+  unknownRoute as OPTIONS,
+  unknownRoute as PATCH,
   unknownRoute as POST,
   unknownRoute as PUT,
-  unknownRoute as PATCH,
-  unknownRoute as DELETE,
-  unknownRoute as OPTIONS,
 };

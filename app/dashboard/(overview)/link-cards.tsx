@@ -1,6 +1,6 @@
-import Link from "next/link";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { mutedClass } from "@/components/ui/styles";
+import Link from "next/link";
 import { displayName, type ListedLink, RowMenu, type RowParts, SelectBox, Tags } from "./link-row";
 
 /** The list on a phone: one card per link. */

@@ -1,7 +1,7 @@
-import Link from "next/link";
 import { ActionMenu, MENU_ITEM } from "@/components/ui/action-menu";
 import { TagChip } from "@/components/ui/tag-chip";
 import type { LinkStatus } from "@/lib/links/status";
+import Link from "next/link";
 
 /** One row of the list, as the page prepared it (the creation time already written in the viewer's zone). */
 export type ListedLink = {

@@ -1,9 +1,9 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
 import { Button } from "@/components/ui/button";
 import { errorClass, noticeClass } from "@/components/ui/styles";
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
 import { changeLinksAction, tagLinksAction } from "../links/actions";
 import { LinkCards } from "./link-cards";
 import type { ListedLink, RowParts } from "./link-row";

@@ -1,5 +1,5 @@
-import Link from "next/link";
 import { StatusBadge } from "@/components/ui/status-badge";
+import Link from "next/link";
 import { displayName, type ListedLink, RowMenu, type RowParts, SelectBox, Tags } from "./link-row";
 
 /** The actions column stays in view at the scroller's right edge however wide the other columns get. */

@@ -1,27 +1,27 @@
-import Link from "next/link";
 import { Button } from "@/components/ui/button";
 import { SelectField, TextField } from "@/components/ui/field";
+import { FoldOnPhone } from "@/components/ui/fold-on-phone";
+import { STATUS_WORDS } from "@/components/ui/status-labels";
 import { badgeClass, badgeTone, buttonClass, cardClass, mutedClass } from "@/components/ui/styles";
-import { requireDashboard } from "@/lib/api/dashboard";
 import { LIST_SCAN_DAYS, listScanCounts } from "@/lib/analytics/service";
+import { requireDashboard } from "@/lib/api/dashboard";
 import { describeAccount } from "@/lib/billing/service";
 import {
   browseLinks,
   browseLinksQuery,
-  type LinkSort,
   linkHosts,
   STATUS_FILTER_NAMES,
   STATUS_FILTERS,
   verifiedDomains,
+  type LinkSort,
 } from "@/lib/links/browse";
 import { listTags } from "@/lib/tags/service";
 import { listUtmTemplates } from "@/lib/utm/service";
+import Link from "next/link";
 import { viewerZone } from "../analytics/viewer-zone";
 import { CreateLinkForm } from "../create-link-form";
-import { LinksList } from "./links-list";
-import { FoldOnPhone } from "@/components/ui/fold-on-phone";
-import { STATUS_WORDS } from "@/components/ui/status-labels";
 import { dashboardTitle } from "../page-title";
+import { LinksList } from "./links-list";
 
 export const generateMetadata = () => dashboardTitle("Links");
 

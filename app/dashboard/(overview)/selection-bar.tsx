@@ -1,9 +1,9 @@
 "use client";
 
-import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
 import { Checkbox } from "@/components/ui/input";
+import { useState } from "react";
 import type { LinkSelection } from "./use-link-selection";
 
 /**

@@ -1,19 +1,19 @@
 import { FramedTable, type Heading } from "@/components/table";
-import { inCustomerWords } from "@/lib/api/customer-words";
-import { LoadingState } from "@/components/ui/loading-state";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
+import { LoadingState } from "@/components/ui/loading-state";
 import { buttonClass, cardClass, errorClass, labelClass, mutedClass } from "@/components/ui/styles";
 import {
   type AnalyticsFilter,
   analyticsQuery,
   type AnalyticsReport,
   type AnalyticsRow,
-  FILTERS,
   type FilterDimension,
+  FILTERS,
   ONE_PER_VISITOR,
 } from "@/lib/analytics/schemas";
 import { scanAnalytics } from "@/lib/analytics/service";
+import { inCustomerWords } from "@/lib/api/customer-words";
 import { validate } from "@/lib/http/body";
 import { DomainError } from "@/lib/http/errors";
 import { shortUrl } from "@/lib/links/present";

@@ -1,11 +1,11 @@
-import Link from "next/link";
 import { foundOrNotFound, requireDashboard } from "@/lib/api/dashboard";
 import { shortUrl } from "@/lib/links/present";
 import { getLink } from "@/lib/links/service";
+import Link from "next/link";
+import { dashboardTitle } from "../page-title";
 import { AnalyticsView } from "./analytics-view";
 import { ViewerTimeZone } from "./viewer-time-zone";
 import { viewerZone } from "./viewer-zone";
-import { dashboardTitle } from "../page-title";
 
 export const generateMetadata = () => dashboardTitle("Analytics");
 

@@ -1,5 +1,5 @@
-import { cookies } from "next/headers";
 import { isTimeZoneName } from "@/lib/analytics/schemas";
+import { cookies } from "next/headers";
 import { TIME_ZONE_COOKIE } from "./range";
 
 /**

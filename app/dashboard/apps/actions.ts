@@ -1,9 +1,9 @@
 "use server";
 
-import { revalidatePath } from "next/cache";
 import { type ActionResult, dashboardAction } from "@/lib/api/dashboard";
 import { revokeOAuthGrant } from "@/lib/oauth/operations";
 import { revokeConnectedApp } from "@/lib/oauth/service";
+import { revalidatePath } from "next/cache";
 
 export type RevokeState = ActionResult<null> | null;
 

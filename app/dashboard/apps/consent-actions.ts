@@ -1,11 +1,11 @@
 "use server";
 
-import { redirect } from "next/navigation";
 import { inCustomerWords } from "@/lib/api/customer-words";
 import { dashboardContext } from "@/lib/api/dashboard";
 import { DomainError } from "@/lib/http/errors";
 import { log } from "@/lib/log";
 import { decideConsent } from "@/lib/oauth/service";
+import { redirect } from "next/navigation";
 
 export type ConsentState = { error: string } | null;
 

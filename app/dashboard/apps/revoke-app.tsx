@@ -1,8 +1,8 @@
 "use client";
 
 import { Button } from "@/components/ui/button";
-import { useActionState } from "react";
 import { errorClass } from "@/components/ui/styles";
+import { useActionState } from "react";
 import { revokeAppAction, type RevokeState } from "./actions";
 
 export function RevokeApp({ id, name }: { id: string; name: string }) {

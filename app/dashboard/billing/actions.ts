@@ -1,9 +1,9 @@
 "use server";
 
-import { redirect } from "next/navigation";
 import { dashboardAction } from "@/lib/api/dashboard";
 import { openBillingPortal, startCheckout as startCheckoutOperation } from "@/lib/billing/operations";
 import { openPortal, startCheckout } from "@/lib/billing/service";
+import { redirect } from "next/navigation";
 import { optional } from "../form-fields";
 
 export type RedirectState = { error: string } | null;

@@ -1,8 +1,8 @@
 "use client";
 
 import { Button } from "@/components/ui/button";
-import { useActionState } from "react";
 import { ErrorSentence } from "@/components/ui/outcome";
+import { useActionState } from "react";
 import { checkoutAction, portalAction, type RedirectState } from "./actions";
 
 export function CheckoutButton({ plan, interval, label }: { plan: string; interval: string; label: string }) {

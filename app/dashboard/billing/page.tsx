@@ -2,8 +2,8 @@ import { cardClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
 import { CURRENCY, describePrice, offeredChoices, PLANS } from "@/lib/billing/plans";
 import { describeAccount } from "@/lib/billing/service";
-import { CheckoutButton, PortalButton } from "./billing-forms";
 import { dashboardTitle } from "../page-title";
+import { CheckoutButton, PortalButton } from "./billing-forms";
 
 export const generateMetadata = () => dashboardTitle("Billing");
 

@@ -1,6 +1,5 @@
 "use server";
 
-import { revalidatePath } from "next/cache";
 import { type ActionResult, dashboardAction } from "@/lib/api/dashboard";
 import {
   addDomain as addDomainOperation,
@@ -10,6 +9,7 @@ import {
 } from "@/lib/domains/operations";
 import { addDomain, getDomain, removeDomain, updateDomain, verifyDomain } from "@/lib/domains/service";
 import { withScheme } from "@/lib/links/typed-destination";
+import { revalidatePath } from "next/cache";
 import { optional, required } from "../form-fields";
 
 export type DomainState = ActionResult<string> | null;

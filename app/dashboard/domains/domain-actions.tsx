@@ -1,12 +1,12 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useActionState } from "react";
-import { Confirm } from "@/components/ui/confirm";
-import { ActionOutcome } from "@/components/ui/outcome";
 import { Button } from "@/components/ui/button";
+import { Confirm } from "@/components/ui/confirm";
 import { TextField } from "@/components/ui/field";
 import { errorFor } from "@/components/ui/field-error";
+import { ActionOutcome } from "@/components/ui/outcome";
+import { useRouter } from "next/navigation";
+import { useActionState } from "react";
 import { type DomainState, removeDomainAction, updateDomainAction, verifyDomainAction } from "./actions";
 
 /** Verify now, and remove after a confirmation; for owners and admins (the page leaves it out for others). */

@@ -1,7 +1,7 @@
 import { FramedTable } from "@/components/table";
 import { CopyButton } from "@/components/ui/copy-button";
-import { inCustomerWords } from "@/lib/api/customer-words";
 import { badgeClass, badgeTone, cardClass, mutedClass } from "@/components/ui/styles";
+import { inCustomerWords } from "@/lib/api/customer-words";
 import type { DomainView } from "@/lib/domains/schemas";
 import { DomainActions, DomainDestinations } from "./domain-actions";
 

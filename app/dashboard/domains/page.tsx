@@ -1,13 +1,13 @@
+import { FoldOnPhone } from "@/components/ui/fold-on-phone";
 import { OneFieldForm } from "@/components/ui/one-field-form";
 import { cardClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
 import { listDomains } from "@/lib/domains/service";
 import { can } from "@/lib/workspaces/permissions";
+import { dashboardTitle } from "../page-title";
 import { addDomainAction } from "./actions";
 import { DomainCard } from "./domain-card";
 import { LiveRefresh } from "./live-refresh";
-import { FoldOnPhone } from "@/components/ui/fold-on-phone";
-import { dashboardTitle } from "../page-title";
 
 export const generateMetadata = () => dashboardTitle("Domains");
 

@@ -1,13 +1,13 @@
 "use client";
 
-import Link from "next/link";
-import { type ReactNode, useEffect, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Field, SelectField, TextField } from "@/components/ui/field";
 import { errorClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { inCustomerWords } from "@/lib/api/customer-words";
 import { csvTable } from "@/lib/http/csv";
 import type { ImportFormat, ImportView } from "@/lib/imports/schemas";
+import Link from "next/link";
+import { type ReactNode, useEffect, useState } from "react";
 
 /** The formats in the customer's words; auto reads the columns. */
 const FORMAT_NAMES: Record<ImportFormat, string> = {

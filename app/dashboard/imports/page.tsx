@@ -1,17 +1,17 @@
-import Link from "next/link";
-import { Suspense } from "react";
 import { LoadingState } from "@/components/ui/loading-state";
 import { cardClass, mutedClass } from "@/components/ui/styles";
 import { foundOrNotFound, requireDashboard } from "@/lib/api/dashboard";
 import { describeAccount } from "@/lib/billing/service";
-import { getImport, listImports } from "@/lib/imports/service";
 import type { ImportView } from "@/lib/imports/schemas";
+import { getImport, listImports } from "@/lib/imports/service";
 import { verifiedDomains } from "@/lib/links/browse";
 import { can } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
+import Link from "next/link";
+import { Suspense } from "react";
 import { viewerZone } from "../analytics/viewer-zone";
-import { FollowedImport, ImportForm } from "./import-form";
 import { dashboardTitle } from "../page-title";
+import { FollowedImport, ImportForm } from "./import-form";
 
 export const generateMetadata = () => dashboardTitle("Import");
 

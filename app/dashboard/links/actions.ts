@@ -1,6 +1,5 @@
 "use server";
 
-import { revalidatePath } from "next/cache";
 import { inCustomerWords } from "@/lib/api/customer-words";
 import { type ActionResult, dashboardAction } from "@/lib/api/dashboard";
 import { DomainError } from "@/lib/http/errors";
@@ -16,6 +15,7 @@ import type { QrDesignView } from "@/lib/qr/schemas";
 import { saveLinkDesign, saveWorkspaceDesign } from "@/lib/qr/service";
 import { MAX_TAGS_PER_LINK } from "@/lib/tags/schemas";
 import { nameKey } from "@/lib/tags/store";
+import { revalidatePath } from "next/cache";
 import { optional, required, typedDestination, typedTags } from "../form-fields";
 
 /** The result, and what was typed (React resets a form after its action: an error puts the values back). */

@@ -1,8 +1,5 @@
 "use server";
 
-import { cookies } from "next/headers";
-import { revalidatePath } from "next/cache";
-import { redirect } from "next/navigation";
 import { type ActionResult, dashboardAction, WORKSPACE_COOKIE } from "@/lib/api/dashboard";
 import {
   acceptInvitation as acceptInvitationOperation,
@@ -12,6 +9,9 @@ import {
   resendInvitation as resendInvitationOperation,
 } from "@/lib/members/operations";
 import { acceptInvitation, changeRole, inviteMember, removeMember, resendInvitation } from "@/lib/members/service";
+import { revalidatePath } from "next/cache";
+import { cookies } from "next/headers";
+import { redirect } from "next/navigation";
 import { chooseWorkspace, optional, required } from "../form-fields";
 
 export type MemberState = ActionResult<string> | null;

@@ -1,12 +1,12 @@
 "use client";
 
-import { useActionState } from "react";
-import { Confirm } from "@/components/ui/confirm";
-import { ActionOutcome } from "@/components/ui/outcome";
-import { useNotify } from "@/components/ui/toaster";
 import { Button } from "@/components/ui/button";
+import { Confirm } from "@/components/ui/confirm";
 import { SelectField, TextField } from "@/components/ui/field";
 import { errorFor } from "@/components/ui/field-error";
+import { ActionOutcome } from "@/components/ui/outcome";
+import { useNotify } from "@/components/ui/toaster";
+import { useActionState } from "react";
 import {
   changeRoleAction,
   inviteAction,

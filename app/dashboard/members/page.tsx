@@ -1,13 +1,13 @@
-import Link from "next/link";
-import type { ReactNode } from "react";
+import { FoldOnPhone } from "@/components/ui/fold-on-phone";
 import { cardClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
 import { describeAccount } from "@/lib/billing/service";
 import { endpointCreatorMemberIds, keyHolderMemberId, listMembers, ownMemberId } from "@/lib/members/service";
 import { can } from "@/lib/workspaces/permissions";
-import { InviteForm, LeaveButton, MemberActions } from "./member-forms";
-import { FoldOnPhone } from "@/components/ui/fold-on-phone";
+import Link from "next/link";
+import type { ReactNode } from "react";
 import { dashboardTitle } from "../page-title";
+import { InviteForm, LeaveButton, MemberActions } from "./member-forms";
 
 export const generateMetadata = () => dashboardTitle("Members");
 

@@ -1,7 +1,5 @@
 "use server";
 
-import { revalidatePath } from "next/cache";
-import { redirect } from "next/navigation";
 import { type ActionResult, dashboardAction, dashboardContext } from "@/lib/api/dashboard";
 import { claimKey, revokeKey, rotateKeyAsOwner } from "@/lib/workspaces/api-key";
 import {
@@ -14,6 +12,8 @@ import {
 import { createWorkspace, renameWorkspace } from "@/lib/workspaces/service";
 import { endAllDashboardSessions } from "@/lib/workspaces/sign-in";
 import { findRole } from "@/lib/workspaces/store";
+import { revalidatePath } from "next/cache";
+import { redirect } from "next/navigation";
 import { chooseWorkspace, optional, required } from "../form-fields";
 import { tabOf } from "../tabs";
 

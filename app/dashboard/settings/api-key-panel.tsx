@@ -1,11 +1,11 @@
 "use client";
 
 import { Button } from "@/components/ui/button";
-import { CustomerSentence } from "@/components/ui/customer-sentence";
-import { useActionState } from "react";
 import { Confirm } from "@/components/ui/confirm";
 import { CopyButton } from "@/components/ui/copy-button";
+import { CustomerSentence } from "@/components/ui/customer-sentence";
 import { errorClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { useActionState } from "react";
 import { claimKeyAction, type KeyState, revokeKeyAction, rotateKeyAction } from "./actions";
 
 export function ApiKeyPanel({ hasKey, canClaim, canRevoke }: { hasKey: boolean; canClaim: boolean; canRevoke: boolean }) {

@@ -1,13 +1,13 @@
 import { Button } from "@/components/ui/button";
-import Link from "next/link";
 import { OneFieldForm } from "@/components/ui/one-field-form";
 import { cardClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
 import { can } from "@/lib/workspaces/permissions";
 import { describeWorkspaces } from "@/lib/workspaces/service";
+import Link from "next/link";
+import { dashboardTitle } from "../page-title";
 import { createWorkspaceAction, renameWorkspaceAction, signOutEverywhereAction } from "./actions";
 import { ApiKeyPanel } from "./api-key-panel";
-import { dashboardTitle } from "../page-title";
 
 export const generateMetadata = () => dashboardTitle("API key & workspace");
 

@@ -1,6 +1,5 @@
 "use server";
 
-import { revalidatePath } from "next/cache";
 import { type ActionResult, dashboardAction } from "@/lib/api/dashboard";
 import {
   createTag as createTagOperation,
@@ -8,6 +7,7 @@ import {
   updateTag as updateTagOperation,
 } from "@/lib/tags/operations";
 import { createTag, deleteTag, updateTag } from "@/lib/tags/service";
+import { revalidatePath } from "next/cache";
 
 /** The form's names for the tag's fields, in its words. */
 const TAG_FIELDS = { name: "The tag's name", color: "The colour" };

@@ -1,11 +1,11 @@
-import { cardClass, mutedClass } from "@/components/ui/styles";
 import { FoldOnPhone } from "@/components/ui/fold-on-phone";
+import { cardClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
 import { TAG_COLORS, TAG_NAME_MAX } from "@/lib/tags/schemas";
 import { listTags } from "@/lib/tags/service";
 import { can } from "@/lib/workspaces/permissions";
-import { AddTagForm, TagList } from "./tag-manager";
 import { dashboardTitle } from "../page-title";
+import { AddTagForm, TagList } from "./tag-manager";
 
 export const generateMetadata = () => dashboardTitle("Tags");
 

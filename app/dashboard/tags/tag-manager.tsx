@@ -1,16 +1,16 @@
 "use client";
 
-import Link from "next/link";
-import { useActionState, useState, useTransition } from "react";
-import { Confirm } from "@/components/ui/confirm";
 import { Button } from "@/components/ui/button";
+import { Confirm } from "@/components/ui/confirm";
 import { SelectField, TextField } from "@/components/ui/field";
 import { errorFor } from "@/components/ui/field-error";
 import { ActionOutcome, type ActionSentence } from "@/components/ui/outcome";
 import { cardClass } from "@/components/ui/styles";
 import { TagChip } from "@/components/ui/tag-chip";
 import type { TagView } from "@/lib/tags/schemas";
-import { type AddTagState, addTagAction, deleteTagAction, recolourTagAction, renameTagAction } from "./actions";
+import Link from "next/link";
+import { useActionState, useState, useTransition } from "react";
+import { addTagAction, deleteTagAction, recolourTagAction, renameTagAction, type AddTagState } from "./actions";
 
 const colourName = (color: string) => color[0]!.toUpperCase() + color.slice(1);
 

@@ -1,6 +1,5 @@
 "use server";
 
-import { revalidatePath } from "next/cache";
 import { type ActionResult, dashboardAction } from "@/lib/api/dashboard";
 import {
   createUtmTemplate as createUtmTemplateOperation,
@@ -8,6 +7,7 @@ import {
 } from "@/lib/utm/operations";
 import type { UtmTemplateView } from "@/lib/utm/schemas";
 import { createUtmTemplate, deleteUtmTemplate } from "@/lib/utm/service";
+import { revalidatePath } from "next/cache";
 
 /** The builder's names for the template's fields, in its words. */
 const TEMPLATE_FIELDS = {

@@ -1,8 +1,8 @@
-import type { Metadata } from "next";
 import { Table } from "@/components/table";
+import { CodeBlock } from "@/components/ui/code-block";
 import { config } from "@/lib/config";
 import { TOOLS } from "@/lib/mcp/tools";
-import { CodeBlock } from "@/components/ui/code-block";
+import type { Metadata } from "next";
 
 // The addresses and the price come from runtime configuration, not the build's.
 export const dynamic = "force-dynamic";

@@ -1,8 +1,8 @@
-import type { Metadata } from "next";
 import { Table } from "@/components/table";
+import { CodeBlock } from "@/components/ui/code-block";
 import { config } from "@/lib/config";
 import { CHALLENGE_LIFETIME_SECONDS } from "@/lib/payments/gateway";
-import { CodeBlock } from "@/components/ui/code-block";
+import type { Metadata } from "next";
 
 // Price, network and addresses come from runtime configuration, not the build's.
 export const dynamic = "force-dynamic";

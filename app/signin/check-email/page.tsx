@@ -1,7 +1,7 @@
-import type { Metadata } from "next";
-import Link from "next/link";
 import { cardClass, mutedClass } from "@/components/ui/styles";
 import { signInLinksPrinted } from "@/lib/auth/sign-in-methods";
+import type { Metadata } from "next";
+import Link from "next/link";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Check your e-mail — Permalink" };

@@ -1,11 +1,11 @@
-import type pg from "pg";
+import { clock } from "@/lib/clock";
+import { config } from "@/lib/config";
 import { arrayLiterals } from "@/lib/db/array-literal";
 import { inTransaction } from "@/lib/db/checkout";
 import { connectionWatchdog, pool, writerPool } from "@/lib/db/pool";
-import { clock } from "@/lib/clock";
-import { config } from "@/lib/config";
 import { MAX_SCAN_MESSAGE_BYTES, scanMessages } from "@/lib/webhooks/outbox";
 import { anyScanListener, enqueueScanMessages } from "@/lib/webhooks/store";
+import type pg from "pg";
 import type { ScanRow } from "../enrich";
 import type { ParkedWrite } from "../parked-batches";
 import { scanMessageFromText, scanMessageText } from "../scan-message";

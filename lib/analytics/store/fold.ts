@@ -1,7 +1,7 @@
+import { DAY_MS, utcDayStart } from "@/lib/clock";
 import { inTransaction } from "@/lib/db/checkout";
 import { isLockNotAvailable } from "@/lib/db/errors";
 import { pool } from "@/lib/db/pool";
-import { DAY_MS, utcDayStart } from "@/lib/clock";
 import { DAY, DIMENSIONS, MONTH, QUARTER, ROLLUP_DAYS_LOCK, SERVED_DEFAULT } from "./rollups";
 
 /**

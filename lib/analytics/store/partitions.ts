@@ -1,9 +1,9 @@
-import type pg from "pg";
-import { db } from "@/lib/db/client";
+import { DAY_MS, utcDayStart } from "@/lib/clock";
 import { inTransaction } from "@/lib/db/checkout";
+import { db } from "@/lib/db/client";
 import { isLockNotAvailable } from "@/lib/db/errors";
 import { pool } from "@/lib/db/pool";
-import { DAY_MS, utcDayStart } from "@/lib/clock";
+import type pg from "pg";
 import { rollupsClosedBefore } from "./rollups";
 
 /**

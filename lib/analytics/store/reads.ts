@@ -1,14 +1,14 @@
+import { clock, DAY_MS, utcDayStart } from "@/lib/clock";
 import { readDb, type DbClient } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
-import { clock, DAY_MS, utcDayStart } from "@/lib/clock";
 import { DomainError } from "@/lib/http/errors";
 import {
+  isDateOnly,
   type AnalyticsFilter,
   type AnalyticsReport,
   type AnalyticsRow,
   type FilterDimension,
   type GroupBy,
-  isDateOnly,
 } from "../schemas";
 import { DAY, DIMENSIONS, MONTH, QUARTER, rollupsClosedBefore, SERVED_DEFAULT } from "./rollups";
 

@@ -1,5 +1,5 @@
-import { Redis as UpstashRedis } from "@upstash/redis";
 import { createFailFastIoredis } from "@/lib/shared-store/ioredis";
+import { Redis as UpstashRedis } from "@upstash/redis";
 import { createIoredisScriptingClient } from "./ioredis-adapter";
 import { createMemoryLimiter } from "./memory";
 import { WRITE_WINDOW_MS, type WriteLimiter } from "./policy";

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import type { Redis as UpstashRedis } from "@upstash/redis";
 import type { Redis as Ioredis } from "ioredis";
+import { createHash } from "node:crypto";
 
 /** The part of the @upstash/redis client that @upstash/ratelimit's single-region limiters call. */
 export type UpstashScriptingClient = Pick<UpstashRedis, "evalsha" | "eval">;

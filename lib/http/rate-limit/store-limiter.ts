@@ -1,7 +1,7 @@
+import { SafeToLogError, type SharedStoreKind, sharedStoreAnswered, sharedStoreFailed } from "@/lib/shared-store/status";
 import { Ratelimit } from "@upstash/ratelimit";
 import type { UpstashScriptingClient } from "./ioredis-adapter";
 import { type RateLimitResult, WRITE_WINDOW_SECONDS, type WriteLimiter } from "./policy";
-import { SafeToLogError, type SharedStoreKind, sharedStoreAnswered, sharedStoreFailed } from "@/lib/shared-store/status";
 
 // Ratelimit answers { success: true, reason: "timeout" } past this; we treat that as a store failure.
 const STORE_TIMEOUT_MS = 1_000;

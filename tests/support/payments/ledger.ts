@@ -1,3 +1,4 @@
+import type { FacilitatorEvmSigner } from "@x402/evm";
 import {
   type Address,
   type Hex,
@@ -10,7 +11,6 @@ import {
   serializeSignature,
   verifyTypedData,
 } from "viem";
-import type { FacilitatorEvmSigner } from "@x402/evm";
 
 const MULTICALL3 = "0xcA11bde05977b3631167028862bE2a173976CA11";
 

@@ -1,11 +1,11 @@
 "use client";
 
-import { useActionState, useState } from "react";
+import { type ConsentState, decideConsentAction } from "@/app/dashboard/apps/consent-actions";
 import { Button } from "@/components/ui/button";
 import { SelectField } from "@/components/ui/field";
 import { Checkbox } from "@/components/ui/input";
 import { errorClass, labelClass, mutedClass } from "@/components/ui/styles";
-import { type ConsentState, decideConsentAction } from "@/app/dashboard/apps/consent-actions";
+import { useActionState, useState } from "react";
 
 type Option = { id: string; label: string; role: string; grantable: readonly string[] };
 

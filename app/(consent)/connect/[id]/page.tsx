@@ -1,10 +1,10 @@
-import type { Metadata } from "next";
-import Link from "next/link";
+import { SignOutButton } from "@/app/dashboard/sign-out-button";
 import { cardClass, mutedClass } from "@/components/ui/styles";
 import { foundOrNotFound, requireDashboard } from "@/lib/api/dashboard";
 import { SCOPE_WORDING } from "@/lib/http/scopes";
 import { pendingConsent } from "@/lib/oauth/service";
-import { SignOutButton } from "@/app/dashboard/sign-out-button";
+import type { Metadata } from "next";
+import Link from "next/link";
 import { ConsentForm } from "./consent-form";
 
 export const dynamic = "force-dynamic";

@@ -1,9 +1,9 @@
 "use client";
 
-import { Button } from "@/components/ui/button";
-import { useActionState } from "react";
-import { errorClass } from "@/components/ui/styles";
 import { acceptInvitationAction, type MemberState } from "@/app/dashboard/members/actions";
+import { Button } from "@/components/ui/button";
+import { errorClass } from "@/components/ui/styles";
+import { useActionState } from "react";
 
 export function AcceptInvitation({ token }: { token: string }) {
   const [state, accept, pending] = useActionState<MemberState, FormData>(acceptInvitationAction, null);

@@ -1,9 +1,9 @@
-import type { Metadata } from "next";
-import Link from "next/link";
+import { SignOutButton } from "@/app/dashboard/sign-out-button";
 import { buttonClass, cardClass, errorClass, mutedClass } from "@/components/ui/styles";
 import { dashboardContext, foundOrNotFound } from "@/lib/api/dashboard";
 import { describeInvitation } from "@/lib/members/service";
-import { SignOutButton } from "@/app/dashboard/sign-out-button";
+import type { Metadata } from "next";
+import Link from "next/link";
 import { AcceptInvitation } from "./accept-invitation";
 
 export const dynamic = "force-dynamic";

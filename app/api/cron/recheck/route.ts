@@ -1,7 +1,7 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { recheckLinks } from "@/lib/resolution/recheck";
 import { recheckLinks as recheckOperation } from "@/lib/resolution/operations";
+import { recheckLinks } from "@/lib/resolution/recheck";
 
 /** Vercel Cron's call to the background re-check; it sends `Authorization: Bearer <CRON_SECRET>`. */
 export const GET = apiRoute(recheckOperation, async ({ reply }) => reply(200, await recheckLinks()));

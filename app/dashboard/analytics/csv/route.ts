@@ -1,5 +1,5 @@
-import { analyticsDownload, scanAnalytics } from "@/lib/analytics/service";
 import { getAnalytics } from "@/lib/analytics/operations";
+import { analyticsDownload, scanAnalytics } from "@/lib/analytics/service";
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 

@@ -1,13 +1,13 @@
 "use client";
 
-import { useActionState } from "react";
-import { ActionOutcome } from "@/components/ui/outcome";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
 import { errorFor } from "@/components/ui/field-error";
+import { ActionOutcome } from "@/components/ui/outcome";
 import { cardClass, mutedClass } from "@/components/ui/styles";
-import { type LabelState, labelLinkAction } from "../actions";
+import { useActionState } from "react";
 import { TagsField } from "../../tags-field";
+import { type LabelState, labelLinkAction } from "../actions";
 
 /** The link's title and tags, edited together; a refusal keeps what was typed. */
 export function LabelForm({

@@ -1,5 +1,5 @@
-import Link from "next/link";
 import type { Principal } from "@/lib/workspaces/types";
+import Link from "next/link";
 import { analyticsHref, BREAKDOWNS, ScanReports } from "../../analytics/analytics-view";
 import { rangeFor } from "../../analytics/range";
 import { ViewerTimeZone } from "../../analytics/viewer-time-zone";

@@ -1,13 +1,13 @@
 "use client";
 
-import { CustomerSentence } from "@/components/ui/customer-sentence";
-import { useActionState } from "react";
 import { Button } from "@/components/ui/button";
+import { CustomerSentence } from "@/components/ui/customer-sentence";
 import { errorFor } from "@/components/ui/field-error";
 import { cardClass, errorClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import type { UtmTemplateView } from "@/lib/utm/schemas";
-import { archiveLinkAction, type LinkEditState, repointLinkAction, restoreLinkAction } from "../actions";
+import { useActionState } from "react";
 import { DestinationField, UtmBuilder, useUtmDestination } from "../../utm-builder";
+import { archiveLinkAction, repointLinkAction, restoreLinkAction, type LinkEditState } from "../actions";
 
 export function LinkEditForms({
   id,

@@ -1,7 +1,7 @@
 import { STATUS_WORDS } from "@/components/ui/status-labels";
 import { cardClass, mutedClass } from "@/components/ui/styles";
-import type { HistoryEntryView, RecordedLink } from "@/lib/links/history-schemas";
 import { linkHistoryPage } from "@/lib/links/history";
+import type { HistoryEntryView, RecordedLink } from "@/lib/links/history-schemas";
 import type { Principal } from "@/lib/workspaces/types";
 
 const SHOWN = 20;

@@ -1,5 +1,3 @@
-import Link from "next/link";
-import { Suspense } from "react";
 import { CopyButton } from "@/components/ui/copy-button";
 import { LoadingState } from "@/components/ui/loading-state";
 import { StatusBadge } from "@/components/ui/status-badge";
@@ -13,21 +11,23 @@ import { logoStorage } from "@/lib/logos/store";
 import { scanUrl } from "@/lib/qr/artwork";
 import { QR_MARGIN, QR_SIZE } from "@/lib/qr/schemas";
 import { linkDesign } from "@/lib/qr/service";
-import { listUtmTemplates } from "@/lib/utm/service";
 import { listTags } from "@/lib/tags/service";
+import { listUtmTemplates } from "@/lib/utm/service";
 import { can } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
-import { LinkAnalytics } from "./link-analytics";
-import { LinkHistory } from "./link-history";
+import Link from "next/link";
+import { Suspense } from "react";
+import { viewerZone } from "../../analytics/viewer-zone";
 import { dashboardTitle } from "../../page-title";
 import { LabelForm } from "./label-form";
+import { LinkAnalytics } from "./link-analytics";
+import { LinkEditForms } from "./link-edit-forms";
+import { LinkHistory } from "./link-history";
 import { PasswordForm } from "./password-form";
 import { PreviewForm } from "./preview-form";
-import { ScanLimitForm } from "./scan-limit-form";
-import { LinkEditForms } from "./link-edit-forms";
 import { QrDesigner } from "./qr-designer";
 import { LinkRouting } from "./routing-editors";
-import { viewerZone } from "../../analytics/viewer-zone";
+import { ScanLimitForm } from "./scan-limit-form";
 
 /** Titled with the link's short address; a link that is not there gets the plain one (its page answers 404). */
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }) {

@@ -1,11 +1,11 @@
 "use client";
 
-import { useActionState } from "react";
-import { ActionOutcome } from "@/components/ui/outcome";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
 import { errorFor } from "@/components/ui/field-error";
+import { ActionOutcome } from "@/components/ui/outcome";
 import { cardClass, mutedClass } from "@/components/ui/styles";
+import { useActionState } from "react";
 import { type LinkEditState, protectLinkAction } from "../actions";
 
 /** Sets, changes or removes the link's password; the password itself is never shown back. */

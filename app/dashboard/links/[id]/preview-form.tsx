@@ -1,13 +1,13 @@
 "use client";
 
-import { useActionState, useState } from "react";
-import { useRouter } from "next/navigation";
-import { ActionOutcome } from "@/components/ui/outcome";
 import { Button } from "@/components/ui/button";
 import { Field, TextField } from "@/components/ui/field";
 import { FileInput, Textarea } from "@/components/ui/input";
+import { ActionOutcome } from "@/components/ui/outcome";
 import { cardClass, errorClass, mutedClass } from "@/components/ui/styles";
 import { IMAGE_TYPES, MAX_LOGO_UPLOAD_BYTES } from "@/lib/logos/limits";
+import { useRouter } from "next/navigation";
+import { useActionState, useState } from "react";
 import { type LinkEditState, previewLinkAction } from "../actions";
 
 type Preview = { title: string | null; description: string | null; image_url: string | null } | null;

@@ -1,13 +1,13 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { errorClass, mutedClass, noticeClass } from "@/components/ui/styles";
-import { maxLogoModules } from "@/lib/qr/logo-area";
 import { unscannableColours } from "@/lib/qr/contrast";
 import { levelFor } from "@/lib/qr/levels";
+import { maxLogoModules } from "@/lib/qr/logo-area";
 import type { QrDesignView, QrLevel } from "@/lib/qr/schemas";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
 import { saveQrDesignAction } from "../actions";
 import { ColourOptions } from "./qr-colours";
 import { CorrectionOptions } from "./qr-correction";

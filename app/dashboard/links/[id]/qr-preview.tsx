@@ -1,9 +1,9 @@
 "use client";
 
-import { QRCodeSVG } from "qrcode.react";
-import { useLayoutEffect, useRef } from "react";
 import { mutedClass } from "@/components/ui/styles";
 import type { QrLevel } from "@/lib/qr/schemas";
+import { QRCodeSVG } from "qrcode.react";
+import { useLayoutEffect, useRef } from "react";
 import { LEVEL_NAMES } from "./qr-correction";
 
 const PREVIEW_PIXELS = 240;

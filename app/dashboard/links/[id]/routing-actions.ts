@@ -1,15 +1,15 @@
 "use server";
 
-import { revalidatePath } from "next/cache";
-import type { z } from "zod";
 import { inCustomerWords } from "@/lib/api/customer-words";
-import { type ActionResult, dashboardAction } from "@/lib/api/dashboard";
+import { dashboardAction, type ActionResult } from "@/lib/api/dashboard";
 import { updateLink } from "@/lib/links/operations";
 import { toLinkView } from "@/lib/links/present";
 import type { RoutingRule, ScheduledRepoint } from "@/lib/links/routing";
 import { rulesField, scheduleField } from "@/lib/links/schemas";
 import { editLink } from "@/lib/links/service";
 import { ruleFor, type RuleFacts } from "@/lib/resolution/rules";
+import { revalidatePath } from "next/cache";
+import type { z } from "zod";
 
 /** What the editors send: the rules or schedule as the API takes them. */
 export type RoutingState = ActionResult<string> | null;

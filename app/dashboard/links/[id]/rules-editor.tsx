@@ -1,6 +1,5 @@
 "use client";
 
-import { type ReactNode, useState, useTransition } from "react";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
 import { Checkbox } from "@/components/ui/input";
@@ -8,8 +7,9 @@ import { ActionOutcome } from "@/components/ui/outcome";
 import { cardClass, labelClass, mutedClass } from "@/components/ui/styles";
 import type { ActionResult } from "@/lib/api/dashboard";
 import { DEVICES, MAX_RULES, type RoutingRule, SYSTEMS } from "@/lib/links/routing";
+import { type ReactNode, useState, useTransition } from "react";
 import { saveRulesAction } from "./routing-actions";
-import { asRule, deviceName, type EditableRule, editable, EMPTY_RULE, SYSTEM_NAMES } from "./routing-rules";
+import { asRule, deviceName, editable, type EditableRule, EMPTY_RULE, SYSTEM_NAMES } from "./routing-rules";
 import { TestAs } from "./test-as";
 
 /** The link's routing rules, editable in order, with a "test as" preview of where a visitor would go. */

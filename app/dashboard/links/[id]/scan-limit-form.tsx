@@ -1,10 +1,10 @@
 "use client";
 
-import { useActionState } from "react";
-import { ActionOutcome } from "@/components/ui/outcome";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
+import { ActionOutcome } from "@/components/ui/outcome";
 import { cardClass, mutedClass } from "@/components/ui/styles";
+import { useActionState } from "react";
 import { type LinkEditState, scanLimitAction } from "../actions";
 
 type ScanLimit = { after: number; destination: string; scans: number } | null;

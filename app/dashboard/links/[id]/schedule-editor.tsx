@@ -1,6 +1,5 @@
 "use client";
 
-import { useState, useTransition } from "react";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
 import { ActionOutcome } from "@/components/ui/outcome";
@@ -8,6 +7,7 @@ import { cardClass, mutedClass } from "@/components/ui/styles";
 import type { ActionResult } from "@/lib/api/dashboard";
 import { MAX_SCHEDULED, type ScheduledRepoint } from "@/lib/links/routing";
 import { withScheme } from "@/lib/links/typed-destination";
+import { useState, useTransition } from "react";
 import { instantOfZoned, zonedInputValue } from "../../zoned-time";
 import { saveScheduleAction } from "./routing-actions";
 

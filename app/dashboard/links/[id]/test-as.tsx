@@ -1,11 +1,11 @@
 "use client";
 
-import { useState, useTransition } from "react";
 import { Button } from "@/components/ui/button";
 import { SelectField, TextField } from "@/components/ui/field";
 import { errorClass } from "@/components/ui/styles";
 import type { ActionResult } from "@/lib/api/dashboard";
 import { DEVICES, SYSTEMS } from "@/lib/links/routing";
+import { useState, useTransition } from "react";
 import { previewRouteAction } from "./routing-actions";
 import { asRule, deviceName, type EditableRule, SYSTEM_NAMES } from "./routing-rules";
 

@@ -1,11 +1,8 @@
 "use server";
 
-import { revalidatePath } from "next/cache";
 import { inCustomerWords } from "@/lib/api/customer-words";
 import { type ActionResult, dashboardAction } from "@/lib/api/dashboard";
 import { DomainError } from "@/lib/http/errors";
-import { createWebhookBody, type CreateWebhookInput } from "@/lib/webhooks/schemas";
-import type { Principal } from "@/lib/workspaces/types";
 import {
   createWebhook as createWebhookOperation,
   deleteWebhook as deleteWebhookOperation,
@@ -14,6 +11,7 @@ import {
   testWebhook as testWebhookOperation,
   updateWebhook as updateWebhookOperation,
 } from "@/lib/webhooks/operations";
+import { createWebhookBody, type CreateWebhookInput } from "@/lib/webhooks/schemas";
 import {
   createWebhook,
   deleteWebhook,
@@ -23,6 +21,8 @@ import {
   testWebhook,
   updateWebhook,
 } from "@/lib/webhooks/service";
+import type { Principal } from "@/lib/workspaces/types";
+import { revalidatePath } from "next/cache";
 
 const PAGE = "/dashboard/settings/webhooks";
 

@@ -1,11 +1,11 @@
+import { FoldOnPhone } from "@/components/ui/fold-on-phone";
 import { cardClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
 import { EVENT_TYPES } from "@/lib/webhooks/events";
 import { deliveryLog, listWebhooks } from "@/lib/webhooks/service";
 import { can } from "@/lib/workspaces/permissions";
-import { AddWebhookForm, WebhookCard } from "./webhook-panels";
-import { FoldOnPhone } from "@/components/ui/fold-on-phone";
 import { dashboardTitle } from "../../page-title";
+import { AddWebhookForm, WebhookCard } from "./webhook-panels";
 
 export const generateMetadata = () => dashboardTitle("Webhooks");
 

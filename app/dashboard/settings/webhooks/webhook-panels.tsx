@@ -1,29 +1,29 @@
 "use client";
 
-import { useActionState, useState, useTransition } from "react";
 import { Button } from "@/components/ui/button";
+import { Confirm } from "@/components/ui/confirm";
+import { CustomerSentence } from "@/components/ui/customer-sentence";
 import { TextField } from "@/components/ui/field";
 import { Checkbox } from "@/components/ui/input";
-import { cardClass, errorClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
-import type { ActionResult } from "@/lib/api/dashboard";
-import { Confirm } from "@/components/ui/confirm";
-import { inCustomerWords } from "@/lib/api/customer-words";
-import { CustomerSentence } from "@/components/ui/customer-sentence";
 import { ActionOutcome, ErrorSentence } from "@/components/ui/outcome";
+import { cardClass, errorClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { inCustomerWords } from "@/lib/api/customer-words";
+import type { ActionResult } from "@/lib/api/dashboard";
 import type { EventType } from "@/lib/webhooks/events";
 import type { DeliveryAttemptView, WebhookView } from "@/lib/webhooks/schemas";
-import { EVENT_MEANINGS } from "./event-meanings";
+import { useActionState, useState, useTransition } from "react";
 import {
   addWebhookAction,
   type AddWebhookState,
   deleteWebhookAction,
   editWebhookAction,
   type EditWebhookState,
-  rotateWebhookSecretAction,
   retryDeliveryAction,
+  rotateWebhookSecretAction,
   setWebhookDisabledAction,
   testWebhookAction,
 } from "./actions";
+import { EVENT_MEANINGS } from "./event-meanings";
 
 const timeFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" });
 

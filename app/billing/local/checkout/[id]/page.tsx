@@ -1,9 +1,9 @@
 import { Button } from "@/components/ui/button";
+import { cardClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { localCheckoutView } from "@/lib/billing/local-pages";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { cardClass, mutedClass, noticeClass } from "@/components/ui/styles";
-import { localCheckoutView } from "@/lib/billing/local-pages";
 import { LocalBillingPage } from "../../local-page";
 
 export const dynamic = "force-dynamic";

@@ -1,10 +1,10 @@
 import { Button } from "@/components/ui/button";
-import type { Metadata } from "next";
-import Link from "next/link";
-import { notFound } from "next/navigation";
 import { buttonClass, cardClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { localPortalView } from "@/lib/billing/local-pages";
 import { localPortalPath } from "@/lib/billing/local-provider";
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
 import { LocalBillingPage } from "../../local-page";
 
 export const dynamic = "force-dynamic";
