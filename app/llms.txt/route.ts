@@ -1,6 +1,6 @@
 import { otherMethods } from "@/lib/api/methods";
 import { config } from "@/lib/config";
-import { TOOLS } from "@/lib/mcp/tools";
+import { TOOLS } from "@/lib/mcp/toolset";
 
 // The addresses and the price come from runtime configuration, not the build's.
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { defineOperation, failure } from "@/lib/http/operation";
 import { z } from "zod";
-import { TOOLS } from "./tools";
+import { TOOLS } from "./toolset";
 
 const jsonRpcMessage = z
   .looseObject({

@@ -5,7 +5,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { AUTHENTICATE_MESSAGE, callTool, describeTool } from "./tool";
-import { TOOLS } from "./tools";
+import { TOOLS } from "./toolset";
 
 const SERVER_INFO = { name: "permalink", title: "Permalink: permanent short links and QR codes", version: "1.0.0" };
 

@@ -1,9 +1,9 @@
 import { getAnalytics } from "@/lib/analytics/operations";
 import { analyticsCsv, scanAnalytics } from "@/lib/analytics/service";
 import { createLinksInBulk } from "@/lib/api/bulk-links";
-import { describeAccount as describeAccountOperation } from "@/lib/billing/operations";
+import * as billingOperations from "@/lib/billing/operations";
 import { describeAccount } from "@/lib/billing/service";
-import { listDomains as listDomainsOperation, updateDomain as updateDomainOperation } from "@/lib/domains/operations";
+import * as domainOperations from "@/lib/domains/operations";
 import { listDomains, updateDomain } from "@/lib/domains/service";
 import { hashedClientNetwork } from "@/lib/http/client-address";
 import * as importOperations from "@/lib/imports/operations";
@@ -16,12 +16,12 @@ import { archive, createLink, editLink, getLink, listLinks, restore } from "@/li
 import { buyLinkByToolCall } from "@/lib/payments/tool-call";
 import { getQrCode } from "@/lib/qr/operations";
 import { linkArtwork } from "@/lib/qr/service";
-import { listTags as listTagsOperation } from "@/lib/tags/operations";
+import * as tagOperations from "@/lib/tags/operations";
 import { listTags } from "@/lib/tags/service";
-import { listWebhooks as listWebhooksOperation } from "@/lib/webhooks/operations";
+import * as webhookOperations from "@/lib/webhooks/operations";
 import { listWebhooks } from "@/lib/webhooks/service";
 import { z } from "zod";
-import { defineTool, type Tool } from "./tool";
+import { defineTool } from "./tool";
 
 /*
  * Each tool names the operation it is a door to and says, for agents, what it does; its schemas,
@@ -202,7 +202,7 @@ export const getAnalyticsTool = defineTool(getAnalytics, {
   },
 });
 
-export const listDomainsTool = defineTool(listDomainsOperation, {
+export const listDomainsTool = defineTool(domainOperations.listDomains, {
   name: "list_domains",
   description:
     "Lists the workspace's custom domains, most recent first, verified or not, as GET /api/domains does: each with " +
@@ -212,7 +212,7 @@ export const listDomainsTool = defineTool(listDomainsOperation, {
   run: (_input, { principal }) => listDomains(principal),
 });
 
-export const setDomainDestinationsTool = defineTool(updateDomainOperation, {
+export const setDomainDestinationsTool = defineTool(domainOperations.updateDomain, {
   name: "set_domain_destinations",
   description:
     "Sets where a verified custom domain sends a visit of its root (https://go.example.com/) and of a code it does " +
@@ -223,7 +223,7 @@ export const setDomainDestinationsTool = defineTool(updateDomainOperation, {
   run: ({ id, ...destinations }, { principal }) => updateDomain(principal, id, destinations),
 });
 
-export const listWebhooksTool = defineTool(listWebhooksOperation, {
+export const listWebhooksTool = defineTool(webhookOperations.listWebhooks, {
   name: "list_webhooks",
   description:
     "Lists the workspace's webhook endpoints, most recent first, as GET /api/webhooks does: url, events, " +
@@ -231,7 +231,7 @@ export const listWebhooksTool = defineTool(listWebhooksOperation, {
   run: (_input, { principal }) => listWebhooks(principal),
 });
 
-export const listTagsTool = defineTool(listTagsOperation, {
+export const listTagsTool = defineTool(tagOperations.listTags, {
   name: "list_tags",
   description:
     "Lists the workspace's tags by name, each with its id and colour. Name tags in create_link's or " +
@@ -271,7 +271,7 @@ export const getImportTool = defineTool(importOperations.getImport, {
   run: (input, { principal }) => getImport(principal, input.id),
 });
 
-export const getAccountTool = defineTool(describeAccountOperation, {
+export const getAccountTool = defineTool(billingOperations.describeAccount, {
   name: "get_account",
   description:
     "The workspace's plan, subscription status, billing cycle, links created this cycle, cap and remaining, " +
@@ -295,30 +295,3 @@ export const buyLinkTool = defineTool(linkOperations.createLink, {
   hints: { destructive: false, idempotent: true, openWorld: true },
   run: (input, { meta }) => buyLinkByToolCall(input, meta),
 });
-
-/** Every tool, in the order tools/list gives them. */
-export const TOOLS: readonly Tool[] = [
-  createLinkTool,
-  listLinksTool,
-  getLinkTool,
-  getLinkHistoryTool,
-  repointLinkTool,
-  setLinkRulesTool,
-  scheduleRepointTool,
-  setLinkPasswordTool,
-  setScanLimitTool,
-  setLinkPreviewTool,
-  bulkCreateLinksTool,
-  archiveLinkTool,
-  restoreLinkTool,
-  getQrTool,
-  getAnalyticsTool,
-  listDomainsTool,
-  setDomainDestinationsTool,
-  listWebhooksTool,
-  listTagsTool,
-  startImportTool,
-  getImportTool,
-  getAccountTool,
-  buyLinkTool,
-];

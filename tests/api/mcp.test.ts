@@ -6,7 +6,7 @@ import { domainListSchema } from "@/lib/domains/schemas";
 import { resetWriteLimiter } from "@/lib/http/write-limit";
 import { createLinkBody, linkListSchema, linkSchema, listLinksQuery, paidLinkSchema, updateLinkBody } from "@/lib/links/schemas";
 import { AUTHENTICATE_MESSAGE, toolSchema } from "@/lib/mcp/tool";
-import { TOOLS } from "@/lib/mcp/tools";
+import { TOOLS } from "@/lib/mcp/toolset";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createElement } from "react";

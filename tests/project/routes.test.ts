@@ -3,6 +3,7 @@ import { HTTP_METHODS, type OperationSpec, type RouteSpec } from "@/lib/http/ope
 import { openApiDocument, OPERATIONS, operationsIn } from "@/lib/openapi/document";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { sourceFiles } from "../support/import-graph";
 
 type RouteModule = Record<string, unknown>;
 
@@ -113,5 +114,12 @@ describe("routes and the OpenAPI document", () => {
     expect(JOBS.map((job) => job.operation.path).sort()).toEqual(cronOperations);
     // Each job's operation is the declared one (the route serves it), not a copy naming the same path.
     for (const job of JOBS) expect(OPERATIONS).toContain(job.operation);
+  });
+
+  it("names an operation by its capability, never by an alias: `import * as linkOperations`, then linkOperations.createLink", () => {
+    const renamed = [...sourceFiles("app"), ...sourceFiles("lib"), ...sourceFiles("server")].filter((file) =>
+      /import\s*\{[^}]*\bas\s+\w+Operation\b[^}]*\}\s*from\s*"[^"]*operations"/.test(readFileSync(file, "utf8")),
+    );
+    expect(renamed).toEqual([]);
   });
 });

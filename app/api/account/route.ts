@@ -1,9 +1,9 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { describeAccount as describeAccountOperation } from "@/lib/billing/operations";
+import * as billingOperations from "@/lib/billing/operations";
 import { describeAccount } from "@/lib/billing/service";
 
-export const GET = apiRoute(describeAccountOperation, async ({ principal, reply }) =>
+export const GET = apiRoute(billingOperations.describeAccount, async ({ principal, reply }) =>
   reply(200, await describeAccount(principal)),
 );
 

@@ -1,13 +1,13 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { inviteMember as inviteMemberOperation, listMembers as listMembersOperation } from "@/lib/members/operations";
+import * as memberOperations from "@/lib/members/operations";
 import { inviteMember, listMembers } from "@/lib/members/service";
 
-export const GET = apiRoute(listMembersOperation, async ({ principal, reply }) =>
+export const GET = apiRoute(memberOperations.listMembers, async ({ principal, reply }) =>
   reply(200, { members: await listMembers(principal) }),
 );
 
-export const POST = apiRoute(inviteMemberOperation, async ({ principal, body, reply }) =>
+export const POST = apiRoute(memberOperations.inviteMember, async ({ principal, body, reply }) =>
   reply(201, await inviteMember(principal, body)),
 );
 

@@ -1,19 +1,17 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import {
-  createWorkspace as createWorkspaceOperation,
-  describeWorkspace,
-  renameWorkspace as renameWorkspaceOperation,
-} from "@/lib/workspaces/operations";
+import * as workspaceOperations from "@/lib/workspaces/operations";
 import { createWorkspace, describeWorkspaces, renameWorkspace } from "@/lib/workspaces/service";
 
-export const GET = apiRoute(describeWorkspace, async ({ principal, reply }) => reply(200, await describeWorkspaces(principal)));
+export const GET = apiRoute(workspaceOperations.describeWorkspace, async ({ principal, reply }) =>
+  reply(200, await describeWorkspaces(principal)),
+);
 
-export const POST = apiRoute(createWorkspaceOperation, async ({ principal, body, reply }) =>
+export const POST = apiRoute(workspaceOperations.createWorkspace, async ({ principal, body, reply }) =>
   reply(201, await createWorkspace(principal, body.name)),
 );
 
-export const PATCH = apiRoute(renameWorkspaceOperation, async ({ principal, body, reply }) =>
+export const PATCH = apiRoute(workspaceOperations.renameWorkspace, async ({ principal, body, reply }) =>
   reply(200, await renameWorkspace(principal, body.name)),
 );
 

@@ -1,7 +1,7 @@
 "use server";
 
 import { dashboardAction } from "@/lib/api/dashboard";
-import { openBillingPortal, startCheckout as startCheckoutOperation } from "@/lib/billing/operations";
+import * as billingOperations from "@/lib/billing/operations";
 import { openPortal, startCheckout } from "@/lib/billing/service";
 import { redirect } from "next/navigation";
 import { optional } from "../form-fields";
@@ -10,7 +10,7 @@ export type RedirectState = { error: string } | null;
 
 export async function checkoutAction(_previous: RedirectState, form: FormData): Promise<RedirectState> {
   const result = await dashboardAction(
-    startCheckoutOperation,
+    billingOperations.startCheckout,
     { plan: optional(form, "plan"), interval: optional(form, "interval") },
     startCheckout,
   );
@@ -19,7 +19,7 @@ export async function checkoutAction(_previous: RedirectState, form: FormData): 
 }
 
 export async function portalAction(_previous: RedirectState): Promise<RedirectState> {
-  const result = await dashboardAction(openBillingPortal, undefined, openPortal);
+  const result = await dashboardAction(billingOperations.openBillingPortal, undefined, openPortal);
   if (!result.ok) return { error: result.error };
   redirect(result.value.url);
 }

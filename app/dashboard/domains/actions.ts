@@ -1,12 +1,7 @@
 "use server";
 
 import { type ActionResult, dashboardAction } from "@/lib/api/dashboard";
-import {
-  addDomain as addDomainOperation,
-  removeDomain as removeDomainOperation,
-  updateDomain as updateDomainOperation,
-  verifyDomain as verifyDomainOperation,
-} from "@/lib/domains/operations";
+import * as domainOperations from "@/lib/domains/operations";
 import { addDomain, getDomain, removeDomain, updateDomain, verifyDomain } from "@/lib/domains/service";
 import { withScheme } from "@/lib/links/typed-destination";
 import { revalidatePath } from "next/cache";
@@ -16,7 +11,7 @@ export type DomainState = ActionResult<string> | null;
 
 export async function addDomainAction(_previous: DomainState, form: FormData): Promise<DomainState> {
   const result = await dashboardAction(
-    addDomainOperation,
+    domainOperations.addDomain,
     { hostname: required(form, "hostname") },
     async (principal, body) => {
       const domain = await addDomain(principal, body);
@@ -30,7 +25,7 @@ export async function addDomainAction(_previous: DomainState, form: FormData): P
 
 export async function verifyDomainAction(_previous: DomainState, form: FormData): Promise<DomainState> {
   const id = required(form, "id");
-  const result = await dashboardAction(verifyDomainOperation, undefined, async (principal) => {
+  const result = await dashboardAction(domainOperations.verifyDomain, undefined, async (principal) => {
     const domain = await verifyDomain(principal, id);
     return `Checked ${domain.hostname} just now: ${domain.verified ? "verified" : "not verified yet"}, status ${domain.hostname_status}.`;
   });
@@ -46,7 +41,7 @@ export async function updateDomainAction(_previous: DomainState, form: FormData)
     return typed === undefined ? null : withScheme(typed);
   };
   const result = await dashboardAction(
-    updateDomainOperation,
+    domainOperations.updateDomain,
     { root_destination: destination("root_destination"), not_found_destination: destination("not_found_destination") },
     async (principal, body) => {
       const domain = await updateDomain(principal, id, body);
@@ -61,7 +56,7 @@ export async function updateDomainAction(_previous: DomainState, form: FormData)
 /** Answers the removed domain's hostname, as the server knows it, for the page to name (its card is gone). */
 export async function removeDomainAction(_previous: DomainState, form: FormData): Promise<DomainState> {
   const id = required(form, "id");
-  return dashboardAction(removeDomainOperation, undefined, async (principal) => {
+  return dashboardAction(domainOperations.removeDomain, undefined, async (principal) => {
     const { hostname } = await getDomain(principal, id);
     await removeDomain(principal, id);
     return hostname;

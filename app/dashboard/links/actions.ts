@@ -3,7 +3,7 @@
 import { inCustomerWords } from "@/lib/api/customer-words";
 import { type ActionResult, dashboardAction } from "@/lib/api/dashboard";
 import { DomainError } from "@/lib/http/errors";
-import { archiveLink, createLink as createLinkOperation, restoreLink, updateLink } from "@/lib/links/operations";
+import * as linkOperations from "@/lib/links/operations";
 import { tagNamesOf, toLinkView } from "@/lib/links/present";
 import type { LinkView } from "@/lib/links/schemas";
 import { archive, createLink, editLink, getLink, restore } from "@/lib/links/service";
@@ -36,7 +36,7 @@ export async function createLinkAction(previous: CreateLinkState, form: FormData
     tags: tags.length > 0 ? tags : undefined,
   };
   const result = await dashboardAction(
-    createLinkOperation,
+    linkOperations.createLink,
     input,
     async (principal, body) => {
       const { link, created } = await createLink(principal, body);
@@ -62,7 +62,7 @@ export type LinkEditState = (ActionResult<string> & { typed?: string }) | null;
 export async function repointLinkAction(_previous: LinkEditState, form: FormData): Promise<LinkEditState> {
   const id = required(form, "id");
   const result = await dashboardAction(
-    updateLink,
+    linkOperations.updateLink,
     { destination: typedDestination(form) },
     async (principal, body) => {
       const link = await editLink(principal, id, body);
@@ -81,7 +81,7 @@ export type LabelState = (ActionResult<string> & { typed?: { title: string; tags
 export async function labelLinkAction(_previous: LabelState, form: FormData): Promise<LabelState> {
   const id = required(form, "id");
   const result = await dashboardAction(
-    updateLink,
+    linkOperations.updateLink,
     { title: required(form, "title").trim(), tags: typedTags(form) },
     async (principal, body) => {
       const link = await editLink(principal, id, body);
@@ -102,7 +102,7 @@ export async function protectLinkAction(_previous: LinkEditState, form: FormData
   const id = required(form, "id");
   const removing = required(form, "intent") === "remove";
   const result = await dashboardAction(
-    updateLink,
+    linkOperations.updateLink,
     { password: removing ? null : required(form, "password") },
     async (principal, body) => {
       await editLink(principal, id, body);
@@ -133,7 +133,7 @@ export async function previewLinkAction(_previous: LinkEditState, form: FormData
     return result;
   }
   const result = await dashboardAction(
-    updateLink,
+    linkOperations.updateLink,
     {
       preview:
         intent === "remove"
@@ -158,7 +158,7 @@ export async function scanLimitAction(_previous: LinkEditState, form: FormData):
   const removing = required(form, "intent") === "remove";
   const typedAfter = required(form, "after").replaceAll(/[\s,]/g, "");
   const result = await dashboardAction(
-    updateLink,
+    linkOperations.updateLink,
     {
       scan_limit: removing
         ? null
@@ -182,7 +182,7 @@ export async function scanLimitAction(_previous: LinkEditState, form: FormData):
 
 export async function archiveLinkAction(_previous: LinkEditState, form: FormData): Promise<LinkEditState> {
   const id = required(form, "id");
-  const result = await dashboardAction(archiveLink, undefined, async (principal) => {
+  const result = await dashboardAction(linkOperations.archiveLink, undefined, async (principal) => {
     await archive(principal, id);
     return "Archived: the link keeps resolving and now shows under Archived.";
   });
@@ -192,7 +192,7 @@ export async function archiveLinkAction(_previous: LinkEditState, form: FormData
 
 export async function restoreLinkAction(_previous: LinkEditState, form: FormData): Promise<LinkEditState> {
   const id = required(form, "id");
-  const result = await dashboardAction(restoreLink, undefined, async (principal) => {
+  const result = await dashboardAction(linkOperations.restoreLink, undefined, async (principal) => {
     await restore(principal, id);
     return "Restored: the link is back in the main list.";
   });
@@ -229,12 +229,12 @@ const MAX_SELECTION = 50;
 
 const LIST_CHANGES = {
   archive: {
-    operation: archiveLink,
+    operation: linkOperations.archiveLink,
     apply: archive,
     done: "Archived",
     where: "now under Archived; archived links keep resolving",
   },
-  restore: { operation: restoreLink, apply: restore, done: "Restored", where: "back in the list" },
+  restore: { operation: linkOperations.restoreLink, apply: restore, done: "Restored", where: "back in the list" },
 } as const;
 
 /**
@@ -274,7 +274,7 @@ export async function tagLinksAction(ids: string[], tag: string, change: "add" |
   if (!Array.isArray(ids) || (change !== "add" && change !== "remove"))
     return { ok: false, error: "Choose the links from the list, then add a tag to them or remove one." };
   const result = await dashboardAction(
-    updateLink,
+    linkOperations.updateLink,
     { tags: [typeof tag === "string" ? tag : ""] },
     async (principal, body) => {
       const name = body.tags![0]!;

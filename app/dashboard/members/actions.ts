@@ -1,13 +1,7 @@
 "use server";
 
 import { type ActionResult, dashboardAction, WORKSPACE_COOKIE } from "@/lib/api/dashboard";
-import {
-  acceptInvitation as acceptInvitationOperation,
-  changeMemberRole,
-  inviteMember as inviteMemberOperation,
-  removeMember as removeMemberOperation,
-  resendInvitation as resendInvitationOperation,
-} from "@/lib/members/operations";
+import * as memberOperations from "@/lib/members/operations";
 import { acceptInvitation, changeRole, inviteMember, removeMember, resendInvitation } from "@/lib/members/service";
 import { revalidatePath } from "next/cache";
 import { cookies } from "next/headers";
@@ -31,7 +25,7 @@ export type InviteState = (ActionResult<string> & { attempt: number; typed?: { e
 
 export async function inviteAction(previous: InviteState, form: FormData): Promise<InviteState> {
   const result = await dashboardAction(
-    inviteMemberOperation,
+    memberOperations.inviteMember,
     { email: required(form, "email").trim(), role: optional(form, "role") },
     async (principal, body) => {
       const invited = await inviteMember(principal, body);
@@ -48,18 +42,22 @@ export async function inviteAction(previous: InviteState, form: FormData): Promi
 
 export async function changeRoleAction(_previous: MemberState, form: FormData): Promise<MemberState> {
   const id = required(form, "id");
-  const result = await dashboardAction(changeMemberRole, { role: required(form, "role") }, async (principal, body) => {
-    const member = await changeRole(principal, id, body.role);
-    const keyNote = member.api_key_revoked ? KEY_WENT_WITH_THEM : "";
-    return `${member.email ?? "The member"} is now ${member.role}.${keyNote}${webhooksWentWithThem(member)}`;
-  });
+  const result = await dashboardAction(
+    memberOperations.changeMemberRole,
+    { role: required(form, "role") },
+    async (principal, body) => {
+      const member = await changeRole(principal, id, body.role);
+      const keyNote = member.api_key_revoked ? KEY_WENT_WITH_THEM : "";
+      return `${member.email ?? "The member"} is now ${member.role}.${keyNote}${webhooksWentWithThem(member)}`;
+    },
+  );
   if (result.ok) revalidatePath("/dashboard/members");
   return result;
 }
 
 export async function removeMemberAction(_previous: MemberState, form: FormData): Promise<MemberState> {
   const id = required(form, "id");
-  const result = await dashboardAction(removeMemberOperation, undefined, async (principal) => {
+  const result = await dashboardAction(memberOperations.removeMember, undefined, async (principal) => {
     const removal = await removeMember(principal, id);
     if (id.startsWith("inv_")) return "The invitation was revoked.";
     const keyNote = removal.api_key_revoked ? KEY_WENT_WITH_THEM : "";
@@ -71,7 +69,7 @@ export async function removeMemberAction(_previous: MemberState, form: FormData)
 
 export async function resendAction(_previous: MemberState, form: FormData): Promise<MemberState> {
   const id = required(form, "id");
-  const result = await dashboardAction(resendInvitationOperation, undefined, async (principal) => {
+  const result = await dashboardAction(memberOperations.resendInvitation, undefined, async (principal) => {
     const invitation = await resendInvitation(principal, id);
     return `A new link was sent to ${invitation.email}; the old one no longer works.`;
   });
@@ -89,7 +87,9 @@ export async function leaveAction(previous: MemberState, form: FormData): Promis
 
 export async function acceptInvitationAction(_previous: MemberState, form: FormData): Promise<MemberState> {
   const token = required(form, "token");
-  const result = await dashboardAction(acceptInvitationOperation, undefined, (principal) => acceptInvitation(principal, token));
+  const result = await dashboardAction(memberOperations.acceptInvitation, undefined, (principal) =>
+    acceptInvitation(principal, token),
+  );
   if (!result.ok) return result;
   await chooseWorkspace(result.value.workspace.id);
   redirect("/dashboard");

@@ -2,13 +2,7 @@
 
 import { type ActionResult, dashboardAction, dashboardContext } from "@/lib/api/dashboard";
 import { claimKey, revokeKey, rotateKeyAsOwner } from "@/lib/workspaces/api-key";
-import {
-  claimApiKey,
-  createWorkspace as createWorkspaceOperation,
-  renameWorkspace as renameWorkspaceOperation,
-  revokeApiKey,
-  rotateApiKey as rotateApiKeyOperation,
-} from "@/lib/workspaces/operations";
+import * as workspaceOperations from "@/lib/workspaces/operations";
 import { createWorkspace, renameWorkspace } from "@/lib/workspaces/service";
 import { endAllDashboardSessions } from "@/lib/workspaces/sign-in";
 import { findRole } from "@/lib/workspaces/store";
@@ -20,7 +14,7 @@ import { tabOf } from "../tabs";
 export type KeyState = ActionResult<{ key?: string; message: string }> | null;
 
 export async function claimKeyAction(): Promise<KeyState> {
-  const result = await dashboardAction(claimApiKey, undefined, async (principal) => ({
+  const result = await dashboardAction(workspaceOperations.claimApiKey, undefined, async (principal) => ({
     key: await claimKey(principal),
     message: "Key created.",
   }));
@@ -29,7 +23,7 @@ export async function claimKeyAction(): Promise<KeyState> {
 }
 
 export async function revokeKeyAction(): Promise<KeyState> {
-  const result = await dashboardAction(revokeApiKey, undefined, async (principal) => {
+  const result = await dashboardAction(workspaceOperations.revokeApiKey, undefined, async (principal) => {
     await revokeKey(principal);
     return { message: "The key was revoked: programs using it are refused from now on." };
   });
@@ -39,7 +33,7 @@ export async function revokeKeyAction(): Promise<KeyState> {
 
 /** A new key in place of the live one, at once: the old key stops working, the new one is shown once. */
 export async function rotateKeyAction(): Promise<KeyState> {
-  const result = await dashboardAction(rotateApiKeyOperation, undefined, async (principal) => ({
+  const result = await dashboardAction(workspaceOperations.rotateApiKey, undefined, async (principal) => ({
     key: await rotateKeyAsOwner(principal),
     message: "The key was replaced: the old one is refused from now on.",
   }));
@@ -61,7 +55,7 @@ export async function switchWorkspaceAction(form: FormData): Promise<void> {
 
 export async function createWorkspaceAction(_previous: WorkspaceState, form: FormData): Promise<WorkspaceState> {
   const result = await dashboardAction(
-    createWorkspaceOperation,
+    workspaceOperations.createWorkspace,
     { name: required(form, "name") },
     (principal, body) => createWorkspace(principal, body.name),
     { name: "The workspace's name" },
@@ -73,7 +67,7 @@ export async function createWorkspaceAction(_previous: WorkspaceState, form: For
 
 export async function renameWorkspaceAction(_previous: WorkspaceState, form: FormData): Promise<WorkspaceState> {
   const result = await dashboardAction(
-    renameWorkspaceOperation,
+    workspaceOperations.renameWorkspace,
     { name: required(form, "name") },
     async (principal, body) => {
       const renamed = await renameWorkspace(principal, body.name);

@@ -1,11 +1,7 @@
 "use server";
 
 import { type ActionResult, dashboardAction } from "@/lib/api/dashboard";
-import {
-  createTag as createTagOperation,
-  deleteTag as deleteTagOperation,
-  updateTag as updateTagOperation,
-} from "@/lib/tags/operations";
+import * as tagOperations from "@/lib/tags/operations";
 import { createTag, deleteTag, updateTag } from "@/lib/tags/service";
 import { revalidatePath } from "next/cache";
 
@@ -25,7 +21,7 @@ export async function addTagAction(previous: AddTagState, form: FormData): Promi
   const field = (name: string) => String((form instanceof FormData && form.get(name)) || "");
   const typed = { name: field("name"), color: field("color") };
   const result = await dashboardAction(
-    createTagOperation,
+    tagOperations.createTag,
     { name: typed.name, color: typed.color || undefined },
     async (principal, body) => {
       const tag = await createTag(principal, body);
@@ -54,7 +50,7 @@ async function changeTag(
   said: (tag: { name: string; color: string }) => string,
 ): Promise<ActionResult<string>> {
   const result = await dashboardAction(
-    updateTagOperation,
+    tagOperations.updateTag,
     change,
     async (principal, body) => said(await updateTag(principal, String(id), body)),
     TAG_FIELDS,
@@ -65,7 +61,7 @@ async function changeTag(
 
 /** Deletes the tag and takes it off its links, which stay as they are: DELETE /api/tags/{id}'s capability. */
 export async function deleteTagAction(id: string): Promise<ActionResult<string>> {
-  const result = await dashboardAction(deleteTagOperation, undefined, async (principal) => {
+  const result = await dashboardAction(tagOperations.deleteTag, undefined, async (principal) => {
     const tag = await deleteTag(principal, String(id));
     return `Deleted the tag "${tag.name}". Its links are unchanged and keep working; they no longer carry it.`;
   });

@@ -1,10 +1,7 @@
 "use server";
 
 import { type ActionResult, dashboardAction } from "@/lib/api/dashboard";
-import {
-  createUtmTemplate as createUtmTemplateOperation,
-  deleteUtmTemplate as deleteUtmTemplateOperation,
-} from "@/lib/utm/operations";
+import * as utmOperations from "@/lib/utm/operations";
 import type { UtmTemplateView } from "@/lib/utm/schemas";
 import { createUtmTemplate, deleteUtmTemplate } from "@/lib/utm/service";
 import { revalidatePath } from "next/cache";
@@ -21,14 +18,14 @@ const TEMPLATE_FIELDS = {
 
 /** Saves the builder's parameters under a name: POST /api/utm-templates's schema and capability. */
 export async function saveUtmTemplateAction(input: unknown): Promise<ActionResult<UtmTemplateView>> {
-  const result = await dashboardAction(createUtmTemplateOperation, input, createUtmTemplate, TEMPLATE_FIELDS);
+  const result = await dashboardAction(utmOperations.createUtmTemplate, input, createUtmTemplate, TEMPLATE_FIELDS);
   if (result.ok) revalidatePath("/dashboard", "layout");
   return result;
 }
 
 /** Deletes a saved template; links keep their destinations: DELETE /api/utm-templates/{id}'s capability. */
 export async function deleteUtmTemplateAction(id: string): Promise<ActionResult<string>> {
-  const result = await dashboardAction(deleteUtmTemplateOperation, undefined, async (principal) => {
+  const result = await dashboardAction(utmOperations.deleteUtmTemplate, undefined, async (principal) => {
     const template = await deleteUtmTemplate(principal, String(id));
     return `Deleted the template "${template.name}". Links made with it keep their destinations.`;
   });

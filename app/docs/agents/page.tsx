@@ -1,7 +1,7 @@
 import { Table } from "@/components/table";
 import { CodeBlock } from "@/components/ui/code-block";
 import { config } from "@/lib/config";
-import { TOOLS } from "@/lib/mcp/tools";
+import { TOOLS } from "@/lib/mcp/toolset";
 import type { Metadata } from "next";
 
 // The addresses and the price come from runtime configuration, not the build's.

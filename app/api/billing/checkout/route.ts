@@ -1,9 +1,9 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { startCheckout as startCheckoutOperation } from "@/lib/billing/operations";
+import * as billingOperations from "@/lib/billing/operations";
 import { startCheckout } from "@/lib/billing/service";
 
-export const POST = apiRoute(startCheckoutOperation, async ({ principal, body, reply }) =>
+export const POST = apiRoute(billingOperations.startCheckout, async ({ principal, body, reply }) =>
   reply(200, await startCheckout(principal, body)),
 );
 

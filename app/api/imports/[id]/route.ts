@@ -1,9 +1,9 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { getImport as getImportOperation } from "@/lib/imports/operations";
+import * as importOperations from "@/lib/imports/operations";
 import { getImport } from "@/lib/imports/service";
 
-export const GET = apiRoute(getImportOperation, async ({ principal, params, reply }) =>
+export const GET = apiRoute(importOperations.getImport, async ({ principal, params, reply }) =>
   reply(200, await getImport(principal, params.id)),
 );
 

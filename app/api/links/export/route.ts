@@ -1,10 +1,10 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { exportLinks as exportLinksOperation } from "@/lib/exports/operations";
+import * as exportOperations from "@/lib/exports/operations";
 import { exportDownload } from "@/lib/exports/service";
 import { hashedClientNetwork } from "@/lib/http/client-address";
 
-export const GET = apiRoute(exportLinksOperation, async ({ request, principal, query }) =>
+export const GET = apiRoute(exportOperations.exportLinks, async ({ request, principal, query }) =>
   exportDownload(principal, query.format, hashedClientNetwork(request)),
 );
 

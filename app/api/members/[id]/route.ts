@@ -1,13 +1,13 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { changeMemberRole, removeMember as removeMemberOperation } from "@/lib/members/operations";
+import * as memberOperations from "@/lib/members/operations";
 import { changeRole, removeMember } from "@/lib/members/service";
 
-export const PATCH = apiRoute(changeMemberRole, async ({ principal, params, body, reply }) =>
+export const PATCH = apiRoute(memberOperations.changeMemberRole, async ({ principal, params, body, reply }) =>
   reply(200, await changeRole(principal, params.id, body.role)),
 );
 
-export const DELETE = apiRoute(removeMemberOperation, async ({ principal, params, reply }) =>
+export const DELETE = apiRoute(memberOperations.removeMember, async ({ principal, params, reply }) =>
   reply(200, await removeMember(principal, params.id)),
 );
 

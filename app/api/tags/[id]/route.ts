@@ -1,13 +1,13 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { deleteTag as deleteTagOperation, updateTag as updateTagOperation } from "@/lib/tags/operations";
+import * as tagOperations from "@/lib/tags/operations";
 import { deleteTag, updateTag } from "@/lib/tags/service";
 
-export const PATCH = apiRoute(updateTagOperation, async ({ principal, params, body, reply }) =>
+export const PATCH = apiRoute(tagOperations.updateTag, async ({ principal, params, body, reply }) =>
   reply(200, await updateTag(principal, params.id, body)),
 );
 
-export const DELETE = apiRoute(deleteTagOperation, async ({ principal, params, reply }) => {
+export const DELETE = apiRoute(tagOperations.deleteTag, async ({ principal, params, reply }) => {
   await deleteTag(principal, params.id);
   return reply(204);
 });

@@ -1,9 +1,9 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { deleteUtmTemplate as deleteUtmTemplateOperation } from "@/lib/utm/operations";
+import * as utmOperations from "@/lib/utm/operations";
 import { deleteUtmTemplate } from "@/lib/utm/service";
 
-export const DELETE = apiRoute(deleteUtmTemplateOperation, async ({ principal, params, reply }) => {
+export const DELETE = apiRoute(utmOperations.deleteUtmTemplate, async ({ principal, params, reply }) => {
   await deleteUtmTemplate(principal, params.id);
   return reply(204);
 });

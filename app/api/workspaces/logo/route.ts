@@ -1,18 +1,18 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { sendDownload } from "@/lib/http/download";
-import { getWorkspaceLogo, removeWorkspaceLogo as removeWorkspaceLogoOperation, setWorkspaceLogo } from "@/lib/logos/operations";
+import * as logoOperations from "@/lib/logos/operations";
 import { removeWorkspaceLogo, uploadWorkspaceLogo, workspaceLogoDownload } from "@/lib/logos/service";
 
-export const GET = apiRoute(getWorkspaceLogo, async ({ request, principal }) =>
+export const GET = apiRoute(logoOperations.getWorkspaceLogo, async ({ request, principal }) =>
   sendDownload(request, await workspaceLogoDownload(principal)),
 );
 
-export const PUT = apiRoute(setWorkspaceLogo, async ({ request, principal, reply }) =>
+export const PUT = apiRoute(logoOperations.setWorkspaceLogo, async ({ request, principal, reply }) =>
   reply(200, await uploadWorkspaceLogo(principal, request)),
 );
 
-export const DELETE = apiRoute(removeWorkspaceLogoOperation, async ({ principal, reply }) => {
+export const DELETE = apiRoute(logoOperations.removeWorkspaceLogo, async ({ principal, reply }) => {
   await removeWorkspaceLogo(principal);
   return reply(204);
 });

@@ -1,10 +1,10 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { getImport as getImportOperation } from "@/lib/imports/operations";
+import * as importOperations from "@/lib/imports/operations";
 import { getImport } from "@/lib/imports/service";
 
 /** GET /api/imports/{id} for the signed-in dashboard: what the import page's progress bar follows. */
-export const GET = apiRoute({ ...getImportOperation, auth: "dashboard" }, async ({ principal, params, reply }) =>
+export const GET = apiRoute({ ...importOperations.getImport, auth: "dashboard" }, async ({ principal, params, reply }) =>
   reply(200, await getImport(principal, params.id)),
 );
 

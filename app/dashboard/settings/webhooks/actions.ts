@@ -3,14 +3,7 @@
 import { inCustomerWords } from "@/lib/api/customer-words";
 import { type ActionResult, dashboardAction } from "@/lib/api/dashboard";
 import { DomainError } from "@/lib/http/errors";
-import {
-  createWebhook as createWebhookOperation,
-  deleteWebhook as deleteWebhookOperation,
-  retryWebhookDelivery,
-  rotateWebhookSecret as rotateWebhookSecretOperation,
-  testWebhook as testWebhookOperation,
-  updateWebhook as updateWebhookOperation,
-} from "@/lib/webhooks/operations";
+import * as webhookOperations from "@/lib/webhooks/operations";
 import { createWebhookBody, type CreateWebhookInput } from "@/lib/webhooks/schemas";
 import {
   createWebhook,
@@ -58,11 +51,15 @@ export async function addWebhookAction(_previous: AddWebhookState, form: FormDat
   const typed = String(form.get("url") ?? "").trim();
   const input = endpointForm(form);
   if (!input.ok) return { ...input, typed };
-  const result = await dashboardAction({ ...createWebhookOperation, body: undefined }, input.value, async (principal) => {
-    await refuseRepeatedAddress(principal, input.value.url);
-    const created = await createWebhook(principal, input.value);
-    return { url: created.url, secret: created.secret };
-  });
+  const result = await dashboardAction(
+    { ...webhookOperations.createWebhook, body: undefined },
+    input.value,
+    async (principal) => {
+      await refuseRepeatedAddress(principal, input.value.url);
+      const created = await createWebhook(principal, input.value);
+      return { url: created.url, secret: created.secret };
+    },
+  );
   if (result.ok) revalidatePath(PAGE);
   return result.ok ? result : { ...result, typed };
 }
@@ -75,17 +72,21 @@ export async function editWebhookAction(previous: EditWebhookState, form: FormDa
   const id = String(form.get("id") ?? "");
   const input = endpointForm(form);
   if (!input.ok) return { ...input, attempt };
-  const result = await dashboardAction({ ...updateWebhookOperation, body: undefined }, input.value, async (principal) => {
-    await refuseRepeatedAddress(principal, input.value.url, id);
-    const changed = await updateWebhook(principal, id, { ...input.value, description: input.value.description ?? "" });
-    return `Saved: events for ${changed.events.join(", ")} go to ${changed.url}.`;
-  });
+  const result = await dashboardAction(
+    { ...webhookOperations.updateWebhook, body: undefined },
+    input.value,
+    async (principal) => {
+      await refuseRepeatedAddress(principal, input.value.url, id);
+      const changed = await updateWebhook(principal, id, { ...input.value, description: input.value.description ?? "" });
+      return `Saved: events for ${changed.events.join(", ")} go to ${changed.url}.`;
+    },
+  );
   revalidatePath(PAGE);
   return { ...result, attempt };
 }
 
 export async function deleteWebhookAction(_previous: ActionResult<string> | null, form: FormData): Promise<ActionResult<string>> {
-  const result = await dashboardAction(deleteWebhookOperation, undefined, async (principal) => {
+  const result = await dashboardAction(webhookOperations.deleteWebhook, undefined, async (principal) => {
     await deleteWebhook(principal, String(form.get("id") ?? ""));
     return "The endpoint was deleted: nothing more is sent to it.";
   });
@@ -98,14 +99,14 @@ export async function rotateWebhookSecretAction(
   _previous: ActionResult<string> | null,
   form: FormData,
 ): Promise<ActionResult<string>> {
-  return dashboardAction(rotateWebhookSecretOperation, undefined, async (principal) => {
+  return dashboardAction(webhookOperations.rotateWebhookSecret, undefined, async (principal) => {
     const rotated = await rotateSecret(principal, String(form.get("id") ?? ""));
     return rotated.secret;
   });
 }
 
 export async function testWebhookAction(id: string): Promise<ActionResult<string>> {
-  const result = await dashboardAction(testWebhookOperation, undefined, async (principal) => {
+  const result = await dashboardAction(webhookOperations.testWebhook, undefined, async (principal) => {
     const outcome = await testWebhook(principal, id);
     return outcome.delivered
       ? "Delivered: the receiver accepted the test message."
@@ -116,7 +117,7 @@ export async function testWebhookAction(id: string): Promise<ActionResult<string
 }
 
 export async function setWebhookDisabledAction(id: string, disabled: boolean): Promise<ActionResult<string>> {
-  const result = await dashboardAction(updateWebhookOperation, { disabled }, async (principal, body) => {
+  const result = await dashboardAction(webhookOperations.updateWebhook, { disabled }, async (principal, body) => {
     await updateWebhook(principal, id, body);
     return disabled ? "Disabled: nothing is sent to it until you enable it." : "Enabled: messages are sent again.";
   });
@@ -125,7 +126,7 @@ export async function setWebhookDisabledAction(id: string, disabled: boolean): P
 }
 
 export async function retryDeliveryAction(id: string, messageId: string): Promise<ActionResult<string>> {
-  const result = await dashboardAction(retryWebhookDelivery, undefined, async (principal) => {
+  const result = await dashboardAction(webhookOperations.retryWebhookDelivery, undefined, async (principal) => {
     await retryDelivery(principal, id, messageId);
     return "It will be sent again within moments, with the same message id.";
   });

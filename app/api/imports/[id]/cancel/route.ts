@@ -1,9 +1,9 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { cancelImport as cancelImportOperation } from "@/lib/imports/operations";
+import * as importOperations from "@/lib/imports/operations";
 import { cancelImport } from "@/lib/imports/service";
 
-export const POST = apiRoute(cancelImportOperation, async ({ principal, params, reply }) =>
+export const POST = apiRoute(importOperations.cancelImport, async ({ principal, params, reply }) =>
   reply(200, await cancelImport(principal, params.id)),
 );
 

@@ -1,9 +1,9 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { importReport as importReportOperation } from "@/lib/imports/operations";
+import * as importOperations from "@/lib/imports/operations";
 import { importReport } from "@/lib/imports/service";
 
-export const GET = apiRoute(importReportOperation, async ({ principal, params, query, reply }) =>
+export const GET = apiRoute(importOperations.importReport, async ({ principal, params, query, reply }) =>
   reply(200, await importReport(principal, params.id, query)),
 );
 

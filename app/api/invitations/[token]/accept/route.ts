@@ -1,9 +1,9 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { acceptInvitation as acceptInvitationOperation } from "@/lib/members/operations";
+import * as memberOperations from "@/lib/members/operations";
 import { acceptInvitation } from "@/lib/members/service";
 
-export const POST = apiRoute(acceptInvitationOperation, async ({ principal, params, reply }) =>
+export const POST = apiRoute(memberOperations.acceptInvitation, async ({ principal, params, reply }) =>
   reply(200, await acceptInvitation(principal, params.token)),
 );
 

@@ -1,18 +1,18 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
 import { sendDownload } from "@/lib/http/download";
-import { getLinkLogo, removeLinkLogo as removeLinkLogoOperation, setLinkLogo } from "@/lib/logos/operations";
+import * as logoOperations from "@/lib/logos/operations";
 import { linkLogoDownload, removeLinkLogo, uploadLinkLogo } from "@/lib/logos/service";
 
-export const GET = apiRoute(getLinkLogo, async ({ request, principal, params }) =>
+export const GET = apiRoute(logoOperations.getLinkLogo, async ({ request, principal, params }) =>
   sendDownload(request, await linkLogoDownload(principal, params.id)),
 );
 
-export const PUT = apiRoute(setLinkLogo, async ({ request, principal, params, reply }) =>
+export const PUT = apiRoute(logoOperations.setLinkLogo, async ({ request, principal, params, reply }) =>
   reply(200, await uploadLinkLogo(principal, params.id, request)),
 );
 
-export const DELETE = apiRoute(removeLinkLogoOperation, async ({ principal, params, reply }) => {
+export const DELETE = apiRoute(logoOperations.removeLinkLogo, async ({ principal, params, reply }) => {
   await removeLinkLogo(principal, params.id);
   return reply(204);
 });

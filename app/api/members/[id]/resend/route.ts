@@ -1,9 +1,9 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
-import { resendInvitation as resendInvitationOperation } from "@/lib/members/operations";
+import * as memberOperations from "@/lib/members/operations";
 import { resendInvitation } from "@/lib/members/service";
 
-export const POST = apiRoute(resendInvitationOperation, async ({ principal, params, reply }) =>
+export const POST = apiRoute(memberOperations.resendInvitation, async ({ principal, params, reply }) =>
   reply(200, await resendInvitation(principal, params.id)),
 );
 
