@@ -37,16 +37,28 @@ export async function writeLegacyScanBatch(
   });
 }
 
-/** Nanoseconds on a CPU so far, summed over the client backends of this database (the writer's, the lookups', this process's). */
-export async function backendCpuNs(from: pg.Pool = pool()): Promise<number> {
+/** Each client backend of this database (the writer's, the lookups', this process's) and its nanoseconds on a CPU so far. */
+export async function backendCpu(from: pg.Pool = pool()): Promise<Map<number, number>> {
   const { rows } = await from.query<{ pid: number }>(
     "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'",
   );
-  let total = 0;
+  const counters = new Map<number, number>();
   for (const { pid } of rows) {
     const text = await readFile(`/proc/${pid}/schedstat`, "utf8").catch(() => null);
-    if (text) total += Number(text.split(" ")[0]);
+    if (text) counters.set(pid, Number(text.split(" ")[0]));
   }
+  return counters;
+}
+
+/**
+ * Nanoseconds the client backends spent on a CPU since `before` (backendCpu): each backend's own
+ * difference, and the whole of one that started meanwhile. A backend that ended meanwhile (a pool
+ * closing an idle connection) counts nothing: summing the counters instead and subtracting took
+ * its whole life off the batch, which came out negative.
+ */
+export async function backendCpuSinceNs(before: Map<number, number>, from: pg.Pool = pool()): Promise<number> {
+  let total = 0;
+  for (const [pid, ns] of await backendCpu(from)) total += ns - (before.get(pid) ?? 0);
   return total;
 }
 
@@ -73,12 +85,12 @@ async function walPosition(): Promise<bigint> {
  */
 export async function measureBatch(design: Design, rows: ScanRow[]): Promise<CostSample> {
   const walBefore = await walPosition();
-  const before = await backendCpuNs();
+  const before = await backendCpu();
   const began = performance.now();
   if (design === "legacy") await writeLegacyScanBatch(randomUUID(), rows);
   else await writeScanBatch(randomUUID(), rows);
   const wallMs = performance.now() - began;
-  const cpuUs = ((await backendCpuNs()) - before) / 1000;
+  const cpuUs = (await backendCpuSinceNs(before)) / 1000;
   // The server's whole log: on a database others write to at the same time, theirs is in it too.
   const walBytes = Number((await walPosition()) - walBefore);
   return { design, scans: rows.length, cpuUs, wallMs, walBytes };

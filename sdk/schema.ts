@@ -884,7 +884,7 @@ export interface paths {
     put?: never;
     /**
      * MCP server (Streamable HTTP)
-     * @description A Model Context Protocol server over Streamable HTTP, stateless (no session id; every request stands alone, so any instance answers). Send each JSON-RPC message as a POST with Accept: application/json, text/event-stream (without both, 406); the answer is JSON. Tools: create_link, list_links, get_link, get_link_history, repoint_link, set_link_rules, schedule_repoint, set_link_password, set_scan_limit, set_link_preview, bulk_create_links, archive_link, restore_link, get_qr, get_analytics, list_domains, set_domain_destinations, list_webhooks, list_tags, start_import, get_import, get_account, buy_link; each runs the same checks, in the same order, with the same error sentences, as the HTTP operation it mirrors, and a write tool counts against the same write budget. With Authorization: Bearer (API key or session token; X-Workspace-Id selects a workspace) the tools act on that workspace; a credential that is sent but not valid is refused here with 401. Without credentials an agent may list the tools and call buy_link, which answers with a machine-payment challenge (MPP and x402, in the tool result) and, paid, returns the PaidLink; the other tools answer with an error saying how to authenticate. How to connect: /docs/agents.
+     * @description A Model Context Protocol server over Streamable HTTP, stateless (no session id; every request stands alone, so any instance answers). Send each JSON-RPC message as a POST with Accept: application/json, text/event-stream (without both, 406); the answer is JSON. Tools: archive_link, bulk_create_links, buy_link, create_link, get_account, get_analytics, get_import, get_link_history, get_link, get_qr, list_domains, list_links, list_tags, list_webhooks, repoint_link, restore_link, schedule_repoint, set_domain_destinations, set_link_password, set_link_preview, set_link_rules, set_scan_limit, start_import; each runs the same checks, in the same order, with the same error sentences, as the HTTP operation it mirrors, and a write tool counts against the same write budget. With Authorization: Bearer (API key or session token; X-Workspace-Id selects a workspace) the tools act on that workspace; a credential that is sent but not valid is refused here with 401. Without credentials an agent may list the tools and call buy_link, which answers with a machine-payment challenge (MPP and x402, in the tool result) and, paid, returns the PaidLink; the other tools answer with an error saying how to authenticate. How to connect: /docs/agents.
      */
     post: operations["callMcp"];
     delete?: never;
@@ -970,7 +970,7 @@ export interface paths {
     };
     /**
      * Start an authorization (OAuth 2.1, PKCE S256)
-     * @description The authorization endpoint: response_type=code, client_id, redirect_uri, code_challenge with code_challenge_method=S256, scope, state and resource (RFC 8707: this server's MCP URL, /api/mcp). A valid request goes on (303) to the consent page, where the signed-in person chooses a workspace and the scopes their role there allows; anything else wrong goes back to redirect_uri as OAuth's error.
+     * @description The authorization endpoint: response_type=code, client_id, redirect_uri, code_challenge with code_challenge_method=S256, scope, state and resource (RFC 8707: this server's MCP URL, /api/mcp). A valid request goes on (303) to the consent page, where the signed-in person chooses a workspace and the scopes their role there allows, and answers Allow (the code) or Deny (access_denied) back to redirect_uri. A request with anything wrong is answered here, 400, and never sent to redirect_uri: no one has looked at it yet (RFC 9700 §4.11.2).
      */
     get: operations["authorizeOAuth"];
     put?: never;
@@ -2253,7 +2253,17 @@ export interface components {
        * @description the door the change came through
        * @enum {string}
        */
-      via: "dashboard" | "api_key" | "session_token" | "mcp" | "bulk" | "import" | "machine_payment" | "operator" | "service";
+      via:
+        | "dashboard"
+        | "api_key"
+        | "session_token"
+        | "oauth"
+        | "mcp"
+        | "bulk"
+        | "import"
+        | "machine_payment"
+        | "operator"
+        | "service";
       by: components["schemas"]["HistoryActor"];
       /** @description the fields whose value differs between before and after (all of them for a creation); password when the password was set, replaced or removed */
       changed: (
@@ -2274,11 +2284,23 @@ export interface components {
       after: components["schemas"]["RecordedLink"];
     };
     HistoryActor: {
-      /** @enum {string} */
-      kind: "member" | "api_key" | "machine_account" | "operator" | "service";
+      /**
+       * @description app: an app connected with OAuth, acting for the member user_id
+       * @enum {string}
+       */
+      kind: "member" | "app" | "api_key" | "machine_account" | "operator" | "service";
+      /** @description the member, or the member an app acted for */
       user_id: string | null;
-      /** @description the member's address, while they have an account */
+      /** @description the member's address, while they have an account; null unless the caller may read members (an app needs members:read) */
       email: string | null;
+      /** @description the connected app, for kind app; null otherwise */
+      app: {
+        client_id: string;
+        /** @description the app's name as it registered it (text) */
+        name: string;
+        /** @description the connection (ogr_…) it acted through */
+        grant_id: string;
+      } | null;
       api_key_id: string | null;
       /** @description a machine account's payer (a DID) */
       payer: string | null;
@@ -7395,7 +7417,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description To the consent page, or back to redirect_uri with error and state. */
+      /** @description To the consent page. */
       303: {
         headers: {
           Location: components["headers"]["Location"];
@@ -7403,13 +7425,25 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description client_id names no registered app, or redirect_uri is not one it registered: nothing is sent anywhere. */
+      /** @description invalid_request (an unknown client_id, a redirect_uri it did not register, PKCE missing or not S256, state too long), unsupported_response_type, invalid_target or invalid_scope: nothing is sent to redirect_uri. */
       400: {
         headers: {
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["OAuthError"];
+        };
+      };
+      /** @description Too many writes this minute from your address (limit 60 a minute). */
+      429: {
+        headers: {
+          "Retry-After": components["headers"]["RetryAfter"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+          RateLimit: components["headers"]["RateLimit"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
       /** @description Something went wrong on the service's side; the request was not completed. */

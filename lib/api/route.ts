@@ -154,6 +154,14 @@ export async function enforceWriteBudget(principal: Principal | null, request: R
 }
 
 async function readBody(spec: RouteSpec, request: Request): Promise<unknown> {
+  if (spec.invalidBodyError) {
+    const code = spec.invalidBodyError;
+    return readBody({ ...spec, invalidBodyError: undefined }, request).catch((error: unknown) => {
+      if (!(error instanceof DomainError) || error.code !== "invalid_request") throw error;
+      // The details replace the body's `error` (errorResponse spreads them last): OAuth's code and the sentence.
+      throw new DomainError(error.code, error.message, error.headers, { error: code, error_description: error.message });
+    });
+  }
   if (spec.body) return validate(spec.body, await readJsonBody(request), "body");
   if (spec.form)
     return validate(spec.form, Object.fromEntries(new URLSearchParams(await readTextBody(request, MAX_FORM_BODY_BYTES))), "body");

@@ -113,7 +113,7 @@ async function* jsonText(principal: Principal): AsyncGenerator<string> {
       const rows = new Map((await exportedRows(principal.workspaceId, page, since)).map((row) => [row.id, row]));
       let open: string | null = null;
       let entrySeparator = "";
-      for await (const piece of historyOfLinkPage(page)) {
+      for await (const piece of historyOfLinkPage(principal, page)) {
         if (piece.linkId !== open) {
           if (open !== null) yield "]}";
           yield `${separator}${JSON.stringify(rows.get(piece.linkId)).slice(0, -1)},"history":[`;

@@ -53,6 +53,11 @@ export type RouteSpec = {
   write?: boolean;
   /** A JSON body, validated with this schema. */
   body?: z.ZodType;
+  /**
+   * An OAuth door: a body that is not JSON or does not validate is answered 400 in OAuth's shape,
+   * `{error: <this code>, error_description: <the sentence>}` (RFC 7591 §3.2.2, RFC 6749 §5.2).
+   */
+  invalidBodyError?: string;
   /** An HTML form body (application/x-www-form-urlencoded), validated with this schema. */
   form?: z.ZodType;
   /** The body as text, unparsed, up to this many bytes (a signed webhook verifies the exact bytes). */

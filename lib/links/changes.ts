@@ -69,10 +69,13 @@ export function doorOf(change: Pick<LinkChange, "kind" | "link" | "by">, route: 
   if (route === "/api/mcp") return "mcp";
   if (route === "/api/links/bulk") return "bulk";
   if (route === undefined) return "dashboard";
-  return by.kind === "api_key" ? "api_key" : "session_token";
+  if (by.kind === "api_key") return "api_key";
+  return by.grant ? "oauth" : "session_token";
 }
 
 function actorOf(by: ChangedBy): Pick<NewHistoryRow, "actorKind" | "actorId"> {
+  // An app's change names its connection: the grant says which app and for whom (its person).
+  if (by.kind === "session" && by.grant) return { actorKind: "oauth_grant", actorId: by.grant.id };
   if (by.kind === "session") return { actorKind: "session", actorId: by.userId };
   if (by.kind === "api_key") return { actorKind: "api_key", actorId: by.apiKeyId };
   if (by.kind === "machine_payment") return { actorKind: "machine_payment", actorId: by.payerDid };

@@ -14,11 +14,12 @@ export const HISTORY_CHANGES = [
 ] as const;
 export type HistoryChange = (typeof HISTORY_CHANGES)[number];
 
-/** Through which door a change came. */
+/** Through which door a change came: session_token and oauth are a person's session token and an OAuth app's token on the HTTP API. */
 export const HISTORY_DOORS = [
   "dashboard",
   "api_key",
   "session_token",
+  "oauth",
   "mcp",
   "bulk",
   "import",
@@ -58,9 +59,22 @@ export const historyEntrySchema = z
     via: z.enum(HISTORY_DOORS).meta({ description: "the door the change came through" }),
     by: z
       .object({
-        kind: z.enum(["member", "api_key", "machine_account", "operator", "service"]),
-        user_id: z.string().nullable(),
-        email: z.string().nullable().meta({ description: "the member's address, while they have an account" }),
+        kind: z
+          .enum(["member", "app", "api_key", "machine_account", "operator", "service"])
+          .meta({ description: "app: an app connected with OAuth, acting for the member user_id" }),
+        user_id: z.string().nullable().meta({ description: "the member, or the member an app acted for" }),
+        email: z.string().nullable().meta({
+          description:
+            "the member's address, while they have an account; null unless the caller may read members (an app needs members:read)",
+        }),
+        app: z
+          .object({
+            client_id: z.string(),
+            name: z.string().meta({ description: "the app's name as it registered it (text)" }),
+            grant_id: z.string().meta({ description: "the connection (ogr_…) it acted through" }),
+          })
+          .nullable()
+          .meta({ description: "the connected app, for kind app; null otherwise" }),
         api_key_id: z.string().nullable(),
         payer: z.string().nullable().meta({ description: "a machine account's payer (a DID)" }),
       })

@@ -1,6 +1,6 @@
 import { isRecordId } from "@/lib/db/random";
 import { notFound } from "@/lib/http/errors";
-import { requirePermission } from "@/lib/workspaces/permissions";
+import { can, requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import type { HistoryDoor, HistoryEntryView, RecordedLink } from "./history-schemas";
 import { tagNamesOf } from "./present";
@@ -54,18 +54,25 @@ export function recordedLink(link: LinkRow): RecordedLink {
   };
 }
 
-function entryView(row: HistoryRow): HistoryEntryView {
+/**
+ * One entry as a caller sees it. A member's address is shown only to a caller who may read the
+ * members (an app holding links:read and not members:read sees who by id, not by address).
+ */
+function entryView(row: HistoryRow, showEmails: boolean): HistoryEntryView {
   const before = row.before as RecordedLink | null;
   const after = row.after as RecordedLink;
-  const kind = { session: "member", api_key: "api_key", machine_payment: "machine_account" }[row.actorKind] ?? row.actorKind;
+  const kind =
+    { session: "member", oauth_grant: "app", api_key: "api_key", machine_payment: "machine_account" }[row.actorKind] ??
+    row.actorKind;
   return {
     at: row.occurredAt.getTime(),
     change: row.change as HistoryEntryView["change"],
     via: row.via as HistoryDoor,
     by: {
       kind: kind as HistoryEntryView["by"]["kind"],
-      user_id: row.actorKind === "session" ? row.actorId : null,
-      email: row.actorEmail,
+      user_id: row.actorUserId,
+      email: showEmails ? row.actorEmail : null,
+      app: row.actorApp && { client_id: row.actorApp.clientId, name: row.actorApp.name, grant_id: row.actorApp.grantId },
       api_key_id: row.actorKind === "api_key" ? row.actorId : null,
       payer: row.actorKind === "machine_payment" ? row.actorId : null,
     },
@@ -85,8 +92,11 @@ const HISTORY_CHUNK = 2000;
  * least one piece (empty when it has no history). The caller has checked the principal may read links.
  */
 export async function* historyOfLinkPage(
+  principal: Principal,
   links: readonly LinkRow[],
 ): AsyncGenerator<{ linkId: string; entries: HistoryEntryView[] }> {
+  const showEmails = can(principal, "members.read");
+  const view = (row: HistoryRow) => entryView(row, showEmails);
   const counts = await store.historyCounts(links.map((link) => link.id));
   let group: string[] = [];
   let groupRows = 0;
@@ -99,7 +109,7 @@ export async function* historyOfLinkPage(
       if (entries) entries.push(row);
       else byLink.set(row.linkId, [row]);
     }
-    for (const linkId of group) yield { linkId, entries: (byLink.get(linkId) ?? []).map(entryView) };
+    for (const linkId of group) yield { linkId, entries: (byLink.get(linkId) ?? []).map(view) };
     [group, groupRows] = [[], 0];
   }
   for (const link of links) {
@@ -109,7 +119,7 @@ export async function* historyOfLinkPage(
       let before: bigint | undefined;
       for (;;) {
         const rows = await store.historyOfLinks([link.id], HISTORY_CHUNK, before);
-        yield { linkId: link.id, entries: rows.map(entryView) };
+        yield { linkId: link.id, entries: rows.map(view) };
         if (rows.length < HISTORY_CHUNK) break;
         before = rows.at(-1)!.id;
       }
@@ -135,7 +145,7 @@ export async function linkHistoryPage(
   const after = query.cursor === undefined ? undefined : store.historyCursor.read(query.cursor);
   const rows = await store.pageOfHistory(link.id, limit, after);
   return {
-    entries: rows.map(entryView),
+    entries: rows.map((row) => entryView(row, can(principal, "members.read"))),
     next_cursor: store.historyCursor.next(
       rows.map((row) => ({ id: Number(row.id) })),
       limit,

@@ -229,7 +229,12 @@ export async function appendHistory(client: DbClient, row: NewHistoryRow): Promi
 export const historyCursor = keysetCursor({ id: "total" });
 export type HistoryPosition = Position<{ id: "total" }>;
 
-export type HistoryRow = Prisma.LinkHistoryGetPayload<object> & { actorEmail: string | null };
+/** A history row with its actor resolved: the member's address, and for an app's change its connection's app and person. */
+export type HistoryRow = Prisma.LinkHistoryGetPayload<object> & {
+  actorEmail: string | null;
+  actorUserId: string | null;
+  actorApp: { clientId: string; name: string; grantId: string } | null;
+};
 
 /** Newest first, keyset-paginated on the row's id (its order of commit within a link); members' addresses joined. */
 export async function pageOfHistory(linkId: string, limit: number, after?: HistoryPosition): Promise<HistoryRow[]> {
@@ -258,15 +263,32 @@ export async function historyOfLinks(linkIds: string[], limit?: number, before?:
 }
 
 async function withActorEmails(rows: Prisma.LinkHistoryGetPayload<object>[]): Promise<HistoryRow[]> {
-  const userIds = [...new Set(rows.filter((row) => row.actorKind === "session" && row.actorId).map((row) => row.actorId!))];
+  const idsOf = (kind: string) => [
+    ...new Set(rows.filter((row) => row.actorKind === kind && row.actorId).map((row) => row.actorId!)),
+  ];
+  const grantIds = idsOf("oauth_grant");
+  const grants = grantIds.length
+    ? await db().oAuthGrant.findMany({
+        where: { id: { in: grantIds } },
+        select: { id: true, userId: true, client: { select: { id: true, name: true } } },
+      })
+    : [];
+  const grantsById = new Map(grants.map((grant) => [grant.id, grant]));
+  const userIds = [...new Set([...idsOf("session"), ...grants.map((grant) => grant.userId)])];
   const users = userIds.length
     ? await db().user.findMany({ where: { id: { in: userIds } }, select: { id: true, email: true } })
     : [];
   const emails = new Map(users.map((user) => [user.id, user.email]));
-  return rows.map((row) => ({
-    ...row,
-    actorEmail: row.actorKind === "session" ? (emails.get(row.actorId ?? "") ?? null) : null,
-  }));
+  return rows.map((row) => {
+    const grant = row.actorKind === "oauth_grant" ? grantsById.get(row.actorId ?? "") : undefined;
+    const actorUserId = row.actorKind === "session" ? row.actorId : (grant?.userId ?? null);
+    return {
+      ...row,
+      actorUserId,
+      actorEmail: actorUserId ? (emails.get(actorUserId) ?? null) : null,
+      actorApp: grant ? { clientId: grant.client.id, name: grant.client.name, grantId: grant.id } : null,
+    };
+  });
 }
 
 /**

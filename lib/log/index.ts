@@ -9,7 +9,10 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 const DEFAULT_LEVEL: LogLevel = "info";
 const CENSOR = "[redacted]";
 
-/** Header names that carry a credential: bearer keys and tokens, payment credentials and receipts, Stripe's signature. */
+/**
+ * Header names that carry a credential: bearer keys and tokens, payment credentials and receipts,
+ * Stripe's signature, a protected link's password.
+ */
 const SECRET_HEADERS = [
   "authorization",
   "cookie",
@@ -20,6 +23,7 @@ const SECRET_HEADERS = [
   "payment-receipt",
   "x-payment",
   "stripe-signature",
+  "link-password",
 ];
 
 /**
@@ -38,6 +42,11 @@ const SECRET_FIELDS = [
   "signature",
   "secret",
   "password",
+  // OAuth's secrets as its forms name them (RFC 6749, RFC 7636): tokens, the verifier, a client secret.
+  "access_token",
+  "refresh_token",
+  "code_verifier",
+  "client_secret",
   "AUTH_SECRET",
   "MPP_SECRET_KEY",
   "STRIPE_SECRET_KEY",
@@ -60,9 +69,17 @@ const SECRET_FIELDS = [
  * headers are logged, and the secret fields at the top of a line or one level down. Messages are
  * never given a secret in the first place; this is the net under that rule.
  */
+/**
+ * An OAuth code (exchangeable for tokens) where a line would carry one: at the top, or in a logged
+ * form, body or query. Not `*.code`: that would censor every error's own code (`err.code`: P2002,
+ * ECONNRESET), which is no secret and what an operator reads first.
+ */
+const CODE_PATHS = ["code", ...["body", "form", "query", "params", "oauth"].map((parent) => `${parent}.code`)];
+
 export const REDACTED_PATHS = [
   ...SECRET_HEADERS.flatMap((name) => [`headers["${name}"]`, `req.headers["${name}"]`, `request.headers["${name}"]`]),
   ...SECRET_FIELDS.flatMap((name) => [name, `*.${name}`]),
+  ...CODE_PATHS,
 ];
 
 export type { RequestContext } from "@/lib/process-singleton";

@@ -25,6 +25,7 @@ export const registerOAuthClient = defineOperation({
   tag: "OAuth",
   write: true,
   body: clientMetadataSchema,
+  invalidBodyError: "invalid_client_metadata",
   responses: {
     201: ok("The app is registered: its client_id.", registeredClientSchema),
     400: oauthError("invalid_redirect_uri or invalid_client_metadata, with a sentence saying which field and why."),
@@ -41,13 +42,19 @@ export const authorizeOAuth = defineOperation({
     "The authorization endpoint: response_type=code, client_id, redirect_uri, code_challenge with " +
     "code_challenge_method=S256, scope, state and resource (RFC 8707: this server's MCP URL, " +
     "/api/mcp). A valid request goes on (303) to the consent page, where the signed-in person " +
-    "chooses a workspace and the scopes their role there allows; anything else wrong goes back to " +
-    "redirect_uri as OAuth's error.",
+    "chooses a workspace and the scopes their role there allows, and answers Allow (the code) or " +
+    "Deny (access_denied) back to redirect_uri. A request with anything wrong is answered here, " +
+    "400, and never sent to redirect_uri: no one has looked at it yet (RFC 9700 §4.11.2).",
   tag: "OAuth",
+  // Anyone may call it, and a valid request stores a row until it expires: the caller's write budget applies.
+  write: true,
   query: authorizationQuerySchema,
   responses: {
-    303: { description: "To the consent page, or back to redirect_uri with error and state.", headers: { Location: "Location" } },
-    400: oauthError("client_id names no registered app, or redirect_uri is not one it registered: nothing is sent anywhere."),
+    303: { description: "To the consent page.", headers: { Location: "Location" } },
+    400: oauthError(
+      "invalid_request (an unknown client_id, a redirect_uri it did not register, PKCE missing or not S256, state too " +
+        "long), unsupported_response_type, invalid_target or invalid_scope: nothing is sent to redirect_uri.",
+    ),
   },
 });
 
@@ -66,6 +73,7 @@ export const exchangeOAuthToken = defineOperation({
   tag: "OAuth",
   write: true,
   form: tokenFormSchema,
+  invalidBodyError: "invalid_request",
   responses: {
     200: ok("The tokens.", tokenResponseSchema),
     400: oauthError(

@@ -135,7 +135,7 @@ export async function registerClient(body: unknown): Promise<Outcome<z.output<ty
 
 // ── The authorization request (RFC 6749 §4.1.1) ──────────────────────────────────────────────
 
-/** Where the authorization request goes next: the consent page, back to the app with an error, or nowhere (a 400). */
+/** Where the authorization request goes next: the consent page, or nowhere (a 400 here). */
 export type AuthorizationStart = { ok: true; location: string } | OAuthRefusal;
 
 /** A registered redirect URI; a loopback one matches on any port (RFC 8252 §7.3). */
@@ -168,11 +168,16 @@ export function redirectWith(redirectUri: string, parameters: Record<string, str
 }
 
 /**
- * Checks an authorization request and keeps it for the person's decision. An unknown app or a
- * redirect URI it did not register is answered here (400), never sent anywhere; anything else
- * wrong goes back to the app's redirect URI as OAuth's error (RFC 6749 §4.1.2.1).
+ * Checks an authorization request and keeps it for the person's decision. Every error is answered
+ * here (400, OAuth's {error, error_description}), never by a redirect: registration is open, so a
+ * redirect URI proves nothing about who registered it, and sending the browser there with an error
+ * and no one having looked at anything would make this endpoint an open redirector (RFC 9700
+ * §4.11.2). The browser goes back to the app only from the consent page, after the person answered.
  */
-export async function startAuthorization(query: AuthorizationQuery, consentPage: (id: string) => string) {
+export async function startAuthorization(
+  query: AuthorizationQuery,
+  consentPage: (id: string) => string,
+): Promise<AuthorizationStart> {
   const clientId = query.client_id ?? "";
   const client = isRecordId(clientId) && clientId.startsWith("ocl_") ? await store.findClient(clientId) : null;
   if (!client)
@@ -181,22 +186,18 @@ export async function startAuthorization(query: AuthorizationQuery, consentPage:
   if (!redirectUri) return refuse("invalid_request", "redirect_uri is missing, and the app registered more than one.");
   if (!registeredRedirect(client.redirectUris, redirectUri))
     return refuse("invalid_request", "redirect_uri is not one of the addresses this app registered; nothing was sent to it.");
-  const back = (error: string, description: string): AuthorizationStart => ({
-    ok: true,
-    location: redirectWith(redirectUri, { error, error_description: description, state: query.state }),
-  });
-  if (query.response_type !== "code") return back("unsupported_response_type", "Only response_type=code is supported.");
+  if (query.response_type !== "code") return refuse("unsupported_response_type", "Only response_type=code is supported.");
   if (query.code_challenge_method !== "S256")
-    return back("invalid_request", "PKCE is required with code_challenge_method=S256 (plain is not accepted).");
+    return refuse("invalid_request", "PKCE is required with code_challenge_method=S256 (plain is not accepted).");
   if (!query.code_challenge || !S256_CHALLENGE.test(query.code_challenge))
-    return back("invalid_request", "code_challenge must be the 43-character base64url SHA-256 of the code verifier.");
+    return refuse("invalid_request", "code_challenge must be the 43-character base64url SHA-256 of the code verifier.");
   const resource = query.resource ?? resourceUrl();
-  if (resource !== resourceUrl()) return back("invalid_target", `resource must be this server's MCP URL, ${resourceUrl()}.`);
+  if (resource !== resourceUrl()) return refuse("invalid_target", `resource must be this server's MCP URL, ${resourceUrl()}.`);
   const { scopes, unknown } = parseScopes(query.scope ?? SCOPES.join(" "));
   if (unknown.length > 0)
-    return back("invalid_scope", `Unknown scope ${JSON.stringify(unknown[0])}; the scopes are ${SCOPES.join(", ")}.`);
-  if (scopes.length === 0) return back("invalid_scope", `Ask for at least one scope: ${SCOPES.join(", ")}.`);
-  if ((query.state?.length ?? 0) > 1000) return back("invalid_request", "state is longer than 1000 characters.");
+    return refuse("invalid_scope", `Unknown scope ${JSON.stringify(unknown[0])}; the scopes are ${SCOPES.join(", ")}.`);
+  if (scopes.length === 0) return refuse("invalid_scope", `Ask for at least one scope: ${SCOPES.join(", ")}.`);
+  if ((query.state?.length ?? 0) > 1000) return refuse("invalid_request", "state is longer than 1000 characters.");
   const id = await store.insertAuthorization({
     clientId: client.id,
     redirectUri,
@@ -306,38 +307,41 @@ export async function exchangeToken(form: TokenForm): Promise<Outcome<TokenRespo
 const INVALID_CODE = "The code is not valid: unknown, expired, or for another app.";
 
 async function exchangeCode(clientId: string, form: TokenForm): Promise<Outcome<TokenResponse>> {
-  if (!form.code || !form.code_verifier) return refuse("invalid_request", "code and code_verifier are required.");
-  const authorization = await store.findAuthorizationByCode(secretHash(form.code));
-  if (!authorization || authorization.clientId !== clientId || !authorization.userId || !authorization.workspaceId)
-    return refuse("invalid_grant", INVALID_CODE);
-  if (authorization.usedAt) return reusedCode(authorization.grantId);
-  if (authorization.expiresAt.getTime() <= clock().now()) return refuse("invalid_grant", INVALID_CODE);
-  if (form.redirect_uri !== undefined && form.redirect_uri !== authorization.redirectUri)
-    return refuse("invalid_grant", "redirect_uri is not the one the code was issued to.");
-  if (!verifierMatches(form.code_verifier, authorization.codeChallenge))
-    return refuse("invalid_grant", "code_verifier does not match the code_challenge of the authorization request (PKCE, S256).");
-  if (form.resource !== undefined && form.resource !== authorization.resource)
-    return refuse("invalid_target", "resource is not the one the code was issued for.");
-  const { userId, workspaceId } = authorization;
-  const issued = await transaction(async (tx) => {
-    if (!(await store.spendCode(tx, authorization.id, now()))) return null;
+  const { code, code_verifier: verifier } = form;
+  if (!code || !verifier) return refuse("invalid_request", "code and code_verifier are required.");
+  // One transaction holding the code's row: a second exchange of the code waits for the first to commit,
+  // then sees it used and revokes the grant it gave, in the same transaction as its refusal.
+  return transaction(async (tx): Promise<Outcome<TokenResponse>> => {
+    const authorization = await store.lockAuthorizationByCode(tx, secretHash(code));
+    if (!authorization || authorization.clientId !== clientId || !authorization.userId || !authorization.workspaceId)
+      return refuse("invalid_grant", INVALID_CODE);
+    if (authorization.usedAt) {
+      if (authorization.grantId) await store.revokeGrant(tx, authorization.grantId, now());
+      return refuse(
+        "invalid_grant",
+        "The code was already used; the tokens it gave have been revoked. Start again from the app.",
+      );
+    }
+    if (authorization.expiresAt.getTime() <= clock().now()) return refuse("invalid_grant", INVALID_CODE);
+    if (form.redirect_uri !== undefined && form.redirect_uri !== authorization.redirectUri)
+      return refuse("invalid_grant", "redirect_uri is not the one the code was issued to.");
+    if (!verifierMatches(verifier, authorization.codeChallenge))
+      return refuse(
+        "invalid_grant",
+        "code_verifier does not match the code_challenge of the authorization request (PKCE, S256).",
+      );
+    if (form.resource !== undefined && form.resource !== authorization.resource)
+      return refuse("invalid_target", "resource is not the one the code was issued for.");
     const grantId = await store.insertGrant(tx, {
       clientId,
-      workspaceId,
-      userId,
+      workspaceId: authorization.workspaceId,
+      userId: authorization.userId,
       scopes: authorization.grantedScopes,
       resource: authorization.resource,
     });
-    await store.recordCodeGrant(tx, authorization.id, grantId);
-    return issueTokens(tx, grantId, authorization.grantedScopes);
+    await store.spendCode(tx, authorization.id, grantId, now());
+    return { ok: true, value: await issueTokens(tx, grantId, authorization.grantedScopes) };
   });
-  return issued ? { ok: true, value: issued } : reusedCode(null);
-}
-
-/** A code used twice: whatever it gave the first time is revoked (RFC 6749 §4.1.2, OAuth 2.1 §4.1.3). */
-async function reusedCode(grantId: string | null): Promise<OAuthRefusal> {
-  if (grantId) await transaction((tx) => store.revokeGrant(tx, grantId, now()));
-  return refuse("invalid_grant", "The code was already used; the tokens it gave have been revoked. Start again from the app.");
 }
 
 async function issueTokens(tx: Parameters<typeof store.insertTokens>[0], grantId: string, scopes: readonly string[]) {

@@ -69,21 +69,20 @@ export async function closeAuthorization(id: string, now: Date): Promise<void> {
   await db().oAuthAuthorization.updateMany({ where: { id, userId: null, usedAt: null }, data: { usedAt: now } });
 }
 
-export async function findAuthorizationByCode(codeHash: string) {
-  return db().oAuthAuthorization.findUnique({ where: { codeHash } });
+/**
+ * The code's authorization row, locked for the rest of the transaction (SELECT … FOR UPDATE): of
+ * two exchanges of one code, the second waits here until the first has committed, then reads its
+ * used_at and grant_id, so a reuse (concurrent or later) always finds the grant to revoke.
+ */
+export async function lockAuthorizationByCode(tx: DbClient, codeHash: string) {
+  const locked = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id FROM oauth_authorizations WHERE code_hash = ${codeHash} FOR UPDATE`;
+  return locked[0] ? tx.oAuthAuthorization.findUnique({ where: { id: locked[0].id } }) : null;
 }
 
-/** Spends the code: true for the one caller that spent it. */
-export async function spendCode(tx: DbClient, id: string, now: Date): Promise<boolean> {
-  const { count } = await tx.oAuthAuthorization.updateMany({
-    where: { id, usedAt: null, expiresAt: { gt: now } },
-    data: { usedAt: now },
-  });
-  return count === 1;
-}
-
-export async function recordCodeGrant(tx: DbClient, id: string, grantId: string): Promise<void> {
-  await tx.oAuthAuthorization.update({ where: { id }, data: { grantId } });
+/** Spends the code (its row locked by lockAuthorizationByCode) and records the grant it gave. */
+export async function spendCode(tx: DbClient, id: string, grantId: string, now: Date): Promise<void> {
+  await tx.oAuthAuthorization.update({ where: { id }, data: { usedAt: now, grantId } });
 }
 
 export type GrantRow = { clientId: string; workspaceId: string; userId: string; scopes: string[]; resource: string };

@@ -40,27 +40,36 @@ export function releasePolicy(): ReleasePolicy {
 }
 
 /**
- * Password guesses a minute at one code (from anyone) and from one client network (at any code):
- * the code's bound stops a spread-out guesser, the network's one visitor trying many codes. Both
- * windows are a minute, so a visitor with the right password waits at most that long.
+ * Password guesses a minute at one code (from anyone, and from one client network) and from one
+ * client network at any code: the code's bound stops a spread-out guesser, the network's one
+ * visitor trying many codes. A code's budget spent by others leaves each network its first
+ * tries, so nobody can lock a link's visitors out by guessing at it; those tries are still
+ * bounded by the network's own budgets. Every window is a minute, so a visitor with the right
+ * password waits at most that long.
  */
 export const GUESSES_PER_CODE = 10;
 export const GUESSES_PER_NETWORK = 30;
+export const FIRST_TRIES_AT_A_BUSY_CODE = 3;
 const REMEMBERED_PASSWORDS = 10_000;
+
+function tryAgainAt(resetAt: number): GuessBudget {
+  return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((resetAt - Date.now()) / 1000)) };
+}
 
 function passwordDeps(): PasswordDeps {
   const remembered = new LRUCache<string, true>({ max: REMEMBERED_PASSWORDS, ttl: 10 * 60_000 });
   return {
     verify: verifyPassword,
     async spendGuess(code, network): Promise<GuessBudget> {
-      for (const [prefix, perMinute, key] of [
-        ["permalink:rate-limit:password-code", GUESSES_PER_CODE, code],
-        ["permalink:rate-limit:password-network", GUESSES_PER_NETWORK, network],
-      ] as const) {
-        const result = await limiterFor(prefix, perMinute).limit(key);
-        if (!result.success)
-          return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((result.resetAt - Date.now()) / 1000)) };
-      }
+      const fromNetworkAtCode = await limiterFor("permalink:rate-limit:password-code-network", GUESSES_PER_CODE).limit(
+        `${code} ${network}`,
+      );
+      if (!fromNetworkAtCode.success) return tryAgainAt(fromNetworkAtCode.resetAt);
+      const fromNetwork = await limiterFor("permalink:rate-limit:password-network", GUESSES_PER_NETWORK).limit(network);
+      if (!fromNetwork.success) return tryAgainAt(fromNetwork.resetAt);
+      const atCode = await limiterFor("permalink:rate-limit:password-code", GUESSES_PER_CODE).limit(code);
+      const triesFromNetwork = fromNetworkAtCode.limit - fromNetworkAtCode.remaining;
+      if (!atCode.success && triesFromNetwork > FIRST_TRIES_AT_A_BUSY_CODE) return tryAgainAt(atCode.resetAt);
       return { ok: true };
     },
     remembered: { has: (key) => remembered.has(key), add: (key) => void remembered.set(key, true) },

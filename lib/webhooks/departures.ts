@@ -1,5 +1,5 @@
 import type { DbClient } from "@/lib/db/client";
-import { type DepartedEndpoint, liveEndpointCreators, retireEndpointsOf } from "./store";
+import { type DepartedEndpoint, liveEndpointCreators, retireEndpointsOf } from "./store/endpoints";
 
 /** What a person's leaving did to the workspace's webhook endpoints. */
 export type RetiredEndpoints = { disabled: DepartedEndpoint[]; rotationDue: DepartedEndpoint[] };

@@ -2,7 +2,7 @@ import { clock } from "@/lib/clock";
 import type { DbClient } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
 import { eventBody, type EventType } from "./events";
-import { enqueueMessage } from "./store";
+import { enqueueMessage } from "./store/deliveries";
 
 /**
  * Announces an event to the workspace's webhooks, in the transaction of the change it announces:

@@ -17,8 +17,10 @@ import {
   type WebhookView,
 } from "./schemas";
 import { newSigningSecret, sealSecret, unsealSecret } from "./secret";
-import type { AttemptLogRow, WebhookRow } from "./store";
-import * as store from "./store";
+import type { AttemptLogRow } from "./store/deliveries";
+import * as deliveryStore from "./store/deliveries";
+import type { WebhookRow } from "./store/endpoints";
+import * as endpointStore from "./store/endpoints";
 
 const MANAGE_REFUSED = "Your role does not allow managing webhooks: owners, admins and the workspace's API key may.";
 const WEBHOOK_NOT_FOUND = "No webhook with this id exists in this workspace.";
@@ -27,10 +29,10 @@ const DEFAULT_LOG_SIZE = 50;
 export async function createWebhook(principal: Principal, input: CreateWebhookInput): Promise<WebhookView & { secret: string }> {
   requirePermission(principal, "webhooks.manage", MANAGE_REFUSED);
   const url = await vetReceiverUrl(input.url);
-  if ((await store.countWorkspaceWebhooks(principal.workspaceId)) >= MAX_WEBHOOKS_PER_WORKSPACE)
+  if ((await endpointStore.countWorkspaceWebhooks(principal.workspaceId)) >= MAX_WEBHOOKS_PER_WORKSPACE)
     throw new DomainError("conflict", `A workspace may have at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks; delete one first.`);
   const secret = newSigningSecret();
-  const row = await store.insertWebhook({
+  const row = await endpointStore.insertWebhook({
     id: newId("wh"),
     workspaceId: principal.workspaceId,
     url,
@@ -44,7 +46,7 @@ export async function createWebhook(principal: Principal, input: CreateWebhookIn
 
 export async function listWebhooks(principal: Principal): Promise<{ webhooks: WebhookView[] }> {
   requirePermission(principal, "webhooks.manage", MANAGE_REFUSED);
-  return { webhooks: (await store.listWorkspaceWebhooks(principal.workspaceId)).map(toWebhookView) };
+  return { webhooks: (await endpointStore.listWorkspaceWebhooks(principal.workspaceId)).map(toWebhookView) };
 }
 
 export async function getWebhook(principal: Principal, id: string): Promise<WebhookView> {
@@ -56,20 +58,20 @@ export async function updateWebhook(principal: Principal, id: string, changes: U
   const url = changes.url === undefined ? undefined : await vetReceiverUrl(changes.url);
   const description = changes.description === undefined ? undefined : changes.description || null;
   return toWebhookView(
-    await store.updateWebhook(webhook.id, { url, events: changes.events, description, disabled: changes.disabled }),
+    await endpointStore.updateWebhook(webhook.id, { url, events: changes.events, description, disabled: changes.disabled }),
   );
 }
 
 export async function deleteWebhook(principal: Principal, id: string): Promise<void> {
   const webhook = await findOwnWebhook(principal, id);
-  await store.deleteWebhook(webhook.id);
+  await endpointStore.deleteWebhook(webhook.id);
 }
 
 /** A new secret, shown once; the old one stops signing at once (messages already due are signed with the new one). */
 export async function rotateSecret(principal: Principal, id: string): Promise<WebhookView & { secret: string }> {
   const webhook = await findOwnWebhook(principal, id);
   const secret = newSigningSecret();
-  const row = await store.replaceSecret(webhook.id, sealSecret(secret), await personActing(principal));
+  const row = await endpointStore.replaceSecret(webhook.id, sealSecret(secret), await personActing(principal));
   return { ...toWebhookView(row), secret };
 }
 
@@ -94,13 +96,22 @@ export async function testWebhook(principal: Principal, id: string): Promise<Del
   const webhook = await findOwnWebhook(principal, id);
   const messageId = newMessageId();
   const body = eventBody("ping", clock().now(), { webhook_id: webhook.id });
-  const sent = await sendMessage(webhook.url, unsealSecret(await store.readSealedSecret(webhook.id)), { messageId, body });
+  const sent = await sendMessage(webhook.url, unsealSecret(await endpointStore.readSealedSecret(webhook.id)), {
+    messageId,
+    body,
+  });
   const outcome = sent.delivered
     ? { delivered: true, statusCode: sent.statusCode, error: null, durationMs: 0 }
     : { delivered: false, statusCode: null, error: TEST_NOT_DELIVERED, durationMs: 0 };
   const at = new Date(clock().now());
-  const deliveryId = await store.insertSentDelivery({ webhookId: webhook.id, messageId, body, delivered: outcome.delivered, at });
-  await store.insertAttempt({ deliveryId, webhookId: webhook.id, attempt: 1, ...outcome, at });
+  const deliveryId = await deliveryStore.insertSentDelivery({
+    webhookId: webhook.id,
+    messageId,
+    body,
+    delivered: outcome.delivered,
+    at,
+  });
+  await deliveryStore.insertAttempt({ deliveryId, webhookId: webhook.id, attempt: 1, ...outcome, at });
   return {
     message_id: messageId,
     event: "ping",
@@ -119,7 +130,7 @@ export async function retryDelivery(principal: Principal, id: string, messageId:
   const webhook = await findOwnWebhook(principal, id);
   if (webhook.disabledAt) throw new DomainError("conflict", "This webhook is disabled: enable it first, then retry.");
   const now = clock().now();
-  const outcome = await store.retryNow(webhook.id, messageId, new Date(now));
+  const outcome = await deliveryStore.retryNow(webhook.id, messageId, new Date(now));
   if (outcome === "missing") throw notFound("This webhook has no message with this id.");
   if (outcome === "delivered") throw new DomainError("conflict", "This message was delivered already.");
   return { message_id: messageId, next_retry_at: now };
@@ -131,12 +142,12 @@ export async function deliveryLog(
   limit = DEFAULT_LOG_SIZE,
 ): Promise<{ attempts: DeliveryAttemptView[] }> {
   const webhook = await findOwnWebhook(principal, id);
-  return { attempts: (await store.recentAttempts(webhook.id, limit)).map(toAttemptView) };
+  return { attempts: (await deliveryStore.recentAttempts(webhook.id, limit)).map(toAttemptView) };
 }
 
 async function findOwnWebhook(principal: Principal, id: string): Promise<WebhookRow> {
   requirePermission(principal, "webhooks.manage", MANAGE_REFUSED);
-  const webhook = isRecordId(id) ? await store.findWorkspaceWebhook(principal.workspaceId, id) : null;
+  const webhook = isRecordId(id) ? await endpointStore.findWorkspaceWebhook(principal.workspaceId, id) : null;
   if (!webhook) throw notFound(WEBHOOK_NOT_FOUND);
   return webhook;
 }

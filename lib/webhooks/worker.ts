@@ -5,8 +5,8 @@ import { noticeDisabledWebhook } from "./disabled-notice";
 import { RETRY_DELAYS_MS } from "./retries";
 import type { WebhookRunTotals } from "./schemas";
 import { unsealSecret } from "./secret";
-import type { ClaimedDelivery } from "./store";
-import * as store from "./store";
+import type { ClaimedDelivery } from "./store/deliveries";
+import * as deliveryStore from "./store/deliveries";
 
 /** Deliveries one round of a pass claims; a pass claims round after round while they come full. */
 const CLAIM_BATCH = 20;
@@ -37,7 +37,7 @@ export async function runWebhookDeliveries(budgetMs = PASS_BUDGET_MS): Promise<W
   const failedThisPass = new Set<string>();
   for (;;) {
     const now = clock().now();
-    const claimed = await store.claimDueDeliveries(new Date(now), new Date(now + CLAIM_LEASE_MS), CLAIM_BATCH, [
+    const claimed = await deliveryStore.claimDueDeliveries(new Date(now), new Date(now + CLAIM_LEASE_MS), CLAIM_BATCH, [
       ...failedThisPass,
     ]);
     await Promise.all(
@@ -45,7 +45,7 @@ export async function runWebhookDeliveries(budgetMs = PASS_BUDGET_MS): Promise<W
     );
     if (claimed.length < CLAIM_BATCH || performance.now() >= endsAt) break;
   }
-  await store.pruneFinishedDeliveries(new Date(clock().now() - FINISHED_KEPT_MS), PRUNE_BATCH);
+  await deliveryStore.pruneFinishedDeliveries(new Date(clock().now() - FINISHED_KEPT_MS), PRUNE_BATCH);
   return totals;
 }
 
@@ -57,10 +57,10 @@ async function sendInOrder(
   endsAt: number,
 ): Promise<void> {
   for (const [index, delivery] of deliveries.entries()) {
-    if (performance.now() >= endsAt) return store.releaseClaims(deliveries.slice(index));
+    if (performance.now() >= endsAt) return deliveryStore.releaseClaims(deliveries.slice(index));
     if (!(await attempt(delivery, totals))) {
       failedThisPass.add(delivery.webhookId);
-      return store.releaseClaims(deliveries.slice(index + 1));
+      return deliveryStore.releaseClaims(deliveries.slice(index + 1));
     }
   }
 }
@@ -91,18 +91,18 @@ async function attempt(delivery: ClaimedDelivery, totals: WebhookRunTotals): Pro
   };
   if (outcome.delivered) {
     totals.delivered += 1;
-    await store.recordAttempt(record, { delivered: true });
+    await deliveryStore.recordAttempt(record, { delivered: true });
     return true;
   }
   totals.failed += 1;
   const delay = RETRY_DELAYS_MS[delivery.attempt - 1];
-  await store.recordAttempt(record, { delivered: false, retryAt: delay === undefined ? null : new Date(at + delay) });
+  await deliveryStore.recordAttempt(record, { delivered: false, retryAt: delay === undefined ? null : new Date(at + delay) });
   if (delay !== undefined) return false;
   log().warn(
     { webhookId: delivery.webhookId, messageId: delivery.messageId },
     "a webhook message failed its last retry; disabling the endpoint",
   );
-  if (await store.disableAfterFailure(delivery.webhookId, new Date(at))) {
+  if (await deliveryStore.disableAfterFailure(delivery.webhookId, new Date(at))) {
     totals.disabled += 1;
     await noticeDisabledWebhook(delivery);
   }

@@ -1,5 +1,6 @@
 import { getDomain, removeDomain, verifyDomain } from "@/lib/domains/service";
-import { changeRole, removeMember, resendInvitation } from "@/lib/members/service";
+import { resendInvitation } from "@/lib/members/invitations";
+import { changeRole, removeMember } from "@/lib/members/service";
 import { dashboardPrincipal, findDashboardUser, startDashboardSession } from "@/lib/workspaces/sign-in";
 import { findRole } from "@/lib/workspaces/store";
 import type { Principal } from "@/lib/workspaces/types";

@@ -6,6 +6,7 @@ import { blockForAbuse, setStatus } from "@/lib/resolution/store";
 import { describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser } from "../support/api";
 import { linkEditWorld } from "../support/link-edit-world";
+import { connectApp } from "../support/oauth";
 import { visit } from "../support/visits";
 
 const world = linkEditWorld();
@@ -18,7 +19,13 @@ async function historyOf(id: string, options: { token: string; headers?: Record<
       at: number;
       change: string;
       via: string;
-      by: { kind: string; email: string | null; user_id: string | null; api_key_id: string | null };
+      by: {
+        kind: string;
+        email: string | null;
+        user_id: string | null;
+        api_key_id: string | null;
+        app: { client_id: string; name: string; grant_id: string } | null;
+      };
       changed: string[];
       before: { destination: string; archived_at: number | null; status: number } | null;
       after: {
@@ -166,6 +173,38 @@ describe("a link's history", () => {
     expect((await call("GET", `/api/links/${id}/history`, { token: stranger.token })).status).toBe(404);
   });
 
+  it("records an OAuth app's change as the app for its person, and shows the address only to callers who may read members", async () => {
+    // Before the fix the change read as via session_token by the member, and an app with links:read alone got the address.
+    const owner = await newUser("history-oauth");
+    const writer = await connectApp(owner, owner.workspaceId, ["links:read", "links:write"]);
+    const made = await call("POST", "/api/links", {
+      token: writer.tokens.access_token,
+      body: { destination: "https://example.com/by-an-app" },
+    });
+    expect(made.status, made.text).toBe(201);
+    const grant = await db().oAuthGrant.findFirstOrThrow({ where: { clientId: writer.started.clientId } });
+    const byApp = {
+      kind: "app",
+      user_id: owner.userId,
+      app: { client_id: writer.started.clientId, name: "Test agent", grant_id: grant.id },
+    };
+    const [asOwner] = (await historyOf(made.body.id, { token: owner.token })).entries;
+    expect(asOwner).toMatchObject({ change: "created", via: "oauth", by: { ...byApp, email: owner.email, api_key_id: null } });
+    const reader = await connectApp(owner, owner.workspaceId, ["links:read"]);
+    const [asReader] = (await historyOf(made.body.id, { token: reader.tokens.access_token })).entries;
+    expect(asReader).toMatchObject({ via: "oauth", by: { ...byApp, email: null } });
+    const peopleReader = await connectApp(owner, owner.workspaceId, ["links:read", "members:read"]);
+    const [asPeopleReader] = (await historyOf(made.body.id, { token: peopleReader.tokens.access_token })).entries;
+    expect(asPeopleReader!.by.email).toBe(owner.email);
+    const ownEdit = await call("PATCH", `/api/links/${made.body.id}`, { token: owner.token, body: { title: "Mine" } });
+    expect(ownEdit.status, ownEdit.text).toBe(200);
+    const [memberEntry] = (await historyOf(made.body.id, { token: reader.tokens.access_token })).entries;
+    expect(memberEntry).toMatchObject({
+      via: "session_token",
+      by: { kind: "member", user_id: owner.userId, email: null, app: null },
+    });
+  });
+
   it("is append-only in the database: no statement changes or deletes a row", async () => {
     const owner = await newUser("history-append-only");
     const id = (await call("POST", "/api/links", { token: owner.token, body: { destination: "https://example.com/kept" } })).body
@@ -187,6 +226,9 @@ describe("a link's history", () => {
     const imported = { ...link, importedFrom: "bit.ly/abc" };
     expect(doorOf({ kind: "edited", link, by: member }, undefined)).toBe("dashboard");
     expect(doorOf({ kind: "edited", link, by: member }, "/api/links/{id}")).toBe("session_token");
+    const app = { ...member, grant: { id: "ogr_x", clientId: "ocl_x", scopes: ["links:write" as const] } };
+    expect(doorOf({ kind: "edited", link, by: app }, "/api/links/{id}")).toBe("oauth");
+    expect(doorOf({ kind: "edited", link, by: app }, "/api/mcp")).toBe("mcp");
     expect(doorOf({ kind: "edited", link, by: key }, "/api/mcp")).toBe("mcp");
     expect(doorOf({ kind: "created", link: imported, by: member }, "/api/imports")).toBe("import");
     expect(doorOf({ kind: "edited", link: imported, by: member }, "/api/links/{id}")).toBe("session_token");

@@ -139,17 +139,27 @@ describe("password-protected links", () => {
       body: { destination: "https://example.com/vault", password: PASSWORD },
     });
     const path = `/${created.body.slug}`;
-    // Ten guesses a minute at a code, from every network together.
+    // Ten guesses a minute at a code: one network spends them all.
     for (let guess = 0; guess < 10; guess++) {
-      const answer = await visit(path, { headers: { "Link-Password": `guess-${guess}` }, peer: `198.51.${guess}.7` });
+      const answer = await visit(path, { headers: { "Link-Password": `guess-${guess}` }, peer: "198.51.100.7" });
       expect(answer.status).toBe(401);
     }
-    const limited = await visit(path, { headers: { "Link-Password": PASSWORD }, peer: "203.0.113.5" });
+    const limited = await visit(path, { headers: { "Link-Password": PASSWORD }, peer: "198.51.100.7" });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers["Retry-After"])).toBeGreaterThan(0);
     expect(limited.body).toMatch(/Too many password attempts for this link just now; try again in \d+ seconds\./);
     // A minute's window: the right password is never held back longer than that.
     expect(Number(limited.headers["Retry-After"])).toBeLessThanOrEqual(60);
+
+    // The guesser cannot lock out everyone else: another network still has its first tries, and
+    // the right password gets in; beyond those tries the spent code answers 429 there too.
+    const visitor = await visit(path, { headers: { "Link-Password": PASSWORD }, peer: "203.0.113.5" });
+    expect(visitor.status).toBe(302);
+    for (let guess = 0; guess < 3; guess++) {
+      const answer = await visit(path, { headers: { "Link-Password": `other-${guess}` }, peer: "192.0.2.9" });
+      expect(answer.status).toBe(401);
+    }
+    expect((await visit(path, { headers: { "Link-Password": "other-3" }, peer: "192.0.2.9" })).status).toBe(429);
   });
 
   it("are taken by bulk create, item by item", async () => {

@@ -2,7 +2,19 @@ import { db } from "@/lib/db/client";
 import { decideConsent, pendingConsent } from "@/lib/oauth/service";
 import { describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
-import { allow, authorize, connectApp, exchange, form, pkce, REDIRECT, register, start, type Started } from "../support/oauth";
+import {
+  allow,
+  authorize,
+  connectApp,
+  exchange,
+  form,
+  mcpUrl,
+  pkce,
+  REDIRECT,
+  register,
+  start,
+  type Started,
+} from "../support/oauth";
 
 /**
  * OAuth 2.1 for agents through the route handlers: registration, the authorization request, the
@@ -42,11 +54,42 @@ describe("metadata and registration", () => {
     const badName = await register([REDIRECT], { client_name: "Evil\u202Eppa" });
     expect(badName.body.error).toBe("invalid_client_metadata");
   });
+
+  it("answers a body it cannot read in RFC 7591's shape, never the API's bare sentence", async () => {
+    // Before the fix these were {error: "The request body …"}, which the OpenAPI document did not declare for this 400.
+    const bodies: unknown[] = [
+      null,
+      [],
+      "x",
+      { redirect_uris: "https://a.example/cb" },
+      { redirect_uris: [1] },
+      { redirect_uris: ["https://a.example/cb"], client_name: 5 },
+      { redirect_uris: ["https://a.example/cb"], grant_types: "authorization_code" },
+      { redirect_uris: ["https://a.example/cb"], logo_uri: 5 },
+    ];
+    for (const body of bodies) {
+      const refused = await call("POST", "/api/oauth/register", { body });
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(Object.keys(refused.body).sort(), JSON.stringify(body)).toEqual(["error", "error_description"]);
+      expect(["invalid_client_metadata", "invalid_redirect_uri"]).toContain(refused.body.error);
+      expect(refused.body.error_description).toMatch(/\S/);
+    }
+    const notJson = await call("POST", "/api/oauth/register", {
+      rawBody: "{not json",
+      headers: { "content-type": "application/json" },
+    });
+    expect(notJson.status).toBe(400);
+    expect(notJson.body).toMatchObject({ error: "invalid_client_metadata", error_description: expect.any(String) });
+  });
 });
 
 describe("the authorization request", () => {
-  it("answers an unknown app or an unregistered redirect URI itself, and sends other errors back to the app", async () => {
-    const clientId = (await register()).body.client_id as string;
+  it("answers every error itself (400), never by sending the browser to the redirect URI", async () => {
+    // Registration is open: anyone registers a phishing page as a redirect URI. Before the fix, a bad
+    // response_type, PKCE, resource or scope answered 303 straight to it with no one having seen anything
+    // (an open redirector, RFC 9700 §4.11.2); these answers used to be that redirect.
+    const phish = "https://evil.example/phish";
+    const clientId = (await register([REDIRECT, phish])).body.client_id as string;
     const { challenge } = pkce();
     const base = {
       response_type: "code",
@@ -63,17 +106,39 @@ describe("the authorization request", () => {
     });
     const unknown = await authorize({ ...base, client_id: "ocl_AAAAAAAAAAAAAAAAAAAA", redirect_uri: REDIRECT });
     expect(unknown.status).toBe(400);
-    // Loopback on another port is the same redirect URI (RFC 8252).
-    const plain = await authorize({ ...base, redirect_uri: "http://127.0.0.1:5999/callback", code_challenge_method: "plain" });
-    expect(plain.status).toBe(303);
-    const back = new URL(plain.headers.get("location")!);
-    expect(back.port).toBe("5999");
-    expect(back.searchParams.get("error")).toBe("invalid_request");
-    expect(back.searchParams.get("state")).toBe("s");
-    const otherResource = await authorize({ ...base, redirect_uri: REDIRECT, resource: "https://elsewhere.example/mcp" });
-    expect(new URL(otherResource.headers.get("location")!).searchParams.get("error")).toBe("invalid_target");
-    const badScope = await authorize({ ...base, redirect_uri: REDIRECT, scope: "links:read admin" });
-    expect(new URL(badScope.headers.get("location")!).searchParams.get("error")).toBe("invalid_scope");
+    const wrong: [Record<string, string>, string, RegExp][] = [
+      [{ response_type: "token" }, "unsupported_response_type", /response_type=code/],
+      // Loopback on another port is the same redirect URI (RFC 8252): refused for its PKCE, not its address.
+      [{ redirect_uri: "http://127.0.0.1:5999/callback", code_challenge_method: "plain" }, "invalid_request", /S256/],
+      [{ code_challenge: "short" }, "invalid_request", /code_challenge/],
+      [{ resource: "https://elsewhere.example/mcp" }, "invalid_target", /resource/],
+      [{ scope: "links:read admin" }, "invalid_scope", /admin/],
+      [{ state: "x".repeat(1001) }, "invalid_request", /state/],
+    ];
+    for (const redirectUri of [REDIRECT, phish])
+      for (const [change, error, sentence] of wrong) {
+        const answer = await authorize({ ...base, redirect_uri: redirectUri, ...change });
+        expect(answer.status, JSON.stringify(change)).toBe(400);
+        expect(answer.headers.get("location")).toBeNull();
+        expect(answer.body).toMatchObject({ error, error_description: expect.stringMatching(sentence) });
+      }
+    // A valid request to the same address goes to our own consent page, and only a person's Deny there sends the
+    // browser back to the app with an error.
+    const valid = await authorize({ ...base, redirect_uri: phish });
+    expect(valid.status).toBe(303);
+    const consent = new URL(valid.headers.get("location")!);
+    expect(consent.origin).toBe(new URL(mcpUrl()).origin);
+    const owner = await newUser("oauth-deny");
+    const denied = new URL(
+      await decideConsent(owner.userId, consent.pathname.split("/").pop()!, {
+        allow: false,
+        workspaceId: owner.workspaceId,
+        scopes: [],
+      }),
+    );
+    expect(denied.origin + denied.pathname).toBe(phish);
+    expect(denied.searchParams.get("error")).toBe("access_denied");
+    expect(denied.searchParams.get("state")).toBe("s");
   });
 });
 
@@ -146,6 +211,27 @@ describe("consent, tokens and the API", () => {
     expect(again.status).toBe(400);
     expect(again.body).toMatchObject({ error: "invalid_grant", error_description: expect.stringMatching(/already used/) });
     expect((await call("GET", "/api/links", { token: first.body.access_token })).status).toBe(401);
+  });
+
+  it("two exchanges of one code at once: one wins, and the other revokes what the winner got", async () => {
+    // Before the fix the loser's refusal said the tokens were revoked while the winner's kept working: the loser
+    // lost the conditional UPDATE before the winner had recorded its grant, and so had no grant to revoke.
+    const owner = await newUser("oauth-race");
+    for (let round = 0; round < 3; round++) {
+      const started = await start("links:read");
+      const code = await allowHere(owner, started, ["links:read"]);
+      const answers = await Promise.all([exchange(started, code), exchange(started, code)]);
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400]);
+      const [winner, loser] = answers[0]!.status === 200 ? answers : [answers[1]!, answers[0]!];
+      expect(loser!.body).toMatchObject({ error: "invalid_grant", error_description: expect.stringMatching(/already used/) });
+      expect((await call("GET", "/api/links", { token: winner!.body.access_token })).status).toBe(401);
+      const refreshed = await call(
+        "POST",
+        "/api/oauth/token",
+        form({ grant_type: "refresh_token", refresh_token: winner!.body.refresh_token, client_id: started.clientId }),
+      );
+      expect(refreshed.status).toBe(400);
+    }
   });
 
   it("refuses a token request for another resource, and a token bound to another resource", async () => {

@@ -1,9 +1,11 @@
 import { resetConfig } from "@/lib/config";
+import { db } from "@/lib/db/client";
 import { hashedClientAddress } from "@/lib/http/client-address";
 import { resetWriteLimiter } from "@/lib/http/write-limit";
 import { Redis as Ioredis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
+import { pkce, REDIRECT } from "../support/oauth";
 import { LOCAL_REDIS_URL, waitUntilClearOfWindowBoundary } from "../support/redis";
 
 const WRITES_PER_MINUTE = 3;
@@ -100,6 +102,29 @@ function sharedBudgetTests(): void {
 describe("write rate limit in memory", () => {
   withWriteLimit();
   sharedBudgetTests();
+
+  it("counts anonymous OAuth authorization requests (each stores a request) against the address's budget", async () => {
+    const registered = await call("POST", "/api/oauth/register", {
+      headers: { "x-forwarded-for": "198.51.100.201" },
+      body: { redirect_uris: [REDIRECT], client_name: "Budget app" },
+    });
+    expect(registered.status, registered.text).toBe(201);
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: registered.body.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: pkce().challenge,
+      code_challenge_method: "S256",
+    });
+    const authorize = (address: string) =>
+      call("GET", `/api/oauth/authorize?${query}`, { headers: { "x-forwarded-for": address } });
+    const stored = () => db().oAuthAuthorization.count({ where: { clientId: registered.body.client_id } });
+    const statuses: number[] = [];
+    for (let i = 0; i <= WRITES_PER_MINUTE; i++) statuses.push((await authorize("198.51.100.202")).status);
+    expect(statuses).toEqual([...Array<number>(WRITES_PER_MINUTE).fill(303), 429]);
+    expect(await stored()).toBe(WRITES_PER_MINUTE);
+    expect((await authorize("198.51.100.203")).status).toBe(303);
+  });
 });
 
 describe("write rate limit on Redis", () => {

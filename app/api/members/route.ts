@@ -1,7 +1,8 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
+import { inviteMember } from "@/lib/members/invitations";
 import * as memberOperations from "@/lib/members/operations";
-import { inviteMember, listMembers } from "@/lib/members/service";
+import { listMembers } from "@/lib/members/service";
 
 export const GET = apiRoute(memberOperations.listMembers, async ({ principal, reply }) =>
   reply(200, { members: await listMembers(principal) }),

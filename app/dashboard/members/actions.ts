@@ -1,8 +1,9 @@
 "use server";
 
 import { type ActionResult, dashboardAction, WORKSPACE_COOKIE } from "@/lib/api/dashboard";
+import { acceptInvitation, inviteMember, resendInvitation } from "@/lib/members/invitations";
 import * as memberOperations from "@/lib/members/operations";
-import { acceptInvitation, changeRole, inviteMember, removeMember, resendInvitation } from "@/lib/members/service";
+import { changeRole, removeMember } from "@/lib/members/service";
 import { revalidatePath } from "next/cache";
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";

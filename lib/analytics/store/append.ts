@@ -4,7 +4,7 @@ import { arrayLiterals } from "@/lib/db/array-literal";
 import { inTransaction } from "@/lib/db/checkout";
 import { connectionWatchdog, pool, writerPool } from "@/lib/db/pool";
 import { MAX_SCAN_MESSAGE_BYTES, scanMessages } from "@/lib/webhooks/outbox";
-import { anyScanListener, enqueueScanMessages } from "@/lib/webhooks/store";
+import { anyScanListener, enqueueScanMessages } from "@/lib/webhooks/store/deliveries";
 import type pg from "pg";
 import type { ScanRow } from "../enrich";
 import type { ParkedWrite } from "../parked-batches";
@@ -240,8 +240,9 @@ async function writeBatchWith(client: pg.PoolClient, batchId: string, rows: Scan
  * Every upsert goes in key order and the steps run in the same order in every statement (the
  * workspace's rows last, rollupFanOut), so concurrent writers take rows in the same order and never
  * deadlock; keys start with the workspace and the link, so a link's rows share a few index pages.
+ * Exported for bench/scan-levers.ts, which measures variants of it beside it.
  */
-const WRITE_SCAN_BATCH = `
+export const WRITE_SCAN_BATCH = `
   WITH rollup_days AS (
     SELECT coalesce((SELECT daily_from FROM scan_rollup_days), 'infinity') AS daily_from
   ),

@@ -1,7 +1,7 @@
 import { SignOutButton } from "@/app/dashboard/sign-out-button";
 import { buttonClass, cardClass, errorClass, mutedClass } from "@/components/ui/styles";
 import { dashboardContext, foundOrNotFound } from "@/lib/api/dashboard";
-import { describeInvitation } from "@/lib/members/service";
+import { describeInvitation } from "@/lib/members/invitations";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { AcceptInvitation } from "./accept-invitation";

@@ -11,6 +11,7 @@ const DOORS: Record<HistoryEntryView["via"], string> = {
   dashboard: "in the dashboard",
   api_key: "through the API",
   session_token: "through the API",
+  oauth: "through a connected app",
   mcp: "through an AI agent",
   bulk: "in a bulk create",
   import: "by an import",
@@ -22,6 +23,7 @@ const DOORS: Record<HistoryEntryView["via"], string> = {
 function who(entry: HistoryEntryView): string {
   const { by } = entry;
   if (by.kind === "member") return by.email ?? "a former member";
+  if (by.kind === "app") return `${by.app ? `“${by.app.name}”` : "a connected app"} for ${by.email ?? "a former member"}`;
   if (by.kind === "api_key") return "the workspace's API key";
   if (by.kind === "machine_account") return "the machine account that paid";
   if (by.kind === "operator") return "the service's operator";

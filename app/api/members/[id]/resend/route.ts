@@ -1,7 +1,7 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
+import { resendInvitation } from "@/lib/members/invitations";
 import * as memberOperations from "@/lib/members/operations";
-import { resendInvitation } from "@/lib/members/service";
 
 export const POST = apiRoute(memberOperations.resendInvitation, async ({ principal, params, reply }) =>
   reply(200, await resendInvitation(principal, params.id)),

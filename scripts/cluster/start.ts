@@ -2,8 +2,8 @@ import { log } from "@/lib/log";
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { startCluster } from "./cluster/index";
-import { ClusterUsageError, clusterSettings } from "./cluster/ports";
+import { startCluster } from "./index";
+import { ClusterUsageError, clusterSettings } from "./ports";
 
 /**
  * `npm run cluster`: HAProxy, CLUSTER_INSTANCES app instances (3 by default), a PostgreSQL replica,
