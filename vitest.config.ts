@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config";
  * `npm test` runs them all. tests/project/test-kinds.test.ts fails on a test file no kind holds.
  */
 export const TEST_KINDS = {
-  unit: ["lib/**/*.test.ts", "app/**/*.test.ts", "server/**/*.test.ts", "scripts/**/*.test.ts"],
+  unit: ["lib/**/*.test.ts", "app/**/*.test.ts", "components/**/*.test.ts", "server/**/*.test.ts", "scripts/**/*.test.ts"],
   project: ["tests/project/**/*.test.ts"],
   api: ["tests/api/**/*.test.ts"],
   db: ["tests/db/**/*.test.ts"],

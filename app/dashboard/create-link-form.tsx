@@ -1,14 +1,16 @@
 "use client";
 
+import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { CustomerSentence } from "@/components/ui/customer-sentence";
-import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
-import { buttonClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { SelectField, TextField } from "@/components/ui/field";
+import { errorFor } from "@/components/ui/field-error";
+import { errorClass, noticeClass } from "@/components/ui/styles";
 import type { UtmTemplateView } from "@/lib/utm/schemas";
 import { useActionState } from "react";
 import { createLinkAction, type CreateLinkState } from "./links/actions";
 import { TagsField } from "./tags-field";
-import { useUtmDestination, UtmBuilder } from "./utm-builder";
+import { DestinationField, UtmBuilder, useUtmDestination } from "./utm-builder";
 
 type Domains = { id: string; hostname: string }[];
 
@@ -46,83 +48,59 @@ function CreateLinkFields({
   const utm = useUtmDestination(state?.input.destination ?? "");
   return (
     <>
-      <div>
-        <label htmlFor="create-destination" className={labelClass}>
-          Destination
-        </label>
-        <input
-          id="create-destination"
-          name="destination"
-          type="text"
-          inputMode="url"
-          autoComplete="url"
-          spellCheck={false}
-          required
-          value={utm.destination}
-          onChange={(event) => utm.setDestination(event.target.value)}
-          placeholder="example.com/spring-menu"
-          className={inputClass}
-          {...fieldProps("destination", "create-destination-error", state)}
-        />
-        <FieldError id="create-destination-error" error={errorFor("destination", state)} />
-      </div>
-      <div>
-        <label htmlFor="create-slug" className={labelClass}>
-          Custom slug <span className={mutedClass}>(optional)</span>
-        </label>
-        <input
-          id="create-slug"
-          name="slug"
-          defaultValue={state?.input.slug}
-          placeholder="spring-menu"
-          className={inputClass}
-          {...fieldProps("slug", "create-slug-error", state, "create-slug-help")}
-        />
-        <p id="create-slug-help" className="sr-only">
-          Leave empty for an allocated seven-character slug.
-        </p>
-        <FieldError id="create-slug-error" error={errorFor("slug", state)} />
-      </div>
-      <div>
-        <label htmlFor="create-domain" className={labelClass}>
-          Domain
-        </label>
-        <select
-          id="create-domain"
-          name="domain_id"
-          className={inputClass}
-          defaultValue={state?.input.domain_id ?? ""}
-          {...fieldProps("domain_id", "create-domain-error", state)}
-        >
-          <option value="">Default short domain</option>
-          {domains.map((domain) => (
-            <option key={domain.id} value={domain.id}>
-              {domain.hostname}
-            </option>
-          ))}
-        </select>
-        <FieldError id="create-domain-error" error={errorFor("domain_id", state)} />
-      </div>
-      <div className="md:col-span-2 md:row-start-2">
-        <label htmlFor="create-title" className={labelClass}>
-          Title <span className={mutedClass}>(optional)</span>
-        </label>
-        <input
-          id="create-title"
-          name="title"
-          defaultValue={state?.input.title}
-          placeholder="Spring menu, table cards"
-          className={inputClass}
-          {...fieldProps("title", "create-title-error", state)}
-        />
-        <FieldError id="create-title-error" error={errorFor("title", state)} />
-      </div>
-      <div className="md:col-span-2 md:row-start-2">
-        <TagsField idPrefix="create" typed={state?.input.tags} tagNames={tagNames} state={state} />
-      </div>
-      <button type="submit" className={buttonClass.primary + " md:col-start-4 md:row-start-1 md:mt-5"} disabled={pending}>
+      <DestinationField
+        utm={utm}
+        id="create-destination"
+        label="Destination"
+        error={errorFor("destination", state)}
+        autoComplete="url"
+        placeholder="example.com/spring-menu"
+      />
+      <TextField
+        id="create-slug"
+        label="Custom slug"
+        optional
+        help="Leave empty for an allocated seven-character slug."
+        helpClassName="sr-only"
+        error={errorFor("slug", state)}
+        name="slug"
+        defaultValue={state?.input.slug}
+        placeholder="spring-menu"
+      />
+      <SelectField
+        id="create-domain"
+        label="Domain"
+        error={errorFor("domain_id", state)}
+        name="domain_id"
+        defaultValue={state?.input.domain_id ?? ""}
+      >
+        <option value="">Default short domain</option>
+        {domains.map((domain) => (
+          <option key={domain.id} value={domain.id}>
+            {domain.hostname}
+          </option>
+        ))}
+      </SelectField>
+      <TextField
+        id="create-title"
+        label="Title"
+        optional
+        error={errorFor("title", state)}
+        className="md:col-span-2 md:row-start-2"
+        name="title"
+        defaultValue={state?.input.title}
+        placeholder="Spring menu, table cards"
+      />
+      <TagsField
+        idPrefix="create"
+        typed={state?.input.tags}
+        tagNames={tagNames}
+        error={errorFor("tags", state)}
+        className="md:col-span-2 md:row-start-2"
+      />
+      <Button type="submit" variant="primary" className="md:col-start-4 md:row-start-1 md:mt-5" disabled={pending}>
         {pending ? "Creating…" : "Create link"}
-      </button>
+      </Button>
       <div className="md:col-span-4">
         <UtmBuilder idPrefix="create" utm={utm} templates={templates} />
       </div>

@@ -1,12 +1,12 @@
 "use client";
 
-import { buttonClass } from "@/components/ui/styles";
+import { Button } from "@/components/ui/button";
 import { signOut } from "next-auth/react";
 
 export function SignOutButton() {
   return (
-    <button type="button" className={buttonClass.small} onClick={() => void signOut({ callbackUrl: "/" })}>
+    <Button variant="small" onClick={() => void signOut({ callbackUrl: "/" })}>
       Sign out
-    </button>
+    </Button>
   );
 }

@@ -1,8 +1,10 @@
 "use client";
 
+import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/confirm";
+import { SelectField, TextField } from "@/components/ui/field";
 import { ActionOutcome, type ActionSentence } from "@/components/ui/outcome";
-import { buttonClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import { mutedClass } from "@/components/ui/styles";
 import {
   TEMPLATE_NAME_MAX,
   UTM_FIELDS,
@@ -52,6 +54,33 @@ export function useUtmDestination(initial: string) {
 }
 
 type UtmDestination = ReturnType<typeof useUtmDestination>;
+
+/** The destination as a person types it (a scheme may be left out), kept in step with the UTM fields. */
+export function DestinationField({
+  utm,
+  ...field
+}: {
+  utm: UtmDestination;
+  id: string;
+  label: string;
+  help?: string;
+  error: string | undefined;
+  placeholder?: string;
+  autoComplete?: string;
+}) {
+  return (
+    <TextField
+      {...field}
+      name="destination"
+      type="text"
+      inputMode="url"
+      spellCheck={false}
+      required
+      value={utm.destination}
+      onChange={(event) => utm.setDestination(event.target.value)}
+    />
+  );
+}
 
 function valuesOf(template: UtmTemplateView): UtmValues {
   return Object.fromEntries(UTM_FIELDS.map((field) => [field, template[field] ?? ""])) as UtmValues;
@@ -109,46 +138,40 @@ export function UtmBuilder({
         </p>
         <div className="grid gap-3 sm:grid-cols-3 lg:grid-cols-5">
           {UTM_FIELDS.map((field) => (
-            <div key={field}>
-              <label htmlFor={`${idPrefix}-${field}`} className={labelClass}>
-                {UTM_LABELS[field]} <span className={mutedClass}>({field})</span>
-              </label>
-              <input
-                id={`${idPrefix}-${field}`}
-                name={field}
-                value={utm.values[field]}
-                maxLength={UTM_VALUE_MAX}
-                placeholder={PLACEHOLDERS[field]}
-                spellCheck={false}
-                onChange={(event) => utm.setValue(field, event.target.value)}
-                className={inputClass}
-              />
-            </div>
+            <TextField
+              key={field}
+              id={`${idPrefix}-${field}`}
+              label={
+                <>
+                  {UTM_LABELS[field]} <span className={mutedClass}>({field})</span>
+                </>
+              }
+              name={field}
+              value={utm.values[field]}
+              maxLength={UTM_VALUE_MAX}
+              placeholder={PLACEHOLDERS[field]}
+              spellCheck={false}
+              onChange={(event) => utm.setValue(field, event.target.value)}
+            />
           ))}
         </div>
         {templates.length > 0 && (
           <div className="flex flex-wrap items-end gap-2">
-            <div className="min-w-0 grow basis-48">
-              <label htmlFor={`${idPrefix}-template`} className={labelClass}>
-                Saved template
-              </label>
-              <select
-                id={`${idPrefix}-template`}
-                value={chosen}
-                onChange={(event) => setChosen(event.target.value)}
-                className={inputClass}
-              >
-                <option value="">Choose a template</option>
-                {templates.map((candidate) => (
-                  <option key={candidate.id} value={candidate.id}>
-                    {candidate.name}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <button
-              type="button"
-              className={buttonClass.secondary}
+            <SelectField
+              id={`${idPrefix}-template`}
+              label="Saved template"
+              className="min-w-0 grow basis-48"
+              value={chosen}
+              onChange={(event) => setChosen(event.target.value)}
+            >
+              <option value="">Choose a template</option>
+              {templates.map((candidate) => (
+                <option key={candidate.id} value={candidate.id}>
+                  {candidate.name}
+                </option>
+              ))}
+            </SelectField>
+            <Button
               disabled={!template}
               onClick={() => {
                 if (!template) return;
@@ -157,7 +180,7 @@ export function UtmBuilder({
               }}
             >
               Apply template
-            </button>
+            </Button>
             {template && (
               <Confirm
                 label="Delete template"
@@ -176,33 +199,24 @@ export function UtmBuilder({
           </div>
         )}
         <div className="flex flex-wrap items-end gap-2">
-          <div className="min-w-0 grow basis-48">
-            <label htmlFor={`${idPrefix}-template-name`} className={labelClass}>
-              Save these parameters as a template named
-            </label>
-            <input
-              id={`${idPrefix}-template-name`}
-              value={templateName}
-              maxLength={TEMPLATE_NAME_MAX}
-              placeholder="Spring posters"
-              onChange={(event) => setTemplateName(event.target.value)}
-              onKeyDown={(event) => {
-                // Enter here saves the template; it does not send the link's form.
-                if (event.key !== "Enter") return;
-                event.preventDefault();
-                if (templateName.trim() !== "" && set > 0) save();
-              }}
-              className={inputClass}
-            />
-          </div>
-          <button
-            type="button"
-            className={buttonClass.secondary}
-            disabled={pending || templateName.trim() === "" || set === 0}
-            onClick={save}
-          >
+          <TextField
+            id={`${idPrefix}-template-name`}
+            label="Save these parameters as a template named"
+            className="min-w-0 grow basis-48"
+            value={templateName}
+            maxLength={TEMPLATE_NAME_MAX}
+            placeholder="Spring posters"
+            onChange={(event) => setTemplateName(event.target.value)}
+            onKeyDown={(event) => {
+              // Enter here saves the template; it does not send the link's form.
+              if (event.key !== "Enter") return;
+              event.preventDefault();
+              if (templateName.trim() !== "" && set > 0) save();
+            }}
+          />
+          <Button disabled={pending || templateName.trim() === "" || set === 0} onClick={save}>
             Save as template
-          </button>
+          </Button>
         </div>
         <ActionOutcome state={outcome} />
       </div>

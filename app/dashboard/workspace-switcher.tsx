@@ -1,6 +1,6 @@
 "use client";
 
-import { inputClass } from "@/components/ui/styles";
+import { SelectField } from "@/components/ui/field";
 import { usePathname } from "next/navigation";
 import { useRef } from "react";
 import { switchWorkspaceAction } from "./settings/actions";
@@ -19,15 +19,15 @@ export function WorkspaceSwitcher({ current, options }: { current: string; optio
   return (
     <form ref={form} action={switchWorkspaceAction} className="order-last w-full min-w-0 sm:order-none sm:w-auto sm:max-w-full">
       <input type="hidden" name="tab" value={tab} />
-      <label htmlFor="workspace-switcher" className="sr-only">
-        Workspace
-      </label>
-      <select
+      <SelectField
         id="workspace-switcher"
+        label="Workspace"
+        labelClassName="sr-only"
+        help="Choosing a workspace switches to it."
+        helpClassName="sr-only"
         name="workspace"
         defaultValue={current}
-        aria-describedby="workspace-switcher-help"
-        className={inputClass + " py-1.5 sm:w-auto sm:max-w-64"}
+        controlClassName="py-1.5 sm:w-auto sm:max-w-64"
         onChange={() => form.current?.requestSubmit()}
       >
         {options.map((option) => (
@@ -35,10 +35,7 @@ export function WorkspaceSwitcher({ current, options }: { current: string; optio
             {option.label}
           </option>
         ))}
-      </select>
-      <span id="workspace-switcher-help" className="sr-only">
-        Choosing a workspace switches to it.
-      </span>
+      </SelectField>
     </form>
   );
 }

@@ -1,6 +1,8 @@
 "use client";
 
-import { buttonClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import { Button } from "@/components/ui/button";
+import { TextField } from "@/components/ui/field";
+import { errorClass, mutedClass } from "@/components/ui/styles";
 import { SIGN_IN_ERRORS } from "@/lib/auth/sign-in-errors";
 import type { SignInMethod } from "@/lib/auth/sign-in-methods";
 import { signIn } from "next-auth/react";
@@ -25,14 +27,9 @@ export function SignInForms({
       {oauth.length > 0 && (
         <div className="space-y-2">
           {oauth.map((method) => (
-            <button
-              key={method.id}
-              type="button"
-              className={buttonClass.secondary + " w-full"}
-              onClick={() => void signIn(method.id, { callbackUrl })}
-            >
+            <Button key={method.id} className="w-full" onClick={() => void signIn(method.id, { callbackUrl })}>
               Continue with {method.name}
-            </button>
+            </Button>
           ))}
         </div>
       )}
@@ -61,31 +58,27 @@ function EmailForm({ callbackUrl, linkPrinted }: { callbackUrl: string; linkPrin
   }
   return (
     <form onSubmit={submit} className="space-y-3" aria-label="Sign in with an e-mail link">
-      <label htmlFor="signin-email" className={labelClass}>
-        E-mail address
-      </label>
-      <input
+      <TextField
         id="signin-email"
+        label="E-mail address"
+        help={
+          linkPrinted
+            ? "No mail server is set up on this computer: the link is printed in the terminal running the server."
+            : undefined
+        }
         name="email"
         type="email"
         autoComplete="email"
         required
-        className={inputClass}
-        aria-describedby={linkPrinted ? "signin-email-printed" : undefined}
       />
-      {linkPrinted && (
-        <p id="signin-email-printed" className={mutedClass + " m-0"}>
-          No mail server is set up on this computer: the link is printed in the terminal running the server.
-        </p>
-      )}
       {error && (
         <p role="alert" className={errorClass}>
           {error}
         </p>
       )}
-      <button type="submit" className={buttonClass.primary + " w-full"} disabled={pending}>
+      <Button type="submit" variant="primary" className="w-full" disabled={pending}>
         {pending ? "Sending…" : "E-mail me a sign-in link"}
-      </button>
+      </Button>
     </form>
   );
 }
@@ -107,13 +100,10 @@ function DevelopmentForm({ providerId, callbackUrl }: { providerId: string; call
         Sign in as any address without an e-mail. This deployment is not running in production; a production server never offers
         this.
       </p>
-      <label htmlFor="dev-email" className={labelClass}>
-        Address to sign in as
-      </label>
-      <input id="dev-email" name="email" type="email" required defaultValue="dev@example.com" className={inputClass} />
-      <button type="submit" className={buttonClass.secondary + " w-full"}>
+      <TextField id="dev-email" label="Address to sign in as" name="email" type="email" required defaultValue="dev@example.com" />
+      <Button type="submit" className="w-full">
         Sign in as this address
-      </button>
+      </Button>
     </form>
   );
 }

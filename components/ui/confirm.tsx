@@ -1,7 +1,7 @@
 "use client";
 
 import { type ReactNode, useRef, useState } from "react";
-import { buttonClass } from "./styles";
+import { Button } from "./button";
 
 type Props = {
   /** The button's visible word ("Remove"), and what it acts on for screen readers ("example.com"). */
@@ -43,24 +43,18 @@ export function Confirm({
   };
   if (!asking) {
     return (
-      <button
-        type="button"
-        ref={opener}
-        className={small ? buttonClass.small : buttonClass.danger}
-        disabled={pending}
-        onClick={() => setAsking(true)}
-      >
+      <Button ref={opener} variant={small ? "small" : "danger"} disabled={pending} onClick={() => setAsking(true)}>
         {label}
         {what && <span className="sr-only"> {what}</span>}
-      </button>
+      </Button>
     );
   }
   const buttons = (
     <div className="flex flex-wrap gap-2">
       {/* The question replaces the button that opened it, so the keyboard's focus moves here. */}
-      <button
+      <Button
         type={action ? "submit" : "button"}
-        className={buttonClass.danger}
+        variant="danger"
         disabled={pending}
         autoFocus
         onClick={
@@ -73,10 +67,8 @@ export function Confirm({
         }
       >
         {confirm}
-      </button>
-      <button type="button" className={buttonClass.secondary} onClick={cancel}>
-        Cancel
-      </button>
+      </Button>
+      <Button onClick={cancel}>Cancel</Button>
     </div>
   );
   const frame = "w-full space-y-2 rounded-md border border-red-300 p-3 text-left dark:border-red-800";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { buttonClass } from "./styles";
+import { Button } from "./button";
 
 /**
  * Copies `text`. The visible word (Copy, then Copied) starts the button's name and `what` ends it
@@ -15,9 +15,9 @@ export function CopyButton({ text, what }: { text: string; what: string }) {
     setTimeout(() => setCopied(false), 2000);
   }
   return (
-    <button type="button" className={buttonClass.small} onClick={() => void copy()}>
+    <Button variant="small" onClick={() => void copy()}>
       <span aria-live="polite">{copied ? "Copied" : "Copy"}</span>
       <span className="sr-only"> {what}</span>
-    </button>
+    </Button>
   );
 }

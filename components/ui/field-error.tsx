@@ -9,7 +9,7 @@ type ActionAnswer = { ok: true } | { ok: false; error: string; field?: string } 
 /**
  * A refusal about one field, shown under it: the field points at it (aria-describedby), is marked
  * invalid, and takes the keyboard's focus when the refusal arrives, so the person lands where the
- * fix goes.
+ * fix goes. Field (field.tsx) draws it and ties the control to it.
  */
 export function FieldError({ id, error }: { id: string; error: string | undefined }) {
   useEffect(() => {
@@ -21,21 +21,6 @@ export function FieldError({ id, error }: { id: string; error: string | undefine
       <CustomerSentence text={error} />
     </p>
   );
-}
-
-/**
- * The attributes that tie a field to its refusal (when the refusal is about it) and to its help text.
- * `state` is an action's answer: its `field` names the body field a refusal is about.
- */
-export function fieldProps(
-  name: string,
-  errorId: string,
-  state: ActionAnswer,
-  helpId?: string,
-): { "aria-invalid"?: true; "aria-describedby"?: string } {
-  const invalid = errorFor(name, state) !== undefined;
-  const describedBy = [invalid ? errorId : undefined, helpId].filter(Boolean).join(" ");
-  return { ...(invalid && { "aria-invalid": true as const }), ...(describedBy && { "aria-describedby": describedBy }) };
 }
 
 /** The refusal's sentence when it is about this field. */

@@ -1,7 +1,7 @@
 "use client";
 
 import { type ReactNode, useId, useState } from "react";
-import { buttonClass } from "./styles";
+import { Button } from "./button";
 
 /**
  * A form that would fill a phone's first screen, folded there behind one button (`label`) so the
@@ -25,15 +25,15 @@ export function FoldOnPhone({
   const id = useId();
   return (
     <>
-      <button
-        type="button"
-        className={(open ? buttonClass.secondary : buttonClass.primary) + " w-full sm:hidden"}
+      <Button
+        variant={open ? "secondary" : "primary"}
+        className="w-full sm:hidden"
         aria-expanded={open}
         aria-controls={id}
         onClick={() => setOpen(!open)}
       >
         {open ? "Hide the form" : label}
-      </button>
+      </Button>
       <div id={id} className={(open ? "mt-4 sm:mt-0 " : "hidden sm:block ") + panelClassName}>
         {children}
       </div>

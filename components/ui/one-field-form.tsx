@@ -1,9 +1,11 @@
 "use client";
 
 import { useActionState } from "react";
-import { errorFor, FieldError, fieldProps } from "./field-error";
+import { Button } from "./button";
+import { TextField } from "./field";
+import { errorFor } from "./field-error";
 import { type ActionSentence, ActionOutcome } from "./outcome";
-import { buttonClass, inputClass, labelClass, mutedClass } from "./styles";
+import { mutedClass } from "./styles";
 
 type Field = { id: string; name: string; label: string; defaultValue?: string; placeholder?: string; help?: string };
 
@@ -32,29 +34,25 @@ export function OneFieldForm({
     return { sentence, typed, count: (previous?.count ?? 0) + 1 };
   }, null);
   const helpId = `${field.id}-help`;
-  const errorId = `${field.id}-error`;
   const sentence = attempt?.sentence;
   const fieldError = errorFor(field.name, sentence);
   return (
     <form action={run} className="flex flex-wrap items-end gap-3" key={attempt?.count ?? 0}>
-      <div className="grow">
-        <label htmlFor={field.id} className={labelClass}>
-          {field.label}
-        </label>
-        <input
-          id={field.id}
-          name={field.name}
-          required
-          defaultValue={attempt?.typed ?? field.defaultValue}
-          placeholder={field.placeholder}
-          className={inputClass}
-          {...fieldProps(field.name, errorId, sentence, field.help ? helpId : undefined)}
-        />
-        <FieldError id={errorId} error={fieldError} />
-      </div>
-      <button type="submit" className={primary ? buttonClass.primary : buttonClass.secondary} disabled={pending}>
+      {/* The help stands under the whole row, below the button: the field names it as what describes it. */}
+      <TextField
+        id={field.id}
+        label={field.label}
+        error={fieldError}
+        describedBy={field.help ? helpId : undefined}
+        className="grow"
+        name={field.name}
+        required
+        defaultValue={attempt?.typed ?? field.defaultValue}
+        placeholder={field.placeholder}
+      />
+      <Button type="submit" variant={primary ? "primary" : "secondary"} disabled={pending}>
         {submit}
-      </button>
+      </Button>
       {field.help && (
         <p id={helpId} className={mutedClass + " m-0 w-full"}>
           {field.help}

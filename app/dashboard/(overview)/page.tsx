@@ -1,6 +1,8 @@
+import { Button } from "@/components/ui/button";
+import { SelectField, TextField } from "@/components/ui/field";
 import { FoldOnPhone } from "@/components/ui/fold-on-phone";
 import { STATUS_WORDS } from "@/components/ui/status-labels";
-import { badgeClass, badgeTone, buttonClass, cardClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import { badgeClass, badgeTone, buttonClass, cardClass, mutedClass } from "@/components/ui/styles";
 import { LIST_SCAN_DAYS, listScanCounts } from "@/lib/analytics/service";
 import { requireDashboard } from "@/lib/api/dashboard";
 import { describeAccount } from "@/lib/billing/service";
@@ -18,8 +20,8 @@ import { listUtmTemplates } from "@/lib/utm/service";
 import Link from "next/link";
 import { viewerZone } from "../analytics/viewer-zone";
 import { CreateLinkForm } from "../create-link-form";
-import { LinksList } from "../links-list";
 import { dashboardTitle } from "../page-title";
+import { LinksList } from "./links-list";
 
 export const generateMetadata = () => dashboardTitle("Links");
 
@@ -104,12 +106,7 @@ export default async function LinksPage({
         >
           {archived && <input type="hidden" name="view" value="archived" />}
           {query.sort !== "newest" && <input type="hidden" name="sort" value={query.sort} />}
-          <div>
-            <label htmlFor="search-q" className={labelClass}>
-              Search slug, title or destination
-            </label>
-            <input id="search-q" name="q" defaultValue={query.q} className={inputClass} />
-          </div>
+          <TextField id="search-q" label="Search slug, title or destination" name="q" defaultValue={query.q} />
           <FilterSelect
             name="status"
             label="Status"
@@ -131,9 +128,7 @@ export default async function LinksPage({
             value={query.tag}
             options={[["", "Any tag"], ...tags.map((tag) => [tag.name, tag.name] as const)]}
           />
-          <button type="submit" className={buttonClass.secondary}>
-            Search
-          </button>
+          <Button type="submit">Search</Button>
         </form>
       </FoldOnPhone>
 
@@ -207,18 +202,13 @@ function FilterSelect({
   options: readonly (readonly [value: string, text: string])[];
 }) {
   return (
-    <div>
-      <label htmlFor={`search-${name}`} className={labelClass}>
-        {label}
-      </label>
-      <select id={`search-${name}`} name={name} defaultValue={value ?? ""} className={inputClass}>
-        {options.map(([optionValue, text]) => (
-          <option key={optionValue} value={optionValue}>
-            {text}
-          </option>
-        ))}
-      </select>
-    </div>
+    <SelectField id={`search-${name}`} label={label} name={name} defaultValue={value ?? ""}>
+      {options.map(([optionValue, text]) => (
+        <option key={optionValue} value={optionValue}>
+          {text}
+        </option>
+      ))}
+    </SelectField>
   );
 }
 

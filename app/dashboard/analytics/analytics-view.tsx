@@ -1,6 +1,8 @@
 import { FramedTable, type Heading } from "@/components/table";
+import { Button } from "@/components/ui/button";
+import { TextField } from "@/components/ui/field";
 import { LoadingState } from "@/components/ui/loading-state";
-import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import { buttonClass, cardClass, errorClass, labelClass, mutedClass } from "@/components/ui/styles";
 import {
   type AnalyticsFilter,
   analyticsQuery,
@@ -155,45 +157,31 @@ export function AnalyticsView({
         <fieldset className="m-0 flex flex-wrap gap-1 border-0 p-0">
           <legend className={labelClass + " mb-1"}>Range (time zone {zone})</legend>
           {PRESETS.filter((preset) => preset.id !== "custom").map((preset) => (
-            <button
+            <Button
               key={preset.id}
               type="submit"
               name="range"
               value={preset.id}
               aria-pressed={range.preset === preset.id}
-              className={range.preset === preset.id ? buttonClass.primary : buttonClass.secondary}
+              variant={range.preset === preset.id ? "primary" : "secondary"}
             >
               {preset.label}
-            </button>
+            </Button>
           ))}
         </fieldset>
-        <div>
-          <label htmlFor="range-start" className={labelClass}>
-            From
-          </label>
-          <input
-            id="range-start"
-            name="start"
+        {(["start", "end"] as const).map((end) => (
+          <TextField
+            key={end}
+            id={`range-${end}`}
+            label={end === "start" ? "From" : "To"}
+            name={end}
             type="date"
-            defaultValue={range.groupBy === "day" ? range.start : undefined}
-            className={inputClass}
+            defaultValue={range.groupBy === "day" ? range[end] : undefined}
           />
-        </div>
-        <div>
-          <label htmlFor="range-end" className={labelClass}>
-            To
-          </label>
-          <input
-            id="range-end"
-            name="end"
-            type="date"
-            defaultValue={range.groupBy === "day" ? range.end : undefined}
-            className={inputClass}
-          />
-        </div>
-        <button type="submit" name="range" value="custom" className={buttonClass.secondary}>
+        ))}
+        <Button type="submit" name="range" value="custom">
           Show custom range
-        </button>
+        </Button>
         <a href={`/dashboard/analytics/csv?${csv}`} className={buttonClass.secondary + " no-underline"} download>
           Download CSV
         </a>

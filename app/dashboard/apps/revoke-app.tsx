@@ -1,6 +1,7 @@
 "use client";
 
-import { buttonClass, errorClass } from "@/components/ui/styles";
+import { Button } from "@/components/ui/button";
+import { errorClass } from "@/components/ui/styles";
 import { useActionState } from "react";
 import { revokeAppAction, type RevokeState } from "./actions";
 
@@ -9,9 +10,9 @@ export function RevokeApp({ id, name }: { id: string; name: string }) {
   return (
     <form action={revoke}>
       <input type="hidden" name="id" value={id} />
-      <button type="submit" className={buttonClass.danger} disabled={pending} aria-label={`Disconnect ${name}`}>
+      <Button variant="danger" type="submit" disabled={pending} aria-label={`Disconnect ${name}`}>
         Disconnect
-      </button>
+      </Button>
       {state && !state.ok && (
         <p role="alert" className={errorClass + " mt-2"}>
           {state.error}

@@ -1,7 +1,7 @@
 "use client";
 
+import { Button } from "@/components/ui/button";
 import { ErrorSentence } from "@/components/ui/outcome";
-import { buttonClass } from "@/components/ui/styles";
 import { useActionState } from "react";
 import { checkoutAction, portalAction, type RedirectState } from "./actions";
 
@@ -11,9 +11,9 @@ export function CheckoutButton({ plan, interval, label }: { plan: string; interv
     <form action={action}>
       <input type="hidden" name="plan" value={plan} />
       <input type="hidden" name="interval" value={interval} />
-      <button type="submit" className={buttonClass.primary} disabled={pending}>
+      <Button variant="primary" type="submit" disabled={pending}>
         {label}
-      </button>
+      </Button>
       <ErrorSentence error={state?.error} />
     </form>
   );
@@ -23,9 +23,9 @@ export function PortalButton() {
   const [state, action, pending] = useActionState<RedirectState>(portalAction, null);
   return (
     <form action={action}>
-      <button type="submit" className={buttonClass.secondary} disabled={pending}>
+      <Button type="submit" disabled={pending}>
         Open the billing portal
-      </button>
+      </Button>
       <ErrorSentence error={state?.error} />
     </form>
   );

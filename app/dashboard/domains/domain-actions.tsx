@@ -1,8 +1,10 @@
 "use client";
 
+import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/confirm";
+import { TextField } from "@/components/ui/field";
+import { errorFor } from "@/components/ui/field-error";
 import { ActionOutcome } from "@/components/ui/outcome";
-import { buttonClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
 import { useRouter } from "next/navigation";
 import { useActionState } from "react";
 import { type DomainState, removeDomainAction, updateDomainAction, verifyDomainAction } from "./actions";
@@ -22,10 +24,10 @@ export function DomainActions({ id, hostname }: { id: string; hostname: string }
       <div className="flex flex-wrap gap-2">
         <form action={verify}>
           <input type="hidden" name="id" value={id} />
-          <button type="submit" className={buttonClass.secondary} disabled={verifying}>
+          <Button type="submit" disabled={verifying}>
             {verifying ? "Checking…" : "Verify now"}
             <span className="sr-only"> {hostname}</span>
-          </button>
+          </Button>
         </form>
         <Confirm
           label="Remove"
@@ -95,31 +97,24 @@ export function DomainDestinations({
     <form action={save} className="space-y-3" aria-label={`Where visitors of ${hostname} go`}>
       <input type="hidden" name="id" value={id} />
       {fields.map((field) => (
-        <div key={field.name}>
-          <label htmlFor={`${field.name}-${id}`} className={labelClass}>
-            {field.label}
-          </label>
-          <input
-            id={`${field.name}-${id}`}
-            name={field.name}
-            type="text"
-            inputMode="url"
-            defaultValue={field.value ?? ""}
-            placeholder="https://example.com/"
-            aria-describedby={`${field.name}-${id}-hint`}
-            aria-invalid={saved && !saved.ok && saved.field === field.name ? true : undefined}
-            className={inputClass}
-          />
-          <p id={`${field.name}-${id}-hint`} className={mutedClass + " mb-0 mt-1"}>
-            {field.hint}
-          </p>
-        </div>
+        <TextField
+          key={field.name}
+          id={`${field.name}-${id}`}
+          label={field.label}
+          help={field.hint}
+          error={errorFor(field.name, saved)}
+          name={field.name}
+          type="text"
+          inputMode="url"
+          defaultValue={field.value ?? ""}
+          placeholder="https://example.com/"
+        />
       ))}
-      <button type="submit" className={buttonClass.secondary} disabled={saving}>
+      <Button type="submit" disabled={saving}>
         {saving ? "Saving…" : "Save where visitors go"}
         <span className="sr-only"> for {hostname}</span>
-      </button>
-      <ActionOutcome state={saved} />
+      </Button>
+      <ActionOutcome state={saved?.ok || !saved?.field ? saved : null} />
     </form>
   );
 }

@@ -1,6 +1,8 @@
 "use client";
 
-import { buttonClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { Button } from "@/components/ui/button";
+import { Field, SelectField, TextField } from "@/components/ui/field";
+import { errorClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { inCustomerWords } from "@/lib/api/customer-words";
 import { csvTable } from "@/lib/http/csv";
 import type { ImportFormat, ImportView } from "@/lib/imports/schemas";
@@ -53,69 +55,53 @@ export function ImportForm({ domains, canImport }: Props) {
           void send(true);
         }}
       >
-        <div>
-          <label htmlFor="import-file" className={labelClass}>
-            Exported file (CSV or JSON)
-          </label>
-          <input
-            id="import-file"
-            type="file"
-            accept=".csv,.json,text/csv,application/json"
-            required
-            className={inputClass}
-            onChange={(event) => {
-              setFile(event.target.files?.[0] ?? null);
-              changed();
-            }}
-          />
-        </div>
-        <div>
-          <label htmlFor="import-format" className={labelClass}>
-            Exported from
-          </label>
-          <select
-            id="import-format"
-            className={inputClass}
-            value={format}
-            onChange={(event) => {
-              setFormat(event.target.value as ImportFormat);
-              changed();
-            }}
-          >
-            {Object.entries(FORMAT_NAMES).map(([value, name]) => (
-              <option key={value} value={value}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label htmlFor="import-domain" className={labelClass}>
-            Keep the codes on
-          </label>
-          <select
-            id="import-domain"
-            className={inputClass}
-            value={domainId}
-            aria-describedby="import-domain-help"
-            onChange={(event) => {
-              setDomainId(event.target.value);
-              changed();
-            }}
-          >
-            <option value="">Each link&apos;s own domain, when it is verified here</option>
-            {domains.map((domain) => (
-              <option key={domain.id} value={domain.id}>
-                {domain.hostname}
-              </option>
-            ))}
-          </select>
-          <p id="import-domain-help" className={mutedClass + " m-0 mt-1"}>
-            {domains.length === 0
+        <TextField
+          id="import-file"
+          label="Exported file (CSV or JSON)"
+          type="file"
+          accept=".csv,.json,text/csv,application/json"
+          required
+          onChange={(event) => {
+            setFile(event.target.files?.[0] ?? null);
+            changed();
+          }}
+        />
+        <SelectField
+          id="import-format"
+          label="Exported from"
+          value={format}
+          onChange={(event) => {
+            setFormat(event.target.value as ImportFormat);
+            changed();
+          }}
+        >
+          {Object.entries(FORMAT_NAMES).map(([value, name]) => (
+            <option key={value} value={value}>
+              {name}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField
+          id="import-domain"
+          label="Keep the codes on"
+          help={
+            domains.length === 0
               ? "No custom domain is verified yet: every link gets a new code on the default short domain."
-              : "A link on a domain verified here keeps its exact code there; choose a domain to keep every code on it."}
-          </p>
-        </div>
+              : "A link on a domain verified here keeps its exact code there; choose a domain to keep every code on it."
+          }
+          value={domainId}
+          onChange={(event) => {
+            setDomainId(event.target.value);
+            changed();
+          }}
+        >
+          <option value="">Each link&apos;s own domain, when it is verified here</option>
+          {domains.map((domain) => (
+            <option key={domain.id} value={domain.id}>
+              {domain.hostname}
+            </option>
+          ))}
+        </SelectField>
         <CheckThenImportButtons flow={flow} canImport={canImport} checkLabel="Check the file" sendingLabel="Sending…" />
       </form>
       <ImportJobs flow={flow} />
@@ -186,13 +172,12 @@ function CheckThenImportButtons({
   return (
     <>
       <div className="flex flex-wrap gap-3 md:col-span-3">
-        <button type="submit" className={buttonClass.primary} disabled={sending}>
+        <Button type="submit" variant="primary" disabled={sending}>
           {sending && !checked ? sendingLabel : checkLabel}
-        </button>
+        </Button>
         {checked && (
-          <button
-            type="button"
-            className={buttonClass.primary}
+          <Button
+            variant="primary"
             disabled={
               sending ||
               !canImport ||
@@ -202,7 +187,7 @@ function CheckThenImportButtons({
             onClick={() => void flow.send(false)}
           >
             Import {check.created.toLocaleString("en-AU")} {check.created === 1 ? "link" : "links"}
-          </button>
+          </Button>
         )}
       </div>
       {checked && !canImport && (
@@ -298,82 +283,62 @@ export function PeerImportForm({ canImport }: { canImport: boolean }) {
           void send(true);
         }}
       >
-        <div>
-          <label htmlFor="peer-import-service" className={labelClass}>
-            Your links are at
-          </label>
-          <select
-            id="peer-import-service"
-            className={inputClass}
-            value={peer}
+        <SelectField
+          id="peer-import-service"
+          label="Your links are at"
+          value={peer}
+          onChange={(event) => {
+            setPeer(event.target.value as Peer);
+            changed();
+          }}
+        >
+          {Object.entries(PEERS).map(([value, { name }]) => (
+            <option key={value} value={value}>
+              {name}
+            </option>
+          ))}
+        </SelectField>
+        <TextField
+          id="peer-import-key"
+          label={`${PEERS[peer].name} API key`}
+          className="md:col-span-2"
+          type="password"
+          autoComplete="off"
+          spellCheck={false}
+          required
+          value={key}
+          help={`${PEERS[peer].where} We use it only to read your links, keep it locked away until they are all read, then forget it.`}
+          onChange={(event) => {
+            setKey(event.target.value);
+            changed();
+          }}
+        />
+        {peer === "rebrandly" && (
+          <TextField
+            id="peer-import-workspace"
+            label="Rebrandly workspace ID (optional)"
+            className="md:col-span-3"
+            value={workspace}
+            help="Leave it empty to bring the links of your main workspace."
             onChange={(event) => {
-              setPeer(event.target.value as Peer);
-              changed();
-            }}
-          >
-            {Object.entries(PEERS).map(([value, { name }]) => (
-              <option key={value} value={value}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="md:col-span-2">
-          <label htmlFor="peer-import-key" className={labelClass}>
-            {PEERS[peer].name} API key
-          </label>
-          <input
-            id="peer-import-key"
-            type="password"
-            autoComplete="off"
-            spellCheck={false}
-            required
-            className={inputClass}
-            value={key}
-            aria-describedby="peer-import-key-help"
-            onChange={(event) => {
-              setKey(event.target.value);
+              setWorkspace(event.target.value);
               changed();
             }}
           />
-          <p id="peer-import-key-help" className={mutedClass + " m-0 mt-1"}>
-            {PEERS[peer].where} We use it only to read your links, keep it locked away until they are all read, then forget it.
-          </p>
-        </div>
-        {peer === "rebrandly" && (
-          <div className="md:col-span-3">
-            <label htmlFor="peer-import-workspace" className={labelClass}>
-              Rebrandly workspace ID (optional)
-            </label>
-            <input
-              id="peer-import-workspace"
-              className={inputClass}
-              value={workspace}
-              onChange={(event) => {
-                setWorkspace(event.target.value);
-                changed();
-              }}
-            />
-            <p className={mutedClass + " m-0 mt-1"}>Leave it empty to bring the links of your main workspace.</p>
-          </div>
         )}
         {peer === "shortio" && (
-          <div className="md:col-span-3">
-            <label htmlFor="peer-import-domain" className={labelClass}>
-              Only this Short.io domain (optional)
-            </label>
-            <input
-              id="peer-import-domain"
-              className={inputClass}
-              placeholder="go.example.com"
-              value={domain}
-              onChange={(event) => {
-                setDomain(event.target.value);
-                changed();
-              }}
-            />
-            <p className={mutedClass + " m-0 mt-1"}>Leave it empty to bring the links of every domain in your account.</p>
-          </div>
+          <TextField
+            id="peer-import-domain"
+            label="Only this Short.io domain (optional)"
+            className="md:col-span-3"
+            placeholder="go.example.com"
+            value={domain}
+            help="Leave it empty to bring the links of every domain in your account."
+            onChange={(event) => {
+              setDomain(event.target.value);
+              changed();
+            }}
+          />
         )}
         <CheckThenImportButtons
           flow={flow}
@@ -446,9 +411,9 @@ export function FollowedImport({
   return (
     <ImportReport job={job} lost={lost}>
       {canCancel && underWay && (
-        <button type="button" className={buttonClass.secondary} disabled={cancelling} onClick={() => void cancel()}>
+        <Button disabled={cancelling} onClick={() => void cancel()}>
           {job.dry_run ? "Cancel the check" : "Cancel the import"}
-        </button>
+        </Button>
       )}
       {refusal && (
         <p role="alert" className={errorClass + " m-0"}>
@@ -469,9 +434,10 @@ function ImportReport({ job, lost, children }: { job: ImportView; lost: boolean;
       <h2 id={headingId} className="m-0 text-lg">
         {heading}
       </h2>
-      <div>
-        <label htmlFor={`import-${job.id}-progress`} className={labelClass}>
-          {job.status === "done"
+      <Field
+        id={`import-${job.id}-progress`}
+        label={
+          job.status === "done"
             ? `${check ? "Checked" : "Imported"}: ${count(job.total)} of ${count(job.total)} rows`
             : job.status === "failed"
               ? "Stopped"
@@ -479,16 +445,21 @@ function ImportReport({ job, lost, children }: { job: ImportView; lost: boolean;
                 ? `Cancelled after ${count(job.processed)} of ${count(job.total)} rows`
                 : job.status === "cancelling"
                   ? `Cancelling: finishing the rows under way (${count(job.processed)} of ${count(job.total)} rows so far)`
-                  : `${check ? "Checking" : "Importing"}: ${count(job.processed)} of ${count(job.total)} rows`}
-        </label>
-        <progress
-          id={`import-${job.id}-progress`}
-          className="mt-1 h-3 w-full accent-blue-700"
-          max={Math.max(job.total, 1)}
-          value={job.status === "done" ? Math.max(job.total, 1) : job.processed}
-        />
-        {lost && <p className={mutedClass + " m-0"}>Lost touch with the server for a moment; asking again…</p>}
-      </div>
+                  : `${check ? "Checking" : "Importing"}: ${count(job.processed)} of ${count(job.total)} rows`
+        }
+      >
+        {(control) => (
+          <>
+            <progress
+              {...control}
+              className="mt-1 h-3 w-full accent-blue-700"
+              max={Math.max(job.total, 1)}
+              value={job.status === "done" ? Math.max(job.total, 1) : job.processed}
+            />
+            {lost && <p className={mutedClass + " m-0"}>Lost touch with the server for a moment; asking again…</p>}
+          </>
+        )}
+      </Field>
       {job.status === "done" && (
         <p role="status" className={noticeClass + " m-0"} data-testid="import-outcome">
           {check
@@ -547,9 +518,9 @@ function RowErrors({ job }: { job: ImportView }) {
     <div className="space-y-2">
       <div className="flex flex-wrap items-center justify-between gap-2">
         <p className="m-0 font-medium">{caption}</p>
-        <button type="button" className={buttonClass.small} onClick={() => downloadErrors(job)}>
+        <Button variant="small" onClick={() => downloadErrors(job)}>
           Download the problems (CSV)
-        </button>
+        </Button>
       </div>
       <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
         <table className="m-0 w-full text-sm">

@@ -1,9 +1,10 @@
 "use client";
 
+import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/confirm";
-import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
+import { SelectField, TextField } from "@/components/ui/field";
+import { errorFor } from "@/components/ui/field-error";
 import { ActionOutcome } from "@/components/ui/outcome";
-import { buttonClass, inputClass, labelClass } from "@/components/ui/styles";
 import { useNotify } from "@/components/ui/toaster";
 import { useActionState } from "react";
 import {
@@ -18,41 +19,35 @@ import {
 
 const ROLES = ["viewer", "member", "admin", "owner"] as const;
 
+/** The roles one may give: owner only by those who manage owners. */
+function RoleOptions({ managesOwners }: { managesOwners: boolean }) {
+  return ROLES.filter((role) => role !== "owner" || managesOwners).map((role) => (
+    <option key={role} value={role}>
+      {role}
+    </option>
+  ));
+}
+
 export function InviteForm({ managesOwners }: { managesOwners: boolean }) {
   const [state, action, pending] = useActionState<InviteState, FormData>(inviteAction, null);
   return (
     // Drawn afresh with each attempt: a refusal puts back what was typed.
     <form action={action} className="grid gap-3 sm:grid-cols-[2fr_1fr_auto] sm:items-end" key={state?.attempt ?? 0}>
-      <div>
-        <label htmlFor="invite-email" className={labelClass}>
-          E-mail address
-        </label>
-        <input
-          id="invite-email"
-          name="email"
-          type="email"
-          required
-          defaultValue={state?.typed?.email}
-          className={inputClass}
-          {...fieldProps("email", "invite-email-error", state)}
-        />
-        <FieldError id="invite-email-error" error={errorFor("email", state)} />
-      </div>
-      <div>
-        <label htmlFor="invite-role" className={labelClass}>
-          Role
-        </label>
-        <select id="invite-role" name="role" defaultValue={state?.typed?.role ?? "member"} className={inputClass}>
-          {ROLES.filter((role) => role !== "owner" || managesOwners).map((role) => (
-            <option key={role} value={role}>
-              {role}
-            </option>
-          ))}
-        </select>
-      </div>
-      <button type="submit" className={buttonClass.primary} disabled={pending}>
+      <TextField
+        id="invite-email"
+        label="E-mail address"
+        error={errorFor("email", state)}
+        name="email"
+        type="email"
+        required
+        defaultValue={state?.typed?.email}
+      />
+      <SelectField id="invite-role" label="Role" name="role" defaultValue={state?.typed?.role ?? "member"}>
+        <RoleOptions managesOwners={managesOwners} />
+      </SelectField>
+      <Button type="submit" variant="primary" disabled={pending}>
         Send invitation
-      </button>
+      </Button>
       <div className="sm:col-span-3">
         <ActionOutcome state={state?.ok || !state?.field ? state : null} />
       </div>
@@ -81,27 +76,27 @@ export function MemberActions(props: {
       {props.kind === "member" && (
         <form action={changeRole} className="flex items-center gap-1">
           <input type="hidden" name="id" value={props.id} />
-          <label htmlFor={`role-${props.id}`} className="sr-only">
-            Role of {props.email}
-          </label>
-          <select id={`role-${props.id}`} name="role" defaultValue={props.role} className={inputClass + " w-auto py-1"}>
-            {ROLES.filter((role) => role !== "owner" || props.managesOwners).map((role) => (
-              <option key={role} value={role}>
-                {role}
-              </option>
-            ))}
-          </select>
-          <button type="submit" className={buttonClass.small}>
+          <SelectField
+            id={`role-${props.id}`}
+            label={`Role of ${props.email}`}
+            labelClassName="sr-only"
+            name="role"
+            defaultValue={props.role}
+            controlClassName="w-auto py-1"
+          >
+            <RoleOptions managesOwners={props.managesOwners} />
+          </SelectField>
+          <Button type="submit" variant="small">
             Change role
-          </button>
+          </Button>
         </form>
       )}
       {props.kind === "invitation" && (
         <form action={resend}>
           <input type="hidden" name="id" value={props.id} />
-          <button type="submit" className={buttonClass.small} aria-label={`Re-send the invitation to ${props.email}`}>
+          <Button type="submit" variant="small" aria-label={`Re-send the invitation to ${props.email}`}>
             Re-send
-          </button>
+          </Button>
         </form>
       )}
       <Confirm

@@ -1,9 +1,10 @@
 "use client";
 
+import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/confirm";
 import { CopyButton } from "@/components/ui/copy-button";
 import { CustomerSentence } from "@/components/ui/customer-sentence";
-import { buttonClass, errorClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { errorClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { useActionState } from "react";
 import { claimKeyAction, type KeyState, revokeKeyAction, rotateKeyAction } from "./actions";
 
@@ -33,9 +34,9 @@ export function ApiKeyPanel({ hasKey, canClaim, canRevoke }: { hasKey: boolean; 
       )}
       {!hasKey && !key && canClaim && (
         <form action={claim}>
-          <button type="submit" className={buttonClass.primary} disabled={claiming}>
+          <Button variant="primary" type="submit" disabled={claiming}>
             Create an API key
-          </button>
+          </Button>
         </form>
       )}
       {hasKey && canRevoke && (

@@ -1,6 +1,8 @@
+import { Button } from "@/components/ui/button";
 import { OneFieldForm } from "@/components/ui/one-field-form";
 import { buttonClass, cardClass, mutedClass } from "@/components/ui/styles";
 import { requireDashboard } from "@/lib/api/dashboard";
+import { config } from "@/lib/config";
 import { can } from "@/lib/workspaces/permissions";
 import { describeWorkspaces } from "@/lib/workspaces/service";
 import Link from "next/link";
@@ -14,6 +16,7 @@ const dateFormat = new Intl.DateTimeFormat("en-AU", { dateStyle: "medium", timeZ
 
 export default async function SettingsPage() {
   const { principal } = await requireDashboard("/dashboard/settings");
+  const keysUrl = `${config().BASE_URL}/.well-known/permalink-escrow.json`;
   const { workspace } = await describeWorkspaces(principal);
   const key = workspace.api_key;
   return (
@@ -95,10 +98,10 @@ export default async function SettingsPage() {
             </a>
           </p>
           <p className={mutedClass + " mb-0 break-words"}>
-            Anyone can check that it is complete and really ours without asking us: run <code>npm run verify-escrow -- FILE</code>{" "}
-            in a copy of Permalink&apos;s source code (its <code>docs/escrow.md</code> explains the file, and how to keep the
-            codes working from it). The keys we sign with are published at{" "}
-            <a href="/.well-known/permalink-escrow.json">/.well-known/permalink-escrow.json</a>.
+            Anyone can check that it is complete and really ours without asking us: run{" "}
+            <code>npm run verify-escrow -- FILE --keys {keysUrl}</code> in a copy of Permalink&apos;s source code (its{" "}
+            <code>docs/escrow.md</code> explains the file, and how to keep the codes working from it). The keys we sign with are
+            published at <a href={keysUrl}>{keysUrl}</a>.
           </p>
         </section>
       )}
@@ -111,9 +114,9 @@ export default async function SettingsPage() {
           browser signed in as you, this one included, has to sign in again.
         </p>
         <form action={signOutEverywhereAction}>
-          <button type="submit" className={buttonClass.danger}>
+          <Button variant="danger" type="submit">
             Sign out everywhere
-          </button>
+          </Button>
         </form>
       </section>
     </div>

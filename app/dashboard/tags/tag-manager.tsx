@@ -1,9 +1,11 @@
 "use client";
 
+import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/confirm";
-import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
+import { SelectField, TextField } from "@/components/ui/field";
+import { errorFor } from "@/components/ui/field-error";
 import { ActionOutcome, type ActionSentence } from "@/components/ui/outcome";
-import { buttonClass, cardClass, inputClass, labelClass } from "@/components/ui/styles";
+import { cardClass } from "@/components/ui/styles";
 import { TagChip } from "@/components/ui/tag-chip";
 import type { TagView } from "@/lib/tags/schemas";
 import Link from "next/link";
@@ -20,6 +22,16 @@ function ColourOptions({ colors }: { colors: readonly string[] }) {
   ));
 }
 
+/** A field's word for the eye, and which tag's it is for screen readers: "Name of menus". */
+function OfTag({ word, name }: { word: string; name: string }) {
+  return (
+    <>
+      {word}
+      <span className="sr-only"> of {name}</span>
+    </>
+  );
+}
+
 /** A new tag's name and colour; a refusal puts back what was typed, under the field it is about. */
 export function AddTagForm({ colors, nameMax }: { colors: readonly string[]; nameMax: number }) {
   const [state, add, adding] = useActionState<AddTagState, FormData>(addTagAction, null);
@@ -27,40 +39,28 @@ export function AddTagForm({ colors, nameMax }: { colors: readonly string[]; nam
   const colorError = errorFor("color", state);
   return (
     <form action={add} key={state?.attempt ?? 0} className="grid gap-3 sm:grid-cols-[1fr_12rem_auto] sm:items-start">
-      <div>
-        <label htmlFor="new-tag-name" className={labelClass}>
-          Name
-        </label>
-        <input
-          id="new-tag-name"
-          name="name"
-          required
-          maxLength={nameMax}
-          defaultValue={state?.typed?.name}
-          placeholder="menus"
-          className={inputClass}
-          {...fieldProps("name", "new-tag-name-error", state)}
-        />
-        <FieldError id="new-tag-name-error" error={nameError} />
-      </div>
-      <div>
-        <label htmlFor="new-tag-colour" className={labelClass}>
-          Colour
-        </label>
-        <select
-          id="new-tag-colour"
-          name="color"
-          defaultValue={state?.typed?.color || "blue"}
-          className={inputClass}
-          {...fieldProps("color", "new-tag-colour-error", state)}
-        >
-          <ColourOptions colors={colors} />
-        </select>
-        <FieldError id="new-tag-colour-error" error={colorError} />
-      </div>
-      <button type="submit" className={buttonClass.primary + " sm:mt-5"} disabled={adding}>
+      <TextField
+        id="new-tag-name"
+        label="Name"
+        error={nameError}
+        name="name"
+        required
+        maxLength={nameMax}
+        defaultValue={state?.typed?.name}
+        placeholder="menus"
+      />
+      <SelectField
+        id="new-tag-colour"
+        label="Colour"
+        error={colorError}
+        name="color"
+        defaultValue={state?.typed?.color || "blue"}
+      >
+        <ColourOptions colors={colors} />
+      </SelectField>
+      <Button type="submit" variant="primary" className="sm:mt-5" disabled={adding}>
         Add tag
-      </button>
+      </Button>
       <div className="sm:col-span-3">{!nameError && !colorError && <ActionOutcome state={state} />}</div>
     </form>
   );
@@ -133,8 +133,6 @@ function TagEditor({
   run: (change: () => Promise<ActionSentence>) => void;
 }) {
   const [name, setName] = useState(tag.name);
-  const nameId = `tag-name-${tag.id}`;
-  const colourId = `tag-colour-${tag.id}`;
   return (
     <div className="space-y-3">
       <form
@@ -144,41 +142,33 @@ function TagEditor({
           run(() => renameTagAction(tag.id, name));
         }}
       >
-        <div className="min-w-0 grow basis-40">
-          <label htmlFor={nameId} className={labelClass}>
-            Name<span className="sr-only"> of {tag.name}</span>
-          </label>
-          <input
-            id={nameId}
-            required
-            maxLength={nameMax}
-            value={name}
-            onChange={(event) => setName(event.target.value)}
-            className={inputClass}
-          />
-        </div>
-        <button type="submit" className={buttonClass.secondary} disabled={pending || name.trim() === tag.name}>
+        <TextField
+          id={`tag-name-${tag.id}`}
+          label={<OfTag word="Name" name={tag.name} />}
+          className="min-w-0 grow basis-40"
+          required
+          maxLength={nameMax}
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+        />
+        <Button type="submit" disabled={pending || name.trim() === tag.name}>
           Rename<span className="sr-only"> {tag.name}</span>
-        </button>
+        </Button>
       </form>
       <div className="flex flex-wrap items-end justify-between gap-2">
-        <div className="min-w-0 grow basis-40">
-          <label htmlFor={colourId} className={labelClass}>
-            Colour<span className="sr-only"> of {tag.name}</span>
-          </label>
-          <select
-            id={colourId}
-            className={inputClass}
-            defaultValue={tag.color}
-            disabled={pending}
-            onChange={(event) => {
-              const color = event.target.value;
-              run(() => recolourTagAction(tag.id, color));
-            }}
-          >
-            <ColourOptions colors={colors} />
-          </select>
-        </div>
+        <SelectField
+          id={`tag-colour-${tag.id}`}
+          label={<OfTag word="Colour" name={tag.name} />}
+          className="min-w-0 grow basis-40"
+          defaultValue={tag.color}
+          disabled={pending}
+          onChange={(event) => {
+            const color = event.target.value;
+            run(() => recolourTagAction(tag.id, color));
+          }}
+        >
+          <ColourOptions colors={colors} />
+        </SelectField>
         <Confirm
           label="Delete"
           what={`the tag ${tag.name}`}

@@ -1,7 +1,10 @@
 "use client";
 
 import { type ConsentState, decideConsentAction } from "@/app/dashboard/apps/consent-actions";
-import { buttonClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import { Button } from "@/components/ui/button";
+import { SelectField } from "@/components/ui/field";
+import { Checkbox } from "@/components/ui/input";
+import { errorClass, labelClass, mutedClass } from "@/components/ui/styles";
 import { useActionState, useState } from "react";
 
 type Option = { id: string; label: string; role: string; grantable: readonly string[] };
@@ -22,24 +25,20 @@ export function ConsentForm({
     <form action={decide} className="space-y-4">
       <input type="hidden" name="request" value={request} />
       {workspaces.length > 1 ? (
-        <div>
-          <label htmlFor="consent-workspace" className={labelClass}>
-            Workspace
-          </label>
-          <select
-            id="consent-workspace"
-            name="workspace"
-            className={inputClass + " mt-1"}
-            value={workspaceId}
-            onChange={(event) => setWorkspaceId(event.target.value)}
-          >
-            {workspaces.map((workspace) => (
-              <option key={workspace.id} value={workspace.id}>
-                {workspace.label}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField
+          id="consent-workspace"
+          label="Workspace"
+          name="workspace"
+          controlClassName="mt-1"
+          value={workspaceId}
+          onChange={(event) => setWorkspaceId(event.target.value)}
+        >
+          {workspaces.map((workspace) => (
+            <option key={workspace.id} value={workspace.id}>
+              {workspace.label}
+            </option>
+          ))}
+        </SelectField>
       ) : (
         <p className="m-0">
           Workspace: <strong>{chosen?.label}</strong>
@@ -51,31 +50,31 @@ export function ConsentForm({
         {scopes.map(({ scope, wording }) => {
           const allowed = chosen?.grantable.includes(scope) ?? false;
           return (
-            <div key={`${chosen?.id}-${scope}`} className="flex items-start gap-2">
-              <input
-                id={`scope-${scope}`}
-                type="checkbox"
-                name="scope"
-                value={scope}
-                defaultChecked={allowed}
-                disabled={!allowed}
-                className="mt-1"
-              />
-              <label htmlFor={`scope-${scope}`} className={allowed ? "" : mutedClass}>
-                {wording}
-                {!allowed && ` — not as ${chosen?.role === "admin" ? "an" : "a"} ${chosen?.role} of this workspace`}
-              </label>
-            </div>
+            <Checkbox
+              key={`${chosen?.id}-${scope}`}
+              className={"flex items-start gap-2" + (allowed ? "" : ` ${mutedClass}`)}
+              inputClassName="mt-1"
+              name="scope"
+              value={scope}
+              defaultChecked={allowed}
+              disabled={!allowed}
+              label={
+                <span>
+                  {wording}
+                  {!allowed && ` — not as ${chosen?.role === "admin" ? "an" : "a"} ${chosen?.role} of this workspace`}
+                </span>
+              }
+            />
           );
         })}
       </fieldset>
       <div className="flex flex-wrap gap-2">
-        <button type="submit" name="decision" value="allow" className={buttonClass.primary} disabled={pending}>
+        <Button type="submit" name="decision" value="allow" variant="primary" disabled={pending}>
           Allow
-        </button>
-        <button type="submit" name="decision" value="deny" className={buttonClass.secondary} disabled={pending}>
+        </Button>
+        <Button type="submit" name="decision" value="deny" disabled={pending}>
           Deny
-        </button>
+        </Button>
       </div>
       {state && (
         <p role="alert" className={errorClass}>

@@ -1,7 +1,8 @@
 "use client";
 
 import { acceptInvitationAction, type MemberState } from "@/app/dashboard/members/actions";
-import { buttonClass, errorClass } from "@/components/ui/styles";
+import { Button } from "@/components/ui/button";
+import { errorClass } from "@/components/ui/styles";
 import { useActionState } from "react";
 
 export function AcceptInvitation({ token }: { token: string }) {
@@ -9,9 +10,9 @@ export function AcceptInvitation({ token }: { token: string }) {
   return (
     <form action={accept}>
       <input type="hidden" name="token" value={token} />
-      <button type="submit" className={buttonClass.primary} disabled={pending}>
+      <Button variant="primary" type="submit" disabled={pending}>
         Accept the invitation
-      </button>
+      </Button>
       {state && !state.ok && (
         <p role="alert" className={errorClass + " mt-3"}>
           {state.error}

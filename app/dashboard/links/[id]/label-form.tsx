@@ -1,8 +1,10 @@
 "use client";
 
-import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
+import { Button } from "@/components/ui/button";
+import { TextField } from "@/components/ui/field";
+import { errorFor } from "@/components/ui/field-error";
 import { ActionOutcome } from "@/components/ui/outcome";
-import { buttonClass, cardClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import { cardClass, mutedClass } from "@/components/ui/styles";
 import { useActionState } from "react";
 import { TagsField } from "../../tags-field";
 import { type LabelState, labelLinkAction } from "../actions";
@@ -31,28 +33,23 @@ export function LabelForm({
       {canEdit ? (
         <form action={action} className="grid gap-3 md:grid-cols-[1fr_1fr_auto] md:items-start" key={JSON.stringify(state)}>
           <input type="hidden" name="id" value={id} />
-          <div>
-            <label htmlFor="label-title" className={labelClass}>
-              Title
-            </label>
-            <input
-              id="label-title"
-              name="title"
-              defaultValue={refused?.title ?? title ?? ""}
-              className={inputClass}
-              {...fieldProps("title", "label-title-error", state, "label-title-help")}
-            />
-            <p id="label-title-help" className={mutedClass + " m-0 mt-1 text-sm"}>
-              A name for people; the links list searches it. Leave it empty to remove it.
-            </p>
-            <FieldError id="label-title-error" error={errorFor("title", state)} />
-          </div>
-          <div>
-            <TagsField idPrefix="label" typed={refused?.tags ?? tags.join(", ")} tagNames={tagNames} state={state} />
-          </div>
-          <button type="submit" className={buttonClass.primary + " md:mt-5"} disabled={pending}>
+          <TextField
+            id="label-title"
+            label="Title"
+            help="A name for people; the links list searches it. Leave it empty to remove it."
+            error={errorFor("title", state)}
+            name="title"
+            defaultValue={refused?.title ?? title ?? ""}
+          />
+          <TagsField
+            idPrefix="label"
+            typed={refused?.tags ?? tags.join(", ")}
+            tagNames={tagNames}
+            error={errorFor("tags", state)}
+          />
+          <Button type="submit" variant="primary" className="md:mt-5" disabled={pending}>
             Save title and tags
-          </button>
+          </Button>
           <div className="md:col-span-3">
             <ActionOutcome state={state?.ok || !state?.field ? state : null} />
           </div>

@@ -1,12 +1,13 @@
 "use client";
 
+import { Button } from "@/components/ui/button";
 import { CustomerSentence } from "@/components/ui/customer-sentence";
-import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
-import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { errorFor } from "@/components/ui/field-error";
+import { cardClass, errorClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import type { UtmTemplateView } from "@/lib/utm/schemas";
 import { useActionState } from "react";
-import { useUtmDestination, UtmBuilder } from "../../utm-builder";
-import { archiveLinkAction, type LinkEditState, repointLinkAction, restoreLinkAction } from "../actions";
+import { DestinationField, UtmBuilder, useUtmDestination } from "../../utm-builder";
+import { archiveLinkAction, repointLinkAction, restoreLinkAction, type LinkEditState } from "../actions";
 
 export function LinkEditForms({
   id,
@@ -66,9 +67,9 @@ export function LinkEditForms({
         {canArchive && (
           <form action={archive}>
             <input type="hidden" name="id" value={id} />
-            <button type="submit" className={archived ? buttonClass.primary : buttonClass.danger} disabled={archiving}>
+            <Button type="submit" variant={archived ? "primary" : "danger"} disabled={archiving}>
               {archived ? "Restore this link" : "Archive this link"}
-            </button>
+            </Button>
           </form>
         )}
         {archiveState && !archiveState.ok && (
@@ -101,29 +102,17 @@ function RepointFields({
   const utm = useUtmDestination(typed);
   return (
     <>
-      <label htmlFor="repoint-destination" className={labelClass}>
-        New destination
-      </label>
-      <input
+      <DestinationField
+        utm={utm}
         id="repoint-destination"
-        name="destination"
-        type="text"
-        inputMode="url"
-        spellCheck={false}
-        required
-        value={utm.destination}
-        onChange={(event) => utm.setDestination(event.target.value)}
-        className={inputClass}
-        {...fieldProps("destination", "repoint-destination-error", state, "repoint-destination-help")}
+        label="New destination"
+        help="The code keeps working; each visit checks the new destination live again until it has proven safe."
+        error={errorFor("destination", state)}
       />
-      <FieldError id="repoint-destination-error" error={errorFor("destination", state)} />
-      <p id="repoint-destination-help" className={mutedClass + " m-0"}>
-        The code keeps working; each visit checks the new destination live again until it has proven safe.
-      </p>
       <UtmBuilder idPrefix="repoint" utm={utm} templates={templates} />
-      <button type="submit" className={buttonClass.primary} disabled={pending}>
+      <Button type="submit" variant="primary" disabled={pending}>
         Repoint
-      </button>
+      </Button>
     </>
   );
 }

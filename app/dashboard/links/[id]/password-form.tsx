@@ -1,8 +1,10 @@
 "use client";
 
-import { errorFor, FieldError, fieldProps } from "@/components/ui/field-error";
+import { Button } from "@/components/ui/button";
+import { TextField } from "@/components/ui/field";
+import { errorFor } from "@/components/ui/field-error";
 import { ActionOutcome } from "@/components/ui/outcome";
-import { buttonClass, cardClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import { cardClass, mutedClass } from "@/components/ui/styles";
 import { useActionState } from "react";
 import { type LinkEditState, protectLinkAction } from "../actions";
 
@@ -22,30 +24,22 @@ export function PasswordForm({ id, isProtected, canEdit }: { id: string; isProte
       {canEdit ? (
         <form action={action} className="grid gap-3 md:grid-cols-[1fr_auto_auto] md:items-start" key={JSON.stringify(state)}>
           <input type="hidden" name="id" value={id} />
-          <div>
-            <label htmlFor="link-password" className={labelClass}>
-              {isProtected ? "New password" : "Password"}
-            </label>
-            <input
-              id="link-password"
-              name="password"
-              type="password"
-              autoComplete="new-password"
-              className={inputClass}
-              {...fieldProps("password", "link-password-error", state, "link-password-help")}
-            />
-            <p id="link-password-help" className={mutedClass + " m-0 mt-1 text-sm"}>
-              At least 4 characters. Scripts can send it in a Link-Password header instead.
-            </p>
-            <FieldError id="link-password-error" error={errorFor("password", state)} />
-          </div>
-          <button type="submit" name="intent" value="set" className={buttonClass.primary + " md:mt-5"} disabled={pending}>
+          <TextField
+            id="link-password"
+            label={isProtected ? "New password" : "Password"}
+            help="At least 4 characters. Scripts can send it in a Link-Password header instead."
+            error={errorFor("password", state)}
+            name="password"
+            type="password"
+            autoComplete="new-password"
+          />
+          <Button type="submit" name="intent" value="set" variant="primary" className="md:mt-5" disabled={pending}>
             {isProtected ? "Change password" : "Add password"}
-          </button>
+          </Button>
           {isProtected && (
-            <button type="submit" name="intent" value="remove" className={buttonClass.secondary + " md:mt-5"} disabled={pending}>
+            <Button type="submit" name="intent" value="remove" className="md:mt-5" disabled={pending}>
               Remove password
-            </button>
+            </Button>
           )}
           <div className="md:col-span-3">
             <ActionOutcome state={state?.ok || !state?.field ? state : null} />

@@ -1,10 +1,13 @@
 "use client";
 
+import { Button } from "@/components/ui/button";
+import { Field, TextField } from "@/components/ui/field";
+import { FileInput, Textarea } from "@/components/ui/input";
 import { ActionOutcome } from "@/components/ui/outcome";
-import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
-import { MAX_LOGO_UPLOAD_BYTES } from "@/lib/logos/limits";
+import { cardClass, errorClass, mutedClass } from "@/components/ui/styles";
+import { IMAGE_TYPES, MAX_LOGO_UPLOAD_BYTES } from "@/lib/logos/limits";
 import { useRouter } from "next/navigation";
-import { type ChangeEvent, useActionState, useState } from "react";
+import { useActionState, useState } from "react";
 import { type LinkEditState, previewLinkAction } from "../actions";
 
 type Preview = { title: string | null; description: string | null; image_url: string | null } | null;
@@ -55,62 +58,49 @@ export function PreviewForm({ id, preview, count, canEdit }: { id: string; previ
         <>
           <form action={action} className="grid gap-3" key={JSON.stringify(state) + JSON.stringify(preview)}>
             <input type="hidden" name="id" value={id} />
-            <div>
-              <label htmlFor="preview-title" className={labelClass}>
-                Title
-              </label>
-              <input
-                id="preview-title"
-                name="preview_title"
-                maxLength={200}
-                defaultValue={preview?.title ?? ""}
-                className={inputClass}
-              />
-            </div>
-            <div>
-              <label htmlFor="preview-description" className={labelClass}>
-                Description
-              </label>
-              <textarea
-                id="preview-description"
-                name="preview_description"
-                maxLength={500}
-                rows={2}
-                defaultValue={preview?.description ?? ""}
-                className={inputClass}
-              />
-            </div>
+            <TextField
+              id="preview-title"
+              label="Title"
+              name="preview_title"
+              maxLength={200}
+              defaultValue={preview?.title ?? ""}
+            />
+            <Field id="preview-description" label="Description">
+              {(control) => (
+                <Textarea
+                  {...control}
+                  name="preview_description"
+                  maxLength={500}
+                  rows={2}
+                  defaultValue={preview?.description ?? ""}
+                />
+              )}
+            </Field>
             <div className="flex flex-wrap gap-2">
-              <button type="submit" name="intent" value="save" className={buttonClass.primary} disabled={pending}>
+              <Button type="submit" name="intent" value="save" variant="primary" disabled={pending}>
                 Save preview
-              </button>
-              <button type="submit" name="intent" value="fill" className={buttonClass.secondary} disabled={pending}>
+              </Button>
+              <Button type="submit" name="intent" value="fill" disabled={pending}>
                 Fill from the destination
-              </button>
+              </Button>
               {preview && (
-                <button type="submit" name="intent" value="remove" className={buttonClass.secondary} disabled={pending}>
+                <Button type="submit" name="intent" value="remove" disabled={pending}>
                   Remove preview
-                </button>
+                </Button>
               )}
             </div>
             <ActionOutcome state={state} />
           </form>
           <div className="mt-3 space-y-1">
-            <label htmlFor="preview-image-file" className={labelClass}>
-              {preview?.image_url ? "Replace the image" : "Upload an image"} (PNG, JPEG, WebP or SVG, up to 1 MiB)
-            </label>
-            <input
+            <Field
               id="preview-image-file"
-              type="file"
-              accept="image/png,image/jpeg,image/webp,image/svg+xml"
-              disabled={uploading}
-              className="block text-sm"
-              onChange={(event: ChangeEvent<HTMLInputElement>) => {
-                const file = event.target.files?.[0];
-                if (file) void upload(file);
-                event.target.value = "";
-              }}
-            />
+              label={`${preview?.image_url ? "Replace the image" : "Upload an image"} (PNG, JPEG, WebP or SVG, up to 1 MiB)`}
+              className="space-y-1"
+            >
+              {(control) => (
+                <FileInput {...control} accept={IMAGE_TYPES} disabled={uploading} onFile={(file) => void upload(file)} />
+              )}
+            </Field>
             {imageError && (
               <p role="alert" className={errorClass}>
                 {imageError}

@@ -1,7 +1,9 @@
 "use client";
 
+import { Button } from "@/components/ui/button";
+import { TextField } from "@/components/ui/field";
 import { ActionOutcome } from "@/components/ui/outcome";
-import { buttonClass, cardClass, inputClass, labelClass, mutedClass } from "@/components/ui/styles";
+import { cardClass, mutedClass } from "@/components/ui/styles";
 import { useActionState } from "react";
 import { type LinkEditState, scanLimitAction } from "../actions";
 
@@ -23,37 +25,27 @@ export function ScanLimitForm({ id, limit, canEdit }: { id: string; limit: ScanL
       {canEdit ? (
         <form action={action} className="grid gap-3 md:grid-cols-[10rem_1fr_auto_auto] md:items-end" key={JSON.stringify(state)}>
           <input type="hidden" name="id" value={id} />
-          <div>
-            <label htmlFor="scan-limit-after" className={labelClass}>
-              After this many scans
-            </label>
-            <input
-              id="scan-limit-after"
-              name="after"
-              inputMode="numeric"
-              defaultValue={limit?.after ?? ""}
-              className={inputClass}
-            />
-          </div>
-          <div>
-            <label htmlFor="scan-limit-destination" className={labelClass}>
-              Then send visitors to
-            </label>
-            <input
-              id="scan-limit-destination"
-              name="destination"
-              type="url"
-              defaultValue={limit?.destination ?? ""}
-              className={inputClass}
-            />
-          </div>
-          <button type="submit" name="intent" value="set" className={buttonClass.primary} disabled={pending}>
+          <TextField
+            id="scan-limit-after"
+            label="After this many scans"
+            name="after"
+            inputMode="numeric"
+            defaultValue={limit?.after ?? ""}
+          />
+          <TextField
+            id="scan-limit-destination"
+            label="Then send visitors to"
+            name="destination"
+            type="url"
+            defaultValue={limit?.destination ?? ""}
+          />
+          <Button type="submit" name="intent" value="set" variant="primary" disabled={pending}>
             {limit ? "Start again" : "Set limit"}
-          </button>
+          </Button>
           {limit && (
-            <button type="submit" name="intent" value="remove" className={buttonClass.secondary} disabled={pending}>
+            <Button type="submit" name="intent" value="remove" disabled={pending}>
               Remove limit
-            </button>
+            </Button>
           )}
           <div className="md:col-span-4">
             <ActionOutcome state={state} />

@@ -1,9 +1,12 @@
 "use client";
 
+import { Button } from "@/components/ui/button";
 import { Confirm } from "@/components/ui/confirm";
 import { CustomerSentence } from "@/components/ui/customer-sentence";
+import { TextField } from "@/components/ui/field";
+import { Checkbox } from "@/components/ui/input";
 import { ActionOutcome, ErrorSentence } from "@/components/ui/outcome";
-import { buttonClass, cardClass, errorClass, inputClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { cardClass, errorClass, labelClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { inCustomerWords } from "@/lib/api/customer-words";
 import type { ActionResult } from "@/lib/api/dashboard";
 import type { EventType } from "@/lib/webhooks/events";
@@ -29,30 +32,11 @@ export function AddWebhookForm({ events }: { events: EventType[] }) {
   return (
     <>
       <form action={add} className="space-y-3" key={added?.ok ? added.value.secret : "add"}>
-        <div>
-          <label htmlFor="webhook-url" className={labelClass}>
-            Address that receives the events
-          </label>
-          <input
-            id="webhook-url"
-            name="url"
-            type="url"
-            required
-            placeholder="https://example.com/hooks/permalink"
-            defaultValue={added && !added.ok ? added.typed : ""}
-            className={inputClass}
-          />
-        </div>
-        <div>
-          <label htmlFor="webhook-description" className={labelClass}>
-            Note (optional)
-          </label>
-          <input id="webhook-description" name="description" className={inputClass} />
-        </div>
+        <WebhookFields prefix="webhook" url={(added && !added.ok && added.typed) || ""} description="" />
         <EventChoices events={events} chosen={[]} />
-        <button type="submit" className={buttonClass.primary} disabled={adding}>
+        <Button type="submit" variant="primary" disabled={adding}>
           Add endpoint
-        </button>
+        </Button>
       </form>
       {added && !added.ok && (
         <p role="alert" className={errorClass + " mt-3"}>
@@ -71,19 +55,44 @@ export function AddWebhookForm({ events }: { events: EventType[] }) {
   );
 }
 
+/** The endpoint's address and note, as the form starts them: empty or what was typed (adding), or the endpoint's (editing). */
+function WebhookFields({ prefix, url, description }: { prefix: string; url: string; description: string }) {
+  return (
+    <>
+      <TextField
+        id={`${prefix}-url`}
+        label="Address that receives the events"
+        name="url"
+        type="url"
+        required
+        placeholder="https://example.com/hooks/permalink"
+        defaultValue={url}
+      />
+      <TextField id={`${prefix}-description`} label="Note" optional name="description" defaultValue={description} />
+    </>
+  );
+}
+
 /** The events to choose, each with its code name (what the receiver matches on) and what it means. */
 function EventChoices({ events, chosen }: { events: EventType[]; chosen: string[] }) {
   return (
     <fieldset className="grid gap-2 sm:grid-cols-2">
       <legend className={labelClass}>Events</legend>
       {events.map((event) => (
-        <label key={event} className="flex items-start gap-2 text-sm">
-          <input type="checkbox" name="events" value={event} defaultChecked={chosen.includes(event)} className="mt-1" />
-          <span>
-            <code>{event}</code>
-            <span className={mutedClass}>: {EVENT_MEANINGS[event]}</span>
-          </span>
-        </label>
+        <Checkbox
+          key={event}
+          className="flex items-start gap-2 text-sm"
+          inputClassName="mt-1"
+          name="events"
+          value={event}
+          defaultChecked={chosen.includes(event)}
+          label={
+            <span>
+              <code>{event}</code>
+              <span className={mutedClass}>: {EVENT_MEANINGS[event]}</span>
+            </span>
+          }
+        />
       ))}
     </fieldset>
   );
@@ -92,26 +101,14 @@ function EventChoices({ events, chosen }: { events: EventType[]; chosen: string[
 /** The endpoint's address, note and events, changed together. */
 function EditWebhookForm({ webhook, events }: { webhook: WebhookView; events: EventType[] }) {
   const [state, edit, saving] = useActionState<EditWebhookState, FormData>(editWebhookAction, null);
-  const prefix = `edit-${webhook.id}`;
   return (
     <form action={edit} className="mt-3 space-y-3" key={state?.attempt ?? 0}>
       <input type="hidden" name="id" value={webhook.id} />
-      <div>
-        <label htmlFor={`${prefix}-url`} className={labelClass}>
-          Address that receives the events
-        </label>
-        <input id={`${prefix}-url`} name="url" type="url" required defaultValue={webhook.url} className={inputClass} />
-      </div>
-      <div>
-        <label htmlFor={`${prefix}-description`} className={labelClass}>
-          Note (optional)
-        </label>
-        <input id={`${prefix}-description`} name="description" defaultValue={webhook.description ?? ""} className={inputClass} />
-      </div>
+      <WebhookFields prefix={`edit-${webhook.id}`} url={webhook.url} description={webhook.description ?? ""} />
       <EventChoices events={events} chosen={webhook.events} />
-      <button type="submit" className={buttonClass.primary} disabled={saving}>
+      <Button type="submit" variant="primary" disabled={saving}>
         Save changes
-      </button>
+      </Button>
       <ActionOutcome state={state} />
     </form>
   );
@@ -145,25 +142,19 @@ export function WebhookCard({
         {webhook.description ? `${webhook.description}. ` : ""}Events: {webhook.events.join(", ")}
       </p>
       <div className="mt-3 flex flex-wrap gap-2">
-        <button
-          type="button"
-          className={buttonClass.secondary}
-          disabled={busy}
-          onClick={() => run(() => testWebhookAction(webhook.id))}
-        >
+        <Button disabled={busy} onClick={() => run(() => testWebhookAction(webhook.id))}>
           Send a test
-        </button>
-        <button
-          type="button"
-          className={webhook.disabled ? buttonClass.secondary : buttonClass.danger}
+        </Button>
+        <Button
+          variant={webhook.disabled ? "secondary" : "danger"}
           disabled={busy}
           onClick={() => run(() => setWebhookDisabledAction(webhook.id, !webhook.disabled))}
         >
           {webhook.disabled ? "Enable" : "Disable"}
-        </button>
-        <button type="button" className={buttonClass.secondary} aria-expanded={editing} onClick={() => setEditing(!editing)}>
+        </Button>
+        <Button aria-expanded={editing} onClick={() => setEditing(!editing)}>
           {editing ? "Close the editor" : "Edit"}
-        </button>
+        </Button>
         {[
           {
             label: "Rotate the secret",
@@ -217,14 +208,14 @@ export function WebhookCard({
                 {attempt.next_retry_at !== null && `; next try ${timeFormat.format(attempt.next_retry_at)} UTC`}
               </p>
               {latest.has(attempt) && !attempt.delivered && !webhook.disabled && (
-                <button
-                  type="button"
-                  className={buttonClass.small + " mt-1"}
+                <Button
+                  variant="small"
+                  className="mt-1"
                   disabled={busy}
                   onClick={() => run(() => retryDeliveryAction(webhook.id, attempt.message_id))}
                 >
                   Retry now
-                </button>
+                </Button>
               )}
             </li>
           ))}

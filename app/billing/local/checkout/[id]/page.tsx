@@ -1,4 +1,5 @@
-import { buttonClass, cardClass, mutedClass, noticeClass } from "@/components/ui/styles";
+import { Button } from "@/components/ui/button";
+import { cardClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { localCheckoutView } from "@/lib/billing/local-pages";
 import type { Metadata } from "next";
 import Link from "next/link";
@@ -31,9 +32,9 @@ export default async function LocalCheckoutPage({ params }: { params: Promise<{ 
       </dl>
       {view.state === "open" && (
         <form method="post" action={view.completeAction} className="flex flex-wrap items-center gap-3">
-          <button type="submit" className={buttonClass.primary}>
+          <Button variant="primary" type="submit">
             Complete purchase
-          </button>
+          </Button>
           <Link href="/dashboard/billing">Cancel and return to Billing</Link>
         </form>
       )}

@@ -1,3 +1,4 @@
+import { Button } from "@/components/ui/button";
 import { buttonClass, cardClass, mutedClass, noticeClass } from "@/components/ui/styles";
 import { localPortalView } from "@/lib/billing/local-pages";
 import { localPortalPath } from "@/lib/billing/local-provider";
@@ -62,9 +63,9 @@ export default async function LocalPortalPage({
               <form key={`${option.plan}:${option.interval}`} method="post" action={view.changeAction}>
                 <input type="hidden" name="plan" value={option.plan} />
                 <input type="hidden" name="interval" value={option.interval} />
-                <button type="submit" disabled={option.current} className={buttonClass.secondary}>
+                <Button type="submit" disabled={option.current}>
                   {option.current ? `${option.label} (current plan)` : option.label}
-                </button>
+                </Button>
               </form>
             ))}
           </section>
@@ -79,9 +80,9 @@ export default async function LocalPortalPage({
                 <h2 className="m-0 text-lg">Cancel the subscription of {view.workspaceName}?</h2>
                 <p className="m-0">Creating and editing links stops at once; every existing link keeps resolving.</p>
                 <div className="flex flex-wrap items-center gap-3">
-                  <button type="submit" className={buttonClass.danger}>
+                  <Button variant="danger" type="submit">
                     Yes, cancel the subscription
-                  </button>
+                  </Button>
                   <Link href={here}>Keep the subscription</Link>
                 </div>
               </form>
