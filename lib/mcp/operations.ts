@@ -34,12 +34,13 @@ export const callMcp = defineOperation({
     `application/json, text/event-stream (without both, 406); the answer is JSON. Tools: ` +
     `${TOOLS.map((tool) => tool.name).join(", ")}; each runs the same checks, in the same order, ` +
     `with the same error sentences, as the HTTP operation it mirrors, and a write tool counts ` +
-    `against the same write budget. With Authorization: Bearer (API key or session token; ` +
-    `X-Workspace-Id selects a workspace) the tools act on that workspace; a credential that is sent ` +
-    `but not valid is refused here with 401. Without credentials an agent may list the tools and ` +
-    `call buy_link, which answers with a machine-payment challenge (MPP and x402, in the tool ` +
-    `result) and, paid, returns the PaidLink; the other tools answer with an error saying how to ` +
-    `authenticate. How to connect: /docs/agents.`,
+    `against the same write budget. With Authorization: Bearer (an OAuth access token, an API key ` +
+    `or a session token; X-Workspace-Id selects a workspace) the tools act on that workspace, ` +
+    `within an OAuth token's scopes; a credential that is sent but not valid is refused here ` +
+    `with 401. Without credentials an agent may list the tools and call buy_link, which answers ` +
+    `with a machine-payment challenge (MPP and x402, in the tool result) and, paid, returns the ` +
+    `PaidLink; a call of any other tool is answered 401 with the OAuth challenge (WWW-Authenticate ` +
+    `with resource_metadata). How to connect: /docs/agents.`,
   tag: "Agents",
   body: jsonRpcMessage,
   responses: {
