@@ -89,7 +89,7 @@ describe("OpenAPI document", () => {
       const failures = statuses.filter((status) => Number(status) >= 400);
       expect(failures.length, name).toBeGreaterThan(0);
       for (const status of failures) {
-        const oauth = /^(registerOAuthClient|authorizeOAuth|exchangeOAuthToken)$/.test(op.operationId);
+        const oauth = /^(registerOAuthClient|authorizeOAuth|exchangeOAuthToken|revokeOAuthToken)$/.test(op.operationId);
         const body =
           status === "402"
             ? "PaymentRequired"
