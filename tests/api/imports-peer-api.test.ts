@@ -6,6 +6,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { APP_ORIGIN, call, dispatch, newUser, type TestUser } from "../support/api";
+import { importEntries, type ImportEntry } from "../support/import-entries";
 import { connectMcp, textOf } from "../support/mcp";
 import { type Links, type PeerApis, type PeerData, startPeerApis } from "../support/peer-apis-stand-in";
 import { visit } from "../support/visits";
@@ -18,7 +19,7 @@ import { visit } from "../support/visits";
 
 type Source = "dub" | "rebrandly" | "shortio";
 type Report = Record<string, number | string> & { id: string; total: number; status: string; errors: { error: string }[] };
-type Entry = { entry: number; row: number; code: string | null; outcome: string; link_id: string | null; error: string | null };
+type Entry = ImportEntry;
 
 const KEYS = {
   dub: `dub_${randomString("abcdefghjk0123456789", 24)}`,
@@ -152,18 +153,8 @@ async function imported(user: TestUser, body: Record<string, unknown>, query = "
   return finished(user, started.body.id);
 }
 
-async function entriesOf(user: TestUser, id: string): Promise<Entry[]> {
-  const entries: Entry[] = [];
-  let cursor: string | null = null;
-  do {
-    const page = await call("GET", `/api/imports/${id}/entries?limit=1000${cursor ? `&cursor=${cursor}` : ""}`, {
-      token: user.token,
-    });
-    expect(page.status).toBe(200);
-    entries.push(...page.body.entries);
-    cursor = page.body.next_cursor;
-  } while (cursor);
-  return entries;
+function entriesOf(user: TestUser, id: string): Promise<Entry[]> {
+  return importEntries(user, id, 1000);
 }
 
 const counts = (report: Report) => ({ created: report.created, kept: report.kept, merged: report.merged, failed: report.failed });

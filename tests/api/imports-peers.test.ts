@@ -4,6 +4,7 @@ import { newId, randomString } from "@/lib/db/random";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
+import { importEntries, type ImportEntry } from "../support/import-entries";
 
 /**
  * Files shaped as each peer writes them (tests/fixtures/imports/peers/: field names, nesting, order,
@@ -24,7 +25,7 @@ const PEERS: Peer[] = [
 ];
 
 type Report = Record<string, number | string> & { id: string; total: number };
-type Entry = { entry: number; row: number; code: string | null; outcome: string; link_id: string | null; error: string | null };
+type Entry = ImportEntry;
 
 function peerFile(name: string, hostname: string): string {
   return readFileSync(`tests/fixtures/imports/peers/${name}`, "utf8").replaceAll("go.DOMAIN", hostname);
@@ -52,18 +53,8 @@ async function imported(user: TestUser, file: string, type: string, query = ""):
   throw new Error(`import ${started.body.id} did not finish`);
 }
 
-async function entriesOf(user: TestUser, id: string): Promise<Entry[]> {
-  const entries: Entry[] = [];
-  let cursor: string | null = null;
-  do {
-    const page = await call("GET", `/api/imports/${id}/entries?limit=3${cursor ? `&cursor=${cursor}` : ""}`, {
-      token: user.token,
-    });
-    expect(page.status).toBe(200);
-    entries.push(...page.body.entries);
-    cursor = page.body.next_cursor;
-  } while (cursor);
-  return entries;
+function entriesOf(user: TestUser, id: string): Promise<Entry[]> {
+  return importEntries(user, id, 3);
 }
 
 const counts = (report: Report) => ({
