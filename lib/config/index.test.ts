@@ -1,6 +1,6 @@
 import { runCommand } from "@/tests/support/command";
 import { readFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { CONFIG_VARIABLES, ConfigError, config, parseConfig, resetConfig, settleConfig, settledValues } from "./index";
 
 const VALID_SECRET = "x".repeat(32);
@@ -278,5 +278,24 @@ describe("the process configuration", () => {
     settleConfig({ PAYMENT_RECIPIENT: recipient });
     expect(config().PAYMENT_RECIPIENT).toBe(recipient);
     expect(settledValues()).toMatchObject({ PAYMENT_RECIPIENT: recipient });
+  });
+});
+
+describe("the configuration a process reads", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    resetConfig();
+  });
+
+  it("is read again when Next sets NODE_ENV, and stays production once it is", () => {
+    vi.stubEnv("NODE_ENV", "development");
+    resetConfig();
+    expect(config().NODE_ENV).toBe("development");
+    vi.stubEnv("NODE_ENV", "production");
+    expect(config().NODE_ENV).toBe("production");
+    vi.stubEnv("NODE_ENV", "development");
+    expect(config().NODE_ENV).toBe("production");
+    resetConfig();
+    expect(config().NODE_ENV).toBe("development");
   });
 });
