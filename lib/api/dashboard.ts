@@ -2,8 +2,6 @@ import { config } from "@/lib/config";
 import { parseCookies } from "@/lib/http/cookies";
 import { DomainError, forbidden, unauthenticated } from "@/lib/http/errors";
 import type { RouteSpec } from "@/lib/http/operation";
-import { enforceWriteLimit } from "@/lib/http/write-limit";
-import { invalidationsSent } from "@/lib/links/invalidation";
 import { log } from "@/lib/log";
 import { type DashboardUser, dashboardPrincipal, findDashboardUser } from "@/lib/workspaces/sign-in";
 import type { Principal } from "@/lib/workspaces/types";
@@ -14,6 +12,7 @@ import { cache } from "react";
 import { inCustomerWords } from "./customer-words";
 import { type BodyOf, type FieldNames, FieldRefusal, formBody } from "./form-body";
 import { authOptions } from "./next-auth";
+import { runOperation } from "./pipeline";
 
 /** The cookie naming the workspace the dashboard acts on; membership is checked on every request. */
 export const WORKSPACE_COOKIE = "workspace";
@@ -71,11 +70,13 @@ export type ActionResult<Value> = { ok: true; value: Value } | { ok: false; erro
 
 /**
  * A dashboard action runs as the API route of the same operation does: the signed-in principal
- * (the cookie session instead of a bearer token), the same write budget, the operation's own body
- * schema and error sentences (in the customer's words: inCustomerWords), then the same capability function. Server actions are POSTs that
- * Next refuses from another origin, which is their cross-site request protection.
+ * (the cookie session instead of a bearer token), then runOperation's order (lib/api/pipeline.ts):
+ * the same write budget, the operation's own body schema with its refusals tied to the form's
+ * fields, the same capability function. Errors are told in the customer's words (inCustomerWords).
+ * Server actions are POSTs that Next refuses from another origin, which is their cross-site
+ * request protection.
  */
-export async function dashboardAction<const Spec extends Pick<RouteSpec, "write" | "body">, Value>(
+export async function dashboardAction<const Spec extends Pick<RouteSpec, "scope" | "write" | "body">, Value>(
   spec: Spec,
   input: unknown,
   handler: (principal: Principal, body: BodyOf<Spec>) => Promise<Value>,
@@ -84,10 +85,13 @@ export async function dashboardAction<const Spec extends Pick<RouteSpec, "write"
   try {
     const context = await dashboardContext();
     if (!context) throw unauthenticated("Your session has ended; sign in again.");
-    if (spec.write) await enforceWriteLimit(context.principal.workspaceId);
-    const body = formBody(spec, input, names);
-    const value = await handler(context.principal, body);
-    await invalidationsSent();
+    const { principal } = context;
+    const value = await runOperation({
+      principal,
+      operation: spec,
+      input: () => formBody(spec, input, names),
+      call: (body) => handler(principal, body),
+    });
     return { ok: true, value };
   } catch (error) {
     if (error instanceof FieldRefusal) return { ok: false, error: inCustomerWords(error.message), field: error.field };

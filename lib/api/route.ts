@@ -3,18 +3,17 @@ import { isRecordId, isSecretToken } from "@/lib/db/random";
 import { bearerToken } from "@/lib/http/authorization";
 import { MAX_FORM_BODY_BYTES, readJsonBody, readTextBody, validate } from "@/lib/http/body";
 import { readableAcrossOrigins } from "@/lib/http/cross-origin";
-import { bearerChallenge, DomainError, type ErrorCode, notFound, RESOURCE_METADATA_PATH } from "@/lib/http/errors";
+import { DomainError, type ErrorCode, notFound, RESOURCE_METADATA_PATH } from "@/lib/http/errors";
 import type { AuthMode, RouteSpec } from "@/lib/http/operation";
 import { type HandlerResult, Reply, reply, type ReplyFunction } from "@/lib/http/reply";
 import { internalError, json } from "@/lib/http/respond";
-import { enforceClientWriteLimit, enforceWriteLimit } from "@/lib/http/write-limit";
-import { invalidationsSent } from "@/lib/links/invalidation";
 import { log } from "@/lib/log";
 import { paysWithoutAccount } from "@/lib/payments/credential";
 import type { Principal } from "@/lib/workspaces/types";
 import type { z } from "zod";
 import { authenticateBearer } from "./authenticate";
 import { holdsDeploymentSecret, requireDeploymentSecret } from "./deployment-secret";
+import { runOperation } from "./pipeline";
 import { servedAndLogged } from "./request-log";
 
 type RouteContext<Params> = { params: Promise<Params> };
@@ -58,13 +57,13 @@ export type HandlerInput<Spec extends RouteSpec, Params> = CallerOf<Spec["auth"]
 export type RouteHandler<Params> = ((request: Request, context: RouteContext<Params>) => Promise<Response>) & { spec: RouteSpec };
 
 /**
- * Every route goes through here, in this order: authentication as the declaration's auth mode
- * says (credentials and workspace membership, or a deployment secret: 401, 503), an OAuth
- * token's scope (403), the write rate
- * limit (429), body and query validation (400, 413), the shape of the ids in the path (404, before
- * any query sees them), then the handler. Failures become
- * `{ error }` with a real status; nothing else reaches the client. Each request is logged as one
- * line (request id, route pattern, method, status, duration), and so is anything unexpected.
+ * Every route goes through here. Authentication comes first, as the declaration's auth mode says
+ * (credentials and workspace membership, or a deployment secret: 401, 503); then the operation
+ * runs through runOperation (lib/api/pipeline.ts, which spells out the order): its scope, its
+ * write budget, the input (body and query validation: 400, 413; the shape of the ids in the path:
+ * 404, before any query sees them), the handler. Failures become `{ error }` with a real status;
+ * nothing else reaches the client. Each request is logged as one line (request id, route pattern,
+ * method, status, duration), and so is anything unexpected.
  */
 export function apiRoute<const Spec extends RouteSpec, Params = ParamsOf<Spec>>(
   spec: Spec,
@@ -73,18 +72,21 @@ export function apiRoute<const Spec extends RouteSpec, Params = ParamsOf<Spec>>(
   const serve = async (request: Request, context: RouteContext<Params>): Promise<Response> => {
     try {
       const principal = await authenticate(spec.auth, request);
-      requireScope(principal, spec.scope);
-      if (spec.write) await enforceWriteBudget(principal, request);
-      const body = await readBody(spec, request);
-      const query = spec.query ? validate(spec.query, queryObject(request), "query") : undefined;
-      const params = recordIdParams(await context.params);
-      const operator =
-        spec.auth === "public_or_operator" && holdsDeploymentSecret(request.headers.get("authorization"), "operator");
-      const answer = await handler({ request, principal, operator, body, query, params, reply } as unknown as HandlerInput<
-        Spec,
-        Params
-      >);
-      await invalidationsSent();
+      const answer = await runOperation({
+        principal,
+        request,
+        operation: spec,
+        input: async () => {
+          const body = await readBody(spec, request);
+          const query = spec.query ? validate(spec.query, queryObject(request), "query") : undefined;
+          return { body, query, params: recordIdParams(await context.params) };
+        },
+        call: ({ body, query, params }) => {
+          const operator =
+            spec.auth === "public_or_operator" && holdsDeploymentSecret(request.headers.get("authorization"), "operator");
+          return handler({ request, principal, operator, body, query, params, reply } as unknown as HandlerInput<Spec, Params>);
+        },
+      });
       return answer instanceof Reply ? sent(answer) : answer;
     } catch (error) {
       if (error instanceof DomainError) return errorResponse(error);
@@ -127,34 +129,6 @@ async function authenticate(mode: AuthMode, request: Request): Promise<Principal
     case "public_or_operator":
       return null;
   }
-}
-
-/**
- * An app connected with OAuth calls only operations that name a scope its grant holds (403 with
- * RFC 6750's insufficient_scope challenge otherwise), or "any" (the MCP server, which checks each
- * tool's operation here too). Other callers are not asked: their role and the capability decide.
- */
-export function requireScope(principal: Principal | null, scope: RouteSpec["scope"]): void {
-  const grant = principal?.kind === "session" ? principal.grant : undefined;
-  if (!grant || scope === "any") return;
-  if (!scope)
-    throw new DomainError(
-      "forbidden",
-      "An app connected with OAuth cannot do this; it needs a person's session or the workspace's API key.",
-      bearerChallenge("insufficient_scope"),
-    );
-  if (!grant.scopes.includes(scope))
-    throw new DomainError(
-      "forbidden",
-      `This needs the ${scope} scope, which this app was not allowed; connect it again and allow ${scope}.`,
-      bearerChallenge("insufficient_scope", scope),
-    );
-}
-
-/** One budget per workspace, shared by its members and its key; callers without an account get one per client address. */
-export async function enforceWriteBudget(principal: Principal | null, request: Request): Promise<void> {
-  if (principal) await enforceWriteLimit(principal.workspaceId);
-  else await enforceClientWriteLimit(request);
 }
 
 async function readBody(spec: RouteSpec, request: Request): Promise<unknown> {

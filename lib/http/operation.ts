@@ -38,7 +38,10 @@ export type AuthMode =
 export const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
-/** What a route needs from a request, checked by the wrapper in this order: auth, scope, write budget, body, query. */
+/**
+ * What a route needs from a request: its auth mode (checked by the wrapper first), then in
+ * runOperation's order (lib/api/pipeline.ts): scope, write budget, body, query.
+ */
 export type RouteSpec = {
   auth: AuthMode;
   /** The route's path pattern (/api/links/{id}): what its log lines name. Operations must have one. */

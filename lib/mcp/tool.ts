@@ -1,4 +1,5 @@
-import { enforceWriteBudget, recordIdParams, requireScope } from "@/lib/api/route";
+import { runOperation } from "@/lib/api/pipeline";
+import { recordIdParams } from "@/lib/api/route";
 import { validate } from "@/lib/http/body";
 import { DomainError, unauthenticated } from "@/lib/http/errors";
 import type { OperationSpec, ParameterSpec } from "@/lib/http/operation";
@@ -121,7 +122,7 @@ export type Tool = {
   /** The structured result's schema; none for a result that is not JSON (an image). */
   output: z.ZodType | undefined;
   annotations: ToolAnnotations;
-  /** The operation's checks in the route wrapper's order, then the capability (see callTool). */
+  /** The tool's caller, then the operation's checks and the capability through runOperation (lib/api/pipeline.ts; see callTool). */
   call(args: unknown, context: CallContext): Promise<CallToolResult>;
 };
 
@@ -129,8 +130,10 @@ export type Tool = {
  * Declares an MCP tool as a door to an operation (lib/<capability>/operations.ts): it names the
  * operation and says, for agents, what the tool does; the input is the operation's path parameters
  * and body or query, the output its success body, the title its summary, the write budget its
- * write flag, and a call runs the route wrapper's order: the caller, the write budget, the input's
- * validation (the HTTP API's sentences), the shape of the path's ids, then the capability.
+ * write flag. A call checks the caller (a tool that needs an account refuses a call without
+ * one), then runs runOperation's order (lib/api/pipeline.ts), as the HTTP route does: the scope,
+ * the write budget, the input's validation (the HTTP API's sentences) and the shape of the path's
+ * ids, then the capability.
  */
 export function defineTool<
   const Op extends OperationSpec,
@@ -163,11 +166,17 @@ export function defineTool<
     annotations: annotations(operation, wording.hints),
     async call(args, context) {
       const run = runner(wording, context);
-      requireScope(context.principal, operation.scope);
-      if (operation.write) await enforceWriteBudget(context.principal, context.request);
-      const parsed = validate(input, args ?? {}, where) as RunInput<Op, Extra, Taken>;
-      recordIdParams(pathParams(operation, parsed));
-      return asToolResult(await run(parsed));
+      return runOperation({
+        principal: context.principal,
+        request: context.request,
+        operation,
+        input: () => {
+          const parsed = validate(input, args ?? {}, where) as RunInput<Op, Extra, Taken>;
+          recordIdParams(pathParams(operation, parsed));
+          return parsed;
+        },
+        call: async (parsed) => asToolResult(await run(parsed)),
+      });
     },
   };
 }
