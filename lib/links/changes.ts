@@ -2,7 +2,7 @@ import { afterCommit, type DbClient } from "@/lib/db/client";
 import { log } from "@/lib/log";
 import { requestContext } from "@/lib/process-singleton";
 import type { EventType } from "@/lib/webhooks/events";
-import { announceEvent } from "@/lib/webhooks/outbox";
+import { announceEvents } from "@/lib/webhooks/outbox";
 import type { Principal } from "@/lib/workspaces/types";
 import { changedFields, recordedLink } from "./history";
 import type { HistoryChange, HistoryDoor } from "./history-schemas";
@@ -48,12 +48,26 @@ export type LinkChange = {
  * changes a link and skips this sends no webhook and serves a stale copy for up to a minute.
  */
 export async function linkChanged(tx: DbClient, change: LinkChange): Promise<void> {
-  const { link, kind } = change;
-  await appendHistory(tx, historyRowOf(change));
-  await announceEvent(tx, link.workspaceId, WEBHOOK_EVENTS[kind], toLinkView(link));
+  await linksChanged(tx, [change]);
+}
+
+/**
+ * linkChanged for one change to many links at once (a tag renamed or deleted changes every link carrying it):
+ * every link's history row in one statement, every webhook message in one, and each link announced once the
+ * transaction has committed, so the cost in statements does not grow with the links.
+ */
+export async function linksChanged(tx: DbClient, changes: readonly LinkChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  await appendHistory(tx, changes.map(historyRowOf));
+  await announceEvents(
+    tx,
+    changes.map(({ link, kind }) => ({ workspaceId: link.workspaceId, type: WEBHOOK_EVENTS[kind], data: toLinkView(link) })),
+  );
   afterCommit(tx, () => {
-    log().debug({ linkId: link.id, change: kind, status: link.status }, "link changed");
-    publishInvalidation({ kind: "link", host: link.host, slug: link.slug });
+    for (const { link, kind } of changes) {
+      log().debug({ linkId: link.id, change: kind, status: link.status }, "link changed");
+      publishInvalidation({ kind: "link", host: link.host, slug: link.slug });
+    }
   });
 }
 

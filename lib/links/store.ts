@@ -203,6 +203,26 @@ export async function findLinkForUpdate(client: DbClient, id: string): Promise<L
   return locked.length === 0 ? null : readLink(id, client);
 }
 
+/**
+ * Every link carrying the tag, locked until the transaction ends (in id order, so two changes of
+ * overlapping sets never wait on each other), read as a change's "before": one statement locks, one reads.
+ */
+export async function lockLinksTagged(client: DbClient, tagId: string): Promise<LinkRow[]> {
+  const locked = await client.$queryRaw<{ id: string }[]>`
+    SELECT l.id FROM links l JOIN link_tags lt ON lt.link_id = l.id
+    WHERE lt.tag_id = ${tagId} ORDER BY l.id FOR UPDATE OF l`;
+  return readLinks(
+    client,
+    locked.map((row) => row.id),
+  );
+}
+
+/** These links as they are now, in id order (the set read at once, however many). */
+export async function readLinks(client: DbClient, ids: readonly string[]): Promise<LinkRow[]> {
+  if (ids.length === 0) return [];
+  return client.link.findMany({ where: { id: { in: [...ids] } }, orderBy: { id: "asc" }, select: LINK_COLUMNS });
+}
+
 export async function setTitle(client: DbClient, id: string, title: string | null): Promise<void> {
   await client.link.update({ where: { id }, data: { title, updatedAt: new Date(clock().now()) } });
 }
@@ -220,9 +240,12 @@ export type NewHistoryRow = {
   after: Prisma.InputJsonValue;
 };
 
-export async function appendHistory(client: DbClient, row: NewHistoryRow): Promise<void> {
-  await client.linkHistory.create({
-    data: { ...row, before: row.before ?? Prisma.DbNull, occurredAt: new Date(clock().now()) },
+/** The history rows of one change to one link or to many at once (a tag renamed or deleted): one statement. */
+export async function appendHistory(client: DbClient, rows: readonly NewHistoryRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const occurredAt = new Date(clock().now());
+  await client.linkHistory.createMany({
+    data: rows.map((row) => ({ ...row, before: row.before ?? Prisma.DbNull, occurredAt })),
   });
 }
 

@@ -2,7 +2,7 @@ import { isRecordId } from "@/lib/db/random";
 import { DomainError, notFound } from "@/lib/http/errors";
 import { requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
-import { type CreateTagInput, DEFAULT_TAG_COLOR, TAG_COLORS, type TagView, type UpdateTagInput } from "./schemas";
+import { type CreateTagInput, DEFAULT_TAG_COLOR, TAG_COLORS, type TagView } from "./schemas";
 import type { TagRow } from "./store";
 import * as store from "./store";
 
@@ -21,37 +21,26 @@ export async function createTag(principal: Principal, input: CreateTagInput): Pr
   return toTagView(tag);
 }
 
-/** Renaming or recolouring changes every link's tag at once, so it is for those who may edit any link. */
-export async function updateTag(principal: Principal, id: string, input: UpdateTagInput): Promise<TagView> {
-  const tag = await findEditableTag(principal, id);
-  const updated = await store.updateTag(tag.id, input);
-  if (updated === "taken") throw nameTaken(input.name!);
-  if (!updated) throw notFound(TAG_NOT_FOUND);
-  return toTagView(updated);
-}
-
-/** Takes the tag off every link and deletes it; the links stay as they are. Answers the tag as it was. */
-export async function deleteTag(principal: Principal, id: string): Promise<TagView> {
-  const tag = await findEditableTag(principal, id);
-  if (!(await store.deleteTag(tag.id))) throw notFound(TAG_NOT_FOUND);
-  return toTagView(tag);
-}
-
-async function findEditableTag(principal: Principal, id: string): Promise<TagRow> {
+/**
+ * The tag a rename, recolour or delete is about: those change every link carrying it at once, so they are for
+ * those who may edit any link. The change itself is the links' (lib/links/tag-changes.ts): it writes each
+ * affected link's history and announcement with it.
+ */
+export async function findEditableTag(principal: Principal, id: string): Promise<TagRow> {
   requirePermission(principal, "links.edit_any", "Your role in this workspace does not allow changing tags.");
   const tag = isRecordId(id) ? await store.findTag(principal.workspaceId, id) : null;
   if (!tag) throw notFound(TAG_NOT_FOUND);
   return tag;
 }
 
-function nameTaken(name: string): DomainError {
+export function nameTaken(name: string): DomainError {
   return new DomainError(
     "conflict",
     `This workspace already has a tag named "${name}" (names are compared without regard to case).`,
   );
 }
 
-function toTagView(tag: TagRow): TagView {
+export function toTagView(tag: TagRow): TagView {
   const color = TAG_COLORS.find((known) => known === tag.color) ?? DEFAULT_TAG_COLOR;
   return { id: tag.id, name: tag.name, color };
 }

@@ -30,9 +30,13 @@ export async function insertTag(workspaceId: string, name: string, color: string
 }
 
 /** "taken" when another tag of the workspace already has the new name (the index decides); null when the tag is gone. */
-export async function updateTag(id: string, changes: { name?: string; color?: string }): Promise<TagRow | "taken" | null> {
+export async function updateTag(
+  id: string,
+  changes: { name?: string; color?: string },
+  client: DbClient = db(),
+): Promise<TagRow | "taken" | null> {
   try {
-    return await db().tag.update({
+    return await client.tag.update({
       where: { id },
       data: { ...changes, ...(changes.name !== undefined && { nameKey: nameKey(changes.name) }) },
       select: TAG_COLUMNS,
@@ -49,10 +53,9 @@ function isRecordNotFound(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2025";
 }
 
-/** The tag leaves every link it was on (link_tags cascade); the links stay. */
-/** False when it was already gone (a concurrent delete). */
-export async function deleteTag(id: string): Promise<boolean> {
-  return (await db().tag.deleteMany({ where: { id } })).count > 0;
+/** The tag leaves every link it was on (link_tags cascade); the links stay. False when it was already gone (a concurrent delete). */
+export async function deleteTag(id: string, client: DbClient = db()): Promise<boolean> {
+  return (await client.tag.deleteMany({ where: { id } })).count > 0;
 }
 
 /**

@@ -2,7 +2,7 @@ import { clock } from "@/lib/clock";
 import type { DbClient } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
 import { eventBody, type EventType } from "./events";
-import { enqueueMessage } from "./store/deliveries";
+import { enqueueMessage, enqueueMessages } from "./store/deliveries";
 
 /**
  * Announces an event to the workspace's webhooks, in the transaction of the change it announces:
@@ -11,6 +11,23 @@ import { enqueueMessage } from "./store/deliveries";
  */
 export async function announceEvent(client: DbClient, workspaceId: string, type: EventType, data: unknown): Promise<void> {
   await enqueueMessage(client, { workspaceId, type, messageId: newMessageId(), body: eventBody(type, clock().now(), data) });
+}
+
+/** announceEvent for many events of one change (each its own message), written in one statement. */
+export async function announceEvents(
+  client: DbClient,
+  events: readonly { workspaceId: string; type: EventType; data: unknown }[],
+): Promise<void> {
+  const now = clock().now();
+  await enqueueMessages(
+    client,
+    events.map(({ workspaceId, type, data }) => ({
+      workspaceId,
+      type,
+      messageId: newMessageId(),
+      body: eventBody(type, now, data),
+    })),
+  );
 }
 
 /** The webhook-id of a message: the same on every attempt, so receivers can deduplicate. */

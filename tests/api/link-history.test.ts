@@ -3,13 +3,16 @@ import { doorOf } from "@/lib/links/changes";
 import { applyDueRepoints } from "@/lib/links/scheduled";
 import { readLink } from "@/lib/links/store";
 import { blockForAbuse, setStatus } from "@/lib/resolution/store";
+import { runWebhookDeliveries } from "@/lib/webhooks/worker";
 import { describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser } from "../support/api";
-import { linkEditWorld } from "../support/link-edit-world";
+import { heardInvalidations } from "../support/invalidations";
+import { linkEditWorld, listenTo } from "../support/link-edit-world";
 import { connectApp } from "../support/oauth";
 import { visit } from "../support/visits";
 
 const world = linkEditWorld();
+const invalidations = heardInvalidations();
 
 async function historyOf(id: string, options: { token: string; headers?: Record<string, string> }, query = "") {
   const response = await call("GET", `/api/links/${id}/history${query}`, options);
@@ -27,13 +30,14 @@ async function historyOf(id: string, options: { token: string; headers?: Record<
         app: { client_id: string; name: string; grant_id: string } | null;
       };
       changed: string[];
-      before: { destination: string; archived_at: number | null; status: number } | null;
+      before: { destination: string; archived_at: number | null; status: number; tags: string[] } | null;
       after: {
         destination: string;
         archived_at: number | null;
         status: number;
         title: string | null;
         password_protected: boolean;
+        tags: string[];
       };
     }[];
     next_cursor: string | null;
@@ -114,6 +118,94 @@ describe("a link's history", () => {
     const [applied] = (await historyOf(byKey.body.id, { token: owner.token })).entries;
     expect(applied).toMatchObject({ change: "repoint_applied", via: "service", by: { kind: "service" } });
     expect(applied!.after.destination).toBe("https://example.com/later");
+  });
+
+  it("records a tag renamed or deleted from the tag's side on every link carrying it, and announces each as link.updated", async () => {
+    // Before the fix a rename or delete of a tag changed the tags of every link carrying it and wrote no history row.
+    const owner = await newUser("history-tags");
+    const admin = await newUser("history-tags-admin");
+    const asAdmin = await joinWorkspace(admin, owner.workspaceId, "admin");
+    const apiKey = (await call("POST", "/api/billing/claim", { token: owner.token })).body.api_key as string;
+    await listenTo(world, owner, ["link.updated"]);
+    const make = async (body: Record<string, unknown>) => {
+      const made = await call("POST", "/api/links", { token: owner.token, body });
+      expect(made.status, made.text).toBe(201);
+      return made.body as { id: string; slug: string };
+    };
+    const menu = await make({ destination: "https://example.com/menu", tags: ["menus", "print"] });
+    const card = await make({ destination: "https://example.com/card", tags: ["Menus"] });
+    const other = await make({ destination: "https://example.com/other", tags: ["print"] });
+    const tags = (await call("GET", "/api/tags", { token: owner.token })).body.tags as { id: string; name: string }[];
+    const menus = tags.find((tag) => tag.name === "menus")!;
+    invalidations.heard = [];
+
+    world.now += 60_000;
+    const renamed = await call("PATCH", `/api/tags/${menus.id}`, { token: apiKey, body: { name: "Menu cards" } });
+    expect(renamed.status, renamed.text).toBe(200);
+    // A colour is no part of a link: a recolour alone records and announces nothing.
+    world.now += 60_000;
+    expect((await call("PATCH", `/api/tags/${menus.id}`, { ...asAdmin, body: { color: "red" } })).status).toBe(200);
+    world.now += 60_000;
+    expect((await call("DELETE", `/api/tags/${menus.id}`, asAdmin)).status).toBe(204);
+
+    const [menuEntries, cardEntries, otherEntries] = [
+      (await historyOf(menu.id, { token: owner.token })).entries,
+      (await historyOf(card.id, { token: owner.token })).entries,
+      (await historyOf(other.id, { token: owner.token })).entries,
+    ];
+    const told = (entries: typeof menuEntries) =>
+      entries.map((entry) => [
+        entry.change,
+        entry.via,
+        entry.by.kind,
+        entry.changed,
+        entry.before?.tags ?? null,
+        entry.after.tags,
+      ]);
+    expect(told(menuEntries)).toEqual([
+      ["edited", "session_token", "member", ["tags"], ["Menu cards", "print"], ["print"]],
+      ["edited", "api_key", "api_key", ["tags"], ["menus", "print"], ["Menu cards", "print"]],
+      ["created", "session_token", "member", expect.any(Array), null, ["menus", "print"]],
+    ]);
+    expect(told(cardEntries)).toEqual([
+      ["edited", "session_token", "member", ["tags"], ["Menu cards"], []],
+      ["edited", "api_key", "api_key", ["tags"], ["menus"], ["Menu cards"]],
+      ["created", "session_token", "member", expect.any(Array), null, ["menus"]],
+    ]);
+    expect(menuEntries[0]!.by.email).toBe(admin.email);
+    expect(menuEntries.slice(0, 2).map((entry) => entry.at)).toEqual([world.now, world.now - 120_000]);
+    // A link without the tag is untouched.
+    expect(otherEntries.map((entry) => entry.change)).toEqual(["created"]);
+
+    // As a PATCH of a link's tags does: link.updated for each link, and each link's cached copy dropped everywhere.
+    while ((await runWebhookDeliveries()).attempted > 0);
+    expect(world.receiver.unverified).toBe(0);
+    const updated = world.receiver.received.map((message) => [message.type, message.data.id, message.data.tags]);
+    expect(updated).toHaveLength(4);
+    expect(updated).toEqual(
+      expect.arrayContaining([
+        ["link.updated", menu.id, ["Menu cards", "print"]],
+        ["link.updated", card.id, ["Menu cards"]],
+        ["link.updated", menu.id, ["print"]],
+        ["link.updated", card.id, []],
+      ]),
+    );
+    const announced = (slug: string) => invalidations.heard.filter((heard) => heard.kind === "link" && heard.slug === slug);
+    expect([announced(menu.slug).length, announced(card.slug).length, announced(other.slug).length]).toEqual([2, 2, 0]);
+  });
+
+  it("writes no history for a tag rename refused by another tag's name, and takes nothing off a link", async () => {
+    const owner = await newUser("history-tags-refused");
+    const made = await call("POST", "/api/links", {
+      token: owner.token,
+      body: { destination: "https://example.com/refused", tags: ["first", "second"] },
+    });
+    const tags = (await call("GET", "/api/tags", { token: owner.token })).body.tags as { id: string; name: string }[];
+    const clash = await call("PATCH", `/api/tags/${tags[0]!.id}`, { token: owner.token, body: { name: "SECOND" } });
+    expect([clash.status, clash.body.error]).toEqual([409, expect.stringContaining('already has a tag named "SECOND"')]);
+    const { entries } = await historyOf(made.body.id, { token: owner.token });
+    expect(entries.map((entry) => entry.change)).toEqual(["created"]);
+    expect((await call("GET", `/api/links/${made.body.id}`, { token: owner.token })).body.tags).toEqual(["first", "second"]);
   });
 
   it("records a password set, replaced and removed, never the password", async () => {

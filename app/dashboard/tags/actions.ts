@@ -1,8 +1,9 @@
 "use server";
 
 import { type ActionResult, dashboardAction } from "@/lib/api/dashboard";
+import { deleteTag, updateTag } from "@/lib/links/tag-changes";
 import * as tagOperations from "@/lib/tags/operations";
-import { createTag, deleteTag, updateTag } from "@/lib/tags/service";
+import { createTag } from "@/lib/tags/service";
 import { revalidatePath } from "next/cache";
 
 /** The form's names for the tag's fields, in its words. */

@@ -22,6 +22,27 @@ export async function enqueueMessage(
 }
 
 /**
+ * enqueueMessage for many messages at once (one change to many links: a tag renamed or deleted), each to
+ * every live endpoint of its workspace that subscribes to its type: one statement, in the messages' order.
+ */
+export async function enqueueMessages(
+  client: DbClient,
+  messages: readonly { workspaceId: string; type: EventType; messageId: string; body: string }[],
+): Promise<void> {
+  if (messages.length === 0) return;
+  const now = new Date(clock().now());
+  await client.$executeRaw`
+    INSERT INTO webhook_deliveries (webhook_id, message_id, event_type, body, next_attempt_at, created_at)
+    SELECT w.id, m.message_id, m.event_type, m.body, ${now}, ${now}
+    FROM unnest(
+      ${messages.map((m) => m.workspaceId)}::text[], ${messages.map((m) => m.type)}::text[],
+      ${messages.map((m) => m.messageId)}::text[], ${messages.map((m) => m.body)}::text[]
+    ) WITH ORDINALITY AS m(workspace_id, event_type, message_id, body, ord)
+    JOIN webhooks w ON w.workspace_id = m.workspace_id AND w.disabled_at IS NULL AND m.event_type = ANY(w.events)
+    ORDER BY m.ord, w.id`;
+}
+
+/**
  * link.scanned for a batch of scans, on the scan batch's own connection and transaction, for every
  * live endpoint of the link's workspace that listens. `messages` is built by scanMessages, each
  * link's in order. A link's first message joins that link's newest message to the endpoint when

@@ -1,7 +1,7 @@
 import { otherMethods } from "@/lib/api/methods";
 import { apiRoute } from "@/lib/api/route";
+import { deleteTag, updateTag } from "@/lib/links/tag-changes";
 import * as tagOperations from "@/lib/tags/operations";
-import { deleteTag, updateTag } from "@/lib/tags/service";
 
 export const PATCH = apiRoute(tagOperations.updateTag, async ({ principal, params, body, reply }) =>
   reply(200, await updateTag(principal, params.id, body)),
