@@ -234,7 +234,7 @@ export interface paths {
     };
     /**
      * Run the background re-check (cron)
-     * @description Runs a live safety check on the quarantined links that are due one (a clean check counts toward release) and on a sample of active links (a destination that turned malicious is blocked), and says how many it checked, released and blocked.
+     * @description Runs a live safety check on the quarantined links that are due one (a clean check counts toward release), on a sample of active links (a destination that turned malicious is blocked) and on a sample of verified domains' root_destination and not_found_destination (one that turned malicious is no longer served), and says how many it checked, released and blocked.
      */
     get: operations["recheckLinks"];
     put?: never;
@@ -1647,6 +1647,10 @@ export interface components {
       released: number;
       /** @description links this run moved to abuse */
       blocked: number;
+      /** @description verified domains whose root_destination and not_found_destination this run checked */
+      domains_checked: number;
+      /** @description domain destinations this run stopped serving (a safety check found them harmful) */
+      domain_destinations_blocked: number;
     };
     ScheduledRepointRun: {
       /** @description links whose scheduled repoint this run wrote in and announced */
@@ -1705,6 +1709,10 @@ export interface components {
       root_destination: string | null;
       /** @description where a visit of a code the domain does not have is sent (a redirect), never instead of an existing code; null: our not-found page */
       not_found_destination: string | null;
+      /** @description why root_destination is no longer served: the background re-check found it harmful, and visits of the root get a warning page instead of the redirect until it is set again (PATCH, through the same checks); null: served */
+      root_destination_blocked: string | null;
+      /** @description why not_found_destination is no longer served (as root_destination_blocked); visits of a code the domain does not have get the warning page, existing codes resolve as ever; null: served */
+      not_found_destination_blocked: string | null;
       /** @description epoch milliseconds: when the registration of the hostname's registrable domain (example.com for go.example.com) lapses, as its registry's RDAP server said at the last look (at most daily, verified domains only); null: not known. Owners and admins are e-mailed 30, 7 and 1 days before, and domain.expiring fires; links keep resolving either way */
       registration_expires_at: number | null;
       /** @description epoch milliseconds: when the HTTPS certificate visitors of the hostname get lapses, read by a TLS handshake (daily, hourly in its last 30 days; verified domains only); null: not known. Warned like registration_expires_at */

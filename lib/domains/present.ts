@@ -26,6 +26,8 @@ export function toDomainView(row: DomainRow): DomainView {
     next: nextStep(row, hostnameStatus, certStatus, dns.length),
     root_destination: row.rootDestination,
     not_found_destination: row.notFoundDestination,
+    root_destination_blocked: row.rootDestinationBlocked,
+    not_found_destination_blocked: row.notFoundDestinationBlocked,
     registration_expires_at: row.registrationExpiresAt?.getTime() ?? null,
     certificate_expires_at: row.certificateExpiresAt?.getTime() ?? null,
   };

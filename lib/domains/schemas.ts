@@ -88,6 +88,22 @@ export const domainSchema = z
           "where a visit of a code the domain does not have is sent (a redirect), never instead of an existing code; " +
           "null: our not-found page",
       }),
+    root_destination_blocked: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          "why root_destination is no longer served: the background re-check found it harmful, and visits of the root get a " +
+          "warning page instead of the redirect until it is set again (PATCH, through the same checks); null: served",
+      }),
+    not_found_destination_blocked: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          "why not_found_destination is no longer served (as root_destination_blocked); visits of a code the domain does not " +
+          "have get the warning page, existing codes resolve as ever; null: served",
+      }),
     registration_expires_at: epochMilliseconds.nullable().meta({
       description:
         "epoch milliseconds: when the registration of the hostname's registrable domain (example.com for go.example.com) " +

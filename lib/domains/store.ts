@@ -21,6 +21,8 @@ const DOMAIN_COLUMNS = {
   tlsRecords: true,
   rootDestination: true,
   notFoundDestination: true,
+  rootDestinationBlocked: true,
+  notFoundDestinationBlocked: true,
   registrationExpiresAt: true,
   registrationCheckedAt: true,
   certificateExpiresAt: true,
@@ -151,16 +153,108 @@ export function dueDomains(now: Date, limit: number): Promise<DomainRow[]> {
   });
 }
 
-/** Where a verified domain sends its root and its unknown codes (null: the service's own page). */
-export type DomainDestinations = { root: string | null; notFound: string | null };
+/**
+ * Where a verified domain sends its root and its unknown codes (null: the service's own page), and for
+ * each the reason the background re-check stopped serving it (null: served; the visit then gets the
+ * warning page a blocked link's visit gets).
+ */
+export type DomainDestinations = {
+  root: string | null;
+  notFound: string | null;
+  rootBlocked: string | null;
+  notFoundBlocked: string | null;
+};
 
 /** The verified domain of this hostname, as the doors need it; null when none: one probe of the unique index on verified hostnames. */
 export async function verifiedHostname(hostname: string): Promise<DomainDestinations | null> {
   const row = await db().domain.findFirst({
     where: { hostname, verifiedAt: { not: null } },
-    select: { rootDestination: true, notFoundDestination: true },
+    select: { rootDestination: true, notFoundDestination: true, rootDestinationBlocked: true, notFoundDestinationBlocked: true },
   });
-  return row && { root: row.rootDestination, notFound: row.notFoundDestination };
+  return (
+    row && {
+      root: row.rootDestination,
+      notFound: row.notFoundDestination,
+      rootBlocked: row.rootDestinationBlocked,
+      notFoundBlocked: row.notFoundDestinationBlocked,
+    }
+  );
+}
+
+/** Which of a domain's destinations: its root's, or its unknown codes'. */
+export type DomainDestinationKind = "root" | "not_found";
+
+/** A verified domain the background re-check looks at: the destinations it serves. */
+export type DomainDue = {
+  id: string;
+  hostname: string;
+  rootDestination: string | null;
+  notFoundDestination: string | null;
+};
+
+/**
+ * Verified domains serving a destination of their own (one not blocked), the least recently
+ * checked first: the re-check's sample, as for active links. Each comes with only the destinations it still serves.
+ */
+export async function domainsWithDestinationsDue(limit: number): Promise<DomainDue[]> {
+  if (limit <= 0) return [];
+  const rows = await db().domain.findMany({
+    where: {
+      verifiedAt: { not: null },
+      OR: [
+        { rootDestination: { not: null }, rootDestinationBlocked: null },
+        { notFoundDestination: { not: null }, notFoundDestinationBlocked: null },
+      ],
+    },
+    orderBy: [{ destinationsCheckedAt: { sort: "asc", nulls: "first" } }, { id: "asc" }],
+    take: limit,
+    select: {
+      id: true,
+      hostname: true,
+      rootDestination: true,
+      notFoundDestination: true,
+      rootDestinationBlocked: true,
+      notFoundDestinationBlocked: true,
+    },
+  });
+  return rows.map((row) => ({
+    id: row.id,
+    hostname: row.hostname,
+    rootDestination: row.rootDestinationBlocked === null ? row.rootDestination : null,
+    notFoundDestination: row.notFoundDestinationBlocked === null ? row.notFoundDestination : null,
+  }));
+}
+
+/** The re-check looked at the domain's destinations now. */
+export async function markDestinationsChecked(id: string, now: Date): Promise<void> {
+  await db().domain.updateMany({ where: { id }, data: { destinationsCheckedAt: now } });
+}
+
+/**
+ * Stops serving one of the domain's destinations for `reason`, only while the domain still sends
+ * visitors to the destination the check looked at and it is not blocked already (a verdict about a
+ * destination since replaced blocks nothing): one conditional UPDATE, so two runs block once. The
+ * hostname when this call blocked it.
+ */
+export async function blockDomainDestination(
+  id: string,
+  kind: DomainDestinationKind,
+  checkedDestination: string,
+  reason: string,
+  now: Date,
+): Promise<string | null> {
+  const [blocked] = await db().domain.updateManyAndReturn({
+    where:
+      kind === "root"
+        ? { id, rootDestination: checkedDestination, rootDestinationBlocked: null }
+        : { id, notFoundDestination: checkedDestination, notFoundDestinationBlocked: null },
+    data: {
+      ...(kind === "root" ? { rootDestinationBlocked: reason } : { notFoundDestinationBlocked: reason }),
+      destinationsCheckedAt: now,
+    },
+    select: { hostname: true },
+  });
+  return blocked?.hostname ?? null;
 }
 
 /** Where the domain's root goes (null: our plain page, or no such domain). */
@@ -180,12 +274,20 @@ export async function claimDomainRoot(id: string, destination: string): Promise<
   return count === 1 ? null : domainRoot(id);
 }
 
-/** Writes the destinations named (undefined leaves one as it is); null when the domain was removed meanwhile. */
+/**
+ * Writes the destinations named (undefined leaves one as it is); a destination set again, which has
+ * just passed the gate, or removed is served again (its block is cleared). Null when the domain was removed meanwhile.
+ */
 export async function updateDomainDestinations(
   id: string,
   destinations: { rootDestination?: string | null; notFoundDestination?: string | null },
 ): Promise<DomainRow | null> {
-  const [updated] = await db().domain.updateManyAndReturn({ where: { id }, data: destinations, select: DOMAIN_COLUMNS });
+  const data = {
+    ...destinations,
+    ...(destinations.rootDestination !== undefined && { rootDestinationBlocked: null }),
+    ...(destinations.notFoundDestination !== undefined && { notFoundDestinationBlocked: null }),
+  };
+  const [updated] = await db().domain.updateManyAndReturn({ where: { id }, data, select: DOMAIN_COLUMNS });
   return updated ?? null;
 }
 

@@ -2,6 +2,7 @@ import { shortUrl } from "@/lib/links/present";
 import { codePath } from "@/lib/links/slugs";
 import {
   abuseWarningPage,
+  blockedDestinationPage,
   formRefusedPage,
   notFoundPage,
   passwordPage,
@@ -106,6 +107,8 @@ export function answerFor(outcome: Outcome, visit: Visit): Answer {
       );
     case "not_found":
       return NOT_FOUND[method];
+    case "domain_blocked":
+      return pageAnswer(403, blockedDestinationPage(outcome.reason), method);
     case "domain_redirect":
       return redirectAnswer(outcome.location, method, null);
     case "no_root":

@@ -62,7 +62,12 @@ export async function visitFor(request: DoorRequest): Promise<Visit | null> {
   return visit;
 }
 
-const UNKNOWN_DESTINATIONS: DomainDestinations = Object.freeze({ root: null, notFound: null });
+const UNKNOWN_DESTINATIONS: DomainDestinations = Object.freeze({
+  root: null,
+  notFound: null,
+  rootBlocked: null,
+  notFoundBlocked: null,
+});
 
 /** visitFor without waiting: CUSTOM_DOMAIN when the answer needs the verified-domain lookup. */
 export function visitNow(request: DoorRequest): Visit | null | typeof CUSTOM_DOMAIN {
@@ -152,8 +157,7 @@ export async function serveVisit(visit: Visit): Promise<Served> {
   if (!invalidationsHeard()) await hearInvalidations();
   if (visit.domain && visit.slug === "") return served(visit, rootOf(visit, visit.domain));
   const outcome = isLookupCode(visit.slug) ? await resolveVisit(visit, resolutionRuntime()) : NOT_FOUND;
-  const notFound = outcome.kind === "not_found" ? visit.domain?.notFound : undefined;
-  return served(visit, notFound ? domainRedirect(visit, notFound) : outcome);
+  return served(visit, outcome.kind === "not_found" && visit.domain ? unknownCodeOf(visit, visit.domain) : outcome);
 }
 
 /**
@@ -163,7 +167,17 @@ export async function serveVisit(visit: Visit): Promise<Served> {
  * visit's query is passed on, as a link's is.
  */
 function rootOf(visit: Visit, domain: DomainDestinations): Outcome {
+  if (domain.root && domain.rootBlocked !== null) return { kind: "domain_blocked", reason: domain.rootBlocked };
   return domain.root ? domainRedirect(visit, domain.root) : NO_ROOT;
+}
+
+/**
+ * A destination the background re-check found harmful is not served: the visit gets the warning
+ * page a blocked link's visit gets (403, the reason), never the redirect, until the owner sets one again.
+ */
+function unknownCodeOf(visit: Visit, domain: DomainDestinations): Outcome {
+  if (domain.notFound && domain.notFoundBlocked !== null) return { kind: "domain_blocked", reason: domain.notFoundBlocked };
+  return domain.notFound ? domainRedirect(visit, domain.notFound) : NOT_FOUND;
 }
 
 function domainRedirect(visit: Visit, destination: string): Outcome {

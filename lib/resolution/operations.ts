@@ -9,8 +9,9 @@ export const recheckLinks = defineOperation({
   summary: "Run the background re-check (cron)",
   description:
     "Runs a live safety check on the quarantined links that are due one (a clean check counts toward " +
-    "release) and on a sample of active links (a destination that turned malicious is blocked), and " +
-    "says how many it checked, released and blocked.",
+    "release), on a sample of active links (a destination that turned malicious is blocked) and on a " +
+    "sample of verified domains' root_destination and not_found_destination (one that turned malicious " +
+    "is no longer served), and says how many it checked, released and blocked.",
   tag: "Operations",
   responses: { 200: ok("What this run did.", recheckTotalsSchema) },
 });

@@ -36,6 +36,15 @@ export function abuseWarningPage(reason: string | null): string {
   ]);
 }
 
+/** A custom domain's root or unknown code whose destination a safety check found harmful since its owner set it. */
+export function blockedDestinationPage(reason: string): string {
+  return page("This address has been blocked", [
+    "We stopped sending visitors of this address where its owner had set, because that destination was found to be harmful, and we will not send you there.",
+    `Reason: ${reason}.`,
+    "If you own this domain, choose another destination for it in the dashboard.",
+  ]);
+}
+
 /** What a host that serves short links only answers for anything else (the dashboard, the site's pages). */
 export function shortLinksOnlyPage(): string {
   return page("There is no page here", [

@@ -1,9 +1,11 @@
 import { clock } from "@/lib/clock";
+import { stopServingDestination } from "@/lib/domains/destination-blocks";
+import { type DomainDue, domainsWithDestinationsDue, markDestinationsChecked } from "@/lib/domains/store";
 import { storedRules, storedSchedule } from "@/lib/links/routing";
 import { ACTIVE } from "@/lib/links/status";
 import { safetyChecker } from "@/lib/safety/instance";
 import type { Verdict } from "@/lib/safety/verdict";
-import { blockForVerdict } from "./link-status";
+import { blockForVerdict, verdictAbuseReason } from "./link-status";
 import { checkLink, type LinkVerdict } from "./link-verdict";
 import { releasePolicy } from "./runtime";
 import type { RecheckTotals } from "./schemas";
@@ -16,14 +18,15 @@ import {
   type ReleasePolicy,
 } from "./store";
 
-export type RecheckOptions = { quarantinedLimit: number; activeSample: number };
+/** `domainSample`: verified domains whose root_destination and not_found_destination are re-checked (DEFAULT_RUN's when omitted). */
+export type RecheckOptions = { quarantinedLimit: number; activeSample: number; domainSample?: number };
 
 type Outcome = "released" | "blocked" | "unchanged";
 
 const CONCURRENT_CHECKS = 8;
 
 /** One run's share: enough to keep up with a busy day, small enough to finish within a cron call. */
-export const DEFAULT_RUN: RecheckOptions = { quarantinedLimit: 200, activeSample: 20 };
+export const DEFAULT_RUN = { quarantinedLimit: 200, activeSample: 20, domainSample: 20 } satisfies RecheckOptions;
 
 /**
  * The background re-check. Quarantined links due a check (never checked, or not within the
@@ -31,14 +34,19 @@ export const DEFAULT_RUN: RecheckOptions = { quarantinedLimit: 200, activeSample
  * active links, least recently checked first, is checked for destinations that turned bad.
  * Either way every destination the link holds is checked (its own, each rule's, each scheduled
  * one), and one found malicious blocks the whole link.
+ * A sample of verified domains, least recently checked first, has its root_destination and
+ * not_found_destination checked the same way (they passed the same gate when set): one found
+ * malicious stops being served (the warning page instead of the redirect), which no code on the
+ * domain depends on.
  * Two runs at once are safe: countCleanCheck counts at most once per spacing, blockForAbuse
- * blocks once.
+ * blocks once, and so does a domain destination's block.
  */
 export async function recheckLinks(options: RecheckOptions = DEFAULT_RUN): Promise<RecheckTotals> {
   const now = clock().now();
   const policy = releasePolicy();
   const quarantined = await quarantinedLinksDue(new Date(now - policy.spacingMs), options.quarantinedLimit);
   const active = await leastRecentlyCheckedActiveLinks(options.activeSample);
+  const domains = await domainsWithDestinationsDue(options.domainSample ?? DEFAULT_RUN.domainSample);
   const check = liveCheckOnce();
   const outcomes = await runConcurrently(
     [
@@ -47,11 +55,38 @@ export async function recheckLinks(options: RecheckOptions = DEFAULT_RUN): Promi
     ],
     CONCURRENT_CHECKS,
   );
+  const domainOutcomes = await runConcurrently(
+    domains.map((domain) => () => recheckDomain(domain, now, check)),
+    CONCURRENT_CHECKS,
+  );
   return {
     checked: outcomes.length,
     released: outcomes.filter((outcome) => outcome === "released").length,
     blocked: outcomes.filter((outcome) => outcome === "blocked").length,
+    domains_checked: domainOutcomes.length,
+    domain_destinations_blocked: domainOutcomes.reduce((sum, blocked) => sum + blocked, 0),
   };
+}
+
+/**
+ * A verified domain's destinations, each checked as a link's are: malicious stops serving it (the
+ * reason worded as a blocked link's), clean or unknown leaves it served (as for an active link, an
+ * unknown verdict blocks nothing). Answers how many it blocked.
+ */
+async function recheckDomain(domain: DomainDue, now: number, check: (url: string) => Promise<Verdict>): Promise<number> {
+  let blocked = 0;
+  const held = [
+    ["root", domain.rootDestination],
+    ["not_found", domain.notFoundDestination],
+  ] as const;
+  for (const [kind, destination] of held) {
+    if (destination === null) continue;
+    const verdict = await check(destination).catch((): Verdict => ({ status: "unknown", source: "chain", reason: "error" }));
+    if (verdict.status !== "malicious") continue;
+    if (await stopServingDestination(domain.id, kind, destination, verdictAbuseReason(verdict), new Date(now))) blocked++;
+  }
+  await markDestinationsChecked(domain.id, new Date(now));
+  return blocked;
 }
 
 async function recheckQuarantined(link: DueLink, verdict: LinkVerdict, now: number, policy: ReleasePolicy): Promise<Outcome> {

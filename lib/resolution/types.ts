@@ -82,6 +82,8 @@ export type Outcome =
   | { kind: "not_found" }
   /** A custom domain's own redirect: its root, or an unknown code (no link, no scan). */
   | { kind: "domain_redirect"; location: string }
+  /** A custom domain's root or unknown code whose destination the background re-check found harmful: the warning page (no scan). */
+  | { kind: "domain_blocked"; reason: string }
   /** A custom domain's root, which it sends nowhere: our plain page. */
   | { kind: "no_root" }
   | { kind: "unavailable" };

@@ -27,6 +27,8 @@ const DOMAIN_FIELDS = [
   "next",
   "root_destination",
   "not_found_destination",
+  "root_destination_blocked",
+  "not_found_destination_blocked",
   "registration_expires_at",
   "certificate_expires_at",
 ];

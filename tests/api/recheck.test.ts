@@ -1,6 +1,9 @@
 import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
+import { newId, randomString } from "@/lib/db/random";
+import { stopServingDestination } from "@/lib/domains/destination-blocks";
+import { forgetVerifiedHosts } from "@/lib/domains/verified-hosts";
 import { onInvalidation, type Invalidation } from "@/lib/links/invalidation";
 import { recheckLinks } from "@/lib/resolution/recheck";
 import { blockForAbuse } from "@/lib/resolution/store";
@@ -58,8 +61,10 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  // Each test sees only its own links: a run walks every due link in the database.
+  // Each test sees only its own links and domains: a run walks every due link and domain in the database.
   await db().link.deleteMany();
+  await db().domain.deleteMany();
+  forgetVerifiedHosts();
   startedAt = Date.now();
   now = startedAt;
   setClock({ now: () => now });
@@ -74,21 +79,45 @@ describe("recheckLinks: quarantined links", () => {
     const link = await createLink();
 
     travelTo(HOUR_MS);
-    expect(await recheckLinks(FULL_RUN)).toEqual({ checked: 1, released: 0, blocked: 0 });
+    expect(await recheckLinks(FULL_RUN)).toEqual({
+      checked: 1,
+      released: 0,
+      blocked: 0,
+      domains_checked: 0,
+      domain_destinations_blocked: 0,
+    });
     expect(await stored(link.id)).toMatchObject({ status: 1, cleanChecks: 1 });
 
     travelTo(HOUR_MS + 30 * 60 * 1000);
-    expect(await recheckLinks(FULL_RUN)).toEqual({ checked: 0, released: 0, blocked: 0 });
+    expect(await recheckLinks(FULL_RUN)).toEqual({
+      checked: 0,
+      released: 0,
+      blocked: 0,
+      domains_checked: 0,
+      domain_destinations_blocked: 0,
+    });
 
     travelTo(3 * HOUR_MS);
     await recheckLinks(FULL_RUN);
     travelTo(6 * DAY_MS);
-    expect(await recheckLinks(FULL_RUN)).toEqual({ checked: 1, released: 0, blocked: 0 });
+    expect(await recheckLinks(FULL_RUN)).toEqual({
+      checked: 1,
+      released: 0,
+      blocked: 0,
+      domains_checked: 0,
+      domain_destinations_blocked: 0,
+    });
     expect(await stored(link.id)).toMatchObject({ status: 1, cleanChecks: 3 });
 
     const heard = rememberInvalidations();
     travelTo(7 * DAY_MS);
-    expect(await recheckLinks(FULL_RUN)).toEqual({ checked: 1, released: 1, blocked: 0 });
+    expect(await recheckLinks(FULL_RUN)).toEqual({
+      checked: 1,
+      released: 1,
+      blocked: 0,
+      domains_checked: 0,
+      domain_destinations_blocked: 0,
+    });
     expect(await stored(link.id)).toMatchObject({ status: 0, cleanChecks: 4 });
     expect(heard).toContainEqual({ kind: "link", host: null, slug: link.slug });
   });
@@ -115,20 +144,38 @@ describe("recheckLinks: quarantined links", () => {
     const heard = rememberInvalidations();
 
     travelTo(HOUR_MS);
-    expect(await recheckLinks(FULL_RUN)).toEqual({ checked: 1, released: 0, blocked: 1 });
+    expect(await recheckLinks(FULL_RUN)).toEqual({
+      checked: 1,
+      released: 0,
+      blocked: 1,
+      domains_checked: 0,
+      domain_destinations_blocked: 0,
+    });
 
     const row = await stored(link.id);
     expect(row.status).toBe(2);
     expect(row.abuseReason).toMatch(/blocklist.*malware/);
     expect(heard).toContainEqual({ kind: "link", host: null, slug: link.slug });
-    expect(await recheckLinks(FULL_RUN)).toEqual({ checked: 0, released: 0, blocked: 0 });
+    expect(await recheckLinks(FULL_RUN)).toEqual({
+      checked: 0,
+      released: 0,
+      blocked: 0,
+      domains_checked: 0,
+      domain_destinations_blocked: 0,
+    });
   });
 
   it("does not count an unknown verdict (the destination does not resolve), but records the check", async () => {
     const link = await createLink(`https://${TEST_ZONE.missingName}/promo`);
 
     travelTo(HOUR_MS);
-    expect(await recheckLinks(FULL_RUN)).toEqual({ checked: 1, released: 0, blocked: 0 });
+    expect(await recheckLinks(FULL_RUN)).toEqual({
+      checked: 1,
+      released: 0,
+      blocked: 0,
+      domains_checked: 0,
+      domain_destinations_blocked: 0,
+    });
 
     const row = await stored(link.id);
     expect(row).toMatchObject({ status: 1, cleanChecks: 0, lastCountedCheckAt: null });
@@ -140,7 +187,13 @@ describe("recheckLinks: quarantined links", () => {
     await db().link.update({ where: { id: checkedLongAgo.id }, data: { lastCheckedAt: new Date(startedAt - 5 * DAY_MS) } });
     await db().link.update({ where: { id: checkedLately.id }, data: { lastCheckedAt: new Date(startedAt - 2 * DAY_MS) } });
 
-    expect(await recheckLinks({ quarantinedLimit: 2, activeSample: 0 })).toEqual({ checked: 2, released: 0, blocked: 0 });
+    expect(await recheckLinks({ quarantinedLimit: 2, activeSample: 0 })).toEqual({
+      checked: 2,
+      released: 0,
+      blocked: 0,
+      domains_checked: 0,
+      domain_destinations_blocked: 0,
+    });
 
     expect((await stored(neverChecked.id)).cleanChecks).toBe(1);
     expect((await stored(checkedLongAgo.id)).cleanChecks).toBe(1);
@@ -157,7 +210,13 @@ describe("recheckLinks: active links", () => {
     await db().link.update({ where: { id: recentlyChecked.id }, data: { lastCheckedAt: new Date(startedAt - HOUR_MS) } });
     await blocklist.add(domain, "malware");
 
-    expect(await recheckLinks({ quarantinedLimit: 200, activeSample: 2 })).toEqual({ checked: 2, released: 0, blocked: 1 });
+    expect(await recheckLinks({ quarantinedLimit: 200, activeSample: 2 })).toEqual({
+      checked: 2,
+      released: 0,
+      blocked: 1,
+      domains_checked: 0,
+      domain_destinations_blocked: 0,
+    });
 
     expect(await stored(rogue.id)).toMatchObject({ status: 2, abuseReason: expect.stringMatching(/blocklist/) });
     expect(await stored(fine.id)).toMatchObject({ status: 0, lastCheckedAt: new Date(startedAt), cleanChecks: 0 });
@@ -194,7 +253,13 @@ describe("recheckLinks: every destination a link holds", () => {
       await blocklist.add(domain, "malware");
       const heard = rememberInvalidations();
 
-      expect(await recheckLinks(FULL_RUN)).toEqual({ checked: 1, released: 0, blocked: 1 });
+      expect(await recheckLinks(FULL_RUN)).toEqual({
+        checked: 1,
+        released: 0,
+        blocked: 1,
+        domains_checked: 0,
+        domain_destinations_blocked: 0,
+      });
 
       const row = await stored(link.id);
       expect(row).toMatchObject({ status: 2, destination: `https://example.com/recheck/${linkCounter}` });
@@ -224,7 +289,13 @@ describe("recheckLinks: every destination a link holds", () => {
     dns.set(name, { a: ["10.0.0.9"] });
 
     travelTo(HOUR_MS);
-    expect(await recheckLinks(FULL_RUN)).toEqual({ checked: 1, released: 0, blocked: 1 });
+    expect(await recheckLinks(FULL_RUN)).toEqual({
+      checked: 1,
+      released: 0,
+      blocked: 1,
+      domains_checked: 0,
+      domain_destinations_blocked: 0,
+    });
 
     const row = await stored(link.id);
     expect(row.status).toBe(2);
@@ -240,7 +311,13 @@ describe("recheckLinks: every destination a link holds", () => {
     const link = await linkWith(owner, { rules: undecided }, 1);
 
     travelTo(HOUR_MS);
-    expect(await recheckLinks(FULL_RUN)).toEqual({ checked: 1, released: 0, blocked: 0 });
+    expect(await recheckLinks(FULL_RUN)).toEqual({
+      checked: 1,
+      released: 0,
+      blocked: 0,
+      domains_checked: 0,
+      domain_destinations_blocked: 0,
+    });
     expect(await stored(link.id)).toMatchObject({ status: 1, cleanChecks: 0, lastCheckedAt: new Date(startedAt + HOUR_MS) });
 
     await call("PATCH", `/api/links/${link.id}`, {
@@ -248,7 +325,13 @@ describe("recheckLinks: every destination a link holds", () => {
       body: { rules: [{ when: { os: ["android"] }, destination: "https://example.com/android" }] },
     });
     travelTo(3 * HOUR_MS);
-    expect(await recheckLinks(FULL_RUN)).toEqual({ checked: 1, released: 0, blocked: 0 });
+    expect(await recheckLinks(FULL_RUN)).toEqual({
+      checked: 1,
+      released: 0,
+      blocked: 0,
+      domains_checked: 0,
+      domain_destinations_blocked: 0,
+    });
     expect(await stored(link.id)).toMatchObject({ status: 1, cleanChecks: 1 });
   });
 
@@ -272,6 +355,114 @@ describe("recheckLinks: every destination a link holds", () => {
       body: { schedule: [{ at: startedAt + DAY_MS, destination: scheduled }] },
     });
     expect(await blockForAbuse(link.id, "verdict about a scheduled destination", scheduled)).toMatchObject({ status: 2 });
+  });
+});
+
+describe("recheckLinks: a verified domain's root_destination and not_found_destination", () => {
+  async function verifiedDomain(owner: TestUser): Promise<{ id: string; hostname: string }> {
+    const hostname = `go-${randomString("abcdefghijkmnpqrstuvwxyz", 8)}.recheck-domains.com`;
+    const id = newId("dom");
+    await db().domain.create({ data: { id, workspaceId: owner.workspaceId, hostname, verifiedAt: new Date(now) } });
+    return { id, hostname };
+  }
+  const setDestinations = (owner: TestUser, id: string, body: Record<string, unknown>) =>
+    call("PATCH", `/api/domains/${id}`, { token: owner.token, body });
+
+  it("stops serving a destination that turned bad, with the warning page, and never an existing code", async () => {
+    // Before the fix the re-check looked at links only: a domain's root kept redirecting to a listed site.
+    const owner = await newUser("recheck-domain");
+    const domain = await verifiedDomain(owner);
+    const listed = `root-turned-bad-${Date.now()}.example.com`;
+    const inside = `lost-turned-inside-${Date.now()}.example.net`;
+    const set = await setDestinations(owner, domain.id, {
+      root_destination: `https://${listed}/home`,
+      not_found_destination: `https://${inside}/lost`,
+    });
+    expect(set.status, set.text).toBe(200);
+    const made = await call("POST", "/api/links", {
+      token: owner.token,
+      body: { destination: "https://example.com/menu", slug: "menu", domain_id: domain.id },
+    });
+    expect(made.status, made.text).toBe(201);
+    await db().link.update({ where: { id: made.body.id }, data: { status: 0 } });
+    const on = (path: string) => visit(path, { host: domain.hostname });
+    // Served, and the host's answer cached, before either turns bad.
+    expect(await on("/")).toMatchObject({ status: 302, headers: { Location: `https://${listed}/home` } });
+    expect(await on("/gone")).toMatchObject({ status: 302, headers: { Location: `https://${inside}/lost` } });
+    await blocklist.add(listed, "phishing");
+    dns.set(inside, { a: ["10.0.0.9"] });
+    const heard = rememberInvalidations();
+
+    travelTo(HOUR_MS);
+    expect(await recheckLinks(FULL_RUN)).toEqual({
+      checked: 1,
+      released: 0,
+      blocked: 0,
+      domains_checked: 1,
+      domain_destinations_blocked: 2,
+    });
+    expect(heard).toContainEqual({ kind: "domain", hostname: domain.hostname });
+
+    // The root and unknown codes get the warning page a blocked link's visit gets, never the redirect.
+    const root = await on("/");
+    expect(root.status).toBe(403);
+    expect(root.headers.Location).toBeUndefined();
+    expect(root.body).toMatch(/blocklist: phishing/);
+    const unknown = await on("/gone");
+    expect([unknown.status, unknown.headers.Location]).toEqual([403, undefined]);
+    expect(unknown.body).toMatch(/dns: policy/);
+    // Existing codes answer for themselves, in any case, as ever.
+    expect(await on("/menu")).toMatchObject({ status: 302, headers: { Location: "https://example.com/menu" } });
+    expect(await on("/MENU")).toMatchObject({ status: 302, headers: { Location: "https://example.com/menu" } });
+    expect(await db().scanEvent.count({ where: { host: domain.hostname } })).toBe(0);
+
+    // The owner is told why, and what no longer is served is not checked again.
+    const shown = await call("GET", `/api/domains/${domain.id}`, { token: owner.token });
+    expect(shown.body).toMatchObject({
+      root_destination: `https://${listed}/home`,
+      root_destination_blocked: expect.stringMatching(/blocklist: phishing/),
+      not_found_destination_blocked: expect.stringMatching(/dns: policy/),
+    });
+    expect(await recheckLinks({ quarantinedLimit: 0, activeSample: 0 })).toMatchObject({ domains_checked: 0 });
+
+    // Setting it again goes through the gate: the same harmful address is refused, another is served at once.
+    const again = await setDestinations(owner, domain.id, { root_destination: `https://${listed}/home` });
+    expect([again.status, again.body.error]).toEqual([422, expect.any(String)]);
+    const replaced = await setDestinations(owner, domain.id, { root_destination: "https://example.com/welcome" });
+    expect(replaced.status, replaced.text).toBe(200);
+    expect(replaced.body).toMatchObject({ root_destination_blocked: null, not_found_destination_blocked: expect.any(String) });
+    expect(await on("/")).toMatchObject({ status: 302, headers: { Location: "https://example.com/welcome" } });
+    expect((await on("/gone")).status).toBe(403);
+  });
+
+  it("re-checks a clean domain's destinations, least recently checked first, and blocks nothing for a replaced one", async () => {
+    const owner = await newUser("recheck-domain-clean");
+    const [first, second] = [await verifiedDomain(owner), await verifiedDomain(owner)];
+    for (const domain of [first, second])
+      expect((await setDestinations(owner, domain.id, { root_destination: "https://example.com/root" })).status).toBe(200);
+    await db().domain.update({ where: { id: second.id }, data: { destinationsCheckedAt: new Date(startedAt - DAY_MS) } });
+    await db().domain.update({ where: { id: first.id }, data: { destinationsCheckedAt: new Date(startedAt - HOUR_MS) } });
+
+    expect(await recheckLinks({ quarantinedLimit: 0, activeSample: 0, domainSample: 1 })).toMatchObject({
+      domains_checked: 1,
+      domain_destinations_blocked: 0,
+    });
+    expect((await db().domain.findUniqueOrThrow({ where: { id: second.id } })).destinationsCheckedAt).toEqual(
+      new Date(startedAt),
+    );
+    expect((await db().domain.findUniqueOrThrow({ where: { id: first.id } })).destinationsCheckedAt).toEqual(
+      new Date(startedAt - HOUR_MS),
+    );
+
+    // A verdict about a destination the domain no longer holds blocks nothing.
+    await setDestinations(owner, first.id, { root_destination: "https://example.com/new-root" });
+    expect(await stopServingDestination(first.id, "root", "https://example.com/root", "stale verdict", new Date(now))).toBe(
+      false,
+    );
+    expect(await visit("/", { host: first.hostname })).toMatchObject({
+      status: 302,
+      headers: { Location: "https://example.com/new-root" },
+    });
   });
 });
 
@@ -310,7 +501,7 @@ describe("GET /api/cron/recheck", () => {
     const link = await createLink();
     const response = await call("GET", "/api/cron/recheck", { token: CRON_SECRET });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ checked: 1, released: 0, blocked: 0 });
+    expect(response.body).toEqual({ checked: 1, released: 0, blocked: 0, domains_checked: 0, domain_destinations_blocked: 0 });
     expect((await stored(link.id)).cleanChecks).toBe(1);
   });
 });

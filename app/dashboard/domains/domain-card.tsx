@@ -67,6 +67,7 @@ export function DomainCard({ domain, manages }: { domain: DomainView; manages: b
       )}
       <p className={mutedClass + " mt-0"}>Added {dateFormat.format(domain.created_at)}</p>
       {domain.verified && <DomainLapses domain={domain} />}
+      {domain.verified && <BlockedDestinations domain={domain} />}
       {domain.verified && (
         <DomainDestinations
           id={domain.id}
@@ -117,6 +118,23 @@ function DomainLapses({ domain }: { domain: DomainView }) {
         </p>
       )}
     </div>
+  );
+}
+
+/** A destination the background re-check stopped serving: what visitors get now, and how to choose another. */
+function BlockedDestinations({ domain }: { domain: DomainView }) {
+  const blocked = [
+    [domain.root_destination_blocked, `${domain.hostname} itself`, domain.root_destination],
+    [domain.not_found_destination_blocked, `short links ${domain.hostname} does not have`, domain.not_found_destination],
+  ] as const;
+  return blocked.map(
+    ([reason, what, destination]) =>
+      reason && (
+        <p key={what} role="status" className={noticeClass + " m-0"}>
+          Visitors of {what} are no longer sent to {destination}: a safety check found it harmful ({reason}). They see a warning
+          page instead. Choose another address below; your short links keep working.
+        </p>
+      ),
   );
 }
 
