@@ -1,4 +1,5 @@
 import { droppedSinceStartIn } from "@/lib/analytics/scan-buffer";
+import { config, settleConfig } from "@/lib/config";
 import { closePool } from "@/lib/db/pool";
 import { ensureFreshBuild } from "@/server/app-process";
 import { boot } from "@/server/boot";
@@ -9,12 +10,13 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { pinningNote } from "./cpus";
+import { startEmbeddedTurns } from "./embedded-turns";
 import { concurrentVisits, exactVisits } from "./exact-visits";
 import { hostileUploads, subscribedSessionToken, type HostileUploads, type UploadTally } from "./hostile-logos";
 import { exactAcrossInstances } from "./instances";
 import { markdownTable, summarise, type Row, type RunResult, type ScenarioKey } from "./report";
 import { runBenchScript, writeReadmeBlock } from "./script";
-import { benchServerEnv, COLD_LINKS, scansIn, seedBenchLinks, waitForScans, type BenchLinks } from "./seed";
+import { benchServerEnv, closeBenchPool, COLD_LINKS, scansIn, seedBenchLinks, waitForScans, type BenchLinks } from "./seed";
 import { cpuMicros, NEXT_FLOOR_DIR, requireProjectNode, residentBytes, startServer, type BenchServer } from "./servers";
 import { seedSpreadLinks } from "./spread-links";
 import { requireWrk, socketErrors, wrk, type WrkResult } from "./wrk";
@@ -512,6 +514,9 @@ async function main(): Promise<void> {
   requireProjectNode();
   requireWrk();
   const { embedded } = await boot();
+  // The embedded database serves one exchange at a time: the bench's queries and the app's take turns.
+  const turns = embedded ? await startEmbeddedTurns(config().DATABASE_URL!) : null;
+  if (turns) settleConfig({ DATABASE_URL: turns.url });
   const dns = await startFakeDnsServer({ [SILENT_HOST]: "silent" }, { a: [TEST_ZONE.publicAddress] });
   const links = await seedBenchLinks(SILENT_HOST);
   await ensureFreshBuild({ showOutput: true });
@@ -563,8 +568,10 @@ ${table}`,
     }
     console.log(`\n${header}\n\n${table}`);
   } finally {
+    await closeBenchPool();
     await closePool();
     await dns.close();
+    await turns?.close();
     await embedded?.close();
   }
 }

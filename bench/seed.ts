@@ -1,10 +1,12 @@
 import { config } from "@/lib/config";
-import { pool } from "@/lib/db/pool";
+import { createPool, pool as processPool } from "@/lib/db/pool";
 import { newId, randomString } from "@/lib/db/random";
 import { MAX_RULES } from "@/lib/links/routing";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
 import { ACTIVE, QUARANTINE } from "@/lib/links/status";
+import { processSingleton } from "@/lib/process-singleton";
 import { setTimeout as sleep } from "node:timers/promises";
+import type pg from "pg";
 
 /** One link per scenario, each in its own workspace, so a scenario's scans are counted on their own. */
 export type BenchLink = { workspaceId: string; slug: string };
@@ -19,6 +21,25 @@ export type BenchLinks = {
   logos: BenchLink;
   cold: { workspaceId: string; slugs: string[] };
 };
+
+/**
+ * The bench's own queries. On PostgreSQL, the process pool. On the embedded database (a pool of one,
+ * whose named statements every connection shares) a connection of its own that never clears them:
+ * the process pool's fresh connection runs DEALLOCATE ALL, which would drop the statements of the app being measured.
+ */
+const benchPool = processSingleton("bench.pool", () =>
+  config().DATABASE_POOL_SIZE <= 1 ? createPool(config().DATABASE_URL!, 1) : processPool(),
+);
+
+function pool(): pg.Pool {
+  return benchPool.get();
+}
+
+/** Ends the bench's own connection on the embedded database (the process pool is closePool's). */
+export async function closeBenchPool(): Promise<void> {
+  const own = benchPool.reset();
+  if (own && own !== processPool()) await own.end();
+}
 
 export const COLD_LINKS = 20_000;
 const INSERT_CHUNK = 5000;

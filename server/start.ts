@@ -55,9 +55,11 @@ export async function startServer({ dev }: { dev: boolean }): Promise<void> {
   const { embedded } = await boot({ serving: true });
   if (!dev) await ensureFreshBuild({ showOutput: true });
   const { PORT, HOST } = config();
-  // Next in its own process keeps its per-request machinery off the redirect path; hot reload and the
-  // embedded database (one connection for everything) keep it in this one.
-  const application = dev || embedded ? await applicationInProcess(dev, PORT) : await applicationProcess();
+  // Next in its own process keeps its per-request machinery off the redirect path; hot reload and a
+  // database of one connection for everything (the embedded one, or DATABASE_POOL_SIZE=1: npm run bench
+  // hands its app the embedded database that way) keep it in this one.
+  const oneConnection = embedded !== undefined || config().DATABASE_POOL_SIZE <= 1;
+  const application = dev || oneConnection ? await applicationInProcess(dev, PORT) : await applicationProcess();
   parkScansWhenBehind();
   const server = createServer(
     FRONT_SERVER_OPTIONS,
