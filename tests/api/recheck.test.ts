@@ -40,6 +40,15 @@ async function createLink(destination = `https://example.com/recheck/${++linkCou
   return response.body as { id: string; slug: string };
 }
 
+/** What a run answers: links checked, released and blocked, then domains checked and their destinations blocked. */
+const totals = (checked: number, released: number, blocked: number, domainsChecked = 0, domainBlocks = 0) => ({
+  checked,
+  released,
+  blocked,
+  domains_checked: domainsChecked,
+  domain_destinations_blocked: domainBlocks,
+});
+
 const stored = (id: string) => db().link.findUniqueOrThrow({ where: { id } });
 
 function rememberInvalidations(): Invalidation[] {
@@ -79,45 +88,21 @@ describe("recheckLinks: quarantined links", () => {
     const link = await createLink();
 
     travelTo(HOUR_MS);
-    expect(await recheckLinks(FULL_RUN)).toEqual({
-      checked: 1,
-      released: 0,
-      blocked: 0,
-      domains_checked: 0,
-      domain_destinations_blocked: 0,
-    });
+    expect(await recheckLinks(FULL_RUN)).toEqual(totals(1, 0, 0));
     expect(await stored(link.id)).toMatchObject({ status: 1, cleanChecks: 1 });
 
     travelTo(HOUR_MS + 30 * 60 * 1000);
-    expect(await recheckLinks(FULL_RUN)).toEqual({
-      checked: 0,
-      released: 0,
-      blocked: 0,
-      domains_checked: 0,
-      domain_destinations_blocked: 0,
-    });
+    expect(await recheckLinks(FULL_RUN)).toEqual(totals(0, 0, 0));
 
     travelTo(3 * HOUR_MS);
     await recheckLinks(FULL_RUN);
     travelTo(6 * DAY_MS);
-    expect(await recheckLinks(FULL_RUN)).toEqual({
-      checked: 1,
-      released: 0,
-      blocked: 0,
-      domains_checked: 0,
-      domain_destinations_blocked: 0,
-    });
+    expect(await recheckLinks(FULL_RUN)).toEqual(totals(1, 0, 0));
     expect(await stored(link.id)).toMatchObject({ status: 1, cleanChecks: 3 });
 
     const heard = rememberInvalidations();
     travelTo(7 * DAY_MS);
-    expect(await recheckLinks(FULL_RUN)).toEqual({
-      checked: 1,
-      released: 1,
-      blocked: 0,
-      domains_checked: 0,
-      domain_destinations_blocked: 0,
-    });
+    expect(await recheckLinks(FULL_RUN)).toEqual(totals(1, 1, 0));
     expect(await stored(link.id)).toMatchObject({ status: 0, cleanChecks: 4 });
     expect(heard).toContainEqual({ kind: "link", host: null, slug: link.slug });
   });
@@ -144,38 +129,20 @@ describe("recheckLinks: quarantined links", () => {
     const heard = rememberInvalidations();
 
     travelTo(HOUR_MS);
-    expect(await recheckLinks(FULL_RUN)).toEqual({
-      checked: 1,
-      released: 0,
-      blocked: 1,
-      domains_checked: 0,
-      domain_destinations_blocked: 0,
-    });
+    expect(await recheckLinks(FULL_RUN)).toEqual(totals(1, 0, 1));
 
     const row = await stored(link.id);
     expect(row.status).toBe(2);
     expect(row.abuseReason).toMatch(/blocklist.*malware/);
     expect(heard).toContainEqual({ kind: "link", host: null, slug: link.slug });
-    expect(await recheckLinks(FULL_RUN)).toEqual({
-      checked: 0,
-      released: 0,
-      blocked: 0,
-      domains_checked: 0,
-      domain_destinations_blocked: 0,
-    });
+    expect(await recheckLinks(FULL_RUN)).toEqual(totals(0, 0, 0));
   });
 
   it("does not count an unknown verdict (the destination does not resolve), but records the check", async () => {
     const link = await createLink(`https://${TEST_ZONE.missingName}/promo`);
 
     travelTo(HOUR_MS);
-    expect(await recheckLinks(FULL_RUN)).toEqual({
-      checked: 1,
-      released: 0,
-      blocked: 0,
-      domains_checked: 0,
-      domain_destinations_blocked: 0,
-    });
+    expect(await recheckLinks(FULL_RUN)).toEqual(totals(1, 0, 0));
 
     const row = await stored(link.id);
     expect(row).toMatchObject({ status: 1, cleanChecks: 0, lastCountedCheckAt: null });
@@ -187,13 +154,7 @@ describe("recheckLinks: quarantined links", () => {
     await db().link.update({ where: { id: checkedLongAgo.id }, data: { lastCheckedAt: new Date(startedAt - 5 * DAY_MS) } });
     await db().link.update({ where: { id: checkedLately.id }, data: { lastCheckedAt: new Date(startedAt - 2 * DAY_MS) } });
 
-    expect(await recheckLinks({ quarantinedLimit: 2, activeSample: 0 })).toEqual({
-      checked: 2,
-      released: 0,
-      blocked: 0,
-      domains_checked: 0,
-      domain_destinations_blocked: 0,
-    });
+    expect(await recheckLinks({ quarantinedLimit: 2, activeSample: 0 })).toEqual(totals(2, 0, 0));
 
     expect((await stored(neverChecked.id)).cleanChecks).toBe(1);
     expect((await stored(checkedLongAgo.id)).cleanChecks).toBe(1);
@@ -210,13 +171,7 @@ describe("recheckLinks: active links", () => {
     await db().link.update({ where: { id: recentlyChecked.id }, data: { lastCheckedAt: new Date(startedAt - HOUR_MS) } });
     await blocklist.add(domain, "malware");
 
-    expect(await recheckLinks({ quarantinedLimit: 200, activeSample: 2 })).toEqual({
-      checked: 2,
-      released: 0,
-      blocked: 1,
-      domains_checked: 0,
-      domain_destinations_blocked: 0,
-    });
+    expect(await recheckLinks({ quarantinedLimit: 200, activeSample: 2 })).toEqual(totals(2, 0, 1));
 
     expect(await stored(rogue.id)).toMatchObject({ status: 2, abuseReason: expect.stringMatching(/blocklist/) });
     expect(await stored(fine.id)).toMatchObject({ status: 0, lastCheckedAt: new Date(startedAt), cleanChecks: 0 });
@@ -253,13 +208,7 @@ describe("recheckLinks: every destination a link holds", () => {
       await blocklist.add(domain, "malware");
       const heard = rememberInvalidations();
 
-      expect(await recheckLinks(FULL_RUN)).toEqual({
-        checked: 1,
-        released: 0,
-        blocked: 1,
-        domains_checked: 0,
-        domain_destinations_blocked: 0,
-      });
+      expect(await recheckLinks(FULL_RUN)).toEqual(totals(1, 0, 1));
 
       const row = await stored(link.id);
       expect(row).toMatchObject({ status: 2, destination: `https://example.com/recheck/${linkCounter}` });
@@ -289,13 +238,7 @@ describe("recheckLinks: every destination a link holds", () => {
     dns.set(name, { a: ["10.0.0.9"] });
 
     travelTo(HOUR_MS);
-    expect(await recheckLinks(FULL_RUN)).toEqual({
-      checked: 1,
-      released: 0,
-      blocked: 1,
-      domains_checked: 0,
-      domain_destinations_blocked: 0,
-    });
+    expect(await recheckLinks(FULL_RUN)).toEqual(totals(1, 0, 1));
 
     const row = await stored(link.id);
     expect(row.status).toBe(2);
@@ -311,13 +254,7 @@ describe("recheckLinks: every destination a link holds", () => {
     const link = await linkWith(owner, { rules: undecided }, 1);
 
     travelTo(HOUR_MS);
-    expect(await recheckLinks(FULL_RUN)).toEqual({
-      checked: 1,
-      released: 0,
-      blocked: 0,
-      domains_checked: 0,
-      domain_destinations_blocked: 0,
-    });
+    expect(await recheckLinks(FULL_RUN)).toEqual(totals(1, 0, 0));
     expect(await stored(link.id)).toMatchObject({ status: 1, cleanChecks: 0, lastCheckedAt: new Date(startedAt + HOUR_MS) });
 
     await call("PATCH", `/api/links/${link.id}`, {
@@ -325,13 +262,7 @@ describe("recheckLinks: every destination a link holds", () => {
       body: { rules: [{ when: { os: ["android"] }, destination: "https://example.com/android" }] },
     });
     travelTo(3 * HOUR_MS);
-    expect(await recheckLinks(FULL_RUN)).toEqual({
-      checked: 1,
-      released: 0,
-      blocked: 0,
-      domains_checked: 0,
-      domain_destinations_blocked: 0,
-    });
+    expect(await recheckLinks(FULL_RUN)).toEqual(totals(1, 0, 0));
     expect(await stored(link.id)).toMatchObject({ status: 1, cleanChecks: 1 });
   });
 
@@ -394,13 +325,7 @@ describe("recheckLinks: a verified domain's root_destination and not_found_desti
     const heard = rememberInvalidations();
 
     travelTo(HOUR_MS);
-    expect(await recheckLinks(FULL_RUN)).toEqual({
-      checked: 1,
-      released: 0,
-      blocked: 0,
-      domains_checked: 1,
-      domain_destinations_blocked: 2,
-    });
+    expect(await recheckLinks(FULL_RUN)).toEqual(totals(1, 0, 0, 1, 2));
     expect(heard).toContainEqual({ kind: "domain", hostname: domain.hostname });
 
     // The root and unknown codes get the warning page a blocked link's visit gets, never the redirect.
@@ -501,7 +426,7 @@ describe("GET /api/cron/recheck", () => {
     const link = await createLink();
     const response = await call("GET", "/api/cron/recheck", { token: CRON_SECRET });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ checked: 1, released: 0, blocked: 0, domains_checked: 0, domain_destinations_blocked: 0 });
+    expect(response.body).toEqual(totals(1, 0, 0));
     expect((await stored(link.id)).cleanChecks).toBe(1);
   });
 });
