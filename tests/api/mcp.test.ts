@@ -580,6 +580,24 @@ describe("the write budget over MCP", () => {
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toBe(http.body.error);
   });
+
+  it("spends a write on arguments it refuses, as the HTTP API spends one on a body it refuses", async () => {
+    const user = await newUser("mcp-refused");
+    const client = await connect({ token: user.token });
+
+    const refusedArguments = await callTool(client, "create_link", { destination: 42 });
+    const http = await call("POST", "/api/links", { token: user.token, body: { destination: 42 } });
+    const spent = await callTool(client, "create_link", { destination: freshDestination() });
+    const httpAfter = await call("POST", "/api/links", { token: user.token, body: { destination: freshDestination() } });
+    await client.close();
+
+    expect(refusedArguments.isError).toBe(true);
+    expect(http.status).toBe(400);
+    expect(textOf(refusedArguments)).toBe(http.body.error);
+    expect(httpAfter.status).toBe(429);
+    expect(spent.isError).toBe(true);
+    expect(textOf(spent)).toBe(httpAfter.body.error);
+  });
 });
 
 describe("how agents find the MCP server", () => {

@@ -5,7 +5,7 @@ import { resetWriteLimiter } from "@/lib/http/write-limit";
 import { Redis as Ioredis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { call, joinWorkspace, newUser, type TestUser } from "../support/api";
-import { pkce, REDIRECT } from "../support/oauth";
+import { connectApp, pkce, REDIRECT } from "../support/oauth";
 import { LOCAL_REDIS_URL, waitUntilClearOfWindowBoundary } from "../support/redis";
 
 const WRITES_PER_MINUTE = 3;
@@ -124,6 +124,39 @@ describe("write rate limit in memory", () => {
     expect(statuses).toEqual([...Array<number>(WRITES_PER_MINUTE).fill(303), 429]);
     expect(await stored()).toBe(WRITES_PER_MINUTE);
     expect((await authorize("198.51.100.203")).status).toBe(303);
+  });
+});
+
+describe("what spends a write (runOperation's order: scope, budget, input)", () => {
+  let user: TestUser;
+  let readOnlyApp: string;
+
+  beforeAll(async () => {
+    // Connected with the file's ample budget: registering and authorizing the app are writes of their own.
+    user = await newUser("order");
+    readOnlyApp = (await connectApp(user, user.workspaceId, ["links:read"])).tokens.access_token;
+  });
+  withWriteLimit();
+
+  it("spends one on a body it refuses (400) and on a path id never issued (404), none on a read", async () => {
+    await resetWriteLimiter();
+    const refusedBody = await call("POST", "/api/links", { token: user.token, body: { destination: 42 } });
+    expect(refusedBody.status).toBe(400);
+    expect(refusedBody.body).toEqual({ error: expect.stringMatching(/destination/) });
+    const unknownId = await call("PATCH", "/api/links/not-an-id", { token: user.token, body: { title: "x" } });
+    expect(unknownId.status).toBe(404);
+    for (let i = 0; i < WRITES_PER_MINUTE; i++) expect((await call("GET", "/api/links", { token: user.token })).status).toBe(200);
+
+    expect(await createLinks(user, 2)).toEqual([201, 429]);
+  });
+
+  it("spends none on an OAuth app's write refused for its scope (403), which is checked before the budget", async () => {
+    await resetWriteLimiter();
+    const refused: number[] = [];
+    for (let i = 0; i <= WRITES_PER_MINUTE; i++) refused.push((await createLink({ token: readOnlyApp })).status);
+    expect(refused).toEqual(Array<number>(WRITES_PER_MINUTE + 1).fill(403));
+
+    expect(await createLinks(user, WRITES_PER_MINUTE + 1)).toEqual([...allowedWrites(), 429]);
   });
 });
 
