@@ -38,8 +38,8 @@ export type OperationCall<Input, Value> = Caller & {
  *    service never issued, 404), so nothing unchecked reaches the capability and a refused call
  *    has already spent its write;
  * 4. the capability call;
- * 5. the link invalidations it queued, sent: every instance has dropped its cached copy before the
- *    caller hears the answer.
+ * 5. the link invalidations it queued, sent, whether it returned or threw after its change: every
+ *    instance has dropped its cached copy before the caller hears the answer.
  *
  * Before it, each door authenticates its caller (the auth mode's credentials or deployment secret,
  * the dashboard's session cookie, a tool that needs an account); after it, each door turns the
@@ -50,9 +50,12 @@ export async function runOperation<Input, Value>(run: OperationCall<Input, Value
   requireScope(run.principal, run.operation.scope);
   if (run.operation.write) await enforceWriteBudget(run);
   const input = await run.input();
-  const value = await run.call(input);
-  await invalidationsSent();
-  return value;
+  try {
+    return await run.call(input);
+  } finally {
+    // Also when the capability fails after its change: the answer, a value or an error, comes after.
+    await invalidationsSent();
+  }
 }
 
 /**
