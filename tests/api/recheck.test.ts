@@ -360,6 +360,74 @@ describe("recheckLinks: a verified domain's root_destination and not_found_desti
     expect((await on("/gone")).status).toBe(403);
   });
 
+  it("keeps every existing code of a domain whose root it blocked resolving; only the root answers the warning", async () => {
+    // Permanence: a code once issued never stops resolving, whatever happens to the domain's own root.
+    const owner = await newUser("recheck-domain-codes");
+    const domain = await verifiedDomain(owner);
+    const listed = `root-listed-${Date.now()}.example.com`;
+    const set = await setDestinations(owner, domain.id, {
+      root_destination: `https://${listed}/home`,
+      not_found_destination: "https://example.com/lost",
+    });
+    expect(set.status, set.text).toBe(200);
+    // A plain code, one of several segments, one with a rule, a password-protected one and an archived one.
+    const codes: Record<string, { body?: Record<string, unknown>; answer: { status: number; location?: string } }> = {
+      menu: { answer: { status: 302, location: "https://example.com/codes/menu" } },
+      "menus/spring": { answer: { status: 302, location: "https://example.com/codes/menus/spring" } },
+      routed: { answer: { status: 302, location: "https://example.com/codes/routed" } },
+      guarded: { body: { password: "correct horse battery" }, answer: { status: 401 } },
+      past: { answer: { status: 302, location: "https://example.com/codes/past" } },
+    };
+    const ids: string[] = [];
+    for (const [slug, { body }] of Object.entries(codes)) {
+      const made = await call("POST", "/api/links", {
+        token: owner.token,
+        body: { destination: `https://example.com/codes/${slug}`, slug, domain_id: domain.id, ...body },
+      });
+      expect(made.status, made.text).toBe(201);
+      ids.push(made.body.id);
+    }
+    const routed = await call("PATCH", `/api/links/${ids[2]}`, {
+      token: owner.token,
+      body: { rules: [{ when: { language: ["fr"] }, destination: "https://example.com/codes/fr" }] },
+    });
+    expect(routed.status, routed.text).toBe(200);
+    expect((await call("DELETE", `/api/links/${ids.at(-1)}`, { token: owner.token })).status).toBe(200);
+    await db().link.updateMany({ where: { id: { in: ids } }, data: { status: 0 } });
+    const on = (path: string) => visit(path, { host: domain.hostname });
+    const everyCodeAnswers = async () => {
+      for (const [slug, { answer }] of Object.entries(codes)) {
+        for (const path of [`/${slug}`, `/${slug.toUpperCase()}`]) {
+          const got = await on(path);
+          expect([path, got.status, got.headers.Location]).toEqual([path, answer.status, answer.location]);
+        }
+      }
+    };
+    await everyCodeAnswers();
+    const linksBefore = await db().link.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } });
+    await blocklist.add(listed, "phishing");
+
+    travelTo(HOUR_MS);
+    expect(await recheckLinks({ quarantinedLimit: 0, activeSample: 0 })).toEqual(totals(0, 0, 0, 1, 1));
+
+    // The root answers the warning page, as a blocked link's visit does; a code it does not have still goes where the owner says.
+    const root = await on("/");
+    expect([root.status, root.headers.Location]).toEqual([403, undefined]);
+    expect(root.body).toMatch(/blocklist: phishing/);
+    expect(await on("/missing")).toMatchObject({ status: 302, headers: { Location: "https://example.com/lost" } });
+    // Every code answers exactly as before, in any case; not one of their rows was touched.
+    await everyCodeAnswers();
+    expect(await db().link.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } })).toEqual(linksBefore);
+    expect(await db().linkHistory.count({ where: { linkId: { in: ids }, change: { not: "created" } } })).toBe(2);
+
+    // Cleared by the owner, the root answers our plain page; the codes still answer for themselves.
+    expect((await setDestinations(owner, domain.id, { root_destination: null })).status).toBe(200);
+    const plain = await on("/");
+    expect([plain.status, plain.headers.Location]).toEqual([404, undefined]);
+    expect(plain.body).toMatch(/serves short links only/);
+    await everyCodeAnswers();
+  });
+
   it("re-checks a clean domain's destinations, least recently checked first, and blocks nothing for a replaced one", async () => {
     const owner = await newUser("recheck-domain-clean");
     const [first, second] = [await verifiedDomain(owner), await verifiedDomain(owner)];
