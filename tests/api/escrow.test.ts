@@ -2,6 +2,7 @@ import { setClock } from "@/lib/clock";
 import { resetConfig } from "@/lib/config";
 import { db } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
+import { stopServingDestination } from "@/lib/domains/destination-blocks";
 import { writeDailySnapshot } from "@/lib/escrow/archive";
 import { type EscrowCode, type EscrowKeysDocument, keyId, rawPublicKey, signedStatement } from "@/lib/escrow/format";
 import { resetSigningKey } from "@/lib/escrow/keys";
@@ -12,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, dashboardSignIn, joinWorkspace, newUser, type TestUser } from "../support/api";
+import { visit } from "../support/visits";
 
 const OPERATOR_TOKEN = "operator-token-for-the-escrow-0123456789";
 
@@ -387,6 +389,54 @@ describe("the escrow of every code", () => {
     const other = await newUser("escrow-no-domain");
     const none = await verified((await call("GET", "/api/escrow", { token: other.token })).text);
     expect(none.ok && none.header.domains).toEqual([]);
+  });
+
+  it("leaves out a root or not-found destination the re-check blocked, in every file, as the doors no longer serve it", async () => {
+    // Before the fix every file still listed a domain destination the re-check had stopped serving.
+    const { owner, domainId, hostname } = await workspaceWithCodes();
+    const set = await call("PATCH", `/api/domains/${domainId}`, {
+      token: owner.token,
+      body: { root_destination: "https://example.com/home", not_found_destination: "https://example.com/lost" },
+    });
+    expect(set.status, set.text).toBe(200);
+    await call("PUT", `/api/domains/${domainId}/escrow`, { token: owner.token, body: { published: true } });
+    const files = async () =>
+      Promise.all(
+        [
+          call("GET", "/api/escrow", { token: owner.token }),
+          call("GET", `/api/escrow/domains/${domainId}`),
+          call("GET", "/api/operator/escrow", { token: OPERATOR_TOKEN }),
+        ].map(async (response) => {
+          const result = await verified((await response).text);
+          expect(result.ok).toBe(true);
+          return result.ok ? result.header.domains?.filter((domain) => domain.host === hostname) : undefined;
+        }),
+      );
+
+    expect(await stopServingDestination(domainId, "root", "https://example.com/home", "blocklist: phishing", new Date())).toBe(
+      true,
+    );
+    expect((await visit("/", { host: hostname })).status).toBe(403);
+    const rootBlocked = [{ host: hostname, root_destination: null, not_found_destination: "https://example.com/lost" }];
+    expect(await files()).toEqual([rootBlocked, rootBlocked, rootBlocked]);
+
+    // Neither served: the domain is not listed at all, as a domain with neither destination is not.
+    expect(await stopServingDestination(domainId, "not_found", "https://example.com/lost", "dns: policy", new Date())).toBe(true);
+    expect(await files()).toEqual([[], [], []]);
+    // Every code on the domain is still in the files: the block is about the domain's own redirects alone.
+    const own = await verified((await call("GET", `/api/escrow/domains/${domainId}`)).text);
+    expect(own.ok && own.kept.map((code) => [code.host, code.slug, code.destination])).toEqual([
+      [hostname, "spring-menu", "https://example.com/custom"],
+    ]);
+
+    // Set again (through the gate), it is served and listed again.
+    const again = await call("PATCH", `/api/domains/${domainId}`, {
+      token: owner.token,
+      body: { root_destination: "https://example.com/welcome" },
+    });
+    expect(again.status, again.text).toBe(200);
+    const served = [{ host: hostname, root_destination: "https://example.com/welcome", not_found_destination: null }];
+    expect(await files()).toEqual([served, served, served]);
   });
 
   it("refuses a file signed with a key the service retired before the file's snapshot time", async () => {
