@@ -154,9 +154,9 @@ export function dueDomains(now: Date, limit: number): Promise<DomainRow[]> {
 }
 
 /**
- * Where a verified domain sends its root and its unknown codes (null: the service's own page), and for
- * each the reason the background re-check stopped serving it (null: served; the visit then gets the
- * warning page a blocked link's visit gets).
+ * Where a verified domain sends its root and its unknown codes, as served: each destination, or null
+ * (none set, or the re-check blocked it), and for each the reason the background re-check stopped
+ * serving it (null: not blocked; else the visit gets the warning page a blocked link's visit gets).
  */
 export type DomainDestinations = {
   root: string | null;
@@ -165,20 +165,44 @@ export type DomainDestinations = {
   notFoundBlocked: string | null;
 };
 
+/** The columns a domain's own destinations are read from: each destination and the reason it was blocked. */
+export const DESTINATION_COLUMNS = {
+  rootDestination: true,
+  notFoundDestination: true,
+  rootDestinationBlocked: true,
+  notFoundDestinationBlocked: true,
+} as const satisfies Prisma.DomainSelect;
+
+type DestinationColumns = Prisma.DomainGetPayload<{ select: typeof DESTINATION_COLUMNS }>;
+
+/**
+ * Which of a verified domain's own destinations are served: one that is set and that the re-check
+ * has not blocked. The one rule for everything that reads those columns to act on them (the doors'
+ * lookup, the escrow, the re-check's sample, an import's `_root`), so none serves, publishes or
+ * keeps a destination another has stopped serving.
+ */
+export function servedDestinations(row: DestinationColumns): DomainDestinations {
+  return {
+    root: row.rootDestinationBlocked === null ? row.rootDestination : null,
+    notFound: row.notFoundDestinationBlocked === null ? row.notFoundDestination : null,
+    rootBlocked: row.rootDestination === null ? null : row.rootDestinationBlocked,
+    notFoundBlocked: row.notFoundDestination === null ? null : row.notFoundDestinationBlocked,
+  };
+}
+
+/** servedDestinations' rule as a query: the verified domains serving at least one destination of their own. */
+export const SERVES_A_DESTINATION = {
+  verifiedAt: { not: null },
+  OR: [
+    { rootDestination: { not: null }, rootDestinationBlocked: null },
+    { notFoundDestination: { not: null }, notFoundDestinationBlocked: null },
+  ],
+} as const satisfies Prisma.DomainWhereInput;
+
 /** The verified domain of this hostname, as the doors need it; null when none: one probe of the unique index on verified hostnames. */
 export async function verifiedHostname(hostname: string): Promise<DomainDestinations | null> {
-  const row = await db().domain.findFirst({
-    where: { hostname, verifiedAt: { not: null } },
-    select: { rootDestination: true, notFoundDestination: true, rootDestinationBlocked: true, notFoundDestinationBlocked: true },
-  });
-  return (
-    row && {
-      root: row.rootDestination,
-      notFound: row.notFoundDestination,
-      rootBlocked: row.rootDestinationBlocked,
-      notFoundBlocked: row.notFoundDestinationBlocked,
-    }
-  );
+  const row = await db().domain.findFirst({ where: { hostname, verifiedAt: { not: null } }, select: DESTINATION_COLUMNS });
+  return row && servedDestinations(row);
 }
 
 /** Which of a domain's destinations: its root's, or its unknown codes'. */
@@ -193,36 +217,21 @@ export type DomainDue = {
 };
 
 /**
- * Verified domains serving a destination of their own (one not blocked), the least recently
- * checked first: the re-check's sample, as for active links. Each comes with only the destinations it still serves.
+ * Verified domains serving a destination of their own, the least recently checked first: the
+ * re-check's sample, as for active links. Each comes with only the destinations it still serves.
  */
 export async function domainsWithDestinationsDue(limit: number): Promise<DomainDue[]> {
   if (limit <= 0) return [];
   const rows = await db().domain.findMany({
-    where: {
-      verifiedAt: { not: null },
-      OR: [
-        { rootDestination: { not: null }, rootDestinationBlocked: null },
-        { notFoundDestination: { not: null }, notFoundDestinationBlocked: null },
-      ],
-    },
+    where: SERVES_A_DESTINATION,
     orderBy: [{ destinationsCheckedAt: { sort: "asc", nulls: "first" } }, { id: "asc" }],
     take: limit,
-    select: {
-      id: true,
-      hostname: true,
-      rootDestination: true,
-      notFoundDestination: true,
-      rootDestinationBlocked: true,
-      notFoundDestinationBlocked: true,
-    },
+    select: { id: true, hostname: true, ...DESTINATION_COLUMNS },
   });
-  return rows.map((row) => ({
-    id: row.id,
-    hostname: row.hostname,
-    rootDestination: row.rootDestinationBlocked === null ? row.rootDestination : null,
-    notFoundDestination: row.notFoundDestinationBlocked === null ? row.notFoundDestination : null,
-  }));
+  return rows.map((row) => {
+    const served = servedDestinations(row);
+    return { id: row.id, hostname: row.hostname, rootDestination: served.root, notFoundDestination: served.notFound };
+  });
 }
 
 /** The re-check looked at the domain's destinations now. */

@@ -130,8 +130,8 @@ export async function* escrowLines(scope: EscrowScope, codes: CodeScope, audienc
     keys_url: `${BASE_URL}/.well-known/permalink-escrow.json`,
     domains: (await store.domainDestinations(codes)).map((domain) => ({
       host: domain.hostname,
-      root_destination: domain.rootDestination,
-      not_found_destination: domain.notFoundDestination,
+      root_destination: domain.root,
+      not_found_destination: domain.notFound,
     })),
   };
   yield line(header);

@@ -2,6 +2,7 @@ import { clock } from "@/lib/clock";
 import { db, transaction } from "@/lib/db/client";
 import { isUniqueViolation } from "@/lib/db/errors";
 import type { Prisma } from "@/lib/db/generated/client";
+import { DESTINATION_COLUMNS, type DomainDestinations, SERVES_A_DESTINATION, servedDestinations } from "@/lib/domains/store";
 
 export type EscrowKeyRow = Prisma.EscrowKeyGetPayload<object>;
 export type NewEscrowKey = { id: string; publicKey: string; sealedPrivateKey: string | null };
@@ -68,15 +69,19 @@ export async function pageOfCodes(scope: CodeScope, limit: number, afterId?: str
   });
 }
 
-/** The scope's custom domains that send their root or unknown codes somewhere, by hostname. */
-export async function domainDestinations(scope: CodeScope) {
+/**
+ * The scope's custom domains that send their root or unknown codes somewhere, by hostname, with the
+ * destinations the doors serve (the domains' rule: a destination the re-check blocked is null).
+ */
+export async function domainDestinations(scope: CodeScope): Promise<({ hostname: string } & DomainDestinations)[]> {
   const where: Prisma.DomainWhereInput =
     scope === "service" ? {} : "domainId" in scope ? { id: scope.domainId } : { workspaceId: scope.workspaceId };
-  return db().domain.findMany({
-    where: { AND: [where, { OR: [{ rootDestination: { not: null } }, { notFoundDestination: { not: null } }] }] },
+  const rows = await db().domain.findMany({
+    where: { AND: [where, SERVES_A_DESTINATION] },
     orderBy: { hostname: "asc" },
-    select: { hostname: true, rootDestination: true, notFoundDestination: true },
+    select: { hostname: true, ...DESTINATION_COLUMNS },
   });
+  return rows.map((row) => ({ hostname: row.hostname, ...servedDestinations(row) }));
 }
 
 /** The domain, with whether its owners publish its snapshot. */

@@ -167,7 +167,7 @@ export async function serveVisit(visit: Visit): Promise<Served> {
  * visit's query is passed on, as a link's is.
  */
 function rootOf(visit: Visit, domain: DomainDestinations): Outcome {
-  if (domain.root && domain.rootBlocked !== null) return { kind: "domain_blocked", reason: domain.rootBlocked };
+  if (domain.rootBlocked !== null) return { kind: "domain_blocked", reason: domain.rootBlocked };
   return domain.root ? domainRedirect(visit, domain.root) : NO_ROOT;
 }
 
@@ -176,7 +176,7 @@ function rootOf(visit: Visit, domain: DomainDestinations): Outcome {
  * page a blocked link's visit gets (403, the reason), never the redirect, until the owner sets one again.
  */
 function unknownCodeOf(visit: Visit, domain: DomainDestinations): Outcome {
-  if (domain.notFound && domain.notFoundBlocked !== null) return { kind: "domain_blocked", reason: domain.notFoundBlocked };
+  if (domain.notFoundBlocked !== null) return { kind: "domain_blocked", reason: domain.notFoundBlocked };
   return domain.notFound ? domainRedirect(visit, domain.notFound) : NOT_FOUND;
 }
 
