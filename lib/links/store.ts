@@ -204,17 +204,29 @@ export async function findLinkForUpdate(client: DbClient, id: string): Promise<L
 }
 
 /**
- * Every link carrying the tag, locked until the transaction ends (in id order, so two changes of
- * overlapping sets never wait on each other), read as a change's "before": one statement locks, one reads.
+ * The ids of every link carrying the tag, locked until the transaction ends (in id order, so two
+ * changes of overlapping sets never wait on each other).
  */
-export async function lockLinksTagged(client: DbClient, tagId: string): Promise<LinkRow[]> {
+export async function lockLinksTagged(client: DbClient, tagId: string): Promise<string[]> {
   const locked = await client.$queryRaw<{ id: string }[]>`
     SELECT l.id FROM links l JOIN link_tags lt ON lt.link_id = l.id
     WHERE lt.tag_id = ${tagId} ORDER BY l.id FOR UPDATE OF l`;
-  return readLinks(
-    client,
-    locked.map((row) => row.id),
-  );
+  return locked.map((row) => row.id);
+}
+
+/** The ids of the links carrying the tag now (committed), in id order, without locking them. */
+export async function linksTagged(client: DbClient, tagId: string): Promise<string[]> {
+  const rows = await client.$queryRaw<{ id: string }[]>`
+    SELECT link_id AS id FROM link_tags WHERE tag_id = ${tagId} ORDER BY link_id`;
+  return rows.map((row) => row.id);
+}
+
+/** Locks those of these links no other transaction holds, in id order, never waiting: the ids it locked. */
+export async function lockFreeLinks(client: DbClient, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const locked = await client.$queryRaw<{ id: string }[]>`
+    SELECT id FROM links WHERE id = ANY(${[...ids]}::text[]) ORDER BY id FOR UPDATE SKIP LOCKED`;
+  return locked.map((row) => row.id);
 }
 
 /** These links as they are now, in id order (the set read at once, however many). */

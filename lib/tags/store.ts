@@ -1,6 +1,7 @@
 import { db, type DbClient } from "@/lib/db/client";
 import { isUniqueViolation } from "@/lib/db/errors";
 import { newId } from "@/lib/db/random";
+import { DomainError } from "@/lib/http/errors";
 
 const TAG_COLUMNS = { id: true, name: true, color: true } as const;
 
@@ -59,8 +60,21 @@ export async function deleteTag(id: string, client: DbClient = db()): Promise<bo
 }
 
 /**
+ * Locks the tag for a rename or delete (lib/links/tag-changes.ts) and reads it as it is; null when it is gone.
+ * FOR UPDATE: ensureTags holds each tag it hands out FOR SHARE until its transaction commits, so this
+ * waits for every link being given the tag at this moment, and every one given it later waits for this.
+ */
+export async function lockTag(client: DbClient, id: string): Promise<TagRow | null> {
+  const [tag] = await client.$queryRaw<TagRow[]>`SELECT id, name, color FROM tags WHERE id = ${id} FOR UPDATE`;
+  return tag ?? null;
+}
+
+const ENSURE_ATTEMPTS = 3;
+
+/**
  * The ids of the workspace's tags with these names, creating the ones it lacks. Concurrent
- * creators of one name meet at the unique index: ON CONFLICT DO NOTHING, then one read.
+ * creators of one name meet at the unique index: ON CONFLICT DO NOTHING, then one read, which
+ * locks them for the rest of the caller's transaction.
  */
 export async function ensureTags(
   client: DbClient,
@@ -71,15 +85,28 @@ export async function ensureTags(
   if (names.length === 0) return [];
   const keys = [...new Set(names.map(nameKey))];
   const firstSpelling = new Map(names.map((name) => [nameKey(name), name]).reverse() as [string, string][]);
-  await client.tag.createMany({
-    data: keys.map((key) => ({ id: newId("tag"), workspaceId, name: firstSpelling.get(key)!, nameKey: key, color })),
-    skipDuplicates: true,
-  });
-  const tags = await client.tag.findMany({ where: { workspaceId, nameKey: { in: keys } }, select: { id: true } });
-  return tags.map((tag) => tag.id);
+  for (let attempt = 1; attempt <= ENSURE_ATTEMPTS; attempt++) {
+    await client.tag.createMany({
+      data: keys.map((key) => ({ id: newId("tag"), workspaceId, name: firstSpelling.get(key)!, nameKey: key, color })),
+      skipDuplicates: true,
+    });
+    // FOR SHARE until the caller commits, so the database decides a race with a rename or delete of one of
+    // these tags (lockTag, FOR UPDATE): it waits until the link given the tag here is committed and then
+    // finds it among the links carrying the tag (its history row and link.updated), or this waits for it
+    // and reads the tag as it left it. Shared, so links given one tag at once never wait for each other;
+    // in id order, the same order in every transaction.
+    const tags = await client.$queryRaw<{ id: string }[]>`
+      SELECT id FROM tags WHERE workspace_id = ${workspaceId} AND name_key = ANY(${keys}::text[]) ORDER BY id FOR SHARE`;
+    if (tags.length === keys.length) return tags.map((tag) => tag.id);
+    // A tag renamed or deleted while this waited for it no longer has the name asked for: that name is created again.
+  }
+  throw new DomainError(
+    "conflict",
+    "A tag this link names was renamed or deleted at the same moment, again and again; try again.",
+  );
 }
 
-/** Makes the link's tags exactly these. */
+/** Makes the link's tags exactly these: ids ensureTags handed out (and locked) in the same transaction. */
 export async function replaceLinkTags(client: DbClient, linkId: string, tagIds: readonly string[]): Promise<void> {
   await client.linkTag.deleteMany({ where: { linkId, tagId: { notIn: [...tagIds] } } });
   if (tagIds.length > 0) {

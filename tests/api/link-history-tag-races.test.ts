@@ -1,6 +1,6 @@
 import { db } from "@/lib/db/client";
 import pg from "pg";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
 
 /**
@@ -76,6 +76,17 @@ async function expectEveryTagChangeRecorded(owner: TestUser, ids: string[]): Pro
 }
 
 describe("a tag renamed or deleted while a link is being given it", () => {
+  beforeAll(async () => {
+    // Each route loads on its first call: done here, so no test's transactions stay open while one loads.
+    const owner = await newUser("tag-race-warm-up");
+    const id = await make(owner, ["warm"]);
+    expect((await call("PATCH", `/api/links/${id}`, { token: owner.token, body: { tags: ["warm", "up"] } })).status).toBe(200);
+    const warm = await tagId(owner, "warm");
+    expect((await call("PATCH", `/api/tags/${warm}`, { token: owner.token, body: { name: "warmed" } })).status).toBe(200);
+    expect((await call("DELETE", `/api/tags/${warm}`, { token: owner.token })).status).toBe(204);
+    await history(owner, id);
+  });
+
   it("waits for the link's tagging to commit, then records the rename on that link too", async () => {
     // Before the fix the rename read the links carrying the tag before the tagging committed: the
     // newly tagged link showed the new name with no history row saying so.
@@ -122,6 +133,34 @@ describe("a tag renamed or deleted while a link is being given it", () => {
       ["edited", ["draft", "kept"], ["kept"]],
       ["edited", ["kept"], ["draft", "kept"]],
     ]);
+  });
+
+  it("never deadlocks with a second edit of the newly tagged link, which holds that link and waits for the tag", async () => {
+    // Whichever of the rename and the second edit wakes first, neither waits for the other in a circle: the
+    // rename takes a link tagged meanwhile only if no one holds it, else gives its locks back and starts again.
+    const owner = await newUser("tag-race-second-edit");
+    const carrying = await make(owner, ["draft"]);
+    const tagging = await make(owner, []);
+    const draft = await tagId(owner, "draft");
+
+    const held = await holdHistory();
+    const tagged = call("PATCH", `/api/links/${tagging}`, { token: owner.token, body: { tags: ["draft"] } });
+    await waitingForLocks(1);
+    const renamed = call("PATCH", `/api/tags/${draft}`, { token: owner.token, body: { name: "final" } });
+    await waitingForLocks(2);
+    const again = call("PATCH", `/api/links/${tagging}`, { token: owner.token, body: { tags: ["draft", "extra"] } });
+    await waitingForLocks(3);
+    await held.release();
+    const answers = await Promise.all([tagged, renamed, again]);
+    expect(
+      answers.map((answer) => answer.status),
+      answers.map((answer) => answer.text).join(" "),
+    ).toEqual([200, 200, 200]);
+    await expectEveryTagChangeRecorded(owner, [carrying, tagging]);
+    const tags = (await call("GET", `/api/links/${tagging}`, { token: owner.token })).body.tags as string[];
+    // The second edit asked for "draft" after the first had given it: the renamed tag ("final") or a new "draft".
+    expect(tags).toEqual(expect.arrayContaining(["extra"]));
+    expect(tags).toHaveLength(2);
   });
 
   it("tags a link after a rename that was first, under the name asked for, and records each link's change once", async () => {
