@@ -178,8 +178,8 @@ type DestinationColumns = Prisma.DomainGetPayload<{ select: typeof DESTINATION_C
 /**
  * Which of a verified domain's own destinations are served: one that is set and that the re-check
  * has not blocked. The one rule for everything that reads those columns to act on them (the doors'
- * lookup, the escrow, the re-check's sample, an import's `_root`), so none serves, publishes or
- * keeps a destination another has stopped serving.
+ * lookup, the escrow, the re-check's sample), so none serves or publishes a destination another
+ * has stopped serving.
  */
 export function servedDestinations(row: DestinationColumns): DomainDestinations {
   return {

@@ -75,6 +75,17 @@ async function expectEveryTagChangeRecorded(owner: TestUser, ids: string[]): Pro
   }
 }
 
+/** The link is given these tags, held open until `change` waits for it too; both answers once both are done. */
+async function whileTagging(owner: TestUser, linkId: string, tags: string[], change: () => ReturnType<typeof call>) {
+  const held = await holdHistory();
+  const tagged = call("PATCH", `/api/links/${linkId}`, { token: owner.token, body: { tags } });
+  await waitingForLocks(1);
+  const changed = change();
+  await waitingForLocks(2);
+  await held.release();
+  return Promise.all([tagged, changed]);
+}
+
 describe("a tag renamed or deleted while a link is being given it", () => {
   beforeAll(async () => {
     // Each route loads on its first call: done here, so no test's transactions stay open while one loads.
@@ -95,13 +106,9 @@ describe("a tag renamed or deleted while a link is being given it", () => {
     const tagging = await make(owner, []);
     const draft = await tagId(owner, "draft");
 
-    const held = await holdHistory();
-    const tagged = call("PATCH", `/api/links/${tagging}`, { token: owner.token, body: { tags: ["draft"] } });
-    await waitingForLocks(1);
-    const renamed = call("PATCH", `/api/tags/${draft}`, { token: owner.token, body: { name: "final" } });
-    await waitingForLocks(2);
-    await held.release();
-    const [taggedAnswer, renamedAnswer] = await Promise.all([tagged, renamed]);
+    const [taggedAnswer, renamedAnswer] = await whileTagging(owner, tagging, ["draft"], () =>
+      call("PATCH", `/api/tags/${draft}`, { token: owner.token, body: { name: "final" } }),
+    );
     expect([taggedAnswer.status, renamedAnswer.status], taggedAnswer.text + renamedAnswer.text).toEqual([200, 200]);
 
     expect((await call("GET", `/api/links/${tagging}`, { token: owner.token })).body.tags).toEqual(["final"]);
@@ -118,13 +125,9 @@ describe("a tag renamed or deleted while a link is being given it", () => {
     const tagging = await make(owner, ["kept"]);
     const draft = await tagId(owner, "draft");
 
-    const held = await holdHistory();
-    const tagged = call("PATCH", `/api/links/${tagging}`, { token: owner.token, body: { tags: ["kept", "draft"] } });
-    await waitingForLocks(1);
-    const deleted = call("DELETE", `/api/tags/${draft}`, { token: owner.token });
-    await waitingForLocks(2);
-    await held.release();
-    const [taggedAnswer, deletedAnswer] = await Promise.all([tagged, deleted]);
+    const [taggedAnswer, deletedAnswer] = await whileTagging(owner, tagging, ["kept", "draft"], () =>
+      call("DELETE", `/api/tags/${draft}`, { token: owner.token }),
+    );
     expect([taggedAnswer.status, deletedAnswer.status], taggedAnswer.text + deletedAnswer.text).toEqual([200, 204]);
 
     expect((await call("GET", `/api/links/${tagging}`, { token: owner.token })).body.tags).toEqual(["kept"]);
