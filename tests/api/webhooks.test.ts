@@ -50,6 +50,8 @@ beforeEach(async () => {
   now = Date.now();
   setClock({ now: () => now });
   receiver = await startWebhookReceiver();
+  // A pass sends the whole outbox: messages an earlier test left for its closed receiver would fail in this one's totals.
+  await db().webhookDelivery.deleteMany({});
 });
 
 afterEach(async () => {

@@ -3,6 +3,7 @@ import { hashApiKey } from "@/lib/auth/api-keys";
 import { claimApiKey } from "@/lib/auth/store";
 import { clock } from "@/lib/clock";
 import { db } from "@/lib/db/client";
+import type { WorkspaceLogo } from "@/lib/db/generated/client";
 import { newId } from "@/lib/db/random";
 import type { Scope } from "@/lib/http/scopes";
 import { hashInvitationToken } from "@/lib/members/tokens";
@@ -261,14 +262,26 @@ export class TeamWorkspace implements Target {
     return id;
   }
 
-  /** Puts the workspace's default logo back (a request may have removed it). */
+  private uploadedLogo?: WorkspaceLogo;
+
+  /**
+   * Puts the workspace's default logo back (a request may have removed it). The first time through
+   * the upload pipeline; after that its stored result is written back, since a logo operation's row of
+   * the matrix restores it dozens of times and each upload is decoded in a process of its own.
+   */
   async setWorkspaceLogo(): Promise<void> {
+    if (this.uploadedLogo) {
+      const { workspaceId, ...logo } = this.uploadedLogo;
+      await db().workspaceLogo.upsert({ where: { workspaceId }, create: this.uploadedLogo, update: logo });
+      return;
+    }
     const response = await call("PUT", "/api/workspaces/logo", {
       ...(await this.credentials("owner")),
       rawBody: await png(),
       headers: { "x-workspace-id": this.id, "content-type": "image/png" },
     });
     if (response.status >= 300) throw new Error(`The workspace logo was not set: ${response.status} ${response.text}`);
+    this.uploadedLogo = await db().workspaceLogo.findUniqueOrThrow({ where: { workspaceId: this.id } });
   }
 
   /** A link row written directly (no safety check, no allowance): the owner's, with a destination unique to it. */
