@@ -25,10 +25,6 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // Vitest's default is one fork fewer than the cores: one at a time on a 2-core machine. Most files
-    // wait on PostgreSQL, a child process or a timer rather than compute, so three at once take about
-    // 0.6 of the time (1,804 s against 1,106 s for the whole suite on this machine, 2026-12-04).
-    maxWorkers: 3,
     // The embedded database serves every database name from one instance, so without a real
     // PostgreSQL the files share it and run one at a time.
     fileParallelism: Boolean(process.env.TEST_DATABASE_URL || process.env.DATABASE_URL),
