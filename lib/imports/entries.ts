@@ -2,10 +2,11 @@ import { type CreateEntitlement, requireCreateEntitlement } from "@/lib/billing/
 import * as domainStore from "@/lib/domains/store";
 import { validate } from "@/lib/http/body";
 import { DomainError } from "@/lib/http/errors";
+import type { CommittedLink } from "@/lib/links/commit";
 import { vetDestination } from "@/lib/links/destination-gate";
 import { publishInvalidation } from "@/lib/links/invalidation";
 import { importedLinkBody } from "@/lib/links/schemas";
-import { createImportedLink, type PreparedLink, prepareLink } from "@/lib/links/service";
+import { createImportedLinks, type ImportedLink, type PreparedLink, prepareLink } from "@/lib/links/service";
 import { canonicalCode } from "@/lib/links/slugs";
 import type { Principal } from "@/lib/workspaces/types";
 import { rowTurn } from "./capacity";
@@ -27,8 +28,8 @@ export type JobContext = {
   /** The hostname of the import's domain_id: where codes printed without a host go. */
   bareCodeHost: string | null;
   made: Made;
-  /** Spends one write of the import's budget before a link is written. */
-  spendWrite: () => Promise<void>;
+  /** Spends this many writes of the import's budget before as many links are written. */
+  spendWrites: (writes: number) => Promise<void>;
   /** What the batch under way read for all its entries at once (lookupsFor). */
   batch: BatchLookups;
 };
@@ -87,12 +88,16 @@ type Origin = { importedFrom: string; target: { domainId: string; host: string; 
  * A dry run decides exactly so, writing nothing.
  */
 export async function importEntry(context: JobContext, entry: number, row: ImportRow): Promise<EntryOutcome> {
-  const outcome = (result: Settled): EntryOutcome => ({
-    entry,
-    row: row.row,
-    code: row.shortLink,
-    ...result,
-  });
+  const decided = await decideEntry(context, entry, row);
+  return "outcome" in decided ? decided : (await commitEntries(context, [decided]))[0]!;
+}
+
+/** An entry decided up to its write: a batch's entries are written together (commitEntries). */
+export type PendingEntry = { entry: number; row: ImportRow; link: ImportedLink; keys: string[] };
+
+/** importEntry up to the write: the entry's outcome, or the link it is to create. */
+export async function decideEntry(context: JobContext, entry: number, row: ImportRow): Promise<EntryOutcome | PendingEntry> {
+  const outcome = (result: Settled): EntryOutcome => ({ entry, row: row.row, code: row.shortLink, ...result });
   try {
     const origin = originOf(context, row);
     const rawKeys = origin ? [`url:${origin.importedFrom}`] : [`raw:${row.destination}`];
@@ -121,31 +126,59 @@ export async function importEntry(context: JobContext, entry: number, row: Impor
       remember(context.made, keys, row.row, null);
       return outcome({ outcome: "created", linkId: null, mergedInto: null, error: null, keys });
     }
+    const importedFrom = origin?.importedFrom ?? null;
+    const original = { importedFrom, createdAt: row.createdAt ? new Date(row.createdAt) : null, archived: row.archived ?? false };
+    return { entry, row, keys, link: { prepared, origin: original } };
+  } catch (error) {
+    if (error instanceof DomainError) return failedEntry(entry, row, error);
+    throw error;
+  }
+}
+
+/**
+ * Writes decided entries together: the import's budget spent for all of them, then one
+ * createImportedLinks (one transaction without a cap). Each entry's outcome in their order, and what
+ * each made remembered for the entries after it.
+ */
+export async function commitEntries(context: JobContext, pending: readonly PendingEntry[]): Promise<EntryOutcome[]> {
+  if (pending.length === 0) return [];
+  let results: (CommittedLink | DomainError)[];
+  try {
     const entitlement = await context.batch.entitlement!;
-    await context.spendWrite();
-    const committed = await rowTurn(() =>
-      createImportedLink(
+    await context.spendWrites(pending.length);
+    results = await rowTurn(() =>
+      createImportedLinks(
         context.principal,
-        prepared,
-        {
-          importedFrom: origin?.importedFrom ?? null,
-          createdAt: row.createdAt ? new Date(row.createdAt) : null,
-          archived: row.archived ?? false,
-        },
+        pending.map((item) => item.link),
         entitlement,
       ),
     );
-    if (!committed.created) return outcome(keptOrMerged(context.made, committed.link.id));
-    remember(context.made, keys, row.row, committed.link.id);
-    return outcome({ outcome: "created", linkId: committed.link.id, mergedInto: null, error: null, keys });
   } catch (error) {
-    if (error instanceof DomainError)
-      return {
-        ...outcome({ outcome: "failed", linkId: null, mergedInto: null, error: error.message, keys: [] }),
-        subject: row.shortLink ?? (row.destination || row.title) ?? undefined,
-      };
+    if (error instanceof DomainError) return pending.map((item) => failedEntry(item.entry, item.row, error));
     throw error;
   }
+  return pending.map((item, index) => {
+    const result = results[index]!;
+    if (result instanceof DomainError) return failedEntry(item.entry, item.row, result);
+    const outcome = { entry: item.entry, row: item.row.row, code: item.row.shortLink };
+    if (!result.created) return { ...outcome, ...keptOrMerged(context.made, result.link.id) };
+    remember(context.made, item.keys, item.row.row, result.link.id);
+    return { ...outcome, outcome: "created", linkId: result.link.id, mergedInto: null, error: null, keys: item.keys };
+  });
+}
+
+function failedEntry(entry: number, row: ImportRow, error: DomainError): EntryOutcome {
+  return {
+    entry,
+    row: row.row,
+    code: row.shortLink,
+    outcome: "failed",
+    linkId: null,
+    mergedInto: null,
+    error: error.message,
+    keys: [],
+    subject: row.shortLink ?? (row.destination || row.title) ?? undefined,
+  };
 }
 
 /**

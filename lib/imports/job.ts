@@ -1,3 +1,4 @@
+import { config } from "@/lib/config";
 import type { DbClient } from "@/lib/db/client";
 import { newSecretToken } from "@/lib/db/random";
 import { DomainError } from "@/lib/http/errors";
@@ -7,7 +8,17 @@ import { announceEvent } from "@/lib/webhooks/outbox";
 import { findRole } from "@/lib/workspaces/store";
 import type { Principal } from "@/lib/workspaces/types";
 import { runningJob } from "./capacity";
-import { entryKeys, importEntry, type JobContext, lookupsFor, madeFrom, settledAgainst } from "./entries";
+import {
+  commitEntries,
+  decideEntry,
+  entryKeys,
+  importEntry,
+  type JobContext,
+  lookupsFor,
+  madeFrom,
+  type PendingEntry,
+  settledAgainst,
+} from "./entries";
 import { type ImportRow, rowsFromStore, storedRows } from "./parser";
 import { nextPage, openPeerToken, type PeerCursor, PeerFailure, peerName } from "./peers";
 import type { EntryOutcome, ImportRecord, RowError } from "./store";
@@ -78,7 +89,7 @@ async function runClaimedImport(record: ImportRecord, token: string, lease: Leas
     domains,
     bareCodeHost,
     made: madeFrom(await store.createdEntries(id)),
-    spendWrite: () => spendWrite(record.workspaceId),
+    spendWrites: (writes) => spendWrites(record.workspaceId, writes),
   };
   const pages = pagesOf(record);
   for (let page: Page | string | null = await pages.first(); page; page = await pages.next(page, token)) {
@@ -154,10 +165,12 @@ function announceFinished(client: DbClient, record: ImportRecord): Promise<void>
 }
 
 /**
- * A batch's entries several at a time, each with the outcome it would have had in file order: an
- * entry sharing its original short URL or its destination with an earlier one of the batch waits
- * until the others are done, so rows already imported, a taken slug and the same-destination rule
- * decide between those rows as they would one after another.
+ * A batch's entries, each with the outcome it would have had in file order. Entries are decided
+ * several at a time (their checks wait mostly on DNS) and those that create a link are written
+ * together, in one transaction. An entry sharing its original short URL or its destination with an
+ * earlier one of the batch waits until the others are written, and is then decided and written on
+ * its own, so rows already imported, a taken slug and the same-destination rule decide between
+ * those rows as they would one after another.
  */
 async function importBatch(context: JobContext, start: number, rows: ImportRow[]): Promise<EntryOutcome[]> {
   const seen = new Set<string>();
@@ -169,9 +182,23 @@ async function importBatch(context: JobContext, start: number, rows: ImportRow[]
     for (const key of keys) seen.add(key);
   });
   const outcomes: EntryOutcome[] = new Array(rows.length);
+  const pending: PendingEntry[] = [];
   await concurrently(independent, CONCURRENT_ROWS, async (index) => {
-    outcomes[index] = await importEntry(context, start + index, rows[index]!);
+    const decided = await decideEntry(context, start + index, rows[index]!);
+    if ("outcome" in decided) outcomes[index] = decided;
+    else pending.push(decided);
   });
+  // Two entries whose destinations are the same once normalised: the later waits for the earlier's link, as in file order.
+  pending.sort((first, second) => first.entry - second.entry);
+  const claimed = new Set<string>();
+  const together: PendingEntry[] = [];
+  for (const item of pending) {
+    if (item.keys.some((key) => claimed.has(key))) dependent.push(item.entry - start);
+    else together.push(item);
+    for (const key of item.keys) claimed.add(key);
+  }
+  for (const outcome of await commitEntries(context, together)) outcomes[outcome.entry - start] = outcome;
+  dependent.sort((first, second) => first - second);
   for (const index of dependent) outcomes[index] = await importEntry(context, start + index, rows[index]!);
   return outcomes.map((outcome) => settledAgainst(context.made, outcome));
 }
@@ -196,12 +223,18 @@ async function concurrently<Item>(items: Item[], width: number, work: (item: Ite
 
 /**
  * The job paces itself on the import budget (IMPORT_WRITES_PER_MINUTE, the workspace's own for its
- * imports, never its write budget): refused, it waits as long as the budget says and asks again.
+ * imports, never its write budget), a batch's writes at once (in parts of at most the budget):
+ * refused, it waits as long as the budget says and asks again.
  */
-async function spendWrite(workspaceId: string): Promise<void> {
+async function spendWrites(workspaceId: string, writes: number): Promise<void> {
+  const budget = config().IMPORT_WRITES_PER_MINUTE;
+  for (let left = writes; left > 0; left -= budget) await spendWithinBudget(workspaceId, Math.min(left, budget));
+}
+
+async function spendWithinBudget(workspaceId: string, writes: number): Promise<void> {
   for (;;) {
     try {
-      return await enforceImportWriteLimit(workspaceId);
+      return await enforceImportWriteLimit(workspaceId, writes);
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== "rate_limited") throw error;
       const seconds = Number(error.headers["Retry-After"] ?? "1");

@@ -1,10 +1,11 @@
 import { type CreateEntitlement, spendAllowance } from "@/lib/billing/entitlement";
 import { clock } from "@/lib/clock";
 import type { DbClient } from "@/lib/db/client";
+import { newId } from "@/lib/db/random";
 import { DomainError } from "@/lib/http/errors";
 import { DEFAULT_TAG_COLOR } from "@/lib/tags/schemas";
 import { ensureTags, replaceLinkTags } from "@/lib/tags/store";
-import { type ChangedBy, linkChanged } from "./changes";
+import { type ChangedBy, type LinkChange, linkChanged, linksChanged } from "./changes";
 import { allocateSlug } from "./slugs";
 import type { LinkRow } from "./store";
 import * as store from "./store";
@@ -95,8 +96,57 @@ export function caseTwinTaken(slug: string, existing: string): DomainError {
   );
 }
 
-async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<CommittedLink> {
-  const row = {
+/**
+ * Many drafts in the caller's transaction (`client`, from transaction(): an import's batch), each
+ * decided as commitLink decides it, in a handful of statements whatever their number: the
+ * workspace's links to the reusable drafts' destinations read at once, every other draft inserted
+ * in one statement, and only the few a unique index refused there (a slug taken meanwhile, a case
+ * twin, a reusable twin written since the read) inserted one by one under the slug policy. A
+ * draft refused with a sentence (its slug is taken) has that refusal as its result and the others
+ * are written; anything else rolls the whole batch back. No allowance is spent: the caller's plan
+ * has no cap (a capped plan's links are committed one by one, each spending its unit).
+ */
+export async function commitLinks(drafts: readonly LinkDraft[], client: DbClient): Promise<(CommittedLink | DomainError)[]> {
+  if (drafts.length === 0) return [];
+  const results: (CommittedLink | DomainError | undefined)[] = new Array(drafts.length);
+  const reusableDrafts = drafts.filter((draft) => draft.reuse && !draft.slug);
+  const existing = await store.findReusableLinks(drafts[0]!.workspaceId, reusableDrafts, client);
+  const rows: (store.NewLink & { id: string })[] = [];
+  const draftOf = new Map<string, number>();
+  drafts.forEach((draft, index) => {
+    const reused = draft.reuse && !draft.slug ? existing.get(store.reusableKey(draft)) : undefined;
+    if (reused) {
+      results[index] = { link: reused, created: false, slugFellBack: false };
+      return;
+    }
+    const id = newId("lnk");
+    rows.push({ id, ...rowOf(draft), slug: draft.slug ?? allocateSlug(), reusable: draft.reuse && !draft.slug });
+    draftOf.set(id, index);
+  });
+  const changes: LinkChange[] = [];
+  for (const link of await store.insertLinks(rows, client)) {
+    const index = draftOf.get(link.id)!;
+    const tagged = await withTags(client, link, drafts[index]!);
+    results[index] = { link: tagged, created: true, slugFellBack: false };
+    changes.push({ kind: "created", link: tagged, before: null, by: drafts[index]!.by });
+  }
+  await linksChanged(client, changes);
+  for (const [index, draft] of drafts.entries()) {
+    if (results[index]) continue;
+    try {
+      results[index] = await insertUnderPolicy(client, draft);
+    } catch (error) {
+      // Decided in JavaScript after statements that succeeded: the transaction is still good for the others.
+      if (!(error instanceof DomainError)) throw error;
+      results[index] = error;
+    }
+  }
+  return results as (CommittedLink | DomainError)[];
+}
+
+/** The columns a draft writes, whatever its slug. */
+function rowOf(draft: LinkDraft): Omit<store.NewLink, "slug" | "reusable"> {
+  return {
     workspaceId: draft.workspaceId,
     host: draft.host,
     domainId: draft.domainId,
@@ -112,6 +162,10 @@ async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<Co
     originalCreatedAt: draft.original?.createdAt ?? null,
     archivedAt: draft.original?.archived ? new Date(clock().now()) : null,
   };
+}
+
+async function insertUnderPolicy(client: DbClient, draft: LinkDraft): Promise<CommittedLink> {
+  const row = rowOf(draft);
   if (draft.slug) {
     const link = await store.insertLink({ ...row, slug: draft.slug, reusable: false }, client);
     if (link) return { link: await created(client, link, draft), created: true, slugFellBack: false };

@@ -11,7 +11,7 @@ import { can, requirePermission } from "@/lib/workspaces/permissions";
 import type { Principal } from "@/lib/workspaces/types";
 import { isDeepStrictEqual } from "node:util";
 import { linkChanged } from "./changes";
-import { caseTwinTaken, commitLink, type CommittedLink, slugTaken } from "./commit";
+import { caseTwinTaken, commitLink, commitLinks, type CommittedLink, slugTaken } from "./commit";
 import { vetDestination } from "./destination-gate";
 import { hashPassword } from "./password";
 import { toListItem } from "./present";
@@ -115,27 +115,43 @@ export async function createLink(
 /** What an import knows of a link beyond the create: its original short URL, when its service created it, whether it was archived there. */
 export type ImportedOrigin = { importedFrom: string | null; createdAt: Date | null; archived: boolean };
 
+/** An import's row ready to be written: the create it passed (prepareLink) and where it comes from. */
+export type ImportedLink = { prepared: PreparedLink; origin: ImportedOrigin };
+
+/** Long enough for a batch of an import's links on a loaded machine; a batch holds no row another create waits on for long. */
+const IMPORT_BATCH_TRANSACTION = { maxWait: 10_000, timeout: 30_000 };
+
 /**
- * An import's row, prepared by the import (prepareLink), committed as an account's create. A row
+ * An import's rows, prepared by the import (prepareLink), committed as an account's creates. A row
  * that printed a code is a link of its own, never folded into another link to the same
  * destination: the report can then name the link carrying each printed code. The entitlement is
- * the import's, read once a batch (requireCreateEntitlement); a capped plan's allowance is still
- * spent, or refused, link by link in the link's own transaction.
+ * the import's, read once a batch (requireCreateEntitlement). Without a cap the rows are written in
+ * one transaction (commitLinks); a capped plan's are committed one by one, each spending its unit
+ * of the allowance in its own transaction, so the rows before the allowance ran out are kept. Each
+ * row's result is its link, or the sentence that refused it.
  */
-export async function createImportedLink(
+export async function createImportedLinks(
   principal: Principal,
-  prepared: PreparedLink,
-  origin: ImportedOrigin,
+  links: readonly ImportedLink[],
   entitlement: CreateEntitlement,
-): Promise<CommittedLink> {
+): Promise<(CommittedLink | DomainError)[]> {
   requirePermission(principal, "links.create", "Your role in this workspace does not allow creating links.");
-  const draft = {
+  const drafts = links.map(({ prepared, origin }) => ({
     ...accountDraft(principal, prepared, origin.importedFrom),
     reuse: origin.importedFrom === null && reusable(prepared),
     keepCaseTwin: true,
     original: { createdAt: origin.createdAt, archived: origin.archived },
-  };
-  return commitLink(draft, { entitlement });
+  }));
+  if (!entitlement.limit) return transaction((tx) => commitLinks(drafts, tx), IMPORT_BATCH_TRANSACTION);
+  const results: (CommittedLink | DomainError)[] = [];
+  for (const draft of drafts) results.push(await commitLink(draft, { entitlement }).catch(refusalOnly));
+  return results;
+}
+
+/** A refusal (a sentence for the caller) as a value; anything else is thrown on. */
+function refusalOnly(error: unknown): DomainError {
+  if (error instanceof DomainError) return error;
+  throw error;
 }
 
 function accountDraft(principal: Principal, prepared: PreparedLink, importedFrom: string | null) {

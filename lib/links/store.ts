@@ -76,9 +76,49 @@ export async function insertLink(link: NewLink, client: DbClient = db()): Promis
   return inserted ? { ...inserted, tags: [] } : null;
 }
 
+/**
+ * insertLink for many links in one statement (an import's batch): each row its own id and slug.
+ * The rows a unique index refused (a slug taken, a case twin, a reusable twin) are absent from the answer.
+ */
+export async function insertLinks(links: readonly (NewLink & { id: string })[], client: DbClient): Promise<LinkRow[]> {
+  if (links.length === 0) return [];
+  const now = new Date(clock().now());
+  const inserted = await client.link.createManyAndReturn({
+    data: links.map((link) => ({ ...link, ...quarantineEntry(now), createdAt: now, updatedAt: now })),
+    skipDuplicates: true,
+    select: LINK_SCALARS,
+  });
+  return inserted.map((link) => ({ ...link, tags: [] }));
+}
+
 export async function readLink(id: string, client: DbClient = db()): Promise<LinkRow> {
   return client.link.findUniqueOrThrow({ where: { id }, select: LINK_COLUMNS });
 }
+
+/**
+ * findReusableLink for many destinations of one workspace at once: the live reusable link of each
+ * (host, destination) asked for, by `reusableKey`.
+ */
+export async function findReusableLinks(
+  workspaceId: string,
+  wanted: readonly { host: string | null; destination: string }[],
+  client: DbClient,
+): Promise<Map<string, LinkRow>> {
+  if (wanted.length === 0) return new Map();
+  const found = await client.$queryRaw<{ id: string }[]>`
+    SELECT id FROM links
+    WHERE workspace_id = ${workspaceId} AND reusable AND archived_at IS NULL AND password_hash IS NULL
+      AND scan_limit_after IS NULL
+      AND (COALESCE(host, ''), destination) IN (
+        SELECT * FROM unnest(${wanted.map((link) => link.host ?? "")}::text[], ${wanted.map((link) => link.destination)}::text[]))`;
+  const links = await readLinks(
+    client,
+    found.map((row) => row.id),
+  );
+  return new Map(links.map((link) => [reusableKey(link), link]));
+}
+
+export const reusableKey = (link: { host: string | null; destination: string }) => `${link.host ?? ""} ${link.destination}`;
 
 export async function findReusableLink(
   workspaceId: string,

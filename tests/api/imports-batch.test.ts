@@ -1,0 +1,144 @@
+import { requireCreateEntitlement } from "@/lib/billing/entitlement";
+import { clock } from "@/lib/clock";
+import { db } from "@/lib/db/client";
+import { newId, randomString } from "@/lib/db/random";
+import { DomainError } from "@/lib/http/errors";
+import type { CommittedLink } from "@/lib/links/commit";
+import { createImportedLinks, type ImportedLink, prepareLink } from "@/lib/links/service";
+import type { Principal } from "@/lib/workspaces/types";
+import { describe, expect, it } from "vitest";
+import { call, newUser, type TestUser } from "../support/api";
+
+/**
+ * An import writes a batch of rows in one transaction (lib/links/commit.ts, commitLinks), and each
+ * row still ends as it would have alone: a refusal is that row's, the others are written with their
+ * history; a failure of the batch leaves none of it; a capped plan's rows go one by one.
+ */
+const owner = (user: TestUser): Principal => ({
+  kind: "session",
+  userId: user.userId,
+  workspaceId: user.workspaceId,
+  role: "owner",
+});
+
+async function verifiedDomain(user: TestUser): Promise<{ id: string; hostname: string }> {
+  const hostname = `go-${randomString("abcdefghijkmnpqrstuvwxyz", 8)}.import-batch.com`;
+  const id = newId("dom");
+  await db().domain.create({ data: { id, workspaceId: user.workspaceId, hostname, verifiedAt: new Date(clock().now()) } });
+  return { id, hostname };
+}
+
+async function importedLink(
+  user: TestUser,
+  destination: string,
+  code?: { slug: string; domain: { id: string; hostname: string } },
+): Promise<ImportedLink> {
+  const prepared = await prepareLink(
+    user.workspaceId,
+    { destination, ...(code && { slug: code.slug, domain_id: code.domain.id }) },
+    code ? { verifiedDomain: code.domain } : {},
+  );
+  const importedFrom = code ? `${code.domain.hostname}/${code.slug}` : null;
+  return { prepared, origin: { importedFrom, createdAt: null, archived: false } };
+}
+
+const committed = (result: CommittedLink | DomainError | undefined): CommittedLink => {
+  if (!result || result instanceof DomainError) throw new Error(`expected a link, got ${String(result)}`);
+  return result;
+};
+
+async function finished(user: TestUser, id: string) {
+  for (let attempt = 0; attempt < 2400; attempt++) {
+    const response = await call("GET", `/api/imports/${id}`, { token: user.token });
+    if (response.body.status === "done" || response.body.status === "failed") return response.body;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`import ${id} did not finish`);
+}
+
+describe("an import's batch, written together", () => {
+  it("gives each row its own end: a slug taken since the batch's read is that row's refusal, the others are written", async () => {
+    const user = await newUser();
+    const other = await newUser();
+    const domain = await verifiedDomain(user);
+    const links = [
+      await importedLink(user, "https://example.com/batch/first", { slug: "first", domain }),
+      await importedLink(user, "https://example.com/batch/taken", { slug: "taken", domain }),
+      await importedLink(user, "https://example.com/batch/plain"),
+      await importedLink(user, "https://example.com/batch/existing"),
+      await importedLink(user, "https://example.com/batch/twice"),
+      await importedLink(user, "https://example.com/batch/twice"),
+    ];
+    // Taken after the import read the domain's codes: another workspace's link on the same host and slug.
+    await db().link.create({
+      data: {
+        id: newId("lnk"),
+        workspaceId: other.workspaceId,
+        host: domain.hostname,
+        slug: "taken",
+        destination: "https://example.com/someone-else",
+        reusable: false,
+        status: 1,
+      },
+    });
+    const existing = await call("POST", "/api/links", {
+      token: user.token,
+      body: { destination: "https://example.com/batch/existing" },
+    });
+    expect(existing.status).toBe(201);
+
+    const results = await createImportedLinks(owner(user), links, await requireCreateEntitlement(user.workspaceId));
+
+    expect(committed(results[0]).link).toMatchObject({ host: domain.hostname, slug: "first" });
+    expect(results[1]).toBeInstanceOf(DomainError);
+    expect((results[1] as DomainError).message).toMatch(/The slug "taken" is already taken/);
+    expect(committed(results[2])).toMatchObject({
+      created: true,
+      link: { host: null, destination: "https://example.com/batch/plain" },
+    });
+    // The workspace's own link to a destination is handed back, as a single create would.
+    expect(committed(results[3])).toMatchObject({ created: false, link: { id: existing.body.id } });
+    // Two rows to one destination in one batch: one link, the second row given the first's.
+    expect(committed(results[4]).created).toBe(true);
+    expect(committed(results[5])).toMatchObject({ created: false, link: { id: committed(results[4]).link.id } });
+
+    const madeIds = [0, 2, 4].map((index) => committed(results[index]).link.id);
+    const history = await db().linkHistory.findMany({
+      where: { linkId: { in: madeIds } },
+      select: { linkId: true, change: true },
+    });
+    expect(history.map((row) => `${row.linkId} ${row.change}`).toSorted()).toEqual(
+      madeIds.map((linkId) => `${linkId} created`).toSorted(),
+    );
+    expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(4);
+  });
+
+  it("leaves nothing of a batch whose write fails", async () => {
+    const user = await newUser();
+    const fine = await importedLink(user, "https://example.com/batch/rolled-back");
+    // A row no unique index refuses but the database does: the domain it names does not exist.
+    const other = await importedLink(user, "https://example.com/batch/broken");
+    const broken = { ...other, prepared: { ...other.prepared, slug: "broken", host: "gone.example", domainId: newId("dom") } };
+    await expect(
+      createImportedLinks(owner(user), [fine, broken], await requireCreateEntitlement(user.workspaceId)),
+    ).rejects.toThrow();
+    expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(0);
+    expect(await db().linkHistory.count({ where: { workspaceId: user.workspaceId } })).toBe(0);
+  });
+
+  it("writes a capped plan's rows one by one: those the allowance has room for are created, the rest fail with its sentence", async () => {
+    const user = await newUser("import-starter", { subscription: { plan: "starter", interval: "month" } });
+    const file = `url\n${Array.from({ length: 103 }, (_, index) => `https://example.com/capped/${index}`).join("\n")}\n`;
+    const started = await call("POST", "/api/imports?format=generic", {
+      token: user.token,
+      rawBody: file,
+      headers: { "content-type": "text/csv" },
+    });
+    expect(started.status).toBe(202);
+    const report = await finished(user, started.body.id);
+    expect(report).toMatchObject({ status: "done", total: 103, created: 100, failed: 3 });
+    expect(report.errors.map((error: { row: number }) => error.row)).toEqual([102, 103, 104]);
+    expect(report.errors[0].error).toMatch(/created all 100 new links its plan allows/);
+    expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(100);
+  }, 60_000);
+});
