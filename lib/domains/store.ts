@@ -267,15 +267,19 @@ export async function blockDomainDestination(
 }
 
 /** Where the domain's root goes (null: our plain page, or no such domain). */
-export async function domainRoot(id: string): Promise<string | null> {
-  return (await db().domain.findUnique({ where: { id }, select: { rootDestination: true } }))?.rootDestination ?? null;
+/** A domain's root as it stands: its destination, and why the re-check stopped serving it (null: served). */
+export type DomainRoot = { destination: string; blocked: string | null };
+
+export async function domainRoot(id: string): Promise<DomainRoot | null> {
+  const row = await db().domain.findUnique({ where: { id }, select: { rootDestination: true, rootDestinationBlocked: true } });
+  return row?.rootDestination ? { destination: row.rootDestination, blocked: row.rootDestinationBlocked } : null;
 }
 
 /**
  * Gives the domain's root this destination unless it has one (an import's `_root`): null when this
- * call set it, else the destination it already had. One conditional UPDATE decides a race.
+ * call set it, else the root it already had. One conditional UPDATE decides a race.
  */
-export async function claimDomainRoot(id: string, destination: string): Promise<string | null> {
+export async function claimDomainRoot(id: string, destination: string): Promise<DomainRoot | null> {
   const { count } = await db().domain.updateMany({
     where: { id, rootDestination: null },
     data: { rootDestination: destination },

@@ -197,11 +197,19 @@ async function importedRoot(
   const before = context.record.dryRun
     ? await domainStore.domainRoot(target.domainId)
     : await domainStore.claimDomainRoot(target.domainId, destination);
-  if (before !== null && before !== destination) {
+  if (before !== null && before.destination !== destination) {
     throw new DomainError(
       "conflict",
-      `The root of ${target.host} already sends visitors to ${before}: change it on the domain if this row's ` +
+      `The root of ${target.host} already sends visitors to ${before.destination}: change it on the domain if this row's ` +
         `destination should have it instead.`,
+    );
+  }
+  if (before?.blocked) {
+    // The same destination, which the background re-check stopped serving: visitors get our plain page, so nothing is kept.
+    throw new DomainError(
+      "refused",
+      `The root of ${target.host} is set to this destination, but the safety re-check stopped sending visitors there ` +
+        `(${before.blocked}): set the domain's root again once the destination is safe.`,
     );
   }
   if (before !== null) return { outcome: "kept", linkId: null, mergedInto: null, error: null, keys: [] };

@@ -155,5 +155,16 @@ describe("Dub's _root", () => {
     const other = await run(file("https://example.com/dub/elsewhere"));
     expect(other).toMatchObject({ created: 0, kept: 1, failed: 1 });
     expect(other.errors[0].error).toContain("already sends visitors to https://example.com/dub/home");
+
+    // The re-check stopped serving the root: the same row is no longer "kept", since visitors get our plain page.
+    await db().domain.update({ where: { id: domain.id }, data: { rootDestinationBlocked: "a safety check found it malicious" } });
+    for (const query of ["?dry_run=1", ""]) {
+      const blocked = await run(file("https://example.com/dub/home"), query);
+      expect(blocked).toMatchObject({ created: 0, kept: 1, failed: 1 });
+      expect(blocked.errors[0].error).toMatch(
+        /The root of \S+ is set to this destination, but the safety re-check stopped sending visitors there \(a safety check found it malicious\)/,
+      );
+    }
+    expect((await db().domain.findUniqueOrThrow({ where: { id: domain.id } })).rootDestinationBlocked).not.toBeNull();
   });
 });
