@@ -105,12 +105,19 @@ export async function findReusableLinks(
   client: DbClient,
 ): Promise<Map<string, LinkRow>> {
   if (wanted.length === 0) return new Map();
+  // One probe of links_live_destination_key a destination. As `(host, destination) IN (…)` the planner
+  // walked every live link of the workspace for each batch, a cost that grew with the import; the
+  // LIMIT keeps the lateral subquery from being flattened into that join.
   const found = await client.$queryRaw<{ id: string }[]>`
-    SELECT id FROM links
-    WHERE workspace_id = ${workspaceId} AND reusable AND archived_at IS NULL AND password_hash IS NULL
-      AND scan_limit_after IS NULL
-      AND (COALESCE(host, ''), destination) IN (
-        SELECT * FROM unnest(${wanted.map((link) => link.host ?? "")}::text[], ${wanted.map((link) => link.destination)}::text[]))`;
+    SELECT link.id
+    FROM unnest(${wanted.map((link) => link.host ?? "")}::text[], ${wanted.map((link) => link.destination)}::text[])
+      AS wanted (host, destination)
+    CROSS JOIN LATERAL (
+      SELECT id FROM links
+      WHERE workspace_id = ${workspaceId} AND COALESCE(host, '') = wanted.host AND destination = wanted.destination
+        AND reusable AND archived_at IS NULL AND password_hash IS NULL AND scan_limit_after IS NULL
+      LIMIT 1
+    ) AS link`;
   const links = await readLinks(
     client,
     found.map((row) => row.id),
