@@ -57,6 +57,12 @@ export async function transaction<Result>(
   return result;
 }
 
+/** PostgreSQL aborted the transaction for a deadlock or a write conflict: run again, it may well commit. */
+export function isWriteConflict(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return (error as { code?: unknown }).code === "P2034" || /deadlock detected|could not serialize access/.test(error.message);
+}
+
 /**
  * Queues `callback` for after the commit of the transaction `client` belongs to (one opened by
  * transaction()): what others must hear of a write (a cache to drop) is told only once it is

@@ -47,16 +47,14 @@ export async function enforceWriteLimit(workspaceId: string): Promise<void> {
 }
 
 /**
- * An import's writes, one a link (`links` of them at once, at most the budget), from a budget of
- * their own per workspace (IMPORT_WRITES_PER_MINUTE), never from the workspace's write budget: the
- * workspace keeps creating links while a job runs.
+ * An import's writes, one a link, from a budget of their own per workspace (IMPORT_WRITES_PER_MINUTE),
+ * never from the workspace's write budget: the workspace keeps creating links while a job runs.
  */
-export async function enforceImportWriteLimit(workspaceId: string, links = 1): Promise<void> {
+export async function enforceImportWriteLimit(workspaceId: string): Promise<void> {
   await enforceLimit(
     limiterFor(IMPORT_WRITE_LIMIT_PREFIX, config().IMPORT_WRITES_PER_MINUTE),
     `workspace:${workspaceId}`,
     "Too many imported links this minute for this workspace",
-    links,
   );
 }
 

@@ -120,11 +120,9 @@ export async function decideEntry(context: JobContext, entry: number, row: Impor
     const keys = origin ? [...rawKeys, printedKey(origin, row)] : [...rawKeys, `destination:${prepared.destination}`];
     const sameDestination = madeFor(context.made, keys);
     if (sameDestination) return outcome(merged(sameDestination));
-    if (context.record.dryRun) {
-      const existing = origin ? null : await store.reusableLink(context.record.workspaceId, null, prepared.destination);
+    if (context.record.dryRun && !origin) {
+      const existing = await store.reusableLink(context.record.workspaceId, null, prepared.destination);
       if (existing) return outcome(kept(existing.id));
-      remember(context.made, keys, row.row, null);
-      return outcome({ outcome: "created", linkId: null, mergedInto: null, error: null, keys });
     }
     const importedFrom = origin?.importedFrom ?? null;
     const original = { importedFrom, createdAt: row.createdAt ? new Date(row.createdAt) : null, archived: row.archived ?? false };
@@ -142,6 +140,8 @@ export async function decideEntry(context: JobContext, entry: number, row: Impor
  */
 export async function commitEntries(context: JobContext, pending: readonly PendingEntry[]): Promise<EntryOutcome[]> {
   if (pending.length === 0) return [];
+  // A dry run writes nothing: each entry would be created, as the rows after it see.
+  if (context.record.dryRun) return pending.map((item) => createdEntry(context, item, null));
   let results: (CommittedLink | DomainError)[];
   try {
     const entitlement = await context.batch.entitlement!;
@@ -160,11 +160,30 @@ export async function commitEntries(context: JobContext, pending: readonly Pendi
   return pending.map((item, index) => {
     const result = results[index]!;
     if (result instanceof DomainError) return failedEntry(item.entry, item.row, result);
-    const outcome = { entry: item.entry, row: item.row.row, code: item.row.shortLink };
-    if (!result.created) return { ...outcome, ...keptOrMerged(context.made, result.link.id) };
-    remember(context.made, item.keys, item.row.row, result.link.id);
-    return { ...outcome, outcome: "created", linkId: result.link.id, mergedInto: null, error: null, keys: item.keys };
+    if (!result.created)
+      return { entry: item.entry, row: item.row.row, code: item.row.shortLink, ...keptOrMerged(context.made, result.link.id) };
+    return createdEntry(context, item, result.link.id);
   });
+}
+
+/** An entry that made its link (none on a dry run), remembered for the entries after it. */
+function createdEntry(context: JobContext, item: PendingEntry, linkId: string | null): EntryOutcome {
+  remember(context.made, item.keys, item.row.row, linkId);
+  return {
+    entry: item.entry,
+    row: item.row.row,
+    code: item.row.shortLink,
+    outcome: "created",
+    linkId,
+    mergedInto: null,
+    error: null,
+    keys: item.keys,
+  };
+}
+
+/** Something this import made since the entry was decided shares one of its keys: it must be decided again. */
+export function madeSince(context: JobContext, item: PendingEntry): boolean {
+  return madeFor(context.made, item.keys) !== null;
 }
 
 function failedEntry(entry: number, row: ImportRow, error: DomainError): EntryOutcome {
@@ -198,10 +217,12 @@ async function importedRoot(
     ? await domainStore.domainRoot(target.domainId)
     : await domainStore.claimDomainRoot(target.domainId, destination);
   if (before !== null && before.destination !== destination) {
+    const now = before.blocked
+      ? `is set to ${before.destination}, which the safety re-check stopped serving (${before.blocked})`
+      : `already sends visitors to ${before.destination}`;
     throw new DomainError(
       "conflict",
-      `The root of ${target.host} already sends visitors to ${before.destination}: change it on the domain if this row's ` +
-        `destination should have it instead.`,
+      `The root of ${target.host} ${now}: change it on the domain if this row's destination should have it instead.`,
     );
   }
   if (before?.blocked) {

@@ -1,4 +1,3 @@
-import { config } from "@/lib/config";
 import type { DbClient } from "@/lib/db/client";
 import { newSecretToken } from "@/lib/db/random";
 import { DomainError } from "@/lib/http/errors";
@@ -16,6 +15,7 @@ import {
   type JobContext,
   lookupsFor,
   madeFrom,
+  madeSince,
   type PendingEntry,
   settledAgainst,
 } from "./entries";
@@ -166,41 +166,54 @@ function announceFinished(client: DbClient, record: ImportRecord): Promise<void>
 
 /**
  * A batch's entries, each with the outcome it would have had in file order. Entries are decided
- * several at a time (their checks wait mostly on DNS) and those that create a link are written
- * together, in one transaction. An entry sharing its original short URL or its destination with an
- * earlier one of the batch waits until the others are written, and is then decided and written on
- * its own, so rows already imported, a taken slug and the same-destination rule decide between
- * those rows as they would one after another.
+ * several at a time (their checks wait mostly on DNS), and written in file order: the entries that
+ * create a link together, in one transaction, up to an entry that must see what those made. That
+ * one (it shares its original short URL or its destination with an earlier entry, or something made
+ * since it was decided shares its keys) is then decided and written on its own, so rows already
+ * imported, a taken slug and the same-destination rule decide between rows as one after another.
  */
 async function importBatch(context: JobContext, start: number, rows: ImportRow[]): Promise<EntryOutcome[]> {
+  const waits = entriesThatWait(context, rows);
+  const outcomes: EntryOutcome[] = new Array(rows.length);
+  const decided = new Map<number, PendingEntry>();
+  const first = rows.flatMap((_, index) => (waits.has(index) ? [] : [index]));
+  await concurrently(first, CONCURRENT_ROWS, async (index) => {
+    const entry = await decideEntry(context, start + index, rows[index]!);
+    if ("outcome" in entry) outcomes[index] = entry;
+    else decided.set(index, entry);
+  });
+  let together: PendingEntry[] = [];
+  const claimed = new Set<string>();
+  const write = async () => {
+    for (const outcome of await commitEntries(context, together)) outcomes[outcome.entry - start] = outcome;
+    together = [];
+    claimed.clear();
+  };
+  for (const [index, row] of rows.entries()) {
+    const pending = decided.get(index);
+    if (!pending && !waits.has(index)) continue;
+    if (pending && !pending.keys.some((key) => claimed.has(key)) && !madeSince(context, pending)) {
+      together.push(pending);
+      for (const key of pending.keys) claimed.add(key);
+      continue;
+    }
+    await write();
+    outcomes[index] = await importEntry(context, start + index, row);
+  }
+  await write();
+  return outcomes.map((outcome) => settledAgainst(context.made, outcome));
+}
+
+/** The entries sharing their original short URL or their destination as written with an earlier one of the batch. */
+function entriesThatWait(context: JobContext, rows: ImportRow[]): Set<number> {
   const seen = new Set<string>();
-  const independent: number[] = [];
-  const dependent: number[] = [];
+  const waits = new Set<number>();
   rows.forEach((row, index) => {
     const keys = entryKeys(context, row);
-    (keys.some((key) => seen.has(key)) ? dependent : independent).push(index);
+    if (keys.some((key) => seen.has(key))) waits.add(index);
     for (const key of keys) seen.add(key);
   });
-  const outcomes: EntryOutcome[] = new Array(rows.length);
-  const pending: PendingEntry[] = [];
-  await concurrently(independent, CONCURRENT_ROWS, async (index) => {
-    const decided = await decideEntry(context, start + index, rows[index]!);
-    if ("outcome" in decided) outcomes[index] = decided;
-    else pending.push(decided);
-  });
-  // Two entries whose destinations are the same once normalised: the later waits for the earlier's link, as in file order.
-  pending.sort((first, second) => first.entry - second.entry);
-  const claimed = new Set<string>();
-  const together: PendingEntry[] = [];
-  for (const item of pending) {
-    if (item.keys.some((key) => claimed.has(key))) dependent.push(item.entry - start);
-    else together.push(item);
-    for (const key of item.keys) claimed.add(key);
-  }
-  for (const outcome of await commitEntries(context, together)) outcomes[outcome.entry - start] = outcome;
-  dependent.sort((first, second) => first - second);
-  for (const index of dependent) outcomes[index] = await importEntry(context, start + index, rows[index]!);
-  return outcomes.map((outcome) => settledAgainst(context.made, outcome));
+  return waits;
 }
 
 /** Runs `work` on every item, at most `width` at a time; the first failure is thrown once all have stopped. */
@@ -223,18 +236,18 @@ async function concurrently<Item>(items: Item[], width: number, work: (item: Ite
 
 /**
  * The job paces itself on the import budget (IMPORT_WRITES_PER_MINUTE, the workspace's own for its
- * imports, never its write budget), a batch's writes at once (in parts of at most the budget):
- * refused, it waits as long as the budget says and asks again.
+ * imports, never its write budget), a write at a time however many a batch writes: a cost of many
+ * at once that does not fit is counted all the same by Upstash's sliding window, and could then
+ * never fit. Refused, it waits as long as the budget says and asks again.
  */
 async function spendWrites(workspaceId: string, writes: number): Promise<void> {
-  const budget = config().IMPORT_WRITES_PER_MINUTE;
-  for (let left = writes; left > 0; left -= budget) await spendWithinBudget(workspaceId, Math.min(left, budget));
+  for (let spent = 0; spent < writes; spent++) await spendWrite(workspaceId);
 }
 
-async function spendWithinBudget(workspaceId: string, writes: number): Promise<void> {
+async function spendWrite(workspaceId: string): Promise<void> {
   for (;;) {
     try {
-      return await enforceImportWriteLimit(workspaceId, writes);
+      return await enforceImportWriteLimit(workspaceId);
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== "rate_limited") throw error;
       const seconds = Number(error.headers["Retry-After"] ?? "1");

@@ -102,8 +102,8 @@ export function caseTwinTaken(slug: string, existing: string): DomainError {
  * workspace's links to the reusable drafts' destinations read at once, every other draft inserted
  * in one statement, and only the few a unique index refused there (a slug taken meanwhile, a case
  * twin, a reusable twin written since the read) inserted one by one under the slug policy. A
- * draft refused with a sentence (its slug is taken) has that refusal as its result and the others
- * are written; anything else rolls the whole batch back. No allowance is spent: the caller's plan
+ * draft refused with a sentence (its slug is taken) has that refusal as its result, none of its
+ * writes, and the others are written; anything else rolls the whole batch back. No allowance is spent: the caller's plan
  * has no cap (a capped plan's links are committed one by one, each spending its unit).
  */
 export async function commitLinks(drafts: readonly LinkDraft[], client: DbClient): Promise<(CommittedLink | DomainError)[]> {
@@ -133,11 +133,14 @@ export async function commitLinks(drafts: readonly LinkDraft[], client: DbClient
   await linksChanged(client, changes);
   for (const [index, draft] of drafts.entries()) {
     if (results[index]) continue;
+    // A refusal may come after this draft's link was inserted (its tags): a savepoint takes back its writes alone.
+    await client.$executeRaw`SAVEPOINT commit_draft`;
     try {
       results[index] = await insertUnderPolicy(client, draft);
+      await client.$executeRaw`RELEASE SAVEPOINT commit_draft`;
     } catch (error) {
-      // Decided in JavaScript after statements that succeeded: the transaction is still good for the others.
       if (!(error instanceof DomainError)) throw error;
+      await client.$executeRaw`ROLLBACK TO SAVEPOINT commit_draft`;
       results[index] = error;
     }
   }

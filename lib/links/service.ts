@@ -1,6 +1,6 @@
 import { type CreateEntitlement, requireCreateEntitlement, requireEditEntitlement } from "@/lib/billing/entitlement";
 import { clock } from "@/lib/clock";
-import { transaction } from "@/lib/db/client";
+import { isWriteConflict, transaction } from "@/lib/db/client";
 import { isRecordId } from "@/lib/db/random";
 import { validate } from "@/lib/http/body";
 import { type Download, etagOf } from "@/lib/http/download";
@@ -120,6 +120,7 @@ export type ImportedLink = { prepared: PreparedLink; origin: ImportedOrigin };
 
 /** Long enough for a batch of an import's links on a loaded machine; a batch holds no row another create waits on for long. */
 const IMPORT_BATCH_TRANSACTION = { maxWait: 10_000, timeout: 30_000 };
+const IMPORT_BATCH_ATTEMPTS = 3;
 
 /**
  * An import's rows, prepared by the import (prepareLink), committed as an account's creates. A row
@@ -142,10 +143,25 @@ export async function createImportedLinks(
     keepCaseTwin: true,
     original: { createdAt: origin.createdAt, archived: origin.archived },
   }));
-  if (!entitlement.limit) return transaction((tx) => commitLinks(drafts, tx), IMPORT_BATCH_TRANSACTION);
+  if (!entitlement.limit) return commitBatch(drafts);
   const results: (CommittedLink | DomainError)[] = [];
   for (const draft of drafts) results.push(await commitLink(draft, { entitlement }).catch(refusalOnly));
   return results;
+}
+
+/**
+ * Two batches of one workspace at once (two imports) may meet on new rows in opposite orders (the
+ * same destinations, new tag names): PostgreSQL aborts one of them, which is run again, since
+ * nothing of a rolled-back batch was written or announced.
+ */
+async function commitBatch(drafts: Parameters<typeof commitLinks>[0]): Promise<(CommittedLink | DomainError)[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transaction((tx) => commitLinks(drafts, tx), IMPORT_BATCH_TRANSACTION);
+    } catch (error) {
+      if (attempt >= IMPORT_BATCH_ATTEMPTS || !isWriteConflict(error)) throw error;
+    }
+  }
 }
 
 /** A refusal (a sentence for the caller) as a value; anything else is thrown on. */

@@ -1,10 +1,11 @@
 import { requireCreateEntitlement } from "@/lib/billing/entitlement";
 import { clock } from "@/lib/clock";
-import { db } from "@/lib/db/client";
+import { db, transaction } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
 import { DomainError } from "@/lib/http/errors";
 import type { CommittedLink } from "@/lib/links/commit";
 import { createImportedLinks, type ImportedLink, prepareLink } from "@/lib/links/service";
+import * as linkStore from "@/lib/links/store";
 import type { Principal } from "@/lib/workspaces/types";
 import { describe, expect, it } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
@@ -141,4 +142,78 @@ describe("an import's batch, written together", () => {
     expect(report.errors[0].error).toMatch(/created all 100 new links its plan allows/);
     expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(100);
   }, 60_000);
+
+  it("writes in file order around a row that waits on an earlier one that failed", async () => {
+    const user = await newUser();
+    const domain = await verifiedDomain(user);
+    // Row 2 fails (its password is too short); row 3 repeats its destination, so it waits for it; row 4
+    // is the same destination once normalised. Rows 5 and 6 print one code (row 5 has no usable
+    // destination); row 7 prints it percent-escaped: the same slug.
+    const file =
+      "url,password,short_link\n" +
+      "https://example.com/order/same,ab,\n" +
+      "https://example.com/order/same,,\n" +
+      "https://EXAMPLE.com/order/same,,\n" +
+      `ftp://example.com/nope,,https://${domain.hostname}/abc\n` +
+      `https://example.com/order/six,,https://${domain.hostname}/abc\n` +
+      `https://example.com/order/eight,,https://${domain.hostname}/%61bc\n`;
+    const started = await call("POST", "/api/imports?format=generic", {
+      token: user.token,
+      rawBody: file,
+      headers: { "content-type": "text/csv" },
+    });
+    const report = await finished(user, started.body.id);
+    const entries = await db().importEntry.findMany({
+      where: { importId: report.id },
+      orderBy: { entry: "asc" },
+      select: { row: true, outcome: true, mergedInto: true },
+    });
+    // One after another: row 3 makes the link and row 4 shares it; row 6 takes "abc", which row 7 finds taken.
+    expect(entries.map((entry) => `${entry.row} ${entry.outcome}${entry.mergedInto ? ` into ${entry.mergedInto}` : ""}`)).toEqual(
+      ["2 failed", "3 created", "4 merged into 3", "5 failed", "6 created", "7 failed"],
+    );
+  });
+
+  it("runs a batch again that met another batch of the workspace in the opposite order", async () => {
+    const user = await newUser();
+    const [x, y] = ["https://example.com/batch/deadlock-x", "https://example.com/batch/deadlock-y"];
+    const links = [await importedLink(user, x), await importedLink(user, y)];
+    const row = (destination: string) => ({
+      id: newId("lnk"),
+      workspaceId: user.workspaceId,
+      slug: randomString("abcdefghijkmnpqrstuvwxyz23456789", 10),
+      reusable: true,
+      host: null,
+      domainId: null,
+      destination,
+      createdByUserId: user.userId,
+    });
+    // Another batch of the workspace (its file lists y before x) holds y; ours writes x and waits for y; the other then reaches x.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const other = transaction(
+      async (tx) => {
+        await linkStore.insertLinks([row(y)], tx);
+        holding();
+        await gate;
+        await linkStore.insertLinks([row(x)], tx);
+      },
+      { timeout: 30_000 },
+    );
+    await held;
+    const ours = createImportedLinks(owner(user), links, await requireCreateEntitlement(user.workspaceId));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    release();
+    const [, results] = await Promise.allSettled([other, ours]);
+    // PostgreSQL aborted one of the two; ours, run again if it was the one, hands out the workspace's one link to each destination.
+    expect(results.status).toBe("fulfilled");
+    const made = await db().link.findMany({ where: { workspaceId: user.workspaceId }, select: { id: true, destination: true } });
+    expect(made.map((link) => link.destination).toSorted()).toEqual([x, y]);
+    const handedOut = (results as PromiseFulfilledResult<(CommittedLink | DomainError)[]>).value.map(
+      (result) => committed(result).link.id,
+    );
+    expect(handedOut.toSorted()).toEqual(made.map((link) => link.id).toSorted());
+  }, 30_000);
 });
