@@ -102,9 +102,10 @@ export function caseTwinTaken(slug: string, existing: string): DomainError {
  * workspace's links to the reusable drafts' destinations read at once, every other draft inserted
  * in one statement, and only the few a unique index refused there (a slug taken meanwhile, a case
  * twin, a reusable twin written since the read) inserted one by one under the slug policy. A
- * draft refused with a sentence (its slug is taken) has that refusal as its result, none of its
- * writes, and the others are written; anything else rolls the whole batch back. No allowance is spent: the caller's plan
- * has no cap (a capped plan's links are committed one by one, each spending its unit).
+ * draft refused with a sentence (its slug is taken) has that refusal as its result and none of
+ * its writes, and the others are written; anything else rolls the whole batch back. No allowance
+ * is spent: the caller's plan has no cap (a capped plan's links are committed one by one, each
+ * spending its unit).
  */
 export async function commitLinks(drafts: readonly LinkDraft[], client: DbClient): Promise<(CommittedLink | DomainError)[]> {
   if (drafts.length === 0) return [];
