@@ -57,6 +57,23 @@ export async function transaction<Result>(
   return result;
 }
 
+/**
+ * Runs `work` in a savepoint of the caller's transaction (`client`, from transaction()): when it
+ * throws, its writes alone are taken back and the transaction may go on; the error is thrown on.
+ */
+export async function withSavepoint<Result>(client: DbClient, work: () => Promise<Result>): Promise<Result> {
+  await client.$executeRaw`SAVEPOINT within_transaction`;
+  try {
+    const result = await work();
+    await client.$executeRaw`RELEASE SAVEPOINT within_transaction`;
+    return result;
+  } catch (error) {
+    // A connection gone meanwhile fails the rollback too: the error that matters is work's.
+    await client.$executeRaw`ROLLBACK TO SAVEPOINT within_transaction`.catch(() => undefined);
+    throw error;
+  }
+}
+
 /** PostgreSQL aborted the transaction for a deadlock or a write conflict: run again, it may well commit. */
 export function isWriteConflict(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

@@ -1,6 +1,6 @@
 import { type CreateEntitlement, spendAllowance } from "@/lib/billing/entitlement";
 import { clock } from "@/lib/clock";
-import type { DbClient } from "@/lib/db/client";
+import { type DbClient, withSavepoint } from "@/lib/db/client";
 import { newId } from "@/lib/db/random";
 import { DomainError } from "@/lib/http/errors";
 import { DEFAULT_TAG_COLOR } from "@/lib/tags/schemas";
@@ -134,14 +134,11 @@ export async function commitLinks(drafts: readonly LinkDraft[], client: DbClient
   await linksChanged(client, changes);
   for (const [index, draft] of drafts.entries()) {
     if (results[index]) continue;
-    // A refusal may come after this draft's link was inserted (its tags): a savepoint takes back its writes alone.
-    await client.$executeRaw`SAVEPOINT commit_draft`;
     try {
-      results[index] = await insertUnderPolicy(client, draft);
-      await client.$executeRaw`RELEASE SAVEPOINT commit_draft`;
+      // A refusal may come after this draft's link was inserted (its tags): the savepoint takes back its writes alone.
+      results[index] = await withSavepoint(client, () => insertUnderPolicy(client, draft));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      await client.$executeRaw`ROLLBACK TO SAVEPOINT commit_draft`;
       results[index] = error;
     }
   }
