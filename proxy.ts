@@ -51,7 +51,8 @@ export async function proxy(request: NextRequest, event: NextFetchEvent): Promis
 async function damagedPageForm(request: NextRequest, header: DoorRequest["header"]): Promise<Refusal | null> {
   if (request.nextUrl.pathname.startsWith("/api/")) return null;
   return (
-    foreignServerAction(header) ?? (await undecodableServerAction(request.method, header, () => request.clone().arrayBuffer()))
+    foreignServerAction(request.method, header) ??
+    (await undecodableServerAction(request.method, header, () => request.clone().arrayBuffer()))
   );
 }
 

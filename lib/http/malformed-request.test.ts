@@ -38,8 +38,10 @@ describe("foreignServerAction", () => {
     [{ "next-action": "abc", origin: "https://evil.example", host: "app.example.com" }],
     [{ "next-action": "abc", origin: "null", host: "app.example.com" }],
     [{ "next-action": "abc", origin: "https://app.example.com", host: "app.example.com", "x-forwarded-host": "evil.example" }],
+    // A form posted without JavaScript: Next takes any multipart POST to a page for a server action.
+    [{ "content-type": "multipart/form-data; boundary=x", origin: "http://evil.example", host: "app.example.com" }],
   ])("refuses a server action from another origin with 403 and a sentence: %j", (values) => {
-    const refused = foreignServerAction(headers(values));
+    const refused = foreignServerAction("POST", headers(values));
     expect(refused?.status).toBe(403);
     expect(JSON.parse(refused!.body)).toEqual({
       error: "This form was sent from a page of another site; open the page on this site and send it again.",
@@ -51,8 +53,15 @@ describe("foreignServerAction", () => {
     [{ "next-action": "abc", origin: "http://localhost:3000", host: "localhost:3000" }],
     [{ "next-action": "abc", host: "app.example.com" }],
     [{ origin: "https://evil.example", host: "app.example.com" }],
-  ])("lets %j through", (values) => {
-    expect(foreignServerAction(headers(values))).toBeNull();
+    [{ "content-type": "application/x-www-form-urlencoded", origin: "https://evil.example", host: "app.example.com" }],
+    [{ "content-type": "multipart/form-data; boundary=x", origin: "https://app.example.com", host: "app.example.com" }],
+  ])("lets a POST with %j through", (values) => {
+    expect(foreignServerAction("POST", headers(values))).toBeNull();
+  });
+
+  it("lets a GET with a multipart type through: only a POST is a form's action", () => {
+    const values = { "content-type": "multipart/form-data; boundary=x", origin: "https://evil.example", host: "app.example.com" };
+    expect(foreignServerAction("GET", headers(values))).toBeNull();
   });
 });
 

@@ -25,12 +25,13 @@ export function malformedRequest(method: string, pathname: string): Refusal | nu
 }
 
 /**
- * A 403 `{ error }` for a server action (a `Next-Action` header) sent from a page of another
- * origin, which Next refuses by throwing, a bare 500. The same comparison as Next's: the Origin's
- * host against the forwarded host or the Host. Null for everything else.
+ * A 403 `{ error }` for a server action sent from a page of another origin, which Next refuses by
+ * throwing, a bare 500. What Next takes for one: a `Next-Action` header, or any multipart POST to a
+ * page (a form's action sent without JavaScript), whatever its fields. The same comparison as
+ * Next's: the Origin's host against the forwarded host or the Host. Null for everything else.
  */
-export function foreignServerAction(header: (name: string) => string | null): Refusal | null {
-  if (header("next-action") === null) return null;
+export function foreignServerAction(method: string, header: (name: string) => string | null): Refusal | null {
+  if (header("next-action") === null && !(method === "POST" && isMultipart(header))) return null;
   const origin = header("origin");
   if (origin === null) return null;
   const host = header("x-forwarded-host")?.split(",")[0]!.trim() ?? header("host");
@@ -52,13 +53,17 @@ export async function undecodableServerAction(
 ): Promise<Refusal | null> {
   if (method !== "POST") return null;
   const contentType = header("content-type") ?? "";
-  const multipart = contentType.toLowerCase().startsWith("multipart/form-data");
+  const multipart = isMultipart(header);
   if (!multipart && header("next-action") === null) return null;
   const readable = multipart
     ? await parsesAsForm(contentType, await body())
     : isJsonArray(Buffer.from(await body()).toString("utf8"));
   if (readable) return null;
   return refusal("This form's data arrived damaged; reload the page and send it again.");
+}
+
+function isMultipart(header: (name: string) => string | null): boolean {
+  return (header("content-type") ?? "").toLowerCase().startsWith("multipart/form-data");
 }
 
 async function parsesAsForm(contentType: string, body: ArrayBuffer): Promise<boolean> {
