@@ -266,10 +266,10 @@ export async function blockDomainDestination(
   return blocked?.hostname ?? null;
 }
 
-/** Where the domain's root goes (null: our plain page, or no such domain). */
 /** A domain's root as it stands: its destination, and why the re-check stopped serving it (null: served). */
 export type DomainRoot = { destination: string; blocked: string | null };
 
+/** Where the domain's root goes (null: our plain page, or no such domain). */
 export async function domainRoot(id: string): Promise<DomainRoot | null> {
   const row = await db().domain.findUnique({ where: { id }, select: { rootDestination: true, rootDestinationBlocked: true } });
   return row?.rootDestination ? { destination: row.rootDestination, blocked: row.rootDestinationBlocked } : null;
