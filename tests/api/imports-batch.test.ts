@@ -9,6 +9,7 @@ import * as linkStore from "@/lib/links/store";
 import type { Principal } from "@/lib/workspaces/types";
 import { describe, expect, it } from "vitest";
 import { call, newUser, type TestUser } from "../support/api";
+import { importFinished } from "../support/import-entries";
 
 /**
  * An import writes a batch of rows in one transaction (lib/links/commit.ts, commitLinks), and each
@@ -47,15 +48,6 @@ const committed = (result: CommittedLink | DomainError | undefined): CommittedLi
   if (!result || result instanceof DomainError) throw new Error(`expected a link, got ${String(result)}`);
   return result;
 };
-
-async function finished(user: TestUser, id: string) {
-  for (let attempt = 0; attempt < 2400; attempt++) {
-    const response = await call("GET", `/api/imports/${id}`, { token: user.token });
-    if (response.body.status === "done" || response.body.status === "failed") return response.body;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`import ${id} did not finish`);
-}
 
 describe("an import's batch, written together", () => {
   it("gives each row its own end: a slug taken since the batch's read is that row's refusal, the others are written", async () => {
@@ -136,7 +128,7 @@ describe("an import's batch, written together", () => {
       headers: { "content-type": "text/csv" },
     });
     expect(started.status).toBe(202);
-    const report = await finished(user, started.body.id);
+    const report = await importFinished(user, started.body.id);
     expect(report).toMatchObject({ status: "done", total: 103, created: 100, failed: 3 });
     expect(report.errors.map((error: { row: number }) => error.row)).toEqual([102, 103, 104]);
     expect(report.errors[0].error).toMatch(/created all 100 new links its plan allows/);
@@ -162,7 +154,7 @@ describe("an import's batch, written together", () => {
       rawBody: file,
       headers: { "content-type": "text/csv" },
     });
-    const report = await finished(user, started.body.id);
+    const report = await importFinished(user, started.body.id);
     const entries = await db().importEntry.findMany({
       where: { importId: report.id },
       orderBy: { entry: "asc" },

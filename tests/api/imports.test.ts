@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { APP_ORIGIN, call, dispatch, joinWorkspace, newUser, type TestUser } from "../support/api";
 import { startFakeDnsServer } from "../support/fake-dns-server";
 import { deepJson, largeCsv, wideCsv } from "../support/hostile-imports";
+import { importFinished } from "../support/import-entries";
 import { connectMcp } from "../support/mcp";
 import { visit } from "../support/visits";
 
@@ -21,15 +22,6 @@ async function startImport(user: TestUser, body: string | Uint8Array, contentTyp
     rawBody: typeof body === "string" ? body : new Uint8Array(body),
     headers: { "content-type": contentType },
   });
-}
-
-async function finished(user: TestUser, id: string) {
-  for (let attempt = 0; attempt < 2400; attempt++) {
-    const response = await call("GET", `/api/imports/${id}`, { token: user.token });
-    if (response.body.status === "done" || response.body.status === "failed") return response.body;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`import ${id} did not finish`);
 }
 
 async function verifiedDomain(user: TestUser): Promise<{ id: string; hostname: string }> {
@@ -81,7 +73,7 @@ describe("POST /api/imports", () => {
     expect(started.status).toBe(202);
     // Three rows, and the spring menu's custom back-half on the domain is a fourth printed code.
     expect(started.body).toMatchObject({ status: "queued", dry_run: false, total: 4, created: 0 });
-    const done = await finished(user, started.body.id);
+    const done = await importFinished(user, started.body.id);
     expect(done).toMatchObject({ status: "done", total: 4, created: 4, skipped: 0, failed: 0, errors: [] });
 
     const links = await db().link.findMany({ where: { workspaceId: user.workspaceId }, orderBy: { destination: "asc" } });
@@ -96,7 +88,7 @@ describe("POST /api/imports", () => {
     const summer = links.find((link) => link.destination === "https://example.com/posters/summer")!;
     expect(summer.title).toBe("Summer poster line two");
 
-    const again = await finished(user, (await startImport(user, file, "text/csv")).body.id);
+    const again = await importFinished(user, (await startImport(user, file, "text/csv")).body.id);
     expect(again).toMatchObject({ created: 0, skipped: 4, failed: 0 });
     expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(4);
   });
@@ -105,8 +97,8 @@ describe("POST /api/imports", () => {
     const user = await newUser();
     const domain = await verifiedDomain(user);
     const bitly = fixture("bitly-printed.csv").toString("utf8").replaceAll("go.DOMAIN", domain.hostname);
-    const dry = await finished(user, (await startImport(user, bitly, "text/csv", "?dry_run=1")).body.id);
-    const done = await finished(user, (await startImport(user, bitly, "text/csv")).body.id);
+    const dry = await importFinished(user, (await startImport(user, bitly, "text/csv", "?dry_run=1")).body.id);
+    const done = await importFinished(user, (await startImport(user, bitly, "text/csv")).body.id);
     for (const report of [dry, done]) {
       // Still case-sensitive; two characters are a code; a page's name is no page on a custom domain,
       // but a path below the API's is the service's own (the report names it).
@@ -127,7 +119,7 @@ describe("POST /api/imports", () => {
     expect(madeHere.status).toBe(201);
     const shlinkFile = fixture("shlink-printed.csv").toString("utf8").replaceAll("go.DOMAIN", domain.hostname);
     const shlink = await startImport(user, shlinkFile, "text/csv", "?format=shlink");
-    const shlinkDone = await finished(user, shlink.body.id);
+    const shlinkDone = await importFinished(user, shlink.body.id);
     // A code imported before is kept with its link; one taken on the domain by a link made here is
     // that row's error, never a silent new slug.
     expect(shlinkDone).toMatchObject({ status: "done", total: 3, created: 1, kept: 1, failed: 1 });
@@ -181,7 +173,7 @@ describe("POST /api/imports", () => {
     // An import brings what was printed elsewhere (café, menu.pdf); a character no service prints in a code is still refused.
     const domain = await verifiedDomain(user);
     const odd = `long_url,link\nhttps://example.com/c,${domain.hostname}/%E2%9C%93\n`;
-    const done = await finished(user, (await startImport(user, odd, "text/csv")).body.id);
+    const done = await importFinished(user, (await startImport(user, odd, "text/csv")).body.id);
     expect(done.errors).toEqual([
       {
         row: 2,
@@ -200,16 +192,16 @@ describe("POST /api/imports", () => {
     ["shortio.csv", "text/csv", "shortio", 1],
   ])("imports %s (format %s too)", async (name, contentType, format, count) => {
     const user = await newUser();
-    const auto = await finished(user, (await startImport(user, fixture(name), contentType)).body.id);
+    const auto = await importFinished(user, (await startImport(user, fixture(name), contentType)).body.id);
     expect(auto).toMatchObject({ status: "done", created: count, failed: 0 });
     const named = await startImport(user, fixture(name), contentType, `?format=${format}`);
     expect(named.status).toBe(202);
-    expect(await finished(user, named.body.id)).toMatchObject({ created: 0, skipped: count });
+    expect(await importFinished(user, named.body.id)).toMatchObject({ created: 0, skipped: count });
   });
 
   it("refuses internal destinations row by row, never storing them, and keeps the good rows", async () => {
     const user = await newUser();
-    const done = await finished(user, (await startImport(user, fixture("internal.csv"), "text/csv")).body.id);
+    const done = await importFinished(user, (await startImport(user, fixture("internal.csv"), "text/csv")).body.id);
     expect(done).toMatchObject({ created: 1, failed: 2 });
     expect(done.errors.map((error: { row: number }) => error.row)).toEqual([2, 3]);
     expect(done.errors[0].error).toEqual(expect.any(String));
@@ -220,7 +212,7 @@ describe("POST /api/imports", () => {
   it("completes a destination written without https:// as the dashboard does, and leaves another scheme to the checks", async () => {
     const user = await newUser();
     const file = "long_url\nexample.com/menu\n//example.com/about\nhttp://example.com/plain\njavascript:alert(1)\n";
-    const done = await finished(user, (await startImport(user, file, "text/csv")).body.id);
+    const done = await importFinished(user, (await startImport(user, file, "text/csv")).body.id);
     expect(done).toMatchObject({ created: 3, failed: 1 });
     expect(done.errors.map((error: { row: number }) => error.row)).toEqual([5]);
     const stored = await db().link.findMany({ where: { workspaceId: user.workspaceId }, select: { destination: true } });
@@ -235,13 +227,13 @@ describe("POST /api/imports", () => {
     const user = await newUser();
     const started = await startImport(user, fixture("internal.csv"), "text/csv", "?dry_run=1");
     expect(started.body.dry_run).toBe(true);
-    expect(await finished(user, started.body.id)).toMatchObject({ created: 1, failed: 2 });
+    expect(await importFinished(user, started.body.id)).toMatchObject({ created: 1, failed: 2 });
     expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(0);
   });
 
   it("takes a formula in a title as text, and the export writes it neutralised", async () => {
     const user = await newUser();
-    await finished(user, (await startImport(user, fixture("formula.csv"), "text/csv")).body.id);
+    await importFinished(user, (await startImport(user, fixture("formula.csv"), "text/csv")).body.id);
     const exported = await call("GET", "/api/links/export", { token: user.token });
     expect(exported.text).toContain(`"'=HYPERLINK(""https://evil.example"",""Click"")"`);
   });
@@ -249,7 +241,7 @@ describe("POST /api/imports", () => {
   it("folds 10,000 duplicate rows into one link", async () => {
     const user = await newUser();
     const file = `long_url\n${"https://example.com/same\n".repeat(10_000)}`;
-    const done = await finished(user, (await startImport(user, file, "text/csv")).body.id);
+    const done = await importFinished(user, (await startImport(user, file, "text/csv")).body.id);
     expect(done).toMatchObject({ total: 10_000, created: 1, skipped: 9_999, failed: 0 });
     expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(1);
   }, 300_000);
@@ -279,7 +271,7 @@ describe("POST /api/imports", () => {
     const user = await newUser();
     const file = `url\n${Array.from({ length: 120 }, (_, i) => `https://example.com/resume/${i}`).join("\n")}\n`;
     const started = await startImport(user, file, "text/csv");
-    await finished(user, started.body.id);
+    await importFinished(user, started.body.id);
     // As a restart leaves it: half done, the lease run out, the file still there.
     const rows = plainRows(130, "again");
     const id = await storedImport(user, rows, {
@@ -289,7 +281,7 @@ describe("POST /api/imports", () => {
       leaseUntil: new Date(Date.now() - 1000),
     });
     await Promise.all([runImport(id), runImport(id), runImport(id)]);
-    const done = await finished(user, id);
+    const done = await importFinished(user, id);
     expect(done).toMatchObject({ status: "done", processed: 130, created: 130 });
     expect(
       await db().link.count({
@@ -312,7 +304,7 @@ describe("POST /api/imports", () => {
       "https://example.com/shared,",
       ...Array.from({ length: 20 }, (_, index) => `https://example.com/filler/${index},pad${"ABCDEFGHJKMNPQRSTUVW"[index]}`),
     ].join("\n");
-    const done = await finished(user, (await startImport(user, file, "text/csv", `?domain_id=${domain.id}`)).body.id);
+    const done = await importFinished(user, (await startImport(user, file, "text/csv", `?domain_id=${domain.id}`)).body.id);
     expect(done).toMatchObject({ status: "done", total: 26, created: 23, kept: 0, merged: 2, failed: 1 });
     expect(done.errors).toEqual([
       {
@@ -411,7 +403,8 @@ describe("no upload can stall the API", () => {
       users[0]!,
       async () => {
         const answers = await Promise.all(users.map((user) => startImport(user, file, "text/csv", "?dry_run=1")));
-        for (const [index, answer] of answers.entries()) if (answer.status === 202) await finished(users[index]!, answer.body.id);
+        for (const [index, answer] of answers.entries())
+          if (answer.status === 202) await importFinished(users[index]!, answer.body.id);
         return answers;
         // Three 17 MB files in memory at once: room for the collector's pauses over them (the
         // parse itself yields every 64 KiB). Read in one piece, they held the loop for 8.6 s.
@@ -473,7 +466,7 @@ describe("no upload can stall the API", () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await job;
-    expect(await finished(user, id)).toMatchObject({
+    expect(await importFinished(user, id)).toMatchObject({
       status: "done",
       processed: 120,
       created: 120,
@@ -493,10 +486,10 @@ describe("no upload can stall the API", () => {
       const user = await newUser();
       const names = Array.from({ length: 40 }, (_, index) => `row-${index}.dry-run-lookups.com`);
       const file = `url\n${names.map((name) => `https://${name}/page`).join("\n")}\n`;
-      const dry = await finished(user, (await startImport(user, file, "text/csv", "?dry_run=1")).body.id);
+      const dry = await importFinished(user, (await startImport(user, file, "text/csv", "?dry_run=1")).body.id);
       expect(dry).toMatchObject({ status: "done", created: 40, failed: 0 });
       expect(names.map((name) => dns.queriesFor(name))).toEqual(names.map(() => 0));
-      await finished(user, (await startImport(user, file, "text/csv")).body.id);
+      await importFinished(user, (await startImport(user, file, "text/csv")).body.id);
       expect(names.every((name) => dns.queriesFor(name) > 0)).toBe(true);
     } finally {
       await dns.close();
@@ -623,7 +616,7 @@ describe("each source's own fields", () => {
       const user = await newUser();
       const domain = await verifiedDomain(user);
       const file = fixture(name).toString("utf8").replaceAll("go.DOMAIN", domain.hostname);
-      const done = await finished(user, (await startImport(user, file, type)).body.id);
+      const done = await importFinished(user, (await startImport(user, file, type)).body.id);
       expect(done).toMatchObject({ status: "done", total: expected.length, created: expected.length, failed: 0 });
       for (const row of expected) {
         const link = await db().link.findFirstOrThrow({ where: { workspaceId: user.workspaceId, destination: row.destination } });
@@ -643,7 +636,7 @@ describe("each source's own fields", () => {
         if (row.tags) expect(view.tags).toEqual(row.tags);
         expect(view.password_protected).toBe(row.password !== undefined);
       }
-      const again = await finished(user, (await startImport(user, file, type, `?format=${format}`)).body.id);
+      const again = await importFinished(user, (await startImport(user, file, type, `?format=${format}`)).body.id);
       expect(again).toMatchObject({ status: "done", created: 0, skipped: expected.length, failed: 0 });
       expect(await db().link.count({ where: { workspaceId: user.workspaceId } })).toBe(expected.length);
     },

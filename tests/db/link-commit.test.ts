@@ -1,5 +1,6 @@
-import { db, transaction } from "@/lib/db/client";
+import { db, transaction, withSavepoint } from "@/lib/db/client";
 import { newId, randomString } from "@/lib/db/random";
+import { DomainError } from "@/lib/http/errors";
 import { commitLink, type LinkDraft } from "@/lib/links/commit";
 import type { Invalidation } from "@/lib/links/invalidation";
 import { SLUG_ALPHABET } from "@/lib/links/slugs";
@@ -141,3 +142,23 @@ async function sourceFiles(folders: string[]): Promise<string[]> {
   }
   return files;
 }
+
+describe("withSavepoint, how a batch takes back one refused link (commitLinks)", () => {
+  it("takes back only the writes of the work that threw, and the transaction commits the rest", async () => {
+    const workspaceId = await newWorkspace();
+    const [kept, refused, after] = [draft(workspaceId), draft(workspaceId), draft(workspaceId)];
+    const refusal = new DomainError("conflict", "refused after its link was written");
+    await transaction(async (tx) => {
+      await commitLink(kept, { client: tx });
+      const thrown = await withSavepoint(tx, async () => {
+        await commitLink(refused, { client: tx });
+        throw refusal;
+      }).catch((error: unknown) => error);
+      expect(thrown).toBe(refusal);
+      await commitLink(after, { client: tx });
+    }, FULFILMENT_LIKE);
+    const links = await db().link.findMany({ where: { workspaceId }, select: { id: true, destination: true } });
+    expect(links.map((link) => link.destination).toSorted()).toEqual([kept.destination, after.destination].toSorted());
+    expect(await db().linkHistory.count({ where: { workspaceId } })).toBe(2);
+  });
+});

@@ -25,3 +25,13 @@ export async function importEntries(user: TestUser, id: string, pageSize: number
   } while (cursor);
   return entries;
 }
+
+/** The import's report once its job is done or failed (polled every 50 ms, for up to two minutes). */
+export async function importFinished(user: TestUser, id: string) {
+  for (let attempt = 0; attempt < 2400; attempt++) {
+    const response = await call("GET", `/api/imports/${id}`, { token: user.token });
+    if (response.body.status === "done" || response.body.status === "failed") return response.body;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`import ${id} did not finish`);
+}
